@@ -1,0 +1,46 @@
+/**
+ * One small interface over a `pg` Pool and embedded PGlite. Both return int8 as a JS number
+ * (every amount we store is a safe integer of minor units) and numeric as a decimal string.
+ */
+export type SqlParam = string | number | boolean | null | Date | readonly unknown[] | Record<string, unknown>;
+
+export interface Queryable {
+  /** Runs one parameterised statement and returns its rows. */
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]): Promise<Row[]>;
+  /** Runs several statements separated by semicolons, without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /**
+   * Runs `work` in one database transaction (READ COMMITTED). Never await network calls inside:
+   * PGlite has one connection, so an open transaction holds up every other request.
+   */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Postgres error codes we react to, by name. */
+export const PG_ERROR = {
+  uniqueViolation: '23505',
+  checkViolation: '23514',
+  foreignKeyViolation: '23503',
+  serializationFailure: '40001',
+  deadlockDetected: '40P01',
+  raiseException: 'P0001',
+} as const;
+
+export function pgErrorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof (error as { code: unknown }).code === 'string') {
+    return (error as { code: string }).code;
+  }
+  return undefined;
+}
+
+/** int8 values arrive as strings (pg) or bigint (PGlite); both become numbers, refusing silent precision loss. */
+export function parseInt8(value: string | bigint | number): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw new RangeError(`int8 value ${String(value)} is outside the safe integer range`);
+  return parsed;
+}

@@ -1,0 +1,48 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Database } from './database.ts';
+
+const migrationsDirectory = fileURLToPath(new URL('./migrations/', import.meta.url));
+const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;
+/** Arbitrary constant: serialises migrations of several instances starting on one PostgreSQL. */
+const MIGRATION_LOCK_KEY = 727_274_001;
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export function listMigrations(): Migration[] {
+  return readdirSync(migrationsDirectory)
+    .map((file) => ({ file, match: MIGRATION_FILE.exec(file) }))
+    .filter((entry): entry is { file: string; match: RegExpExecArray } => entry.match !== null)
+    .map(({ file, match }) => ({ version: Number(match[1]), name: match[2] ?? file, sql: readFileSync(migrationsDirectory + file, 'utf8') }))
+    .sort((a, b) => a.version - b.version);
+}
+
+/** Applies every numbered migration not yet recorded in schema_migrations, each in its own transaction. */
+export async function migrate(db: Database): Promise<number[]> {
+  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY,
+    name text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`);
+  if (db.kind === 'postgres') await db.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+  try {
+    const applied = new Set((await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((row) => row.version));
+    const newlyApplied: number[] = [];
+    for (const migration of listMigrations()) {
+      if (applied.has(migration.version)) continue;
+      await db.transaction(async (tx) => {
+        // Multi-statement SQL cannot take parameters; run it whole, then record it.
+        await tx.exec(migration.sql);
+        await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      });
+      newlyApplied.push(migration.version);
+    }
+    return newlyApplied;
+  } finally {
+    if (db.kind === 'postgres') await db.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+  }
+}

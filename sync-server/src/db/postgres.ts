@@ -1,0 +1,78 @@
+import pg from 'pg';
+import { type Database, type Queryable, type SqlParam, PG_ERROR, parseInt8, pgErrorCode } from './database.ts';
+
+const INT8_OID = 20;
+const INT8_ARRAY_OID = 1016;
+
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID) return (value: string) => parseInt8(value);
+    if (oid === INT8_ARRAY_OID) {
+      const parseArray = pg.types.getTypeParser(oid, 'text') as (value: string) => string[];
+      return (value: string) => parseArray(value).map((item) => (item === null ? null : parseInt8(item)));
+    }
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  },
+};
+
+/** How often a transaction that lost a deadlock or serialization race is run again. */
+const TRANSACTION_ATTEMPTS_MAX = 3;
+
+export interface PostgresOptions {
+  connectionString: string;
+  poolSize?: number;
+}
+
+export class PostgresDatabase implements Database {
+  readonly kind = 'postgres' as const;
+  readonly pool: pg.Pool;
+
+  constructor(options: PostgresOptions) {
+    this.pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize ?? 10,
+      types: typeParsers,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle client can lose its connection (server restart); the pool replaces it.
+    this.pool.on('error', () => undefined);
+  }
+
+  async query<Row>(sql: string, params: readonly SqlParam[] = []): Promise<Row[]> {
+    const result = await this.pool.query(sql, params as unknown[]);
+    return result.rows as Row[];
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.pool.connect();
+      try {
+        await client.query('BEGIN');
+        const tx: Queryable = {
+          query: async <Row>(sql: string, params: readonly SqlParam[] = []) => (await client.query(sql, params as unknown[])).rows as Row[],
+          exec: async (sql: string) => {
+            await client.query(sql);
+          },
+        };
+        const result = await work(tx);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        const code = pgErrorCode(error);
+        const retryable = code === PG_ERROR.deadlockDetected || code === PG_ERROR.serializationFailure;
+        if (!retryable || attempt >= TRANSACTION_ATTEMPTS_MAX) throw error;
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,99 @@
+import type { Queryable } from '../db/database.ts';
+import { type AccountRef, type Mode, accountOwnerId } from './accounts.ts';
+
+/** One leg of a transfer: a signed amount in integer minor units; positive credits the account. */
+export interface TransferLeg {
+  account: AccountRef;
+  amount: number;
+}
+
+export interface TransferRequest {
+  /** Caller-chosen unique id: a retry with the same id and legs answers `exists`. */
+  id: string;
+  mode: Mode;
+  /** What the transfer is for, e.g. `wallet_credit`, `pos_payment`. */
+  kind: string;
+  legs: readonly TransferLeg[];
+  metadata?: Record<string, unknown>;
+}
+
+export type TransferResult = { status: 'created' } | { status: 'exists' };
+
+/** Rules a transfer can break, named as the rule (tigerbeetle style). */
+export type LedgerErrorCode =
+  | 'insufficient_funds'
+  | 'exists_with_different_legs'
+  | 'transfer_must_balance'
+  | 'transfer_must_have_two_legs'
+  | 'amount_must_not_be_zero'
+  | 'amount_must_be_safe_integer'
+  | 'account_not_ready';
+
+export class LedgerError extends Error {
+  readonly code: LedgerErrorCode;
+  /** The ledger account that broke the rule, where one did (insufficient_funds). */
+  readonly accountId: number | undefined;
+  constructor(code: LedgerErrorCode, accountId?: number) {
+    super(code === 'insufficient_funds' ? 'Insufficient funds' : `Ledger transfer refused: ${code}`);
+    this.name = 'LedgerError';
+    this.code = code;
+    this.accountId = accountId;
+  }
+}
+
+/** At most this many legs in one transfer: a bound on lock sets and statement size. */
+export const TRANSFER_LEGS_MAX = 64;
+
+/**
+ * Posts a balanced transfer inside the caller's transaction (pass the transaction's Queryable).
+ * A refused transfer throws LedgerError and changes nothing; the transaction stays usable.
+ */
+export async function transfer(tx: Queryable, request: TransferRequest): Promise<TransferResult> {
+  if (request.legs.length < 2 || request.legs.length > TRANSFER_LEGS_MAX) throw new LedgerError('transfer_must_have_two_legs');
+  for (const leg of request.legs) {
+    if (!Number.isSafeInteger(leg.amount)) throw new LedgerError('amount_must_be_safe_integer');
+    if (leg.amount === 0) throw new LedgerError('amount_must_not_be_zero');
+  }
+  const rows = await tx.query<{ result: string; account_id: number | null }>(
+    'SELECT result, account_id FROM ledger_post_transfer($1, $2, $3, $4::text[], $5::text[], $6::text[], $7::bigint[], $8::jsonb)',
+    [
+      request.id,
+      request.mode,
+      request.kind,
+      request.legs.map((leg) => leg.account.ownerType),
+      request.legs.map((leg) => accountOwnerId(leg.account)),
+      request.legs.map((leg) => leg.account.currency),
+      request.legs.map((leg) => leg.amount),
+      JSON.stringify(request.metadata ?? {}),
+    ],
+  );
+  const outcome = rows[0];
+  if (!outcome) throw new Error('ledger_post_transfer returned no row');
+  if (outcome.result === 'created') return { status: 'created' };
+  if (outcome.result === 'exists') return { status: 'exists' };
+  throw new LedgerError(outcome.result as LedgerErrorCode, outcome.account_id ?? undefined);
+}
+
+export interface Balance {
+  currency: string;
+  /** Integer minor units. */
+  available: number;
+}
+
+/** Balances of a wallet in one mode, one per currency it has ever held. */
+export async function walletBalances(db: Queryable, walletId: string, mode: Mode): Promise<Balance[]> {
+  return db.query<Balance>(
+    `SELECT currency, balance AS available FROM ledger_accounts
+     WHERE owner_type = 'wallet' AND owner_id = $1 AND mode = $2 ORDER BY currency`,
+    [walletId, mode],
+  );
+}
+
+/** The balance of one account in minor units; 0 for an account never used. */
+export async function accountBalance(db: Queryable, account: AccountRef, mode: Mode): Promise<number> {
+  const rows = await db.query<{ balance: number }>(
+    'SELECT balance FROM ledger_accounts WHERE owner_type = $1 AND owner_id = $2 AND currency = $3 AND mode = $4',
+    [account.ownerType, accountOwnerId(account), account.currency, mode],
+  );
+  return rows[0]?.balance ?? 0;
+}
