@@ -1,0 +1,3 @@
+export * from './money.ts';
+export * from './countries.ts';
+export * from './errors.ts';

@@ -1,0 +1,34 @@
+import { type Static, Type } from 'typebox';
+
+/** The error body of every failed call (CONTRACT.md, Errors). */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'A human-readable message' }),
+    code: Type.String({ description: 'A stable snake_case code naming the rule that failed' }),
+    details: Type.Optional(Type.Array(Type.Unknown())),
+  },
+  { $id: 'ErrorBody', description: 'Error body' },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+/** Handles are accepted with or without `@`, in any case; the service lower-cases them. */
+export const HandleInput = Type.String({ pattern: '^@?[A-Za-z0-9_.]{3,30}$', description: 'An @handle: 3 to 30 of a-z, 0-9, _ and .; the @ is optional' });
+export const CountryCode = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 country code' });
+export const CurrencyCode = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 currency code' });
+export const Mode = Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test (sandbox) or live' });
+export type Mode = Static<typeof Mode>;
+export const MajorAmount = Type.Number({ description: 'Decimal amount in major units (12.50); at most the currency\'s ISO 4217 decimals, over 0, at most 1e12' });
+export const Pin = Type.String({ pattern: '^[0-9]{4,8}$', description: '4 to 8 digits' });
+export const Timestamp = Type.String({ format: 'date-time' });
+
+export const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+});
+
+export function ListOf<T extends Parameters<typeof Type.Array>[0]>(item: T) {
+  return Type.Object({ data: Type.Array(item), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
+}
+
+export const Balance = Type.Object({ currency: Type.String(), available: Type.Number({ description: 'Major units' }) });
+export const BalanceResponse = Type.Object({ handle: Type.String(), balances: Type.Array(Balance) });

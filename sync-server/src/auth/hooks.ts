@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.ts';
+import { ApiError, forbidden, unauthorized } from '../http/errors.ts';
+import { type AdminTokenCheck, type Credential, type Principal, type PrincipalKind, resolveCredential } from './principal.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Principals allowed on the route; absent: public. Admin is allowed wherever listed. */
+    auth?: readonly PrincipalKind[];
+  }
+  interface FastifyRequest {
+    credential: Credential;
+  }
+}
+
+const NONE: Credential = { state: 'none' };
+
+/**
+ * Resolves every /api request's credential in onRequest (before the rate limiter keys on it) and
+ * enforces the route's `config.auth` in preValidation, so an unauthenticated call gets 401 before
+ * its body is judged.
+ */
+export function registerAuth(app: FastifyInstance, db: Database, isAdminToken: AdminTokenCheck): void {
+  app.decorateRequest('credential', null);
+  app.addHook('onRequest', async (request) => {
+    request.credential = NONE;
+    if (!request.url.startsWith('/api/')) return;
+    request.credential = await resolveCredential(db, isAdminToken, request.headers);
+  });
+  app.addHook('preValidation', async (request) => {
+    const allowed = request.routeOptions.config.auth;
+    if (!allowed) return;
+    const credential = request.credential;
+    if (credential.state === 'none') {
+      throw unauthorized('authentication_required', `This endpoint needs a credential: ${describeKinds(allowed)}`);
+    }
+    if (credential.state === 'invalid') throw unauthorized(credential.code, credential.message);
+    if (!allowed.includes(credential.principal.kind)) {
+      throw forbidden('credential_not_allowed', `A ${credential.principal.kind} credential cannot call this endpoint; it needs ${describeKinds(allowed)}`);
+    }
+  });
+}
+
+const KIND_NAMES: Record<PrincipalKind, string> = {
+  merchant: 'a merchant API key',
+  terminal: 'a terminal token',
+  wallet: 'a wallet session token',
+  agent: 'an agent session token',
+  admin: 'the admin token',
+};
+
+function describeKinds(kinds: readonly PrincipalKind[]): string {
+  return kinds.map((kind) => KIND_NAMES[kind]).join(' or ');
+}
+
+/** The authenticated principal of a route whose config.auth admitted it. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (request.credential.state !== 'valid') throw new ApiError(401, 'authentication_required', 'Authentication required');
+  return request.credential.principal;
+}
+
+export function principalAs<K extends PrincipalKind>(request: FastifyRequest, kind: K): Extract<Principal, { kind: K }> {
+  const principal = principalOf(request);
+  if (principal.kind !== kind) throw forbidden('credential_not_allowed', `This endpoint needs ${KIND_NAMES[kind]}`);
+  return principal as Extract<Principal, { kind: K }>;
+}

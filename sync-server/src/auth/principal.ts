@@ -1,0 +1,132 @@
+import type { Database } from '../db/database.ts';
+import { type Mode, constantTimeEqual, merchantKeyMode, sha256Hex } from './secrets.ts';
+
+/** Who is calling, as established from the request's credential. Every non-admin principal has a mode. */
+export type Principal =
+  | { kind: 'merchant'; merchantId: string; handle: string; mode: Mode; keyId: string; rateLimitMultiplier: number }
+  | { kind: 'terminal'; terminalId: string; merchantId: string; handle: string; mode: Mode; rateLimitMultiplier: number }
+  | { kind: 'wallet'; walletId: string; handle: string; mode: Mode; sessionHash: string }
+  | { kind: 'agent'; agentId: string; walletId: string; handle: string; mode: Mode }
+  | { kind: 'admin' };
+
+export type PrincipalKind = Principal['kind'];
+
+/** What the request presented: nothing, a credential that works, or one that does not (and why). */
+export type Credential =
+  | { state: 'none' }
+  | { state: 'valid'; principal: Principal }
+  | { state: 'invalid'; kind: PrincipalKind | 'unknown'; code: string; message: string };
+
+export interface AdminTokenCheck {
+  (token: string): boolean;
+}
+
+const TOKEN = /^[0-9a-f]{64}$/;
+
+/** Accepts `wallet.<token>` and, for clients that kept our prefix on the token, `wallet.wallet.<token>`. */
+function stripPrefix(value: string, prefix: string): string {
+  let rest = value.slice(prefix.length);
+  if (rest.startsWith(prefix)) rest = rest.slice(prefix.length);
+  return rest;
+}
+
+function invalid(kind: PrincipalKind | 'unknown', code: string, message: string): Credential {
+  return { state: 'invalid', kind, code, message };
+}
+
+/**
+ * Resolves the credential of a request without enforcing anything: the rate limiter needs to
+ * know who is calling before the route decides whether that caller may call it.
+ */
+export async function resolveCredential(
+  db: Database,
+  isAdminToken: AdminTokenCheck,
+  headers: Record<string, string | string[] | undefined>,
+): Promise<Credential> {
+  const apiKeyHeader = headers['x-merchant-api-key'];
+  const authorization = headers.authorization;
+  let presented: string | undefined;
+  if (typeof apiKeyHeader === 'string' && apiKeyHeader.trim() !== '') presented = apiKeyHeader.trim();
+  else if (typeof authorization === 'string' && authorization.trim() !== '') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
+    if (!match?.[1]) return invalid('unknown', 'invalid_authorization_header', 'Authorization must be "Bearer <credential>"');
+    presented = match[1];
+  }
+  if (presented === undefined) return { state: 'none' };
+
+  if (presented.startsWith('mk_')) return resolveMerchantKey(db, presented);
+  if (presented.startsWith('wallet.')) return resolveWalletToken(db, stripPrefix(presented, 'wallet.'));
+  if (presented.startsWith('agent.')) return resolveAgentToken(db, stripPrefix(presented, 'agent.'));
+  if (presented.startsWith('term.')) return resolveTerminalToken(db, stripPrefix(presented, 'term.'));
+  if (presented.startsWith('admin.')) {
+    return isAdminToken(presented.slice('admin.'.length))
+      ? { state: 'valid', principal: { kind: 'admin' } }
+      : invalid('admin', 'invalid_admin_token', 'The admin token is not valid');
+  }
+  return invalid('unknown', 'invalid_credential', 'Unrecognised credential: send a merchant key (mk_test_/mk_live_) or a wallet., agent., term. or admin. token');
+}
+
+async function resolveMerchantKey(db: Database, key: string): Promise<Credential> {
+  const mode = merchantKeyMode(key);
+  if (!mode) return invalid('merchant', 'invalid_api_key', 'Malformed API key: expected mk_test_ or mk_live_ followed by 64 lower-case hex characters');
+  const rows = await db.query<{ id: string; merchant_id: string; mode: Mode; expired: boolean; handle: string; rate_limit_multiplier: number }>(
+    `SELECT k.id, k.merchant_id, k.mode, (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired, m.handle, m.rate_limit_multiplier
+     FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1`,
+    [sha256Hex(key)],
+  );
+  const row = rows[0];
+  if (!row || row.mode !== mode) return invalid('merchant', 'invalid_api_key', 'Unknown API key');
+  if (row.expired) return invalid('merchant', 'api_key_expired', 'This API key was rotated and its grace period has ended');
+  return {
+    state: 'valid',
+    principal: { kind: 'merchant', merchantId: row.merchant_id, handle: row.handle, mode: row.mode, keyId: row.id, rateLimitMultiplier: row.rate_limit_multiplier },
+  };
+}
+
+async function resolveWalletToken(db: Database, token: string): Promise<Credential> {
+  if (!TOKEN.test(token)) return invalid('wallet', 'invalid_wallet_token', 'Malformed wallet token');
+  const tokenHash = sha256Hex(token);
+  const rows = await db.query<{ wallet_id: string; handle: string; mode: Mode; expired: boolean; revoked: boolean }>(
+    `SELECT s.wallet_id, w.handle, s.mode, s.expires_at <= now() AS expired, s.revoked_at IS NOT NULL AS revoked
+     FROM wallet_sessions s JOIN wallets w ON w.id = s.wallet_id WHERE s.token_hash = $1`,
+    [tokenHash],
+  );
+  const row = rows[0];
+  if (!row || row.revoked) return invalid('wallet', 'invalid_wallet_token', 'Unknown or signed-out wallet session');
+  if (row.expired) return invalid('wallet', 'wallet_session_expired', 'The wallet session has expired: sign in again');
+  return { state: 'valid', principal: { kind: 'wallet', walletId: row.wallet_id, handle: row.handle, mode: row.mode, sessionHash: tokenHash } };
+}
+
+async function resolveAgentToken(db: Database, token: string): Promise<Credential> {
+  if (!TOKEN.test(token)) return invalid('agent', 'invalid_agent_token', 'Malformed agent token');
+  const rows = await db.query<{ agent_id: string; wallet_id: string; handle: string; mode: Mode; expired: boolean; disabled: boolean }>(
+    `SELECT s.agent_id, a.wallet_id, w.handle, s.mode, s.expires_at <= now() AS expired, a.disabled_at IS NOT NULL AS disabled
+     FROM agent_sessions s JOIN agents a ON a.id = s.agent_id JOIN wallets w ON w.id = a.wallet_id WHERE s.token_hash = $1`,
+    [sha256Hex(token)],
+  );
+  const row = rows[0];
+  if (!row || row.disabled) return invalid('agent', 'invalid_agent_token', 'Unknown agent session');
+  if (row.expired) return invalid('agent', 'agent_session_expired', 'The agent session has expired: sign in again');
+  return { state: 'valid', principal: { kind: 'agent', agentId: row.agent_id, walletId: row.wallet_id, handle: row.handle, mode: row.mode } };
+}
+
+async function resolveTerminalToken(db: Database, token: string): Promise<Credential> {
+  if (!TOKEN.test(token)) return invalid('terminal', 'invalid_terminal_token', 'Malformed terminal token');
+  const rows = await db.query<{ id: string; merchant_id: string; handle: string; mode: Mode; revoked: boolean; rate_limit_multiplier: number }>(
+    `SELECT t.id, t.merchant_id, m.handle, t.mode, t.revoked_at IS NOT NULL AS revoked, m.rate_limit_multiplier
+     FROM terminals t JOIN merchants m ON m.id = t.merchant_id WHERE t.token_hash = $1`,
+    [sha256Hex(token)],
+  );
+  const row = rows[0];
+  if (!row) return invalid('terminal', 'invalid_terminal_token', 'Unknown terminal token');
+  if (row.revoked) return invalid('terminal', 'terminal_revoked', 'This terminal has been revoked by its merchant');
+  return {
+    state: 'valid',
+    principal: { kind: 'terminal', terminalId: row.id, merchantId: row.merchant_id, handle: row.handle, mode: row.mode, rateLimitMultiplier: row.rate_limit_multiplier },
+  };
+}
+
+/** Builds the admin token check from the configured token or the stored hash of a generated one. */
+export function adminTokenChecker(tokenHash: string): AdminTokenCheck {
+  return (token) => constantTimeEqual(sha256Hex(token), tokenHash);
+}

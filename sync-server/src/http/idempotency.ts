@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.ts';
+import type { Principal } from '../auth/principal.ts';
+import { badRequest, conflict, unprocessable } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `required`: a POST without Idempotency-Key is a 400 (POST /api/pay). `optional`: honoured when sent. */
+    idempotency?: 'required' | 'optional';
+  }
+  interface FastifyRequest {
+    /** The Idempotency-Key this request runs under, once claimed. */
+    idempotency: { scope: string; key: string } | null;
+  }
+}
+
+/** Remembered this long (CONTRACT.md). */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+/** A claim older than this with no answer is taken to be from a crashed process and may be retried. */
+const ABANDONED_AFTER_SECONDS = 120;
+const KEY_LENGTH_MAX = 255;
+
+function scopeOf(principal: Principal | undefined): string {
+  if (!principal) return 'public';
+  switch (principal.kind) {
+    case 'merchant':
+    case 'terminal':
+      return `merchant:${principal.merchantId}:${principal.mode}`;
+    case 'wallet':
+      return `wallet:${principal.walletId}`;
+    case 'agent':
+      return `agent:${principal.agentId}`;
+    case 'admin':
+      return 'admin';
+  }
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function requestHash(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(`${request.method} ${request.routeOptions.url}\n${canonicalJson(request.params)}\n${canonicalJson(request.body ?? null)}`)
+    .digest('hex');
+}
+
+/** A deterministic id derived from the idempotency key, for ledger transfers a retry must not repeat. */
+export function idempotentId(request: FastifyRequest, purpose: string): string | undefined {
+  if (!request.idempotency) return undefined;
+  return `${purpose}:${createHash('sha256').update(`${request.idempotency.scope}\n${request.idempotency.key}`).digest('hex').slice(0, 40)}`;
+}
+
+/**
+ * Stripe-style Idempotency-Key: the first answer is replayed (status and body) with
+ * `Idempotent-Replayed: true`; a different body is a 422; a request still running is a 409.
+ * Records live in the database, so every instance and every restart agree.
+ */
+export function registerIdempotency(app: FastifyInstance, db: Database): void {
+  app.decorateRequest('idempotency', null);
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const mode = request.routeOptions.config.idempotency;
+    if (!mode) return;
+    const header = request.headers['idempotency-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key === undefined || key === '') {
+      if (mode === 'required') throw badRequest('idempotency_key_required', 'This request needs an Idempotency-Key header (for example a UUID)');
+      return;
+    }
+    if (key.length > KEY_LENGTH_MAX) throw badRequest('idempotency_key_invalid', `Idempotency-Key must be 1 to ${KEY_LENGTH_MAX} characters`);
+    const scope = scopeOf(request.credential.state === 'valid' ? request.credential.principal : undefined);
+    const hash = requestHash(request);
+
+    const claimed = await db.query(
+      `INSERT INTO idempotency_keys (scope, key, request_hash, state) VALUES ($1, $2, $3, 'in_progress')
+       ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'in_progress', created_at = now(),
+         response_status = NULL, response_body = NULL, completed_at = NULL
+       WHERE idempotency_keys.created_at < now() - make_interval(hours => $4)
+          OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.request_hash = EXCLUDED.request_hash
+              AND idempotency_keys.created_at < now() - make_interval(secs => $5))
+       RETURNING key`,
+      [scope, key, hash, IDEMPOTENCY_TTL_HOURS, ABANDONED_AFTER_SECONDS],
+    );
+    if (claimed.length > 0) {
+      request.idempotency = { scope, key };
+      return;
+    }
+    const [existing] = await db.query<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }>(
+      'SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE scope = $1 AND key = $2',
+      [scope, key],
+    );
+    if (!existing) throw conflict('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
+    if (existing.request_hash !== hash) {
+      throw unprocessable('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body');
+    }
+    if (existing.state !== 'completed') {
+      throw conflict('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
+    }
+    reply.header('idempotent-replayed', 'true');
+    reply.status(existing.response_status ?? 200).type('application/json; charset=utf-8');
+    return reply.send(existing.response_body ?? '');
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotency;
+    if (!claim || reply.getHeader('idempotent-replayed')) return payload;
+    if (reply.statusCode >= 500) {
+      // A server fault is not an answer: free the key so the client's retry runs again.
+      await db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2', [claim.scope, claim.key]);
+    } else {
+      await db.query(
+        `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4, completed_at = now()
+         WHERE scope = $1 AND key = $2`,
+        [claim.scope, claim.key, reply.statusCode, typeof payload === 'string' ? payload : JSON.stringify(payload ?? null)],
+      );
+    }
+    return payload;
+  });
+}

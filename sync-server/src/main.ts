@@ -1,0 +1,89 @@
+import { pathToFileURL } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { buildApp } from './app.ts';
+import { ensureAdminToken } from './auth/admin-token.ts';
+import type { Database } from './db/database.ts';
+import { openDatabase } from './db/open.ts';
+import { DataDirectoryLockedError } from './db/pglite.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  db: Database;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Opens the database, builds the app and listens; prints the URL and, once, a generated admin token. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDir });
+  const admin = await ensureAdminToken(db, config.adminToken);
+  const { app } = await buildApp({ config, db, adminTokenHash: admin.hash });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;
+  const database = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  console.log(`Tapline sync server listening on ${url} (database: ${database}; public URL ${config.publicBaseUrl})`);
+  console.log(`API docs: ${url}/docs`);
+  if (admin.generated) {
+    console.log(`Admin token (shown once, stored hashed; set ADMIN_TOKEN to choose your own): admin.${admin.generated}`);
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    db,
+    url,
+    close() {
+      // In-flight requests finish first; then the database closes cleanly.
+      closing ??= app.close().then(() => db.close());
+      return closing;
+    },
+  };
+}
+
+/** Starts from the environment and shuts down gracefully on SIGTERM and SIGINT. */
+export async function runFromEnvironment(): Promise<RunningServer> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  let server: RunningServer;
+  try {
+    server = await startServer(config);
+  } catch (error) {
+    if (error instanceof DataDirectoryLockedError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const shutdown = (signal: string) => {
+    console.log(`${signal} received: finishing in-flight requests and closing the database`);
+    const forced = setTimeout(() => {
+      console.error('Shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    forced.unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('Shutdown failed', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  return server;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await runFromEnvironment();
+}

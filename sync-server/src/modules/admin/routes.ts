@@ -1,0 +1,224 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { toMajor, toMinor } from '@tapline/shared/money';
+import {
+  CreateAgentBody,
+  CreateAgentResponse,
+  CreateMerchantBody,
+  CreateMerchantResponse,
+  CreateWalletBody,
+  CreditWalletBody,
+  CreditWalletResponse,
+  ErrorBody,
+  ListOf,
+  ListQuery,
+  MerchantRecord,
+  UpdateMerchantBody,
+  WalletRecord,
+} from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import { PG_ERROR, pgErrorCode } from '../../db/database.ts';
+import { type Mode, hashPin, newId } from '../../auth/secrets.ts';
+import { conflict, notFound } from '../../http/errors.ts';
+import { idempotentId } from '../../http/idempotency.ts';
+import { canonicalHandle, displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
+import { validateWebhookUrl } from '../../http/webhook-url.ts';
+import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
+import { accountBalance, transfer } from '../../ledger/ledger.ts';
+import { type MerchantRow, findMerchant, insertApiKey, insertMerchant, listMerchants, updateMerchant } from '../merchants/store.ts';
+import { handleIsTaken, insertAgent, insertWallet } from '../wallets/store.ts';
+import { requireWallet } from '../wallets/service.ts';
+
+const admin = { auth: ['admin'] } as const;
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody };
+
+function merchantRecord(row: MerchantRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    handle: displayHandle(row.handle),
+    country: row.country,
+    currency: row.currency,
+    webhookUrl: row.webhook_url,
+    rateLimitMultiplier: row.rate_limit_multiplier,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+function rethrowHandleTaken(error: unknown, handle: string): never {
+  if (pgErrorCode(error) === PG_ERROR.uniqueViolation) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken`);
+  throw error;
+}
+
+/** Provisioning (CONTRACT.md): merchants, wallets, agents and sandbox funds. Admin token only. */
+export async function adminRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { db, config } = context;
+
+  app.post('/api/admin/merchants', {
+    config: admin,
+    schema: {
+      tags: ['admin'],
+      summary: 'Create a merchant with test and live keys and a wallet at its handle',
+      body: CreateMerchantBody,
+      response: { 201: CreateMerchantResponse, ...errors },
+    },
+  }, async (request, reply) => {
+    const body = request.body as typeof CreateMerchantBody.static;
+    const handle = canonicalHandle(body.handle);
+    const country = supportedCountry(body.country);
+    const currency = supportedCurrency(body.currency);
+    // Admin provisioning may point at a developer's machine; live deliveries re-check the address.
+    const webhookUrl = body.webhookUrl ? validateWebhookUrl(body.webhookUrl, 'test') : null;
+    const taken = await handleIsTaken(db, handle);
+    if (taken.test || taken.live) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken`);
+    const created = await db
+      .transaction(async (tx) => {
+        const merchant = await insertMerchant(tx, { name: body.name.trim(), handle, country, currency, webhookUrl });
+        const testKey = await insertApiKey(tx, merchant.id, 'test');
+        const liveKey = await insertApiKey(tx, merchant.id, 'live');
+        const modes: Mode[] = ['test', 'live'];
+        for (const mode of modes) {
+          const wallet = await insertWallet(tx, { handle, mode, ownerType: 'merchant', merchantId: merchant.id, displayName: merchant.name, country, currency, pinHash: null });
+          if (mode === 'test' && config.sandboxFloat > 0) {
+            const amount = toMinor(config.sandboxFloat, currency);
+            await transfer(tx, {
+              id: `sandbox_float:${merchant.id}`,
+              mode: 'test',
+              kind: 'sandbox_float',
+              legs: [
+                { account: systemAccount('funding', currency), amount: -amount },
+                { account: walletAccount(wallet.id, currency), amount },
+              ],
+            });
+          }
+        }
+        return { merchant, testKey: testKey.key, liveKey: liveKey.key };
+      })
+      .catch((error: unknown) => rethrowHandleTaken(error, handle));
+    return reply.status(201).send({
+      ...merchantRecord(created.merchant),
+      testKey: created.testKey,
+      liveKey: created.liveKey,
+      webhookSecret: created.merchant.webhook_secret,
+    });
+  });
+
+  app.get('/api/admin/merchants', {
+    config: admin,
+    schema: { tags: ['admin'], summary: 'List merchants', querystring: ListQuery, response: { 200: ListOf(MerchantRecord), ...errors } },
+  }, async (request) => {
+    const { limit = 20, offset = 0 } = request.query as typeof ListQuery.static;
+    const page = await listMerchants(db, limit, offset);
+    return { data: page.rows.map(merchantRecord), total: page.total, limit, offset };
+  });
+
+  app.get('/api/admin/merchants/:id', {
+    config: admin,
+    schema: { tags: ['admin'], summary: 'A merchant', params: Type.Object({ id: Type.String() }), response: { 200: MerchantRecord, ...errors } },
+  }, async (request) => {
+    const { id } = request.params as { id: string };
+    const merchant = await findMerchant(db, id);
+    if (!merchant) throw notFound('merchant_not_found', `No merchant ${id}`);
+    return merchantRecord(merchant);
+  });
+
+  app.patch('/api/admin/merchants/:id', {
+    config: admin,
+    schema: {
+      tags: ['admin'],
+      summary: 'Change a merchant: rateLimitMultiplier (1..1000) raises its keys\' and terminals\' limits',
+      params: Type.Object({ id: Type.String() }),
+      body: UpdateMerchantBody,
+      response: { 200: MerchantRecord, ...errors },
+    },
+  }, async (request) => {
+    const { id } = request.params as { id: string };
+    const body = request.body as typeof UpdateMerchantBody.static;
+    const merchant = await updateMerchant(db, id, { rateLimitMultiplier: body.rateLimitMultiplier, name: body.name?.trim() });
+    if (!merchant) throw notFound('merchant_not_found', `No merchant ${id}`);
+    return merchantRecord(merchant);
+  });
+
+  app.post('/api/admin/wallets', {
+    config: admin,
+    schema: { tags: ['admin'], summary: 'Create a customer wallet', body: CreateWalletBody, response: { 201: WalletRecord, ...errors } },
+  }, async (request, reply) => {
+    const body = request.body as typeof CreateWalletBody.static;
+    const handle = canonicalHandle(body.handle);
+    const mode = body.mode ?? 'test';
+    const country = supportedCountry(body.country);
+    const currency = supportedCurrency(body.currency);
+    const destinations = (body.destinations ?? []).map((destination) => ({
+      ...destination,
+      country: supportedCountry(destination.country, 'destinations.country'),
+      currency: supportedCurrency(destination.currency, 'destinations.currency'),
+    }));
+    if ((await handleIsTaken(db, handle))[mode]) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken in ${mode} mode`);
+    const pinHash = await hashPin(body.pin);
+    const wallet = await db
+      .transaction((tx) =>
+        insertWallet(tx, { handle, mode, ownerType: 'person', displayName: body.displayName?.trim() ?? null, country, currency, pinHash, preferredRail: body.preferredRail ?? null, destinations }),
+      )
+      .catch((error: unknown) => rethrowHandleTaken(error, handle));
+    return reply.status(201).send({
+      handle: displayHandle(wallet.handle),
+      displayName: wallet.display_name,
+      country: wallet.country,
+      currency: wallet.currency,
+      mode: wallet.mode,
+      createdAt: wallet.created_at.toISOString(),
+    });
+  });
+
+  app.post('/api/admin/wallets/:handle/credit', {
+    config: { ...admin, idempotency: 'optional' },
+    schema: {
+      tags: ['admin'],
+      summary: 'Credit a wallet from the platform funding account (sandbox faucet, agent cash-in)',
+      params: Type.Object({ handle: Type.String() }),
+      body: CreditWalletBody,
+      response: { 200: CreditWalletResponse, ...errors, 422: ErrorBody },
+    },
+  }, async (request) => {
+    const body = request.body as typeof CreditWalletBody.static;
+    const handle = canonicalHandle((request.params as { handle: string }).handle);
+    const mode = body.mode ?? 'test';
+    const currency = supportedCurrency(body.currency);
+    const amount = toMinor(body.amount, currency);
+    const wallet = await requireWallet(db, handle, mode);
+    const transferId = idempotentId(request, 'credit') ?? newId('trf');
+    const balance = await db.transaction(async (tx) => {
+      await transfer(tx, {
+        id: transferId,
+        mode,
+        kind: 'wallet_credit',
+        legs: [
+          { account: systemAccount('funding', currency), amount: -amount },
+          { account: walletAccount(wallet.id, currency), amount },
+        ],
+        metadata: { handle },
+      });
+      return accountBalance(tx, walletAccount(wallet.id, currency), mode);
+    });
+    return { transferId, handle: displayHandle(handle), mode, amount: toMajor(amount, currency), currency, balance: toMajor(balance, currency) };
+  });
+
+  app.post('/api/admin/agents', {
+    config: admin,
+    schema: { tags: ['admin'], summary: 'Create an agent with a wallet at its handle', body: CreateAgentBody, response: { 201: CreateAgentResponse, ...errors } },
+  }, async (request, reply) => {
+    const body = request.body as typeof CreateAgentBody.static;
+    const handle = canonicalHandle(body.handle);
+    const mode = body.mode ?? 'test';
+    const country = supportedCountry(body.country);
+    const currency = supportedCurrency(body.currency);
+    if ((await handleIsTaken(db, handle))[mode]) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken in ${mode} mode`);
+    const agent = await db
+      .transaction(async (tx) => {
+        const wallet = await insertWallet(tx, { handle, mode, ownerType: 'agent', displayName: body.name.trim(), country, currency, pinHash: null });
+        return insertAgent(tx, { name: body.name.trim(), walletId: wallet.id, mode });
+      })
+      .catch((error: unknown) => rethrowHandleTaken(error, handle));
+    return reply.status(201).send({ agentId: agent.id, secret: agent.secret, handle: displayHandle(handle), name: body.name.trim(), mode });
+  });
+}

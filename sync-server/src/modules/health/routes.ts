@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../../context.ts';
+
+const Health = Type.Object({
+  ok: Type.Boolean(),
+  uptime: Type.Number({ description: 'Seconds since the server started' }),
+  dbLatency: Type.Union([Type.Number({ description: 'Milliseconds for a round trip to the database' }), Type.Null()]),
+});
+
+export async function healthRoutes(app: FastifyInstance, { db }: AppContext): Promise<void> {
+  const startedAt = process.hrtime.bigint();
+  app.get('/api/health', {
+    schema: { tags: ['health'], summary: 'Liveness and database round-trip time', response: { 200: Health, 503: Health } },
+  }, async (_request, reply) => {
+    const uptime = Number((process.hrtime.bigint() - startedAt) / 1_000_000n) / 1000;
+    const began = performance.now();
+    try {
+      await db.query('SELECT 1');
+      return { ok: true, uptime, dbLatency: Math.round((performance.now() - began) * 1000) / 1000 };
+    } catch {
+      return reply.status(503).send({ ok: false, uptime, dbLatency: null });
+    }
+  });
+}

@@ -1,0 +1,106 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import {
+  BalanceResponse,
+  CreateTerminalBody,
+  CreateTerminalResponse,
+  ErrorBody,
+  ListOf,
+  ListQuery,
+  MerchantSettingsBody,
+  MerchantSettingsResponse,
+  RotateKeyBody,
+  RotateKeyResponse,
+  TerminalRecord,
+} from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import { principalAs } from '../../auth/hooks.ts';
+import { notFound } from '../../http/errors.ts';
+import { validateWebhookUrl } from '../../http/webhook-url.ts';
+import { type TerminalRow, insertTerminal, listTerminals, revokeTerminal, rotateApiKey, updateWebhookSettings } from '../merchants/store.ts';
+import { balanceResponse, requireWallet } from '../wallets/service.ts';
+
+const merchantOnly = { auth: ['merchant'] } as const;
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+
+function terminalRecord(row: TerminalRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    mode: row.mode,
+    createdAt: row.created_at.toISOString(),
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+    lastSeenAt: row.last_seen_at?.toISOString() ?? null,
+  };
+}
+
+/** The merchant's own account: key rotation, webhook settings, balance, kiosk terminals. */
+export async function merchantRoutes(app: FastifyInstance, { db }: AppContext): Promise<void> {
+  app.post('/api/merchant/keys/rotate', {
+    config: merchantOnly,
+    schema: {
+      tags: ['merchant'],
+      summary: 'Replace the calling key; it keeps working for graceHours (0..24)',
+      body: Type.Optional(RotateKeyBody),
+      response: { 200: RotateKeyResponse, ...errors },
+    },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const graceHours = (request.body as typeof RotateKeyBody.static | undefined)?.graceHours ?? 0;
+    const rotated = await db.transaction((tx) => rotateApiKey(tx, principal.keyId, principal.merchantId, principal.mode, graceHours));
+    return { key: rotated.key, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
+  });
+
+  app.patch('/api/merchant/settings', {
+    config: merchantOnly,
+    schema: { tags: ['merchant'], summary: 'Set the webhook URL or rotate the webhook secret', body: MerchantSettingsBody, response: { 200: MerchantSettingsResponse, ...errors } },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const body = request.body as typeof MerchantSettingsBody.static;
+    const webhookUrl = body.webhookUrl === undefined || body.webhookUrl === null ? body.webhookUrl : validateWebhookUrl(body.webhookUrl, principal.mode);
+    const rotateSecret = body.rotateWebhookSecret === true;
+    const merchant = await updateWebhookSettings(db, principal.merchantId, { webhookUrl, rotateSecret });
+    if (!merchant) throw notFound('merchant_not_found', 'Merchant not found');
+    return { webhookUrl: merchant.webhook_url, ...(rotateSecret ? { webhookSecret: merchant.webhook_secret } : {}) };
+  });
+
+  app.get('/api/merchant/balance', {
+    config: merchantOnly,
+    schema: { tags: ['merchant'], summary: 'The merchant wallet\'s balances in the key\'s mode', response: { 200: BalanceResponse, ...errors } },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const wallet = await requireWallet(db, principal.handle, principal.mode);
+    return balanceResponse(db, wallet, principal.mode);
+  });
+
+  app.post('/api/merchant/terminals', {
+    config: merchantOnly,
+    schema: { tags: ['merchant'], summary: 'Register a kiosk terminal; its token is shown once', body: CreateTerminalBody, response: { 201: CreateTerminalResponse, ...errors } },
+  }, async (request, reply) => {
+    const principal = principalAs(request, 'merchant');
+    const { name } = request.body as typeof CreateTerminalBody.static;
+    const created = await insertTerminal(db, principal.merchantId, principal.mode, name.trim());
+    return reply.status(201).send({ id: created.row.id, token: created.token, name: created.row.name, mode: created.row.mode, createdAt: created.row.created_at.toISOString() });
+  });
+
+  app.get('/api/merchant/terminals', {
+    config: merchantOnly,
+    schema: { tags: ['merchant'], summary: 'List terminals', querystring: ListQuery, response: { 200: ListOf(TerminalRecord), ...errors } },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const { limit = 20, offset = 0 } = request.query as typeof ListQuery.static;
+    const page = await listTerminals(db, principal.merchantId, principal.mode, limit, offset);
+    return { data: page.rows.map(terminalRecord), total: page.total, limit, offset };
+  });
+
+  app.delete('/api/merchant/terminals/:id', {
+    config: merchantOnly,
+    schema: { tags: ['merchant'], summary: 'Revoke a terminal: its token stops working at once', params: Type.Object({ id: Type.String() }), response: { 200: TerminalRecord, ...errors } },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const { id } = request.params as { id: string };
+    const row = await revokeTerminal(db, id, principal.merchantId, principal.mode);
+    if (!row) throw notFound('terminal_not_found', `No terminal ${id}`);
+    return terminalRecord(row);
+  });
+}

@@ -1,0 +1,131 @@
+import type { Queryable } from '../../db/database.ts';
+import { type Mode, newId, newMerchantKey, randomHex, sha256Hex } from '../../auth/secrets.ts';
+
+export interface MerchantRow {
+  id: string;
+  name: string;
+  handle: string;
+  country: string;
+  currency: string;
+  webhook_url: string | null;
+  webhook_secret: string;
+  rate_limit_multiplier: number;
+  created_at: Date;
+}
+
+const MERCHANT_COLUMNS = 'id, name, handle, country, currency, webhook_url, webhook_secret, rate_limit_multiplier, created_at';
+
+export async function insertMerchant(
+  tx: Queryable,
+  fields: { name: string; handle: string; country: string; currency: string; webhookUrl: string | null },
+): Promise<MerchantRow> {
+  const [row] = await tx.query<MerchantRow>(
+    `INSERT INTO merchants (id, name, handle, country, currency, webhook_url, webhook_secret)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${MERCHANT_COLUMNS}`,
+    [newId('mer'), fields.name, fields.handle, fields.country, fields.currency, fields.webhookUrl, `whsec_${randomHex(32)}`],
+  );
+  return row!;
+}
+
+export async function findMerchant(db: Queryable, id: string): Promise<MerchantRow | undefined> {
+  const [row] = await db.query<MerchantRow>(`SELECT ${MERCHANT_COLUMNS} FROM merchants WHERE id = $1`, [id]);
+  return row;
+}
+
+export async function listMerchants(db: Queryable, limit: number, offset: number): Promise<{ rows: MerchantRow[]; total: number }> {
+  const rows = await db.query<MerchantRow>(`SELECT ${MERCHANT_COLUMNS} FROM merchants ORDER BY created_at, id LIMIT $1 OFFSET $2`, [limit, offset]);
+  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM merchants');
+  return { rows, total: count?.total ?? 0 };
+}
+
+export async function updateMerchant(db: Queryable, id: string, fields: { rateLimitMultiplier?: number | undefined; name?: string | undefined }): Promise<MerchantRow | undefined> {
+  const [row] = await db.query<MerchantRow>(
+    `UPDATE merchants SET rate_limit_multiplier = coalesce($2, rate_limit_multiplier), name = coalesce($3, name), updated_at = now()
+     WHERE id = $1 RETURNING ${MERCHANT_COLUMNS}`,
+    [id, fields.rateLimitMultiplier ?? null, fields.name ?? null],
+  );
+  return row;
+}
+
+export async function updateWebhookSettings(
+  db: Queryable,
+  id: string,
+  fields: { webhookUrl?: string | null | undefined; rotateSecret: boolean },
+): Promise<MerchantRow | undefined> {
+  const [row] = await db.query<MerchantRow>(
+    `UPDATE merchants SET
+       webhook_url = CASE WHEN $2 THEN $3 ELSE webhook_url END,
+       webhook_secret = CASE WHEN $4 THEN $5 ELSE webhook_secret END,
+       updated_at = now()
+     WHERE id = $1 RETURNING ${MERCHANT_COLUMNS}`,
+    [id, fields.webhookUrl !== undefined, fields.webhookUrl ?? null, fields.rotateSecret, `whsec_${randomHex(32)}`],
+  );
+  return row;
+}
+
+/** Creates a key and returns it in plaintext: the only time it is ever seen. */
+export async function insertApiKey(tx: Queryable, merchantId: string, mode: Mode): Promise<{ id: string; key: string }> {
+  const key = newMerchantKey(mode);
+  const id = newId('key');
+  await tx.query('INSERT INTO api_keys (id, merchant_id, mode, key_hash, key_prefix) VALUES ($1, $2, $3, $4, $5)', [
+    id,
+    merchantId,
+    mode,
+    sha256Hex(key),
+    key.slice(0, 12),
+  ]);
+  return { id, key };
+}
+
+/**
+ * Rotates the calling key: a new key of the same mode, and the old one expiring after the grace
+ * period (now when 0). Returns the new key and when the old one stops working.
+ */
+export async function rotateApiKey(tx: Queryable, keyId: string, merchantId: string, mode: Mode, graceHours: number): Promise<{ key: string; previousKeyExpiresAt: Date }> {
+  const [expiry] = await tx.query<{ expires_at: Date }>(
+    `UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'::timestamptz), now() + $2 * interval '1 hour')
+     WHERE id = $1 RETURNING expires_at`,
+    [keyId, graceHours],
+  );
+  const created = await insertApiKey(tx, merchantId, mode);
+  return { key: created.key, previousKeyExpiresAt: expiry!.expires_at };
+}
+
+export interface TerminalRow {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  name: string;
+  created_at: Date;
+  revoked_at: Date | null;
+  last_seen_at: Date | null;
+}
+
+export async function insertTerminal(db: Queryable, merchantId: string, mode: Mode, name: string): Promise<{ row: TerminalRow; token: string }> {
+  const token = randomHex(32);
+  const [row] = await db.query<TerminalRow>(
+    `INSERT INTO terminals (id, merchant_id, mode, name, token_hash) VALUES ($1, $2, $3, $4, $5)
+     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at`,
+    [newId('trm'), merchantId, mode, name, sha256Hex(token)],
+  );
+  return { row: row!, token };
+}
+
+export async function listTerminals(db: Queryable, merchantId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: TerminalRow[]; total: number }> {
+  const rows = await db.query<TerminalRow>(
+    `SELECT id, merchant_id, mode, name, created_at, revoked_at, last_seen_at FROM terminals
+     WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at, id LIMIT $3 OFFSET $4`,
+    [merchantId, mode, limit, offset],
+  );
+  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM terminals WHERE merchant_id = $1 AND mode = $2', [merchantId, mode]);
+  return { rows, total: count?.total ?? 0 };
+}
+
+export async function revokeTerminal(db: Queryable, id: string, merchantId: string, mode: Mode): Promise<TerminalRow | undefined> {
+  const [row] = await db.query<TerminalRow>(
+    `UPDATE terminals SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND merchant_id = $2 AND mode = $3
+     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at`,
+    [id, merchantId, mode],
+  );
+  return row;
+}
