@@ -62,6 +62,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
+  // The API speaks JSON only: other bodies get a clear 415 instead of a confusing schema error.
+  app.removeContentTypeParser(['text/plain']);
   registerErrorHandling(app);
   registerAuth(app, db, adminTokenChecker(options.adminTokenHash));
   await registerRateLimits(app, db, { store: config.rateLimitStore, scale: options.rateLimitScale ?? 1 });

@@ -4,9 +4,14 @@
  */
 export type SqlParam = string | number | boolean | null | Date | readonly unknown[] | Record<string, unknown>;
 
+export interface QueryOptions {
+  /** Names a hot statement so PostgreSQL parses and plans it once per connection. */
+  prepareAs?: string;
+}
+
 export interface Queryable {
   /** Runs one parameterised statement and returns its rows. */
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly SqlParam[], options?: QueryOptions): Promise<Row[]>;
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }

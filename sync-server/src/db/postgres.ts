@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { type Database, type Queryable, type SqlParam, PG_ERROR, parseInt8, pgErrorCode } from './database.ts';
+import { type Database, type QueryOptions, type Queryable, type SqlParam, PG_ERROR, parseInt8, pgErrorCode } from './database.ts';
 
 const INT8_OID = 20;
 const INT8_ARRAY_OID = 1016;
@@ -8,15 +8,19 @@ const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8_OID) return (value: string) => parseInt8(value);
     if (oid === INT8_ARRAY_OID) {
-      const parseArray = pg.types.getTypeParser(oid, 'text') as (value: string) => string[];
+      const parseArray = pg.types.getTypeParser(oid as Parameters<typeof pg.types.getTypeParser>[0], 'text') as (value: string) => string[];
       return (value: string) => parseArray(value).map((item) => (item === null ? null : parseInt8(item)));
     }
-    return pg.types.getTypeParser(oid, format ?? 'text');
+    return pg.types.getTypeParser(oid as Parameters<typeof pg.types.getTypeParser>[0], format ?? 'text');
   },
 };
 
 /** How often a transaction that lost a deadlock or serialization race is run again. */
 const TRANSACTION_ATTEMPTS_MAX = 3;
+
+function statement(sql: string, params: readonly SqlParam[], options: QueryOptions | undefined): pg.QueryConfig {
+  return options?.prepareAs ? { name: options.prepareAs, text: sql, values: params as unknown[] } : { text: sql, values: params as unknown[] };
+}
 
 export interface PostgresOptions {
   connectionString: string;
@@ -38,8 +42,8 @@ export class PostgresDatabase implements Database {
     this.pool.on('error', () => undefined);
   }
 
-  async query<Row>(sql: string, params: readonly SqlParam[] = []): Promise<Row[]> {
-    const result = await this.pool.query(sql, params as unknown[]);
+  async query<Row>(sql: string, params: readonly SqlParam[] = [], options?: QueryOptions): Promise<Row[]> {
+    const result = await this.pool.query(statement(sql, params, options));
     return result.rows as Row[];
   }
 
@@ -53,7 +57,8 @@ export class PostgresDatabase implements Database {
       try {
         await client.query('BEGIN');
         const tx: Queryable = {
-          query: async <Row>(sql: string, params: readonly SqlParam[] = []) => (await client.query(sql, params as unknown[])).rows as Row[],
+          query: async <Row>(sql: string, params: readonly SqlParam[] = [], options?: QueryOptions) =>
+            (await client.query(statement(sql, params, options))).rows as Row[],
           exec: async (sql: string) => {
             await client.query(sql);
           },

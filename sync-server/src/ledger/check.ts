@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.ts';
 
 export interface LedgerViolation {
-  rule: 'transfer_must_balance' | 'balance_must_equal_postings' | 'wallet_must_not_be_negative' | 'transfer_must_have_postings';
+  rule: 'transfer_must_balance' | 'balance_must_equal_postings' | 'wallet_must_not_be_negative' | 'transfer_must_have_postings' | 'posting_must_have_account';
   subject: string;
   detail: string;
 }
@@ -37,10 +37,16 @@ export async function checkLedger(db: Queryable): Promise<LedgerCheckReport> {
   }
 
   const empty = await db.query<{ id: string; legs: number }>(
-    `SELECT t.id, count(p.id)::int8 AS legs FROM ledger_transfers t LEFT JOIN ledger_postings p ON p.transfer_id = t.id
-     GROUP BY t.id HAVING count(p.id) < 2 ORDER BY t.id LIMIT ${VIOLATIONS_PER_RULE_MAX}`,
+    `SELECT t.id, count(p.leg)::int8 AS legs FROM ledger_transfers t LEFT JOIN ledger_postings p ON p.transfer_id = t.id
+     GROUP BY t.id HAVING count(p.leg) < 2 ORDER BY t.id LIMIT ${VIOLATIONS_PER_RULE_MAX}`,
   );
   for (const row of empty) violations.push({ rule: 'transfer_must_have_postings', subject: row.id, detail: `${row.legs} postings` });
+
+  const orphans = await db.query<{ id: string; account_id: number }>(
+    `SELECT p.transfer_id || '#' || p.leg AS id, p.account_id FROM ledger_postings p LEFT JOIN ledger_accounts a ON a.id = p.account_id
+     WHERE a.id IS NULL ORDER BY p.transfer_id, p.leg LIMIT ${VIOLATIONS_PER_RULE_MAX}`,
+  );
+  for (const row of orphans) violations.push({ rule: 'posting_must_have_account', subject: `posting ${row.id}`, detail: `account ${row.account_id} does not exist` });
 
   const drifted = await db.query<{ id: number; balance: number; postings: number }>(
     `SELECT a.id, a.balance, coalesce(p.total, 0)::int8 AS postings FROM ledger_accounts a

@@ -44,6 +44,14 @@ export class LedgerError extends Error {
 /** At most this many legs in one transfer: a bound on lock sets and statement size. */
 export const TRANSFER_LEGS_MAX = 64;
 
+/** The legs in a canonical order: a retried id must carry the same content. */
+function fingerprint(request: TransferRequest): string {
+  const legs = request.legs
+    .map((leg) => `${leg.account.ownerType}/${accountOwnerId(leg.account)}/${leg.account.currency}:${leg.amount}`)
+    .sort();
+  return `${request.kind}|${legs.join(',')}`;
+}
+
 /**
  * Posts a balanced transfer inside the caller's transaction (pass the transaction's Queryable).
  * A refused transfer throws LedgerError and changes nothing; the transaction stays usable.
@@ -55,7 +63,7 @@ export async function transfer(tx: Queryable, request: TransferRequest): Promise
     if (leg.amount === 0) throw new LedgerError('amount_must_not_be_zero');
   }
   const rows = await tx.query<{ result: string; account_id: number | null }>(
-    'SELECT result, account_id FROM ledger_post_transfer($1, $2, $3, $4::text[], $5::text[], $6::text[], $7::bigint[], $8::jsonb)',
+    'SELECT result, account_id FROM ledger_post_transfer($1, $2, $3, $4::text[], $5::text[], $6::text[], $7::bigint[], $8, $9::jsonb)',
     [
       request.id,
       request.mode,
@@ -64,8 +72,10 @@ export async function transfer(tx: Queryable, request: TransferRequest): Promise
       request.legs.map((leg) => accountOwnerId(leg.account)),
       request.legs.map((leg) => leg.account.currency),
       request.legs.map((leg) => leg.amount),
+      fingerprint(request),
       JSON.stringify(request.metadata ?? {}),
     ],
+    { prepareAs: 'ledger_post_transfer' },
   );
   const outcome = rows[0];
   if (!outcome) throw new Error('ledger_post_transfer returned no row');

@@ -121,6 +121,9 @@ CREATE TABLE ledger_accounts (
   currency text NOT NULL,
   mode text NOT NULL CHECK (mode IN ('test', 'live')),
   allow_negative boolean NOT NULL,
+  -- Locks are taken in (lock_rank, id) order: people's wallets (0), merchants' wallets (1), system
+  -- accounts (2). Hot accounts rank last, so they can be locked late and held briefly.
+  lock_rank smallint NOT NULL DEFAULT 0,
   balance bigint NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now(),
   UNIQUE (owner_type, owner_id, currency, mode),
@@ -137,18 +140,20 @@ CREATE TABLE ledger_transfers (
   metadata jsonb NOT NULL DEFAULT '{}',
   created_at timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX ledger_transfers_created ON ledger_transfers (created_at);
 
 CREATE TABLE ledger_postings (
-  id bigserial PRIMARY KEY,
   transfer_id text NOT NULL REFERENCES ledger_transfers (id),
-  account_id bigint NOT NULL REFERENCES ledger_accounts (id),
+  leg smallint NOT NULL,
+  -- No foreign key here on purpose: its check would take a KEY SHARE lock on a hot merchant
+  -- account on every payment and turn its row lock into a MultiXact. The transfer function only
+  -- writes ids it read from ledger_accounts, and ledger:check proves no posting is orphaned.
+  account_id bigint NOT NULL,
   currency text NOT NULL,
   amount bigint NOT NULL CHECK (amount <> 0),
-  created_at timestamptz NOT NULL DEFAULT now()
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (transfer_id, leg)
 );
 CREATE INDEX ledger_postings_account ON ledger_postings (account_id);
-CREATE INDEX ledger_postings_transfer ON ledger_postings (transfer_id);
 
 CREATE FUNCTION ledger_forbid_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -161,89 +166,121 @@ CREATE TRIGGER ledger_postings_immutable BEFORE UPDATE OR DELETE ON ledger_posti
   FOR EACH ROW EXECUTE FUNCTION ledger_forbid_change();
 
 -- Posts one balanced transfer in the caller's transaction, in one round trip. Legs name
--- accounts by (owner_type, owner_id, currency); missing accounts are opened. Returns
--- (result, account) where result is 'created', 'exists' (the same id with the same legs was
--- already posted: success, nothing posted twice) or the rule that failed. A failed rule posts
--- nothing and raises nothing, so the caller's transaction stays usable (a POS session can be
--- marked failed in the same transaction).
+-- accounts by (owner_type, owner_id, currency); missing accounts are opened. p_fingerprint is
+-- the caller's canonical rendering of the legs. Returns (result, account) where result is
+-- 'created', 'exists' (the same id with the same legs was already posted: success, nothing
+-- posted twice) or the rule that failed. A failed rule posts nothing and raises nothing, so the
+-- caller's transaction stays usable (a POS session can be marked failed in the same transaction).
+--
+-- Locking, deadlock-free: every transfer takes its row locks (FOR NO KEY UPDATE, which foreign
+-- key checks do not conflict with) in increasing (lock_rank, id) order. People's wallets (rank 0)
+-- are locked first and checked; merchants' wallets and system accounts (ranks 1 and 2) are only
+-- credited or allowed negative in the common case, so they are locked last, just before balances
+-- move: a hot merchant account credited by every payment is held only from its update to the
+-- commit. A transfer that debits a rank 1 wallet (a refund from a merchant) locks all of its
+-- accounts up front instead, in the same order.
 CREATE FUNCTION ledger_post_transfer(
   p_id text, p_mode text, p_kind text,
   p_owner_types text[], p_owner_ids text[], p_currencies text[], p_amounts bigint[],
-  p_metadata jsonb
+  p_fingerprint text, p_metadata jsonb
 ) RETURNS TABLE (result text, account_id bigint) LANGUAGE plpgsql AS $$
 DECLARE
   v_legs integer := coalesce(array_length(p_amounts, 1), 0);
   v_ids bigint[];
-  v_fingerprint text;
+  v_ranks smallint[];
+  v_may_go_negative boolean[];
+  v_early bigint[] := '{}';
+  v_late bigint[] := '{}';
+  v_lock_all boolean := false;
   v_existing text;
   v_bad bigint;
+  v_invalid text;
 BEGIN
   IF v_legs < 2 OR v_legs <> coalesce(array_length(p_owner_types, 1), 0)
      OR v_legs <> coalesce(array_length(p_owner_ids, 1), 0) OR v_legs <> coalesce(array_length(p_currencies, 1), 0) THEN
     RETURN QUERY SELECT 'transfer_must_have_two_legs'::text, NULL::bigint;
     RETURN;
   END IF;
-  IF EXISTS (SELECT 1 FROM unnest(p_amounts) AS m WHERE m IS NULL OR m = 0) THEN
-    RETURN QUERY SELECT 'amount_must_not_be_zero'::text, NULL::bigint;
-    RETURN;
-  END IF;
-  IF EXISTS (SELECT 1 FROM unnest(p_currencies, p_amounts) AS l (c, m) GROUP BY c HAVING sum(m) <> 0) THEN
-    RETURN QUERY SELECT 'transfer_must_balance'::text, NULL::bigint;
-    RETURN;
-  END IF;
-
-  INSERT INTO ledger_accounts (owner_type, owner_id, currency, mode, allow_negative)
-  SELECT DISTINCT l.t, l.o, l.c, p_mode, l.t = 'system'
-  FROM unnest(p_owner_types, p_owner_ids, p_currencies) AS l (t, o, c)
-  WHERE NOT EXISTS (
-    SELECT 1 FROM ledger_accounts a
-    WHERE a.owner_type = l.t AND a.owner_id = l.o AND a.currency = l.c AND a.mode = p_mode)
-  ON CONFLICT DO NOTHING;
-
-  SELECT array_agg(a.id ORDER BY l.ord) INTO v_ids
-  FROM unnest(p_owner_types, p_owner_ids, p_currencies) WITH ORDINALITY AS l (t, o, c, ord)
-  JOIN ledger_accounts a ON a.owner_type = l.t AND a.owner_id = l.o AND a.currency = l.c AND a.mode = p_mode;
-  IF coalesce(array_length(v_ids, 1), 0) <> v_legs THEN
-    -- Another transaction is opening the same account and has not committed yet.
-    RETURN QUERY SELECT 'account_not_ready'::text, NULL::bigint;
+  SELECT CASE
+           WHEN EXISTS (SELECT 1 FROM unnest(p_amounts) AS m WHERE m IS NULL OR m = 0) THEN 'amount_must_not_be_zero'
+           WHEN EXISTS (SELECT 1 FROM unnest(p_currencies, p_amounts) AS l (c, m) GROUP BY c HAVING sum(m) <> 0) THEN 'transfer_must_balance'
+         END INTO v_invalid;
+  IF v_invalid IS NOT NULL THEN
+    RETURN QUERY SELECT v_invalid, NULL::bigint;
     RETURN;
   END IF;
 
-  SELECT p_kind || '|' || string_agg(l.a::text || ':' || l.m::text, ',' ORDER BY l.a, l.m) INTO v_fingerprint
-  FROM unnest(v_ids, p_amounts) AS l (a, m);
+  FOR attempt IN 1..2 LOOP
+    SELECT array_agg(a.id ORDER BY l.ord), array_agg(a.lock_rank ORDER BY l.ord), array_agg(a.allow_negative ORDER BY l.ord)
+      INTO v_ids, v_ranks, v_may_go_negative
+    FROM unnest(p_owner_types, p_owner_ids, p_currencies) WITH ORDINALITY AS l (t, o, c, ord)
+    JOIN ledger_accounts a ON a.owner_type = l.t AND a.owner_id = l.o AND a.currency = l.c AND a.mode = p_mode;
+    EXIT WHEN coalesce(array_length(v_ids, 1), 0) = v_legs;
+    IF attempt = 2 THEN
+      -- Another transaction is opening the same account and has not committed yet.
+      RETURN QUERY SELECT 'account_not_ready'::text, NULL::bigint;
+      RETURN;
+    END IF;
+    INSERT INTO ledger_accounts (owner_type, owner_id, currency, mode, allow_negative, lock_rank)
+    SELECT DISTINCT l.t, l.o, l.c, p_mode, l.t = 'system',
+      CASE WHEN l.t = 'system' THEN 2
+           WHEN EXISTS (SELECT 1 FROM wallets w WHERE w.id = l.o AND w.owner_type = 'merchant') THEN 1
+           ELSE 0 END
+    FROM unnest(p_owner_types, p_owner_ids, p_currencies) AS l (t, o, c)
+    ON CONFLICT DO NOTHING;
+  END LOOP;
 
-  -- Lock every account of the transfer in id order, so concurrent transfers never deadlock.
-  PERFORM 1 FROM ledger_accounts WHERE id = ANY (v_ids) ORDER BY id FOR UPDATE;
+  FOR i IN 1..v_legs LOOP
+    IF v_ranks[i] > 0 AND NOT v_may_go_negative[i] AND p_amounts[i] < 0 THEN
+      v_lock_all := true;
+    END IF;
+  END LOOP;
+  FOR i IN 1..v_legs LOOP
+    IF v_lock_all OR v_ranks[i] = 0 THEN
+      v_early := v_early || v_ids[i];
+    ELSE
+      v_late := v_late || v_ids[i];
+    END IF;
+  END LOOP;
 
-  -- Checked after the locks: a concurrent retry of this id has committed or rolled back by now.
-  SELECT fingerprint INTO v_existing FROM ledger_transfers WHERE id = p_id;
-  IF FOUND THEN
-    RETURN QUERY SELECT CASE WHEN v_existing = v_fingerprint THEN 'exists' ELSE 'exists_with_different_legs' END, NULL::bigint;
-    RETURN;
+  -- Phase one: lock and check the early accounts in (lock_rank, id) order.
+  IF array_length(v_early, 1) IS NOT NULL THEN
+    SELECT a.id INTO v_bad
+    FROM (SELECT acc.id, acc.balance, acc.allow_negative FROM ledger_accounts acc
+          WHERE acc.id = ANY (v_early) ORDER BY acc.lock_rank, acc.id FOR NO KEY UPDATE) a
+    JOIN (SELECT l.a, sum(l.m) AS delta FROM unnest(v_ids, p_amounts) AS l (a, m) GROUP BY l.a) d ON d.a = a.id
+    WHERE NOT a.allow_negative AND a.balance + d.delta < 0
+    ORDER BY a.id LIMIT 1;
   END IF;
 
-  SELECT a.id INTO v_bad
-  FROM (SELECT l.a, sum(l.m) AS delta FROM unnest(v_ids, p_amounts) AS l (a, m) GROUP BY l.a) d
-  JOIN ledger_accounts a ON a.id = d.a
-  WHERE NOT a.allow_negative AND a.balance + d.delta < 0
-  ORDER BY a.id LIMIT 1;
-  IF FOUND THEN
-    RETURN QUERY SELECT 'insufficient_funds'::text, v_bad;
+  IF v_bad IS NOT NULL THEN
+    -- Checked after the locks: a retry of a transfer that already went through is a success,
+    -- even though its debit would no longer fit.
+    SELECT fingerprint INTO v_existing FROM ledger_transfers WHERE id = p_id;
+    IF FOUND THEN
+      RETURN QUERY SELECT CASE WHEN v_existing = p_fingerprint THEN 'exists' ELSE 'exists_with_different_legs' END, NULL::bigint;
+    ELSE
+      RETURN QUERY SELECT 'insufficient_funds'::text, v_bad;
+    END IF;
     RETURN;
   END IF;
 
   INSERT INTO ledger_transfers (id, mode, kind, fingerprint, metadata)
-  VALUES (p_id, p_mode, p_kind, v_fingerprint, coalesce(p_metadata, '{}'::jsonb))
+  VALUES (p_id, p_mode, p_kind, p_fingerprint, coalesce(p_metadata, '{}'::jsonb))
   ON CONFLICT (id) DO NOTHING;
   IF NOT FOUND THEN
     SELECT fingerprint INTO v_existing FROM ledger_transfers WHERE id = p_id;
-    RETURN QUERY SELECT CASE WHEN v_existing = v_fingerprint THEN 'exists' ELSE 'exists_with_different_legs' END, NULL::bigint;
+    RETURN QUERY SELECT CASE WHEN v_existing = p_fingerprint THEN 'exists' ELSE 'exists_with_different_legs' END, NULL::bigint;
     RETURN;
   END IF;
 
-  INSERT INTO ledger_postings (transfer_id, account_id, currency, amount)
-  SELECT p_id, l.a, l.c, l.m FROM unnest(v_ids, p_currencies, p_amounts) AS l (a, c, m);
+  INSERT INTO ledger_postings (transfer_id, leg, account_id, currency, amount)
+  SELECT p_id, l.ord, l.a, l.c, l.m FROM unnest(v_ids, p_currencies, p_amounts) WITH ORDINALITY AS l (a, c, m, ord);
 
+  -- Phase two: the late accounts, in (lock_rank, id) order, then every balance moves.
+  IF array_length(v_late, 1) IS NOT NULL THEN
+    PERFORM 1 FROM ledger_accounts WHERE id = ANY (v_late) ORDER BY lock_rank, id FOR NO KEY UPDATE;
+  END IF;
   UPDATE ledger_accounts a SET balance = a.balance + d.delta
   FROM (SELECT l.a, sum(l.m) AS delta FROM unnest(v_ids, p_amounts) AS l (a, m) GROUP BY l.a) d
   WHERE a.id = d.a;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import {
   CreateAgentBody,
@@ -63,7 +63,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
       response: { 201: CreateMerchantResponse, ...errors },
     },
   }, async (request, reply) => {
-    const body = request.body as typeof CreateMerchantBody.static;
+    const body = request.body as Static<typeof CreateMerchantBody>;
     const handle = canonicalHandle(body.handle);
     const country = supportedCountry(body.country);
     const currency = supportedCurrency(body.currency);
@@ -107,7 +107,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     config: admin,
     schema: { tags: ['admin'], summary: 'List merchants', querystring: ListQuery, response: { 200: ListOf(MerchantRecord), ...errors } },
   }, async (request) => {
-    const { limit = 20, offset = 0 } = request.query as typeof ListQuery.static;
+    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
     const page = await listMerchants(db, limit, offset);
     return { data: page.rows.map(merchantRecord), total: page.total, limit, offset };
   });
@@ -133,7 +133,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     },
   }, async (request) => {
     const { id } = request.params as { id: string };
-    const body = request.body as typeof UpdateMerchantBody.static;
+    const body = request.body as Static<typeof UpdateMerchantBody>;
     const merchant = await updateMerchant(db, id, { rateLimitMultiplier: body.rateLimitMultiplier, name: body.name?.trim() });
     if (!merchant) throw notFound('merchant_not_found', `No merchant ${id}`);
     return merchantRecord(merchant);
@@ -143,7 +143,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     config: admin,
     schema: { tags: ['admin'], summary: 'Create a customer wallet', body: CreateWalletBody, response: { 201: WalletRecord, ...errors } },
   }, async (request, reply) => {
-    const body = request.body as typeof CreateWalletBody.static;
+    const body = request.body as Static<typeof CreateWalletBody>;
     const handle = canonicalHandle(body.handle);
     const mode = body.mode ?? 'test';
     const country = supportedCountry(body.country);
@@ -180,7 +180,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
       response: { 200: CreditWalletResponse, ...errors, 422: ErrorBody },
     },
   }, async (request) => {
-    const body = request.body as typeof CreditWalletBody.static;
+    const body = request.body as Static<typeof CreditWalletBody>;
     const handle = canonicalHandle((request.params as { handle: string }).handle);
     const mode = body.mode ?? 'test';
     const currency = supportedCurrency(body.currency);
@@ -207,7 +207,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     config: admin,
     schema: { tags: ['admin'], summary: 'Create an agent with a wallet at its handle', body: CreateAgentBody, response: { 201: CreateAgentResponse, ...errors } },
   }, async (request, reply) => {
-    const body = request.body as typeof CreateAgentBody.static;
+    const body = request.body as Static<typeof CreateAgentBody>;
     const handle = canonicalHandle(body.handle);
     const mode = body.mode ?? 'test';
     const country = supportedCountry(body.country);

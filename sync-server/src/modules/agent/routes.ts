@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
 import { AgentSessionBody, BalanceResponse, ErrorBody, SessionResponse } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
@@ -15,7 +16,7 @@ export async function agentRoutes(app: FastifyInstance, { db, config }: AppConte
   app.post('/api/agent/sessions', {
     schema: { tags: ['agent'], summary: 'Sign in as an agent', body: AgentSessionBody, response: { 201: SessionResponse, ...errors } },
   }, async (request, reply) => {
-    const body = request.body as typeof AgentSessionBody.static;
+    const body = request.body as Static<typeof AgentSessionBody>;
     const agent = await findAgent(db, body.agentId);
     const secretMatches = constantTimeEqual(sha256Hex(body.secret), agent?.secret_hash ?? sha256Hex('no agent'));
     if (!agent || agent.disabled || !secretMatches) throw unauthorized('invalid_agent_credentials', 'Unknown agent or wrong secret');

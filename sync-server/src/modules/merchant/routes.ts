@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import {
   BalanceResponse,
   CreateTerminalBody,
@@ -46,7 +46,7 @@ export async function merchantRoutes(app: FastifyInstance, { db }: AppContext): 
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const graceHours = (request.body as typeof RotateKeyBody.static | undefined)?.graceHours ?? 0;
+    const graceHours = (request.body as Static<typeof RotateKeyBody> | undefined)?.graceHours ?? 0;
     const rotated = await db.transaction((tx) => rotateApiKey(tx, principal.keyId, principal.merchantId, principal.mode, graceHours));
     return { key: rotated.key, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
   });
@@ -56,7 +56,7 @@ export async function merchantRoutes(app: FastifyInstance, { db }: AppContext): 
     schema: { tags: ['merchant'], summary: 'Set the webhook URL or rotate the webhook secret', body: MerchantSettingsBody, response: { 200: MerchantSettingsResponse, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const body = request.body as typeof MerchantSettingsBody.static;
+    const body = request.body as Static<typeof MerchantSettingsBody>;
     const webhookUrl = body.webhookUrl === undefined || body.webhookUrl === null ? body.webhookUrl : validateWebhookUrl(body.webhookUrl, principal.mode);
     const rotateSecret = body.rotateWebhookSecret === true;
     const merchant = await updateWebhookSettings(db, principal.merchantId, { webhookUrl, rotateSecret });
@@ -78,7 +78,7 @@ export async function merchantRoutes(app: FastifyInstance, { db }: AppContext): 
     schema: { tags: ['merchant'], summary: 'Register a kiosk terminal; its token is shown once', body: CreateTerminalBody, response: { 201: CreateTerminalResponse, ...errors } },
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
-    const { name } = request.body as typeof CreateTerminalBody.static;
+    const { name } = request.body as Static<typeof CreateTerminalBody>;
     const created = await insertTerminal(db, principal.merchantId, principal.mode, name.trim());
     return reply.status(201).send({ id: created.row.id, token: created.token, name: created.row.name, mode: created.row.mode, createdAt: created.row.created_at.toISOString() });
   });
@@ -88,7 +88,7 @@ export async function merchantRoutes(app: FastifyInstance, { db }: AppContext): 
     schema: { tags: ['merchant'], summary: 'List terminals', querystring: ListQuery, response: { 200: ListOf(TerminalRecord), ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { limit = 20, offset = 0 } = request.query as typeof ListQuery.static;
+    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
     const page = await listTerminals(db, principal.merchantId, principal.mode, limit, offset);
     return { data: page.rows.map(terminalRecord), total: page.total, limit, offset };
   });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { BalanceResponse, ErrorBody, SessionResponse, WalletSessionBody } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
@@ -20,7 +20,7 @@ export async function walletRoutes(app: FastifyInstance, { db, config }: AppCont
       response: { 201: SessionResponse, ...errors },
     },
   }, async (request, reply) => {
-    const body = request.body as typeof WalletSessionBody.static;
+    const body = request.body as Static<typeof WalletSessionBody>;
     const handle = canonicalHandle(body.handle);
     // Without a mode, the test wallet is meant when there is one (provisioning defaults to test).
     const wallet = body.mode ? await findWallet(db, handle, body.mode) : ((await findWallet(db, handle, 'test')) ?? (await findWallet(db, handle, 'live')));
