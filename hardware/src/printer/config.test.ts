@@ -1,0 +1,30 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parsePrinterTarget, printerConfigFromEnv } from './config.ts';
+
+describe('printer configuration', () => {
+  it('parses every PRINTER form', () => {
+    assert.deepEqual(parsePrinterTarget('virtual'), { kind: 'virtual' });
+    assert.deepEqual(parsePrinterTarget('tcp:192.168.1.50'), { kind: 'tcp', host: '192.168.1.50', port: 9100 });
+    assert.deepEqual(parsePrinterTarget('tcp:printer.local:9101'), { kind: 'tcp', host: 'printer.local', port: 9101 });
+    assert.deepEqual(parsePrinterTarget('tcp:[::1]:9100'), { kind: 'tcp', host: '::1', port: 9100 });
+    assert.deepEqual(parsePrinterTarget('serial:/dev/ttyUSB0@19200'), { kind: 'serial', path: '/dev/ttyUSB0', baudRate: 19200 });
+    assert.deepEqual(parsePrinterTarget('serial:COM3'), { kind: 'serial', path: 'COM3', baudRate: 9600 });
+    assert.deepEqual(parsePrinterTarget('usb:/dev/usb/lp0'), { kind: 'usb', path: '/dev/usb/lp0' });
+    assert.throws(() => parsePrinterTarget('bluetooth:abc'), /PRINTER must be/);
+    assert.throws(() => parsePrinterTarget('tcp:host:70000'), /out of range/);
+  });
+
+  it('defaults to the virtual printer on 80 mm paper with files under ./data', () => {
+    const config = printerConfigFromEnv({}, '/srv/kiosk');
+    assert.deepEqual(config, {
+      target: { kind: 'virtual' },
+      paperWidth: 80,
+      language: 'en',
+      queueDirectory: '/srv/kiosk/data/print-queue',
+      previewDirectory: '/srv/kiosk/data/printer-preview',
+      statusIntervalMs: 10_000,
+    });
+    assert.throws(() => printerConfigFromEnv({ PRINTER_PAPER: '57' }), /58 or 80/);
+  });
+});

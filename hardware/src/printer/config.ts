@@ -1,0 +1,54 @@
+import { join } from 'node:path';
+import type { PaperWidth } from './document.ts';
+
+export type PrinterTarget =
+  | { kind: 'virtual' }
+  | { kind: 'tcp'; host: string; port: number }
+  | { kind: 'serial'; path: string; baudRate: number }
+  | { kind: 'usb'; path: string };
+
+export interface PrinterConfig {
+  target: PrinterTarget;
+  paperWidth: PaperWidth;
+  language: string;
+  queueDirectory: string;
+  previewDirectory: string;
+  statusIntervalMs: number;
+}
+
+/**
+ * PRINTER: virtual (default) | tcp:HOST[:PORT] | serial:PATH[@BAUD] | usb:PATH
+ * PRINTER_PAPER: 58 | 80 (default 80). PRINTER_LANGUAGE: merchant language (default en).
+ * PRINTER_QUEUE_DIR (default ./data/print-queue), PRINTER_PREVIEW_DIR (default
+ * ./data/printer-preview), PRINTER_STATUS_INTERVAL_MS (default 10000; 0 turns polling off).
+ */
+export function printerConfigFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): PrinterConfig {
+  const paper = env.PRINTER_PAPER ?? '80';
+  if (paper !== '58' && paper !== '80') throw new Error(`PRINTER_PAPER must be 58 or 80, got ${JSON.stringify(paper)}`);
+  const statusIntervalMs = Number(env.PRINTER_STATUS_INTERVAL_MS ?? 10_000);
+  if (!Number.isInteger(statusIntervalMs) || statusIntervalMs < 0 || statusIntervalMs > 3_600_000) throw new Error('PRINTER_STATUS_INTERVAL_MS must be 0 to 3600000');
+  return {
+    target: parsePrinterTarget(env.PRINTER ?? 'virtual'),
+    paperWidth: paper === '58' ? 58 : 80,
+    language: env.PRINTER_LANGUAGE ?? 'en',
+    queueDirectory: env.PRINTER_QUEUE_DIR ?? join(cwd, 'data', 'print-queue'),
+    previewDirectory: env.PRINTER_PREVIEW_DIR ?? join(cwd, 'data', 'printer-preview'),
+    statusIntervalMs,
+  };
+}
+
+export function parsePrinterTarget(value: string): PrinterTarget {
+  const text = value.trim();
+  if (text === 'virtual') return { kind: 'virtual' };
+  const tcp = /^tcp:(\[[0-9a-fA-F:.]+\]|[^:\s]+)(?::(\d{1,5}))?$/.exec(text);
+  if (tcp) {
+    const port = tcp[2] === undefined ? 9100 : Number(tcp[2]);
+    if (port < 1 || port > 65_535) throw new Error(`Printer port out of range in ${JSON.stringify(value)}`);
+    return { kind: 'tcp', host: (tcp[1] ?? '').replace(/^\[|\]$/g, ''), port };
+  }
+  const serial = /^serial:([^@\s]+)(?:@(\d{3,7}))?$/.exec(text);
+  if (serial) return { kind: 'serial', path: serial[1] ?? '', baudRate: serial[2] === undefined ? 9600 : Number(serial[2]) };
+  const usb = /^usb:(\S+)$/.exec(text);
+  if (usb) return { kind: 'usb', path: usb[1] ?? '' };
+  throw new Error(`PRINTER must be virtual, tcp:HOST[:PORT], serial:PATH[@BAUD] or usb:PATH; got ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,114 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { COLUMNS, validateReceiptDocument } from './document.ts';
+import type { ReceiptDocument, TextBlock } from './document.ts';
+import { encodeReceipt } from './escpos.ts';
+import { layoutReceipt } from './layouts.ts';
+import type { ReceiptInput } from './layouts.ts';
+import { SAMPLE_MERCHANT, SAMPLE_RECEIPTS, sampleSettings } from './samples.ts';
+import { VirtualPrinter } from './virtual-printer.ts';
+
+const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/hardware/', import.meta.url));
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const KINDS = Object.keys(SAMPLE_RECEIPTS) as Array<ReceiptInput['kind']>;
+
+function texts(document: ReceiptDocument): string[] {
+  return document.blocks.filter((block): block is TextBlock => block.kind === 'text').map((block) => block.text);
+}
+
+function sample(kind: ReceiptInput['kind'], paperWidth: 58 | 80 = 80): ReceiptDocument {
+  return layoutReceipt(SAMPLE_MERCHANT, sampleSettings(paperWidth), SAMPLE_RECEIPTS[kind]);
+}
+
+describe('receipt layouts', () => {
+  for (const paperWidth of [58, 80] as const) {
+    it(`fit every line of all six receipts on ${paperWidth} mm paper`, () => {
+      for (const kind of KINDS) {
+        const document = sample(kind, paperWidth);
+        // The model survives JSON (the bridge and the queue carry it) and passes validation.
+        assert.deepEqual(validateReceiptDocument(JSON.parse(JSON.stringify(document))), document);
+        for (const block of document.blocks) {
+          if (block.kind === 'text') assert.ok(Array.from(block.text).length <= COLUMNS[paperWidth] / (block.size ?? 1), `${kind}: ${block.text}`);
+        }
+        assert.ok(encodeReceipt(document).length > 200, kind);
+      }
+    });
+  }
+
+  it('formats amounts from minor units per currency', () => {
+    const pos = texts(sample('pos-payment'));
+    assert.ok(pos.some((line) => line.includes('PAID NGN 12,500.00')), pos.join('\n'));
+    const xof = layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(58), language: 'fr-SN' }, { ...(SAMPLE_RECEIPTS['pos-payment'] as Extract<ReceiptInput, { kind: 'pos-payment' }>), amountMinor: 5000, currency: 'XOF' });
+    assert.ok(texts(xof).some((line) => line.includes('XOF 5,000') && !line.includes('5,000.')), texts(xof).join('\n'));
+  });
+
+  it('adds up a store sale, pays it, gives change and opens the drawer for cash', () => {
+    const document = sample('store-sale');
+    const lines = texts(document);
+    assert.ok(lines.some((line) => /^Subtotal +17,600\.00$/.test(line)), lines.join('\n'));
+    assert.ok(lines.some((line) => /^Discount +-500\.00$/.test(line)));
+    assert.ok(lines.some((line) => line.includes('TOTAL NGN 17,100.00')));
+    assert.ok(lines.some((line) => /^Change +900\.00$/.test(line)));
+    assert.ok(lines.includes('  ref gc_7f3a9b2c1d'), 'indentation is kept');
+    assert.equal(document.openCashDrawer, true);
+    assert.ok(document.blocks.some((block) => block.kind === 'barcode' && block.data === 'R-000123'));
+  });
+
+  it('puts the gift card code in a QR code and in words', () => {
+    const document = sample('gift-card-sale', 58);
+    const code = (SAMPLE_RECEIPTS['gift-card-sale'] as Extract<ReceiptInput, { kind: 'gift-card-sale' }>).code;
+    assert.ok(document.blocks.some((block) => block.kind === 'qr' && block.data === code));
+    assert.ok(texts(document).join('').replace(/\s/g, '').includes(code));
+  });
+
+  it('marks an offline payment OFFLINE - PENDING SYNC, inverted, at the top and bottom', () => {
+    for (const paperWidth of [58, 80] as const) {
+      const marks = sample('offline-payment', paperWidth).blocks.filter((block) => block.kind === 'text' && block.text === 'OFFLINE - PENDING SYNC');
+      assert.equal(marks.length, 2);
+      assert.ok(marks.every((block) => block.kind === 'text' && block.invert === true && block.bold === true));
+      // Double size where it fits (80 mm: 24 columns at double width).
+      assert.ok(marks.every((block) => block.kind === 'text' && (block.size ?? 1) === (paperWidth === 80 ? 2 : 1)));
+    }
+  });
+
+  it('shows refunds negative and the end-of-day totals per method, offline count and sync state', () => {
+    assert.ok(texts(sample('refund')).some((line) => line.includes('REFUND NGN -1,200.00')));
+    const report = texts(sample('end-of-day'));
+    assert.ok(report.some((line) => /^Cash \(42\) +184,500\.00$/.test(line)), report.join('\n'));
+    assert.ok(report.some((line) => /^Tap \(NFC\) \(57\) +312,750\.00$/.test(line)));
+    assert.ok(report.some((line) => /^Gross \(115\) +611,750\.00$/.test(line)));
+    assert.ok(report.some((line) => line.includes('NET NGN 609,350.00')));
+    assert.ok(report.some((line) => /^Taken offline \(3\) +10,500\.00$/.test(line)));
+    assert.ok(report.some((line) => /^State +Sync pending$/.test(line)));
+  });
+});
+
+describe('virtual printer previews of the six layouts', () => {
+  rmSync(ARTIFACTS, { recursive: true, force: true });
+  for (const kind of KINDS) {
+    for (const paperWidth of [58, 80] as const) {
+      it(`renders ${kind} at ${paperWidth} mm as SVG and PNG in test-artifacts/hardware`, async () => {
+        const printer = new VirtualPrinter({ previewDirectory: ARTIFACTS });
+        const document = sample(kind, paperWidth);
+        const result = await printer.print(document, { jobId: `${kind}-${paperWidth}`, label: `${kind}-${paperWidth}mm` });
+        assert.equal(result.state, 'printed');
+        const job = printer.jobs[0];
+        assert.ok(job);
+        assert.deepEqual(Buffer.from(job.bytes), Buffer.from(encodeReceipt(document)));
+        assert.deepEqual(readFileSync(job.files.bin ?? ''), Buffer.from(job.bytes));
+        const svg = readFileSync(job.files.svg ?? '', 'utf8');
+        assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="\d+"/);
+        assert.ok(svg.includes('>Mama</text>'), 'merchant name is drawn');
+        if (document.blocks.some((block) => block.kind === 'qr')) assert.ok(svg.includes('data-kind="qr"'));
+        if (document.blocks.some((block) => block.kind === 'barcode')) assert.ok(svg.includes('data-kind="barcode"'));
+        assert.equal(job.files.pngUnavailable, undefined, `PNG preview needs rsvg-convert (apt install librsvg2-bin): ${job.files.pngUnavailable}`);
+        const png = readFileSync(job.files.png ?? '');
+        assert.deepEqual(png.subarray(0, 8), PNG_SIGNATURE);
+        // IHDR width: paper width at 8 dots per mm plus the 24-dot border on both sides.
+        assert.equal(png.readUInt32BE(16), paperWidth * 8 + 48);
+      });
+    }
+  }
+});

@@ -1,0 +1,137 @@
+import { describe, it, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeNetworkPrinter } from '../testing/fake-network-printer.ts';
+import { ManualClock } from '../testing/manual-clock.ts';
+import { encodeReceipt } from './escpos.ts';
+import { layoutReceipt } from './layouts.ts';
+import { DurablePrintQueue } from './print-queue.ts';
+import { QueuedReceiptPrinter } from './queued-printer.ts';
+import { SAMPLE_MERCHANT, SAMPLE_RECEIPTS, sampleSettings } from './samples.ts';
+import { TcpTransport } from './transports/tcp.ts';
+import type { JobEvent, PrinterStatus } from './types.ts';
+
+const saleDocument = layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), SAMPLE_RECEIPTS['store-sale']);
+const refundDocument = layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), SAMPLE_RECEIPTS.refund);
+
+function printedEvents(printer: QueuedReceiptPrinter, count: number): Promise<JobEvent[]> {
+  const events: JobEvent[] = [];
+  return new Promise((resolve) => {
+    printer.on('job', (event) => {
+      if (event.state !== 'printed') return;
+      events.push(event);
+      if (events.length === count) resolve(events);
+    });
+  });
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function setup(confirm: 'status' | 'drain' | 'auto') {
+  const device = new FakeNetworkPrinter();
+  await device.listen();
+  const clock = new ManualClock();
+  const directory = mkdtempSync(join(tmpdir(), 'tapline-print-'));
+  const queue = new DurablePrintQueue({ directory });
+  const transport = new TcpTransport({ host: '127.0.0.1', port: device.port, confirm, connectTimeoutMs: 1000, statusTimeoutMs: 300, sendTimeoutMs: 5000 });
+  const printer = new QueuedReceiptPrinter({ transport, queue, clock, retryInitialDelayMs: 2000, retryMaxDelayMs: 60_000 });
+  cleanups.push(async () => {
+    await printer.close();
+    await device.goOffline();
+  });
+  return { device, clock, directory, queue, printer };
+}
+
+describe('QueuedReceiptPrinter over TCP 9100 (127.0.0.1)', () => {
+  it('prints a job exactly once when the printer drops it halfway, goes offline and comes back', async () => {
+    const { device, clock, directory, queue, printer } = await setup('status');
+    const saleBytes = encodeReceipt(saleDocument);
+    const refundBytes = encodeReceipt(refundDocument);
+    device.dropNextJobAfterBytes = 100;
+
+    const first = await printer.print(saleDocument, { jobId: 'sale-R-000123' });
+    assert.equal(first.state, 'queued');
+    assert.match(first.error ?? '', /closed the connection|ECONNRESET|did not confirm/);
+    assert.equal(printer.status().state, 'offline');
+    assert.match(printer.status().problem ?? '', /kept and will print/);
+    assert.equal(device.timesReceived(saleBytes), 0, 'only part of the job reached the printer');
+    assert.equal(device.connections.length, 1);
+
+    // While the printer is down the next receipt is queued behind the first, not lost.
+    const second = await printer.print(refundDocument, { jobId: 'refund-RF-000007' });
+    assert.deepEqual(second, { jobId: 'refund-RF-000007', state: 'queued', error: first.error });
+    assert.equal(new DurablePrintQueue({ directory }).size, 2, 'both jobs are on disk');
+
+    await device.listen();
+    const printed = printedEvents(printer, 2);
+    clock.advance(2000);
+    const events = await printed;
+    await device.idle();
+
+    assert.deepEqual(events.map((event) => event.jobId), ['sale-R-000123', 'refund-RF-000007']);
+    assert.equal(events[0]?.attempts, 2);
+    assert.equal(device.timesReceived(saleBytes), 1);
+    assert.equal(device.timesReceived(refundBytes), 1);
+    assert.equal(queue.size, 0);
+    assert.equal(printer.status().state, 'idle');
+
+    // Printing the same job id again (a double click, a replayed request) prints nothing.
+    const connectionsBefore = device.connections.length;
+    assert.deepEqual(await printer.print(saleDocument, { jobId: 'sale-R-000123' }), { jobId: 'sale-R-000123', state: 'printed' });
+    await device.idle();
+    assert.equal(device.connections.length, connectionsBefore);
+    assert.equal(new DurablePrintQueue({ directory }).size, 0);
+  });
+
+  it('delivers the exact encoder bytes and, without status support, confirms by a clean close', async () => {
+    const { device, printer } = await setup('auto');
+    device.statusAnswers = null;
+    const result = await printer.print(saleDocument, { jobId: 'sale-1' });
+    assert.deepEqual(result, { jobId: 'sale-1', state: 'printed' });
+    await device.idle();
+    const jobConnections = device.connections.filter((data) => data[0] === 0x1b);
+    assert.equal(jobConnections.length, 1);
+    assert.ok(jobConnections[0]?.equals(Buffer.from(encodeReceipt(saleDocument))), 'no status request appended to the job');
+  });
+
+  it('reads paper-out and cover-open from DLE EOT and emits them as status', async () => {
+    const { device, printer } = await setup('status');
+    const statuses: PrinterStatus[] = [];
+    printer.on('status', (status) => statuses.push(status));
+    device.statusAnswers = { 1: 0x1a, 2: 0x36, 4: 0x7e };
+    const status = await printer.refreshStatus();
+    assert.equal(status.online, false);
+    assert.equal(status.coverOpen, true);
+    assert.equal(status.paperOut, true);
+    assert.equal(status.paperNearEnd, true);
+    assert.equal(status.problem, 'Printer cover is open');
+    assert.match(status.checkedAt ?? '', /^2026-01-15T09:30:00/);
+    assert.deepEqual(statuses.at(-1), status);
+
+    device.statusAnswers = { 1: 0x12, 2: 0x12, 4: 0x12 };
+    const fine = await printer.refreshStatus();
+    assert.deepEqual([fine.online, fine.coverOpen, fine.paperOut, fine.problem], [true, false, false, undefined]);
+  });
+
+  it('keeps retrying with capped back-off and prints after a restart from the journal', async () => {
+    const { device, clock, directory, printer } = await setup('status');
+    await device.goOffline();
+    const result = await printer.print(saleDocument, { jobId: 'sale-9' });
+    assert.equal(result.state, 'queued');
+    await printer.close();
+
+    // The terminal restarts; the new printer finds the job in the journal and prints it.
+    await device.listen();
+    const transport = new TcpTransport({ host: '127.0.0.1', port: device.port, confirm: 'status', statusTimeoutMs: 300 });
+    const restarted = new QueuedReceiptPrinter({ transport, queue: new DurablePrintQueue({ directory }), clock });
+    cleanups.push(() => restarted.close());
+    await printedEvents(restarted, 1);
+    await device.idle();
+    assert.equal(device.timesReceived(encodeReceipt(saleDocument)), 1);
+  });
+});

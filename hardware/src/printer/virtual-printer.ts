@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ReceiptDocument } from './document.ts';
+import { encodeDrawerPulse, encodeReceipt } from './escpos.ts';
+import type { EscPosOptions } from './escpos.ts';
+import { svgToPng } from './preview-png.ts';
+import { renderReceiptSvg } from './preview-svg.ts';
+import { UNKNOWN_CONDITION } from './status.ts';
+import type { PrintOptions, PrintResult, PrinterStatus, ReceiptPrinter, ReceiptPrinterEvents } from './types.ts';
+
+export interface VirtualPrintJob {
+  jobId: string;
+  label?: string;
+  document: ReceiptDocument;
+  /** Exactly the bytes a real printer would have received. */
+  bytes: Uint8Array;
+  svg: string;
+  /** Files written for a person to look at, when a preview directory is set. */
+  files: { bin?: string; svg?: string; png?: string; pngUnavailable?: string };
+}
+
+export interface VirtualPrinterOptions {
+  /** Where to write <job>.svg, <job>.png and <job>.bin; nothing is written without it. */
+  previewDirectory?: string;
+  /** Also rasterise to PNG (needs rsvg-convert). Default true. */
+  png?: boolean;
+  escpos?: EscPosOptions;
+  /** Jobs kept in memory, newest last. */
+  keepJobs?: number;
+}
+
+/**
+ * A printer that keeps what it is sent and draws it. Used by `npm start` without a printer, by
+ * the CLI's print-test and by tests; the preview is drawn from the same content model the
+ * ESC/POS bytes come from.
+ */
+export class VirtualPrinter extends EventEmitter<ReceiptPrinterEvents> implements ReceiptPrinter {
+  readonly name = 'virtual';
+  readonly jobs: VirtualPrintJob[] = [];
+  readonly #options: VirtualPrinterOptions;
+  readonly #printedIds = new Set<string>();
+  drawerPulses = 0;
+
+  constructor(options: VirtualPrinterOptions = {}) {
+    super();
+    this.#options = options;
+  }
+
+  async print(document: ReceiptDocument, options: PrintOptions = {}): Promise<PrintResult> {
+    const jobId = options.jobId ?? randomUUID();
+    if (this.#printedIds.has(jobId)) return { jobId, state: 'printed' };
+    const bytes = encodeReceipt(document, this.#options.escpos);
+    const svg = renderReceiptSvg(document, this.#options.escpos);
+    const job: VirtualPrintJob = { jobId, document, bytes, svg, files: {}, ...(options.label === undefined ? {} : { label: options.label }) };
+    if (this.#options.previewDirectory !== undefined) await this.#writePreview(job, this.#options.previewDirectory);
+    this.#printedIds.add(jobId);
+    this.jobs.push(job);
+    const keep = this.#options.keepJobs ?? 50;
+    while (this.jobs.length > keep) this.jobs.shift();
+    if (document.openCashDrawer === true) this.drawerPulses += 1;
+    this.emit('job', { jobId, state: 'printed', attempts: 1 });
+    return { jobId, state: 'printed' };
+  }
+
+  async openCashDrawer(): Promise<void> {
+    encodeDrawerPulse();
+    this.drawerPulses += 1;
+  }
+
+  status(): PrinterStatus {
+    return { printer: this.name, state: 'idle', queuedJobs: 0, ...UNKNOWN_CONDITION, online: true, coverOpen: false, paperOut: false, paperNearEnd: false, error: false };
+  }
+
+  async refreshStatus(): Promise<PrinterStatus> {
+    return this.status();
+  }
+
+  async close(): Promise<void> {}
+
+  async #writePreview(job: VirtualPrintJob, directory: string): Promise<void> {
+    await mkdir(directory, { recursive: true });
+    const base = join(directory, safeFileName(job.label ?? job.jobId));
+    job.files.bin = `${base}.bin`;
+    job.files.svg = `${base}.svg`;
+    await writeFile(job.files.bin, job.bytes);
+    await writeFile(job.files.svg, job.svg);
+    if (this.#options.png === false) return;
+    const png = await svgToPng(job.svg);
+    if (png.ok) {
+      job.files.png = `${base}.png`;
+      await writeFile(job.files.png, png.png);
+    } else {
+      job.files.pngUnavailable = png.reason;
+    }
+  }
+}
+
+function safeFileName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'receipt';
+}
