@@ -1,5 +1,6 @@
 import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
 import { buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -17,6 +18,8 @@ export interface ApiResponse<T = Record<string, unknown>> {
 
 export interface TestServer {
   app: FastifyInstance;
+  /** The modules' context: db, config, clock (and the services later issues add). */
+  context: AppContext;
   db: Database;
   config: Config;
   baseUrl: string;
@@ -35,13 +38,28 @@ export function uniqueHandle(prefix = 'user'): string {
 }
 
 /** Inside a describe(): a server on a fresh database, listening on a free loopback port. */
-export function useTestServer(target: DatabaseTarget, options: { env?: Record<string, string>; rateLimitScale?: number } = {}): () => TestServer {
+export interface TestServerOptions {
+  /** Extra environment for loadConfig (LOG_LEVEL, limits...). */
+  env?: Record<string, string>;
+  rateLimitScale?: number;
+  /** The clock the modules read; inject a controllable one to test expiry without waiting. */
+  now?: () => Date;
+}
+
+export function useTestServer(target: DatabaseTarget, options: TestServerOptions = {}): () => TestServer {
   let server: TestServer | undefined;
   let dispose: (() => Promise<void>) | undefined;
   before(async () => {
     const opened = await target.open();
     const config = loadConfig({ ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', SANDBOX_FLOAT: '1000000', ...options.env });
-    const { app } = await buildApp({ config, db: opened.db, adminTokenHash: sha256Hex(TEST_ADMIN_TOKEN), logger: false, rateLimitScale: options.rateLimitScale ?? 1 });
+    const { app, context } = await buildApp({
+      config,
+      db: opened.db,
+      adminTokenHash: sha256Hex(TEST_ADMIN_TOKEN),
+      logger: false,
+      rateLimitScale: options.rateLimitScale ?? 1,
+      ...(options.now ? { now: options.now } : {}),
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -64,6 +82,7 @@ export function useTestServer(target: DatabaseTarget, options: { env?: Record<st
     };
     server = {
       app,
+      context,
       db: opened.db,
       config,
       baseUrl,
