@@ -21,7 +21,7 @@ const NONE: Credential = { state: 'none' };
  * its body is judged.
  */
 export function registerAuth(app: FastifyInstance, db: Database, isAdminToken: AdminTokenCheck): void {
-  app.decorateRequest('credential', NONE as never);
+  app.decorateRequest('credential', null as never);
   app.addHook('onRequest', async (request) => {
     request.credential = NONE;
     if (!request.url.startsWith('/api/')) return;
