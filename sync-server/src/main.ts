@@ -24,11 +24,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;
   const database = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
-  console.log(`Tapline sync server listening on ${url} (database: ${database}; public URL ${config.publicBaseUrl})`);
-  console.log(`API docs: ${url}/docs`);
   if (admin.generated) {
     console.log(`Admin token (shown once, stored hashed; set ADMIN_TOKEN to choose your own): admin.${admin.generated}`);
   }
+  console.log(`API docs: ${url}/docs`);
+  console.log(`Tapline sync server listening on ${url} (database: ${database}; public URL ${config.publicBaseUrl})`);
   let closing: Promise<void> | undefined;
   return {
     app,
