@@ -17,7 +17,7 @@ import {
   WalletRecord,
 } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
-import { PG_ERROR, pgErrorCode } from '../../db/database.ts';
+import { PG_ERROR, type Queryable, pgErrorCode } from '../../db/database.ts';
 import { type Mode, hashPin, newId } from '../../auth/secrets.ts';
 import { conflict, notFound } from '../../http/errors.ts';
 import { idempotentId } from '../../http/idempotency.ts';
@@ -43,6 +43,15 @@ function merchantRecord(row: MerchantRow) {
     rateLimitMultiplier: row.rate_limit_multiplier,
     createdAt: row.created_at.toISOString(),
   };
+}
+
+/** The identity fields every new wallet owner gives, normalised: handle, mode, country, currency. */
+function walletIdentity(body: { handle: string; mode?: Mode | undefined; country: string; currency: string }) {
+  return { handle: canonicalHandle(body.handle), mode: body.mode ?? 'test', country: supportedCountry(body.country), currency: supportedCurrency(body.currency) } as const;
+}
+
+async function assertHandleFree(db: Queryable, handle: string, mode: Mode): Promise<void> {
+  if ((await handleIsTaken(db, handle))[mode]) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken in ${mode} mode`);
 }
 
 function rethrowHandleTaken(error: unknown, handle: string): never {
@@ -144,16 +153,13 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     schema: { tags: ['admin'], summary: 'Create a customer wallet', body: CreateWalletBody, response: { 201: WalletRecord, ...errors } },
   }, async (request, reply) => {
     const body = request.body as Static<typeof CreateWalletBody>;
-    const handle = canonicalHandle(body.handle);
-    const mode = body.mode ?? 'test';
-    const country = supportedCountry(body.country);
-    const currency = supportedCurrency(body.currency);
+    const { handle, mode, country, currency } = walletIdentity(body);
     const destinations = (body.destinations ?? []).map((destination) => ({
       ...destination,
       country: supportedCountry(destination.country, 'destinations.country'),
       currency: supportedCurrency(destination.currency, 'destinations.currency'),
     }));
-    if ((await handleIsTaken(db, handle))[mode]) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken in ${mode} mode`);
+    await assertHandleFree(db, handle, mode);
     const pinHash = await hashPin(body.pin);
     const wallet = await db
       .transaction((tx) =>
@@ -208,11 +214,8 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     schema: { tags: ['admin'], summary: 'Create an agent with a wallet at its handle', body: CreateAgentBody, response: { 201: CreateAgentResponse, ...errors } },
   }, async (request, reply) => {
     const body = request.body as Static<typeof CreateAgentBody>;
-    const handle = canonicalHandle(body.handle);
-    const mode = body.mode ?? 'test';
-    const country = supportedCountry(body.country);
-    const currency = supportedCurrency(body.currency);
-    if ((await handleIsTaken(db, handle))[mode]) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken in ${mode} mode`);
+    const { handle, mode, country, currency } = walletIdentity(body);
+    await assertHandleFree(db, handle, mode);
     const agent = await db
       .transaction(async (tx) => {
         const wallet = await insertWallet(tx, { handle, mode, ownerType: 'agent', displayName: body.name.trim(), country, currency, pinHash: null });
