@@ -10,11 +10,21 @@ import { adminTokenChecker } from './auth/principal.ts';
 import { registerRateLimits } from './auth/rate-limit.ts';
 import { notFound, registerErrorHandling } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { EventDispatcher, scaledRetryDelays } from './events/dispatcher.ts';
+import { webhookRoutes } from './modules/webhooks/routes.ts';
+import { type MoneyServiceOptions, createMoneyServices } from './modules/payments/runtime.ts';
+import { moneyRoutes } from './modules/payments/register.ts';
 import { adminRoutes } from './modules/admin/routes.ts';
 import { agentRoutes } from './modules/agent/routes.ts';
 import { healthRoutes } from './modules/health/routes.ts';
 import { merchantRoutes } from './modules/merchant/routes.ts';
 import { walletRoutes } from './modules/wallet/routes.ts';
+import { wearableRoutes } from './modules/wearables/routes.ts';
+import { walletPayRoutes } from './modules/wearables/wallet-pay.ts';
+import { posRoutes } from './modules/pos/routes.ts';
+import { startPosSessionSweeper } from './modules/pos/service.ts';
+import { webRoutes } from './web/routes.ts';
+import { giftCardRoutes, startGiftCardJobs } from './modules/gift-cards/routes.ts';
 
 export interface BuildAppOptions {
   config: Config;
@@ -26,6 +36,16 @@ export interface BuildAppOptions {
   rateLimitScale?: number;
   /** Pino logger; false in tests. */
   logger?: boolean;
+  /**
+   * Start the background workers (event dispatcher, payment scheduler) when the app is ready;
+   * default true. Tests pass false and run them deterministically (context.events.runOnce()).
+   */
+  backgroundJobs?: boolean;
+  /** Live payout and bill adapters (none by default: live rails other than wallet answer 422). */
+  payoutProviders?: MoneyServiceOptions['payoutProviders'];
+  billerProviders?: MoneyServiceOptions['billerProviders'];
+  /** Replaces the configured FX rate provider (tests). */
+  fxProvider?: MoneyServiceOptions['fxProvider'];
 }
 
 const API_DESCRIPTION = `Tapline's sync server: payments, FX, bills, payment links, Pay Identity, tap wearables, POS
@@ -39,7 +59,25 @@ X-RateLimit-Reset (seconds until the window resets) on every /api answer, and Re
 /** Builds the application without listening: tests call app.inject(), main.ts listens. */
 export async function buildApp(options: BuildAppOptions): Promise<{ app: FastifyInstance; context: AppContext }> {
   const { config, db } = options;
-  const context: AppContext = { db, config, now: options.now ?? (() => new Date()) };
+  const now = options.now ?? (() => new Date());
+  const events = new EventDispatcher({
+    db,
+    now,
+    retryDelaysMs: scaledRetryDelays(config.webhookRetryScale),
+    timeoutMs: config.webhookTimeoutMs,
+    pollIntervalMs: config.webhookPollMs,
+    onError: (error) => app.log.error({ err: error }, 'event dispatcher run failed'),
+  });
+  const money = createMoneyServices({
+    config,
+    db,
+    now,
+    payoutProviders: options.payoutProviders,
+    billerProviders: options.billerProviders,
+    fxProvider: options.fxProvider,
+    onError: (scope, error) => app.log.error({ err: error }, `${scope} failed`),
+  });
+  const context: AppContext = { db, config, now, events, ...money };
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,
@@ -73,8 +111,23 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes]) {
+  for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, webRoutes]) {
     await routes(app, context);
   }
+  // POS sessions past their 90 seconds are expired by this sweeper (and by every read that meets one).
+  if (options.backgroundJobs !== false) startPosSessionSweeper(app, context, config.posSweepIntervalMs);
+  // Scheduled gift-card delivery and expiry: the card rows are the jobs (tests call giftCardJobs(context).runOnce()).
+  if (options.backgroundJobs !== false) startGiftCardJobs(app, context);
+  // Background workers run while the app is up; onClose waits for their work in flight.
+  if (options.backgroundJobs !== false) {
+    app.addHook('onReady', async () => {
+      context.events.start();
+      context.payments.start();
+      context.fx.start();
+    });
+  }
+  app.addHook('onClose', async () => {
+    await Promise.all([context.events.stop(), context.payments.stop(), context.fx.stop()]);
+  });
   return { app, context };
 }

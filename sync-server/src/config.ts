@@ -21,6 +21,92 @@ export interface Config {
   sessionTtlSeconds: number;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
+  /** How often the POS sweeper expires pending sessions past their 90 seconds (real time); 0 disables it. */
+  posSweepIntervalMs: number;
+  /** Sandbox payments: time between automatic steps (pending -> processing -> completed). */
+  sandboxStepMs: number;
+  /** How often the payment scheduler looks for due steps (real time). */
+  schedulerPollMs: number;
+  /** Multiplies the webhook retry schedule (1 min, 5 min, 30 min, 2 h, 24 h); tests use tiny values. */
+  webhookRetryScale: number;
+  /** A receiver must answer 2xx within this many milliseconds (spec: 10 seconds). */
+  webhookTimeoutMs: number;
+  /** How often the event dispatcher looks for due deliveries (real time). */
+  webhookPollMs: number;
+  /** Live FX source in the @fawazahmed0/currency-api JSON format; unset: the pinned embedded table. */
+  fxSourceUrl: string | undefined;
+  /** How often the FX rate table is refreshed (spec: every 5 minutes). */
+  fxRefreshMs: number;
+  /** The spread taken from the mid-market rate on merchant quotes and payments, in percent. */
+  fxSpreadPercent: string;
+  /** Fee per rail in percent of the amount (and `bills` for bill payments), rounded up to the minor unit. */
+  feePercentByRail: Record<string, string>;
+  /** How often the gift-card worker delivers due scheduled cards and expires cards (real time); 0 disables it. */
+  giftCardJobIntervalMs: number;
+  /** Unknown codes one IP may ask GET /api/gift-cards/verify about per window before it gets 429. */
+  giftCardVerifyMissesMax: number;
+  /** The window of that count, in seconds. */
+  giftCardVerifyMissWindowSeconds: number;
+}
+
+/** Default fee schedule, percent of the amount; PAYMENT_FEES overrides entries (JSON). */
+export const DEFAULT_FEE_PERCENT: Readonly<Record<string, string>> = {
+  mobile_money: '1.5',
+  bank_transfer: '1',
+  wallet: '0.5',
+  payment_link: '1.5',
+  qr: '1',
+  offline_qr: '1',
+  card: '2.9',
+  cash_pickup: '2.5',
+  bills: '0',
+};
+
+const PERCENT = /^(?:100(?:\.0{1,4})?|\d{1,2}(?:\.\d{1,4})?)$/;
+
+function percent(env: NodeJS.ProcessEnv, name: string, fallback: string, max: number, problems: string[]): string {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!PERCENT.test(raw) || Number(raw) > max) {
+    problems.push(`${name} must be a percentage from 0 to ${max} with at most 4 decimals, got ${JSON.stringify(raw)}`);
+    return fallback;
+  }
+  return raw;
+}
+
+function feeSchedule(env: NodeJS.ProcessEnv, problems: string[]): Record<string, string> {
+  const schedule: Record<string, string> = { ...DEFAULT_FEE_PERCENT };
+  const raw = env.PAYMENT_FEES?.trim();
+  if (!raw) return schedule;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    problems.push('PAYMENT_FEES must be JSON such as {"mobile_money": 1.5, "bank_transfer": "0.8"}');
+    return schedule;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    problems.push('PAYMENT_FEES must be a JSON object of rail -> percent');
+    return schedule;
+  }
+  for (const [rail, value] of Object.entries(parsed)) {
+    const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+    if (!(rail in DEFAULT_FEE_PERCENT)) problems.push(`PAYMENT_FEES: unknown rail ${JSON.stringify(rail)} (known: ${Object.keys(DEFAULT_FEE_PERCENT).join(', ')})`);
+    else if (!PERCENT.test(text) || Number(text) > 50) problems.push(`PAYMENT_FEES.${rail} must be a percentage from 0 to 50 with at most 4 decimals`);
+    else schedule[rail] = text;
+  }
+  return schedule;
+}
+
+function decimalNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    problems.push(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+    return fallback;
+  }
+  return value;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +165,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rateLimitStore = (env.RATE_LIMIT_STORE?.trim() || 'memory') as Config['rateLimitStore'];
   if (rateLimitStore !== 'memory' && rateLimitStore !== 'postgres') problems.push('RATE_LIMIT_STORE must be memory or postgres');
 
+  let fxSourceUrl = env.FX_SOURCE_URL?.trim() || undefined;
+  if (fxSourceUrl) {
+    try {
+      const url = new URL(fxSourceUrl);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    } catch {
+      problems.push(`FX_SOURCE_URL must be an http(s) URL of a USD rate table (currency-api format), got ${JSON.stringify(fxSourceUrl)}`);
+      fxSourceUrl = undefined;
+    }
+  }
+
   const config: Config = {
     port,
     host,
@@ -91,6 +188,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxFloat: integer(env, 'SANDBOX_FLOAT', 1_000_000, 0, 1_000_000_000, problems),
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 12 * 3600, 60, 30 * 24 * 3600, problems),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024, problems),
+    posSweepIntervalMs: integer(env, 'POS_SWEEP_INTERVAL_MS', 5_000, 0, 3_600_000, problems),
+    sandboxStepMs: integer(env, 'SANDBOX_STEP_MS', 1500, 0, 3_600_000, problems),
+    schedulerPollMs: integer(env, 'SCHEDULER_POLL_MS', 250, 10, 60_000, problems),
+    webhookRetryScale: decimalNumber(env, 'WEBHOOK_RETRY_SCALE', 1, 0, 1000, problems),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000, problems),
+    webhookPollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000, problems),
+    fxSourceUrl,
+    fxRefreshMs: integer(env, 'FX_REFRESH_MS', 5 * 60_000, 1000, 24 * 3600_000, problems),
+    fxSpreadPercent: percent(env, 'FX_SPREAD_PCT', '1', 20, problems),
+    feePercentByRail: feeSchedule(env, problems),
+    giftCardJobIntervalMs: integer(env, 'GIFT_CARD_JOB_INTERVAL_MS', 10_000, 0, 3_600_000, problems),
+    giftCardVerifyMissesMax: integer(env, 'GIFT_CARD_VERIFY_MISSES_MAX', 300, 1, 1_000_000, problems),
+    giftCardVerifyMissWindowSeconds: integer(env, 'GIFT_CARD_VERIFY_MISS_WINDOW_SECONDS', 3600, 1, 86_400, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

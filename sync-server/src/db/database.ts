@@ -19,6 +19,14 @@ export interface Queryable {
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /**
+   * Runs one statement in its own transaction whose commit does not wait for the WAL flush
+   * (synchronous_commit off). Only for rows that are either needed solely together with a later
+   * synchronous commit of the same request (WAL is flushed in order, so that commit makes them
+   * durable too) or are safe to lose in a crash. Idempotency-Key records use it. Databases
+   * without the distinction run it as query().
+   */
+  queryRelaxed?<Row = Record<string, unknown>>(sql: string, params?: readonly SqlParam[], options?: QueryOptions): Promise<Row[]>;
+  /**
    * Runs `work` in one database transaction (READ COMMITTED). Never await network calls inside:
    * PGlite has one connection, so an open transaction holds up every other request.
    */

@@ -31,7 +31,7 @@ export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   readonly pool: pg.Pool;
 
-  constructor(options: PostgresOptions) {
+  constructor(private readonly options: PostgresOptions) {
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolSize ?? 10,
@@ -44,6 +44,24 @@ export class PostgresDatabase implements Database {
 
   async query<Row>(sql: string, params: readonly SqlParam[] = [], options?: QueryOptions): Promise<Row[]> {
     const result = await this.pool.query(statement(sql, params, options));
+    return result.rows as Row[];
+  }
+
+  /** A few connections with synchronous_commit off, opened on first use (see Database.queryRelaxed). */
+  private relaxedPool: pg.Pool | undefined;
+
+  async queryRelaxed<Row>(sql: string, params: readonly SqlParam[] = [], options?: QueryOptions): Promise<Row[]> {
+    if (!this.relaxedPool) {
+      this.relaxedPool = new pg.Pool({
+        connectionString: this.options.connectionString,
+        max: Math.max(2, Math.ceil((this.options.poolSize ?? 10) / 2)),
+        types: typeParsers,
+        idleTimeoutMillis: 30_000,
+        options: '-c synchronous_commit=off',
+      });
+      this.relaxedPool.on('error', () => undefined);
+    }
+    const result = await this.relaxedPool.query(statement(sql, params, options));
     return result.rows as Row[];
   }
 
@@ -78,6 +96,6 @@ export class PostgresDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.relaxedPool?.end()]);
   }
 }

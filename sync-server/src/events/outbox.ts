@@ -22,7 +22,7 @@ export interface NewEvent {
    */
   targets?: EventTarget[];
   includeWebhook?: boolean;
-  /** Event time; defaults to now. */
+  /** Event time and first delivery due time; defaults to the real clock. Pass context.now(). */
   at?: Date;
 }
 
@@ -33,8 +33,11 @@ export interface NewEvent {
  */
 export async function enqueueEvent(tx: Queryable, event: NewEvent): Promise<{ id: string; body: string }> {
   const id = newId('evt');
-  const body = JSON.stringify({ id, event: event.type, ...event.data, timestamp: (event.at ?? new Date()).toISOString() });
-  await tx.query('INSERT INTO events (id, merchant_id, mode, type, body) VALUES ($1, $2, $3, $4, $5)', [id, event.merchantId, event.mode, event.type, body]);
+  // The event time is also when its first delivery is due: pass `at` from the app's clock
+  // (context.now()) so an injected test clock and the dispatcher agree.
+  const at = event.at ?? new Date();
+  const body = JSON.stringify({ id, event: event.type, ...event.data, timestamp: at.toISOString() });
+  await tx.query('INSERT INTO events (id, merchant_id, mode, type, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [id, event.merchantId, event.mode, event.type, body, at]);
   const targets: EventTarget[] = [...(event.targets ?? [])];
   if (event.includeWebhook !== false) {
     const [merchant] = await tx.query<{ webhook_url: string | null }>('SELECT webhook_url FROM merchants WHERE id = $1', [event.merchantId]);
@@ -42,9 +45,52 @@ export async function enqueueEvent(tx: Queryable, event: NewEvent): Promise<{ id
   }
   for (const target of targets) {
     await tx.query(
-      `INSERT INTO event_deliveries (id, event_id, merchant_id, mode, url, signature_format, state) VALUES ($1, $2, $3, $4, $5, $6, 'pending')`,
-      [newId('whd'), id, event.merchantId, event.mode, target.url, target.signatureFormat],
+      `INSERT INTO event_deliveries (id, event_id, merchant_id, mode, url, signature_format, state, next_attempt_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7, $7)`,
+      [newId('whd'), id, event.merchantId, event.mode, target.url, target.signatureFormat, at],
     );
   }
   return { id, body };
+}
+
+/**
+ * enqueueEvent for many events at once, in three statements whatever their number: the merchants'
+ * webhook URLs, the events, the deliveries. For batch state changes (the payment scheduler).
+ */
+export async function enqueueEvents(tx: Queryable, events: readonly NewEvent[]): Promise<{ id: string; body: string }[]> {
+  if (events.length === 0) return [];
+  const rendered = events.map((event) => {
+    const id = newId('evt');
+    const at = event.at ?? new Date();
+    return { id, at, event, body: JSON.stringify({ id, event: event.type, ...event.data, timestamp: at.toISOString() }) };
+  });
+  const merchantIds = [...new Set(events.filter((event) => event.includeWebhook !== false).map((event) => event.merchantId))];
+  const webhooks = new Map<string, string>();
+  if (merchantIds.length > 0) {
+    const rows = await tx.query<{ id: string; webhook_url: string | null }>('SELECT id, webhook_url FROM merchants WHERE id = ANY ($1::text[])', [merchantIds]);
+    for (const row of rows) if (row.webhook_url) webhooks.set(row.id, row.webhook_url);
+  }
+  await tx.query(
+    `INSERT INTO events (id, merchant_id, mode, type, body, created_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])`,
+    [rendered.map((r) => r.id), rendered.map((r) => r.event.merchantId), rendered.map((r) => r.event.mode), rendered.map((r) => r.event.type), rendered.map((r) => r.body), rendered.map((r) => r.at.toISOString())],
+  );
+  const deliveries: { id: string; eventId: string; merchantId: string; mode: string; url: string; format: string; at: string }[] = [];
+  for (const r of rendered) {
+    const targets: EventTarget[] = [...(r.event.targets ?? [])];
+    const webhook = r.event.includeWebhook !== false ? webhooks.get(r.event.merchantId) : undefined;
+    if (webhook) targets.push({ url: webhook, signatureFormat: 'hex' });
+    for (const target of targets) {
+      deliveries.push({ id: newId('whd'), eventId: r.id, merchantId: r.event.merchantId, mode: r.event.mode, url: target.url, format: target.signatureFormat, at: r.at.toISOString() });
+    }
+  }
+  if (deliveries.length > 0) {
+    await tx.query(
+      `INSERT INTO event_deliveries (id, event_id, merchant_id, mode, url, signature_format, state, next_attempt_at, created_at, updated_at)
+       SELECT d.id, d.event_id, d.merchant_id, d.mode, d.url, d.format, 'pending', d.at, d.at, d.at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[]) AS d (id, event_id, merchant_id, mode, url, format, at)`,
+      [deliveries.map((d) => d.id), deliveries.map((d) => d.eventId), deliveries.map((d) => d.merchantId), deliveries.map((d) => d.mode), deliveries.map((d) => d.url), deliveries.map((d) => d.format), deliveries.map((d) => d.at)],
+    );
+  }
+  return rendered.map((r) => ({ id: r.id, body: r.body }));
 }

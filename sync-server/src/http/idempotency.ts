@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Database } from '../db/database.ts';
+import type { Database, QueryOptions, SqlParam } from '../db/database.ts';
 import type { Principal } from '../auth/principal.ts';
 import { badRequest, conflict, unprocessable } from './errors.ts';
 
@@ -10,8 +10,8 @@ declare module 'fastify' {
     idempotency?: 'required' | 'optional';
   }
   interface FastifyRequest {
-    /** The Idempotency-Key this request runs under, once claimed. */
-    idempotency: { scope: string; key: string } | null;
+    /** The Idempotency-Key this request runs under, once claimed, with the seed of its derived ids. */
+    idempotency: { scope: string; key: string; seed: string } | null;
   }
 }
 
@@ -53,10 +53,16 @@ function requestHash(request: FastifyRequest): string {
     .digest('hex');
 }
 
-/** A deterministic id derived from the idempotency key, for ledger transfers a retry must not repeat. */
+/**
+ * A deterministic id derived from the idempotency claim, for payments and ledger transfers a retry
+ * must not repeat. It depends on the claim's seed: a re-run of an abandoned claim (a crash) keeps
+ * the seed and so derives the same id (the ledger answers `exists`, nothing is charged twice),
+ * while the same key reused for a new request after its 24 hours gets a new seed and new ids.
+ */
 export function idempotentId(request: FastifyRequest, purpose: string): string | undefined {
   if (!request.idempotency) return undefined;
-  return `${purpose}:${createHash('sha256').update(`${request.idempotency.scope}\n${request.idempotency.key}`).digest('hex').slice(0, 40)}`;
+  const { scope, key, seed } = request.idempotency;
+  return `${purpose}:${createHash('sha256').update(`${scope}\n${key}\n${seed}`).digest('hex').slice(0, 40)}`;
 }
 
 /**
@@ -66,6 +72,8 @@ export function idempotentId(request: FastifyRequest, purpose: string): string |
  */
 export function registerIdempotency(app: FastifyInstance, db: Database): void {
   app.decorateRequest('idempotency', null);
+  const relaxed = <Row>(sql: string, params: readonly SqlParam[], options?: QueryOptions) =>
+    db.queryRelaxed ? db.queryRelaxed<Row>(sql, params, options) : db.query<Row>(sql, params, options);
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const mode = request.routeOptions.config.idempotency;
@@ -80,18 +88,26 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
     const scope = scopeOf(request.credential.state === 'valid' ? request.credential.principal : undefined);
     const hash = requestHash(request);
 
-    const claimed = await db.query(
-      `INSERT INTO idempotency_keys (scope, key, request_hash, state) VALUES ($1, $2, $3, 'in_progress')
+    // One statement claims the key: concurrent duplicates queue on the row and all but the
+    // first find it taken. A key past its 24 hours starts afresh with a new seed; an abandoned
+    // claim of the same request (its process died) is re-run with the seed it had.
+    // Relaxed commit (no WAL flush wait): a claim matters only once the request's own
+    // synchronous commit (the payment) is durable, and that commit flushes the WAL before it.
+    const claimed = await relaxed<{ seed: string }>(
+      `INSERT INTO idempotency_keys AS k (scope, key, request_hash, state, seed) VALUES ($1, $2, $3, 'in_progress', $6)
        ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'in_progress', created_at = now(),
-         response_status = NULL, response_body = NULL, completed_at = NULL
-       WHERE idempotency_keys.created_at < now() - make_interval(hours => $4)
-          OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.request_hash = EXCLUDED.request_hash
-              AND idempotency_keys.created_at < now() - make_interval(secs => $5))
-       RETURNING key`,
-      [scope, key, hash, IDEMPOTENCY_TTL_HOURS, ABANDONED_AFTER_SECONDS],
+         response_status = NULL, response_body = NULL, completed_at = NULL,
+         seed = CASE WHEN k.created_at < now() - make_interval(hours => $4) THEN EXCLUDED.seed ELSE coalesce(k.seed, EXCLUDED.seed) END
+       WHERE k.created_at < now() - make_interval(hours => $4)
+          OR (k.state = 'in_progress' AND k.request_hash = EXCLUDED.request_hash
+              AND k.created_at < now() - make_interval(secs => $5))
+       RETURNING seed`,
+      // randomUUID draws from a pooled entropy buffer: no system call per request.
+      [scope, key, hash, IDEMPOTENCY_TTL_HOURS, ABANDONED_AFTER_SECONDS, randomUUID()],
+      { prepareAs: 'idempotency_claim' },
     );
-    if (claimed.length > 0) {
-      request.idempotency = { scope, key };
+    if (claimed[0]) {
+      request.idempotency = { scope, key, seed: claimed[0].seed };
       return;
     }
     const [existing] = await db.query<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }>(
@@ -114,13 +130,23 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
     const claim = request.idempotency;
     if (!claim || reply.getHeader('idempotent-replayed')) return payload;
     if (reply.statusCode >= 500) {
-      // A server fault is not an answer: free the key so the client's retry runs again.
-      await db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2', [claim.scope, claim.key]);
-    } else {
+      // A server fault is not an answer, but the request may have committed its effects before
+      // failing. The key stays with this request and its seed, marked abandoned: a retry with the
+      // same body runs again at once and derives the same ids (so a payment already made is found,
+      // not made twice); another body is still refused.
       await db.query(
+        `UPDATE idempotency_keys SET state = 'in_progress', created_at = now() - make_interval(secs => $3 + 1)
+         WHERE scope = $1 AND key = $2`,
+        [claim.scope, claim.key, ABANDONED_AFTER_SECONDS],
+      );
+    } else {
+      // Relaxed commit: lost in a crash, the key is taken for abandoned after a while and the
+      // retry re-runs with the same seed, finding what the first run made.
+      await relaxed(
         `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4, completed_at = now()
          WHERE scope = $1 AND key = $2`,
         [claim.scope, claim.key, reply.statusCode, typeof payload === 'string' ? payload : JSON.stringify(payload ?? null)],
+        { prepareAs: 'idempotency_complete' },
       );
     }
     return payload;

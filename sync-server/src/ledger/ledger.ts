@@ -53,28 +53,37 @@ function fingerprint(request: TransferRequest): string {
 }
 
 /**
- * Posts a balanced transfer inside the caller's transaction (pass the transaction's Queryable).
- * A refused transfer throws LedgerError and changes nothing; the transaction stays usable.
+ * Checks a transfer request in memory and renders the nine arguments of the SQL function
+ * ledger_post_transfer (id, mode, kind, owner types, owner ids, currencies, amounts, fingerprint,
+ * metadata), for callers that post a transfer inside a larger statement of their own.
  */
-export async function transfer(tx: Queryable, request: TransferRequest): Promise<TransferResult> {
+export function transferArguments(request: TransferRequest): [string, string, string, string[], string[], string[], number[], string, string] {
   if (request.legs.length < 2 || request.legs.length > TRANSFER_LEGS_MAX) throw new LedgerError('transfer_must_have_two_legs');
   for (const leg of request.legs) {
     if (!Number.isSafeInteger(leg.amount)) throw new LedgerError('amount_must_be_safe_integer');
     if (leg.amount === 0) throw new LedgerError('amount_must_not_be_zero');
   }
+  return [
+    request.id,
+    request.mode,
+    request.kind,
+    request.legs.map((leg) => leg.account.ownerType),
+    request.legs.map((leg) => accountOwnerId(leg.account)),
+    request.legs.map((leg) => leg.account.currency),
+    request.legs.map((leg) => leg.amount),
+    fingerprint(request),
+    JSON.stringify(request.metadata ?? {}),
+  ];
+}
+
+/**
+ * Posts a balanced transfer inside the caller's transaction (pass the transaction's Queryable).
+ * A refused transfer throws LedgerError and changes nothing; the transaction stays usable.
+ */
+export async function transfer(tx: Queryable, request: TransferRequest): Promise<TransferResult> {
   const rows = await tx.query<{ result: string; account_id: number | null }>(
     'SELECT result, account_id FROM ledger_post_transfer($1, $2, $3, $4::text[], $5::text[], $6::text[], $7::bigint[], $8, $9::jsonb)',
-    [
-      request.id,
-      request.mode,
-      request.kind,
-      request.legs.map((leg) => leg.account.ownerType),
-      request.legs.map((leg) => accountOwnerId(leg.account)),
-      request.legs.map((leg) => leg.account.currency),
-      request.legs.map((leg) => leg.amount),
-      fingerprint(request),
-      JSON.stringify(request.metadata ?? {}),
-    ],
+    transferArguments(request),
     { prepareAs: 'ledger_post_transfer' },
   );
   const outcome = rows[0];

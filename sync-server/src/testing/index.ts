@@ -1,2 +1,3 @@
 export * from './databases.ts';
 export * from './server.ts';
+export * from './receiver.ts';

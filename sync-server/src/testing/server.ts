@@ -1,7 +1,7 @@
 import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { buildApp } from '../app.ts';
+import { type BuildAppOptions, buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { sha256Hex } from '../auth/secrets.ts';
@@ -44,6 +44,13 @@ export interface TestServerOptions {
   rateLimitScale?: number;
   /** The clock the modules read; inject a controllable one to test expiry without waiting. */
   now?: () => Date;
+  /**
+   * Start the background workers (event dispatcher, payment scheduler) as in production. Default
+   * false: tests run them deterministically with server().context.events.runOnce().
+   */
+  backgroundJobs?: boolean;
+  /** More buildApp options (payout and biller adapters, an FX provider...). */
+  app?: Partial<Omit<BuildAppOptions, 'config' | 'db' | 'adminTokenHash'>>;
 }
 
 export function useTestServer(target: DatabaseTarget, options: TestServerOptions = {}): () => TestServer {
@@ -58,7 +65,9 @@ export function useTestServer(target: DatabaseTarget, options: TestServerOptions
       adminTokenHash: sha256Hex(TEST_ADMIN_TOKEN),
       logger: false,
       rateLimitScale: options.rateLimitScale ?? 1,
+      backgroundJobs: options.backgroundJobs ?? false,
       ...(options.now ? { now: options.now } : {}),
+      ...options.app,
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();

@@ -1,0 +1,58 @@
+import { Type } from 'typebox';
+import { CountryCode, CurrencyCode, MajorAmount, Mode, Timestamp } from './common.ts';
+
+export const BillType = Type.Union(['airtime', 'electricity', 'cable_tv', 'data'].map((type) => Type.Literal(type)));
+
+export const Biller = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  country: Type.String(),
+  currency: Type.String(),
+  billType: BillType,
+  accountRefType: Type.Union([Type.Literal('phone'), Type.Literal('meter'), Type.Literal('smartcard')]),
+  accountRefPattern: Type.Optional(Type.String({ description: 'Regular expression the meter or smartcard number must match' })),
+  accountRefDescription: Type.String(),
+  minAmount: Type.Number(),
+  maxAmount: Type.Number(),
+  plans: Type.Optional(Type.Array(Type.Object({ code: Type.String(), name: Type.String(), amount: Type.Number() }))),
+});
+
+export const BillerQuery = Type.Object({
+  country: Type.Optional(CountryCode),
+  billType: Type.Optional(BillType),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+});
+
+export const BillPayRequest = Type.Object({
+  billType: BillType,
+  billerId: Type.String({ minLength: 1, maxLength: 60 }),
+  accountRef: Type.String({ minLength: 1, maxLength: 40, description: 'Phone (airtime, data), meter number (electricity) or smartcard number (cable TV)' }),
+  amount: MajorAmount,
+  currency: Type.Optional(CurrencyCode),
+  planCode: Type.Optional(Type.String({ maxLength: 40, description: 'A bundle or bouquet of the biller; the amount must be its price' })),
+  reference: Type.Optional(Type.String({ maxLength: 100, description: 'Your reference. Sandbox: test_failure makes the bill fail (and the debit is refunded)' })),
+});
+
+export const BillPayment = Type.Object({
+  id: Type.String({ description: 'bill_...' }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')]),
+  success: Type.Boolean(),
+  mode: Mode,
+  billType: BillType,
+  billerId: Type.String(),
+  billerName: Type.String(),
+  country: Type.String(),
+  accountRef: Type.String({ description: 'Normalised: E.164 for phones' }),
+  amount: Type.Number(),
+  currency: Type.String(),
+  fee: Type.Number({ description: 'Charged on top of amount' }),
+  planCode: Type.Union([Type.String(), Type.Null()]),
+  token: Type.Union([Type.String(), Type.Null()], { description: 'Electricity: the prepaid token (20 digits in groups of 4)' }),
+  units: Type.Union([Type.String(), Type.Null()], { description: 'Electricity: kWh bought' }),
+  customerName: Type.Union([Type.String(), Type.Null()]),
+  reference: Type.Union([Type.String(), Type.Null()]),
+  providerReference: Type.Union([Type.String(), Type.Null()]),
+  failureReason: Type.Optional(Type.String()),
+  createdAt: Timestamp,
+});

@@ -1,0 +1,42 @@
+import type { Rail } from './rails.ts';
+import type { Receiver } from './receiver.ts';
+
+/** What a payout adapter is asked to pay (live mode, rails other than `wallet`). Amounts in minor units. */
+export interface PayoutRequest {
+  /** The payment id: adapters must treat it as their idempotency key (a submit may be repeated). */
+  paymentId: string;
+  rail: Rail;
+  toCountry: string;
+  destinationAmount: number;
+  destinationCurrency: string;
+  receiver: Receiver;
+  receiverName: string | null;
+  senderName: string | null;
+  reference: string | null;
+  note: string | null;
+}
+
+/** Where the adapter says the payout stands. */
+export interface PayoutUpdate {
+  status: 'processing' | 'completed' | 'failed' | 'reversed';
+  providerReference?: string;
+  /** Required with failed and reversed: a sentence the merchant can read. */
+  failureReason?: string;
+  estimatedArrival?: Date;
+}
+
+/**
+ * A payout adapter (a mobile-money aggregator, a bank, a cash-pickup network). The scheduler
+ * submits each live payment once it is debited and then polls until it is final; both calls
+ * happen outside database transactions and are retried with backoff when they throw.
+ */
+export interface PayoutProvider {
+  readonly name: string;
+  supports(rail: Rail, toCountry: string): boolean;
+  submit(request: PayoutRequest): Promise<PayoutUpdate>;
+  poll(request: PayoutRequest, providerReference: string | null): Promise<PayoutUpdate>;
+}
+
+export function findPayoutProvider(providers: readonly PayoutProvider[], rail: Rail, toCountry: string): PayoutProvider | undefined {
+  return providers.find((provider) => provider.supports(rail, toCountry));
+}

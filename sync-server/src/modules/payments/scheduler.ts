@@ -1,0 +1,226 @@
+import type { Database, Queryable } from '../../db/database.ts';
+import { IDEMPOTENCY_TTL_HOURS } from '../../http/idempotency.ts';
+import { Poller } from '../../jobs/poller.ts';
+import type { PayoutProvider, PayoutUpdate } from './providers.ts';
+import { advanceSandboxBatch, completePayment, completeSandboxBatch, failPayment, payoutRequestOf, reversePayment, sandboxStep } from './service.ts';
+import { type PaymentRow, updatePayment } from './store.ts';
+
+export interface PaymentSchedulerOptions {
+  db: Database;
+  now: () => Date;
+  /** Time between sandbox steps (SANDBOX_STEP_MS). */
+  stepMs: number;
+  pollIntervalMs: number;
+  payoutProviders: readonly PayoutProvider[];
+  onError?: (error: unknown) => void;
+}
+
+/** How long a claimed provider call may take before another worker may take the payment over. */
+const PROVIDER_LEASE_MS = 60_000;
+/** How often a live payment in processing is polled at its provider. */
+export const PROVIDER_POLL_MS = 30_000;
+const STEPS_PER_RUN_MAX = 5_000;
+/** Expired idempotency records and FX quotes are deleted this often, at most this many a time. */
+const SWEEP_INTERVAL_MS = 10 * 60_000;
+const SWEEP_BATCH = 10_000;
+/** Sandbox payments moved per statement (advance) or per transaction (completion). */
+const SANDBOX_BATCH = 200;
+const ERROR_TEXT_MAX = 500;
+
+function backoffMs(attempts: number): number {
+  return Math.min(5_000 * 2 ** Math.max(0, attempts - 1), 15 * 60_000);
+}
+
+/**
+ * The durable state scheduler: every payment with an automatic next step carries next_step_at;
+ * workers claim due payments with FOR UPDATE SKIP LOCKED and take the step in the same
+ * transaction (sandbox steps: a state change, its ledger transfer and its event). A restart
+ * loses nothing: the schedule is in the database, measured on the injected clock. Live
+ * provider calls happen outside transactions under a lease (next_step_at moved ahead), so a
+ * worker that dies mid-call is replaced when the lease runs out; adapters are idempotent on the
+ * payment id.
+ */
+export class PaymentScheduler {
+  private readonly poller: Poller;
+  private lastSweepAt = 0;
+
+  constructor(private readonly options: PaymentSchedulerOptions) {
+    this.poller = new Poller(() => this.runOnce(), options.pollIntervalMs, options.onError ?? ((error) => console.error('payment scheduler:', error)));
+  }
+
+  start(): void {
+    this.poller.start();
+  }
+
+  stop(): Promise<void> {
+    return this.poller.stop();
+  }
+
+  /** Takes every step due now, each once; resolves with how many were taken. */
+  async runOnce(): Promise<number> {
+    const now = this.options.now();
+    if (now.getTime() - this.lastSweepAt >= SWEEP_INTERVAL_MS) {
+      this.lastSweepAt = now.getTime();
+      await this.sweep(now);
+    }
+    // The sandbox default path in bulk first: it is most of the volume.
+    let bulk = 0;
+    for (let moved = SANDBOX_BATCH; moved === SANDBOX_BATCH && bulk < STEPS_PER_RUN_MAX; ) {
+      moved = await advanceSandboxBatch(this.options.db, now, this.options.stepMs, SANDBOX_BATCH);
+      bulk += moved;
+    }
+    for (let completed = SANDBOX_BATCH; completed === SANDBOX_BATCH && bulk < 2 * STEPS_PER_RUN_MAX; ) {
+      completed = await completeSandboxBatch(this.options.db, now, SANDBOX_BATCH);
+      bulk += completed;
+    }
+    // A payment stepped in this run is not stepped again in it, even when its next step is due at
+    // once (SANDBOX_STEP_MS=0); otherwise next_step_at has moved past `now` anyway.
+    const done: string[] = [];
+    const workers = this.options.db.kind === 'postgres' ? 2 : 1;
+    let exhausted = false;
+    const worker = async () => {
+      while (!exhausted && done.length < STEPS_PER_RUN_MAX) {
+        const claimed = await this.claimOne(now, this.options.stepMs === 0 ? done : []);
+        if (!claimed) {
+          exhausted = true;
+          return;
+        }
+        done.push(claimed.row.id);
+        if (claimed.leased) await this.providerStep(claimed.leased);
+      }
+    };
+    await Promise.all(Array.from({ length: workers }, worker));
+    return bulk + done.length;
+  }
+
+  /**
+   * Forgets what has outlived its purpose, a bounded batch at a time: Idempotency-Key records past
+   * their 24 hours (the idempotency layer's clock is the database's) and FX quotes expired a day ago.
+   */
+  private async sweep(now: Date): Promise<void> {
+    await this.options.db.query(
+      `DELETE FROM idempotency_keys WHERE (scope, key) IN (
+         SELECT scope, key FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1) LIMIT $2)`,
+      [IDEMPOTENCY_TTL_HOURS, SWEEP_BATCH],
+    );
+    await this.options.db.query('DELETE FROM fx_quotes WHERE id IN (SELECT id FROM fx_quotes WHERE expires_at < $1 LIMIT $2)', [new Date(now.getTime() - 24 * 3600_000), SWEEP_BATCH]);
+  }
+
+  /** Takes the step of one payment now if it is due (the live provider submission right after creation). */
+  async runPayment(id: string): Promise<void> {
+    const now = this.options.now();
+    const leased = await this.options.db.transaction(async (tx) => {
+      const [row] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 AND next_step_at <= $2 FOR UPDATE SKIP LOCKED', [id, now]);
+      return row ? this.step(tx, row, now) : undefined;
+    });
+    if (leased) await this.providerStep(leased);
+  }
+
+  /**
+   * Claims one due payment (FOR UPDATE SKIP LOCKED) and takes its step in the same short
+   * transaction. A step that throws is set aside with its error and a backoff, so one bad
+   * payment never holds up the others.
+   */
+  private async claimOne(now: Date, exclude: readonly string[]): Promise<{ row: PaymentRow; leased: PaymentRow | undefined } | undefined> {
+    let current: PaymentRow | undefined;
+    try {
+      return await this.options.db.transaction(async (tx) => {
+        const [row] = await tx.query<PaymentRow>(
+          `SELECT * FROM payments WHERE next_step_at <= $1 AND NOT (id = ANY ($2::text[]))
+           ORDER BY next_step_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          [now, exclude],
+          { prepareAs: 'payments_claim_due' },
+        );
+        current = row;
+        if (!row) return undefined;
+        return { row, leased: await this.step(tx, row, now) };
+      });
+    } catch (error) {
+      const failing = current;
+      if (!failing) throw error;
+      await this.options.db.query('UPDATE payments SET next_step_at = $2, step_attempts = step_attempts + 1, last_step_error = $3 WHERE id = $1', [
+        failing.id,
+        new Date(now.getTime() + backoffMs(failing.step_attempts + 1)),
+        String((error as Error).message ?? error).slice(0, ERROR_TEXT_MAX),
+      ]);
+      this.options.onError?.(error);
+      return { row: failing, leased: undefined };
+    }
+  }
+
+  /** One due step under the row lock; returns the leased row when a provider call must follow. */
+  private async step(tx: Queryable, row: PaymentRow, now: Date): Promise<PaymentRow | undefined> {
+    if (row.scenario === 'provider') {
+      const [leased] = await tx.query<PaymentRow>('UPDATE payments SET next_step_at = $2, step_attempts = step_attempts + 1 WHERE id = $1 RETURNING *', [
+        row.id,
+        new Date(now.getTime() + PROVIDER_LEASE_MS),
+      ]);
+      return leased;
+    }
+    await sandboxStep(tx, row, now, this.options.stepMs);
+    return undefined;
+  }
+
+  private async providerStep(row: PaymentRow): Promise<void> {
+    const provider = this.options.payoutProviders.find((candidate) => candidate.name === row.provider);
+    let update: PayoutUpdate;
+    try {
+      if (!provider) throw new Error(`payout provider ${row.provider} is not configured`);
+      const request = payoutRequestOf(row);
+      update = row.status === 'pending' ? await provider.submit(request) : await provider.poll(request, row.provider_reference);
+    } catch (error) {
+      const now = this.options.now();
+      await this.options.db.query('UPDATE payments SET next_step_at = $2, last_step_error = $3 WHERE id = $1 AND status = $4', [
+        row.id,
+        new Date(now.getTime() + backoffMs(row.step_attempts)),
+        String((error as Error).message ?? error).slice(0, ERROR_TEXT_MAX),
+        row.status,
+      ]);
+      return;
+    }
+    await this.applyUpdate(row, update);
+  }
+
+  /** Applies a provider's answer under the row lock, if the payment is still where it was asked about. */
+  private async applyUpdate(asked: PaymentRow, update: PayoutUpdate): Promise<void> {
+    const now = this.options.now();
+    await this.options.db.transaction(async (tx) => {
+      const [row] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [asked.id]);
+      if (!row || row.status !== asked.status) return;
+      const reference = update.providerReference ?? null;
+      const reason = update.failureReason ?? `The provider reported the payment ${update.status}`;
+      switch (update.status) {
+        case 'processing':
+          if (row.status === 'processing') {
+            // Polled without news: only the next poll moves.
+            await tx.query('UPDATE payments SET next_step_at = $2, step_attempts = 0, last_step_error = NULL, provider_reference = coalesce($3, provider_reference) WHERE id = $1', [
+              row.id,
+              new Date(now.getTime() + PROVIDER_POLL_MS),
+              reference,
+            ]);
+            return;
+          }
+          await updatePayment(tx, row.id, {
+            status: 'processing',
+            entry: { status: 'processing', at: now.toISOString(), note: `Accepted by ${row.provider}` },
+            at: now,
+            nextStepAt: new Date(now.getTime() + PROVIDER_POLL_MS),
+            providerReference: reference,
+            ...(update.estimatedArrival ? { estimatedArrival: update.estimatedArrival } : {}),
+          });
+          return;
+        case 'completed':
+          await completePayment(tx, row, now, `Paid out by ${row.provider}`, { providerReference: reference });
+          return;
+        case 'failed':
+          if (row.status === 'completed') return;
+          await failPayment(tx, row, now, reason, { providerReference: reference });
+          return;
+        case 'reversed':
+          if (row.status === 'completed') await reversePayment(tx, row, now, reason);
+          else await failPayment(tx, row, now, reason, { providerReference: reference });
+          return;
+      }
+    });
+  }
+}

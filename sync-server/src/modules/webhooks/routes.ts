@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { ErrorBody, ListOf, WebhookDelivery, WebhookDeliveryQuery } from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import { principalAs } from '../../auth/hooks.ts';
+import { conflict, notFound } from '../../http/errors.ts';
+import { type AttemptRow, type DeliveryRow, attemptsOf, findDelivery, listDeliveries } from './store.ts';
+
+const merchantOnly = { auth: ['merchant'] } as const;
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+function deliveryRecord(row: DeliveryRow, attempts: readonly AttemptRow[]) {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    event: row.type,
+    mode: row.mode,
+    url: row.url,
+    signatureFormat: row.signature_format,
+    state: row.state,
+    attemptCount: row.attempts,
+    nextAttemptAt: row.state === 'pending' || row.state === 'delivering' ? row.next_attempt_at.toISOString() : null,
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+    payload: row.body,
+    attempts: attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      attemptedAt: attempt.attempted_at.toISOString(),
+      status: attempt.status,
+      error: attempt.error,
+      durationMs: attempt.duration_ms,
+    })),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+const DESCRIPTION = `Every event is POSTed to the merchant's webhook URL (and POS events to the session's callbackUrl)
+with header x-service-signature: the lower-case hex HMAC-SHA256 of the raw body under the merchant's current webhook
+secret (sha256=<hex> for POS callbacks). A 2xx within 10 seconds succeeds; otherwise the delivery is retried after
+1 min, 5 min, 30 min, 2 h and 24 h (6 attempts in all), then marked failed. Every attempt carries the same body and
+event id: deduplicate on it.`;
+
+/** Webhook deliveries of the merchant's events: list them with their attempts, redeliver one. */
+export async function webhookRoutes(app: FastifyInstance, { db, events }: AppContext): Promise<void> {
+  app.get('/api/merchant/webhook-deliveries', {
+    config: merchantOnly,
+    schema: {
+      tags: ['webhooks'],
+      summary: 'List webhook deliveries with their attempts, newest first',
+      description: DESCRIPTION,
+      querystring: WebhookDeliveryQuery,
+      response: { 200: ListOf(WebhookDelivery), ...errors },
+    },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const query = request.query as Static<typeof WebhookDeliveryQuery>;
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    const page = await listDeliveries(db, { merchantId: principal.merchantId, mode: principal.mode, state: query.state, event: query.event, eventId: query.eventId }, limit, offset);
+    const attempts = await attemptsOf(db, page.rows.map((row) => row.id));
+    return { data: page.rows.map((row) => deliveryRecord(row, attempts.get(row.id) ?? [])), total: page.total, limit, offset };
+  });
+
+  app.get('/api/merchant/webhook-deliveries/:id', {
+    config: merchantOnly,
+    schema: { tags: ['webhooks'], summary: 'One webhook delivery with its attempts', params: IdParams, response: { 200: WebhookDelivery, ...errors } },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const { id } = request.params as Static<typeof IdParams>;
+    const row = await findDelivery(db, id, principal.merchantId, principal.mode);
+    if (!row) throw notFound('delivery_not_found', `No webhook delivery ${id}`);
+    const attempts = await attemptsOf(db, [row.id]);
+    return deliveryRecord(row, attempts.get(row.id) ?? []);
+  });
+
+  app.post('/api/merchant/webhook-deliveries/:id/redeliver', {
+    config: merchantOnly,
+    schema: {
+      tags: ['webhooks'],
+      summary: 'Redeliver one event now: a new attempt, answered with the delivery after it',
+      description: 'The attempt is made during the call (same body and event id, signed with the current secret). A delivery whose attempt is in flight answers 409 delivery_in_progress.',
+      params: IdParams,
+      response: { 200: WebhookDelivery, ...errors, 409: ErrorBody },
+    },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const { id } = request.params as Static<typeof IdParams>;
+    const result = await events.redeliver(id, principal.merchantId, principal.mode);
+    if (result.outcome === 'not_found') throw notFound('delivery_not_found', `No webhook delivery ${id}`);
+    if (result.outcome === 'in_progress') throw conflict('delivery_in_progress', 'An attempt of this delivery is in flight; try again when it has finished');
+    const row = await findDelivery(db, id, principal.merchantId, principal.mode);
+    if (!row) throw notFound('delivery_not_found', `No webhook delivery ${id}`);
+    const attempts = await attemptsOf(db, [row.id]);
+    return deliveryRecord(row, attempts.get(row.id) ?? []);
+  });
+}
