@@ -1,0 +1,159 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
+import {
+  CreatePosSessionBody,
+  ErrorBody,
+  ListOf,
+  PosContextResponse,
+  PosSessionListQuery,
+  PosSessionRecord,
+  PosTapBody,
+} from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import { principalAs, principalOf } from '../../auth/hooks.ts';
+import { forbidden, notFound } from '../../http/errors.ts';
+import { displayHandle } from '../../http/validate.ts';
+import { findMerchant } from '../merchants/store.ts';
+import { type PosMerchant, posService, sessionRecord } from './service.ts';
+import { expireMerchantSessions, listSessions } from './store.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+/** CONTRACT.md: terminal tokens are scoped to POS; both carry the merchant and the mode. */
+const merchantOrTerminal = { auth: ['merchant', 'terminal'] } as const;
+const SessionParams = Type.Object({ sessionId: Type.String({ maxLength: 64 }) });
+
+function posMerchant(request: FastifyRequest): PosMerchant {
+  const principal = principalOf(request);
+  if (principal.kind === 'merchant') return { merchantId: principal.merchantId, handle: principal.handle, mode: principal.mode, terminalId: null };
+  if (principal.kind === 'terminal') return { merchantId: principal.merchantId, handle: principal.handle, mode: principal.mode, terminalId: principal.terminalId };
+  throw forbidden('credential_not_allowed', 'POS calls need a merchant API key or a terminal token');
+}
+
+const STATE_MACHINE = `States: pending, tapped, processing, completed, failed, expired, cancelled. A session is pending for
+90 seconds (ttlSeconds). A tap resolves the tag to its @handle and settles in one database transaction: tapped and
+processing are passed through inside it, so readers see pending, then completed (payerHandle, walletRef) or failed
+(errorMessage). Tap on a session that is not pending: 409 session_not_pending; after expiry: 410 session_expired; unknown
+tag: 404 tag_not_found (the session stays pending); disabled tag: 403 tag_disabled. Insufficient funds answers 200 with
+the session failed. With a callbackUrl, pos.session.completed or pos.session.failed is POSTed to it, signed
+x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.`;
+
+/** Spec, "POS": sessions, taps, cancel, polling; plus paying a session with @handle and PIN (no NFC). */
+export async function posRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { db, config } = context;
+  const pos = posService(context);
+  const record = (row: Parameters<typeof sessionRecord>[0]) => sessionRecord(row, config.publicBaseUrl);
+
+  app.post('/api/pos/sessions', {
+    config: { ...merchantOrTerminal, idempotency: 'optional' },
+    schema: {
+      tags: ['pos'],
+      summary: 'Open a POS session: amount in major units, currency, description, optional callbackUrl; lives 90 seconds',
+      description: STATE_MACHINE,
+      body: CreatePosSessionBody,
+      response: { 201: PosSessionRecord, ...errors },
+    },
+  }, async (request, reply) => {
+    const body = request.body as Static<typeof CreatePosSessionBody>;
+    const row = await pos.create(posMerchant(request), body);
+    return reply.status(201).send(record(row));
+  });
+
+  app.get('/api/pos/sessions', {
+    config: merchantOrTerminal,
+    schema: {
+      tags: ['pos'],
+      summary: 'List the merchant\'s POS sessions in the credential\'s mode, newest first',
+      querystring: PosSessionListQuery,
+      response: { 200: ListOf(PosSessionRecord), ...errors },
+    },
+  }, async (request) => {
+    const merchant = posMerchant(request);
+    const query = request.query as Static<typeof PosSessionListQuery>;
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    await expireMerchantSessions(db, merchant.merchantId, merchant.mode, context.now());
+    const page = await listSessions(db, merchant.merchantId, merchant.mode, query.status, limit, offset);
+    return { data: page.rows.map(record), total: page.total, limit, offset };
+  });
+
+  app.get('/api/pos/sessions/:sessionId', {
+    config: merchantOrTerminal,
+    schema: {
+      tags: ['pos'],
+      summary: 'A POS session; poll every second (or use the callback). An overdue pending session reads as expired.',
+      params: SessionParams,
+      response: { 200: PosSessionRecord, ...errors },
+    },
+  }, async (request) => {
+    const merchant = posMerchant(request);
+    const row = await pos.get({ mode: merchant.mode, merchantId: merchant.merchantId }, (request.params as Static<typeof SessionParams>).sessionId);
+    return record(row);
+  });
+
+  app.post('/api/pos/sessions/:sessionId/tap', {
+    config: { ...merchantOrTerminal, idempotency: 'optional' },
+    schema: {
+      tags: ['pos'],
+      summary: 'Submit a tap: the tag pays the session (one ledger transfer from its wallet to the merchant\'s)',
+      description: STATE_MACHINE,
+      params: SessionParams,
+      body: PosTapBody,
+      response: { 200: PosSessionRecord, ...errors },
+    },
+  }, async (request) => {
+    const { tagId } = request.body as Static<typeof PosTapBody>;
+    const row = await pos.tap(posMerchant(request), (request.params as Static<typeof SessionParams>).sessionId, tagId);
+    return record(row);
+  });
+
+  app.post('/api/pos/sessions/:sessionId/cancel', {
+    config: merchantOrTerminal,
+    schema: {
+      tags: ['pos'],
+      summary: 'Cancel a pending session (409 when it is not pending, 410 when it has expired)',
+      params: SessionParams,
+      response: { 200: PosSessionRecord, ...errors },
+    },
+  }, async (request) => {
+    const row = await pos.cancel(posMerchant(request), (request.params as Static<typeof SessionParams>).sessionId);
+    return record(row);
+  });
+
+  app.post('/api/pos/sessions/:sessionId/pay', {
+    config: { auth: ['wallet'], idempotency: 'optional' },
+    schema: {
+      tags: ['pos'],
+      summary: 'Pay a session from the signed-in wallet: the no-NFC path behind the session\'s tapUrl / qrPayload page',
+      description: 'Sign in with POST /api/wallet/sessions {handle, pin, mode}, then call this with Bearer wallet.<token>. Same outcomes as a tap.',
+      params: SessionParams,
+      response: { 200: PosSessionRecord, ...errors },
+    },
+  }, async (request) => {
+    const wallet = principalAs(request, 'wallet');
+    const row = await pos.payWithWallet(wallet, (request.params as Static<typeof SessionParams>).sessionId);
+    return sessionRecord(row, config.publicBaseUrl, { forPayer: true });
+  });
+
+  app.get('/api/pos/context', {
+    config: merchantOrTerminal,
+    schema: {
+      tags: ['pos'],
+      summary: 'Who a POS credential belongs to: merchant, mode and terminal (the /pos page shows it after sign-in)',
+      response: { 200: PosContextResponse, ...errors },
+    },
+  }, async (request) => {
+    const merchant = posMerchant(request);
+    const row = await findMerchant(db, merchant.merchantId);
+    if (!row) throw notFound('merchant_not_found', 'Merchant not found');
+    let terminal: { id: string; name: string } | null = null;
+    if (merchant.terminalId) {
+      const [found] = await db.query<{ id: string; name: string }>('SELECT id, name FROM terminals WHERE id = $1', [merchant.terminalId]);
+      terminal = found ?? null;
+    }
+    return {
+      merchant: { id: row.id, name: row.name, handle: displayHandle(row.handle), country: row.country, currency: row.currency },
+      mode: merchant.mode,
+      terminal,
+    };
+  });
+}

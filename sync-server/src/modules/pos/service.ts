@@ -1,0 +1,281 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { toMajor, toMinor } from '@tapline/shared/money';
+import { POS_SESSION_TTL_SECONDS } from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import type { Database, Queryable } from '../../db/database.ts';
+import type { Mode } from '../../auth/secrets.ts';
+import { conflict, gone, notFound } from '../../http/errors.ts';
+import { displayHandle, supportedCurrency } from '../../http/validate.ts';
+import { validateWebhookUrl } from '../../http/webhook-url.ts';
+import { enqueueEvent } from '../../events/outbox.ts';
+import { normalizeTagId, tagDisabled, tagNotFound } from '../wearables/service.ts';
+import {
+  type PosSessionRow,
+  type SessionScope,
+  expireDueSessions,
+  expireSession,
+  findSession,
+  insertSession,
+  lockSession,
+  markCancelled,
+  runTap,
+} from './store.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The merchant side of a session: a merchant key or one of its terminals. */
+export interface PosMerchant {
+  merchantId: string;
+  handle: string;
+  mode: Mode;
+  terminalId: string | null;
+}
+
+export function sessionNotFound(id: string) {
+  return notFound('session_not_found', `No POS session ${id}`);
+}
+
+function sessionExpired(id: string) {
+  return gone('session_expired', `POS session ${id} has expired: create a new one`);
+}
+
+function sessionNotPending(row: PosSessionRow) {
+  return conflict('session_not_pending', `POS session ${row.id} is ${row.status}, not pending`);
+}
+
+/** `{base_url}/tap/<sessionId>`: the page where a customer without NFC pays this session. */
+export function sessionTapUrl(publicBaseUrl: string, sessionId: string): string {
+  return `${publicBaseUrl}/tap/${sessionId}`;
+}
+
+/** A session as the API answers it; `forPayer` leaves out what only its merchant may see (callbackUrl). */
+export function sessionRecord(row: PosSessionRow, publicBaseUrl: string, options: { forPayer?: boolean } = {}) {
+  const tapUrl = sessionTapUrl(publicBaseUrl, row.id);
+  const ended = row.ended_at?.toISOString();
+  return {
+    sessionId: row.id,
+    status: row.status,
+    amount: toMajor(row.amount, row.currency),
+    currency: row.currency,
+    description: row.description,
+    ...(row.callback_url && !options.forPayer ? { callbackUrl: row.callback_url } : {}),
+    tapUrl,
+    qrPayload: tapUrl,
+    ttlSeconds: POS_SESSION_TTL_SECONDS,
+    expiresAt: row.expires_at.toISOString(),
+    createdAt: row.created_at.toISOString(),
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    ...(row.payer_handle ? { payerHandle: displayHandle(row.payer_handle) } : {}),
+    ...(row.status === 'completed' && row.wallet_ref ? { walletRef: row.wallet_ref } : {}),
+    ...(row.tag_id ? { tagId: row.tag_id } : {}),
+    ...(ended && (row.status === 'completed' || row.status === 'failed') ? { completedAt: ended } : {}),
+    ...(ended ? { endedAt: ended } : {}),
+    ...(row.error_message ? { errorMessage: row.error_message } : {}),
+  };
+}
+
+/** The body of pos.session.completed (spec, Events) and pos.session.failed (CONTRACT.md: plus errorMessage). */
+function eventData(row: PosSessionRow): Record<string, unknown> {
+  return {
+    sessionId: row.id,
+    merchantId: row.merchant_id,
+    amount: toMajor(row.amount, row.currency),
+    currency: row.currency,
+    payerHandle: row.payer_handle ? displayHandle(row.payer_handle) : null,
+    walletRef: row.status === 'completed' ? row.wallet_ref : null,
+    completedAt: row.ended_at?.toISOString() ?? null,
+    ...(row.status === 'failed' ? { errorMessage: row.error_message } : {}),
+  };
+}
+
+async function enqueueCallback(tx: Queryable, row: PosSessionRow, now: Date): Promise<void> {
+  if (!row.callback_url) return;
+  await enqueueEvent(tx, {
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    type: row.status === 'completed' ? 'pos.session.completed' : 'pos.session.failed',
+    data: eventData(row),
+    targets: [{ url: row.callback_url, signatureFormat: 'sha256=' }],
+    includeWebhook: false,
+    at: now,
+  });
+}
+
+/** The ledger transfer of a session: one per session, so a session can never be paid twice. */
+export function sessionTransferId(sessionId: string): string {
+  return `wtx_pos_${sessionId.replaceAll('-', '')}`;
+}
+
+type Gate = { open: true } | { open: false; expired: PosSessionRow };
+
+/**
+ * Whether a locked session may still move: pending and within its 90 seconds. A pending session
+ * past its time is expired here and now (committed with the caller's transaction), so it can
+ * never be cancelled (or paid) even if the sweeper has not reached it.
+ */
+async function gate(tx: Queryable, row: PosSessionRow, now: Date): Promise<Gate> {
+  if (row.status === 'pending' && row.expires_at.getTime() <= now.getTime()) {
+    const expired = await expireSession(tx, row.id, now);
+    return { open: false, expired: expired ?? row };
+  }
+  if (row.status === 'expired') throw sessionExpired(row.id);
+  if (row.status !== 'pending') throw sessionNotPending(row);
+  return { open: true };
+}
+
+export interface PosService {
+  create(merchant: PosMerchant, fields: { amount: number; currency: string; description?: string | undefined; callbackUrl?: string | undefined }): Promise<PosSessionRow>;
+  get(scope: SessionScope, id: string): Promise<PosSessionRow>;
+  tap(merchant: PosMerchant, id: string, rawTagId: string): Promise<PosSessionRow>;
+  payWithWallet(wallet: { walletId: string; handle: string; mode: Mode }, id: string): Promise<PosSessionRow>;
+  cancel(merchant: PosMerchant, id: string): Promise<PosSessionRow>;
+}
+
+export function posService(context: AppContext): PosService {
+  const { db } = context;
+
+  /**
+   * tapped -> processing -> completed | failed (spec, POS session status), in pos_tap: one
+   * statement that is its own transaction, so the payer's debit and the merchant's credit (ONE
+   * ledger transfer, the last statement before the commit) and the session's new state commit
+   * together, in a single round trip. A session with a callbackUrl is settled inside a transaction
+   * that also writes its pos.session.completed / pos.session.failed event to the outbox.
+   */
+  async function settle(scope: SessionScope, id: string, payer: { tagId: string } | { walletId: string; handle: string }): Promise<PosSessionRow> {
+    if (!UUID.test(id)) throw sessionNotFound(id);
+    const now = context.now();
+    const sessionId = id.toLowerCase();
+    const byTag = 'tagId' in payer;
+    // A tag id that cannot exist still goes through the session checks first: 404/409/410 for the
+    // session take precedence, then it is answered as an unknown tag.
+    const tagId = byTag ? (normalizeTagId(payer.tagId) ?? payer.tagId.slice(0, 64)) : null;
+    const fields = {
+      sessionId,
+      mode: scope.mode,
+      merchantId: scope.merchantId,
+      tagId,
+      payerWalletId: byTag ? null : payer.walletId,
+      payerHandle: byTag ? null : payer.handle,
+      now,
+      transferId: sessionTransferId(sessionId),
+    };
+    let result = await runTap(db, { ...fields, callbacksAllowed: false });
+    if (result.outcome === 'needs_transaction') {
+      result = await db.transaction(async (tx) => {
+        const settled = await runTap(tx, { ...fields, callbacksAllowed: true });
+        if ((settled.outcome === 'completed' || settled.outcome === 'failed') && settled.row) await enqueueCallback(tx, settled.row, now);
+        return settled;
+      });
+    }
+    const { outcome, row } = result;
+    switch (outcome) {
+      case 'completed':
+      case 'failed':
+        return row!;
+      case 'expired':
+        throw sessionExpired(id);
+      case 'not_pending':
+        throw sessionNotPending(row!);
+      case 'session_not_found':
+        throw sessionNotFound(id);
+      case 'tag_not_found':
+        throw tagNotFound(tagId ?? '');
+      case 'tag_disabled':
+        throw tagDisabled(tagId ?? '');
+      case 'needs_transaction':
+        throw new Error('pos_tap asked for a transaction inside one');
+    }
+  }
+
+  return {
+    async create(merchant, fields) {
+      const currency = supportedCurrency(fields.currency);
+      const amount = toMinor(fields.amount, currency);
+      const callbackUrl = fields.callbackUrl === undefined ? null : validateWebhookUrl(fields.callbackUrl, merchant.mode, 'callbackUrl');
+      const createdAt = context.now();
+      const row = await insertSession(db, {
+        id: randomUUID(),
+        merchantId: merchant.merchantId,
+        merchantHandle: merchant.handle,
+        mode: merchant.mode,
+        terminalId: merchant.terminalId,
+        amount,
+        currency,
+        description: fields.description?.trim() ?? '',
+        callbackUrl,
+        createdAt,
+        expiresAt: new Date(createdAt.getTime() + POS_SESSION_TTL_SECONDS * 1000),
+      });
+      if (!row) throw new Error(`merchant ${merchant.merchantId} has no ${merchant.mode} wallet`);
+      return row;
+    },
+
+    async get(scope, id) {
+      if (!UUID.test(id)) throw sessionNotFound(id);
+      const row = await findSession(db, id.toLowerCase(), scope);
+      if (!row) throw sessionNotFound(id);
+      const now = context.now();
+      if (row.status === 'pending' && row.expires_at.getTime() <= now.getTime()) {
+        return (await expireSession(db, row.id, now)) ?? (await findSession(db, row.id, scope)) ?? row;
+      }
+      return row;
+    },
+
+    tap(merchant, id, rawTagId) {
+      return settle({ mode: merchant.mode, merchantId: merchant.merchantId }, id, { tagId: rawTagId });
+    },
+
+    payWithWallet(wallet, id) {
+      return settle({ mode: wallet.mode, merchantId: null }, id, { walletId: wallet.walletId, handle: wallet.handle });
+    },
+
+    async cancel(merchant, id) {
+      if (!UUID.test(id)) throw sessionNotFound(id);
+      const now = context.now();
+      const outcome = await db.transaction(async (tx): Promise<Gate & { row?: PosSessionRow }> => {
+        const row = await lockSession(tx, id.toLowerCase(), { mode: merchant.mode, merchantId: merchant.merchantId });
+        if (!row) throw sessionNotFound(id);
+        const checked = await gate(tx, row, now);
+        if (!checked.open) return checked;
+        return { open: true, row: await markCancelled(tx, row.id, now) };
+      });
+      if (!outcome.open) throw sessionExpired(id);
+      return outcome.row!;
+    },
+  };
+}
+
+/** Sessions expired per sweeper statement: short transactions, even after a long outage. */
+const SWEEP_BATCH = 500;
+
+/** Expires every pending session whose 90 seconds have passed by `now`; returns how many. */
+export async function sweepExpiredPosSessions(db: Database, now: Date): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const expired = await expireDueSessions(db, now, SWEEP_BATCH);
+    total += expired;
+    if (expired < SWEEP_BATCH) return total;
+  }
+}
+
+/** Runs the sweeper every `intervalMs` on the app's clock until the app closes; 0 disables it. */
+export function startPosSessionSweeper(app: FastifyInstance, context: AppContext, intervalMs: number): void {
+  if (intervalMs <= 0) return;
+  let inFlight: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    inFlight ??= sweepExpiredPosSessions(context.db, context.now())
+      .then(() => undefined)
+      .catch((error: unknown) => app.log.error({ err: error }, 'POS session sweeper failed'))
+      .finally(() => {
+        inFlight = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    // The database closes after the app: let a sweep that already started finish first.
+    await inFlight;
+  });
+}

@@ -1,0 +1,193 @@
+import type { Queryable } from '../../db/database.ts';
+import type { Mode } from '../../auth/secrets.ts';
+import type { PosSessionStatus } from '@tapline/shared/schemas';
+
+export interface PosSessionRow {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  merchant_wallet_id: string;
+  terminal_id: string | null;
+  /** Integer minor units. */
+  amount: number;
+  currency: string;
+  description: string;
+  callback_url: string | null;
+  status: PosSessionStatus;
+  tag_id: string | null;
+  payer_handle: string | null;
+  payer_wallet_id: string | null;
+  wallet_ref: string | null;
+  error_message: string | null;
+  created_at: Date;
+  expires_at: Date;
+  ended_at: Date | null;
+}
+
+const SESSION_COLUMNS =
+  'id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, description, callback_url, status, tag_id, payer_handle, payer_wallet_id, wallet_ref, error_message, created_at, expires_at, ended_at';
+
+/** Who may see a session: its merchant in one mode (keys, terminals), or anyone of that mode (a paying wallet holder). */
+export interface SessionScope {
+  mode: Mode;
+  merchantId: string | null;
+}
+
+/**
+ * Creates a pending session. The merchant's wallet is looked up in the same statement (one round
+ * trip); no row comes back when the merchant has no wallet in that mode.
+ */
+export async function insertSession(
+  db: Queryable,
+  fields: {
+    id: string;
+    merchantId: string;
+    merchantHandle: string;
+    mode: Mode;
+    terminalId: string | null;
+    amount: number;
+    currency: string;
+    description: string;
+    callbackUrl: string | null;
+    createdAt: Date;
+    expiresAt: Date;
+  },
+): Promise<PosSessionRow | undefined> {
+  const [row] = await db.query<PosSessionRow>(
+    `INSERT INTO pos_sessions (id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, description, callback_url, created_at, expires_at, updated_at)
+     SELECT $1, $2, $3, w.id, $5, $6, $7, $8, $9, $10, $11, $10
+     FROM wallets w WHERE w.handle = $4 AND w.mode = $3 AND w.owner_type = 'merchant' AND w.merchant_id = $2
+     RETURNING ${SESSION_COLUMNS}`,
+    [
+      fields.id,
+      fields.merchantId,
+      fields.mode,
+      fields.merchantHandle,
+      fields.terminalId,
+      fields.amount,
+      fields.currency,
+      fields.description,
+      fields.callbackUrl,
+      fields.createdAt,
+      fields.expiresAt,
+    ],
+    { prepareAs: 'pos_insert_session' },
+  );
+  return row;
+}
+
+export async function findSession(db: Queryable, id: string, scope: SessionScope): Promise<PosSessionRow | undefined> {
+  const [row] = await db.query<PosSessionRow>(
+    `SELECT ${SESSION_COLUMNS} FROM pos_sessions WHERE id = $1 AND mode = $2 AND ($3::text IS NULL OR merchant_id = $3::text)`,
+    [id, scope.mode, scope.merchantId],
+    { prepareAs: 'pos_find_session' },
+  );
+  return row;
+}
+
+/** The session row, locked until the end of the caller's transaction: one tap at a time per session. */
+export async function lockSession(tx: Queryable, id: string, scope: SessionScope): Promise<PosSessionRow | undefined> {
+  const [row] = await tx.query<PosSessionRow>(
+    `SELECT ${SESSION_COLUMNS} FROM pos_sessions WHERE id = $1 AND mode = $2 AND ($3::text IS NULL OR merchant_id = $3::text) FOR UPDATE`,
+    [id, scope.mode, scope.merchantId],
+    { prepareAs: 'pos_lock_session' },
+  );
+  return row;
+}
+
+export const EXPIRED_MESSAGE = 'The session expired: no payment within 90 seconds';
+export const CANCELLED_MESSAGE = 'Cancelled by the merchant';
+
+/** pending -> expired for one session whose time has passed; undefined when it was not (or no longer) pending. */
+export async function expireSession(db: Queryable, id: string, now: Date): Promise<PosSessionRow | undefined> {
+  const [row] = await db.query<PosSessionRow>(
+    `UPDATE pos_sessions SET status = 'expired', error_message = $3, ended_at = expires_at, updated_at = $2
+     WHERE id = $1 AND status = 'pending' AND expires_at <= $2 RETURNING ${SESSION_COLUMNS}`,
+    [id, now, EXPIRED_MESSAGE],
+  );
+  return row;
+}
+
+/**
+ * The sweeper's step: expires up to `batchSize` pending sessions whose time has passed. SKIP LOCKED
+ * leaves a session being tapped right now to its tap (which checks the expiry itself).
+ */
+export async function expireDueSessions(db: Queryable, now: Date, batchSize: number): Promise<number> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE pos_sessions SET status = 'expired', error_message = $3, ended_at = expires_at, updated_at = $1
+     WHERE id IN (SELECT id FROM pos_sessions WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       AND status = 'pending'
+     RETURNING id`,
+    [now, batchSize, EXPIRED_MESSAGE],
+  );
+  return rows.length;
+}
+
+/** Expires a merchant's overdue sessions before a list is read, so no list shows a dead session as pending. */
+export async function expireMerchantSessions(db: Queryable, merchantId: string, mode: Mode, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE pos_sessions SET status = 'expired', error_message = $4, ended_at = expires_at, updated_at = $3
+     WHERE merchant_id = $1 AND mode = $2 AND status = 'pending' AND expires_at <= $3`,
+    [merchantId, mode, now, EXPIRED_MESSAGE],
+  );
+}
+
+/** What pos_tap (migration 004) did; only completed, failed and expired changed anything. */
+export type TapOutcome = 'completed' | 'failed' | 'expired' | 'not_pending' | 'session_not_found' | 'tag_not_found' | 'tag_disabled' | 'needs_transaction';
+
+/**
+ * One tap, or one wallet payment, in one statement (see pos_tap in migration 004). Outside a
+ * transaction it is its own; inside one (callbacksAllowed) the caller writes the callback event
+ * before its commit.
+ */
+export async function runTap(
+  db: Queryable,
+  fields: {
+    sessionId: string;
+    mode: Mode;
+    merchantId: string | null;
+    tagId: string | null;
+    payerWalletId: string | null;
+    payerHandle: string | null;
+    now: Date;
+    transferId: string;
+    callbacksAllowed: boolean;
+  },
+): Promise<{ outcome: TapOutcome; row: PosSessionRow | undefined }> {
+  const [result] = await db.query<PosSessionRow & { outcome: TapOutcome }>(
+    'SELECT t.outcome, (t.session).* FROM pos_tap($1, $2, $3, $4, $5, $6, $7, $8, $9) AS t',
+    [fields.sessionId, fields.mode, fields.merchantId, fields.tagId, fields.payerWalletId, fields.payerHandle, fields.now, fields.transferId, fields.callbacksAllowed],
+    { prepareAs: 'pos_tap' },
+  );
+  if (!result) throw new Error('pos_tap returned no row');
+  const { outcome, ...row } = result;
+  return { outcome, row: row.id ? row : undefined };
+}
+
+export async function markCancelled(tx: Queryable, id: string, now: Date): Promise<PosSessionRow> {
+  const [row] = await tx.query<PosSessionRow>(
+    `UPDATE pos_sessions SET status = 'cancelled', error_message = $2, ended_at = $3, updated_at = $3 WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
+    [id, CANCELLED_MESSAGE, now],
+  );
+  return row!;
+}
+
+export async function listSessions(
+  db: Queryable,
+  merchantId: string,
+  mode: Mode,
+  status: string | undefined,
+  limit: number,
+  offset: number,
+): Promise<{ rows: PosSessionRow[]; total: number }> {
+  const rows = await db.query<PosSessionRow>(
+    `SELECT ${SESSION_COLUMNS} FROM pos_sessions WHERE merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR status = $3::text)
+     ORDER BY created_at DESC, id LIMIT $4 OFFSET $5`,
+    [merchantId, mode, status ?? null, limit, offset],
+  );
+  const [count] = await db.query<{ total: number }>(
+    'SELECT count(*)::int8 AS total FROM pos_sessions WHERE merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR status = $3::text)',
+    [merchantId, mode, status ?? null],
+  );
+  return { rows, total: count?.total ?? 0 };
+}

@@ -1,0 +1,159 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import {
+  CreateWearableBody,
+  ErrorBody,
+  ListOf,
+  TapResolveResponse,
+  UpdateWearableBody,
+  WearableListQuery,
+  WearableRecord,
+} from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import type { Principal } from '../../auth/principal.ts';
+import { principalOf } from '../../auth/hooks.ts';
+import { forbidden } from '../../http/errors.ts';
+import { canonicalHandle, displayHandle } from '../../http/validate.ts';
+import { requireWallet } from '../wallets/service.ts';
+import { type WearableOwner, type WearableRow, findWearable, insertWearable, listWearables, updateWearable } from './store.ts';
+import { normalizeTagId, resolveTag, tagNotFound, wearableRecord } from './service.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+/** Merchants register tags for their customers; wallet holders register and disable their own. */
+const ownersOnly = { auth: ['merchant', 'wallet'] } as const;
+const TagParams = Type.Object({ tagId: Type.String({ maxLength: 64 }) });
+
+type Owner = Extract<Principal, { kind: 'merchant' | 'wallet' }>;
+
+function ownerOf(principal: Principal): Owner {
+  if (principal.kind !== 'merchant' && principal.kind !== 'wallet') throw forbidden('credential_not_allowed', 'Wearables need a merchant API key or a wallet session token');
+  return principal;
+}
+
+/** A merchant sees the tags it registered (in its key's mode); a holder sees every tag linked to their wallet. */
+function owns(owner: Owner, row: WearableRow): boolean {
+  return owner.kind === 'merchant' ? row.merchant_id === owner.merchantId && row.mode === owner.mode : row.wallet_id === owner.walletId;
+}
+
+function listOwner(owner: Owner): WearableOwner {
+  return owner.kind === 'merchant' ? { merchantId: owner.merchantId, mode: owner.mode } : { walletId: owner.walletId };
+}
+
+/** Spec, "Tap wearables": register, resolve (public, counted), change; plus the owner's list. */
+export async function wearableRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { db, config } = context;
+
+  async function ownedTag(owner: Owner, rawTagId: string): Promise<WearableRow> {
+    const tagId = normalizeTagId(rawTagId);
+    const row = tagId ? await findWearable(db, tagId) : undefined;
+    // Another merchant's tag, or a tag of the other mode, is as unknown as one that never existed.
+    if (!row || !owns(owner, row)) throw tagNotFound(tagId ?? rawTagId);
+    return row;
+  }
+
+  app.post('/api/wearables', {
+    config: ownersOnly,
+    schema: {
+      tags: ['wearables'],
+      summary: 'Register an NFC tag linked to an @handle; answers tagId and the tapUrl to write to the tag',
+      description:
+        'A merchant key registers a tag for any wallet of its mode. A wallet session registers a tag for the holder\'s own handle ' +
+        '(handle may be omitted). The tag id (TG + 8 upper-case hex) is chosen by the service.',
+      body: CreateWearableBody,
+      response: { 201: WearableRecord, ...errors },
+    },
+  }, async (request, reply) => {
+    const owner = ownerOf(principalOf(request));
+    const body = request.body as Static<typeof CreateWearableBody>;
+    const handle = body.handle === undefined ? owner.handle : canonicalHandle(body.handle);
+    if (owner.kind === 'wallet' && handle !== owner.handle) {
+      throw forbidden('handle_not_yours', `A wallet holder registers tags for their own handle ${displayHandle(owner.handle)} only`);
+    }
+    const wallet = await requireWallet(db, handle, owner.mode);
+    const row = await insertWearable(db, {
+      mode: owner.mode,
+      walletId: wallet.id,
+      handle,
+      tagType: body.tagType,
+      displayName: body.displayName?.trim() || wallet.display_name || displayHandle(handle),
+      merchantId: owner.kind === 'merchant' ? owner.merchantId : null,
+    });
+    return reply.status(201).send(wearableRecord(row, config.publicBaseUrl));
+  });
+
+  app.get('/api/wearables', {
+    config: ownersOnly,
+    schema: {
+      tags: ['wearables'],
+      summary: 'List tags: a merchant\'s registrations in its key\'s mode, or every tag linked to the signed-in holder',
+      querystring: WearableListQuery,
+      response: { 200: ListOf(WearableRecord), ...errors },
+    },
+  }, async (request) => {
+    const owner = ownerOf(principalOf(request));
+    const query = request.query as Static<typeof WearableListQuery>;
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    const page = await listWearables(db, listOwner(owner), { handle: query.handle === undefined ? undefined : canonicalHandle(query.handle), status: query.status }, limit, offset);
+    return { data: page.rows.map((row) => wearableRecord(row, config.publicBaseUrl)), total: page.total, limit, offset };
+  });
+
+  app.get('/api/wearables/:tagId', {
+    config: ownersOnly,
+    schema: { tags: ['wearables'], summary: 'One of the caller\'s tags', params: TagParams, response: { 200: WearableRecord, ...errors } },
+  }, async (request) => {
+    const owner = ownerOf(principalOf(request));
+    const row = await ownedTag(owner, (request.params as Static<typeof TagParams>).tagId);
+    return wearableRecord(row, config.publicBaseUrl);
+  });
+
+  app.put('/api/wearables/:tagId', {
+    config: ownersOnly,
+    schema: {
+      tags: ['wearables'],
+      summary: 'Change a tag: the handle it resolves to, its display name, or its status (active or disabled)',
+      description:
+        'Body {handle?, displayName?, status?: "active"|"disabled"}. A disabled tag does not resolve (403) and cannot pay, at once. ' +
+        'A wallet holder may rename, disable or re-enable any tag linked to their wallet (a lost ring), but not point it at another handle.',
+      params: TagParams,
+      body: UpdateWearableBody,
+      response: { 200: WearableRecord, ...errors },
+    },
+  }, async (request) => {
+    const owner = ownerOf(principalOf(request));
+    const row = await ownedTag(owner, (request.params as Static<typeof TagParams>).tagId);
+    const body = request.body as Static<typeof UpdateWearableBody>;
+    let walletId: string | undefined;
+    let handle: string | undefined;
+    if (body.handle !== undefined) {
+      handle = canonicalHandle(body.handle);
+      if (owner.kind === 'wallet' && handle !== owner.handle) {
+        throw forbidden('handle_not_yours', `A wallet holder cannot point a tag at another handle than ${displayHandle(owner.handle)}`);
+      }
+      walletId = (await requireWallet(db, handle, row.mode)).id;
+    }
+    const updated = await updateWearable(db, row.tag_id, { walletId, handle, displayName: body.displayName?.trim() || undefined, status: body.status }, context.now());
+    if (!updated) throw tagNotFound(row.tag_id);
+    return wearableRecord(updated, config.publicBaseUrl);
+  });
+
+  app.get('/api/tap/:tagId', {
+    schema: {
+      tags: ['wearables'],
+      summary: 'Public: resolve a tag to its handle and payment redirect; counts the tap',
+      description: 'Unknown tag 404 tag_not_found; disabled tag 403 tag_disabled (neither is counted).',
+      params: TagParams,
+      response: { 200: TapResolveResponse, ...errors },
+    },
+  }, async (request) => {
+    const resolved = await resolveTag(db, (request.params as Static<typeof TagParams>).tagId, context.now());
+    return {
+      tagId: resolved.tagId,
+      handle: displayHandle(resolved.handle),
+      displayName: resolved.displayName,
+      tagType: resolved.tagType,
+      redirectTo: resolved.redirectTo,
+      tapCount: resolved.tapCount,
+    };
+  });
+}

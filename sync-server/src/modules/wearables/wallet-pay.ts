@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import { toMajor, toMinor } from '@tapline/shared/money';
+import { ErrorBody, WalletPayBody, WalletPayResponse } from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import { principalAs } from '../../auth/hooks.ts';
+import { newId } from '../../auth/secrets.ts';
+import { badRequest } from '../../http/errors.ts';
+import { idempotentId } from '../../http/idempotency.ts';
+import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/validate.ts';
+import { walletAccount } from '../../ledger/accounts.ts';
+import { accountBalance, transfer } from '../../ledger/ledger.ts';
+import { requireWallet } from '../wallets/service.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+
+/**
+ * Wallet to wallet: the signed-in holder pays another @handle (what the /pay/<handle> page a
+ * wearable redirects to calls). One balanced transfer; Idempotency-Key makes a retry safe.
+ */
+export async function walletPayRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { db } = context;
+
+  app.post('/api/wallet/pay', {
+    config: { auth: ['wallet'], idempotency: 'optional' },
+    schema: {
+      tags: ['wallet'],
+      summary: 'Pay another wallet from the signed-in wallet (the /pay/<handle> page); Idempotency-Key honoured',
+      description: 'Body {to, amount (major units), currency? (default: the recipient\'s), note?}. Insufficient funds: 422 insufficient_funds.',
+      body: WalletPayBody,
+      response: { 201: WalletPayResponse, ...errors },
+    },
+  }, async (request, reply) => {
+    const principal = principalAs(request, 'wallet');
+    const body = request.body as Static<typeof WalletPayBody>;
+    const recipient = await requireWallet(db, canonicalHandle(body.to), principal.mode);
+    if (recipient.id === principal.walletId) throw badRequest('cannot_pay_self', 'A wallet cannot pay itself');
+    const currency = supportedCurrency(body.currency ?? recipient.currency);
+    const amount = toMinor(body.amount, currency);
+    const transferId = idempotentId(request, 'wallet_pay') ?? newId('wtx');
+    const note = body.note?.trim() || null;
+    const now = context.now();
+    const balance = await db.transaction(async (tx) => {
+      await transfer(tx, {
+        id: transferId,
+        mode: principal.mode,
+        kind: 'wallet_payment',
+        legs: [
+          { account: walletAccount(principal.walletId, currency), amount: -amount },
+          { account: walletAccount(recipient.id, currency), amount },
+        ],
+        metadata: { from: principal.handle, to: recipient.handle, ...(note ? { note } : {}) },
+      });
+      return accountBalance(tx, walletAccount(principal.walletId, currency), principal.mode);
+    });
+    return reply.status(201).send({
+      transferId,
+      status: 'completed',
+      from: displayHandle(principal.handle),
+      to: displayHandle(recipient.handle),
+      amount: toMajor(amount, currency),
+      currency,
+      note,
+      balance: toMajor(balance, currency),
+      createdAt: now.toISOString(),
+    });
+  });
+}

@@ -1,0 +1,221 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import QRCode from 'qrcode';
+import { Type } from 'typebox';
+import { formatMoney } from '@tapline/shared/money';
+import { SUPPORTED_CURRENCIES } from '@tapline/shared/countries';
+import type { AppContext } from '../context.ts';
+import type { Mode } from '../auth/secrets.ts';
+import { ApiError } from '../http/errors.ts';
+import { displayHandle } from '../http/validate.ts';
+import { findMerchant } from '../modules/merchants/store.ts';
+import { findWallet } from '../modules/wallets/store.ts';
+import { normalizeTagId, resolveTag } from '../modules/wearables/service.ts';
+import { posService } from '../modules/pos/service.ts';
+import { findSession } from '../modules/pos/store.ts';
+import { PAGE_SECURITY_HEADERS, type RawHtml, html, page } from './html.ts';
+
+/** The browser files under ./assets, read once: plain CSS and vanilla JS, no build step. */
+const ASSETS: Record<string, string> = {
+  'style.css': 'text/css; charset=utf-8',
+  'pos.js': 'text/javascript; charset=utf-8',
+  'pay.js': 'text/javascript; charset=utf-8',
+};
+const assetBodies = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8')]));
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HANDLE = /^@?[A-Za-z0-9_.]{3,30}$/;
+const QR_TEXT_LENGTH_MAX = 512;
+
+function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.status(status).headers(PAGE_SECURITY_HEADERS).type('text/html; charset=utf-8').send(body);
+}
+
+function header(subtitle: string): RawHtml {
+  return html`<header class="bar"><div class="brand"><span class="logo" aria-hidden="true"></span>Tapline <span class="subtitle">${subtitle}</span></div></header>`;
+}
+
+function messagePage(title: string, message: string, tone: 'error' | 'neutral' = 'error'): string {
+  return page({
+    title: `${title} · Tapline`,
+    body: html`<main class="shell">${header('Pay')}<section class="card center"><div class="result-icon ${tone === 'error' ? 'failed' : 'expired'}" aria-hidden="true"></div><h1>${title}</h1><p class="muted">${message}</p></section></main>`,
+  });
+}
+
+const STATUS_WORDS: Record<string, string> = {
+  completed: 'This payment is complete.',
+  failed: 'This payment failed.',
+  expired: 'This payment request has expired.',
+  cancelled: 'This payment request was cancelled.',
+};
+
+/** The pages of ARCHITECTURE.md's web/: /pos, /tap/<tagId or sessionId>, /pay/<handle>, and their assets. */
+export async function webRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { db, config } = context;
+  const pos = posService(context);
+  const hidden = { schema: { hide: true } };
+
+  app.get('/web/:name', hidden, async (request, reply) => {
+    const { name } = request.params as { name: string };
+    const type = ASSETS[name];
+    const body = assetBodies.get(name);
+    if (!type || body === undefined) return sendPage(reply, 404, messagePage('Not found', 'There is no such file.'));
+    return reply.headers({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' }).type(type).send(body);
+  });
+
+  app.get('/pos', hidden, async (_request, reply) => {
+    const currencies = [...SUPPORTED_CURRENCIES].sort();
+    const body = html`<main class="shell">
+${header('POS')}
+<section id="signin" class="card">
+  <h1>Sign in</h1>
+  <p class="muted">Paste this terminal's token (the merchant creates it with POST /api/merchant/terminals). It stays on this device.</p>
+  <form id="signin-form" autocomplete="off">
+    <label for="token">Terminal token</label>
+    <input id="token" name="token" type="password" required placeholder="term.…" spellcheck="false">
+    <button type="submit" class="primary big">Sign in</button>
+    <p id="signin-error" class="error" role="alert"></p>
+  </form>
+</section>
+<section id="charge" class="card" hidden>
+  <div class="row"><h1>New sale</h1><button id="signout" type="button" class="link">Sign out</button></div>
+  <p id="who" class="muted"></p>
+  <form id="charge-form" autocomplete="off">
+    <label for="amount">Amount</label>
+    <div class="amount-row">
+      <input id="amount" name="amount" inputmode="decimal" required placeholder="0.00">
+      <select id="currency" name="currency" aria-label="Currency">${currencies.map((code) => html`<option value="${code}">${code}</option>`)}</select>
+    </div>
+    <label for="description">Description</label>
+    <input id="description" name="description" maxlength="500" placeholder="Optional">
+    <button id="charge-button" type="submit" class="primary big">Charge</button>
+    <p id="charge-error" class="error" role="alert"></p>
+  </form>
+</section>
+<section id="waiting" class="card center" hidden>
+  <p id="waiting-description" class="muted"></p>
+  <div id="waiting-amount" class="amount-display"></div>
+  <img id="qr" class="qr" alt="QR code: scan to pay without NFC" width="232" height="232">
+  <p class="status-line"><span class="pulse" aria-hidden="true"></span><span id="nfc-status">Waiting for a tap…</span></p>
+  <p class="muted">Expires in <strong id="countdown">90</strong> s</p>
+  <details class="manual">
+    <summary>Type a tag ID instead</summary>
+    <form id="manual-tap-form" autocomplete="off"><input id="manual-tag" placeholder="TG0A1B2C3D" spellcheck="false"><button type="submit" class="secondary">Send tap</button></form>
+  </details>
+  <button id="cancel" type="button" class="secondary">Cancel sale</button>
+  <p id="waiting-error" class="error" role="alert"></p>
+</section>
+<section id="result" class="card center" hidden>
+  <div id="result-icon" class="result-icon" aria-hidden="true"></div>
+  <h1 id="result-title"></h1>
+  <div id="result-amount" class="amount-display"></div>
+  <dl id="result-details" class="details"></dl>
+  <button id="new-sale" type="button" class="primary big">New sale</button>
+</section>
+</main>`;
+    return sendPage(reply, 200, page({ title: 'Tapline POS', body, scripts: ['pos.js'], data: { page: 'pos' } }));
+  });
+
+  app.get('/pos/qr.svg', { schema: { hide: true, querystring: Type.Object({ data: Type.String({ minLength: 1, maxLength: QR_TEXT_LENGTH_MAX }) }) } }, async (request, reply) => {
+    const { data } = request.query as { data: string };
+    // Only our own pay links: the endpoint is not a general-purpose QR generator.
+    if (!data.startsWith(`${config.publicBaseUrl}/tap/`)) throw new ApiError(400, 'qr_data_not_allowed', 'Only this service\'s /tap/ links are rendered as QR codes');
+    const svg = await QRCode.toString(data, { type: 'svg', errorCorrectionLevel: 'M', margin: 2, color: { dark: '#0b1f17', light: '#ffffff' } });
+    return reply.headers({ 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=300' }).type('image/svg+xml').send(svg);
+  });
+
+  app.get('/tap/:id', hidden, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    if (UUID.test(id)) return sessionPage(reply, id);
+    if (!normalizeTagId(id)) return sendPage(reply, 404, messagePage('Unknown tag', 'This link does not belong to any Tapline tag or payment.'));
+    try {
+      const resolved = await resolveTag(db, id, context.now());
+      return reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(resolved.redirectTo, 302);
+    } catch (error) {
+      if (error instanceof ApiError && error.statusCode === 403) return sendPage(reply, 403, messagePage('Tag disabled', 'Its owner has disabled this tag: it no longer pays.'));
+      if (error instanceof ApiError && error.statusCode === 404) return sendPage(reply, 404, messagePage('Unknown tag', 'This tag is not registered with Tapline.'));
+      throw error;
+    }
+  });
+
+  /** The page behind a session's tapUrl / qrPayload: the customer pays it with @handle and PIN. */
+  async function sessionPage(reply: FastifyReply, id: string) {
+    const found = (await findSession(db, id.toLowerCase(), { mode: 'test', merchantId: null })) ?? (await findSession(db, id.toLowerCase(), { mode: 'live', merchantId: null }));
+    if (!found) return sendPage(reply, 404, messagePage('Payment not found', 'This payment request does not exist.'));
+    // Read through the service: an overdue session shows as expired, never as payable.
+    const session = await pos.get({ mode: found.mode, merchantId: found.merchant_id }, found.id);
+    const merchant = await findMerchant(db, session.merchant_id);
+    const amountLabel = formatMoney(session.amount, session.currency);
+    const payable = session.status === 'pending';
+    const body = html`<main class="shell">
+${header(session.mode === 'test' ? 'Pay · test mode' : 'Pay')}
+<section class="card center" id="session-card">
+  <p class="muted">Pay ${merchant?.name ?? 'merchant'} <span class="handle">${merchant ? displayHandle(merchant.handle) : ''}</span></p>
+  <div class="amount-display">${amountLabel}</div>
+  ${session.description ? html`<p class="description">${session.description}</p>` : ''}
+  ${payable
+    ? html`<form id="pay-form" class="left" autocomplete="on">
+    <label for="handle">Your @handle</label>
+    <input id="handle" name="username" autocomplete="username" required placeholder="@yourname" spellcheck="false" autocapitalize="none">
+    <label for="pin">Wallet PIN</label>
+    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="4 to 8 digits">
+    <button id="pay-button" type="submit" class="primary big">Pay ${amountLabel}</button>
+    <p id="pay-error" class="error" role="alert"></p>
+  </form>`
+    : html`<p class="status-pill status-${session.status}">${STATUS_WORDS[session.status] ?? session.status}</p>`}
+  <div id="pay-result" hidden>
+    <div id="result-icon" class="result-icon" aria-hidden="true"></div>
+    <h1 id="result-title"></h1>
+    <p id="result-message" class="muted"></p>
+  </div>
+</section>
+</main>`;
+    return sendPage(reply, 200, page({
+      title: `Pay ${amountLabel} · Tapline`,
+      body,
+      scripts: ['pay.js'],
+      data: { page: 'session', 'session-id': session.id, mode: session.mode, 'amount-label': amountLabel, status: session.status },
+    }));
+  }
+
+  app.get('/pay/:handle', hidden, async (request, reply) => {
+    const { handle: raw } = request.params as { handle: string };
+    const { source } = request.query as { source?: string };
+    if (!HANDLE.test(raw)) return sendPage(reply, 404, messagePage('Unknown handle', 'There is no wallet with this handle.'));
+    const handle = raw.replace(/^@/, '').toLowerCase();
+    const modes: Mode[] = ['test', 'live'];
+    const wallets = (await Promise.all(modes.map((mode) => findWallet(db, handle, mode)))).filter((wallet) => wallet !== undefined);
+    const wallet = wallets[0];
+    if (!wallet) return sendPage(reply, 404, messagePage('Unknown handle', `There is no wallet ${displayHandle(handle)}.`));
+    const data: Record<string, string> = { page: 'handle', to: handle, currency: wallet.currency };
+    // A handle that exists in one mode only pins the payer's sign-in to that mode.
+    if (wallets.length === 1) data.mode = wallet.mode;
+    const body = html`<main class="shell">
+${header(wallets.length === 1 && wallet.mode === 'test' ? 'Pay · test mode' : 'Pay')}
+<section class="card" id="handle-card">
+  ${source === 'nfc' ? html`<p class="badge">Tapped with NFC</p>` : ''}
+  <p class="muted">Pay</p>
+  <h1 class="recipient">${wallet.display_name ?? displayHandle(handle)}</h1>
+  <p class="handle">${displayHandle(handle)}</p>
+  <form id="pay-form" autocomplete="on">
+    <label for="amount">Amount</label>
+    <div class="amount-row"><input id="amount" name="amount" inputmode="decimal" required placeholder="0.00" autocomplete="off"><span class="currency">${wallet.currency}</span></div>
+    <label for="note">Note</label>
+    <input id="note" name="note" maxlength="140" placeholder="Optional" autocomplete="off">
+    <label for="handle">Your @handle</label>
+    <input id="handle" name="username" autocomplete="username" required placeholder="@yourname" spellcheck="false" autocapitalize="none">
+    <label for="pin">Wallet PIN</label>
+    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="4 to 8 digits">
+    <button id="pay-button" type="submit" class="primary big">Pay</button>
+    <p id="pay-error" class="error" role="alert"></p>
+  </form>
+  <div id="pay-result" class="center" hidden>
+    <div id="result-icon" class="result-icon" aria-hidden="true"></div>
+    <h1 id="result-title"></h1>
+    <p id="result-message" class="muted"></p>
+  </div>
+</section>
+</main>`;
+    return sendPage(reply, 200, page({ title: `Pay ${displayHandle(handle)} · Tapline`, body, scripts: ['pay.js'], data }));
+  });
+}

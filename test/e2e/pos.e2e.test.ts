@@ -1,0 +1,172 @@
+// The built-in web POS (/pos) and the pay pages, driven in Chromium by playwright-core against a
+// real server on each database. Screenshots are kept under test-artifacts/ for people to look at.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
+
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+/** A phone-sized window: the pages are built for one. */
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+
+for (const target of await databaseTargets()) {
+  describe(`web POS in Chromium on ${target.name}`, () => {
+    // The server's clock: real time plus an offset a test moves forward to expire a session.
+    let offsetMs = 0;
+    const server = useTestServer(target, { rateLimitScale: 10, now: () => new Date(Date.now() + offsetMs) });
+    let browser: Browser;
+    const pageErrors: string[] = [];
+
+    before(async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    });
+    after(async () => {
+      await browser?.close();
+    });
+
+    async function phonePage(): Promise<Page> {
+      const context = await browser.newContext(PHONE);
+      const page = await context.newPage();
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      page.on('console', (message) => {
+        // Answers such as the expected 403 for a wrong PIN are logged as failed resources; scripts must not fail.
+        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
+      });
+      return page;
+    }
+
+    async function setup() {
+      const s = server();
+      const merchant = await s.createMerchant({ name: 'Mama Put Kitchen' });
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const terminal = await s.request<{ token: string }>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Front counter' } });
+      assert.equal(terminal.status, 201);
+      const payer = uniqueHandle('ada');
+      await s.createWallet({ handle: payer, fund: 100 });
+      const tag = await s.request<{ tagId: string }>('POST', '/api/wearables', { headers: key, body: { handle: payer, tagType: 'ring', displayName: 'Ada\'s ring' } });
+      assert.equal(tag.status, 201);
+      return { s, merchant, key, terminalToken: terminal.body.token, payer, tagId: tag.body.tagId };
+    }
+
+    async function signInAndCharge(page: Page, baseUrl: string, terminalToken: string, amount: string, description: string, screenshots = false): Promise<string> {
+      await page.goto(`${baseUrl}/pos`);
+      if (await page.locator('#signin').isVisible()) {
+        await page.fill('#token', `term.${terminalToken}`);
+        if (screenshots) await page.screenshot({ path: `${ARTIFACTS}pos-signin-${target.name}.png`, fullPage: true });
+        await page.click('#signin-form button[type=submit]');
+      }
+      await page.locator('#charge').waitFor({ state: 'visible' });
+      await page.fill('#amount', amount);
+      await page.fill('#description', description);
+      if (screenshots) await page.screenshot({ path: `${ARTIFACTS}pos-charge-${target.name}.png`, fullPage: true });
+      await page.click('#charge-button');
+      await page.locator('#waiting').waitFor({ state: 'visible' });
+      // The QR code image is served and decoded.
+      await page.waitForFunction("(() => { const image = document.getElementById('qr'); return image !== null && image.complete && image.naturalWidth > 0; })()");
+      const sessionId = await page.locator('#waiting').getAttribute('data-session-id');
+      assert.ok(sessionId, 'the page exposes the session it created');
+      return sessionId;
+    }
+
+    it('signs in with a terminal token, charges 12.50, shows the QR code, and shows completed with amount and payer after a tap', async () => {
+      const { s, merchant, key, terminalToken, payer, tagId } = await setup();
+      const page = await phonePage();
+      const sessionId = await signInAndCharge(page, s.baseUrl, terminalToken, '12.50', 'Jollof rice', true);
+      assert.match(await page.locator('#who').innerText(), new RegExp(merchant.handle));
+      assert.match(await page.locator('#waiting-amount').innerText(), /NGN\s*12\.50/);
+      const countdown = Number(await page.locator('#countdown').innerText());
+      assert.ok(countdown > 80 && countdown <= 90, `countdown ${countdown}`);
+      const created = await s.request<{ status: string; amount: number; description: string }>('GET', `/api/pos/sessions/${sessionId}`, { headers: key });
+      assert.deepEqual([created.body.status, created.body.amount, created.body.description], ['pending', 12.5, 'Jollof rice']);
+      await page.screenshot({ path: `${ARTIFACTS}pos-waiting-${target.name}.png`, fullPage: true });
+
+      // The tap arrives through the API (a reader elsewhere); the page learns of it by polling.
+      const tapped = await s.request<{ status: string }>('POST', `/api/pos/sessions/${sessionId}/tap`, { headers: key, body: { tagId } });
+      assert.equal(tapped.body.status, 'completed');
+      await page.locator('#result[data-status="completed"]').waitFor({ state: 'visible', timeout: 15_000 });
+      assert.equal(await page.locator('#result-title').innerText(), 'Paid');
+      assert.match(await page.locator('#result-amount').innerText(), /NGN\s*12\.50/);
+      const details = await page.locator('#result-details').innerText();
+      assert.match(details, new RegExp(`@${payer}`));
+      assert.match(details, /wtx_pos_/);
+      await page.screenshot({ path: `${ARTIFACTS}pos-completed-${target.name}.png`, fullPage: true });
+      await page.context().close();
+    });
+
+    it('shows a failed payment with its reason, a cancelled sale and an expired one', async () => {
+      const { s, key, terminalToken, tagId } = await setup();
+      const page = await phonePage();
+      const tooDear = await signInAndCharge(page, s.baseUrl, terminalToken, '500', 'Generator');
+      await s.request('POST', `/api/pos/sessions/${tooDear}/tap`, { headers: key, body: { tagId } });
+      await page.locator('#result[data-status="failed"]').waitFor({ state: 'visible', timeout: 15_000 });
+      assert.equal(await page.locator('#result-title').innerText(), 'Payment failed');
+      assert.match(await page.locator('#result-details').innerText(), /Insufficient funds/i);
+      await page.screenshot({ path: `${ARTIFACTS}pos-failed-${target.name}.png`, fullPage: true });
+      await page.click('#new-sale');
+      await signInAndCharge(page, s.baseUrl, terminalToken, '3', 'Water');
+      await page.click('#cancel');
+      await page.locator('#result[data-status="cancelled"]').waitFor({ state: 'visible', timeout: 15_000 });
+      assert.equal(await page.locator('#result-title').innerText(), 'Cancelled');
+      await page.click('#new-sale');
+      await signInAndCharge(page, s.baseUrl, terminalToken, '4', 'Bread');
+      offsetMs += 90_000;
+      await page.locator('#result[data-status="expired"]').waitFor({ state: 'visible', timeout: 15_000 });
+      assert.equal(await page.locator('#result-title').innerText(), 'Expired');
+      assert.match(await page.locator('#result-details').innerText(), /expired/);
+      await page.screenshot({ path: `${ARTIFACTS}pos-expired-${target.name}.png`, fullPage: true });
+      await page.context().close();
+    });
+
+    it('pays a session without NFC: the QR link opens a page where the customer signs in with @handle and PIN', async () => {
+      const { s, terminalToken } = await setup();
+      const customer = uniqueHandle('bola');
+      await s.createWallet({ handle: customer, pin: '2468', fund: 40 });
+      const till = await phonePage();
+      const sessionId = await signInAndCharge(till, s.baseUrl, terminalToken, '25', 'Haircut');
+      const phone = await phonePage();
+      await phone.goto(`${s.baseUrl}/tap/${sessionId}`);
+      assert.match(await phone.locator('.amount-display').innerText(), /NGN\s*25\.00/);
+      await phone.fill('#handle', `@${customer}`);
+      await phone.fill('#pin', '1111');
+      await phone.click('#pay-button');
+      await phone.locator('#pay-error').filter({ hasText: /wrong pin/i }).waitFor({ timeout: 15_000 });
+      await phone.fill('#pin', '2468');
+      await phone.click('#pay-button');
+      await phone.locator('#pay-result[data-status="completed"]').waitFor({ state: 'visible', timeout: 15_000 });
+      assert.match(await phone.locator('#result-message').innerText(), new RegExp(`@${customer}`));
+      await phone.screenshot({ path: `${ARTIFACTS}pay-session-${target.name}.png`, fullPage: true });
+      await till.locator('#result[data-status="completed"]').waitFor({ state: 'visible', timeout: 15_000 });
+      assert.match(await till.locator('#result-details').innerText(), new RegExp(`@${customer}`));
+      await till.context().close();
+      await phone.context().close();
+    });
+
+    it('follows /tap/<tagId> to /pay/<handle>?source=nfc and pays that handle from the visitor\'s wallet', async () => {
+      const { s, payer, tagId } = await setup();
+      const visitor = uniqueHandle('chidi');
+      await s.createWallet({ handle: visitor, pin: '9753', fund: 30 });
+      const phone = await phonePage();
+      await phone.goto(`${s.baseUrl}/tap/${tagId}`);
+      assert.equal(new URL(phone.url()).pathname, `/pay/${payer}`);
+      assert.equal(new URL(phone.url()).searchParams.get('source'), 'nfc');
+      await phone.locator('.badge').filter({ hasText: 'Tapped with NFC' }).waitFor();
+      await phone.fill('#amount', '7.50');
+      await phone.fill('#note', 'for the suya');
+      await phone.fill('#handle', visitor);
+      await phone.fill('#pin', '9753');
+      await phone.click('#pay-button');
+      await phone.locator('#pay-result[data-status="completed"]').waitFor({ state: 'visible', timeout: 15_000 });
+      const message = await phone.locator('#result-message').innerText();
+      assert.match(message, new RegExp(`@${payer}`));
+      assert.match(message, /NGN\s*22\.50/, 'the visitor\'s balance after paying 7.50 of 30');
+      await phone.screenshot({ path: `${ARTIFACTS}pay-handle-${target.name}.png`, fullPage: true });
+      await phone.context().close();
+      assert.deepEqual(pageErrors, [], 'no script errors on any page');
+    });
+  });
+}
