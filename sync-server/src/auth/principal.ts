@@ -73,6 +73,7 @@ async function resolveMerchantKey(db: Database, key: string): Promise<Credential
     `SELECT k.id, k.merchant_id, k.mode, (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired, m.handle, m.rate_limit_multiplier
      FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1`,
     [sha256Hex(key)],
+    { prepareAs: 'auth_merchant_key' },
   );
   const row = rows[0];
   if (!row || row.mode !== mode) return invalid('merchant', 'invalid_api_key', 'Unknown API key');
@@ -90,6 +91,7 @@ async function resolveWalletToken(db: Database, token: string): Promise<Credenti
     `SELECT s.wallet_id, w.handle, s.mode, s.expires_at <= now() AS expired, s.revoked_at IS NOT NULL AS revoked
      FROM wallet_sessions s JOIN wallets w ON w.id = s.wallet_id WHERE s.token_hash = $1`,
     [tokenHash],
+    { prepareAs: 'auth_wallet_token' },
   );
   const row = rows[0];
   if (!row || row.revoked) return invalid('wallet', 'invalid_wallet_token', 'Unknown or signed-out wallet session');
@@ -103,6 +105,7 @@ async function resolveAgentToken(db: Database, token: string): Promise<Credentia
     `SELECT s.agent_id, a.wallet_id, w.handle, s.mode, s.expires_at <= now() AS expired, a.disabled_at IS NOT NULL AS disabled
      FROM agent_sessions s JOIN agents a ON a.id = s.agent_id JOIN wallets w ON w.id = a.wallet_id WHERE s.token_hash = $1`,
     [sha256Hex(token)],
+    { prepareAs: 'auth_agent_token' },
   );
   const row = rows[0];
   if (!row || row.disabled) return invalid('agent', 'invalid_agent_token', 'Unknown agent session');
@@ -116,6 +119,7 @@ async function resolveTerminalToken(db: Database, token: string): Promise<Creden
     `SELECT t.id, t.merchant_id, m.handle, t.mode, t.revoked_at IS NOT NULL AS revoked, m.rate_limit_multiplier
      FROM terminals t JOIN merchants m ON m.id = t.merchant_id WHERE t.token_hash = $1`,
     [sha256Hex(token)],
+    { prepareAs: 'auth_terminal_token' },
   );
   const row = rows[0];
   if (!row) return invalid('terminal', 'invalid_terminal_token', 'Unknown terminal token');
