@@ -8,6 +8,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** `required`: a POST without Idempotency-Key is a 400 (POST /api/pay). `optional`: honoured when sent. */
     idempotency?: 'required' | 'optional';
+    /**
+     * Rewrites an answer before it is stored for replay: for answers that carry a secret which
+     * must never be stored (a gift card's code), the replay answers the rest without it.
+     */
+    idempotencyRedact?: (body: unknown) => unknown;
   }
   interface FastifyRequest {
     /** The Idempotency-Key this request runs under, once claimed, with the seed of its derived ids. */
@@ -51,6 +56,12 @@ function requestHash(request: FastifyRequest): string {
   return createHash('sha256')
     .update(`${request.method} ${request.routeOptions.url}\n${canonicalJson(request.params)}\n${canonicalJson(request.body ?? null)}`)
     .digest('hex');
+}
+
+function storedAnswer(request: FastifyRequest, payload: unknown): string {
+  const text = typeof payload === 'string' ? payload : JSON.stringify(payload ?? null);
+  const redact = request.routeOptions.config.idempotencyRedact;
+  return redact ? JSON.stringify(redact(JSON.parse(text))) : text;
 }
 
 /**
@@ -145,7 +156,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
       await relaxed(
         `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4, completed_at = now()
          WHERE scope = $1 AND key = $2`,
-        [claim.scope, claim.key, reply.statusCode, typeof payload === 'string' ? payload : JSON.stringify(payload ?? null)],
+        [claim.scope, claim.key, reply.statusCode, storedAnswer(request, payload)],
         { prepareAs: 'idempotency_complete' },
       );
     }

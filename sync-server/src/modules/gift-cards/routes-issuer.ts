@@ -23,7 +23,7 @@ import { principalOf } from '../../auth/hooks.ts';
 import { supportedCurrency } from '../../http/validate.ts';
 import { computeAnalytics } from './analytics.ts';
 import type { RateSource } from './fx.ts';
-import { derivedId, settleWithoutSecrets } from './idempotency.ts';
+import { derivedId, withoutSecrets } from './idempotency.ts';
 import { type Surface, issuerOf, redeemerOf } from './principals.ts';
 import { cardRecord } from './records.ts';
 import { type GiftCardService, type Issuer, giftCardNotFound } from './service.ts';
@@ -79,17 +79,16 @@ export async function issuerSurfaceRoutes(app: FastifyInstance, context: AppCont
   const issuer = (request: FastifyRequest) => issuerOf(db, request);
 
   app.post(base, {
-    config: { ...own, idempotency: 'optional' },
+    config: { ...own, idempotency: 'optional', idempotencyRedact: withoutSecrets },
     schema: { tags, summary: 'Issue a gift card paid from the caller\'s wallet', description: ISSUE_RULES, body: IssueGiftCardBody, response: { 200: GiftCardRecord, 201: GiftCardIssued, ...giftCardErrors } },
   }, async (request, reply) => {
     const outcome = await service.issue(await issuer(request), request.body as Static<typeof IssueGiftCardBody>, { cardId: derivedId(request, 'gift_card', 'gcard') });
     if (!outcome.created) return reply.status(200).send(outcome.card);
-    await settleWithoutSecrets(db, request, 201, outcome.card);
     return reply.status(201).send(outcome.card);
   });
 
   app.post(`${base}/bulk`, {
-    config: { ...own, idempotency: 'optional' },
+    config: { ...own, idempotency: 'optional', idempotencyRedact: withoutSecrets },
     schema: {
       tags,
       summary: 'Issue up to 100 identical cards in one batch (exempt from the 24-hour limit)',
@@ -101,12 +100,11 @@ export async function issuerSurfaceRoutes(app: FastifyInstance, context: AppCont
     const body = request.body as Static<typeof GiftCardBulkBody>;
     const result = await service.bulk(await issuer(request), body, { batchId: derivedId(request, 'gift_card_batch', 'gcb') });
     const answer = { batchId: result.batchId, count: result.cards.length, cards: result.cards };
-    if (result.created) await settleWithoutSecrets(db, request, 201, answer);
     return reply.status(201).send(answer);
   });
 
   app.post(`${base}/import`, {
-    config: { ...own, idempotency: 'optional' },
+    config: { ...own, idempotency: 'optional', idempotencyRedact: withoutSecrets },
     schema: {
       tags,
       summary: 'Import up to 500 cards; each row is validated on its own and a bad row never aborts the batch',
@@ -119,12 +117,11 @@ export async function issuerSurfaceRoutes(app: FastifyInstance, context: AppCont
     const body = request.body as Static<typeof GiftCardImportBody>;
     const result = await service.importCards(await issuer(request), body.cards, { batchId: derivedId(request, 'gift_card_batch', 'gcb') });
     const answer = { batchId: result.batchId, issuedCount: result.issuedCount, failedCount: result.failedCount, issued: result.issued, failed: result.failed };
-    if (result.created) await settleWithoutSecrets(db, request, 201, answer);
     return reply.status(201).send(answer);
   });
 
   app.post(`${base}/redeem`, {
-    config: { auth: surface === 'merchant' ? ['merchant', 'terminal'] : [surface], idempotency: 'optional' },
+    config: { auth: surface === 'merchant' ? ['merchant', 'terminal'] : [surface], idempotency: 'optional', idempotencyRedact: withoutSecrets },
     schema: { tags, summary: 'Redeem a gift card, in full or in part, into the caller\'s wallet', description: REDEEM_RULES, body: GiftCardRedeemBody, response: { 200: GiftCardRedeemResponse, ...giftCardErrors } },
   }, async (request) => {
     const redeemer = await redeemerOf(db, request);

@@ -26,7 +26,7 @@ import { newId } from '../../auth/secrets.ts';
 import { notFound } from '../../http/errors.ts';
 import { computeAnalytics } from './analytics.ts';
 import type { RateSource } from './fx.ts';
-import { derivedId, settleWithoutSecrets } from './idempotency.ts';
+import { derivedId, withoutSecrets } from './idempotency.ts';
 import { issuerOf } from './principals.ts';
 import { activationRecord, planRecord, programRecord, rewardRuleRecord } from './records.ts';
 import { giftCardErrors } from './routes-issuer.ts';
@@ -135,7 +135,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
   });
 
   app.post('/api/merchant/gift-card-programs/:id/issue', {
-    config: { ...merchantOnly, idempotency: 'optional' },
+    config: { ...merchantOnly, idempotency: 'optional', idempotencyRedact: withoutSecrets },
     schema: {
       tags,
       summary: 'Issue cards to employees: each locked to its @handle, delivered at deliverAt when given; known externalRefs are skipped',
@@ -152,8 +152,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     if (!program) throw programNotFound(id);
     const body = request.body as Static<typeof GiftCardProgramIssueBody>;
     const result = await service.issueProgram(await issuerOf(db, request), program, body, { batchId: derivedId(request, 'gift_card_batch', 'gcb') });
-    const { created, ...answer } = result;
-    if (created) await settleWithoutSecrets(db, request, 201, answer);
+    const { created: _created, ...answer } = result;
     return reply.status(201).send(answer);
   });
 
@@ -241,7 +240,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
   });
 
   app.post('/api/merchant/rewards/evaluate', {
-    config: { ...merchantOnly, idempotency: 'optional' },
+    config: { ...merchantOnly, idempotency: 'optional', idempotencyRedact: withoutSecrets },
     schema: {
       tags,
       summary: 'Evaluate a spend: the best matching active rule issues a cashback card locked to the customer',
@@ -261,7 +260,6 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
       card: result.card,
     };
     const status = result.rewarded ? 201 : 200;
-    await settleWithoutSecrets(db, request, status, answer);
     return reply.status(status).send(answer);
   });
 
