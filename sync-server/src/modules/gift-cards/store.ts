@@ -53,38 +53,23 @@ export interface CardRow {
 }
 
 /** A card to insert: everything but the bookkeeping columns that start at their defaults. */
-export interface NewCard {
-  id: string;
-  mode: Mode;
-  code_hash: string;
-  code_prefix: string;
-  issuer_type: GiftCardIssuerType;
-  issuer_id: string;
-  issuer_wallet_id: string;
-  issuer_handle: string;
-  source: CardSource;
-  batch_id: string | null;
-  program_id: string | null;
-  external_ref: string | null;
-  reward_rule_id: string | null;
-  amount: number;
-  currency: string;
-  status: 'scheduled' | 'active';
-  message: string | null;
-  pin_hash: string | null;
-  locked_to_handle: string | null;
-  design_theme: string;
-  brand: GiftCardBrandConfig | null;
-  multi_merchant: boolean;
-  expires_at: Date;
-  deliver_to_handle: string | null;
-  deliver_to_wallet_id: string | null;
-  deliver_at: Date | null;
-  subscription_plan_id: string | null;
-  gift_months: number | null;
-  issue_transfer_id: string;
-  created_at: Date;
-}
+export type NewCard = Omit<
+  CardRow,
+  | 'amount_remaining'
+  | 'status'
+  | 'failed_pin_attempts'
+  | 'pin_locked_until'
+  | 'delivered_at'
+  | 'delivery_attempts'
+  | 'delivery_next_attempt_at'
+  | 'delivery_error'
+  | 'ended_at'
+  | 'end_reason'
+  | 'end_transfer_id'
+  | 'returned_amount'
+  | 'first_redeemed_at'
+  | 'updated_at'
+> & { status: 'scheduled' | 'active' };
 
 const NEW_CARD_COLUMNS: ReadonlyArray<[keyof NewCard, string]> = [
   ['id', 'text'],
