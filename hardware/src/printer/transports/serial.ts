@@ -1,7 +1,7 @@
 import { SerialPort } from 'serialport';
-import { isStatusByte } from '../status.ts';
 import { TransportError } from './types.ts';
 import type { PrinterTransport } from './types.ts';
+import { StatusInbox } from './status-inbox.ts';
 
 /** The part of a serialport stream we use; SerialPort and SerialPortMock both fit. */
 export interface SerialPortLike {
@@ -41,8 +41,7 @@ export class SerialTransport implements PrinterTransport {
   readonly description: string;
   readonly #options: Required<Omit<SerialTransportOptions, 'createPort'>> & { createPort: SerialPortFactory };
   #port: SerialPortLike | null = null;
-  #received: number[] = [];
-  #waiter: (() => void) | null = null;
+  readonly #inbox = new StatusInbox();
 
   constructor(options: SerialTransportOptions) {
     this.#options = { baudRate: 9600, sendTimeoutMs: 30_000, statusTimeoutMs: 1500, confirm: 'drain', createPort: defaultFactory, ...options };
@@ -57,7 +56,7 @@ export class SerialTransport implements PrinterTransport {
   async send(bytes: Uint8Array): Promise<void> {
     await this.#withTimeout(this.#options.sendTimeoutMs, async () => {
       const port = await this.#open();
-      this.#received = [];
+      this.#inbox.clear();
       await new Promise<void>((resolve, reject) => port.write(Buffer.from(bytes), (error) => (error ? reject(error) : resolve())));
       await new Promise<void>((resolve, reject) => port.drain((error) => (error ? reject(error) : resolve())));
       if (this.#options.confirm === 'status') {
@@ -84,9 +83,9 @@ export class SerialTransport implements PrinterTransport {
   async #ask(port: SerialPortLike, requests: readonly Uint8Array[]): Promise<number[] | null> {
     const answers: number[] = [];
     for (const request of requests) {
-      this.#received = [];
+      this.#inbox.clear();
       await new Promise<void>((resolve, reject) => port.write(Buffer.from(request), (error) => (error ? reject(error) : resolve())));
-      const answer = await this.#nextStatusByte(this.#options.statusTimeoutMs);
+      const answer = await this.#inbox.next(this.#options.statusTimeoutMs);
       if (answer === null) return null;
       answers.push(answer);
     }
@@ -99,10 +98,7 @@ export class SerialTransport implements PrinterTransport {
     await new Promise<void>((resolve, reject) =>
       port.open((error) => (error ? reject(new TransportError('open_failed', `${this.description}: ${error.message}`)) : resolve())),
     );
-    port.on('data', (chunk) => {
-      for (const byte of chunk) if (isStatusByte(byte) && this.#received.length < 64) this.#received.push(byte);
-      this.#waiter?.();
-    });
+    port.on('data', (chunk) => this.#inbox.receive(chunk));
     // An unplugged adapter closes the port; the next job opens it again.
     port.on('close', () => {
       if (this.#port === port) this.#port = null;
@@ -112,23 +108,6 @@ export class SerialTransport implements PrinterTransport {
     });
     this.#port = port;
     return port;
-  }
-
-  async #nextStatusByte(timeoutMs: number): Promise<number | null> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.#received.length === 0) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) return null;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, remaining);
-        this.#waiter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#waiter = null;
-    }
-    return this.#received.shift() ?? null;
   }
 
   async #withTimeout<T>(timeoutMs: number, work: () => Promise<T>): Promise<T> {

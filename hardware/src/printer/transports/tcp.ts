@@ -1,5 +1,6 @@
 import { Socket } from 'node:net';
-import { DLE_EOT_PRINTER, isStatusByte } from '../status.ts';
+import { DLE_EOT_PRINTER } from '../status.ts';
+import { StatusInbox } from './status-inbox.ts';
 import { TransportError } from './types.ts';
 import type { PrinterTransport } from './types.ts';
 
@@ -109,8 +110,7 @@ export class TcpTransport implements PrinterTransport {
 /** Collects status bytes a printer sends back, and turns a dropped connection into a rejection. */
 class StatusReader {
   readonly failure: Promise<never>;
-  #bytes: number[] = [];
-  #waiter: (() => void) | null = null;
+  readonly #inbox = new StatusInbox();
   #closeExpected = false;
 
   constructor(socket: Socket) {
@@ -118,15 +118,12 @@ class StatusReader {
       socket.on('error', (error) => reject(new TransportError('connection_failed', error.message)));
       socket.on('close', () => {
         if (!this.#closeExpected) reject(new TransportError('connection_closed', 'printer closed the connection'));
-        this.#waiter?.();
+        this.#inbox.wake();
       });
     });
     // Rejections of `failure` are observed through Promise.race; this keeps an unraced one quiet.
     this.failure.catch(() => undefined);
-    socket.on('data', (chunk: Buffer) => {
-      for (const byte of chunk) if (isStatusByte(byte) && this.#bytes.length < 64) this.#bytes.push(byte);
-      this.#waiter?.();
-    });
+    socket.on('data', (chunk: Buffer) => this.#inbox.receive(chunk));
   }
 
   /** From here on the connection closing is the normal end of the session. */
@@ -134,21 +131,8 @@ class StatusReader {
     this.#closeExpected = true;
   }
 
-  async nextStatusByte(timeoutMs: number): Promise<number | null> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.#bytes.length === 0) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) return null;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, remaining);
-        this.#waiter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#waiter = null;
-    }
-    return this.#bytes.shift() ?? null;
+  nextStatusByte(timeoutMs: number): Promise<number | null> {
+    return this.#inbox.next(timeoutMs);
   }
 }
 
