@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
 import type { Queryable } from '../../db/database.ts';
 import { openDatabase } from '../../db/open.ts';
 import { createPostgresDatabase, databaseTargets } from '../../testing/databases.ts';
+import { startServerProcess } from '../../testing/server-process.ts';
 import { ADMIN, TEST_ADMIN_TOKEN, type TestServer, uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { HOUR, type IssuedCard, type Json, holder, issueCard, merchant, redeem, runJobs, testClock } from './test-helpers.ts';
 
@@ -18,7 +17,6 @@ import { HOUR, type IssuedCard, type Json, holder, issueCard, merchant, redeem, 
  * and the server's own log output at its most verbose level, for every code issued.
  */
 
-const mainFile = fileURLToPath(new URL('../../main.ts', import.meta.url));
 
 /** Every (table, column) of a text-like type in the public schema. */
 async function textColumns(db: Queryable): Promise<{ table: string; column: string }[]> {
@@ -129,39 +127,6 @@ function redeemVia(request: TestServer['request'], headers: Record<string, strin
   return request('POST', `/api/${surface}/gift-cards/redeem`, { headers, body });
 }
 
-const children = new Set<ChildProcess>();
-after(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
-/** Starts the real server process (npm run server's entry point) and collects everything it prints. */
-function startServerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', mainFile], {
-    env: { ...process.env, PORT: '0', ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+) \(/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1], output: () => output });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
-    });
-  });
-}
-
 for (const target of await databaseTargets()) {
   describe(`gift card codes stay secret on ${target.name}`, () => {
     const clock = testClock();
@@ -200,7 +165,7 @@ for (const target of await databaseTargets()) {
         env = { DATA_DIR: dataDir, LOG_LEVEL: 'trace' };
       }
       try {
-        const started = await startServerProcess(env);
+        const started = await startServerProcess({ ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...env });
         const request: TestServer['request'] = async (method, path, options = {}) => {
           const headers: Record<string, string> = { ...options.headers };
           let body: string | undefined;

@@ -1,0 +1,55 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { after } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const mainFile = fileURLToPath(new URL('../main.ts', import.meta.url));
+const children = new Set<ChildProcess>();
+let cleanupRegistered = false;
+
+/** Spawns the server's entry point (`npm run server`) with extra environment; killed when the test file ends. */
+export function spawnServerProcess(env: Record<string, string>): ChildProcess {
+  if (!cleanupRegistered) {
+    cleanupRegistered = true;
+    after(() => {
+      for (const child of children) child.kill('SIGKILL');
+    });
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', mainFile], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+export interface StartedServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything the process printed so far, stdout and stderr. */
+  output: () => string;
+}
+
+/** Spawns the server and resolves once it prints the URL it listens on. */
+export function startServerProcess(env: Record<string, string>): Promise<StartedServerProcess> {
+  const child = spawnServerProcess(env);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+) \(/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1], output: () => output });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+export function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
