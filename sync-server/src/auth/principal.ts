@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.ts';
 import { type Mode, constantTimeEqual, merchantKeyMode, sha256Hex } from './secrets.ts';
+import { rememberedLookup } from './credential-cache.ts';
 
 /** Who is calling, as established from the request's credential. Every non-admin principal has a mode. */
 export type Principal =
@@ -69,15 +70,18 @@ export async function resolveCredential(
 async function resolveMerchantKey(db: Database, key: string): Promise<Credential> {
   const mode = merchantKeyMode(key);
   if (!mode) return invalid('merchant', 'invalid_api_key', 'Malformed API key: expected mk_test_ or mk_live_ followed by 64 lower-case hex characters');
-  const rows = await db.query<{ id: string; merchant_id: string; mode: Mode; expired: boolean; handle: string; rate_limit_multiplier: number }>(
-    `SELECT k.id, k.merchant_id, k.mode, (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired, m.handle, m.rate_limit_multiplier
-     FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1`,
-    [sha256Hex(key)],
-    { prepareAs: 'auth_merchant_key' },
-  );
-  const row = rows[0];
+  const keyHash = sha256Hex(key);
+  const row = await rememberedLookup(db, `key:${keyHash}`, async () => {
+    const rows = await db.query<{ id: string; merchant_id: string; mode: Mode; expires_at: Date | null; handle: string; rate_limit_multiplier: number }>(
+      `SELECT k.id, k.merchant_id, k.mode, k.expires_at, m.handle, m.rate_limit_multiplier
+       FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1`,
+      [keyHash],
+      { prepareAs: 'auth_merchant_key' },
+    );
+    return rows[0];
+  });
   if (!row || row.mode !== mode) return invalid('merchant', 'invalid_api_key', 'Unknown API key');
-  if (row.expired) return invalid('merchant', 'api_key_expired', 'This API key was rotated and its grace period has ended');
+  if (row.expires_at && row.expires_at.getTime() <= Date.now()) return invalid('merchant', 'api_key_expired', 'This API key was rotated and its grace period has ended');
   return {
     state: 'valid',
     principal: { kind: 'merchant', merchantId: row.merchant_id, handle: row.handle, mode: row.mode, keyId: row.id, rateLimitMultiplier: row.rate_limit_multiplier },
@@ -115,13 +119,16 @@ async function resolveAgentToken(db: Database, token: string): Promise<Credentia
 
 async function resolveTerminalToken(db: Database, token: string): Promise<Credential> {
   if (!TOKEN.test(token)) return invalid('terminal', 'invalid_terminal_token', 'Malformed terminal token');
-  const rows = await db.query<{ id: string; merchant_id: string; handle: string; mode: Mode; revoked: boolean; rate_limit_multiplier: number }>(
-    `SELECT t.id, t.merchant_id, m.handle, t.mode, t.revoked_at IS NOT NULL AS revoked, m.rate_limit_multiplier
-     FROM terminals t JOIN merchants m ON m.id = t.merchant_id WHERE t.token_hash = $1`,
-    [sha256Hex(token)],
-    { prepareAs: 'auth_terminal_token' },
-  );
-  const row = rows[0];
+  const tokenHash = sha256Hex(token);
+  const row = await rememberedLookup(db, `terminal:${tokenHash}`, async () => {
+    const rows = await db.query<{ id: string; merchant_id: string; handle: string; mode: Mode; revoked: boolean; rate_limit_multiplier: number }>(
+      `SELECT t.id, t.merchant_id, m.handle, t.mode, t.revoked_at IS NOT NULL AS revoked, m.rate_limit_multiplier
+       FROM terminals t JOIN merchants m ON m.id = t.merchant_id WHERE t.token_hash = $1`,
+      [tokenHash],
+      { prepareAs: 'auth_terminal_token' },
+    );
+    return rows[0];
+  });
   if (!row) return invalid('terminal', 'invalid_terminal_token', 'Unknown terminal token');
   if (row.revoked) return invalid('terminal', 'terminal_revoked', 'This terminal has been revoked by its merchant');
   return {

@@ -34,6 +34,17 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * A view of `db` whose query() commits without waiting for the WAL flush where the database
+ * makes the distinction (see Database.queryRelaxed), and is plain query() where it does not.
+ */
+export function relaxedCommits(db: Database): Pick<Queryable, 'query'> {
+  return {
+    query: <Row>(sql: string, params?: readonly SqlParam[], options?: QueryOptions) =>
+      db.queryRelaxed ? db.queryRelaxed<Row>(sql, params, options) : db.query<Row>(sql, params, options),
+  };
+}
+
 /** Postgres error codes we react to, by name. */
 export const PG_ERROR = {
   uniqueViolation: '23505',

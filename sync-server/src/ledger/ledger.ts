@@ -102,16 +102,16 @@ export interface Balance {
 /** Balances of a wallet in one mode, one per currency it has ever held. */
 export async function walletBalances(db: Queryable, walletId: string, mode: Mode): Promise<Balance[]> {
   return db.query<Balance>(
-    `SELECT currency, balance AS available FROM ledger_accounts
-     WHERE owner_type = 'wallet' AND owner_id = $1 AND mode = $2 ORDER BY currency`,
+    `SELECT currency, sum(balance)::int8 AS available FROM ledger_accounts
+     WHERE owner_type = 'wallet' AND owner_id = $1 AND mode = $2 GROUP BY currency ORDER BY currency`,
     [walletId, mode],
   );
 }
 
-/** The balance of one account in minor units; 0 for an account never used. */
+/** The balance of one account in minor units (a merchant wallet's: its main row plus its inflow shards); 0 for an account never used. */
 export async function accountBalance(db: Queryable, account: AccountRef, mode: Mode): Promise<number> {
   const rows = await db.query<{ balance: number }>(
-    'SELECT balance FROM ledger_accounts WHERE owner_type = $1 AND owner_id = $2 AND currency = $3 AND mode = $4',
+    'SELECT sum(balance)::int8 AS balance FROM ledger_accounts WHERE owner_type = $1 AND owner_id = $2 AND currency = $3 AND mode = $4',
     [account.ownerType, accountOwnerId(account), account.currency, mode],
   );
   return rows[0]?.balance ?? 0;

@@ -25,6 +25,7 @@ import { canonicalHandle, displayHandle, supportedCountry, supportedCurrency } f
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
+import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { type MerchantRow, findMerchant, insertApiKey, insertMerchant, listMerchants, updateMerchant } from '../merchants/store.ts';
 import { handleIsTaken, insertAgent, insertWallet } from '../wallets/store.ts';
 import { requireWallet } from '../wallets/service.ts';
@@ -144,6 +145,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     const { id } = request.params as { id: string };
     const body = request.body as Static<typeof UpdateMerchantBody>;
     const merchant = await updateMerchant(db, id, { rateLimitMultiplier: body.rateLimitMultiplier, name: body.name?.trim() });
+    credentialsChanged();
     if (!merchant) throw notFound('merchant_not_found', `No merchant ${id}`);
     return merchantRecord(merchant);
   });

@@ -168,7 +168,10 @@ export async function lockWalletBalances(tx: Queryable, walletId: string, mode: 
      ORDER BY lock_rank, id FOR NO KEY UPDATE`,
     [walletId, mode, currencies],
   );
-  return new Map(rows.map((row) => [row.currency, row.balance]));
+  // A merchant's wallet has several rows per currency (its inflow shards): its balance is their sum.
+  const balances = new Map<string, number>();
+  for (const row of rows) balances.set(row.currency, (balances.get(row.currency) ?? 0) + row.balance);
+  return balances;
 }
 
 export async function existingExternalRefs(db: Queryable, programId: string, refs: readonly string[]): Promise<Map<string, string>> {

@@ -92,7 +92,7 @@ export function redeem(s: TestServer, headers: Record<string, string>, body: Jso
 /** A wallet's balance in minor units, straight from the ledger. */
 export async function balanceMinor(s: TestServer, handle: string, currency: string, mode = 'test'): Promise<number> {
   const rows = await s.db.query<{ balance: number }>(
-    `SELECT a.balance FROM ledger_accounts a JOIN wallets w ON w.id = a.owner_id
+    `SELECT sum(a.balance)::int8 AS balance FROM ledger_accounts a JOIN wallets w ON w.id = a.owner_id
      WHERE a.owner_type = 'wallet' AND w.handle = $1 AND w.mode = $2 AND a.currency = $3 AND a.mode = $2`,
     [handle.replace(/^@/, ''), mode, currency],
   );

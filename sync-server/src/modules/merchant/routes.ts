@@ -17,6 +17,7 @@ import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { notFound } from '../../http/errors.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
+import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { type TerminalRow, insertTerminal, listTerminals, revokeTerminal, rotateApiKey, updateWebhookSettings } from '../merchants/store.ts';
 import { balanceResponse, requireWallet } from '../wallets/service.ts';
 
@@ -48,6 +49,7 @@ export async function merchantRoutes(app: FastifyInstance, { db }: AppContext): 
     const principal = principalAs(request, 'merchant');
     const graceHours = (request.body as Static<typeof RotateKeyBody> | undefined)?.graceHours ?? 0;
     const rotated = await db.transaction((tx) => rotateApiKey(tx, principal.keyId, principal.merchantId, principal.mode, graceHours));
+    credentialsChanged();
     return { key: rotated.key, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
   });
 
@@ -100,6 +102,7 @@ export async function merchantRoutes(app: FastifyInstance, { db }: AppContext): 
     const principal = principalAs(request, 'merchant');
     const { id } = request.params as { id: string };
     const row = await revokeTerminal(db, id, principal.merchantId, principal.mode);
+    credentialsChanged();
     if (!row) throw notFound('terminal_not_found', `No terminal ${id}`);
     return terminalRecord(row);
   });

@@ -36,7 +36,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 /** Balance of a wallet's account in minor units, read straight from the ledger. */
 async function balanceMinor(server: TestServer, handle: string, currency = 'NGN', mode = 'test'): Promise<number> {
   const rows = await server.db.query<{ balance: number }>(
-    `SELECT a.balance FROM ledger_accounts a JOIN wallets w ON w.id = a.owner_id
+    `SELECT sum(a.balance)::int8 AS balance FROM ledger_accounts a JOIN wallets w ON w.id = a.owner_id
      WHERE a.owner_type = 'wallet' AND w.handle = $1 AND w.mode = $2 AND a.currency = $3 AND a.mode = $2`,
     [handle.replace(/^@/, ''), mode, currency],
   );

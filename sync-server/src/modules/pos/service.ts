@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import { POS_SESSION_TTL_SECONDS } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
-import type { Database, Queryable } from '../../db/database.ts';
+import { type Database, type Queryable, relaxedCommits } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { conflict, gone, notFound } from '../../http/errors.ts';
 import { displayHandle, supportedCurrency } from '../../http/validate.ts';
@@ -135,6 +135,7 @@ export interface PosService {
 
 export function posService(context: AppContext): PosService {
   const { db } = context;
+  const relaxed = relaxedCommits(db);
 
   /**
    * tapped -> processing -> completed | failed (spec, POS session status), in pos_tap: one
@@ -195,7 +196,7 @@ export function posService(context: AppContext): PosService {
       const amount = toMinor(fields.amount, currency);
       const callbackUrl = fields.callbackUrl === undefined ? null : validateWebhookUrl(fields.callbackUrl, merchant.mode, 'callbackUrl');
       const createdAt = context.now();
-      const row = await insertSession(db, {
+      const row = await insertSession(relaxed, {
         id: randomUUID(),
         merchantId: merchant.merchantId,
         merchantHandle: merchant.handle,

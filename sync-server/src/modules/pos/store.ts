@@ -36,9 +36,16 @@ export interface SessionScope {
 /**
  * Creates a pending session. The merchant's wallet is looked up in the same statement (one round
  * trip); no row comes back when the merchant has no wallet in that mode.
+ *
+ * The caller passes a relaxed-commit view (relaxedCommits): creating a session moves no money and
+ * emits no event, so its commit does not wait for the WAL flush. What that risks: a database
+ * crash within a fraction of a second of a 201 can lose the pending session (the terminal's next
+ * poll answers 404 and the cashier starts the sale again; nobody has paid). What it cannot do is
+ * lose a paid session: WAL is flushed in order, so the synchronous commit of the tap that pays it
+ * makes the session row durable too.
  */
 export async function insertSession(
-  db: Queryable,
+  db: Pick<Queryable, 'query'>,
   fields: {
     id: string;
     merchantId: string;
