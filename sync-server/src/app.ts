@@ -25,6 +25,8 @@ import { posRoutes } from './modules/pos/routes.ts';
 import { startPosSessionSweeper } from './modules/pos/service.ts';
 import { webRoutes } from './web/routes.ts';
 import { giftCardRoutes, startGiftCardJobs } from './modules/gift-cards/routes.ts';
+import type { MailTransport } from './modules/store/mail.ts';
+import { startStoreJobs, storeRoutes } from './modules/store/routes.ts';
 
 export interface BuildAppOptions {
   config: Config;
@@ -46,6 +48,8 @@ export interface BuildAppOptions {
   billerProviders?: MoneyServiceOptions['billerProviders'];
   /** Replaces the configured FX rate provider (tests). */
   fxProvider?: MoneyServiceOptions['fxProvider'];
+  /** Replaces the configured mail transport (SMTP_URL, or disabled) of the store's e-mail (tests). */
+  mailTransport?: MailTransport;
 }
 
 const API_DESCRIPTION = `Tapline's sync server: payments, FX, bills, payment links, Pay Identity, tap wearables, POS
@@ -114,10 +118,13 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, webRoutes]) {
     await routes(app, context);
   }
+  await storeRoutes(app, context, options.mailTransport);
   // POS sessions past their 90 seconds are expired by this sweeper (and by every read that meets one).
   if (options.backgroundJobs !== false) startPosSessionSweeper(app, context, config.posSweepIntervalMs);
   // Scheduled gift-card delivery and expiry: the card rows are the jobs (tests call giftCardJobs(context).runOnce()).
   if (options.backgroundJobs !== false) startGiftCardJobs(app, context);
+  // The store's e-mail outbox (stock alerts): tests call storeMailOutbox(context).runOnce().
+  if (options.backgroundJobs !== false) startStoreJobs(app, context);
   // Background workers run while the app is up; onClose waits for their work in flight.
   if (options.backgroundJobs !== false) {
     app.addHook('onReady', async () => {

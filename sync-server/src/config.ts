@@ -47,6 +47,12 @@ export interface Config {
   giftCardVerifyMissesMax: number;
   /** The window of that count, in seconds. */
   giftCardVerifyMissWindowSeconds: number;
+  /** SMTP server of outgoing e-mail (store stock alerts), e.g. smtps://user:pass@smtp.example.com:465; unset: mail is disabled (mails wait in the outbox). */
+  smtpUrl: string | undefined;
+  /** The From of outgoing e-mail. */
+  mailFrom: string;
+  /** How often the store's mail outbox is sent (real time); 0 disables the worker. */
+  storeMailIntervalMs: number;
 }
 
 /** Default fee schedule, percent of the amount; PAYMENT_FEES overrides entries (JSON). */
@@ -176,6 +182,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  let smtpUrl = env.SMTP_URL?.trim() || undefined;
+  if (smtpUrl) {
+    try {
+      const url = new URL(smtpUrl);
+      if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error('protocol');
+    } catch {
+      problems.push('SMTP_URL must be an smtp:// or smtps:// URL such as smtps://user:pass@smtp.example.com:465 (unset it to disable mail)');
+      smtpUrl = undefined;
+    }
+  }
+  const mailFrom = env.MAIL_FROM?.trim() || 'Tapline Store <store@tapline.invalid>';
+  if (!/^[^\r\n]{3,200}$/.test(mailFrom) || !mailFrom.includes('@')) problems.push('MAIL_FROM must be an e-mail address, optionally with a name: Tapline Store <store@example.com>');
+
   const config: Config = {
     port,
     host,
@@ -201,6 +220,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     giftCardJobIntervalMs: integer(env, 'GIFT_CARD_JOB_INTERVAL_MS', 10_000, 0, 3_600_000, problems),
     giftCardVerifyMissesMax: integer(env, 'GIFT_CARD_VERIFY_MISSES_MAX', 300, 1, 1_000_000, problems),
     giftCardVerifyMissWindowSeconds: integer(env, 'GIFT_CARD_VERIFY_MISS_WINDOW_SECONDS', 3600, 1, 86_400, problems),
+    smtpUrl,
+    mailFrom,
+    storeMailIntervalMs: integer(env, 'STORE_MAIL_INTERVAL_MS', 10_000, 0, 3_600_000, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

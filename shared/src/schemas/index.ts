@@ -11,3 +11,4 @@ export * from './gift-cards.ts';
 export * from './bills.ts';
 export * from './links.ts';
 export * from './identity.ts';
+export * from './store.ts';

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Database, QueryOptions, SqlParam } from '../db/database.ts';
+import { type Database, relaxedCommits } from '../db/database.ts';
 import type { Principal } from '../auth/principal.ts';
 import { badRequest, conflict, unprocessable } from './errors.ts';
 
@@ -13,6 +13,21 @@ declare module 'fastify' {
      * must never be stored (a gift card's code), the replay answers the rest without it.
      */
     idempotencyRedact?: (body: unknown) => unknown;
+    /**
+     * For public routes whose caller is named and proven in the body (the store's buyerHandle +
+     * walletPin): `scope` keys the Idempotency-Key to that caller instead of the shared public
+     * scope; the `secrets` fields are left out of the stored request hash (a 4-to-8 digit PIN
+     * under a fast hash could be found by trying them all); `beforeReplay` proves the caller again
+     * before a stored answer is replayed (a replay must not answer a wrong PIN); answers with a
+     * status in `forgetStatuses` (a wrong PIN, a lock-out) are not stored, so a corrected retry
+     * with the same key runs afresh.
+     */
+    idempotencyBodyCredential?: {
+      scope: (request: FastifyRequest) => string;
+      secrets: readonly string[];
+      beforeReplay: (request: FastifyRequest) => Promise<void>;
+      forgetStatuses: readonly number[];
+    };
   }
   interface FastifyRequest {
     /** The Idempotency-Key this request runs under, once claimed, with the seed of its derived ids. */
@@ -52,9 +67,16 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+function hashedBody(request: FastifyRequest): unknown {
+  const secrets = request.routeOptions.config.idempotencyBodyCredential?.secrets;
+  const body = request.body ?? null;
+  if (!secrets || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !secrets.includes(key)));
+}
+
 function requestHash(request: FastifyRequest): string {
   return createHash('sha256')
-    .update(`${request.method} ${request.routeOptions.url}\n${canonicalJson(request.params)}\n${canonicalJson(request.body ?? null)}`)
+    .update(`${request.method} ${request.routeOptions.url}\n${canonicalJson(request.params)}\n${canonicalJson(hashedBody(request))}`)
     .digest('hex');
 }
 
@@ -83,8 +105,7 @@ export function idempotentId(request: FastifyRequest, purpose: string): string |
  */
 export function registerIdempotency(app: FastifyInstance, db: Database): void {
   app.decorateRequest('idempotency', null);
-  const relaxed = <Row>(sql: string, params: readonly SqlParam[], options?: QueryOptions) =>
-    db.queryRelaxed ? db.queryRelaxed<Row>(sql, params, options) : db.query<Row>(sql, params, options);
+  const relaxed = relaxedCommits(db).query;
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const mode = request.routeOptions.config.idempotency;
@@ -96,7 +117,8 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
       return;
     }
     if (key.length > KEY_LENGTH_MAX) throw badRequest('idempotency_key_invalid', `Idempotency-Key must be 1 to ${KEY_LENGTH_MAX} characters`);
-    const scope = scopeOf(request.credential.state === 'valid' ? request.credential.principal : undefined);
+    const bodyCredential = request.routeOptions.config.idempotencyBodyCredential;
+    const scope = bodyCredential ? bodyCredential.scope(request) : scopeOf(request.credential.state === 'valid' ? request.credential.principal : undefined);
     const hash = requestHash(request);
 
     // One statement claims the key: concurrent duplicates queue on the row and all but the
@@ -132,6 +154,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
     if (existing.state !== 'completed') {
       throw conflict('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
     }
+    if (bodyCredential) await bodyCredential.beforeReplay(request);
     reply.header('idempotent-replayed', 'true');
     reply.status(existing.response_status ?? 200).type('application/json; charset=utf-8');
     return reply.send(existing.response_body ?? '');
@@ -140,6 +163,11 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const claim = request.idempotency;
     if (!claim || reply.getHeader('idempotent-replayed')) return payload;
+    if (request.routeOptions.config.idempotencyBodyCredential?.forgetStatuses.includes(reply.statusCode)) {
+      // The caller was not proven (wrong PIN, lock-out): nothing ran, so the key is released.
+      await db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2', [claim.scope, claim.key]);
+      return payload;
+    }
     if (reply.statusCode >= 500) {
       // A server fault is not an answer, but the request may have committed its effects before
       // failing. The key stays with this request and its seed, marked abandoned: a retry with the

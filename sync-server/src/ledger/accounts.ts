@@ -5,9 +5,10 @@ export type SystemAccountCode =
   | 'fx' // the FX desk: one currency in, another out
   | 'gift_card_liability' // value of issued, unredeemed gift cards
   | 'rail_clearing' // money in flight to or from an outside payment rail
-  | 'offline_risk'; // offline payments accepted before the server could check them
+  | 'offline_risk' // offline payments accepted before the server could check them
+  | 'store_revenue'; // what the platform's store sold (modules/store), per currency and mode
 
-export const SYSTEM_ACCOUNT_CODES: readonly SystemAccountCode[] = ['funding', 'fees', 'fx', 'gift_card_liability', 'rail_clearing', 'offline_risk'];
+export const SYSTEM_ACCOUNT_CODES: readonly SystemAccountCode[] = ['funding', 'fees', 'fx', 'gift_card_liability', 'rail_clearing', 'offline_risk', 'store_revenue'];
 
 export type Mode = 'test' | 'live';
 

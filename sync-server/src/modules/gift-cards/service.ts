@@ -113,8 +113,8 @@ export function giftCardNotFound(): ApiError {
   return notFound('gift_card_not_found', 'No such gift card');
 }
 
-/** The answer for a card that cannot be redeemed in its state (spec: used 409, expired 410). */
-function stateError(status: string): ApiError {
+/** The answer for a card that cannot be redeemed in its state (spec: used 409, expired 410); the store's checkout uses it too. */
+export function stateError(status: string): ApiError {
   switch (status) {
     case 'used':
       return conflict('gift_card_used', 'This gift card has already been fully redeemed');
@@ -728,8 +728,8 @@ export class GiftCardService {
     return { card: redeemedCard(card!, now), redemption: redemptionRecord(redemption, activation) };
   }
 
-  /** The PIN rule, outside any transaction (scrypt is slow; PGlite has one connection). */
-  private async checkPin(card: CardRow, pin: string | undefined, now: Date): Promise<void> {
+  /** The PIN rule, outside any transaction (scrypt is slow; PGlite has one connection). The store's checkout uses it too. */
+  async checkPin(card: CardRow, pin: string | undefined, now: Date): Promise<void> {
     if (card.pin_hash === null) return;
     const max = GIFT_CARD_LIMITS.pinAttemptsMax;
     const lockMinutes = GIFT_CARD_LIMITS.pinLockMinutes;
