@@ -1,3 +1,4 @@
 export * from './databases.ts';
 export * from './server.ts';
 export * from './receiver.ts';
+export * from './ledger.ts';

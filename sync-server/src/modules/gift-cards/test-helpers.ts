@@ -3,6 +3,8 @@ import type { AppContext } from '../../context.ts';
 import { ADMIN, type ApiResponse, type TestServer, uniqueHandle } from '../../testing/server.ts';
 import { giftCardJobs } from './routes.ts';
 
+export { balanceMinor, systemBalance } from '../../testing/ledger.ts';
+
 /** Shared by the gift-card suites (not a test file itself). */
 
 export type Json = Record<string, unknown>;
@@ -87,25 +89,6 @@ export async function issueCard(s: TestServer, headers: Record<string, string>, 
 
 export function redeem(s: TestServer, headers: Record<string, string>, body: Json, surface = 'merchant'): Promise<ApiResponse<Json>> {
   return s.request<Json>('POST', `/api/${surface}/gift-cards/redeem`, { headers, body });
-}
-
-/** A wallet's balance in minor units, straight from the ledger. */
-export async function balanceMinor(s: TestServer, handle: string, currency: string, mode = 'test'): Promise<number> {
-  const rows = await s.db.query<{ balance: number }>(
-    `SELECT sum(a.balance)::int8 AS balance FROM ledger_accounts a JOIN wallets w ON w.id = a.owner_id
-     WHERE a.owner_type = 'wallet' AND w.handle = $1 AND w.mode = $2 AND a.currency = $3 AND a.mode = $2`,
-    [handle.replace(/^@/, ''), mode, currency],
-  );
-  return rows[0]?.balance ?? 0;
-}
-
-/** A system account's balance in minor units. */
-export async function systemBalance(s: TestServer, code: string, currency: string, mode = 'test'): Promise<number> {
-  const rows = await s.db.query<{ balance: number }>(
-    `SELECT balance FROM ledger_accounts WHERE owner_type = 'system' AND owner_id = $1 AND currency = $2 AND mode = $3`,
-    [code, currency, mode],
-  );
-  return rows[0]?.balance ?? 0;
 }
 
 /**

@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
+import { balanceMinor } from '../../testing/ledger.ts';
 import { type TestServer, uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
@@ -32,16 +33,6 @@ type Session = {
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** Balance of a wallet's account in minor units, read straight from the ledger. */
-async function balanceMinor(server: TestServer, handle: string, currency = 'NGN', mode = 'test'): Promise<number> {
-  const rows = await server.db.query<{ balance: number }>(
-    `SELECT sum(a.balance)::int8 AS balance FROM ledger_accounts a JOIN wallets w ON w.id = a.owner_id
-     WHERE a.owner_type = 'wallet' AND w.handle = $1 AND w.mode = $2 AND a.currency = $3 AND a.mode = $2`,
-    [handle.replace(/^@/, ''), mode, currency],
-  );
-  return rows[0]?.balance ?? 0;
-}
 
 /** A merchant, a funded customer wallet and a ring linked to it. */
 async function shop(server: TestServer, options: { fund?: number; currency?: string } = {}) {
@@ -158,7 +149,7 @@ for (const target of await databaseTargets()) {
     it('pending -> tap -> completed: payerHandle, walletRef, ONE balanced ledger transfer from payer to merchant', async () => {
       const s = server();
       const { merchant, key, payer, tagId } = await shop(s, { fund: 1000 });
-      const merchantBefore = await balanceMinor(s, merchant.handle);
+      const merchantBefore = await balanceMinor(s, merchant.handle, 'NGN');
       const session = await open(key, { amount: 250.75, currency: 'NGN', description: 'Groceries' });
       const tapped = await tap(key, session.sessionId, tagId);
       assert.equal(tapped.status, 200, JSON.stringify(tapped.body));
@@ -168,8 +159,8 @@ for (const target of await databaseTargets()) {
       assert.equal(tapped.body.amount, 250.75);
       assert.equal(tapped.body.errorMessage, undefined);
       assert.ok(tapped.body.completedAt);
-      assert.equal(await balanceMinor(s, payer), 100_000 - 25_075);
-      assert.equal(await balanceMinor(s, merchant.handle), merchantBefore + 25_075);
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 100_000 - 25_075);
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantBefore + 25_075);
       const postings = await s.db.query<{ amount: number; owner_id: string }>(
         `SELECT p.amount, a.owner_id FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id WHERE p.transfer_id = $1 ORDER BY p.amount`,
         [tapped.body.walletRef!],
@@ -193,7 +184,7 @@ for (const target of await databaseTargets()) {
         }),
       );
       assert.deepEqual(retried, { status: 'exists' });
-      assert.equal(await balanceMinor(s, payer), 100_000 - 25_075);
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 100_000 - 25_075);
       const polled = await read(key, session.sessionId);
       assert.deepEqual(polled.body, tapped.body);
       // The tap counts on the tag, like a resolve.
@@ -212,7 +203,7 @@ for (const target of await databaseTargets()) {
       assert.equal(again.status, 409);
       assert.equal(again.body.code, 'session_not_pending');
       assert.equal((await s.request('POST', `/api/pos/sessions/${paid.sessionId}/cancel`, { headers: key })).status, 409);
-      assert.equal(await balanceMinor(s, payer), 600, 'the second tap charged nothing');
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 600, 'the second tap charged nothing');
 
       // pending -> tap with too little money -> failed (200, errorMessage); failed -> tap 409
       const tooDear = await open(key, { amount: 50, currency: 'NGN', description: 'Suya' });
@@ -222,7 +213,7 @@ for (const target of await databaseTargets()) {
       assert.match(failed.body.errorMessage!, /insufficient funds/i);
       assert.equal(failed.body.walletRef, undefined);
       assert.equal(failed.body.payerHandle, `@${payer}`);
-      assert.equal(await balanceMinor(s, payer), 600, 'a failed settlement moves nothing');
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 600, 'a failed settlement moves nothing');
       assert.equal((await tap(key, tooDear.sessionId, tagId)).status, 409);
       assert.equal((await s.request('POST', `/api/pos/sessions/${tooDear.sessionId}/cancel`, { headers: key })).status, 409);
       assert.equal((await read(key, tooDear.sessionId)).body.status, 'failed');
@@ -249,7 +240,7 @@ for (const target of await databaseTargets()) {
       assert.equal(expired.body.status, 'expired');
       assert.match(expired.body.errorMessage!, /expired/);
       assert.equal((await tap(key, late.sessionId, tagId)).status, 410, 'still 410 once recorded as expired');
-      assert.equal(await balanceMinor(s, payer), 600);
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 600);
     });
 
     it('unknown tag 404 and disabled tag 403 leave the session pending and payable', async () => {
@@ -268,14 +259,14 @@ for (const target of await databaseTargets()) {
       assert.equal(refused.status, 403);
       assert.equal(refused.body.code, 'tag_disabled');
       assert.equal((await read(key, session.sessionId)).body.status, 'pending');
-      assert.equal(await balanceMinor(s, payer), 10_000, 'a disabled tag cannot pay');
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 10_000, 'a disabled tag cannot pay');
       await s.request('PUT', `/api/wearables/${tagId}`, { headers: key, body: { status: 'active' } });
       // The tag id is accepted in lower case and as the whole tapUrl a reader gets from the tag.
       const tagUrl = `${s.config.publicBaseUrl}/tap/TG${tagId.slice(2).toLowerCase()}`;
       const paid = await tap(key, session.sessionId, tagUrl);
       assert.equal(paid.status, 200);
       assert.equal(paid.body.status, 'completed');
-      assert.equal(await balanceMinor(s, payer), 9_000);
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 9_000);
     });
 
     it('expiry: a read after 90 s answers expired; the sweeper expires what nobody reads; 89 s is still payable', async () => {
@@ -361,13 +352,13 @@ for (const target of await databaseTargets()) {
       assert.equal(tapTwice.status, 200);
       assert.equal(tapTwice.headers.get('idempotent-replayed'), 'true');
       assert.deepEqual(tapTwice.body, tapOnce.body);
-      assert.equal(await balanceMinor(s, payer), 9_700, 'charged once');
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 9_700, 'charged once');
     });
 
     it('30 concurrent taps on 30 sessions by one wallet funded for 10: exactly 10 complete, 20 fail, balance exactly 0', async () => {
       const s = server();
       const { merchant, key, payer, tagId } = await shop(s, { fund: 10 * 7.25 });
-      const merchantBefore = await balanceMinor(s, merchant.handle);
+      const merchantBefore = await balanceMinor(s, merchant.handle, 'NGN');
       const sessions = await Promise.all(Array.from({ length: 30 }, (_, index) => open(key, { amount: 7.25, currency: 'NGN', description: `item ${index}` })));
       const taps = await Promise.all(sessions.map((session) => tap(key, session.sessionId, tagId)));
       assert.deepEqual(taps.map((answer) => answer.status), Array(30).fill(200));
@@ -377,8 +368,8 @@ for (const target of await databaseTargets()) {
       assert.equal(failed.length, 20);
       assert.ok(failed.every((answer) => /insufficient funds/i.test(answer.body.errorMessage ?? '')));
       assert.equal(new Set(completed.map((answer) => answer.body.walletRef)).size, 10);
-      assert.equal(await balanceMinor(s, payer), 0);
-      assert.equal(await balanceMinor(s, merchant.handle), merchantBefore + 7_250);
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 0);
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantBefore + 7_250);
       const report = await checkLedger(s.db);
       assert.deepEqual(report.violations, []);
       const tag = await s.request<{ tapCount: number }>('GET', `/api/wearables/${tagId}`, { headers: key });
@@ -476,7 +467,7 @@ for (const target of await databaseTargets()) {
       assert.equal(paid.status, 200, JSON.stringify(paid.body));
       assert.equal(paid.body.status, 'completed');
       assert.equal(paid.body.payerHandle, `@${customer}`);
-      assert.equal(await balanceMinor(s, customer), 3_000);
+      assert.equal(await balanceMinor(s, customer, 'NGN'), 3_000);
       assert.equal((await read(key, session.sessionId)).body.status, 'completed');
       assert.equal((await s.request('POST', `/api/pos/sessions/${session.sessionId}/pay`, { headers: wallet })).status, 409);
       const donePage = await (await fetch(s.baseUrl + pagePath)).text();

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { SMTPServer } from 'smtp-server';
 import { ADMIN, type ApiResponse, type TestServer, uniqueHandle } from '../../testing/server.ts';
 
+export { balanceMinor, systemBalance } from '../../testing/ledger.ts';
+
 /** Shared by the store suites (not a test file itself). */
 
 export type Json = Record<string, unknown>;
@@ -106,21 +108,6 @@ export function shipping(extra: Json = {}): Json {
 
 export function checkout(s: TestServer, body: Json, headers: Record<string, string> = {}): Promise<ApiResponse<CheckoutAnswer & Json>> {
   return s.request<CheckoutAnswer & Json>('POST', '/api/store/checkout', { body: { quantity: 1, ...shipping(), ...body }, headers });
-}
-
-/** A wallet's balance in minor units, straight from the ledger. */
-export async function balanceMinor(s: TestServer, handle: string, currency: string, mode = 'test'): Promise<number> {
-  const rows = await s.db.query<{ balance: number }>(
-    `SELECT sum(a.balance)::int8 AS balance FROM ledger_accounts a JOIN wallets w ON w.id = a.owner_id
-     WHERE a.owner_type = 'wallet' AND w.handle = $1 AND w.mode = $2 AND a.currency = $3 AND a.mode = $2`,
-    [handle.replace(/^@/, ''), mode, currency],
-  );
-  return rows[0]?.balance ?? 0;
-}
-
-export async function systemBalance(s: TestServer, code: string, currency: string, mode = 'test'): Promise<number> {
-  const rows = await s.db.query<{ balance: number }>(`SELECT sum(balance)::int8 AS balance FROM ledger_accounts WHERE owner_type = 'system' AND owner_id = $1 AND currency = $2 AND mode = $3`, [code, currency, mode]);
-  return rows[0]?.balance ?? 0;
 }
 
 export async function stockOf(s: TestServer, productId: string): Promise<number> {
