@@ -12,7 +12,7 @@
 --   - The shards are ordinary ledger accounts of the same (owner_type, owner_id, currency, mode),
 --     told apart by `shard` (0 is the main account). A wallet's balance in a currency is the sum
 --     of its rows; every reader sums (ledger.ts walletBalances, accountBalance).
---   - A debit of a merchant's wallet first locks its main account and all its shards (in the
+--   - A debit of a merchant's wallet first locks its main account and its shards that hold money (in the
 --     ledger's (lock_rank, id) order) and sweeps the shards into the main account inside the same
 --     transfer (extra legs shard -b / main +b, so the transfer still balances), then checks the
 --     debit against the main account. Every account therefore stays >= 0, as before.
@@ -137,12 +137,15 @@ BEGIN
   END LOOP;
 
   IF array_length(v_debited, 1) IS NOT NULL THEN
-    -- A merchant's wallet is debited: lock it with all its inflow shards (and the other legs),
-    -- then move what the shards hold into the main account within this transfer.
+    -- A merchant's wallet is debited: lock it with its inflow shards that hold money (and the
+    -- other legs), then move what those shards hold into the main account within this transfer.
+    -- Empty shards are left alone (a merchant that only pays out locks no shard): a credit that
+    -- reaches one meanwhile simply waits for a later sweep.
     SELECT v_early || coalesce(array_agg(s.id), '{}') INTO v_early
     FROM ledger_accounts m CROSS JOIN LATERAL (
       SELECT acc.id FROM ledger_accounts acc
       WHERE acc.owner_type = m.owner_type AND acc.owner_id = m.owner_id AND acc.currency = m.currency AND acc.mode = m.mode AND acc.shard > 0
+        AND acc.balance > 0
       OFFSET 0) s
     WHERE m.id = ANY (v_debited);
     PERFORM 1 FROM ledger_accounts WHERE id = ANY (v_early) ORDER BY lock_rank, id FOR NO KEY UPDATE;
@@ -152,7 +155,7 @@ BEGIN
         SELECT acc.id, acc.balance FROM ledger_accounts acc
         WHERE acc.owner_type = m.owner_type AND acc.owner_id = m.owner_id AND acc.currency = m.currency AND acc.mode = m.mode AND acc.shard > 0
         OFFSET 0) s
-      WHERE m.id = ANY (v_debited) AND s.balance > 0
+      WHERE m.id = ANY (v_debited) AND s.id = ANY (v_early) AND s.balance > 0
       ORDER BY s.id
     LOOP
       v_ids := v_ids || ARRAY[v_sweep.shard_id, v_sweep.main_id];
