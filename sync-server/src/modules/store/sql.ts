@@ -175,41 +175,13 @@ function containsPattern(text: string): string {
 
 // Products ----------------------------------------------------------------------------------
 
-export async function insertProduct(db: Queryable, row: ProductRow): Promise<ProductRow> {
+/** Inserts a product; `skipExisting` leaves a product whose slug exists in the mode alone and answers undefined (the seed's idempotence). */
+async function insertProductRow(db: Queryable, row: ProductRow, skipExisting: boolean): Promise<ProductRow | undefined> {
   const [created] = await db.query<ProductRow>(
     `INSERT INTO store_products (id, mode, slug, name, description, category, base_price, base_currency, stock, status, images, variants,
        available_countries, geo_mode, sort_order, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13::jsonb, $14, $15, $16, $16)
-     RETURNING *`,
-    [
-      row.id,
-      row.mode,
-      row.slug,
-      row.name,
-      row.description,
-      row.category,
-      row.base_price,
-      row.base_currency,
-      row.stock,
-      row.status,
-      JSON.stringify(row.images),
-      JSON.stringify(row.variants),
-      JSON.stringify(row.available_countries),
-      row.geo_mode,
-      row.sort_order,
-      row.created_at,
-    ],
-  );
-  return created!;
-}
-
-/** Inserts a product unless its slug exists in the mode: the seed's idempotence. */
-export async function insertProductIfAbsent(db: Queryable, row: ProductRow): Promise<ProductRow | undefined> {
-  const [created] = await db.query<ProductRow>(
-    `INSERT INTO store_products (id, mode, slug, name, description, category, base_price, base_currency, stock, status, images, variants,
-       available_countries, geo_mode, sort_order, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13::jsonb, $14, $15, $16, $16)
-     ON CONFLICT (mode, slug) DO NOTHING
+     ${skipExisting ? 'ON CONFLICT (mode, slug) DO NOTHING' : ''}
      RETURNING *`,
     [
       row.id,
@@ -231,6 +203,15 @@ export async function insertProductIfAbsent(db: Queryable, row: ProductRow): Pro
     ],
   );
   return created;
+}
+
+export async function insertProduct(db: Queryable, row: ProductRow): Promise<ProductRow> {
+  return (await insertProductRow(db, row, false))!;
+}
+
+/** Inserts a product unless its slug exists in the mode: the seed's idempotence. */
+export function insertProductIfAbsent(db: Queryable, row: ProductRow): Promise<ProductRow | undefined> {
+  return insertProductRow(db, row, true);
 }
 
 export async function findProduct(db: Queryable, id: string): Promise<ProductRow | undefined> {
