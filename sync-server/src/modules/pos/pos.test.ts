@@ -10,7 +10,7 @@ import { checkLedger } from '../../ledger/check.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { transfer } from '../../ledger/ledger.ts';
 import { findWallet } from '../wallets/store.ts';
-import { sweepExpiredPosSessions } from './service.ts';
+import { sessionTransferId, sweepExpiredPosSessions } from './service.ts';
 
 type Session = {
   sessionId: string;
@@ -374,6 +374,62 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(report.violations, []);
       const tag = await s.request<{ tapCount: number }>('GET', `/api/wearables/${tagId}`, { headers: key });
       assert.equal(tag.body.tapCount, 30, 'every submitted tap counted');
+    });
+
+    it("the lean transfer (migration 008) credits the connection's inflow shard and writes what the ledger function would", async () => {
+      const s = server();
+      const { merchant, key, payer, tagId } = await shop(s, { fund: 10 * 7.25 });
+      const merchantWallet = (await findWallet(s.db, merchant.handle.slice(1), 'test'))!;
+      const payerWallet = (await findWallet(s.db, payer, 'test'))!;
+      // Every shard open, so that every connection's tap takes the lean path.
+      await s.db.query(
+        `INSERT INTO ledger_accounts (owner_type, owner_id, currency, mode, allow_negative, lock_rank, shard)
+         SELECT 'wallet', $1, 'NGN', 'test', false, 1, g FROM generate_series(0, 16) AS g ON CONFLICT DO NOTHING`,
+        [merchantWallet.id],
+      );
+      const merchantBefore = await balanceMinor(s, merchant.handle, 'NGN');
+
+      // One tap on a connection whose pid is known: its credit lands on shard 1 + pid % 16.
+      const first = await open(key, { amount: 7.25, currency: 'NGN', description: 'lean' });
+      const { pid, outcome } = await s.db.transaction(async (tx) => {
+        const [backend] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        const [row] = await tx.query<{ outcome: string }>(
+          `SELECT t.outcome FROM pos_tap($1, 'test', $2, $3, NULL, NULL, now(), $4, false) AS t`,
+          [first.sessionId, merchant.id, tagId, sessionTransferId(first.sessionId)],
+        );
+        return { pid: Number(backend!.pid), outcome: row!.outcome };
+      });
+      assert.equal(outcome, 'completed');
+      const postings = await s.db.query<{ leg: number; amount: number; owner_id: string; shard: number }>(
+        `SELECT p.leg, p.amount, a.owner_id, a.shard FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id WHERE p.transfer_id = $1 ORDER BY p.leg`,
+        [sessionTransferId(first.sessionId)],
+      );
+      assert.deepEqual(postings, [
+        { leg: 1, amount: -725, owner_id: payerWallet.id, shard: 0 },
+        { leg: 2, amount: 725, owner_id: merchantWallet.id, shard: 1 + (pid % 16) },
+      ]);
+      // Same fingerprint as the ledger's own API builds: a retry through transfer() is recognised.
+      const retried = await s.db.transaction((tx) =>
+        transfer(tx, {
+          id: sessionTransferId(first.sessionId),
+          mode: 'test',
+          kind: 'pos_payment',
+          legs: [
+            { account: walletAccount(payerWallet.id, 'NGN'), amount: -725 },
+            { account: walletAccount(merchantWallet.id, 'NGN'), amount: 725 },
+          ],
+        }),
+      );
+      assert.deepEqual(retried, { status: 'exists' });
+
+      // Concurrent taps over HTTP on the lean path: the funds check still holds under the row lock.
+      const sessions = await Promise.all(Array.from({ length: 20 }, () => open(key, { amount: 7.25, currency: 'NGN', description: 'lean' })));
+      const taps = await Promise.all(sessions.map((session) => tap(key, session.sessionId, tagId)));
+      assert.equal(taps.filter((answer) => answer.body.status === 'completed').length, 9);
+      assert.equal(taps.filter((answer) => answer.body.status === 'failed').length, 11);
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 0);
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantBefore + 7_250);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
     describe('callbacks', () => {
