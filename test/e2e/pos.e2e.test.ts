@@ -166,6 +166,38 @@ for (const target of await databaseTargets()) {
       assert.match(message, /NGN\s*22\.50/, 'the visitor\'s balance after paying 7.50 of 30');
       await phone.screenshot({ path: `${ARTIFACTS}pay-handle-${target.name}.png`, fullPage: true });
       await phone.context().close();
+    });
+
+    it('pays a payment link page with @handle and PIN; the same submission sent twice charges once', async () => {
+      const { s, key } = await setup();
+      const visitor = uniqueHandle('dayo');
+      await s.createWallet({ handle: visitor, pin: '1357', fund: 50 });
+      const link = await s.request<{ id: string; url: string }>('POST', '/api/payment-links', { headers: key, body: { amount: 12, currency: 'NGN', description: 'Suya platter' } });
+      assert.equal(link.status, 201);
+      const phone = await phonePage();
+      // Every pay request the page sends, with the Idempotency-Key it carried.
+      const keys: string[] = [];
+      phone.on('request', (request) => {
+        if (request.url().endsWith('/pay') && request.method() === 'POST') keys.push(request.headers()['idempotency-key'] ?? '');
+      });
+      await phone.goto(`${s.baseUrl}/pay/link/${link.body.id}`);
+      await phone.fill('#handle', `@${visitor}`);
+      await phone.fill('#pin', '1357');
+      // The page's own request, then the same one again, as a flaky network's retry would send it.
+      const [answer] = await Promise.all([phone.waitForResponse((response) => response.url().endsWith('/pay')), phone.click('#pay-button')]);
+      assert.equal(answer.status(), 200);
+      await phone.locator('#result.done').waitFor({ timeout: 15_000 });
+      assert.match(await phone.locator('#result').innerText(), /Paid 12 NGN/);
+      assert.equal(keys.length, 1);
+      assert.ok(keys[0]!.length > 8, 'the page sends an Idempotency-Key');
+      const retry = await s.request('POST', `/api/payment-links/${link.body.id}/pay`, { headers: { 'idempotency-key': keys[0]! }, body: answer.request().postDataJSON() });
+      assert.equal(retry.status, 200);
+      assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+      const session = await s.request<{ token: string }>('POST', '/api/wallet/sessions', { body: { handle: visitor, pin: '1357' } });
+      const balance = await s.request<{ balances: { currency: string; available: number }[] }>('GET', '/api/wallet/balance', { headers: { authorization: `Bearer wallet.${session.body.token}` } });
+      assert.equal(balance.body.balances.find((entry) => entry.currency === 'NGN')?.available, 38, 'charged 12 once');
+      await phone.screenshot({ path: `${ARTIFACTS}pay-link-${target.name}.png`, fullPage: true });
+      await phone.context().close();
       assert.deepEqual(pageErrors, [], 'no script errors on any page');
     });
   });

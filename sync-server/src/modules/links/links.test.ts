@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { checkLedger } from '../../ledger/check.ts';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ManualClock } from '../../testing/receiver.ts';
+import { payLink as payLinkService } from './service.ts';
 import { type TestServer, uniqueHandle, useTestServer } from '../../testing/server.ts';
 
 type Link = Record<string, unknown> & { id: string; url: string; status: string };
@@ -109,6 +110,49 @@ for (const target of await databaseTargets()) {
       const read = await server().request<Link>('GET', `/api/payment-links/${link.id}`, { headers: { 'x-merchant-api-key': merchant.testKey } });
       assert.deepEqual([read.body.status, read.body.paymentCount, read.body.amountCollected], ['paid', 1, 2000]);
       assert.equal(await walletBalance(server(), payer), 8000);
+    });
+
+    it('Idempotency-Key on pay: a retry replays the first answer (after the PIN again), charges once; another body is 422', async () => {
+      const merchant = await server().createMerchant();
+      const payer = uniqueHandle('payer');
+      await server().createWallet({ handle: payer, fund: 10_000 });
+      const link = (await create(merchant.testKey, { currency: 'NGN', minAmount: 100 })).body;
+      const pay = (body: Record<string, unknown>, key: string) =>
+        server().request<Record<string, unknown>>('POST', `/api/payment-links/${link.id}/pay`, { headers: { 'idempotency-key': key }, body });
+
+      // A wrong PIN does not use the key up: the corrected retry with the same key runs.
+      const wrongPin = await pay({ handle: payer, pin: '9999', amount: 1500 }, 'basket-1');
+      assert.deepEqual([wrongPin.status, wrongPin.body.code], [403, 'wrong_pin']);
+      const first = await pay({ handle: payer, pin: '1234', amount: 1500 }, 'basket-1');
+      assert.equal(first.status, 200);
+      assert.equal(first.headers.get('idempotent-replayed'), null);
+      assert.match(String(first.body.paymentId), /^pay_[0-9a-f]{32}$/);
+      const replayed = await pay({ handle: payer, pin: '1234', amount: 1500 }, 'basket-1');
+      assert.equal(replayed.status, 200);
+      assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(replayed.body, first.body);
+      // The replay proves the payer again: a wrong PIN gets no answer.
+      const replayWrongPin = await pay({ handle: payer, pin: '0000', amount: 1500 }, 'basket-1');
+      assert.deepEqual([replayWrongPin.status, replayWrongPin.body.code], [403, 'wrong_pin']);
+      const otherBody = await pay({ handle: payer, pin: '1234', amount: 1600 }, 'basket-1');
+      assert.deepEqual([otherBody.status, otherBody.body.code], [422, 'idempotency_key_reused']);
+      assert.equal(await walletBalance(server(), payer), 8500, 'charged once');
+      const read = await server().request<Link>('GET', `/api/payment-links/${link.id}`, { headers: { 'x-merchant-api-key': merchant.testKey } });
+      assert.deepEqual([read.body.paymentCount, read.body.amountCollected], [1, 1500]);
+      // A re-run of the same claim (its first run committed, then the process died before the
+      // answer was stored) derives the same payment id and finds the payment instead of paying again.
+      const deps = { db: server().db, config: server().config, now: server().context.now };
+      const rerun = await payLinkService(deps, link.id, { handle: payer, pin: '1234', amount: 1500 }, String(first.body.paymentId));
+      assert.equal(rerun.paymentId, first.body.paymentId);
+      assert.equal(await walletBalance(server(), payer), 8500, 'still charged once');
+      // Another payer's identical key is their own.
+      const other = uniqueHandle('payer');
+      await server().createWallet({ handle: other, fund: 10_000 });
+      const theirs = await pay({ handle: other, pin: '1234', amount: 1500 }, 'basket-1');
+      assert.equal(theirs.status, 200);
+      assert.notEqual(theirs.body.paymentId, first.body.paymentId);
+      assert.equal(await walletBalance(server(), other), 8500);
+      assert.deepEqual((await checkLedger(server().db)).violations, []);
     });
 
     it('two payers racing for one single-use link: one pays, the other gets 409', async () => {

@@ -6,18 +6,18 @@ const escape = (value: string) => value.replace(/[&<>"']/g, (character) => ESCAP
 
 /** Only same-origin scripts; the small stylesheet is inline. */
 export const LINK_PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
 };
 
-const STYLE = `body{font:16px/1.45 system-ui,sans-serif;margin:0;background:#f4f6f5;color:#17211c}
-main{max-width:26rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:12px;box-shadow:0 1px 4px #0002}
+const STYLE = `body{font:16px/1.45 system-ui,sans-serif;margin:0;padding:0 1rem;background:#f4f6f5;color:#17211c}
+main{max-width:26rem;box-sizing:border-box;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:12px;box-shadow:0 1px 4px #0002}
 h1{font-size:1.9rem;margin:.2rem 0}.muted{color:#5b6b63}.badge{display:inline-block;background:#fff3cd;padding:.1rem .5rem;border-radius:6px;font-size:.8rem}
 label{display:block;margin-top:.9rem;font-weight:600}input{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem;border:1px solid #b9c4be;border-radius:8px}
 button{margin-top:1.2rem;width:100%;padding:.8rem;font-size:1.05rem;border:0;border-radius:8px;background:#0f5132;color:#fff}button:disabled{opacity:.6}
-.error{color:#a61b1b;min-height:1.2em}.done{color:#0f5132;font-weight:600}`;
+.error{color:#a61b1b;min-height:1.2em;overflow-wrap:anywhere}.done{color:#0f5132;font-weight:600;overflow-wrap:anywhere}`;
 
 function layout(title: string, body: string, linkId?: string): string {
   return `<!doctype html>
@@ -61,6 +61,7 @@ document.addEventListener('DOMContentLoaded', function () {
   if (!form || !linkId) return;
   var result = document.getElementById('result');
   var button = document.getElementById('pay-button');
+  var attempt = Date.now().toString(36) + '-' + Math.random().toString(36).slice(2);
   form.addEventListener('submit', function (event) {
     event.preventDefault();
     var body = { handle: document.getElementById('handle').value.trim(), pin: document.getElementById('pin').value };
@@ -69,7 +70,9 @@ document.addEventListener('DOMContentLoaded', function () {
     button.disabled = true;
     result.className = 'error';
     result.textContent = '';
-    fetch('/api/payment-links/' + encodeURIComponent(linkId) + '/pay', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    // One Idempotency-Key per page and amount: a retry after a network error cannot pay twice.
+    var key = attempt + ':' + body.handle.toLowerCase() + ':' + (body.amount === undefined ? '' : body.amount);
+    fetch('/api/payment-links/' + encodeURIComponent(linkId) + '/pay', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) })
       .then(function (response) { return response.json().then(function (json) { return { ok: response.ok, json: json }; }); })
       .then(function (answer) {
         if (answer.ok) {

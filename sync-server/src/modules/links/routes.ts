@@ -1,14 +1,15 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { CreatePaymentLinkBody, ErrorBody, ListOf, PayLinkBody, PayLinkResponse, PaymentLink, PaymentLinkListQuery } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { newId } from '../../auth/secrets.ts';
 import { notFound } from '../../http/errors.ts';
+import { canonicalHandle } from '../../http/validate.ts';
 import { idempotentId } from '../../http/idempotency.ts';
 import { findMerchant } from '../merchants/store.ts';
 import { LINK_PAGE_HEADERS, LINK_PAGE_SCRIPT, linkPage, messagePage } from './page.ts';
-import { type CreateLinkBody, createLink, deactivateLink, findLink, linkRecord, listLinks, payLink } from './service.ts';
+import { type CreateLinkBody, createLink, deactivateLink, findLink, linkRecord, listLinks, payLink, provePayer } from './service.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
@@ -72,18 +73,33 @@ export async function linkRoutes(app: FastifyInstance, { db, config, now }: AppC
     return linkRecord(row, config.publicBaseUrl, now());
   });
 
+  const payBody = (request: FastifyRequest) => request.body as Static<typeof PayLinkBody>;
   app.post('/api/payment-links/:id/pay', {
+    config: {
+      idempotency: 'optional',
+      // Public route: the payer is named and proven in the body, so the key is theirs (per link)
+      // and the PIN stays out of the stored request hash; a replay asks for the PIN again.
+      idempotencyBodyCredential: {
+        scope: (request) => `payment_link:${(request.params as { id: string }).id}:${canonicalHandle(payBody(request).handle)}`,
+        secrets: ['pin'],
+        beforeReplay: (request) => provePayer(db, (request.params as { id: string }).id, payBody(request)),
+        forgetStatuses: [403, 429],
+      },
+    },
     schema: {
       tags: ['payment links'],
       summary: 'Pay a link with a wallet handle and PIN (public; what the link page posts)',
-      description: 'Wrong PIN 403 (5 wrong PINs lock the wallet for 15 minutes: 429); expired or deactivated link 410; a single-use link already paid 409; insufficient funds 422.',
+      description: 'Wrong PIN 403 (5 wrong PINs lock the wallet for 15 minutes: 429); expired or deactivated link 410; a single-use link already paid 409; insufficient funds 422. An optional Idempotency-Key (per payer and link) replays the first answer to a retry, after checking the PIN again; a wrong PIN does not use the key up.',
       params: IdParams,
+      headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: '1 to 255 characters, e.g. a UUID; optional' })) }),
       body: PayLinkBody,
       response: { 200: PayLinkResponse, ...errors, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody },
     },
   }, async (request) => {
     const { id } = request.params as { id: string };
-    return payLink({ db, config, now }, id, request.body as Static<typeof PayLinkBody>);
+    const derived = idempotentId(request, 'plink_pay');
+    const paymentId = derived ? `pay_${derived.slice(derived.indexOf(':') + 1, derived.indexOf(':') + 33)}` : undefined;
+    return payLink({ db, config, now }, id, payBody(request), paymentId);
   });
 
   // The public page. Not part of the JSON API: HTML, no rate-limit group, no credential.

@@ -162,7 +162,20 @@ export interface LinkPayDeps {
  * once, under its row lock), moves the money payer -> merchant (less the payment_link fee) and
  * records the payment with its payment.completed event.
  */
-export async function payLink(deps: LinkPayDeps, linkId: string, body: { handle: string; pin: string; amount?: number | undefined }) {
+/** Proves a link's payer again (wrong PIN 403, lock-out 429) before a stored answer is replayed to them. */
+export async function provePayer(db: Database, linkId: string, body: { handle: string; pin: string }): Promise<void> {
+  const link = await findLink(db, linkId);
+  const payer = link ? await findWallet(db, canonicalHandle(body.handle), link.mode) : undefined;
+  if (!link || !payer) throw notFound('wallet_not_found', `No wallet ${displayHandle(canonicalHandle(body.handle))}`);
+  await checkWalletPin(db, payer, body.pin);
+}
+
+/**
+ * Pays a link from a wallet (handle + PIN). `paymentId`, when given, is derived from the caller's
+ * Idempotency-Key: a re-run of the same request after a crash finds the payment it made instead
+ * of paying again (its replay is otherwise answered by the idempotency layer).
+ */
+export async function payLink(deps: LinkPayDeps, linkId: string, body: { handle: string; pin: string; amount?: number | undefined }, derivedPaymentId?: string) {
   const link = await findLink(deps.db, linkId);
   if (!link) throw notFound('payment_link_not_found', `No payment link ${linkId}`);
   assertPayable(link, deps.now());
@@ -194,8 +207,12 @@ export async function payLink(deps: LinkPayDeps, linkId: string, body: { handle:
   await checkWalletPin(deps.db, payer, body.pin);
 
   const now = deps.now();
-  const paymentId = newId('pay');
+  const paymentId = derivedPaymentId ?? newId('pay');
   const row = await deps.db.transaction(async (tx) => {
+    if (derivedPaymentId) {
+      const [made] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 AND payment_link_id = $2', [derivedPaymentId, link.id]);
+      if (made) return made;
+    }
     const [claimed] = await tx.query<LinkRow>(
       `UPDATE payment_links SET payment_count = payment_count + 1, amount_collected = amount_collected + $2, updated_at = $3
        WHERE id = $1 AND active AND (expires_at IS NULL OR expires_at > $3) AND (NOT single_use OR payment_count = 0)
@@ -264,12 +281,12 @@ export async function payLink(deps: LinkPayDeps, linkId: string, body: { handle:
     paymentId: row.id,
     transactionId: row.id,
     status: 'completed' as const,
-    amount: toMajor(amount, link.currency),
-    currency: link.currency,
+    amount: toMajor(row.amount, row.currency),
+    currency: row.currency,
     paymentLinkId: link.id,
     payerHandle: displayHandle(payer.handle),
     merchantHandle: displayHandle(merchant?.handle ?? merchantWallet.handle),
     description: link.description,
-    completedAt: now.toISOString(),
+    completedAt: row.created_at.toISOString(),
   };
 }
