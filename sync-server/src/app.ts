@@ -27,6 +27,7 @@ import { webRoutes } from './web/routes.ts';
 import { giftCardRoutes, startGiftCardJobs } from './modules/gift-cards/routes.ts';
 import type { MailTransport } from './modules/store/mail.ts';
 import { startStoreJobs, storeRoutes } from './modules/store/routes.ts';
+import { buildValidator } from './http/validation.ts';
 
 export interface BuildAppOptions {
   config: Config;
@@ -87,6 +88,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     bodyLimit: config.bodyLimitBytes,
     trustProxy: process.env.TRUST_PROXY === '1',
     ajv: { customOptions: { allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(swagger, {

@@ -101,6 +101,9 @@ for (const target of await databaseTargets()) {
         [{ amount: 10, currency: 'XYZ' }, 'currency_not_supported'],
         [{ amount: 10 }, 'validation_failed'],
         [{ currency: 'NGN' }, 'validation_failed'],
+        // JSON bodies are taken as sent: a string is not an amount.
+        [{ amount: '12.50', currency: 'NGN' }, 'validation_failed'],
+        [{ amount: 10, currency: 'NGN', description: 42 }, 'validation_failed'],
         [{ amount: 10, currency: 'NGN', description: { text: 'x' } }, 'validation_failed'],
         [{ amount: 10, currency: 'NGN', callbackUrl: 'not a url' }, 'url_invalid'],
         [{ amount: 10, currency: 'NGN', callbackUrl: 'ftp://example.com/x' }, 'url_invalid'],
