@@ -1,5 +1,24 @@
-// `npm start`: the sync server on the embedded database (PGlite in ./data unless DATABASE_URL is
-// set). The terminal joins this command when it lands (see README).
+// `npm start`: the sync server (embedded PGlite in ./data unless DATABASE_URL is set) and the
+// kiosk terminal pointed at it, with the hardware simulators when no reader or printer is set.
+// Ctrl-C closes the terminal first (its requests go to the server), then the server.
 import { runFromEnvironment } from '../sync-server/src/main.ts';
+import { startTerminalHost } from '../terminal/src/host/index.ts';
+import type { TerminalHost } from '../terminal/src/host/index.ts';
 
-await runFromEnvironment();
+let terminal: TerminalHost | undefined;
+const server = await runFromEnvironment({ beforeShutdown: async () => terminal?.close() });
+
+try {
+  terminal = await startTerminalHost({ syncServerUrl: server.url });
+} catch (error) {
+  console.error(`The terminal could not start: ${(error as Error).message}`);
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') console.error('Set TERMINAL_PORT to another port (0 picks a free one).');
+  await server.close();
+  process.exit(1);
+}
+
+const { nfc, printer } = terminal;
+console.log(`Terminal: ${terminal.url} — open it in Chromium; Electron kiosk shell: not in this slice`);
+console.log(`  hardware: NFC reader ${nfc.driver} (${nfc.status().state}), printer ${printer.status().printer}`);
+console.log('  sign in with a terminal token (term.<token>): README.md "Try the terminal" shows how to get one');
+if (nfc.driver === 'simulated') console.log('  the reader is the simulator: the waiting screen has a "Simulate a tap" field for a tag id (NFC_READER=pcsc for a real reader)');

@@ -42,8 +42,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
   };
 }
 
-/** Starts from the environment and shuts down gracefully on SIGTERM and SIGINT. */
-export async function runFromEnvironment(): Promise<RunningServer> {
+/**
+ * Starts from the environment and shuts down gracefully on SIGTERM and SIGINT. `beforeShutdown`
+ * lets a process that runs more beside the server (npm start's terminal) close it first.
+ */
+export async function runFromEnvironment(options: { beforeShutdown?: () => Promise<void> } = {}): Promise<RunningServer> {
   let config: Config;
   try {
     config = loadConfig();
@@ -71,7 +74,8 @@ export async function runFromEnvironment(): Promise<RunningServer> {
       process.exit(1);
     }, 10_000);
     forced.unref();
-    server.close().then(
+    const before = options.beforeShutdown?.().catch((error: unknown) => console.error('Shutdown of the other parts failed', error)) ?? Promise.resolve();
+    before.then(() => server.close()).then(
       () => process.exit(0),
       (error: unknown) => {
         console.error('Shutdown failed', error);

@@ -1,0 +1,48 @@
+import { BridgeWebSocketServer } from '@tapline/hardware/src/bridge/ws-server.ts';
+import { createNfcReader, nfcConfigFromEnv, SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import type { NfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import { createPrinter, printerConfigFromEnv } from '@tapline/hardware/src/printer/index.ts';
+import type { ReceiptPrinter } from '@tapline/hardware/src/printer/index.ts';
+
+export interface TerminalHardware {
+  nfc: NfcReader;
+  printer: ReceiptPrinter;
+  bridge: BridgeWebSocketServer;
+  close(): Promise<void>;
+}
+
+export interface HardwareOptions {
+  /** Defaults to createNfcReader(nfcConfigFromEnv()): PC/SC when pcscd runs, else the simulator. */
+  nfc?: NfcReader;
+  /** Defaults to createPrinter(printerConfigFromEnv()): VirtualPrinter unless PRINTER names a device. */
+  printer?: ReceiptPrinter;
+  /** Pages allowed to open the bridge (the terminal's own origins). */
+  allowedOrigins: string[];
+}
+
+/**
+ * Starts the reader and opens the loopback bridge the renderer talks to. The host owns what it
+ * is given as well: close() stops the reader and closes the printer.
+ */
+export async function startHardware(options: HardwareOptions): Promise<TerminalHardware> {
+  const nfc = options.nfc ?? createNfcReader(nfcConfigFromEnv());
+  const printer = options.printer ?? createPrinter(printerConfigFromEnv());
+  // Starting is asynchronous for the PC/SC driver (worker process); a missing service is a
+  // state the status bar shows, not a failure of the terminal.
+  await nfc.start();
+  const bridge = await BridgeWebSocketServer.start({
+    nfc,
+    printer,
+    allowedOrigins: options.allowedOrigins,
+    ...(nfc instanceof SimulatedNfcReader ? { simulator: nfc } : {}),
+  });
+  return {
+    nfc,
+    printer,
+    bridge,
+    async close() {
+      await bridge.close();
+      await Promise.allSettled([nfc.stop(), printer.close()]);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import type { PosSessionRecord, PosSessionStatus } from '@tapline/shared/schemas';
+
+/** The record with its status spelled out (the schema's union of literals is built with map()). */
+export type PosSession = Omit<PosSessionRecord, 'status'> & { status: PosSessionStatus };
+
+/** GET /api/pos/context: who the terminal token belongs to. */
+export interface PosContext {
+  merchant: { id: string; name: string; handle: string; country: string; currency: string };
+  mode: 'test' | 'live';
+  terminal: { id: string; name: string } | null;
+}
+
+/** An API answer other than 2xx: `message` is the server's `error`, meant for people. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Statuses after which a session never changes again. */
+export const FINAL_STATUSES: ReadonlySet<PosSession['status']> = new Set(['completed', 'failed', 'expired', 'cancelled']);
+
+/**
+ * The sync server's POS surface as the terminal uses it. Requests go to the page's own origin;
+ * the terminal host forwards /api to the sync server.
+ */
+export function createApi(terminalToken: string) {
+  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${terminalToken}`, ...extraHeaders };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    } catch {
+      throw new ApiError('The terminal cannot reach the server', 'network_error', 0);
+    }
+    const text = await response.text();
+    let data: unknown = null;
+    try {
+      data = text === '' ? null : JSON.parse(text);
+    } catch {
+      data = null;
+    }
+    if (!response.ok) {
+      const error = (data ?? {}) as { error?: unknown; code?: unknown };
+      throw new ApiError(typeof error.error === 'string' ? error.error : `The server answered HTTP ${response.status}`, typeof error.code === 'string' ? error.code : 'http_error', response.status);
+    }
+    return data as T;
+  }
+  const sessionPath = (sessionId: string) => `/api/pos/sessions/${encodeURIComponent(sessionId)}`;
+  return {
+    context: () => call<PosContext>('GET', '/api/pos/context'),
+    createSession: (body: { amount: number; currency: string; description?: string }) => call<PosSession>('POST', '/api/pos/sessions', body),
+    session: (sessionId: string) => call<PosSession>('GET', sessionPath(sessionId)),
+    // The key makes a retried tap (an answer lost on the network) replay instead of answering 409.
+    tap: (sessionId: string, tagId: string) => call<PosSession>('POST', `${sessionPath(sessionId)}/tap`, { tagId }, { 'idempotency-key': `tap-${sessionId}-${tagId}` }),
+    cancel: (sessionId: string) => call<PosSession>('POST', `${sessionPath(sessionId)}/cancel`),
+  };
+}
+
+export type Api = ReturnType<typeof createApi>;

@@ -1,0 +1,17 @@
+import type { PaperWidth } from '@tapline/hardware/src/printer/document.ts';
+
+/** What the host hands the page at /terminal-config.json: how to reach the hardware and print. */
+export interface TerminalConfig {
+  /** ws://127.0.0.1:<port>/ of the hardware bridge. */
+  bridgeUrl: string;
+  /** This start's bridge secret. */
+  bridgeSecret: string;
+  receipt: { paperWidth: PaperWidth; language: string; timeZone: string };
+}
+
+export async function loadTerminalConfig(): Promise<TerminalConfig> {
+  // The host answers with cache-control: no-store: the secret is new at every start.
+  const response = await fetch('/terminal-config.json');
+  if (!response.ok) throw new Error(`terminal configuration: HTTP ${response.status}`);
+  return (await response.json()) as TerminalConfig;
+}
