@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -28,6 +29,8 @@ import { giftCardRoutes, startGiftCardJobs } from './modules/gift-cards/routes.t
 import type { MailTransport } from './modules/store/mail.ts';
 import { startStoreJobs, storeRoutes } from './modules/store/routes.ts';
 import { buildValidator } from './http/validation.ts';
+import { createSecretBox, keyFromFile } from './auth/secret-box.ts';
+import { sealStoredWebhookSecrets } from './modules/merchants/store.ts';
 
 export interface BuildAppOptions {
   config: Config;
@@ -51,6 +54,8 @@ export interface BuildAppOptions {
   fxProvider?: MoneyServiceOptions['fxProvider'];
   /** Replaces the configured mail transport (SMTP_URL, or disabled) of the store's e-mail (tests). */
   mailTransport?: MailTransport;
+  /** The key stored secrets are sealed with; default SECRETS_KEY, else the key file in DATA_DIR. */
+  secretsKey?: Buffer;
 }
 
 const API_DESCRIPTION = `Tapline's sync server: payments, FX, bills, payment links, Pay Identity, tap wearables, POS
@@ -65,8 +70,11 @@ X-RateLimit-Reset (seconds until the window resets) on every /api answer, and Re
 export async function buildApp(options: BuildAppOptions): Promise<{ app: FastifyInstance; context: AppContext }> {
   const { config, db } = options;
   const now = options.now ?? (() => new Date());
+  const secrets = createSecretBox(options.secretsKey ?? config.secretsKey ?? keyFromFile(join(config.dataDir, 'secrets.key')));
+  await sealStoredWebhookSecrets(db, secrets);
   const events = new EventDispatcher({
     db,
+    secrets,
     now,
     retryDelaysMs: scaledRetryDelays(config.webhookRetryScale),
     timeoutMs: config.webhookTimeoutMs,
@@ -82,7 +90,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     fxProvider: options.fxProvider,
     onError: (scope, error) => app.log.error({ err: error }, `${scope} failed`),
   });
-  const context: AppContext = { db, config, now, events, ...money };
+  const context: AppContext = { db, config, now, events, secrets, ...money };
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseSecretsKey } from './auth/secret-box.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -7,6 +8,8 @@ export interface Config {
   port: number;
   host: string;
   publicBaseUrl: string;
+  /** SECRETS_KEY: seals stored secrets (webhook signing secrets); undefined: the key file `dataDir`/secrets.key. */
+  secretsKey: Buffer | undefined;
   /** PostgreSQL connection string; undefined: embedded PGlite in `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
@@ -192,6 +195,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       smtpUrl = undefined;
     }
   }
+  const secretsKeyText = env.SECRETS_KEY?.trim() || undefined;
+  const secretsKey = secretsKeyText === undefined ? undefined : parseSecretsKey(secretsKeyText);
+  if (secretsKeyText !== undefined && !secretsKey) problems.push('SECRETS_KEY must be 32 bytes as 64 hex characters or base64 (for example: openssl rand -hex 32)');
+
   const mailFrom = env.MAIL_FROM?.trim() || 'Tapline Store <store@tapline.invalid>';
   if (!/^[^\r\n]{3,200}$/.test(mailFrom) || !mailFrom.includes('@')) problems.push('MAIL_FROM must be an e-mail address, optionally with a name: Tapline Store <store@example.com>');
 
@@ -200,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     publicBaseUrl,
     databaseUrl,
+    secretsKey,
     dataDir: resolve(env.DATA_DIR?.trim() || './data'),
     adminToken,
     logLevel,

@@ -1,3 +1,4 @@
+import type { SecretBox } from './auth/secret-box.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { EventDispatcher } from './events/dispatcher.ts';
@@ -11,4 +12,6 @@ export interface AppContext extends MoneyServices {
   now: () => Date;
   /** Delivers the events outbox (webhooks, POS callbacks); tests call events.runOnce(). */
   events: EventDispatcher;
+  /** Seals and opens the secrets the server must use again (webhook signing secrets). */
+  secrets: SecretBox;
 }

@@ -6,7 +6,7 @@ import { loadConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { openDatabase } from '../db/open.ts';
 import { createPostgresDatabase, databaseTargets } from '../testing/databases.ts';
-import { ADMIN, TEST_ADMIN_TOKEN } from '../testing/server.ts';
+import { ADMIN, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY_HEX } from '../testing/server.ts';
 import { sha256Hex } from './secrets.ts';
 
 const hasPostgres = (await databaseTargets()).some((target) => target.name === 'postgres');
@@ -21,7 +21,7 @@ describe('rate limits shared by several server instances (RATE_LIMIT_STORE=postg
     for (let index = 0; index < 2; index++) {
       const db = await openDatabase({ databaseUrl: created.url, poolSize: 5 });
       const config = loadConfig({ ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', RATE_LIMIT_STORE: 'postgres' });
-      const { app } = await buildApp({ config, db, adminTokenHash: sha256Hex(TEST_ADMIN_TOKEN), logger: false });
+      const { app } = await buildApp({ config, db, adminTokenHash: sha256Hex(TEST_ADMIN_TOKEN), secretsKey: Buffer.from(TEST_SECRETS_KEY_HEX, 'hex'), logger: false });
       await app.listen({ port: 0, host: '127.0.0.1' });
       const address = app.server.address();
       instances.push({ app, db, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` });

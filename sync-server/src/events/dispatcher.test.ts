@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { verifySignature } from '@tapline/shared/webhook-signature';
 import { databaseTargets } from '../testing/databases.ts';
 import { ManualClock, WebhookReceiver } from '../testing/receiver.ts';
-import { ADMIN, type TestServer, useTestServer } from '../testing/server.ts';
+import { ADMIN, TEST_SECRETS_KEY_HEX, type TestServer, useTestServer } from '../testing/server.ts';
 import { DELIVERY_ATTEMPTS_MAX, EventDispatcher, WEBHOOK_RETRY_DELAYS_MS, scaledRetryDelays } from './dispatcher.ts';
 import { enqueueEvent } from './outbox.ts';
 
@@ -205,10 +205,10 @@ for (const target of await databaseTargets()) {
         claimedByFirst = true;
         return new Promise<Response>(() => undefined);
       }) as typeof fetch;
-      const first = new EventDispatcher({ db: server().db, now: clock.now, retryDelaysMs: scaledRetryDelays(1), timeoutMs: 60 * MINUTE, pollIntervalMs: 1000, fetch: hangingFetch });
+      const first = new EventDispatcher({ db: server().db, secrets: server().context.secrets, now: clock.now, retryDelaysMs: scaledRetryDelays(1), timeoutMs: 60 * MINUTE, pollIntervalMs: 1000, fetch: hangingFetch });
       void first.runOnce();
       while (!claimedByFirst) await new Promise((resolve) => setImmediate(resolve));
-      const second = new EventDispatcher({ db: server().db, now: clock.now, retryDelaysMs: scaledRetryDelays(1), timeoutMs, pollIntervalMs: 1000 });
+      const second = new EventDispatcher({ db: server().db, secrets: server().context.secrets, now: clock.now, retryDelaysMs: scaledRetryDelays(1), timeoutMs, pollIntervalMs: 1000 });
       // Claimed: another dispatcher leaves it alone while the claim lasts...
       assert.equal(await second.runOnce(), 0);
       const [claimed] = (await deliveriesOf(server(), merchant.testKey)).data;
@@ -231,7 +231,7 @@ for (const target of await databaseTargets()) {
         const start = receiver.received.length;
         receiver.respond((n) => (n === start + 1 ? 'hang' : 200));
         const script = fileURLToPath(new URL('../testing/dispatcher-process.ts', import.meta.url));
-        const child = spawn(process.execPath, ['--import', 'tsx', script, target.connectionString!, '10000'], { stdio: 'ignore' });
+        const child = spawn(process.execPath, ['--import', 'tsx', script, target.connectionString!, '10000'], { stdio: 'ignore', env: { ...process.env, SECRETS_KEY: TEST_SECRETS_KEY_HEX } });
         const exited = new Promise((resolve) => child.once('exit', resolve));
         await receiver.waitFor(start + 1);
         child.kill('SIGKILL');
@@ -240,7 +240,7 @@ for (const target of await databaseTargets()) {
         assert.equal(claimed!.state, 'delivering');
         assert.equal(claimed!.attemptCount, 0);
         // The dead process's claim (real clock + 10 s + margin) runs out; a new dispatcher delivers.
-        const restarted = new EventDispatcher({ db: server().db, now: () => new Date(Date.now() + 16_000), retryDelaysMs: scaledRetryDelays(1), timeoutMs: 10_000, pollIntervalMs: 1000 });
+        const restarted = new EventDispatcher({ db: server().db, secrets: server().context.secrets, now: () => new Date(Date.now() + 16_000), retryDelaysMs: scaledRetryDelays(1), timeoutMs: 10_000, pollIntervalMs: 1000 });
         assert.equal(await restarted.runOnce(), 1);
         receiver.respond(() => 200);
         assert.equal(receiver.received.length, start + 2);
@@ -257,7 +257,7 @@ for (const target of await databaseTargets()) {
       await emit(server(), merchant.id, clock.now());
       const start = receiver.received.length;
       receiver.respond((n) => (n === start + 1 ? 'hang' : 200));
-      const quick = new EventDispatcher({ db: server().db, now: clock.now, retryDelaysMs: scaledRetryDelays(0.001), timeoutMs: 200, pollIntervalMs: 1000 });
+      const quick = new EventDispatcher({ db: server().db, secrets: server().context.secrets, now: clock.now, retryDelaysMs: scaledRetryDelays(0.001), timeoutMs: 200, pollIntervalMs: 1000 });
       assert.equal(await quick.runOnce(), 1);
       receiver.respond(() => 200);
       const [delivery] = (await deliveriesOf(server(), merchant.testKey)).data;
@@ -273,7 +273,7 @@ for (const target of await databaseTargets()) {
     it('start() polls in the background until stop(), which waits for the run in flight', async () => {
       const merchant = await server().createMerchant({ webhookUrl: receiver.url });
       const start = receiver.received.length;
-      const background = new EventDispatcher({ db: server().db, now: clock.now, retryDelaysMs: scaledRetryDelays(1), timeoutMs: 1000, pollIntervalMs: 20 });
+      const background = new EventDispatcher({ db: server().db, secrets: server().context.secrets, now: clock.now, retryDelaysMs: scaledRetryDelays(1), timeoutMs: 1000, pollIntervalMs: 20 });
       await emit(server(), merchant.id, clock.now());
       background.start();
       await receiver.waitFor(start + 1);

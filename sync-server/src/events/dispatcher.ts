@@ -3,6 +3,7 @@ import type { Database } from '../db/database.ts';
 import type { Mode } from '../auth/secrets.ts';
 import { Poller, forEachLimited } from '../jobs/poller.ts';
 import { AddressNotAllowedError, type PostOutcome, assertPublicHost, postWithFetch, postWithHttp } from './transport.ts';
+import type { SecretBox } from '../auth/secret-box.ts';
 
 /** The spec's retry schedule after a failed delivery: 1 min, 5 min, 30 min, 2 h, 24 h. */
 export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 24 * 3600_000];
@@ -27,6 +28,8 @@ const ERROR_TEXT_MAX = 500;
 
 export interface EventDispatcherOptions {
   db: Database;
+  /** Opens the merchants' sealed webhook secrets to sign with. */
+  secrets: SecretBox;
   /** The clock every due time and claim is measured with (injected in tests). */
   now: () => Date;
   /** Delays before retry 1..5; the delivery fails after DELIVERY_ATTEMPTS_MAX attempts. */
@@ -63,6 +66,7 @@ const CLAIMED_COLUMNS = 'd.id, d.event_id, d.mode, d.url, d.signature_format, d.
  */
 export class EventDispatcher {
   private readonly db: Database;
+  private readonly secrets: SecretBox;
   private readonly now: () => Date;
   private readonly retryDelaysMs: readonly number[];
   private readonly timeoutMs: number;
@@ -71,6 +75,7 @@ export class EventDispatcher {
 
   constructor(options: EventDispatcherOptions) {
     this.db = options.db;
+    this.secrets = options.secrets;
     this.now = options.now;
     this.retryDelaysMs = options.retryDelaysMs;
     this.timeoutMs = options.timeoutMs;
@@ -160,10 +165,16 @@ export class EventDispatcher {
 
   private async post(delivery: ClaimedDelivery): Promise<PostOutcome> {
     if (!delivery.webhook_secret) return { error: 'no_signing_secret: the event has no merchant to sign for' };
+    let secret: string;
+    try {
+      secret = this.secrets.open(delivery.webhook_secret);
+    } catch {
+      return { error: 'signing_secret_unreadable: the webhook secret was sealed with another SECRETS_KEY; rotate it' };
+    }
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Tapline-Webhooks/1.0',
-      [SIGNATURE_HEADER]: signPayload(delivery.webhook_secret, delivery.body, delivery.signature_format),
+      [SIGNATURE_HEADER]: signPayload(secret, delivery.body, delivery.signature_format),
     };
     let url: URL;
     try {

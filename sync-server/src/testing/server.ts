@@ -8,6 +8,8 @@ import { sha256Hex } from '../auth/secrets.ts';
 import { type DatabaseTarget } from './databases.ts';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+/** The key test servers seal stored secrets with (never a key file in the working directory). */
+export const TEST_SECRETS_KEY_HEX = '7e57'.repeat(16);
 export const ADMIN = { authorization: `Bearer admin.${TEST_ADMIN_TOKEN}` };
 
 export interface ApiResponse<T = Record<string, unknown>> {
@@ -63,6 +65,7 @@ export function useTestServer(target: DatabaseTarget, options: TestServerOptions
       config,
       db: opened.db,
       adminTokenHash: sha256Hex(TEST_ADMIN_TOKEN),
+      secretsKey: Buffer.from(TEST_SECRETS_KEY_HEX, 'hex'),
       logger: false,
       rateLimitScale: options.rateLimitScale ?? 1,
       backgroundJobs: options.backgroundJobs ?? false,

@@ -26,7 +26,7 @@ import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
-import { type MerchantRow, findMerchant, insertApiKey, insertMerchant, listMerchants, updateMerchant } from '../merchants/store.ts';
+import { type MerchantRow, findMerchant, insertApiKey, insertMerchant, listMerchants, newWebhookSecret, updateMerchant } from '../merchants/store.ts';
 import { handleIsTaken, insertAgent, insertWallet } from '../wallets/store.ts';
 import { requireWallet } from '../wallets/service.ts';
 
@@ -62,7 +62,7 @@ function rethrowHandleTaken(error: unknown, handle: string): never {
 
 /** Provisioning (CONTRACT.md): merchants, wallets, agents and sandbox funds. Admin token only. */
 export async function adminRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
-  const { db, config } = context;
+  const { db, config, secrets } = context;
 
   app.post('/api/admin/merchants', {
     config: admin,
@@ -81,9 +81,10 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     const webhookUrl = body.webhookUrl ? validateWebhookUrl(body.webhookUrl, 'test') : null;
     const taken = await handleIsTaken(db, handle);
     if (taken.test || taken.live) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken`);
+    const webhookSecret = newWebhookSecret();
     const created = await db
       .transaction(async (tx) => {
-        const merchant = await insertMerchant(tx, { name: body.name.trim(), handle, country, currency, webhookUrl });
+        const merchant = await insertMerchant(tx, { name: body.name.trim(), handle, country, currency, webhookUrl, sealedWebhookSecret: secrets.seal(webhookSecret) });
         const testKey = await insertApiKey(tx, merchant.id, 'test');
         const liveKey = await insertApiKey(tx, merchant.id, 'live');
         const modes: Mode[] = ['test', 'live'];
@@ -109,7 +110,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
       ...merchantRecord(created.merchant),
       testKey: created.testKey,
       liveKey: created.liveKey,
-      webhookSecret: created.merchant.webhook_secret,
+      webhookSecret,
     });
   });
 

@@ -18,7 +18,7 @@ import { principalAs } from '../../auth/hooks.ts';
 import { notFound } from '../../http/errors.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
-import { type TerminalRow, insertTerminal, listTerminals, revokeTerminal, rotateApiKey, updateWebhookSettings } from '../merchants/store.ts';
+import { type TerminalRow, insertTerminal, listTerminals, newWebhookSecret, revokeTerminal, rotateApiKey, updateWebhookSettings } from '../merchants/store.ts';
 import { balanceResponse, requireWallet } from '../wallets/service.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
@@ -36,7 +36,7 @@ function terminalRecord(row: TerminalRow) {
 }
 
 /** The merchant's own account: key rotation, webhook settings, balance, kiosk terminals. */
-export async function merchantRoutes(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export async function merchantRoutes(app: FastifyInstance, { db, secrets }: AppContext): Promise<void> {
   app.post('/api/merchant/keys/rotate', {
     config: merchantOnly,
     schema: {
@@ -60,10 +60,10 @@ export async function merchantRoutes(app: FastifyInstance, { db }: AppContext): 
     const principal = principalAs(request, 'merchant');
     const body = request.body as Static<typeof MerchantSettingsBody>;
     const webhookUrl = body.webhookUrl === undefined || body.webhookUrl === null ? body.webhookUrl : validateWebhookUrl(body.webhookUrl, principal.mode);
-    const rotateSecret = body.rotateWebhookSecret === true;
-    const merchant = await updateWebhookSettings(db, principal.merchantId, { webhookUrl, rotateSecret });
+    const newSecret = body.rotateWebhookSecret === true ? newWebhookSecret() : null;
+    const merchant = await updateWebhookSettings(db, principal.merchantId, { webhookUrl, sealedNewSecret: newSecret === null ? null : secrets.seal(newSecret) });
     if (!merchant) throw notFound('merchant_not_found', 'Merchant not found');
-    return { webhookUrl: merchant.webhook_url, ...(rotateSecret ? { webhookSecret: merchant.webhook_secret } : {}) };
+    return { webhookUrl: merchant.webhook_url, ...(newSecret === null ? {} : { webhookSecret: newSecret }) };
   });
 
   app.get('/api/merchant/balance', {

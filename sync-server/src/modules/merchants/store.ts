@@ -1,3 +1,4 @@
+import type { SecretBox } from '../../auth/secret-box.ts';
 import type { Queryable } from '../../db/database.ts';
 import { type Mode, newId, newMerchantKey, randomHex, sha256Hex } from '../../auth/secrets.ts';
 
@@ -8,21 +9,35 @@ export interface MerchantRow {
   country: string;
   currency: string;
   webhook_url: string | null;
-  webhook_secret: string;
   rate_limit_multiplier: number;
   created_at: Date;
 }
 
-const MERCHANT_COLUMNS = 'id, name, handle, country, currency, webhook_url, webhook_secret, rate_limit_multiplier, created_at';
+// The webhook secret is not among them: it is stored sealed and only the dispatcher opens it.
+const MERCHANT_COLUMNS = 'id, name, handle, country, currency, webhook_url, rate_limit_multiplier, created_at';
+
+/** A new webhook signing secret, in plaintext: answered once, stored sealed (SecretBox). */
+export function newWebhookSecret(): string {
+  return `whsec_${randomHex(32)}`;
+}
+
+/** Seals webhook secrets stored before sealing existed (at start-up; a no-op once done). */
+export async function sealStoredWebhookSecrets(db: Queryable, box: SecretBox): Promise<number> {
+  const rows = await db.query<{ id: string; webhook_secret: string }>("SELECT id, webhook_secret FROM merchants WHERE webhook_secret NOT LIKE 'sealed.%'");
+  for (const row of rows) {
+    await db.query('UPDATE merchants SET webhook_secret = $2 WHERE id = $1 AND webhook_secret = $3', [row.id, box.seal(row.webhook_secret), row.webhook_secret]);
+  }
+  return rows.length;
+}
 
 export async function insertMerchant(
   tx: Queryable,
-  fields: { name: string; handle: string; country: string; currency: string; webhookUrl: string | null },
+  fields: { name: string; handle: string; country: string; currency: string; webhookUrl: string | null; sealedWebhookSecret: string },
 ): Promise<MerchantRow> {
   const [row] = await tx.query<MerchantRow>(
     `INSERT INTO merchants (id, name, handle, country, currency, webhook_url, webhook_secret)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${MERCHANT_COLUMNS}`,
-    [newId('mer'), fields.name, fields.handle, fields.country, fields.currency, fields.webhookUrl, `whsec_${randomHex(32)}`],
+    [newId('mer'), fields.name, fields.handle, fields.country, fields.currency, fields.webhookUrl, fields.sealedWebhookSecret],
   );
   return row!;
 }
@@ -50,7 +65,7 @@ export async function updateMerchant(db: Queryable, id: string, fields: { rateLi
 export async function updateWebhookSettings(
   db: Queryable,
   id: string,
-  fields: { webhookUrl?: string | null | undefined; rotateSecret: boolean },
+  fields: { webhookUrl?: string | null | undefined; sealedNewSecret: string | null },
 ): Promise<MerchantRow | undefined> {
   const [row] = await db.query<MerchantRow>(
     `UPDATE merchants SET
@@ -58,7 +73,7 @@ export async function updateWebhookSettings(
        webhook_secret = CASE WHEN $4 THEN $5 ELSE webhook_secret END,
        updated_at = now()
      WHERE id = $1 RETURNING ${MERCHANT_COLUMNS}`,
-    [id, fields.webhookUrl !== undefined, fields.webhookUrl ?? null, fields.rotateSecret, `whsec_${randomHex(32)}`],
+    [id, fields.webhookUrl !== undefined, fields.webhookUrl ?? null, fields.sealedNewSecret !== null, fields.sealedNewSecret],
   );
   return row;
 }

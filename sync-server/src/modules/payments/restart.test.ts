@@ -12,7 +12,7 @@ import type { Database } from '../../db/database.ts';
 import { openDatabase } from '../../db/open.ts';
 import { createPostgresDatabase, databaseTargets } from '../../testing/databases.ts';
 import { ManualClock, WebhookReceiver } from '../../testing/receiver.ts';
-import { ADMIN, TEST_ADMIN_TOKEN } from '../../testing/server.ts';
+import { ADMIN, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY_HEX } from '../../testing/server.ts';
 
 const STEP_MS = 2_000;
 
@@ -20,7 +20,7 @@ const STEP_MS = 2_000;
 async function boot(open: () => Promise<Database>, clock: ManualClock, backgroundJobs = false): Promise<{ app: FastifyInstance; context: AppContext; stop(): Promise<void> }> {
   const db = await open();
   const config = loadConfig({ ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', SANDBOX_STEP_MS: String(STEP_MS), SCHEDULER_POLL_MS: '20', WEBHOOK_POLL_MS: '20' });
-  const { app, context } = await buildApp({ config, db, adminTokenHash: sha256Hex(TEST_ADMIN_TOKEN), logger: false, backgroundJobs, now: clock.now });
+  const { app, context } = await buildApp({ config, db, adminTokenHash: sha256Hex(TEST_ADMIN_TOKEN), secretsKey: Buffer.from(TEST_SECRETS_KEY_HEX, 'hex'), logger: false, backgroundJobs, now: clock.now });
   await app.ready();
   return {
     app,
