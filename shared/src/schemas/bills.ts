@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { CountryCode, CurrencyCode, MajorAmount, Mode, Timestamp } from './common.ts';
+import { CountryCode, CurrencyCode, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 
-export const BillType = Type.Union(['airtime', 'electricity', 'cable_tv', 'data'].map((type) => Type.Literal(type)));
+export const BillType = literalUnion(['airtime', 'electricity', 'cable_tv', 'data']);
 
 export const Biller = Type.Object({
   id: Type.String(),

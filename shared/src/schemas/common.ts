@@ -1,4 +1,12 @@
-import { type Static, Type } from 'typebox';
+import { type Static, type TLiteral, type TSchemaOptions, Type } from 'typebox';
+
+/**
+ * A union of the given string literals, typed as that union: `Type.Union(list.map(Type.Literal))`
+ * builds the same schema but TypeBox types it `never`.
+ */
+export function literalUnion<const Values extends readonly string[]>(values: Values, options?: TSchemaOptions) {
+  return Type.Union(values.map((value) => Type.Literal(value)) as unknown as [...{ -readonly [K in keyof Values]: TLiteral<Values[K]> }], options);
+}
 
 /** The error body of every failed call (CONTRACT.md, Errors). */
 export const ErrorBody = Type.Object(

@@ -1,10 +1,9 @@
 import { Type } from 'typebox';
-import { CountryCode, CurrencyCode, Timestamp } from './common.ts';
+import { CountryCode, CurrencyCode, Timestamp, literalUnion } from './common.ts';
 
-export const RailName = Type.Union(
-  ['mobile_money', 'bank_transfer', 'payment_link', 'qr', 'offline_qr', 'card', 'cash_pickup', 'wallet'].map((rail) => Type.Literal(rail)),
-  { description: 'A payment rail (the spec\'s rails table plus wallet, an on-us transfer between Tapline wallets)' },
-);
+export const RailName = literalUnion(['mobile_money', 'bank_transfer', 'payment_link', 'qr', 'offline_qr', 'card', 'cash_pickup', 'wallet'], {
+  description: 'A payment rail (the spec\'s rails table plus wallet, an on-us transfer between Tapline wallets)',
+});
 
 export const FX_ROUNDING_RULES = `FX arithmetic is exact decimal arithmetic on integer minor units (ISO 4217 exponents), never floating point:
 - midRate: the cross rate through USD of the published table (units of "to" per 1 USD divided by units of "from" per 1 USD), rounded half-even to 10 significant digits.

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { CurrencyCode, HandleInput, MajorAmount, Mode, Timestamp } from './common.ts';
+import { CurrencyCode, HandleInput, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 
 /**
  * Gift cards (spec: "Gift card", its state table and endpoint tables; CONTRACT.md, Gift cards).
@@ -9,20 +9,20 @@ import { CurrencyCode, HandleInput, MajorAmount, Mode, Timestamp } from './commo
 /** Spec: the issue body's currency enum. */
 export const GIFT_CARD_CURRENCIES = ['USD', 'GHS', 'NGN', 'KES', 'ZAR', 'EUR', 'GBP'] as const;
 export type GiftCardCurrency = (typeof GIFT_CARD_CURRENCIES)[number];
-export const GiftCardCurrency = Type.Union(GIFT_CARD_CURRENCIES.map((value) => Type.Literal(value)), { description: GIFT_CARD_CURRENCIES.join(', ') });
+export const GiftCardCurrency = literalUnion(GIFT_CARD_CURRENCIES, { description: GIFT_CARD_CURRENCIES.join(', ') });
 
 export const GIFT_CARD_DESIGN_THEMES = ['default', 'birthday', 'business', 'celebration'] as const;
 export type GiftCardDesignTheme = (typeof GIFT_CARD_DESIGN_THEMES)[number];
-export const GiftCardDesignTheme = Type.Union(GIFT_CARD_DESIGN_THEMES.map((value) => Type.Literal(value)), { description: `${GIFT_CARD_DESIGN_THEMES.join(', ')}; default: default` });
+export const GiftCardDesignTheme = literalUnion(GIFT_CARD_DESIGN_THEMES, { description: `${GIFT_CARD_DESIGN_THEMES.join(', ')}; default: default` });
 
 /** CONTRACT.md: scheduled (awaiting deliverAt), active, used, expired, cancelled, refunded. */
 export const GIFT_CARD_STATUSES = ['scheduled', 'active', 'used', 'expired', 'cancelled', 'refunded'] as const;
 export type GiftCardStatus = (typeof GIFT_CARD_STATUSES)[number];
-export const GiftCardStatus = Type.Union(GIFT_CARD_STATUSES.map((value) => Type.Literal(value)), { description: GIFT_CARD_STATUSES.join(', ') });
+export const GiftCardStatus = literalUnion(GIFT_CARD_STATUSES, { description: GIFT_CARD_STATUSES.join(', ') });
 
 export const GIFT_CARD_ISSUER_TYPES = ['merchant', 'wallet', 'agent'] as const;
 export type GiftCardIssuerType = (typeof GIFT_CARD_ISSUER_TYPES)[number];
-export const GiftCardIssuerType = Type.Union(GIFT_CARD_ISSUER_TYPES.map((value) => Type.Literal(value)), { description: 'merchant (API key), wallet (wallet holder) or agent' });
+export const GiftCardIssuerType = literalUnion(GIFT_CARD_ISSUER_TYPES, { description: 'merchant (API key), wallet (wallet holder) or agent' });
 
 /** Spec, Limits, and the rules of CONTRACT.md. */
 export const GIFT_CARD_LIMITS = {

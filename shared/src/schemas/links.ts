@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CurrencyCode, HandleInput, MajorAmount, Mode, Pin, Timestamp } from './common.ts';
+import { CurrencyCode, HandleInput, MajorAmount, Mode, Pin, Timestamp, literalUnion } from './common.ts';
 
 export const CreatePaymentLinkBody = Type.Object({
   amount: Type.Optional(MajorAmount),
@@ -28,7 +28,7 @@ export const PaymentLink = Type.Object({
   reusable: Type.Boolean(),
   expiresAt: Type.Union([Timestamp, Type.Null()]),
   active: Type.Boolean(),
-  status: Type.Union(['active', 'inactive', 'expired', 'paid'].map((status) => Type.Literal(status)), {
+  status: literalUnion(['active', 'inactive', 'expired', 'paid'], {
     description: 'active; inactive (deactivated); expired; paid (a single-use link that has been paid)',
   }),
   paymentCount: Type.Integer(),

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { CountryCode, CurrencyCode, MajorAmount, Mode, Timestamp } from './common.ts';
+import { CountryCode, CurrencyCode, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 import { RailName } from './fx.ts';
 
-export const PaymentStatus = Type.Union(['pending', 'processing', 'completed', 'failed', 'reversed'].map((status) => Type.Literal(status)));
+export const PaymentStatus = literalUnion(['pending', 'processing', 'completed', 'failed', 'reversed']);
 
 export const ReceiverObject = Type.Object(
   {

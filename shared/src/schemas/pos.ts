@@ -1,11 +1,11 @@
 import { type Static, Type } from 'typebox';
-import { CurrencyCode, MajorAmount, Mode, Timestamp } from './common.ts';
+import { CurrencyCode, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 import { TagIdInput } from './wearables.ts';
 
 /** Spec, "POS session status". tapped and processing exist only inside the tap's transaction. */
 export const POS_SESSION_STATUSES = ['pending', 'tapped', 'processing', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type PosSessionStatus = (typeof POS_SESSION_STATUSES)[number];
-export const PosSessionStatus = Type.Union(POS_SESSION_STATUSES.map((value) => Type.Literal(value)));
+export const PosSessionStatus = literalUnion(POS_SESSION_STATUSES);
 
 /** Spec, Limits: a POS session lives 90 seconds. */
 export const POS_SESSION_TTL_SECONDS = 90;

@@ -1,9 +1,9 @@
 import { type Static, Type } from 'typebox';
-import { CurrencyCode, HandleInput, MajorAmount, Mode, Timestamp } from './common.ts';
+import { CurrencyCode, HandleInput, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 
 /** Spec, "Wearable tag": the kinds of NFC tag a handle can be linked to. */
 export const TAG_TYPES = ['sticker', 'card', 'ring', 'band', 'keychain', 'watch', 'custom'] as const;
-export const TagType = Type.Union(TAG_TYPES.map((value) => Type.Literal(value)), { description: TAG_TYPES.join(', ') });
+export const TagType = literalUnion(TAG_TYPES, { description: TAG_TYPES.join(', ') });
 export type TagType = Static<typeof TagType>;
 
 export const TagStatus = Type.Union([Type.Literal('active'), Type.Literal('disabled')], {

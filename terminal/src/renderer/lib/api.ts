@@ -1,7 +1,6 @@
-import type { PosSessionRecord, PosSessionStatus } from '@tapline/shared/schemas';
+import type { PosSessionRecord } from '@tapline/shared/schemas';
 
-/** The record with its status spelled out (the schema's union of literals is built with map()). */
-export type PosSession = Omit<PosSessionRecord, 'status'> & { status: PosSessionStatus };
+export type PosSession = PosSessionRecord;
 
 /** GET /api/pos/context: who the terminal token belongs to. */
 export interface PosContext {
