@@ -18,7 +18,7 @@ try {
 }
 
 const { nfc, printer } = terminal;
-console.log(`Terminal: ${terminal.url} — open it in Chromium; Electron kiosk shell: not in this slice`);
+console.log(`Terminal: ${terminal.url} — open it in Chromium (the Electron kiosk shell, terminal/src/main, shows the same page)`);
 console.log(`  hardware: NFC reader ${nfc.driver} (${nfc.status().state}), printer ${printer.status().printer}`);
 console.log('  sign in with a terminal token (term.<token>): README.md "Try the terminal" shows how to get one');
 if (nfc.driver === 'simulated') console.log('  the reader is the simulator: the waiting screen has a "Simulate a tap" field for a tag id (NFC_READER=pcsc for a real reader)');
