@@ -24,8 +24,30 @@ const STEPS_PER_RUN_MAX = 5_000;
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 const SWEEP_BATCH = 10_000;
 /** Sandbox payments moved per statement (advance) or per transaction (completion). */
-const SANDBOX_BATCH = 200;
+// Small batches keep each commit's WAL (and so its flush, which every other commit then waits
+// behind) short.
+const SANDBOX_BATCH = 50;
 const ERROR_TEXT_MAX = 500;
+
+/** The longest pause between two full batches of a backlog. */
+const CATCH_UP_PAUSE_MAX_MS = 100;
+
+/**
+ * Runs one batch; when it was a full one (a backlog, after a burst of payments or an outage),
+ * pauses as long as it took before the next, so catching up takes at most about half of the
+ * database's time and requests keep more of their latency (bench:pay: p99 8.7 ms with the
+ * scheduler off, up to 85 ms while it caught up back to back). A longer pause (three times)
+ * let the backlog grow at half load.
+ */
+async function paced(batch: () => Promise<number>): Promise<number> {
+  const started = performance.now();
+  const moved = await batch();
+  if (moved === SANDBOX_BATCH) {
+    const pause = Math.min(CATCH_UP_PAUSE_MAX_MS, performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+  return moved;
+}
 
 function backoffMs(attempts: number): number {
   return Math.min(5_000 * 2 ** Math.max(0, attempts - 1), 15 * 60_000);
@@ -66,11 +88,11 @@ export class PaymentScheduler {
     // The sandbox default path in bulk first: it is most of the volume.
     let bulk = 0;
     for (let moved = SANDBOX_BATCH; moved === SANDBOX_BATCH && bulk < STEPS_PER_RUN_MAX; ) {
-      moved = await advanceSandboxBatch(this.options.db, now, this.options.stepMs, SANDBOX_BATCH);
+      moved = await paced(() => advanceSandboxBatch(this.options.db, now, this.options.stepMs, SANDBOX_BATCH));
       bulk += moved;
     }
     for (let completed = SANDBOX_BATCH; completed === SANDBOX_BATCH && bulk < 2 * STEPS_PER_RUN_MAX; ) {
-      completed = await completeSandboxBatch(this.options.db, now, SANDBOX_BATCH);
+      completed = await paced(() => completeSandboxBatch(this.options.db, now, SANDBOX_BATCH));
       bulk += completed;
     }
     // A payment stepped in this run is not stepped again in it, even when its next step is due at
