@@ -4,12 +4,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, trackedPage } from './browser.ts';
 import { databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 /** A phone-sized window: the pages are built for one. */
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
@@ -23,22 +22,13 @@ for (const target of await databaseTargets()) {
 
     before(async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
     });
     after(async () => {
       await browser?.close();
     });
 
-    async function phonePage(): Promise<Page> {
-      const context = await browser.newContext(PHONE);
-      const page = await context.newPage();
-      page.on('pageerror', (error) => pageErrors.push(error.message));
-      page.on('console', (message) => {
-        // Answers such as the expected 403 for a wrong PIN are logged as failed resources; scripts must not fail.
-        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
-      });
-      return page;
-    }
+    const phonePage = (): Promise<Page> => trackedPage(browser, PHONE, pageErrors);
 
     async function setup() {
       const s = server();
@@ -55,6 +45,8 @@ for (const target of await databaseTargets()) {
 
     async function signInAndCharge(page: Page, baseUrl: string, terminalToken: string, amount: string, description: string, screenshots = false): Promise<string> {
       await page.goto(`${baseUrl}/pos`);
+      // A saved token is checked first: the page then shows either the sign-in or the charge form.
+      await page.locator('#signin:visible, #charge:visible').first().waitFor();
       if (await page.locator('#signin').isVisible()) {
         await page.fill('#token', `term.${terminalToken}`);
         if (screenshots) await page.screenshot({ path: `${ARTIFACTS}pos-signin-${target.name}.png`, fullPage: true });

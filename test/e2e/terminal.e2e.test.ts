@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, trackedPage } from './browser.ts';
 import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
 import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
 import { toMinor } from '@tapline/shared/money';
@@ -16,8 +17,6 @@ import { databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-serv
 import { buildRenderer, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 /** A countertop kiosk screen. */
 const KIOSK = { viewport: { width: 1024, height: 768 } };
 
@@ -49,7 +48,7 @@ for (const target of await databaseTargets()) {
 
     before(async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
       // No debounce: each test taps its own ring once, and two tests must not swallow each other's tap.
       reader = new SimulatedNfcReader({ baseUrl: server().baseUrl, debounceWindowMs: 0 });
       printer = new VirtualPrinter({ previewDirectory: join(ARTIFACTS, `terminal-receipts-${target.name}`) });
@@ -60,16 +59,7 @@ for (const target of await databaseTargets()) {
       await host?.close();
     });
 
-    async function kioskPage(): Promise<Page> {
-      const context = await browser.newContext(KIOSK);
-      const page = await context.newPage();
-      page.on('pageerror', (error) => pageErrors.push(error.message));
-      page.on('console', (message) => {
-        // Expected API refusals are logged as failed resources; scripts must not fail.
-        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
-      });
-      return page;
-    }
+    const kioskPage = (): Promise<Page> => trackedPage(browser, KIOSK, pageErrors);
 
     async function setup(fund: number) {
       const s = server();

@@ -67,7 +67,8 @@ export async function webRoutes(app: FastifyInstance, context: AppContext): Prom
     const currencies = [...SUPPORTED_CURRENCIES].sort();
     const body = html`<main class="shell">
 ${header('POS')}
-<section id="signin" class="card">
+<noscript><p class="card">The web POS needs JavaScript: turn it on for this site.</p></noscript>
+<section id="signin" class="card" hidden>
   <h1>Sign in</h1>
   <p class="muted">Paste this terminal's token (the merchant creates it with POST /api/merchant/terminals). It stays on this device.</p>
   <form id="signin-form" autocomplete="off">
