@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, trackedPage } from './browser.ts';
+import { shopWithTerminal } from './shop.ts';
 import { databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -30,18 +31,7 @@ for (const target of await databaseTargets()) {
 
     const phonePage = (): Promise<Page> => trackedPage(browser, PHONE, pageErrors);
 
-    async function setup() {
-      const s = server();
-      const merchant = await s.createMerchant({ name: 'Mama Put Kitchen' });
-      const key = { 'x-merchant-api-key': merchant.testKey };
-      const terminal = await s.request<{ token: string }>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Front counter' } });
-      assert.equal(terminal.status, 201);
-      const payer = uniqueHandle('ada');
-      await s.createWallet({ handle: payer, fund: 100 });
-      const tag = await s.request<{ tagId: string }>('POST', '/api/wearables', { headers: key, body: { handle: payer, tagType: 'ring', displayName: 'Ada\'s ring' } });
-      assert.equal(tag.status, 201);
-      return { s, merchant, key, terminalToken: terminal.body.token, payer, tagId: tag.body.tagId };
-    }
+    const setup = () => shopWithTerminal(server(), { fund: 100 });
 
     async function signInAndCharge(page: Page, baseUrl: string, terminalToken: string, amount: string, description: string, screenshots = false): Promise<string> {
       await page.goto(`${baseUrl}/pos`);

@@ -10,10 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, trackedPage } from './browser.ts';
+import { shopWithTerminal } from './shop.ts';
 import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
 import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
 import { toMinor } from '@tapline/shared/money';
-import { databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
+import { databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import { buildRenderer, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -61,18 +62,7 @@ for (const target of await databaseTargets()) {
 
     const kioskPage = (): Promise<Page> => trackedPage(browser, KIOSK, pageErrors);
 
-    async function setup(fund: number) {
-      const s = server();
-      const merchant = await s.createMerchant({ name: 'Mama Put Kitchen' });
-      const key = { 'x-merchant-api-key': merchant.testKey };
-      const terminal = await s.request<{ token: string }>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Front counter' } });
-      assert.equal(terminal.status, 201);
-      const payer = uniqueHandle('ada');
-      await s.createWallet({ handle: payer, pin: '4829', fund });
-      const tag = await s.request<{ tagId: string }>('POST', '/api/wearables', { headers: key, body: { handle: payer, tagType: 'ring', displayName: 'Ada\'s ring' } });
-      assert.equal(tag.status, 201);
-      return { s, merchant, key, terminalToken: terminal.body.token, payer, tagId: tag.body.tagId };
-    }
+    const setup = (fund: number) => shopWithTerminal(server(), { fund, pin: '4829' });
 
     async function balanceMinor(handle: string): Promise<number> {
       const s = server();
