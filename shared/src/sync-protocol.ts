@@ -1,0 +1,169 @@
+/**
+ * The replication protocol between a kiosk terminal's local RxDB replica and the sync server,
+ * carried over socket.io. It follows RxDB's custom replication (`replicateRxCollection`): a pull
+ * handler with checkpoints, a push handler that answers conflicts (the server's master state),
+ * and a pull stream the server feeds as documents change.
+ *
+ * The terminal is the author of offline payments: it generates each document's id (a UUID v4)
+ * and stores the document before sending it, so the id is the server's idempotency key. A
+ * retried push of a recorded id never settles twice; the server answers its recorded document.
+ * The server is the master of every verdict (accepted or declined with a reason): it replicates
+ * back to the terminal's replica and to the screen.
+ *
+ * Connection: socket.io at the sync server's origin (default path `/socket.io`), namespace
+ * SYNC_NAMESPACE, handshake `auth: { token: 'term.<token>' }`. A refused handshake ends with a
+ * `connect_error` whose message is one of SYNC_HANDSHAKE_ERRORS.
+ *
+ * Amounts in this protocol are integer minor units (`amountMinor`), unlike the JSON API: the
+ * replica sums them to enforce offline exposure limits and must never add floating point money.
+ */
+
+export const SYNC_PROTOCOL_VERSION = 1;
+export const SYNC_NAMESPACE = '/sync';
+
+export const SYNC_EVENTS = {
+  /** Server -> terminal, once after each connect: SyncHello. */
+  hello: 'sync:hello',
+  /** Terminal -> server with an acknowledgement: PullRequest -> PullResponse | SyncFailure. */
+  pull: 'sync:pull',
+  /** Terminal -> server with an acknowledgement: PushRequest -> PushResponse | SyncFailure. */
+  push: 'sync:push',
+  /** Server -> terminal: StreamMessage, documents that changed on the server. */
+  stream: 'sync:stream',
+} as const;
+
+/** Messages of a refused handshake (the `connect_error`'s `message`). */
+export const SYNC_HANDSHAKE_ERRORS = ['missing_token', 'invalid_terminal_token', 'terminal_revoked'] as const;
+export type SyncHandshakeError = (typeof SYNC_HANDSHAKE_ERRORS)[number];
+
+/** Collections that replicate. `offline_payments` are pushed by the terminal and settled by the server. */
+export const SYNC_COLLECTIONS = ['offline_payments'] as const;
+export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
+
+/** At most this many documents in one pull answer or one push. */
+export const SYNC_BATCH_SIZE_MAX = 100;
+
+export const OFFLINE_PAYMENT_KINDS = ['tap', 'qr'] as const;
+export type OfflinePaymentKind = (typeof OFFLINE_PAYMENT_KINDS)[number];
+
+/** queued: taken by the terminal, not yet settled. accepted / declined: the server's verdict. */
+export const OFFLINE_PAYMENT_STATUSES = ['queued', 'accepted', 'declined'] as const;
+export type OfflinePaymentStatus = (typeof OFFLINE_PAYMENT_STATUSES)[number];
+
+/**
+ * A payment the terminal took without the sync server: a wearable tap (the tag's id) or an
+ * offline QR voucher (the scanned payload, see offline-qr.ts).
+ */
+export interface OfflinePaymentDoc {
+  /** UUID v4 made by the terminal before it stores the payment: the idempotency key. */
+  id: string;
+  terminalId: string;
+  kind: OfflinePaymentKind;
+  /** kind `tap`: the tag read at the reader (TG + 8 hex). */
+  tagId?: string;
+  /** kind `qr`: the voucher payload as scanned (TLQ1....). */
+  voucher?: string;
+  /** Integer minor units of `currency`. */
+  amountMinor: number;
+  currency: string;
+  description: string;
+  /** When the terminal took the payment (its clock, ISO 8601). */
+  capturedAt: string;
+  status: OfflinePaymentStatus;
+  /** Set by the server with a verdict. */
+  payerHandle?: string;
+  /** The ledger transfer of an accepted payment. */
+  walletRef?: string;
+  /** A declined payment: the rule that failed (insufficient_funds, tag_disabled, voucher_already_used, ...). */
+  declineCode?: string;
+  declineReason?: string;
+  settledAt?: string;
+  /**
+   * The server's order of changes to this terminal's documents (0 until the server has it).
+   * Pull checkpoints count in it.
+   */
+  serverSeq: number;
+}
+
+export interface SyncCheckpoint {
+  serverSeq: number;
+}
+
+export interface PullRequest {
+  collection: SyncCollection;
+  /** null: from the beginning. */
+  checkpoint: SyncCheckpoint | null;
+  batchSize: number;
+}
+
+export interface PullResponse {
+  documents: OfflinePaymentDoc[];
+  /** The checkpoint of the last document answered; the request's own when there is none. */
+  checkpoint: SyncCheckpoint | null;
+}
+
+export interface PushRow {
+  /** The master state the terminal last saw (undefined for a new document). */
+  assumedMasterState?: OfflinePaymentDoc | null;
+  newDocumentState: OfflinePaymentDoc;
+}
+
+export interface PushRequest {
+  collection: SyncCollection;
+  rows: PushRow[];
+}
+
+/**
+ * The server's master state of every pushed document that differs from what the terminal sent:
+ * after a push that is every settled document (its verdict). RxDB's default conflict handler
+ * keeps the master state, which is what the terminal must do.
+ */
+export interface PushResponse {
+  conflicts: OfflinePaymentDoc[];
+}
+
+export interface StreamMessage {
+  collection: SyncCollection;
+  documents: OfflinePaymentDoc[];
+  checkpoint: SyncCheckpoint;
+}
+
+/** An acknowledgement that failed as a whole (a malformed request); nothing was stored. */
+export interface SyncFailure {
+  error: string;
+  code: string;
+}
+
+export function isSyncFailure(value: unknown): value is SyncFailure {
+  return typeof value === 'object' && value !== null && 'code' in value && 'error' in value && !('documents' in value) && !('conflicts' in value);
+}
+
+/** Limits on what one terminal may take while it cannot reach the server (minor units of `currency`). */
+export interface OfflineLimits {
+  currency: string;
+  /** The largest single offline payment. */
+  perPaymentMaxMinor: number;
+  /** The most the terminal may hold in unsettled (queued) offline payments at once. */
+  totalMaxMinor: number;
+  /** A queued payment older than this stops further offline payments until the terminal syncs. */
+  maxAgeSeconds: number;
+}
+
+export interface OfflineQrKey {
+  keyId: string;
+  algorithm: 'Ed25519';
+  /** The raw 32-byte public key, base64url. */
+  publicKey: string;
+}
+
+/** Sent by the server after every connect. */
+export interface SyncHello {
+  protocolVersion: number;
+  terminal: { id: string; name: string };
+  merchant: { id: string; handle: string; name: string; currency: string };
+  mode: 'test' | 'live';
+  offlineLimits: OfflineLimits;
+  /** Keys that sign offline QR vouchers: the terminal verifies vouchers with them while offline. */
+  offlineQrKeys: OfflineQrKey[];
+  serverTime: string;
+}
