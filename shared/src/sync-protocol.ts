@@ -61,8 +61,13 @@ export interface OfflinePaymentDoc {
   kind: OfflinePaymentKind;
   /** kind `tap`: the tag read at the reader (TG + 8 hex). */
   tagId?: string;
-  /** kind `qr`: the voucher payload as scanned (TLQ1....). */
+  /**
+   * kind `qr`: the voucher payload as scanned (TLQ1....). The server keeps only its hash, so the
+   * master state it answers does not carry it; voucherId stays.
+   */
   voucher?: string;
+  /** kind `qr`: the voucher's id (its claims' `id`), so a voucher pays once per terminal even offline. */
+  voucherId?: string;
   /** Integer minor units of `currency`. */
   amountMinor: number;
   currency: string;
