@@ -31,6 +31,9 @@ import { startStoreJobs, storeRoutes } from './modules/store/routes.ts';
 import { buildValidator } from './http/validation.ts';
 import { createSecretBox, keyFromFile } from './auth/secret-box.ts';
 import { sealStoredWebhookSecrets } from './modules/merchants/store.ts';
+import { offlineRoutes, startOfflineJobs } from './modules/offline/routes.ts';
+import { currentSigner } from './modules/offline/keys.ts';
+import { attachSyncEndpoint } from './sync/socket.ts';
 
 export interface BuildAppOptions {
   config: Config;
@@ -125,7 +128,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, webRoutes]) {
+  for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, offlineRoutes, webRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);
@@ -135,6 +138,12 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   if (options.backgroundJobs !== false) startGiftCardJobs(app, context);
   // The store's e-mail outbox (stock alerts): tests call storeMailOutbox(context).runOnce().
   if (options.backgroundJobs !== false) startStoreJobs(app, context);
+  // Expired offline QR vouchers give their reserved money back after the settlement grace.
+  if (options.backgroundJobs !== false) startOfflineJobs(app, context);
+  // Terminals replicate over socket.io on the same HTTP server; the voucher signing key exists
+  // before the first terminal connects, so every sync hello carries it.
+  await currentSigner(db, secrets, now());
+  attachSyncEndpoint(app, context);
   // Background workers run while the app is up; onClose waits for their work in flight.
   if (options.backgroundJobs !== false) {
     app.addHook('onReady', async () => {

@@ -56,6 +56,15 @@ export interface Config {
   mailFrom: string;
   /** How often the store's mail outbox is sent (real time); 0 disables the worker. */
   storeMailIntervalMs: number;
+  /** Default offline limits of a terminal, in US dollars converted into the merchant's currency (a merchant may set its own per terminal). */
+  offlinePerPaymentUsd: number;
+  offlineTotalUsd: number;
+  /** A terminal with an offline payment queued longer than this must sync before taking more. */
+  offlineMaxAgeHours: number;
+  /** An expired offline QR voucher keeps its money reserved this long, for payments taken before expiry by terminals that sync late. */
+  offlineQrSettlementGraceHours: number;
+  /** How often reserved money of expired vouchers is released (real time); 0 disables the worker. */
+  offlineQrJobIntervalMs: number;
 }
 
 /** Default fee schedule, percent of the amount; PAYMENT_FEES overrides entries (JSON). */
@@ -231,6 +240,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl,
     mailFrom,
     storeMailIntervalMs: integer(env, 'STORE_MAIL_INTERVAL_MS', 10_000, 0, 3_600_000, problems),
+    offlinePerPaymentUsd: integer(env, 'OFFLINE_PER_PAYMENT_USD', 20, 0, 1_000_000, problems),
+    offlineTotalUsd: integer(env, 'OFFLINE_TOTAL_USD', 200, 0, 10_000_000, problems),
+    offlineMaxAgeHours: integer(env, 'OFFLINE_MAX_AGE_HOURS', 72, 1, 24 * 30, problems),
+    offlineQrSettlementGraceHours: integer(env, 'OFFLINE_QR_SETTLEMENT_GRACE_HOURS', 72, 0, 24 * 30, problems),
+    offlineQrJobIntervalMs: integer(env, 'OFFLINE_QR_JOB_INTERVAL_MS', 60_000, 0, 3_600_000, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

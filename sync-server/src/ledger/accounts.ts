@@ -6,9 +6,10 @@ export type SystemAccountCode =
   | 'gift_card_liability' // value of issued, unredeemed gift cards
   | 'rail_clearing' // money in flight to or from an outside payment rail
   | 'offline_risk' // offline payments accepted before the server could check them
-  | 'store_revenue'; // what the platform's store sold (modules/store), per currency and mode
+  | 'store_revenue' // what the platform's store sold (modules/store), per currency and mode
+  | 'offline_qr_reserve'; // money wallet holders reserved in offline QR vouchers not yet spent (modules/offline)
 
-export const SYSTEM_ACCOUNT_CODES: readonly SystemAccountCode[] = ['funding', 'fees', 'fx', 'gift_card_liability', 'rail_clearing', 'offline_risk', 'store_revenue'];
+export const SYSTEM_ACCOUNT_CODES: readonly SystemAccountCode[] = ['funding', 'fees', 'fx', 'gift_card_liability', 'rail_clearing', 'offline_risk', 'store_revenue', 'offline_qr_reserve'];
 
 export type Mode = 'test' | 'live';
 

@@ -1,0 +1,91 @@
+import { type Static, Type } from 'typebox';
+import { CurrencyCode, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
+
+export const VOUCHER_STATUSES = ['active', 'used', 'revoked', 'expired'] as const;
+export const VoucherStatus = literalUnion(VOUCHER_STATUSES);
+
+export const CreateVoucherBody = Type.Object({
+  amount: MajorAmount,
+  currency: Type.Optional(CurrencyCode),
+  expiresInHours: Type.Optional(Type.Integer({ minimum: 1, maximum: 72, default: 24, description: '1 to 72 hours, default 24' })),
+});
+export type CreateVoucherBody = Static<typeof CreateVoucherBody>;
+
+export const VoucherRecord = Type.Object({
+  id: Type.String({ description: 'oqr_...' }),
+  handle: Type.String(),
+  mode: Mode,
+  status: VoucherStatus,
+  amount: Type.Number({ description: 'The reserved amount, major units: the most the voucher pays' }),
+  currency: Type.String(),
+  expiresAt: Timestamp,
+  createdAt: Timestamp,
+  endedAt: Type.Optional(Timestamp),
+  usedAmount: Type.Optional(Type.Number()),
+  usedByPaymentId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  qrPayload: Type.Optional(Type.String({ description: 'The text to show as a QR code (TLQ1....); present while the voucher is active, to its holder only' })),
+});
+
+export const VoucherListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  status: Type.Optional(VoucherStatus),
+});
+
+export const OfflineQrKeysResponse = Type.Object({
+  keys: Type.Array(Type.Object({ keyId: Type.String(), algorithm: Type.Literal('Ed25519'), publicKey: Type.String({ description: 'Raw 32-byte public key, base64url' }) })),
+});
+
+export const RedeemVoucherBody = Type.Object({
+  voucher: Type.String({ minLength: 1, maxLength: 2048, description: 'The scanned QR text (TLQ1....)' }),
+  amount: MajorAmount,
+  currency: Type.Optional(CurrencyCode),
+  description: Type.Optional(Type.String({ maxLength: 500 })),
+  paymentId: Type.Optional(Type.String({ format: 'uuid', description: 'Your id for this payment (UUID); a retry with the same id answers the same payment' })),
+});
+export type RedeemVoucherBody = Static<typeof RedeemVoucherBody>;
+
+export const OFFLINE_PAYMENT_STATUSES_SETTLED = ['accepted', 'declined'] as const;
+
+export const OfflinePaymentRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  terminalId: Type.Union([Type.String(), Type.Null()]),
+  kind: literalUnion(['tap', 'qr'] as const),
+  status: literalUnion(OFFLINE_PAYMENT_STATUSES_SETTLED),
+  amount: Type.Number(),
+  currency: Type.String(),
+  description: Type.String(),
+  tagId: Type.Union([Type.String(), Type.Null()]),
+  voucherId: Type.Union([Type.String(), Type.Null()]),
+  payerHandle: Type.Union([Type.String(), Type.Null()]),
+  walletRef: Type.Union([Type.String(), Type.Null()]),
+  declineCode: Type.Union([Type.String(), Type.Null()]),
+  declineReason: Type.Union([Type.String(), Type.Null()]),
+  capturedAt: Timestamp,
+  receivedAt: Timestamp,
+  settledAt: Timestamp,
+});
+
+export const OfflinePaymentListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  status: Type.Optional(literalUnion(OFFLINE_PAYMENT_STATUSES_SETTLED)),
+  terminalId: Type.Optional(Type.String({ maxLength: 100 })),
+});
+
+export const OfflineLimitsBody = Type.Object({
+  offlineLimits: Type.Object({
+    perPayment: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e12 }), Type.Null()], { description: 'Largest single offline payment, major units of the merchant currency; 0 turns offline payments off; null: the default' })),
+    total: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e12 }), Type.Null()], { description: 'Most the terminal may hold unsettled; null: the default' })),
+    maxAgeHours: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 720 }), Type.Null()], { description: 'A queued offline payment older than this stops further offline payments until the terminal syncs; null: the default' })),
+  }),
+});
+export type OfflineLimitsBody = Static<typeof OfflineLimitsBody>;
+
+export const OfflineLimitsRecord = Type.Object({
+  terminalId: Type.String(),
+  currency: Type.String(),
+  perPayment: Type.Number(),
+  total: Type.Number(),
+  maxAgeHours: Type.Number(),
+});

@@ -1,0 +1,285 @@
+import { toMajor } from '@tapline/shared/money';
+import { type VoucherProblem, VOUCHER_PROBLEM_MESSAGES, checkVoucher } from '@tapline/shared/offline-qr';
+import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/database.ts';
+import type { Mode } from '../../auth/secrets.ts';
+import { sha256Hex } from '../../auth/secrets.ts';
+import { enqueueEvent } from '../../events/outbox.ts';
+import type { ApiError} from '../../http/errors.ts';
+import { badRequest, conflict, gone, unprocessable } from '../../http/errors.ts';
+import { displayHandle } from '../../http/validate.ts';
+import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
+import { LedgerError, type TransferLeg, transfer } from '../../ledger/ledger.ts';
+import { countTap } from '../wearables/store.ts';
+import { normalizeTagId } from '../wearables/service.ts';
+import { publicKeyMap } from './keys.ts';
+import { type OfflinePaymentRow, endVoucher, findOfflinePayment, insertOfflinePayment, lockVoucherByHash, nextTerminalSeq } from './store.ts';
+
+/** Where an offline payment settles: the merchant's wallet in the terminal's mode. */
+export interface SettlementScope {
+  merchantId: string;
+  merchantWalletId: string;
+  mode: Mode;
+  /** null: a voucher redeemed online with a merchant key. */
+  terminalId: string | null;
+}
+
+/** A document as the terminal sent it, checked; or why it cannot be settled. */
+interface Candidate {
+  id: string;
+  kind: 'tap' | 'qr';
+  tagId: string | null;
+  voucher: string | null;
+  amount: number;
+  currency: string;
+  description: string;
+  capturedAt: Date;
+  invalid: string | null;
+}
+
+type Verdict =
+  | { status: 'accepted'; payerWalletId: string; payerHandle: string; transferId: string; voucherId: string | null }
+  | { status: 'declined'; code: string; reason: string; payerWalletId?: string; payerHandle?: string; voucherId?: string | null };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** A terminal's clock may run this far ahead of the server's. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+const DESCRIPTION_MAX = 500;
+
+export const offlineTransferId = (paymentId: string) => `offline:${paymentId}`;
+
+/** Whether a pushed document can be stored at all: without a UUID id there is no idempotency key. */
+export function documentId(doc: unknown): string | undefined {
+  const id = typeof doc === 'object' && doc !== null ? (doc as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && UUID.test(id.toLowerCase()) ? id.toLowerCase() : undefined;
+}
+
+function candidateOf(doc: Record<string, unknown>, id: string, scopeCurrency: string | null): Candidate {
+  const problems: string[] = [];
+  const kind = doc.kind === 'tap' || doc.kind === 'qr' ? doc.kind : null;
+  if (!kind) problems.push('kind must be tap or qr');
+  const amount = typeof doc.amountMinor === 'number' && Number.isSafeInteger(doc.amountMinor) && doc.amountMinor > 0 ? doc.amountMinor : 0;
+  if (amount === 0) problems.push('amountMinor must be a positive integer');
+  const currency = typeof doc.currency === 'string' && /^[A-Za-z]{3}$/.test(doc.currency) ? doc.currency.toUpperCase() : (scopeCurrency ?? 'XXX');
+  if (typeof doc.currency !== 'string' || currency !== doc.currency.toUpperCase()) problems.push('currency must be an ISO 4217 code');
+  const capturedAt = typeof doc.capturedAt === 'string' ? new Date(doc.capturedAt) : new Date(Number.NaN);
+  if (Number.isNaN(capturedAt.getTime())) problems.push('capturedAt must be an ISO 8601 time');
+  const tagId = kind === 'tap' ? (typeof doc.tagId === 'string' ? (normalizeTagId(doc.tagId) ?? null) : null) : null;
+  if (kind === 'tap' && tagId === null) problems.push('tagId must be TG followed by 8 hexadecimal characters');
+  const voucher = kind === 'qr' && typeof doc.voucher === 'string' && doc.voucher.length <= 2048 ? doc.voucher.trim() : null;
+  if (kind === 'qr' && voucher === null) problems.push('voucher must be the scanned QR text');
+  const description = typeof doc.description === 'string' ? doc.description.slice(0, DESCRIPTION_MAX) : '';
+  return {
+    id,
+    kind: kind ?? 'tap',
+    tagId,
+    voucher,
+    amount,
+    currency,
+    description,
+    capturedAt: Number.isNaN(capturedAt.getTime()) ? new Date(0) : capturedAt,
+    invalid: problems.length > 0 ? problems.join('; ') : null,
+  };
+}
+
+/** The master state of a settled payment, as the terminal's replica holds it. */
+export function paymentDocument(row: OfflinePaymentRow): OfflinePaymentDoc {
+  return {
+    id: row.id,
+    terminalId: row.terminal_id ?? '',
+    kind: row.kind,
+    ...(row.tag_id ? { tagId: row.tag_id } : {}),
+    ...(row.voucher_id ? { voucherId: row.voucher_id } : {}),
+    amountMinor: row.amount,
+    currency: row.currency,
+    description: row.description,
+    capturedAt: row.captured_at.toISOString(),
+    status: row.status,
+    ...(row.payer_handle ? { payerHandle: displayHandle(row.payer_handle) } : {}),
+    ...(row.transfer_id ? { walletRef: row.transfer_id } : {}),
+    ...(row.decline_code ? { declineCode: row.decline_code, declineReason: row.decline_reason ?? '' } : {}),
+    settledAt: row.settled_at.toISOString(),
+    serverSeq: row.server_seq,
+  };
+}
+
+/** The merchant-facing record (API and webhooks): amounts in major units. */
+export function paymentRecord(row: OfflinePaymentRow) {
+  return {
+    id: row.id,
+    terminalId: row.terminal_id,
+    kind: row.kind,
+    status: row.status,
+    amount: toMajor(row.amount, row.currency),
+    currency: row.currency,
+    description: row.description,
+    tagId: row.tag_id,
+    voucherId: row.voucher_id,
+    payerHandle: row.payer_handle ? displayHandle(row.payer_handle) : null,
+    walletRef: row.transfer_id,
+    declineCode: row.decline_code,
+    declineReason: row.decline_reason,
+    capturedAt: row.captured_at.toISOString(),
+    receivedAt: row.received_at.toISOString(),
+    settledAt: row.settled_at.toISOString(),
+  };
+}
+
+const VOUCHER_STATE_DECLINES: Record<string, { code: string; reason: string }> = {
+  used: { code: 'voucher_already_used', reason: 'The QR code has already paid (first payment wins)' },
+  revoked: { code: 'voucher_revoked', reason: 'The customer revoked this QR code before the payment reached the server' },
+  expired: { code: 'voucher_expired', reason: 'The QR code expired and its reserved money went back to the customer' },
+};
+
+function declined(code: string, reason: string, extra: Partial<Extract<Verdict, { status: 'declined' }>> = {}): Verdict {
+  return { status: 'declined', code, reason, ...extra };
+}
+
+/**
+ * Settles offline payments: each in one database transaction that takes the terminal's next
+ * change number, decides the verdict, moves the money (one balanced transfer) and writes the
+ * payment and its event. A replayed id answers the recorded payment and moves nothing.
+ */
+export function offlineSettlement(context: AppContext) {
+  const { db } = context;
+
+  async function tapVerdict(tx: Queryable, scope: SettlementScope, candidate: Candidate, now: Date): Promise<Verdict> {
+    // A submitted tap counts on the tag (spec: the tap counter counts every resolve and every submitted tap).
+    const tag = await countTap(tx, candidate.tagId!, scope.mode, now);
+    if (tag.outcome === 'unknown') return declined('tag_not_found', `No tag ${candidate.tagId} in ${scope.mode} mode`);
+    if (tag.outcome === 'disabled') return declined('tag_disabled', `Tag ${candidate.tagId} is disabled: it cannot pay`);
+    if (tag.walletId === scope.merchantWalletId) return declined('payer_is_merchant', 'The tag belongs to the merchant itself');
+    return pay(tx, scope, candidate, { walletId: tag.walletId, handle: tag.handle }, [
+      { account: walletAccount(tag.walletId, candidate.currency), amount: -candidate.amount },
+    ], null);
+  }
+
+  async function qrVerdict(tx: Queryable, scope: SettlementScope, candidate: Candidate, keys: Map<string, string>): Promise<Verdict> {
+    const check = await checkVoucher(candidate.voucher!, { keys, mode: scope.mode, currency: candidate.currency, amountMinor: candidate.amount, at: candidate.capturedAt });
+    if (!check.ok) return declined(check.code, VOUCHER_PROBLEM_MESSAGES[check.code], { voucherId: check.voucher?.claims.id ?? null });
+    const voucher = await lockVoucherByHash(tx, sha256Hex(candidate.voucher!));
+    if (!voucher) return declined('voucher_unknown', 'The QR code is signed but this server has no such voucher', { voucherId: check.voucher.claims.id });
+    const state = VOUCHER_STATE_DECLINES[voucher.status];
+    if (state) return declined(state.code, state.reason, { voucherId: voucher.id, payerWalletId: voucher.wallet_id, payerHandle: voucher.handle });
+    if (voucher.wallet_id === scope.merchantWalletId) return declined('payer_is_merchant', 'The voucher belongs to the merchant itself', { voucherId: voucher.id });
+    const change = voucher.amount - candidate.amount;
+    const legs: TransferLeg[] = [{ account: systemAccount('offline_qr_reserve', voucher.currency), amount: -voucher.amount }];
+    // A voucher pays once: what the payment did not take goes back to the holder in the same transfer.
+    if (change > 0) legs.push({ account: walletAccount(voucher.wallet_id, voucher.currency), amount: change });
+    const verdict = await pay(tx, scope, candidate, { walletId: voucher.wallet_id, handle: voucher.handle }, legs, voucher.id);
+    if (verdict.status === 'accepted') await endVoucher(tx, voucher.id, 'used', context.now(), { paymentId: candidate.id, amount: candidate.amount });
+    return verdict;
+  }
+
+  async function pay(tx: Queryable, scope: SettlementScope, candidate: Candidate, payer: { walletId: string; handle: string }, payerLegs: TransferLeg[], voucherId: string | null): Promise<Verdict> {
+    const transferId = offlineTransferId(candidate.id);
+    try {
+      await transfer(tx, {
+        id: transferId,
+        mode: scope.mode,
+        kind: candidate.kind === 'tap' ? 'offline_tap' : 'offline_qr',
+        legs: [...payerLegs, { account: walletAccount(scope.merchantWalletId, candidate.currency), amount: candidate.amount }],
+        metadata: { offlinePaymentId: candidate.id, terminalId: scope.terminalId },
+      });
+    } catch (error) {
+      if (error instanceof LedgerError && error.code === 'insufficient_funds') {
+        return declined('insufficient_funds', `${displayHandle(payer.handle)} did not have ${toMajor(candidate.amount, candidate.currency)} ${candidate.currency} when the payment reached the server`, {
+          payerWalletId: payer.walletId,
+          payerHandle: payer.handle,
+          voucherId,
+        });
+      }
+      throw error;
+    }
+    return { status: 'accepted', payerWalletId: payer.walletId, payerHandle: payer.handle, transferId, voucherId };
+  }
+
+  /**
+   * Settles one document. `recordDeclines` false (an online redeem) answers a decline as an
+   * error and stores nothing; true (a terminal's push) stores the decline so the terminal
+   * learns it and nothing the terminal took is lost.
+   */
+  async function settle(scope: SettlementScope, doc: Record<string, unknown>, options: { recordDeclines: boolean; scopeCurrency: string | null }): Promise<OfflinePaymentRow> {
+    const id = documentId(doc);
+    if (!id) throw badRequest('invalid_document', 'An offline payment needs a UUID id');
+    const existing = await findOfflinePayment(db, id);
+    if (existing) return ownRecorded(existing, scope);
+    const candidate = candidateOf(doc, id, options.scopeCurrency);
+    // Keys are read outside the transaction: verifying a signature needs no lock.
+    const keys = candidate.kind === 'qr' && candidate.invalid === null ? await publicKeyMap(db) : new Map<string, string>();
+    return db.transaction(async (tx) => {
+      const now = context.now();
+      const seq = scope.terminalId === null ? 0 : await nextTerminalSeq(tx, scope.terminalId);
+      // Under the terminal's lock a concurrent push of the same id has either committed or not begun.
+      const raced = await findOfflinePayment(tx, id);
+      if (raced) return ownRecorded(raced, scope);
+      let verdict: Verdict;
+      if (candidate.invalid !== null) verdict = declined('invalid_document', candidate.invalid);
+      else if (candidate.capturedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) verdict = declined('captured_in_future', 'The terminal\'s clock is ahead of the server\'s: the payment is dated in the future');
+      else verdict = candidate.kind === 'tap' ? await tapVerdict(tx, scope, candidate, now) : await qrVerdict(tx, scope, candidate, keys);
+      if (verdict.status === 'declined' && !options.recordDeclines) throw declineError(verdict);
+      const row = await insertOfflinePayment(tx, {
+        id,
+        terminal_id: scope.terminalId,
+        merchant_id: scope.merchantId,
+        mode: scope.mode,
+        kind: candidate.kind,
+        tag_id: candidate.tagId,
+        voucher_id: verdict.voucherId ?? null,
+        voucher_hash: candidate.voucher === null ? null : sha256Hex(candidate.voucher),
+        amount: candidate.amount,
+        currency: candidate.currency,
+        description: candidate.description,
+        captured_at: candidate.capturedAt,
+        received_at: now,
+        status: verdict.status,
+        payer_wallet_id: verdict.payerWalletId ?? null,
+        payer_handle: verdict.payerHandle ?? null,
+        transfer_id: verdict.status === 'accepted' ? verdict.transferId : null,
+        decline_code: verdict.status === 'declined' ? verdict.code : null,
+        decline_reason: verdict.status === 'declined' ? verdict.reason : null,
+        settled_at: now,
+        server_seq: seq,
+      });
+      const record = paymentRecord(row);
+      await enqueueEvent(tx, {
+        merchantId: scope.merchantId,
+        mode: scope.mode,
+        type: verdict.status === 'accepted' ? 'offline.payment.accepted' : 'offline.payment.declined',
+        data: { paymentId: record.id, terminalId: record.terminalId, kind: record.kind, amount: record.amount, currency: record.currency, payerHandle: record.payerHandle, walletRef: record.walletRef, declineCode: record.declineCode, declineReason: record.declineReason, capturedAt: record.capturedAt },
+        at: now,
+      });
+      return row;
+    });
+  }
+
+  return { settle };
+}
+
+/** A recorded payment answers a replay only to its own terminal (or merchant, for online redeems). */
+function ownRecorded(row: OfflinePaymentRow, scope: SettlementScope): OfflinePaymentRow {
+  if (row.merchant_id !== scope.merchantId || row.mode !== scope.mode || (scope.terminalId !== null && row.terminal_id !== scope.terminalId)) {
+    throw conflict('payment_id_taken', `Offline payment id ${row.id} is already used by another terminal`);
+  }
+  return row;
+}
+
+function declineError(verdict: Extract<Verdict, { status: 'declined' }>): ApiError {
+  const code = verdict.code as VoucherProblem | string;
+  switch (code) {
+    case 'voucher_already_used':
+    case 'voucher_revoked':
+      return conflict(code, verdict.reason);
+    case 'voucher_expired':
+      return gone(code, verdict.reason);
+    case 'amount_exceeds_voucher':
+    case 'insufficient_funds':
+    case 'payer_is_merchant':
+    case 'voucher_currency_mismatch':
+    case 'voucher_wrong_mode':
+      return unprocessable(code, verdict.reason);
+    default:
+      return badRequest(code, verdict.reason);
+  }
+}

@@ -1,0 +1,199 @@
+import type { Queryable } from '../../db/database.ts';
+import type { Mode } from '../../auth/secrets.ts';
+
+export interface VoucherRow {
+  id: string;
+  wallet_id: string;
+  handle: string;
+  mode: Mode;
+  currency: string;
+  amount: number;
+  key_id: string;
+  status: 'active' | 'used' | 'revoked' | 'expired';
+  expires_at: Date;
+  used_by_payment_id: string | null;
+  used_amount: number | null;
+  created_at: Date;
+  ended_at: Date | null;
+}
+
+const VOUCHER_COLUMNS = 'id, wallet_id, handle, mode, currency, amount, key_id, status, expires_at, used_by_payment_id, used_amount, created_at, ended_at';
+
+export async function insertVoucher(tx: Queryable, row: Omit<VoucherRow, 'status' | 'used_by_payment_id' | 'used_amount' | 'ended_at'> & { payload_hash: string }): Promise<VoucherRow> {
+  const [inserted] = await tx.query<VoucherRow>(
+    `INSERT INTO offline_qr_vouchers (id, wallet_id, handle, mode, currency, amount, key_id, payload_hash, status, expires_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9, $10) RETURNING ${VOUCHER_COLUMNS}`,
+    [row.id, row.wallet_id, row.handle, row.mode, row.currency, row.amount, row.key_id, row.payload_hash, row.expires_at, row.created_at],
+  );
+  return inserted!;
+}
+
+export async function findVoucher(db: Queryable, id: string): Promise<VoucherRow | undefined> {
+  const [row] = await db.query<VoucherRow>(`SELECT ${VOUCHER_COLUMNS} FROM offline_qr_vouchers WHERE id = $1`, [id]);
+  return row;
+}
+
+/** The voucher with this text's hash, locked for the caller's transaction. */
+export async function lockVoucherByHash(tx: Queryable, payloadHash: string): Promise<VoucherRow | undefined> {
+  const [row] = await tx.query<VoucherRow>(`SELECT ${VOUCHER_COLUMNS} FROM offline_qr_vouchers WHERE payload_hash = $1 FOR UPDATE`, [payloadHash]);
+  return row;
+}
+
+export async function lockVoucher(tx: Queryable, id: string): Promise<VoucherRow | undefined> {
+  const [row] = await tx.query<VoucherRow>(`SELECT ${VOUCHER_COLUMNS} FROM offline_qr_vouchers WHERE id = $1 FOR UPDATE`, [id]);
+  return row;
+}
+
+export async function endVoucher(tx: Queryable, id: string, status: 'used' | 'revoked' | 'expired', at: Date, use?: { paymentId: string; amount: number }): Promise<VoucherRow> {
+  const [row] = await tx.query<VoucherRow>(
+    `UPDATE offline_qr_vouchers SET status = $2, ended_at = $3, used_by_payment_id = $4, used_amount = $5 WHERE id = $1 RETURNING ${VOUCHER_COLUMNS}`,
+    [id, status, at, use?.paymentId ?? null, use?.amount ?? null],
+  );
+  return row!;
+}
+
+export async function listVouchers(db: Queryable, walletId: string, mode: Mode, status: string | undefined, limit: number, offset: number): Promise<{ rows: VoucherRow[]; total: number }> {
+  const rows = await db.query<VoucherRow>(
+    `SELECT ${VOUCHER_COLUMNS} FROM offline_qr_vouchers WHERE wallet_id = $1 AND mode = $2 AND ($3::text IS NULL OR status = $3::text)
+     ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+    [walletId, mode, status ?? null, limit, offset],
+  );
+  const [count] = await db.query<{ total: number }>(
+    'SELECT count(*)::int8 AS total FROM offline_qr_vouchers WHERE wallet_id = $1 AND mode = $2 AND ($3::text IS NULL OR status = $3::text)',
+    [walletId, mode, status ?? null],
+  );
+  return { rows, total: count?.total ?? 0 };
+}
+
+/** Active vouchers whose settlement grace has ended, oldest first: their money goes back. */
+export async function releasableVoucherIds(db: Queryable, before: Date, limit: number): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    "SELECT id FROM offline_qr_vouchers WHERE status = 'active' AND expires_at <= $1 ORDER BY expires_at LIMIT $2",
+    [before, limit],
+  );
+  return rows.map((row) => row.id);
+}
+
+export interface OfflinePaymentRow {
+  id: string;
+  terminal_id: string | null;
+  merchant_id: string;
+  mode: Mode;
+  kind: 'tap' | 'qr';
+  tag_id: string | null;
+  voucher_id: string | null;
+  amount: number;
+  currency: string;
+  description: string;
+  captured_at: Date;
+  received_at: Date;
+  status: 'accepted' | 'declined';
+  payer_wallet_id: string | null;
+  payer_handle: string | null;
+  transfer_id: string | null;
+  decline_code: string | null;
+  decline_reason: string | null;
+  settled_at: Date;
+  server_seq: number;
+}
+
+const PAYMENT_COLUMNS =
+  'id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, amount, currency, description, captured_at, received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq';
+
+export async function findOfflinePayment(db: Queryable, id: string): Promise<OfflinePaymentRow | undefined> {
+  const [row] = await db.query<OfflinePaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM offline_payments WHERE id = $1`, [id]);
+  return row;
+}
+
+/**
+ * The next number in this terminal's order of changes. The UPDATE locks the terminal's row until
+ * the caller's transaction ends, so one terminal's changes commit in the order of their numbers.
+ */
+export async function nextTerminalSeq(tx: Queryable, terminalId: string): Promise<number> {
+  const [row] = await tx.query<{ sync_seq: number }>('UPDATE terminals SET sync_seq = sync_seq + 1, last_seen_at = now() WHERE id = $1 RETURNING sync_seq', [terminalId]);
+  if (!row) throw new Error(`terminal ${terminalId} vanished`);
+  return row.sync_seq;
+}
+
+export async function insertOfflinePayment(tx: Queryable, row: OfflinePaymentRow & { voucher_hash: string | null }): Promise<OfflinePaymentRow> {
+  const [inserted] = await tx.query<OfflinePaymentRow>(
+    `INSERT INTO offline_payments (id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, voucher_hash, amount, currency, description, captured_at,
+       received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) RETURNING ${PAYMENT_COLUMNS}`,
+    [
+      row.id, row.terminal_id, row.merchant_id, row.mode, row.kind, row.tag_id, row.voucher_id, row.voucher_hash, row.amount, row.currency, row.description,
+      row.captured_at, row.received_at, row.status, row.payer_wallet_id, row.payer_handle, row.transfer_id, row.decline_code, row.decline_reason, row.settled_at,
+      row.server_seq,
+    ],
+  );
+  return inserted!;
+}
+
+/** One terminal's documents after a checkpoint, in the order of their numbers. */
+export async function terminalPaymentsAfter(db: Queryable, terminalId: string, afterSeq: number, limit: number): Promise<OfflinePaymentRow[]> {
+  return db.query<OfflinePaymentRow>(
+    `SELECT ${PAYMENT_COLUMNS} FROM offline_payments WHERE terminal_id = $1 AND server_seq > $2 ORDER BY server_seq LIMIT $3`,
+    [terminalId, afterSeq, limit],
+  );
+}
+
+export async function listOfflinePayments(
+  db: Queryable,
+  scope: { merchantId: string; mode: Mode; terminalId?: string | undefined; status?: string | undefined },
+  limit: number,
+  offset: number,
+): Promise<{ rows: OfflinePaymentRow[]; total: number }> {
+  const where = 'merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR terminal_id = $3::text) AND ($4::text IS NULL OR status = $4::text)';
+  const params = [scope.merchantId, scope.mode, scope.terminalId ?? null, scope.status ?? null];
+  const rows = await db.query<OfflinePaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM offline_payments WHERE ${where} ORDER BY received_at DESC, id LIMIT $5 OFFSET $6`, [...params, limit, offset]);
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM offline_payments WHERE ${where}`, params);
+  return { rows, total: count?.total ?? 0 };
+}
+
+export interface TerminalSyncRow {
+  id: string;
+  name: string;
+  merchant_id: string;
+  mode: Mode;
+  revoked_at: Date | null;
+  offline_per_payment_max: number | null;
+  offline_total_max: number | null;
+  offline_max_age_seconds: number | null;
+  merchant_name: string;
+  merchant_handle: string;
+  merchant_currency: string;
+}
+
+export async function findTerminalForSync(db: Queryable, terminalId: string): Promise<TerminalSyncRow | undefined> {
+  const [row] = await db.query<TerminalSyncRow>(
+    `SELECT t.id, t.name, t.merchant_id, t.mode, t.revoked_at, t.offline_per_payment_max, t.offline_total_max, t.offline_max_age_seconds,
+            m.name AS merchant_name, m.handle AS merchant_handle, m.currency AS merchant_currency
+     FROM terminals t JOIN merchants m ON m.id = t.merchant_id WHERE t.id = $1`,
+    [terminalId],
+  );
+  return row;
+}
+
+export async function setTerminalOfflineLimits(
+  db: Queryable,
+  terminalId: string,
+  merchantId: string,
+  mode: Mode,
+  limits: { perPaymentMax?: number | null; totalMax?: number | null; maxAgeSeconds?: number | null },
+): Promise<boolean> {
+  // undefined leaves a limit as it is; null returns it to the default.
+  const rows = await db.query(
+    `UPDATE terminals SET
+       offline_per_payment_max = CASE WHEN $4 THEN $5::int8 ELSE offline_per_payment_max END,
+       offline_total_max = CASE WHEN $6 THEN $7::int8 ELSE offline_total_max END,
+       offline_max_age_seconds = CASE WHEN $8 THEN $9::int4 ELSE offline_max_age_seconds END
+     WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id`,
+    [
+      terminalId, merchantId, mode,
+      limits.perPaymentMax !== undefined, limits.perPaymentMax ?? null,
+      limits.totalMax !== undefined, limits.totalMax ?? null,
+      limits.maxAgeSeconds !== undefined, limits.maxAgeSeconds ?? null,
+    ],
+  );
+  return rows.length > 0;
+}

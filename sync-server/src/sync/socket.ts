@@ -1,0 +1,168 @@
+import type { FastifyInstance } from 'fastify';
+import { Server, type Socket } from 'socket.io';
+import {
+  type OfflinePaymentDoc,
+  type PullRequest,
+  type PullResponse,
+  type PushRequest,
+  type PushResponse,
+  type StreamMessage,
+  SYNC_BATCH_SIZE_MAX,
+  SYNC_EVENTS,
+  SYNC_NAMESPACE,
+  SYNC_PROTOCOL_VERSION,
+  type SyncFailure,
+  type SyncHandshakeError,
+  type SyncHello,
+} from '@tapline/shared/sync-protocol';
+import type { AppContext } from '../context.ts';
+import { resolveCredential } from '../auth/principal.ts';
+import { ApiError } from '../http/errors.ts';
+import { requireWallet } from '../modules/wallets/service.ts';
+import { publicKeys } from '../modules/offline/keys.ts';
+import { terminalOfflineLimits } from '../modules/offline/limits.ts';
+import { documentId, offlineSettlement, paymentDocument } from '../modules/offline/settlement.ts';
+import { findTerminalForSync, terminalPaymentsAfter } from '../modules/offline/store.ts';
+
+interface TerminalSocketData {
+  terminalId: string;
+  merchantId: string;
+  mode: 'test' | 'live';
+  handle: string;
+}
+
+const roomOf = (terminalId: string) => `terminal:${terminalId}`;
+/** A request larger than this is refused by socket.io before we parse it (100 documents fit easily). */
+const MESSAGE_BYTES_MAX = 1_000_000;
+
+function failure(code: string, error: string): SyncFailure {
+  return { error, code };
+}
+
+/**
+ * The replication endpoint of kiosk terminals (shared/src/sync-protocol.ts): socket.io on the
+ * server's own HTTP server, namespace /sync. It is attached to `app.server` by hand (the
+ * fastify-socket.io plugin does not support Fastify 5) before the server listens.
+ *
+ * Every pull and push checks the terminal again (a revoked terminal is cut off at its next
+ * message) and works on that terminal's documents only. A terminal's messages are handled one
+ * at a time, in order, so its pushes settle in the order it sent them.
+ */
+export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): Server {
+  const { db } = context;
+  const settlement = offlineSettlement(context);
+  const io = new Server(app.server, { serveClient: false, maxHttpBufferSize: MESSAGE_BYTES_MAX, cors: { origin: false } });
+  const namespace = io.of(SYNC_NAMESPACE);
+
+  async function authenticate(token: unknown): Promise<TerminalSocketData | SyncHandshakeError> {
+    if (typeof token !== 'string' || token.trim() === '') return 'missing_token';
+    const credential = await resolveCredential(db, () => false, { authorization: `Bearer ${token.trim()}` });
+    if (credential.state !== 'valid' || credential.principal.kind !== 'terminal') {
+      return credential.state === 'invalid' && credential.code === 'terminal_revoked' ? 'terminal_revoked' : 'invalid_terminal_token';
+    }
+    const { terminalId, merchantId, mode, handle } = credential.principal;
+    return { terminalId, merchantId, mode, handle };
+  }
+
+  namespace.use((socket, next) => {
+    authenticate((socket.handshake.auth as { token?: unknown } | undefined)?.token).then(
+      (result) => {
+        if (typeof result === 'string') return next(new Error(result));
+        socket.data = result;
+        return next();
+      },
+      (error: unknown) => {
+        app.log.error({ err: error }, 'sync handshake failed');
+        next(new Error('server_error'));
+      },
+    );
+  });
+
+  namespace.on('connection', (socket: Socket) => {
+    const terminal = socket.data as TerminalSocketData;
+    void socket.join(roomOf(terminal.terminalId));
+    // One message at a time per terminal connection, in the order they came.
+    let queue: Promise<unknown> = Promise.resolve();
+    const serial = <T>(work: () => Promise<T>): Promise<T> => {
+      const next = queue.then(work, work);
+      queue = next.catch(() => undefined);
+      return next;
+    };
+
+    const handle = <Request, Answer>(event: string, work: (request: Request) => Promise<Answer>) => {
+      socket.on(event, (request: Request, ack: unknown) => {
+        if (typeof ack !== 'function') return;
+        void serial(async () => {
+          try {
+            const current = await findTerminalForSync(db, terminal.terminalId);
+            if (!current || current.revoked_at !== null) {
+              ack(failure('terminal_revoked', 'This terminal has been revoked by its merchant'));
+              socket.disconnect(true);
+              return;
+            }
+            ack(await work(request));
+          } catch (error) {
+            if (error instanceof ApiError) ack(failure(error.code, error.message));
+            else {
+              app.log.error({ err: error, event }, 'sync message failed');
+              ack(failure('server_error', 'The server could not handle this message; it will be retried'));
+            }
+          }
+        });
+      });
+    };
+
+    handle<PullRequest, PullResponse | SyncFailure>(SYNC_EVENTS.pull, async (request) => {
+      if (request?.collection !== 'offline_payments') return failure('unknown_collection', 'Only offline_payments replicates');
+      const after = request.checkpoint?.serverSeq ?? 0;
+      if (!Number.isSafeInteger(after) || after < 0) return failure('invalid_checkpoint', 'checkpoint.serverSeq must be a non-negative integer');
+      const batchSize = Math.min(Math.max(Number.isSafeInteger(request.batchSize) ? request.batchSize : SYNC_BATCH_SIZE_MAX, 1), SYNC_BATCH_SIZE_MAX);
+      const rows = await terminalPaymentsAfter(db, terminal.terminalId, after, batchSize);
+      const documents = rows.map(paymentDocument);
+      const last = documents.at(-1);
+      return { documents, checkpoint: last ? { serverSeq: last.serverSeq } : (request.checkpoint ?? null) };
+    });
+
+    handle<PushRequest, PushResponse | SyncFailure>(SYNC_EVENTS.push, async (request) => {
+      if (request?.collection !== 'offline_payments') return failure('unknown_collection', 'Only offline_payments replicates');
+      if (!Array.isArray(request.rows) || request.rows.length > SYNC_BATCH_SIZE_MAX) return failure('invalid_push', `rows must be an array of at most ${SYNC_BATCH_SIZE_MAX}`);
+      const documents = request.rows.map((row) => row?.newDocumentState as unknown);
+      if (documents.some((doc) => documentId(doc) === undefined)) return failure('invalid_document', 'Every pushed document needs a UUID id');
+      const wallet = await requireWallet(db, terminal.handle, terminal.mode);
+      const scope = { merchantId: terminal.merchantId, merchantWalletId: wallet.id, mode: terminal.mode, terminalId: terminal.terminalId };
+      const conflicts: OfflinePaymentDoc[] = [];
+      for (const doc of documents as Record<string, unknown>[]) {
+        conflicts.push(paymentDocument(await settlement.settle(scope, doc, { recordDeclines: true, scopeCurrency: null })));
+      }
+      // Other connections of the same terminal (a second window) learn the verdicts too.
+      const newest = conflicts.reduce((max, doc) => Math.max(max, doc.serverSeq), 0);
+      if (conflicts.length > 0) {
+        const message: StreamMessage = { collection: 'offline_payments', documents: conflicts, checkpoint: { serverSeq: newest } };
+        socket.to(roomOf(terminal.terminalId)).emit(SYNC_EVENTS.stream, message);
+      }
+      return { conflicts };
+    });
+
+    void serial(async () => {
+      const row = await findTerminalForSync(db, terminal.terminalId);
+      if (!row) return;
+      const hello: SyncHello = {
+        protocolVersion: SYNC_PROTOCOL_VERSION,
+        terminal: { id: row.id, name: row.name },
+        merchant: { id: row.merchant_id, handle: `@${row.merchant_handle}`, name: row.merchant_name, currency: row.merchant_currency },
+        mode: row.mode,
+        offlineLimits: await terminalOfflineLimits(context, row),
+        offlineQrKeys: await publicKeys(db),
+        serverTime: context.now().toISOString(),
+      };
+      socket.emit(SYNC_EVENTS.hello, hello);
+    }).catch((error: unknown) => app.log.error({ err: error }, 'sync hello failed'));
+  });
+
+  // Close the terminals' connections before Fastify closes the HTTP server (which waits for them).
+  app.addHook('preClose', async () => {
+    namespace.disconnectSockets(true);
+    io.engine.close();
+  });
+  return io;
+}
