@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { isLoopbackAddress } from '@tapline/hardware/src/bridge/access.ts';
 import type { NfcReader } from '@tapline/hardware/src/nfc/index.ts';
 import { printerConfigFromEnv } from '@tapline/hardware/src/printer/index.ts';
@@ -9,14 +10,14 @@ import type { TerminalConfig } from '../renderer/lib/terminal-config.ts';
 import { DEFAULT_DIST_DIR, ensureRendererBuilt } from './build.ts';
 import { terminalPortFromEnv } from './config.ts';
 import { startHardware } from './hardware.ts';
-import { isProxiedPath, proxyHandler } from './proxy.ts';
+import { isProxiedPath, proxyHandler, upgradeHandler } from './proxy.ts';
 import { staticFileHandler } from './static-files.ts';
 
 export { buildRenderer, ensureRendererBuilt, DEFAULT_DIST_DIR } from './build.ts';
 export { terminalPortFromEnv, DEFAULT_TERMINAL_PORT } from './config.ts';
 
 export interface TerminalHostOptions {
-  /** The sync server the renderer's /api, /tap and /pay requests are forwarded to. */
+  /** The sync server the renderer's /api, /tap, /pay and /socket.io requests are forwarded to. */
   syncServerUrl: string;
   /** Default TERMINAL_PORT or 5174; 0 picks a free port. The host listens on 127.0.0.1 only. */
   port?: number;
@@ -103,6 +104,12 @@ export async function startTerminalHost(options: TerminalHostOptions): Promise<T
         if (!response.headersSent) response.writeHead(500);
         response.end();
       });
+  });
+  // socket.io's WebSocket for the replica; any other upgrade is not ours to answer.
+  const upgrade = upgradeHandler(options.syncServerUrl);
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (isProxiedPath(new URL(request.url ?? '/', 'http://localhost').pathname)) upgrade(request, socket, head);
+    else socket.destroy();
   });
   const port = await listen(server, options.port ?? terminalPortFromEnv());
   allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
