@@ -20,6 +20,7 @@ const ASSETS: Record<string, string> = {
   'style.css': 'text/css; charset=utf-8',
   'pos.js': 'text/javascript; charset=utf-8',
   'pay.js': 'text/javascript; charset=utf-8',
+  'offline-qr.js': 'text/javascript; charset=utf-8',
 };
 const assetBodies = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8')]));
 
@@ -178,6 +179,44 @@ ${header(session.mode === 'test' ? 'Pay · test mode' : 'Pay')}
       data: { page: 'session', 'session-id': session.id, mode: session.mode, 'amount-label': amountLabel, status: session.status },
     }));
   }
+
+  // A wallet holder makes an offline QR voucher to pay at a terminal without a connection.
+  app.get('/wallet/offline-qr', hidden, async (_request, reply) => {
+    const body = html`<main class="shell">
+${header('Offline QR')}
+<section class="card" id="signin-card">
+  <h1>Pay where there is no signal</h1>
+  <p class="muted">Set money aside in a QR code. A Tapline terminal accepts it even when it is offline; what the payment does not use comes back to your wallet.</p>
+  <form id="signin-form" autocomplete="on">
+    <label for="handle">Your @handle</label>
+    <input id="handle" name="username" autocomplete="username" required placeholder="@yourname" spellcheck="false" autocapitalize="none">
+    <label for="pin">Wallet PIN</label>
+    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="4 to 8 digits">
+    <button id="signin-button" type="submit" class="primary big">Sign in</button>
+    <p id="signin-error" class="error" role="alert"></p>
+  </form>
+</section>
+<section class="card" id="voucher-card" hidden>
+  <p class="muted" id="signed-in-as"></p>
+  <form id="voucher-form">
+    <label for="amount">Amount to set aside</label>
+    <div class="amount-row"><input id="amount" name="amount" inputmode="decimal" required placeholder="0.00" autocomplete="off"><span class="currency" id="voucher-currency"></span></div>
+    <label for="hours">Valid for</label>
+    <select id="hours" name="hours"><option value="4">4 hours</option><option value="24" selected>24 hours</option><option value="72">3 days</option></select>
+    <button id="voucher-button" type="submit" class="primary big">Make QR code</button>
+    <p id="voucher-error" class="error" role="alert"></p>
+  </form>
+  <div id="voucher-result" class="center" hidden>
+    <img id="voucher-qr" class="qr" alt="Offline QR code">
+    <p class="amount-display" id="voucher-amount"></p>
+    <p class="muted" id="voucher-expiry"></p>
+    <button id="voucher-revoke" type="button" class="secondary">Cancel this QR code and get the money back</button>
+    <p id="voucher-status" class="muted" role="status"></p>
+  </div>
+</section>
+</main>`;
+    return sendPage(reply, 200, page({ title: 'Offline QR · Tapline', body, scripts: ['offline-qr.js'] }));
+  });
 
   app.get('/pay/:handle', hidden, async (request, reply) => {
     const { handle: raw } = request.params as { handle: string };

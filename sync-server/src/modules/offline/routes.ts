@@ -15,11 +15,12 @@ import {
 } from '@tapline/shared/schemas';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import { randomUUID } from 'node:crypto';
+import QRCode from 'qrcode';
 import type { AppContext } from '../../context.ts';
 import { Poller } from '../../jobs/poller.ts';
 import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { idempotentId } from '../../http/idempotency.ts';
-import { notFound } from '../../http/errors.ts';
+import { conflict, notFound } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
 import { requireWallet } from '../wallets/service.ts';
 import { publicKeys } from './keys.ts';
@@ -79,6 +80,22 @@ export async function offlineRoutes(app: FastifyInstance, context: AppContext): 
     config: walletOnly,
     schema: { tags: ['offline'], summary: 'One voucher, with its qrPayload while it is active', params: IdParams, response: { 200: VoucherRecord, ...errors } },
   }, async (request) => vouchers.get(principalAs(request, 'wallet'), (request.params as { id: string }).id));
+
+  app.get('/api/offline/qr/:id/qr.svg', {
+    config: walletOnly,
+    schema: {
+      tags: ['offline'],
+      summary: 'An active voucher as a QR code (SVG), for its holder',
+      params: IdParams,
+      response: { 200: Type.String({ description: 'image/svg+xml' }), ...errors, 409: ErrorBody },
+    },
+  }, async (request, reply) => {
+    const record = await vouchers.get(principalAs(request, 'wallet'), (request.params as { id: string }).id);
+    if (record.qrPayload === undefined) throw conflict('voucher_not_active', `The voucher is ${record.status}: only an active voucher has a QR code`);
+    // Error correction M keeps the ~220-character voucher a 49x49 code: easy for a scanner at a counter.
+    const svg = await QRCode.toString(record.qrPayload, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    return reply.headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).type('image/svg+xml').send(svg);
+  });
 
   app.post('/api/offline/qr/:id/revoke', {
     config: walletOnly,
