@@ -56,6 +56,8 @@ export interface Config {
   mailFrom: string;
   /** How often the store's mail outbox is sent (real time); 0 disables the worker. */
   storeMailIntervalMs: number;
+  /** How often the subscription renewal job charges due subscriptions (real time); 0 disables it. */
+  subscriptionJobIntervalMs: number;
 }
 
 /** Default fee schedule, percent of the amount; PAYMENT_FEES overrides entries (JSON). */
@@ -231,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl,
     mailFrom,
     storeMailIntervalMs: integer(env, 'STORE_MAIL_INTERVAL_MS', 10_000, 0, 3_600_000, problems),
+    subscriptionJobIntervalMs: integer(env, 'SUBSCRIPTION_JOB_INTERVAL_MS', 10_000, 0, 3_600_000, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
