@@ -192,18 +192,22 @@ Idempotency-Key honoured: the first answer is replayed, never a second charge.`,
 
   app.post('/api/subscriptions/:id/cancel', {
     config: merchantOrHolder,
+    // The body is optional (Stripe's cancel takes none): no body reads as {}.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     schema: {
       tags,
       summary: 'Cancel a subscription (its merchant or its holder): at the period\'s end (default) or now',
       description:
         'atPeriodEnd true (default): cancelAtPeriodEnd becomes true, the subscription stays active until currentPeriodEnd, then the renewal job cancels it instead of charging (subscription.cancelled). atPeriodEnd false, or a past_due subscription: status cancelled now (subscription.cancelled). No proration and no refund of the unused part of the period. Already cancelled: 409 subscription_cancelled. Calling again with atPeriodEnd true answers the subscription unchanged.',
       params: IdParams,
-      body: Type.Optional(CancelSubscriptionBody),
+      body: CancelSubscriptionBody,
       response: { 200: SubscriptionRecord, ...errors },
     },
   }, async (request) => {
     const { id } = request.params as Static<typeof IdParams>;
-    const body = request.body as Static<typeof CancelSubscriptionBody> | undefined;
-    return subscriptionRecord(await service.cancel(scopeOf(request), id, body?.atPeriodEnd ?? true));
+    const body = request.body as Static<typeof CancelSubscriptionBody>;
+    return subscriptionRecord(await service.cancel(scopeOf(request), id, body.atPeriodEnd ?? true));
   });
 }
