@@ -112,6 +112,23 @@ for (const target of await databaseTargets()) {
       assert.equal(count?.n, 1);
     });
 
+    it('a merchant\'s call meets the wallet\'s PIN lock-out: after 5 wrong PINs, 429 even with the right one', async () => {
+      const s = server();
+      const shop = await merchant(s);
+      const plan = await createPlan(s, shop.headers, { price: 10 });
+      const customer = await holder(s, { fund: 100, pin: '4829' });
+      const body = { planId: plan.id, customerHandle: customer.handle };
+      for (let attempt = 1; attempt <= 5; attempt += 1) {
+        const wrong = await subscribe(s, shop.headers, { ...body, walletPin: '0000' });
+        assert.equal(wrong.status, 403, `attempt ${attempt}`);
+      }
+      const locked = await subscribe(s, shop.headers, { ...body, walletPin: '4829' });
+      assert.equal(locked.status, 429);
+      assert.equal(locked.body.code, 'pin_attempts_exceeded');
+      assert.ok(Number(locked.headers.get('retry-after')) > 0);
+      assert.equal(await balanceMinor(s, customer.handle, 'NGN'), 10_000);
+    });
+
     it('honours Idempotency-Key: a retry replays the first answer and charges once; another body is 422; a wrong PIN does not use the key up', async () => {
       const s = server();
       const shop = await merchant(s);
@@ -295,6 +312,31 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(await ids(shop.headers, '?limit=1&offset=1'), { ids: [adaPro.id], total: 3, limit: 1, offset: 1 });
       assert.deepEqual((await ids(ada.headers)).ids, [adaPro.id, adaBasic.id]);
       assert.deepEqual((await ids(obi.headers, `?planId=${pro.id}`)).ids, []);
+    });
+
+    it('documents every route in the OpenAPI document, with the state machine and the events', async () => {
+      const s = server();
+      const docs = await s.request<{ paths: Record<string, Record<string, { description?: string; summary?: string; responses?: Record<string, unknown>; requestBody?: unknown }>> }>('GET', '/docs/json');
+      assert.equal(docs.status, 200);
+      const paths = docs.body.paths;
+      for (const [path, method] of [
+        ['/api/subscriptions', 'post'],
+        ['/api/subscriptions', 'get'],
+        ['/api/subscriptions/{id}', 'get'],
+        ['/api/subscriptions/{id}/charges', 'get'],
+        ['/api/subscriptions/{id}/cancel', 'post'],
+        ['/api/merchant/subscription-plans/{id}', 'patch'],
+      ] as const) {
+        const operation = paths[path]?.[method];
+        assert.ok(operation, `${method} ${path}`);
+        assert.ok(operation.summary, `${method} ${path} has a summary`);
+      }
+      const create = paths['/api/subscriptions']!.post!;
+      for (const words of ['subscription.charged', 'subscription.charge_failed', 'subscription.cancelled', 'past_due', 'insufficient_funds', 'No proration']) {
+        assert.ok(create.description?.includes(words), words);
+      }
+      assert.ok(create.responses?.['201'] && create.responses['409'] && create.responses['422']);
+      assert.ok(create.requestBody);
     });
 
     it('cancel now: cancelled at once with its event, no refund; a second cancel is 409', async () => {
