@@ -9,7 +9,7 @@ import { WebhookReceiver } from '../../testing/receiver.ts';
 import { useTestServer } from '../../testing/server.ts';
 import { DAY, assertLiabilityMatchesCards, balanceMinor, holder, issueCard, keyHeaders, merchant, monthsAfter, redeem, testClock } from '../gift-cards/test-helpers.ts';
 import { chargeTransferId } from './service.ts';
-import { type Subscription, chargesOf, createPlan, credit, eventsOf, readSubscription, renew, subscribed } from './test-helpers.ts';
+import { type Subscription, chargesOf, createPlan, credit, eventsOf, readSubscription, renew, subscribed, subscribedCustomer } from './test-helpers.ts';
 
 type Redeemed = { redemption: { subscription: { startsAt: string; endsAt: string; months: number } | null } };
 
@@ -89,9 +89,7 @@ for (const target of await databaseTargets()) {
     it('past_due after a refused renewal, retried 1 day later; a retry that pays makes it active on the same billing anchor', async () => {
       const s = server();
       const shop = await merchant(s);
-      const plan = await createPlan(s, shop.headers, { price: 1000 });
-      const customer = await holder(s, { fund: 1000 });
-      const created = await subscribed(s, customer.headers, { planId: plan.id });
+      const { customer, created } = await subscribedCustomer(s, shop.headers, { price: 1000, fund: 1000 });
       const end = created.currentPeriodEnd;
       const nextEnd = monthsAfter(new Date(end), 1);
 
@@ -139,9 +137,7 @@ for (const target of await databaseTargets()) {
       const s = server();
       const created = await s.createMerchant({ webhookUrl: receiver.url });
       const headers = keyHeaders(created.testKey);
-      const plan = await createPlan(s, headers, { price: 1000 });
-      const customer = await holder(s, { fund: 1000 });
-      const subscription = await subscribed(s, customer.headers, { planId: plan.id });
+      const { plan, customer, created: subscription } = await subscribedCustomer(s, headers, { price: 1000, fund: 1000 });
       const attempts = [subscription.currentPeriodEnd];
       advanceTo(subscription.currentPeriodEnd);
       await renew(s);
@@ -234,9 +230,7 @@ for (const target of await databaseTargets()) {
     it('a gift redeemed while subscribed extends the current period; while past_due it pays the overdue period and makes it active', async () => {
       const s = server();
       const shop = await merchant(s);
-      const plan = await createPlan(s, shop.headers, { price: 1000 });
-      const customer = await holder(s, { fund: 1000 });
-      const created = await subscribed(s, customer.headers, { planId: plan.id });
+      const { plan, customer, created } = await subscribedCustomer(s, shop.headers, { price: 1000, fund: 1000 });
       const end = created.currentPeriodEnd;
 
       // Active: the gift's months start where the paid period ends, and the period runs on to their end.

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { SubscriptionChargeRecord, SubscriptionRecord } from '@tapline/shared/schemas';
 import type { ApiResponse, TestServer } from '../../testing/server.ts';
 import { ADMIN } from '../../testing/server.ts';
+import { holder } from '../gift-cards/test-helpers.ts';
 import { subscriptionJobs } from './routes.ts';
 
 /** Shared by the subscription suites (not a test file itself). */
@@ -61,4 +62,12 @@ export async function credit(s: TestServer, handle: string, amount: number, curr
 
 export function renew(s: TestServer) {
   return subscriptionJobs(s.context).runOnce();
+}
+
+/** A plan of the merchant and a new customer (funded with `fund` major units) subscribed to it. */
+export async function subscribedCustomer(s: TestServer, merchantHeaders: Record<string, string>, options: { price: number; fund: number }) {
+  const plan = await createPlan(s, merchantHeaders, { price: options.price });
+  const customer = await holder(s, { fund: options.fund });
+  const created = await subscribed(s, customer.headers, { planId: plan.id });
+  return { plan, customer, created };
 }
