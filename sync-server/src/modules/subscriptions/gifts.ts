@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.ts';
 import { latestActivationEnd } from '../gift-cards/store.ts';
 import { addMonths } from '../gift-cards/validation.ts';
-import { lockRunningSubscription, saveSubscription } from './store.ts';
+import { lockPlanHolder, lockRunningSubscription, saveSubscription } from './store.ts';
 
 /**
  * The months a redeemed subscription gift pays for, in the redemption's transaction, and their
@@ -11,14 +11,15 @@ import { lockRunningSubscription, saveSubscription } from './store.ts';
  * - a running subscription whose period has not ended: the months extend the current period;
  * - a running subscription whose period has ended (renewal due, or past_due after a failed
  *   renewal): the months pay the next period(s) from the old end, and the subscription is active.
- * The subscription row is locked (after the card's), so a renewal cannot charge the period the
- * gift pays.
+ * The holder's time of the plan is locked (after the card), and so is the subscription row, so a
+ * renewal or a subscription being created cannot charge the period the gift pays.
  */
 export async function subscriptionGiftPeriod(
   tx: Queryable,
   gift: { planId: string; walletId: string; months: number },
   now: Date,
 ): Promise<{ startsAt: Date; endsAt: Date; subscriptionId: string | null }> {
+  await lockPlanHolder(tx, gift.planId, gift.walletId);
   const subscription = await lockRunningSubscription(tx, gift.planId, gift.walletId);
   if (!subscription) {
     const previousEnd = await latestActivationEnd(tx, gift.planId, gift.walletId);

@@ -227,6 +227,27 @@ for (const target of await databaseTargets()) {
       await assertLiabilityMatchesCards(s);
     });
 
+    it('a gift redeemed while the holder subscribes: whichever commits first, the paid time adds up (no month lost or paid twice)', async () => {
+      const s = server();
+      const shop = await merchant(s);
+      const plan = await createPlan(s, shop.headers, { price: 1000 });
+      for (let round = 0; round < 3; round += 1) {
+        const customer = await holder(s, { fund: 1000 });
+        const gift = await issueCard(s, shop.headers, { subscriptionPlanId: plan.id, giftMonths: 2 });
+        const [created, redeemed] = await Promise.all([
+          subscribed(s, customer.headers, { planId: plan.id }),
+          redeem(s, customer.headers, { code: gift.code }, 'wallet'),
+        ]);
+        assert.equal(redeemed.status, 200, JSON.stringify(redeemed.body));
+        const activation = (redeemed.body as unknown as Redeemed).redemption.subscription!;
+        const charged = (await chargesOf(s, customer.headers, created.id)).length;
+        const read = await readSubscription(s, customer.headers, created.id);
+        assert.equal(read.currentPeriodEnd, activation.endsAt, 'the subscription runs exactly to the gift\'s end');
+        assert.equal(read.currentPeriodEnd, monthsAfter(clock.now(), charged === 1 ? 3 : 2), 'one paid month plus two gifted, or two gifted');
+        assert.equal(await balanceMinor(s, customer.handle, 'NGN'), charged === 1 ? 0 : 100_000);
+      }
+    });
+
     it('a gift redeemed while subscribed extends the current period; while past_due it pays the overdue period and makes it active', async () => {
       const s = server();
       const shop = await merchant(s);

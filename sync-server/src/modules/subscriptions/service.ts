@@ -22,6 +22,7 @@ import {
   findSubscription,
   insertCharge,
   insertSubscription,
+  lockPlanHolder,
   lockSubscription,
   saveSubscription,
 } from './store.ts';
@@ -110,46 +111,46 @@ export class SubscriptionService {
       const existing = await findSubscription(this.db, id);
       if (existing) return existing;
     }
-    if (await findRunningSubscription(this.db, plan.id, subscriber.walletId)) throw this.alreadySubscribed(plan.id);
     const merchant = await findMerchant(this.db, plan.merchant_id);
     const merchantWallet = merchant ? await findWallet(this.db, merchant.handle, plan.mode) : undefined;
     if (!merchantWallet) throw planNotFound(plan.id);
     if (merchantWallet.id === subscriber.walletId) throw unprocessable('cannot_subscribe_to_own_plan', 'A merchant cannot subscribe its own wallet to its plan');
 
     const now = this.context.now();
-    const giftEnd = await latestActivationEnd(this.db, plan.id, subscriber.walletId);
-    const gifted = giftEnd !== null && giftEnd.getTime() > now.getTime();
-    const periodEnd = gifted ? giftEnd : addMonths(now, 1);
-    const row: SubscriptionRow = {
-      id: id ?? newId('sub'),
-      plan_id: plan.id,
-      merchant_id: plan.merchant_id,
-      mode: plan.mode,
-      wallet_id: subscriber.walletId,
-      handle: subscriber.handle,
-      merchant_wallet_id: merchantWallet.id,
-      amount: plan.price,
-      currency: plan.currency,
-      status: 'active',
-      period: 1,
-      current_period_start: now,
-      current_period_end: periodEnd,
-      cancel_at_period_end: false,
-      next_charge_at: periodEnd,
-      failed_attempts: 0,
-      cancelled_at: null,
-      cancellation_reason: null,
-      created_at: now,
-      updated_at: now,
-    };
     try {
       return await this.db.transaction(async (tx) => {
-        const created = await insertSubscription(tx, row);
+        await lockPlanHolder(tx, plan.id, subscriber.walletId);
+        if (await findRunningSubscription(tx, plan.id, subscriber.walletId)) throw this.alreadySubscribed(plan.id);
+        const giftEnd = await latestActivationEnd(tx, plan.id, subscriber.walletId);
+        const gifted = giftEnd !== null && giftEnd.getTime() > now.getTime();
+        const periodEnd = gifted ? giftEnd : addMonths(now, 1);
+        const created = await insertSubscription(tx, {
+          id: id ?? newId('sub'),
+          plan_id: plan.id,
+          merchant_id: plan.merchant_id,
+          mode: plan.mode,
+          wallet_id: subscriber.walletId,
+          handle: subscriber.handle,
+          merchant_wallet_id: merchantWallet.id,
+          amount: plan.price,
+          currency: plan.currency,
+          status: 'active',
+          period: 1,
+          current_period_start: now,
+          current_period_end: periodEnd,
+          cancel_at_period_end: false,
+          next_charge_at: periodEnd,
+          failed_attempts: 0,
+          cancelled_at: null,
+          cancellation_reason: null,
+          created_at: now,
+          updated_at: now,
+        });
         if (!gifted) await this.chargePeriod(tx, created, 1, now);
         return created;
       });
     } catch (error) {
-      // Two requests raced past the check above: the unique index lets one subscription run.
+      // The unique index is the last word on one running subscription per plan and holder.
       if (pgErrorCode(error) === PG_ERROR.uniqueViolation) throw this.alreadySubscribed(plan.id);
       throw error;
     }

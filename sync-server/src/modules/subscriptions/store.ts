@@ -90,6 +90,16 @@ export async function lockSubscription(tx: Queryable, id: string): Promise<Subsc
   return row;
 }
 
+/**
+ * Serialises, until the transaction ends, everything that decides when a holder's paid time of a
+ * plan starts: subscribing (which reads the holder's gift activations) and redeeming a gift of the
+ * plan (which reads the holder's subscription). Without it, a gift redeemed while a subscription is
+ * being created could start now instead of extending the period the creation charges.
+ */
+export async function lockPlanHolder(tx: Queryable, planId: string, walletId: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`subscription:${planId}:${walletId}`]);
+}
+
 /** The holder's running (active or past_due) subscription to a plan, locked. */
 export async function lockRunningSubscription(tx: Queryable, planId: string, walletId: string): Promise<SubscriptionRow | undefined> {
   const [row] = await tx.query<SubscriptionRow>(
