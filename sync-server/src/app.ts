@@ -28,6 +28,7 @@ import { webRoutes } from './web/routes.ts';
 import { giftCardRoutes, startGiftCardJobs } from './modules/gift-cards/routes.ts';
 import type { MailTransport } from './modules/store/mail.ts';
 import { startStoreJobs, storeRoutes } from './modules/store/routes.ts';
+import { startSubscriptionJobs, subscriptionRoutes } from './modules/subscriptions/routes.ts';
 import { buildValidator } from './http/validation.ts';
 import { createSecretBox, keyFromFile } from './auth/secret-box.ts';
 import { sealStoredWebhookSecrets } from './modules/merchants/store.ts';
@@ -62,7 +63,7 @@ export interface BuildAppOptions {
 }
 
 const API_DESCRIPTION = `Tapline's sync server: payments, FX, bills, payment links, Pay Identity, tap wearables, POS
-sessions, gift cards and the store, on a double-entry ledger.
+sessions, gift cards, the store and subscriptions, on a double-entry ledger.
 
 Money: JSON amounts are decimal numbers in major units (12.50); the ledger keeps integer minor units
 per ISO 4217. Errors: {error, code, details?}. Lists: {data, total, limit, offset}.
@@ -128,7 +129,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, offlineRoutes, webRoutes]) {
+  for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, webRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);
@@ -144,6 +145,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   // before the first terminal connects, so every sync hello carries it.
   await currentSigner(db, secrets, now());
   attachSyncEndpoint(app, context);
+  // Subscription renewals: the subscription rows are the jobs (tests call subscriptionJobs(context).runOnce()).
+  if (options.backgroundJobs !== false) startSubscriptionJobs(app, context);
   // Background workers run while the app is up; onClose waits for their work in flight.
   if (options.backgroundJobs !== false) {
     app.addHook('onReady', async () => {

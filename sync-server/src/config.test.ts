@@ -42,4 +42,13 @@ describe('configuration from the environment', () => {
       },
     );
   });
+
+  it('reads the subscription renewal interval: 10 seconds by default, 0 disables it, anything else is refused by name', () => {
+    assert.equal(loadConfig({}).subscriptionJobIntervalMs, 10_000);
+    assert.equal(loadConfig({ SUBSCRIPTION_JOB_INTERVAL_MS: '0' }).subscriptionJobIntervalMs, 0);
+    assert.equal(loadConfig({ SUBSCRIPTION_JOB_INTERVAL_MS: '60000' }).subscriptionJobIntervalMs, 60_000);
+    for (const value of ['-1', 'often', '1.5', '3600001']) {
+      assert.throws(() => loadConfig({ SUBSCRIPTION_JOB_INTERVAL_MS: value }), /SUBSCRIPTION_JOB_INTERVAL_MS must be an integer from 0 to 3600000/, value);
+    }
+  });
 });

@@ -65,6 +65,8 @@ export interface Config {
   offlineQrSettlementGraceHours: number;
   /** How often reserved money of expired vouchers is released (real time); 0 disables the worker. */
   offlineQrJobIntervalMs: number;
+  /** How often the subscription renewal job charges due subscriptions (real time); 0 disables it. */
+  subscriptionJobIntervalMs: number;
 }
 
 /** Default fee schedule, percent of the amount; PAYMENT_FEES overrides entries (JSON). */
@@ -245,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     offlineMaxAgeHours: integer(env, 'OFFLINE_MAX_AGE_HOURS', 72, 1, 24 * 30, problems),
     offlineQrSettlementGraceHours: integer(env, 'OFFLINE_QR_SETTLEMENT_GRACE_HOURS', 72, 0, 24 * 30, problems),
     offlineQrJobIntervalMs: integer(env, 'OFFLINE_QR_JOB_INTERVAL_MS', 60_000, 0, 3_600_000, problems),
+    subscriptionJobIntervalMs: integer(env, 'SUBSCRIPTION_JOB_INTERVAL_MS', 10_000, 0, 3_600_000, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,4 +1,4 @@
-import { type Static, type TLiteral, type TSchemaOptions, Type } from 'typebox';
+import { type Static, type TLiteral, type TSchema, type TSchemaOptions, Type } from 'typebox';
 
 /**
  * A union of the given string literals, typed as that union: `Type.Union(list.map(Type.Literal))`
@@ -7,6 +7,9 @@ import { type Static, type TLiteral, type TSchemaOptions, Type } from 'typebox';
 export function literalUnion<const Values extends readonly string[]>(values: Values, options?: TSchemaOptions) {
   return Type.Union(values.map((value) => Type.Literal(value)) as unknown as [...{ -readonly [K in keyof Values]: TLiteral<Values[K]> }], options);
 }
+
+/** The schema or null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** The error body of every failed call (CONTRACT.md, Errors). */
 export const ErrorBody = Type.Object(

@@ -424,13 +424,18 @@ export const EvaluateRewardResponse = Type.Object({
   card: Nullable(GiftCardIssued),
 });
 
-// Subscription plans (until the subscriptions module exists) ---------------------------------
+// Subscription plans (subscriptions themselves: subscriptions.ts) ----------------------------
 
 export const CreateSubscriptionPlanBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   price: { ...MajorAmount, description: 'Price per month, major units' },
   currency: GiftCardCurrency,
   interval: Type.Optional(Type.Literal('month')),
+});
+
+export const UpdateSubscriptionPlanBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  active: Type.Optional(Type.Boolean({ description: 'false retires the plan: no new subscriptions or gifts; running subscriptions keep renewing' })),
 });
 
 export const SubscriptionPlanRecord = Type.Object({

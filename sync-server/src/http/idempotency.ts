@@ -41,7 +41,8 @@ export const IDEMPOTENCY_TTL_HOURS = 24;
 const ABANDONED_AFTER_SECONDS = 120;
 const KEY_LENGTH_MAX = 255;
 
-function scopeOf(principal: Principal | undefined): string {
+/** Whose Idempotency-Keys a principal's are: a merchant's (with its terminals) per mode, a wallet's, an agent's. */
+export function idempotencyScope(principal: Principal | undefined): string {
   if (!principal) return 'public';
   switch (principal.kind) {
     case 'merchant':
@@ -118,7 +119,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
     }
     if (key.length > KEY_LENGTH_MAX) throw badRequest('idempotency_key_invalid', `Idempotency-Key must be 1 to ${KEY_LENGTH_MAX} characters`);
     const bodyCredential = request.routeOptions.config.idempotencyBodyCredential;
-    const scope = bodyCredential ? bodyCredential.scope(request) : scopeOf(request.credential.state === 'valid' ? request.credential.principal : undefined);
+    const scope = bodyCredential ? bodyCredential.scope(request) : idempotencyScope(request.credential.state === 'valid' ? request.credential.principal : undefined);
     const hash = requestHash(request);
 
     // One statement claims the key: concurrent duplicates queue on the row and all but the

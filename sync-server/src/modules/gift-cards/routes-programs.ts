@@ -19,6 +19,7 @@ import {
   SubscriptionPlanRecord,
   UpdateGiftCardProgramBody,
   UpdateRewardRuleBody,
+  UpdateSubscriptionPlanBody,
 } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
@@ -43,6 +44,7 @@ import {
   listPrograms,
   listRewardRules,
   saveRewardRule,
+  updatePlan,
   updateProgram,
 } from './store.ts';
 import { parsePercent } from './validation.ts';
@@ -265,12 +267,14 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
 
   // Subscription plans ------------------------------------------------------------------------
 
+  const planTags = ['gift-cards', 'subscriptions'];
+
   app.post('/api/merchant/subscription-plans', {
     config: merchantOnly,
     schema: {
-      tags: ['gift-cards'],
+      tags: planTags,
       summary: 'Create a monthly subscription plan a gift card can carry (subscriptionPlanId + giftMonths)',
-      description: 'Until the subscriptions module exists, a plan is a name, a monthly price and a currency; redeeming a subscription gift records an activation (GET .../activations).',
+      description: 'A plan is a name, a monthly price and a currency. Wallet holders subscribe to it at POST /api/subscriptions (charged monthly from their wallet); a subscription gift card of the plan, redeemed, records an activation (GET .../activations) and pays months of it.',
       body: CreateSubscriptionPlanBody,
       response: { 201: SubscriptionPlanRecord, ...giftCardErrors },
     },
@@ -295,7 +299,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
 
   app.get('/api/merchant/subscription-plans', {
     config: merchantOnly,
-    schema: { tags: ['gift-cards'], summary: 'List subscription plans', querystring: ListQuery, response: { 200: ListOf(SubscriptionPlanRecord), ...giftCardErrors } },
+    schema: { tags: planTags, summary: 'List subscription plans', querystring: ListQuery, response: { 200: ListOf(SubscriptionPlanRecord), ...giftCardErrors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
     const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
@@ -311,16 +315,34 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
 
   app.get('/api/merchant/subscription-plans/:id', {
     config: merchantOnly,
-    schema: { tags: ['gift-cards'], summary: 'A subscription plan', params: IdParams, response: { 200: SubscriptionPlanRecord, ...giftCardErrors } },
+    schema: { tags: planTags, summary: 'A subscription plan', params: IdParams, response: { 200: SubscriptionPlanRecord, ...giftCardErrors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
     return planRecord(await ownPlan(principal.merchantId, principal.mode, (request.params as Static<typeof IdParams>).id));
   });
 
+  app.patch('/api/merchant/subscription-plans/:id', {
+    config: merchantOnly,
+    schema: {
+      tags: planTags,
+      summary: 'Rename a plan, or retire it (active false): no new subscriptions or gifts of it; running subscriptions keep renewing',
+      params: IdParams,
+      body: UpdateSubscriptionPlanBody,
+      response: { 200: SubscriptionPlanRecord, ...giftCardErrors },
+    },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const { id } = request.params as Static<typeof IdParams>;
+    const body = request.body as Static<typeof UpdateSubscriptionPlanBody>;
+    const row = await updatePlan(db, id, principal.merchantId, principal.mode, { name: body.name?.trim() || undefined, active: body.active, now: context.now() });
+    if (!row) throw notFound('subscription_plan_not_found', `No subscription plan ${id}`);
+    return planRecord(row);
+  });
+
   app.get('/api/merchant/subscription-plans/:id/activations', {
     config: merchantOnly,
     schema: {
-      tags: ['gift-cards'],
+      tags: planTags,
       summary: 'Activations of a plan by redeemed subscription gifts, oldest first',
       params: IdParams,
       querystring: ListQuery,

@@ -14,6 +14,7 @@ import { displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { type TransferLeg, transfer } from '../../ledger/ledger.ts';
 import { findWallet } from '../wallets/store.ts';
+import { subscriptionGiftPeriod } from '../subscriptions/gifts.ts';
 import { canonicalCode, codeHash, codePrefixOf, newGiftCardCode, qrPng, qrPngs } from './codes.ts';
 import { type RateSource, convertMinor, decimalFraction } from './fx.ts';
 import { type IssuedRecord, cardRecord, effectiveStatus, issuedRecord, redeemedCard, redemptionRecord } from './records.ts';
@@ -39,7 +40,6 @@ import {
   insertActivation,
   insertCards,
   insertRedemption,
-  latestActivationEnd,
   lockCard,
   lockIssuerWallet,
   lockWalletBalances,
@@ -768,8 +768,8 @@ export class GiftCardService {
     let activation: ActivationRow | undefined;
     let legs: TransferLeg[];
     if (card.subscription_plan_id !== null && card.gift_months !== null) {
-      const previousEnd = await latestActivationEnd(tx, card.subscription_plan_id, redeemer.walletId);
-      const startsAt = previousEnd && previousEnd.getTime() > now.getTime() ? previousEnd : now;
+      // The months chain after earlier gifts, or extend the holder's running subscription to the plan.
+      const months = await subscriptionGiftPeriod(tx, { planId: card.subscription_plan_id, walletId: redeemer.walletId, months: card.gift_months }, now);
       activation = await insertActivation(tx, {
         id: newId('sact'),
         plan_id: card.subscription_plan_id,
@@ -778,8 +778,8 @@ export class GiftCardService {
         wallet_id: redeemer.walletId,
         handle: redeemer.handle,
         months: card.gift_months,
-        starts_at: startsAt,
-        ends_at: addMonths(startsAt, card.gift_months),
+        starts_at: months.startsAt,
+        ends_at: months.endsAt,
         created_at: now,
       });
       // The plan is paid: the liability moves to the plan's merchant (the issuer) as subscription revenue.

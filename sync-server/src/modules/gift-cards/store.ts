@@ -575,6 +575,22 @@ export async function findPlan(db: Queryable, id: string): Promise<PlanRow | und
   return row;
 }
 
+/** Renames a plan or retires it (active false) in the caller's merchant and mode; undefined when it is not theirs. */
+export async function updatePlan(
+  db: Queryable,
+  id: string,
+  merchantId: string,
+  mode: Mode,
+  fields: { name?: string | undefined; active?: boolean | undefined; now: Date },
+): Promise<PlanRow | undefined> {
+  const [row] = await db.query<PlanRow>(
+    `UPDATE subscription_plans SET name = coalesce($4, name), active = coalesce($5, active), updated_at = $6
+     WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING *`,
+    [id, merchantId, mode, fields.name ?? null, fields.active ?? null, fields.now],
+  );
+  return row;
+}
+
 export async function listPlans(db: Queryable, merchantId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: PlanRow[]; total: number }> {
   const rows = await db.query<PlanRow>(
     'SELECT * FROM subscription_plans WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4',
