@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { CurrencyCode, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
+import { CurrencyCode, ListQuery, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 
 export const VOUCHER_STATUSES = ['active', 'used', 'revoked', 'expired'] as const;
 export const VoucherStatus = literalUnion(VOUCHER_STATUSES);
@@ -26,11 +26,7 @@ export const VoucherRecord = Type.Object({
   qrPayload: Type.Optional(Type.String({ description: 'The text to show as a QR code (TLQ1....); present while the voucher is active, to its holder only' })),
 });
 
-export const VoucherListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-  status: Type.Optional(VoucherStatus),
-});
+export const VoucherListQuery = Type.Object({ ...ListQuery.properties, status: Type.Optional(VoucherStatus) });
 
 export const OfflineQrKeysResponse = Type.Object({
   keys: Type.Array(Type.Object({ keyId: Type.String(), algorithm: Type.Literal('Ed25519'), publicKey: Type.String({ description: 'Raw 32-byte public key, base64url' }) })),
@@ -67,8 +63,7 @@ export const OfflinePaymentRecord = Type.Object({
 });
 
 export const OfflinePaymentListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  ...ListQuery.properties,
   status: Type.Optional(literalUnion(OFFLINE_PAYMENT_STATUSES_SETTLED)),
   terminalId: Type.Optional(Type.String({ maxLength: 100 })),
 });
