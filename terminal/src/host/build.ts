@@ -23,6 +23,9 @@ const EXTRA_INPUTS = [
   fileURLToPath(new URL('../../../hardware/src/bridge/protocol.ts', import.meta.url)),
   fileURLToPath(new URL('../../../shared/src/money.ts', import.meta.url)),
   fileURLToPath(new URL('../../../shared/src/countries.ts', import.meta.url)),
+  fileURLToPath(new URL('../../../shared/src/sync-protocol.ts', import.meta.url)),
+  fileURLToPath(new URL('../../../shared/src/offline-qr.ts', import.meta.url)),
+  fileURLToPath(new URL('../../../shared/src/offline-policy.ts', import.meta.url)),
 ];
 
 async function listFiles(directory: string): Promise<string[]> {

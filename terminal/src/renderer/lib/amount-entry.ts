@@ -37,12 +37,18 @@ export function displayAmount(current: string): string {
   return current === '' ? '0' : current;
 }
 
-/** The typed amount as the API's JSON number in major units, or the reason it cannot be charged. */
-export function amountForApi(current: string, currency: string): { ok: true; amount: number } | { ok: false; message: string } {
+/** The typed amount in integer minor units (offline payments), or the reason it cannot be charged. */
+export function amountMinorForEntry(current: string, currency: string): { ok: true; amountMinor: number } | { ok: false; message: string } {
   try {
-    return { ok: true, amount: toMajor(toMinor(current === '' ? '0' : current.replace(/\.$/, ''), currency), currency) };
+    return { ok: true, amountMinor: toMinor(current === '' ? '0' : current.replace(/\.$/, ''), currency) };
   } catch (error) {
     if (error instanceof MoneyError) return { ok: false, message: error.message };
     throw error;
   }
+}
+
+/** The typed amount as the API's JSON number in major units, or the reason it cannot be charged. */
+export function amountForApi(current: string, currency: string): { ok: true; amount: number } | { ok: false; message: string } {
+  const minor = amountMinorForEntry(current, currency);
+  return minor.ok ? { ok: true, amount: toMajor(minor.amountMinor, currency) } : minor;
 }

@@ -21,6 +21,15 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The server cannot be reached: the terminal's own network (network_error) or the host's link to
+ * the sync server (its proxy answers sync_server_unreachable, or a gateway error). The offline
+ * path is the answer to these, never to a refusal.
+ */
+export function isUnreachable(error: unknown): boolean {
+  return error instanceof ApiError && (error.code === 'network_error' || error.code === 'sync_server_unreachable' || [502, 503, 504].includes(error.status));
+}
+
 /** Statuses after which a session never changes again. */
 export const FINAL_STATUSES: ReadonlySet<PosSession['status']> = new Set(['completed', 'failed', 'expired', 'cancelled']);
 

@@ -1,0 +1,59 @@
+import { type OfflineDecision, offlineDecision } from '@tapline/shared/offline-policy';
+import { VOUCHER_PROBLEM_MESSAGES, checkVoucher } from '@tapline/shared/offline-qr';
+import type { OfflinePaymentDoc, SyncHello } from '@tapline/shared/sync-protocol';
+
+/** A payment the cashier is about to take without the server: what was typed on the keypad. */
+export interface OfflineSale {
+  amountMinor: number;
+  currency: string;
+  description: string;
+}
+
+export type Refusal = { ok: false; code: string; reason: string };
+export type OfflineAttempt = { ok: true; doc: OfflinePaymentDoc } | Refusal;
+
+const NOT_SYNCED: Refusal = { ok: false, code: 'offline_not_synced', reason: 'This terminal has not synced with the server yet: offline payments need one connection first' };
+
+/** Vouchers this terminal has taken already, whatever became of them: a voucher pays once. */
+export function usedVoucherIds(docs: readonly Pick<OfflinePaymentDoc, 'voucherId'>[]): Set<string> {
+  return new Set(docs.flatMap((doc) => (doc.voucherId === undefined ? [] : [doc.voucherId])));
+}
+
+/** The unsettled exposure in the limits' currency, for the status bar and the README's policy. */
+export function queuedExposureMinor(docs: readonly Pick<OfflinePaymentDoc, 'status' | 'amountMinor' | 'currency'>[], currency: string): number {
+  return docs.filter((doc) => doc.status === 'queued' && doc.currency === currency).reduce((sum, doc) => sum + doc.amountMinor, 0);
+}
+
+function decide(hello: SyncHello, docs: readonly OfflinePaymentDoc[], sale: OfflineSale, now: Date, voucherId?: string): OfflineDecision {
+  return offlineDecision(hello.offlineLimits, docs, { amountMinor: sale.amountMinor, currency: sale.currency, ...(voucherId === undefined ? {} : { voucherId }) }, now, usedVoucherIds(docs));
+}
+
+function queuedDoc(hello: SyncHello, sale: OfflineSale, now: Date, id: string, fields: Pick<OfflinePaymentDoc, 'kind'> & Partial<OfflinePaymentDoc>): OfflinePaymentDoc {
+  return { id, terminalId: hello.terminal.id, amountMinor: sale.amountMinor, currency: sale.currency, description: sale.description, capturedAt: now.toISOString(), status: 'queued', serverSeq: 0, ...fields };
+}
+
+/**
+ * A tap while the server cannot be reached: the document to store, or why not (the offline
+ * policy's reason, for the screen). `docs` is everything in the replica.
+ */
+export function offlineTap(hello: SyncHello | null, docs: readonly OfflinePaymentDoc[], sale: OfflineSale, tagId: string, now: Date, id: string): OfflineAttempt {
+  if (hello === null) return NOT_SYNCED;
+  const decision = decide(hello, docs, sale, now);
+  if (!decision.ok) return decision;
+  return { ok: true, doc: queuedDoc(hello, sale, now, id, { kind: 'tap', tagId }) };
+}
+
+/**
+ * A scanned offline QR voucher: its signature and claims checked with the keys of the last
+ * hello (exactly as the server will), then the offline policy, then the document to store.
+ */
+export async function offlineVoucher(hello: SyncHello | null, docs: readonly OfflinePaymentDoc[], sale: OfflineSale, scanned: string, now: Date, id: string): Promise<OfflineAttempt> {
+  if (hello === null) return NOT_SYNCED;
+  const keys = new Map(hello.offlineQrKeys.map((key) => [key.keyId, key.publicKey]));
+  const checked = await checkVoucher(scanned, { keys, mode: hello.mode, currency: sale.currency, amountMinor: sale.amountMinor, at: now });
+  if (!checked.ok) return { ok: false, code: checked.code, reason: VOUCHER_PROBLEM_MESSAGES[checked.code] };
+  const { claims } = checked.voucher;
+  const decision = decide(hello, docs, sale, now, claims.id);
+  if (!decision.ok) return decision;
+  return { ok: true, doc: queuedDoc(hello, sale, now, id, { kind: 'qr', voucher: scanned.trim(), voucherId: claims.id, payerHandle: `@${claims.h}` }) };
+}

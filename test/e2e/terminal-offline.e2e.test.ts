@@ -1,0 +1,267 @@
+// The kiosk terminal's offline-first replica in Chromium against the real sync server on each
+// database. The host reaches the server through a TCP relay the test cuts and restores, so the
+// server (database, ledger) keeps running while the shop's connection is down.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, trackedPage } from './browser.ts';
+import { type Relay, startRelay } from './relay.ts';
+import { shopWithTerminal } from './shop.ts';
+import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
+import { checkLedger } from '@tapline/sync-server/ledger/check';
+import { type TestServer, balanceMinor, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
+import { buildRenderer, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
+
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+const KIOSK = { viewport: { width: 1024, height: 768 } };
+const PIN = '4829';
+/** Replication retries every 2 s and socket.io reconnects within 2 s: settled well inside this. */
+const SYNC_WAIT = { timeout: 20_000 };
+
+const rendererDir = mkdtempSync(join(tmpdir(), 'tapline-terminal-offline-renderer-'));
+await buildRenderer(rendererDir);
+after(() => rmSync(rendererDir, { recursive: true, force: true }));
+
+async function walletToken(s: TestServer, handle: string): Promise<string> {
+  const session = await s.request<{ token: string }>('POST', '/api/wallet/sessions', { body: { handle, pin: PIN } });
+  assert.equal(session.status, 201);
+  return `wallet.${session.body.token}`;
+}
+
+/** The holder sets money aside in an offline QR voucher (online, beforehand) and shows its payload. */
+async function makeVoucher(s: TestServer, handle: string, amount: number): Promise<{ id: string; qrPayload: string }> {
+  const made = await s.request<{ id: string; qrPayload: string; amount: number; status: string }>('POST', '/api/offline/qr', { headers: { authorization: `Bearer ${await walletToken(s, handle)}` }, body: { amount, currency: 'NGN' } });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  assert.deepEqual([made.body.amount, made.body.status], [amount, 'active']);
+  assert.match(made.body.qrPayload, /^TLQ1\./);
+  return made.body;
+}
+
+for (const target of await databaseTargets()) {
+  describe(`kiosk terminal offline in Chromium on ${target.name}`, () => {
+    const server = useTestServer(target, { rateLimitScale: 10 });
+    let browser: Browser;
+    let relay: Relay;
+    let host: TerminalHost;
+    let reader: SimulatedNfcReader;
+    let printer: VirtualPrinter;
+    const pageErrors: string[] = [];
+
+    before(async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      browser = await launchChromium();
+      relay = await startRelay(server().baseUrl);
+      reader = new SimulatedNfcReader({ baseUrl: server().baseUrl, debounceWindowMs: 0 });
+      printer = new VirtualPrinter({ previewDirectory: join(ARTIFACTS, `terminal-offline-receipts-${target.name}`) });
+      host = await startTerminalHost({ syncServerUrl: relay.url, port: 0, staticDir: rendererDir, nfc: reader, printer, receipt: { paperWidth: 80, language: 'en', timeZone: 'Africa/Lagos' }, log: () => undefined });
+    });
+    after(async () => {
+      await browser?.close();
+      await host?.close();
+      await relay?.close();
+    });
+
+    /** A shop whose terminal may take 30.00 per offline payment and hold 50.00 unsettled. */
+    async function setup() {
+      const shop = await shopWithTerminal(server(), { fund: 100, pin: PIN });
+      const limits = await shop.s.request<{ perPayment: number; total: number }>('PATCH', `/api/merchant/terminals/${shop.terminalId}`, { headers: shop.key, body: { offlineLimits: { perPayment: 30, total: 50, maxAgeHours: 24 } } });
+      assert.equal(limits.status, 200, JSON.stringify(limits.body));
+      return shop;
+    }
+
+    async function signIn(page: Page, terminalToken: string): Promise<void> {
+      await page.goto(host.url);
+      await page.fill('#token', `term.${terminalToken}`);
+      await page.click('#signin-button');
+      await page.locator('#sale').waitFor({ state: 'visible' });
+      await page.locator('#status-reader[data-state="ready"]').waitFor();
+      await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
+    }
+
+    async function typeAmount(page: Page, amount: string): Promise<void> {
+      await page.click('#key-clear');
+      await page.keyboard.type(amount);
+      assert.equal(await page.locator('#amount-display').innerText(), amount);
+    }
+
+    /** Charge while offline: the Sale screen goes straight to the offline screen, which takes taps. */
+    async function offlineTap(page: Page, amount: string, tagId: string): Promise<void> {
+      await typeAmount(page, amount);
+      assert.match(await page.locator('#charge-button').innerText(), /^Take offline NGN/);
+      await page.click('#charge-button');
+      await page.locator('#offline-pay[data-accept-taps="true"]').waitFor();
+      assert.ok(reader.tap(tagId), 'the simulated reader read the tag');
+    }
+
+    async function scanVoucher(page: Page, amount: string, payload: string): Promise<void> {
+      await typeAmount(page, amount);
+      await page.click('#offline-qr');
+      await page.locator('#offline-pay').waitFor();
+      // A keyboard-wedge scanner: the payload typed into the focused field, then Enter.
+      await page.keyboard.type(payload);
+      await page.keyboard.press('Enter');
+    }
+
+    async function queuedOutcome(page: Page): Promise<string> {
+      await page.locator('#offline-result[data-status="queued"]').waitFor();
+      assert.equal(await page.locator('#offline-result-title').innerText(), 'Accepted offline - will settle when online');
+      const id = await page.locator('#offline-result').getAttribute('data-payment-id');
+      assert.match(id ?? '', /^[0-9a-f-]{36}$/);
+      return id!;
+    }
+
+    async function refusal(page: Page): Promise<{ code: string | null; text: string }> {
+      await page.locator('#offline-refusal').waitFor();
+      return { code: await page.locator('#offline-refusal').getAttribute('data-code'), text: await page.locator('#offline-refusal').innerText() };
+    }
+
+    const listStatuses = (page: Page) => page.locator('#offline-payments li').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-id')}=${item.getAttribute('data-status')}`).sort());
+
+    it('takes a tap and a QR voucher offline within the limits, refuses beyond them, keeps them over a reload, and settles them exactly once when the connection is back', async () => {
+      const { s, key, merchant, terminalId, terminalToken, payer, tagId } = await setup();
+      const broke = uniqueHandle('broke');
+      await s.createWallet({ handle: broke, pin: PIN });
+      const brokeTag = await s.request<{ tagId: string }>('POST', '/api/wearables', { headers: key, body: { handle: broke, tagType: 'card', displayName: 'Empty card' } });
+      assert.equal(brokeTag.status, 201);
+      const voucher = await makeVoucher(s, payer, 20);
+      const payerStart = await balanceMinor(s, payer, 'NGN');
+      const merchantStart = await balanceMinor(s, merchant.handle, 'NGN');
+      assert.equal(payerStart, 8000, 'the voucher set 20.00 aside from 100.00');
+
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signIn(page, terminalToken);
+      const cached = await page.evaluate(() => JSON.parse(localStorage.getItem('tapline.syncHello') ?? 'null') as { hello: { terminal: { id: string }; mode: string; offlineLimits: Record<string, unknown>; offlineQrKeys: unknown[] } } | null);
+      assert.ok(cached, 'the hello is cached for an offline start');
+      assert.equal(cached.hello.terminal.id, terminalId);
+      assert.equal(cached.hello.mode, 'test');
+      assert.deepEqual(cached.hello.offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 3000, totalMaxMinor: 5000, maxAgeSeconds: 86_400 });
+      assert.ok(cached.hello.offlineQrKeys.length >= 1);
+
+      relay.cut();
+      await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
+
+      // 1. A ring tap, offline: stored, shown, and a receipt marked offline.
+      const jobsBefore = printer.jobs.length;
+      await offlineTap(page, '12.50', tagId);
+      const tapId = await queuedOutcome(page);
+      assert.match(await page.locator('#offline-result-amount').innerText(), /NGN\s*12\.50/);
+      await page.locator('#offline-receipt-status').waitFor();
+      assert.equal(printer.jobs.length, jobsBefore + 1);
+      const receipt = printer.jobs.at(-1)!;
+      assert.equal(receipt.jobId, `offline-${tapId}`);
+      const printed = Buffer.from(receipt.bytes).toString('latin1');
+      assert.match(printed, /OFFLINE - PENDING SYNC/);
+      assert.match(printed, /12\.50/);
+      assert.match(printed, new RegExp(tagId));
+      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-queued-${target.name}.png` });
+      await page.click('#offline-new-sale');
+
+      // 2. The QR voucher, offline: verified with the cached keys.
+      await scanVoucher(page, '20', voucher.qrPayload);
+      const qrId = await queuedOutcome(page);
+      assert.equal(await page.locator('#offline-result').getAttribute('data-kind'), 'qr');
+      await page.click('#offline-new-sale');
+
+      // 3. Refusals: the same voucher again, over the per-payment limit, over the total; nothing stored.
+      await scanVoucher(page, '20', voucher.qrPayload);
+      assert.deepEqual(await refusal(page), { code: 'voucher_already_used', text: 'This QR code has already paid at this terminal' });
+      await page.click('#offline-back');
+      await offlineTap(page, '31', tagId);
+      assert.equal((await refusal(page)).code, 'offline_amount_over_limit');
+      await page.click('#offline-back');
+      await offlineTap(page, '25', tagId);
+      const overTotal = await refusal(page);
+      assert.equal(overTotal.code, 'offline_exposure_limit');
+      assert.match(overTotal.text, /connect to sync/);
+      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-refused-${target.name}.png` });
+      await page.click('#offline-back');
+
+      // 4. The empty card, offline: taken (the terminal cannot know), declined when it settles.
+      await offlineTap(page, '5', brokeTag.body.tagId);
+      const brokeId = await queuedOutcome(page);
+      await page.click('#offline-new-sale');
+      assert.deepEqual(await listStatuses(page), [`${brokeId}=queued`, `${qrId}=queued`, `${tapId}=queued`].sort());
+      assert.equal(await page.locator('#status-queued').getAttribute('data-count'), '3');
+
+      // 5. A reload while offline: the saved token and cached hello start the terminal, IndexedDB keeps the payments.
+      await page.reload();
+      await page.locator('#sale').waitFor({ state: 'visible' });
+      await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
+      await page.locator('#offline-payments li').nth(2).waitFor();
+      assert.deepEqual(await listStatuses(page), [`${brokeId}=queued`, `${qrId}=queued`, `${tapId}=queued`].sort());
+      assert.equal(await page.locator('#status-queued').getAttribute('data-count'), '3');
+      await page.locator('#status-reader[data-state="ready"]').waitFor();
+      // One more tap after the reload (37.50 + 10.00 <= 50.00); its screen stays up for the verdict.
+      await offlineTap(page, '10', tagId);
+      const lastId = await queuedOutcome(page);
+      assert.equal(await page.locator('#status-queued').getAttribute('data-count'), '4');
+
+      // Nothing reached the server while it was cut off.
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerStart);
+      const none = await s.request<{ total: number }>('GET', '/api/offline/payments', { headers: key });
+      assert.equal(none.body.total, 0);
+
+      // 6. The connection is back: the verdicts replicate to the open screen and the list.
+      relay.restore();
+      await page.locator('#offline-result[data-status="accepted"]').waitFor(SYNC_WAIT);
+      assert.equal(await page.locator('#offline-result-title').innerText(), 'Paid');
+      assert.equal(await page.locator('#offline-result-payer').innerText(), `@${payer}`);
+      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-settled-${target.name}.png` });
+      await page.locator('#status-sync[data-state="online"][data-queued="0"]').waitFor(SYNC_WAIT);
+      await page.click('#offline-new-sale');
+      await page.locator(`#offline-payments li[data-id="${brokeId}"][data-status="declined"]`).waitFor(SYNC_WAIT);
+      assert.deepEqual(await listStatuses(page), [`${brokeId}=declined`, `${lastId}=accepted`, `${qrId}=accepted`, `${tapId}=accepted`].sort());
+      assert.equal(await page.locator(`#offline-payments li[data-id="${brokeId}"]`).getAttribute('data-decline-code'), 'insufficient_funds');
+      assert.match(await page.locator(`#offline-payments li[data-id="${brokeId}"]`).innerText(), /did not have 5 NGN.*\(insufficient_funds\)/);
+      assert.match(await page.locator(`#offline-payments li[data-id="${tapId}"]`).innerText(), new RegExp(`@${payer}`));
+      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-list-${target.name}.png` });
+
+      // The ledger: the customer paid 12.50 + 10.00 by taps and 20.00 from the voucher's reserve, once each.
+      assert.equal(payerStart - (await balanceMinor(s, payer, 'NGN')), 2250);
+      assert.equal((await balanceMinor(s, merchant.handle, 'NGN')) - merchantStart, 4250);
+      assert.equal(await balanceMinor(s, broke, 'NGN'), 0);
+      const settled = await s.request<{ total: number; data: { id: string; status: string; amount: number; declineCode: string | null; payerHandle: string | null }[] }>('GET', '/api/offline/payments?limit=100', { headers: key });
+      assert.equal(settled.body.total, 4);
+      const byId = new Map(settled.body.data.map((payment) => [payment.id, payment]));
+      assert.deepEqual([byId.get(tapId)?.status, byId.get(tapId)?.amount, byId.get(tapId)?.payerHandle], ['accepted', 12.5, `@${payer}`]);
+      assert.deepEqual([byId.get(qrId)?.status, byId.get(qrId)?.amount], ['accepted', 20]);
+      assert.deepEqual([byId.get(lastId)?.status, byId.get(lastId)?.amount], ['accepted', 10]);
+      assert.deepEqual([byId.get(brokeId)?.status, byId.get(brokeId)?.declineCode], ['declined', 'insufficient_funds']);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+
+      // A second reload online pushes nothing again: still exactly once.
+      await page.reload();
+      await page.locator('#status-sync[data-state="online"][data-queued="0"]').waitFor(SYNC_WAIT);
+      assert.equal(payerStart - (await balanceMinor(s, payer, 'NGN')), 2250);
+      await page.context().close();
+      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+    });
+
+    it('settles a QR voucher through the replica at once while online, and refuses a forged one', async () => {
+      const { s, merchant, terminalToken, payer } = await setup();
+      const voucher = await makeVoucher(s, payer, 15);
+      const merchantStart = await balanceMinor(s, merchant.handle, 'NGN');
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signIn(page, terminalToken);
+
+      // A forged voucher (the signature of another payload) is refused before anything is stored.
+      const [prefix, claims] = voucher.qrPayload.split('.');
+      await scanVoucher(page, '15', `${prefix}.${claims}.${'A'.repeat(86)}`);
+      assert.equal((await refusal(page)).code, 'voucher_signature_invalid');
+      await page.click('#offline-back');
+
+      await scanVoucher(page, '12', voucher.qrPayload);
+      await page.locator('#offline-result[data-status="accepted"]').waitFor(SYNC_WAIT);
+      assert.equal(await page.locator('#offline-result-payer').innerText(), `@${payer}`);
+      assert.match(await page.locator('#offline-result-amount').innerText(), /NGN\s*12\.00/);
+      assert.equal((await balanceMinor(s, merchant.handle, 'NGN')) - merchantStart, 1200);
+      await page.context().close();
+      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+    });
+  });
+}
