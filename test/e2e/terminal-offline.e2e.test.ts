@@ -219,7 +219,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator(`#offline-payments li[data-id="${brokeId}"]`).getAttribute('data-decline-code'), 'insufficient_funds');
       assert.match(await page.locator(`#offline-payments li[data-id="${brokeId}"]`).innerText(), /did not have 5 NGN.*\(insufficient_funds\)/);
       assert.match(await page.locator(`#offline-payments li[data-id="${tapId}"]`).innerText(), new RegExp(`@${payer}`));
-      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-list-${target.name}.png` });
+      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-list-${target.name}.png`, fullPage: true });
 
       // The ledger: the customer paid 12.50 + 10.00 by taps and 20.00 from the voucher's reserve, once each.
       assert.equal(payerStart - (await balanceMinor(s, payer, 'NGN')), 2250);
@@ -242,8 +242,8 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(pageErrors, [], 'no script errors on the page');
     });
 
-    it('settles a QR voucher through the replica at once while online, and refuses a forged one', async () => {
-      const { s, merchant, terminalToken, payer } = await setup();
+    it('settles a QR voucher through the replica at once while online, refuses a forged one, and offers the offline path when a charge cannot reach the server', async () => {
+      const { s, merchant, terminalToken, payer, tagId } = await setup();
       const voucher = await makeVoucher(s, payer, 15);
       const merchantStart = await balanceMinor(s, merchant.handle, 'NGN');
       const page = await trackedPage(browser, KIOSK, pageErrors);
@@ -260,6 +260,22 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#offline-result-payer').innerText(), `@${payer}`);
       assert.match(await page.locator('#offline-result-amount').innerText(), /NGN\s*12\.00/);
       assert.equal((await balanceMinor(s, merchant.handle, 'NGN')) - merchantStart, 1200);
+      await page.click('#offline-new-sale');
+
+      // The socket still looks up but the POS call fails on the network: the cashier may take it offline.
+      await page.route('**/api/pos/sessions', (route) => route.abort('internetdisconnected'));
+      await typeAmount(page, '3');
+      assert.match(await page.locator('#charge-button').innerText(), /^Charge NGN 3/);
+      await page.click('#charge-button');
+      await page.locator('#take-offline').waitFor();
+      assert.equal(await page.locator('#sale-error').innerText(), 'The terminal cannot reach the server');
+      await page.click('#take-offline');
+      await page.locator('#offline-pay[data-accept-taps="true"]').waitFor();
+      assert.ok(reader.tap(tagId));
+      // Taken through the replica, and settled as soon as it is pushed (the socket is up).
+      await page.locator('#offline-result[data-status="accepted"]').waitFor(SYNC_WAIT);
+      assert.equal(await page.locator('#offline-result-payer').innerText(), `@${payer}`);
+      assert.equal((await balanceMinor(s, merchant.handle, 'NGN')) - merchantStart, 1500);
       await page.context().close();
       assert.deepEqual(pageErrors, [], 'no script errors on the page');
     });
