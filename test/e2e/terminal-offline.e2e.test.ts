@@ -2,30 +2,22 @@
 // database. The host reaches the server through a TCP relay the test cuts and restores, so the
 // server (database, ledger) keeps running while the shop's connection is down.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, trackedPage } from './browser.ts';
+import { ARTIFACTS, KIOSK, builtRenderer, startKiosk } from './kiosk.ts';
 import { type Relay, startRelay } from './relay.ts';
 import { shopWithTerminal } from './shop.ts';
-import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
+import type { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import type { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { type TestServer, balanceMinor, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
-import { buildRenderer, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
-
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
-const KIOSK = { viewport: { width: 1024, height: 768 } };
+import type { TerminalHost } from '@tapline/terminal/host';
 const PIN = '4829';
 /** Replication retries every 2 s and socket.io reconnects within 2 s: settled well inside this. */
 const SYNC_WAIT = { timeout: 20_000 };
 
-const rendererDir = mkdtempSync(join(tmpdir(), 'tapline-terminal-offline-renderer-'));
-await buildRenderer(rendererDir);
-after(() => rmSync(rendererDir, { recursive: true, force: true }));
+const rendererDir = await builtRenderer();
 
 async function walletToken(s: TestServer, handle: string): Promise<string> {
   const session = await s.request<{ token: string }>('POST', '/api/wallet/sessions', { body: { handle, pin: PIN } });
@@ -53,12 +45,9 @@ for (const target of await databaseTargets()) {
     const pageErrors: string[] = [];
 
     before(async () => {
-      mkdirSync(ARTIFACTS, { recursive: true });
       browser = await launchChromium();
       relay = await startRelay(server().baseUrl);
-      reader = new SimulatedNfcReader({ baseUrl: server().baseUrl, debounceWindowMs: 0 });
-      printer = new VirtualPrinter({ previewDirectory: join(ARTIFACTS, `terminal-offline-receipts-${target.name}`) });
-      host = await startTerminalHost({ syncServerUrl: relay.url, port: 0, staticDir: rendererDir, nfc: reader, printer, receipt: { paperWidth: 80, language: 'en', timeZone: 'Africa/Lagos' }, log: () => undefined });
+      ({ host, reader, printer } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, syncServerUrl: relay.url, previews: `terminal-offline-receipts-${target.name}` }));
     });
     after(async () => {
       await browser?.close();

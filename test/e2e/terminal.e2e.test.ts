@@ -2,29 +2,20 @@
 // server on each database, with the simulated NFC reader and a VirtualPrinter: sign in, charge,
 // a ring tap from the reader, the outcome on screen, the ledger and the printed receipt.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, trackedPage } from './browser.ts';
+import { ARTIFACTS, KIOSK, builtRenderer, startKiosk } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
-import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
+import type { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import type { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
 import { toMinor } from '@tapline/shared/money';
 import { databaseTargets, useTestServer } from '@tapline/sync-server/testing';
-import { buildRenderer, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
+import type { TerminalHost } from '@tapline/terminal/host';
 
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
-/** A countertop kiosk screen. */
-const KIOSK = { viewport: { width: 1024, height: 768 } };
-
-// One build of the renderer for the whole file, into a folder of its own.
-const rendererDir = mkdtempSync(join(tmpdir(), 'tapline-terminal-renderer-'));
-await buildRenderer(rendererDir);
-after(() => rmSync(rendererDir, { recursive: true, force: true }));
+// One build of the renderer for the whole file.
+const rendererDir = await builtRenderer();
 
 /** GET with a chosen Host header (fetch will not let one set it). */
 function getWithHost(url: string, host: string): Promise<number> {
@@ -48,12 +39,8 @@ for (const target of await databaseTargets()) {
     const pageErrors: string[] = [];
 
     before(async () => {
-      mkdirSync(ARTIFACTS, { recursive: true });
       browser = await launchChromium();
-      // No debounce: each test taps its own ring once, and two tests must not swallow each other's tap.
-      reader = new SimulatedNfcReader({ baseUrl: server().baseUrl, debounceWindowMs: 0 });
-      printer = new VirtualPrinter({ previewDirectory: join(ARTIFACTS, `terminal-receipts-${target.name}`) });
-      host = await startTerminalHost({ syncServerUrl: server().baseUrl, port: 0, staticDir: rendererDir, nfc: reader, printer, receipt: { paperWidth: 80, language: 'en', timeZone: 'Africa/Lagos' }, log: () => undefined });
+      ({ host, reader, printer } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, previews: `terminal-receipts-${target.name}` }));
     });
     after(async () => {
       await browser?.close();
