@@ -124,7 +124,8 @@ for (const target of await databaseTargets()) {
 
       const page = await trackedPage(browser, KIOSK, pageErrors);
       await signIn(page, terminalToken);
-      const cached = await page.evaluate(() => JSON.parse(localStorage.getItem('tapline.syncHello') ?? 'null') as { hello: { terminal: { id: string }; mode: string; offlineLimits: Record<string, unknown>; offlineQrKeys: unknown[] } } | null);
+      // A string expression: this file is type-checked without the DOM library.
+      const cached = JSON.parse((await page.evaluate<string | null>("localStorage.getItem('tapline.syncHello')")) ?? 'null') as { hello: { terminal: { id: string }; mode: string; offlineLimits: Record<string, unknown>; offlineQrKeys: unknown[] } } | null;
       assert.ok(cached, 'the hello is cached for an offline start');
       assert.equal(cached.hello.terminal.id, terminalId);
       assert.equal(cached.hello.mode, 'test');
@@ -184,6 +185,8 @@ for (const target of await databaseTargets()) {
       await page.locator('#offline-payments li').nth(2).waitFor();
       assert.deepEqual(await listStatuses(page), [`${brokeId}=queued`, `${qrId}=queued`, `${tapId}=queued`].sort());
       assert.equal(await page.locator('#status-queued').getAttribute('data-count'), '3');
+      const databases = await page.evaluate<string[]>('indexedDB.databases().then((list) => list.map((db) => db.name))');
+      assert.ok(databases.some((name) => name.includes(`tapline_terminal_${terminalId.toLowerCase().replace(/[^a-z0-9]/g, '_')}`)), `the replica lives in IndexedDB: ${databases.join(', ')}`);
       await page.locator('#status-reader[data-state="ready"]').waitFor();
       // One more tap after the reload (37.50 + 10.00 <= 50.00); its screen stays up for the verdict.
       await offlineTap(page, '10', tagId);
