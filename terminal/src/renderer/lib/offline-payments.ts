@@ -19,11 +19,6 @@ export function usedVoucherIds(docs: readonly Pick<OfflinePaymentDoc, 'voucherId
   return new Set(docs.flatMap((doc) => (doc.voucherId === undefined ? [] : [doc.voucherId])));
 }
 
-/** The unsettled exposure in the limits' currency, for the status bar and the README's policy. */
-export function queuedExposureMinor(docs: readonly Pick<OfflinePaymentDoc, 'status' | 'amountMinor' | 'currency'>[], currency: string): number {
-  return docs.filter((doc) => doc.status === 'queued' && doc.currency === currency).reduce((sum, doc) => sum + doc.amountMinor, 0);
-}
-
 function decide(hello: SyncHello, docs: readonly OfflinePaymentDoc[], sale: OfflineSale, now: Date, voucherId?: string): OfflineDecision {
   return offlineDecision(hello.offlineLimits, docs, { amountMinor: sale.amountMinor, currency: sale.currency, ...(voucherId === undefined ? {} : { voucherId }) }, now, usedVoucherIds(docs));
 }

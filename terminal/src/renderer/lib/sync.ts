@@ -169,7 +169,7 @@ export class SyncConnection {
     if (!this.#socket.connected) throw new Error('the sync server is not connected');
     const answer: unknown = await this.#socket.timeout(ACK_TIMEOUT_MS).emitWithAck(event, request);
     if (isSyncFailure(answer)) throw new Error(`${answer.code}: ${answer.error}`);
-    this.#update({ lastSyncAt: new Date().toISOString() });
+    this.#update({ lastSyncAt: new Date().toISOString(), detail: null });
     return answer as T;
   }
 
