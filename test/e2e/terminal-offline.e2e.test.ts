@@ -187,6 +187,11 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#status-queued').getAttribute('data-count'), '3');
       const databases = await page.evaluate<string[]>('indexedDB.databases().then((list) => list.map((db) => db.name))');
       assert.ok(databases.some((name) => name.includes(`tapline_terminal_${terminalId.toLowerCase().replace(/[^a-z0-9]/g, '_')}`)), `the replica lives in IndexedDB: ${databases.join(', ')}`);
+      // Signing out with payments waiting asks first.
+      await page.click('#sign-out');
+      assert.match(await page.locator('#sign-out-warning').innerText(), /^3 offline payments have not synced yet/);
+      assert.equal(await page.locator('#sign-out').innerText(), 'Sign out anyway');
+      assert.equal(await page.locator('#sale').count(), 1, 'still signed in');
       await page.locator('#status-reader[data-state="ready"]').waitFor();
       // One more tap after the reload (37.50 + 10.00 <= 50.00); its screen stays up for the verdict.
       await offlineTap(page, '10', tagId);
