@@ -78,3 +78,15 @@ describe('offline exposure policy', () => {
     assert.deepEqual(offlineDecision(limits, settled, { amountMinor: 10_000, currency: 'NGN' }, NOW), { ok: true });
   });
 });
+
+describe('gift-card codes made at the till', () => {
+  it('makes 256-bit gc_ codes, hashes them as the server does, and prints their prefix', async () => {
+    const { makeGiftCardCode, giftCardCodeHash, giftCardCodePrefix, GIFT_CARD_CODE } = await import('./gift-card-code.ts');
+    const { createHash } = await import('node:crypto');
+    const code = makeGiftCardCode();
+    assert.match(code, GIFT_CARD_CODE);
+    assert.notEqual(makeGiftCardCode(), code);
+    assert.equal(await giftCardCodeHash(code), createHash('sha256').update(code).digest('hex'));
+    assert.equal(giftCardCodePrefix(code), code.slice(0, 10));
+  });
+});

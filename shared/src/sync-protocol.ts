@@ -36,8 +36,12 @@ export const SYNC_EVENTS = {
 export const SYNC_HANDSHAKE_ERRORS = ['missing_token', 'invalid_terminal_token', 'terminal_revoked'] as const;
 export type SyncHandshakeError = (typeof SYNC_HANDSHAKE_ERRORS)[number];
 
-/** Collections that replicate. `offline_payments` are pushed by the terminal and settled by the server. */
-export const SYNC_COLLECTIONS = ['offline_payments'] as const;
+/**
+ * Collections that replicate. Both are pushed by the terminal and settled by the server:
+ * `offline_payments` (taps and vouchers taken without the server) and `gift_card_sales` (gift
+ * cards sold at the till, whose codes the terminal made and printed).
+ */
+export const SYNC_COLLECTIONS = ['offline_payments', 'gift_card_sales'] as const;
 export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 
 /** At most this many documents in one pull answer or one push. */
@@ -90,6 +94,40 @@ export interface OfflinePaymentDoc {
   serverSeq: number;
 }
 
+/**
+ * A gift card sold at the till (paid at the till, funded from the merchant's wallet). The terminal
+ * makes the card's code itself (`gc_` + 64 hex from 32 random bytes, see gift-card-code.ts),
+ * prints it for the customer and keeps only its SHA-256 here: the code never enters the replica
+ * or the network. The card works once the sale is accepted (when the terminal syncs).
+ */
+export interface GiftCardSaleDoc {
+  /** UUID v4 made by the terminal: the idempotency key. */
+  id: string;
+  terminalId: string;
+  /** SHA-256 (lower-case hex) of the code printed for the customer. */
+  codeHash: string;
+  /** The code's first 10 characters, printed and shown to staff to tell cards apart. */
+  codePrefix: string;
+  /** Integer minor units of `currency` (a gift-card currency: USD, GHS, NGN, KES, ZAR, EUR, GBP). */
+  amountMinor: number;
+  currency: string;
+  designTheme?: 'default' | 'birthday' | 'business' | 'celebration';
+  /** At most 160 characters. */
+  message?: string;
+  capturedAt: string;
+  status: OfflinePaymentStatus;
+  /** Set by the server when accepted: the card's id and expiry. */
+  cardId?: string;
+  expiresAt?: string;
+  declineCode?: string;
+  declineReason?: string;
+  settledAt?: string;
+  serverSeq: number;
+}
+
+/** A document of either collection. */
+export type SyncDocument = OfflinePaymentDoc | GiftCardSaleDoc;
+
 export interface SyncCheckpoint {
   serverSeq: number;
 }
@@ -101,21 +139,22 @@ export interface PullRequest {
   batchSize: number;
 }
 
-export interface PullResponse {
-  documents: OfflinePaymentDoc[];
+/** `D`: the requested collection's documents (OfflinePaymentDoc or GiftCardSaleDoc). */
+export interface PullResponse<D extends SyncDocument = OfflinePaymentDoc> {
+  documents: D[];
   /** The checkpoint of the last document answered; the request's own when there is none. */
   checkpoint: SyncCheckpoint | null;
 }
 
-export interface PushRow {
+export interface PushRow<D extends SyncDocument = OfflinePaymentDoc> {
   /** The master state the terminal last saw (undefined for a new document). */
-  assumedMasterState?: OfflinePaymentDoc | null;
-  newDocumentState: OfflinePaymentDoc;
+  assumedMasterState?: D | null;
+  newDocumentState: D;
 }
 
-export interface PushRequest {
+export interface PushRequest<D extends SyncDocument = OfflinePaymentDoc> {
   collection: SyncCollection;
-  rows: PushRow[];
+  rows: PushRow<D>[];
 }
 
 /**
@@ -123,13 +162,13 @@ export interface PushRequest {
  * after a push that is every settled document (its verdict). RxDB's default conflict handler
  * keeps the master state, which is what the terminal must do.
  */
-export interface PushResponse {
-  conflicts: OfflinePaymentDoc[];
+export interface PushResponse<D extends SyncDocument = OfflinePaymentDoc> {
+  conflicts: D[];
 }
 
-export interface StreamMessage {
+export interface StreamMessage<D extends SyncDocument = OfflinePaymentDoc> {
   collection: SyncCollection;
-  documents: OfflinePaymentDoc[];
+  documents: D[];
   checkpoint: SyncCheckpoint;
 }
 

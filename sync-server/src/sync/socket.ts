@@ -1,16 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { Server, type Socket } from 'socket.io';
 import {
-  type OfflinePaymentDoc,
   type PullRequest,
   type PullResponse,
   type PushRequest,
   type PushResponse,
   type StreamMessage,
   SYNC_BATCH_SIZE_MAX,
+  SYNC_COLLECTIONS,
   SYNC_EVENTS,
   SYNC_NAMESPACE,
   SYNC_PROTOCOL_VERSION,
+  type SyncCollection,
+  type SyncDocument,
   type SyncFailure,
   type SyncHandshakeError,
   type SyncHello,
@@ -22,13 +24,20 @@ import { requireWallet } from '../modules/wallets/service.ts';
 import { publicKeys } from '../modules/offline/keys.ts';
 import { terminalOfflineLimits } from '../modules/offline/limits.ts';
 import { documentId, offlineSettlement, paymentDocument } from '../modules/offline/settlement.ts';
-import { findTerminalForSync, terminalPaymentsAfter } from '../modules/offline/store.ts';
+import { giftCardSaleSettlement, saleDocument } from '../modules/offline/gift-card-sales.ts';
+import { findTerminalForSync, terminalPaymentsAfter, terminalSalesAfter } from '../modules/offline/store.ts';
+import type { WalletRow } from '../modules/wallets/store.ts';
 
 interface TerminalSocketData {
   terminalId: string;
   merchantId: string;
   mode: 'test' | 'live';
   handle: string;
+}
+
+interface CollectionHandler {
+  pull(terminalId: string, afterSeq: number, limit: number): Promise<SyncDocument[]>;
+  settle(terminal: TerminalSocketData & { wallet: WalletRow }, doc: Record<string, unknown>): Promise<SyncDocument>;
 }
 
 const roomOf = (terminalId: string) => `terminal:${terminalId}`;
@@ -50,7 +59,22 @@ function failure(code: string, error: string): SyncFailure {
  */
 export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): Server {
   const { db } = context;
-  const settlement = offlineSettlement(context);
+  const payments = offlineSettlement(context);
+  const sales = giftCardSaleSettlement(context);
+  /** What each replicated collection does with a pull and with a pushed document. */
+  const collections: Record<SyncCollection, CollectionHandler> = {
+    offline_payments: {
+      pull: async (terminalId, after, limit) => (await terminalPaymentsAfter(db, terminalId, after, limit)).map(paymentDocument),
+      settle: async (terminal, doc) =>
+        paymentDocument(
+          await payments.settle({ merchantId: terminal.merchantId, merchantWalletId: terminal.wallet.id, mode: terminal.mode, terminalId: terminal.terminalId }, doc, { recordDeclines: true, scopeCurrency: null }),
+        ),
+    },
+    gift_card_sales: {
+      pull: async (terminalId, after, limit) => (await terminalSalesAfter(db, terminalId, after, limit)).map(saleDocument),
+      settle: async (terminal, doc) => saleDocument(await sales.settle(terminal, doc)),
+    },
+  };
   const io = new Server(app.server, { serveClient: false, maxHttpBufferSize: MESSAGE_BYTES_MAX, cors: { origin: false } });
   const namespace = io.of(SYNC_NAMESPACE);
 
@@ -112,32 +136,30 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       });
     };
 
-    handle<PullRequest, PullResponse | SyncFailure>(SYNC_EVENTS.pull, async (request) => {
-      if (request?.collection !== 'offline_payments') return failure('unknown_collection', 'Only offline_payments replicates');
+    handle<PullRequest, PullResponse<SyncDocument> | SyncFailure>(SYNC_EVENTS.pull, async (request) => {
+      const collection = collections[request?.collection as SyncCollection];
+      if (!collection) return failure('unknown_collection', `collection must be one of ${SYNC_COLLECTIONS.join(', ')}`);
       const after = request.checkpoint?.serverSeq ?? 0;
       if (!Number.isSafeInteger(after) || after < 0) return failure('invalid_checkpoint', 'checkpoint.serverSeq must be a non-negative integer');
       const batchSize = Math.min(Math.max(Number.isSafeInteger(request.batchSize) ? request.batchSize : SYNC_BATCH_SIZE_MAX, 1), SYNC_BATCH_SIZE_MAX);
-      const rows = await terminalPaymentsAfter(db, terminal.terminalId, after, batchSize);
-      const documents = rows.map(paymentDocument);
+      const documents = await collection.pull(terminal.terminalId, after, batchSize);
       const last = documents.at(-1);
       return { documents, checkpoint: last ? { serverSeq: last.serverSeq } : (request.checkpoint ?? null) };
     });
 
-    handle<PushRequest, PushResponse | SyncFailure>(SYNC_EVENTS.push, async (request) => {
-      if (request?.collection !== 'offline_payments') return failure('unknown_collection', 'Only offline_payments replicates');
+    handle<PushRequest<SyncDocument>, PushResponse<SyncDocument> | SyncFailure>(SYNC_EVENTS.push, async (request) => {
+      const collection = collections[request?.collection as SyncCollection];
+      if (!collection) return failure('unknown_collection', `collection must be one of ${SYNC_COLLECTIONS.join(', ')}`);
       if (!Array.isArray(request.rows) || request.rows.length > SYNC_BATCH_SIZE_MAX) return failure('invalid_push', `rows must be an array of at most ${SYNC_BATCH_SIZE_MAX}`);
       const documents = request.rows.map((row) => row?.newDocumentState as unknown);
       if (documents.some((doc) => documentId(doc) === undefined)) return failure('invalid_document', 'Every pushed document needs a UUID id');
       const wallet = await requireWallet(db, terminal.handle, terminal.mode);
-      const scope = { merchantId: terminal.merchantId, merchantWalletId: wallet.id, mode: terminal.mode, terminalId: terminal.terminalId };
-      const conflicts: OfflinePaymentDoc[] = [];
-      for (const doc of documents as Record<string, unknown>[]) {
-        conflicts.push(paymentDocument(await settlement.settle(scope, doc, { recordDeclines: true, scopeCurrency: null })));
-      }
+      const conflicts: SyncDocument[] = [];
+      for (const doc of documents as Record<string, unknown>[]) conflicts.push(await collection.settle({ ...terminal, wallet }, doc));
       // Other connections of the same terminal (a second window) learn the verdicts too.
       const newest = conflicts.reduce((max, doc) => Math.max(max, doc.serverSeq), 0);
       if (conflicts.length > 0) {
-        const message: StreamMessage = { collection: 'offline_payments', documents: conflicts, checkpoint: { serverSeq: newest } };
+        const message: StreamMessage<SyncDocument> = { collection: request.collection, documents: conflicts, checkpoint: { serverSeq: newest } };
         socket.to(roomOf(terminal.terminalId)).emit(SYNC_EVENTS.stream, message);
       }
       return { conflicts };

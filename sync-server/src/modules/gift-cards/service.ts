@@ -2,6 +2,7 @@ import { toMinor } from '@tapline/shared/money';
 import {
   GIFT_CARD_LIMITS,
   type GiftCardBulkBody,
+  type GiftCardDesignTheme,
   type GiftCardIssuerType,
   type GiftCardRedeemBody,
   type IssueGiftCardBody,
@@ -12,7 +13,7 @@ import { type Mode, hashPin, newId, verifyPin } from '../../auth/secrets.ts';
 import { ApiError, badRequest, conflict, forbidden, gone, notFound, unprocessable } from '../../http/errors.ts';
 import { displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { type TransferLeg, transfer } from '../../ledger/ledger.ts';
+import { LedgerError, type TransferLeg, transfer } from '../../ledger/ledger.ts';
 import { findWallet } from '../wallets/store.ts';
 import { subscriptionGiftPeriod } from '../subscriptions/gifts.ts';
 import { canonicalCode, codeHash, codePrefixOf, newGiftCardCode, qrPng, qrPngs } from './codes.ts';
@@ -186,41 +187,74 @@ export class GiftCardService {
   /** A card row ready to insert, with its fresh code (kept in memory only, for the answer). */
   private newCard(issuer: Issuer, draft: CardDraft, now: Date, pinHash: string | null, id: string, transferId: string): { card: NewCard; code: string } {
     const code = newGiftCardCode();
+    return { code, card: this.cardRow(issuer, draft, now, pinHash, id, transferId, { hash: codeHash(code), prefix: codePrefixOf(code) }) };
+  }
+
+  private cardRow(issuer: Issuer, draft: CardDraft, now: Date, pinHash: string | null, id: string, transferId: string, code: { hash: string; prefix: string }): NewCard {
     return {
-      code,
-      card: {
-        id,
-        mode: issuer.mode,
-        code_hash: codeHash(code),
-        code_prefix: codePrefixOf(code),
-        issuer_type: issuer.type,
-        issuer_id: issuer.id,
-        issuer_wallet_id: issuer.walletId,
-        issuer_handle: issuer.handle,
-        source: draft.source,
-        batch_id: draft.batchId,
-        program_id: draft.programId,
-        external_ref: draft.externalRef,
-        reward_rule_id: draft.rewardRuleId,
-        amount: draft.amount,
-        currency: draft.currency,
-        status: draft.deliverAt ? 'scheduled' : 'active',
-        message: draft.message,
-        pin_hash: pinHash,
-        locked_to_handle: draft.lockedToHandle,
-        design_theme: draft.designTheme,
-        brand: draft.brand,
-        multi_merchant: draft.multiMerchant,
-        expires_at: addMonths(now, draft.expiresInMonths),
-        deliver_to_handle: draft.deliverToHandle,
-        deliver_to_wallet_id: draft.deliverToWalletId,
-        deliver_at: draft.deliverAt,
-        subscription_plan_id: draft.subscriptionPlanId,
-        gift_months: draft.giftMonths,
-        issue_transfer_id: transferId,
-        created_at: now,
-      },
+      id,
+      mode: issuer.mode,
+      code_hash: code.hash,
+      code_prefix: code.prefix,
+      issuer_type: issuer.type,
+      issuer_id: issuer.id,
+      issuer_wallet_id: issuer.walletId,
+      issuer_handle: issuer.handle,
+      source: draft.source,
+      batch_id: draft.batchId,
+      program_id: draft.programId,
+      external_ref: draft.externalRef,
+      reward_rule_id: draft.rewardRuleId,
+      amount: draft.amount,
+      currency: draft.currency,
+      status: draft.deliverAt ? 'scheduled' : 'active',
+      message: draft.message,
+      pin_hash: pinHash,
+      locked_to_handle: draft.lockedToHandle,
+      design_theme: draft.designTheme,
+      brand: draft.brand,
+      multi_merchant: draft.multiMerchant,
+      expires_at: addMonths(now, draft.expiresInMonths),
+      deliver_to_handle: draft.deliverToHandle,
+      deliver_to_wallet_id: draft.deliverToWalletId,
+      deliver_at: draft.deliverAt,
+      subscription_plan_id: draft.subscriptionPlanId,
+      gift_months: draft.giftMonths,
+      issue_transfer_id: transferId,
+      created_at: now,
     };
+  }
+
+  /**
+   * A card sold at a kiosk terminal, inside the caller's transaction (the sync settlement's): the
+   * terminal made the code and printed it, so only its hash and prefix arrive. Funded from the
+   * merchant's wallet like any issue; a sales channel like bulk and import, so outside the
+   * single-issue limit. Refusals come back as a decline (the caller records it), never a throw.
+   */
+  async issueSoldAtTerminal(
+    tx: Queryable,
+    issuer: Issuer,
+    sale: { cardId: string; codeHash: string; codePrefix: string; amount: number; currency: string; designTheme: GiftCardDesignTheme; message: string | null },
+    now: Date,
+  ): Promise<{ card: CardRow } | { declineCode: string; declineReason: string }> {
+    const draft = this.baseDraft(
+      { amount: sale.amount, currency: sale.currency, message: sale.message, pinCode: null, lockedToHandle: null, designTheme: sale.designTheme, expiresInMonths: GIFT_CARD_LIMITS.expiresInMonthsDefault, brand: null },
+      'terminal',
+    );
+    const transferId = `gift_card_issue:${sale.cardId}`;
+    const [taken] = await tx.query('SELECT 1 FROM gift_cards WHERE code_hash = $1', [sale.codeHash]);
+    if (taken) return { declineCode: 'code_taken', declineReason: 'A card with this code already exists: the terminal must make a new code' };
+    try {
+      await transfer(tx, { id: transferId, mode: issuer.mode, kind: 'gift_card_issue', legs: fundingLegs(issuer.walletId, new Map([[sale.currency, sale.amount]])), metadata: { cardId: sale.cardId, source: 'terminal' } });
+    } catch (error) {
+      if (error instanceof LedgerError && error.code === 'insufficient_funds') {
+        return { declineCode: 'insufficient_funds', declineReason: `The merchant's wallet has less than the card's value in ${sale.currency}` };
+      }
+      throw error;
+    }
+    const [card] = await insertCards(tx, [this.cardRow(issuer, draft, now, null, sale.cardId, transferId, { hash: sale.codeHash, prefix: sale.codePrefix })]);
+    if (!card) throw new Error('gift card insert collided');
+    return { card };
   }
 
   private baseDraft(fields: CardFields, source: CardSource): CardDraft {

@@ -4,7 +4,7 @@ import type { Mode } from '../../auth/secrets.ts';
 
 /** The only file of the module with SQL. Every time written comes from the caller's clock. */
 
-export type CardSource = 'single' | 'bulk' | 'import' | 'program' | 'reward';
+export type CardSource = 'single' | 'bulk' | 'import' | 'program' | 'reward' | 'terminal';
 
 export interface CardRow {
   id: string;

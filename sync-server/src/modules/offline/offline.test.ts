@@ -1,53 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, describe, it } from 'node:test';
-import { io, type Socket } from 'socket.io-client';
+import { describe, it } from 'node:test';
 import { checkVoucher, parseVoucher } from '@tapline/shared/offline-qr';
-import {
-  type OfflinePaymentDoc,
-  type PullResponse,
-  type PushResponse,
-  SYNC_EVENTS,
-  SYNC_NAMESPACE,
-  type SyncFailure,
-  type SyncHello,
-} from '@tapline/shared/sync-protocol';
+import { type OfflinePaymentDoc, SYNC_EVENTS } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { balanceMinor, systemBalance } from '../../testing/ledger.ts';
-import { type TestServer, uniqueHandle, useTestServer } from '../../testing/server.ts';
+import { uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
 import { releaseExpiredVouchers } from './vouchers.ts';
+import { conflictsOf, connectTerminal, pull, push } from './test-helpers.ts';
 
 type Voucher = { id: string; status: string; amount: number; currency: string; expiresAt: string; qrPayload?: string; handle: string; usedAmount?: number };
 type Payment = { id: string; status: string; amount: number; payerHandle: string | null; declineCode: string | null; walletRef: string | null; terminalId: string | null };
-
-const sockets: Socket[] = [];
-after(() => {
-  for (const socket of sockets) socket.disconnect();
-});
-
-/** A terminal's sync connection: resolves with its hello, or rejects with the handshake's refusal. */
-async function connectTerminal(server: TestServer, token: string): Promise<{ socket: Socket; hello: SyncHello }> {
-  const socket = io(`${server.baseUrl}${SYNC_NAMESPACE}`, { auth: { token }, transports: ['websocket'], reconnection: false, forceNew: true });
-  sockets.push(socket);
-  return new Promise((resolve, reject) => {
-    socket.once(SYNC_EVENTS.hello, (hello: SyncHello) => resolve({ socket, hello }));
-    socket.once('connect_error', (error: Error) => reject(error));
-  });
-}
-
-function push(socket: Socket, docs: unknown[]): Promise<PushResponse | SyncFailure> {
-  return socket.timeout(10_000).emitWithAck(SYNC_EVENTS.push, { collection: 'offline_payments', rows: docs.map((doc) => ({ assumedMasterState: null, newDocumentState: doc })) });
-}
-
-function pull(socket: Socket, serverSeq: number | null, batchSize = 100): Promise<PullResponse | SyncFailure> {
-  return socket.timeout(10_000).emitWithAck(SYNC_EVENTS.pull, { collection: 'offline_payments', checkpoint: serverSeq === null ? null : { serverSeq }, batchSize });
-}
-
-function conflictsOf(answer: PushResponse | SyncFailure): OfflinePaymentDoc[] {
-  assert.ok('conflicts' in answer, `push failed: ${JSON.stringify(answer)}`);
-  return answer.conflicts;
-}
 
 function tapDoc(terminalId: string, tagId: string, amountMinor: number, extra: Partial<OfflinePaymentDoc> = {}): OfflinePaymentDoc {
   return { id: randomUUID(), terminalId, kind: 'tap', tagId, amountMinor, currency: 'NGN', description: 'Suya', capturedAt: new Date().toISOString(), status: 'queued', serverSeq: 0, ...extra };

@@ -197,3 +197,53 @@ export async function setTerminalOfflineLimits(
   );
   return rows.length > 0;
 }
+
+export interface GiftCardSaleRow {
+  id: string;
+  terminal_id: string;
+  merchant_id: string;
+  mode: Mode;
+  code_hash: string;
+  code_prefix: string;
+  amount: number;
+  currency: string;
+  design_theme: string | null;
+  message: string | null;
+  captured_at: Date;
+  received_at: Date;
+  status: 'accepted' | 'declined';
+  card_id: string | null;
+  card_expires_at: Date | null;
+  decline_code: string | null;
+  decline_reason: string | null;
+  settled_at: Date;
+  server_seq: number;
+}
+
+const SALE_COLUMNS =
+  'id, terminal_id, merchant_id, mode, code_hash, code_prefix, amount, currency, design_theme, message, captured_at, received_at, status, card_id, card_expires_at, decline_code, decline_reason, settled_at, server_seq';
+
+export async function findGiftCardSale(db: Queryable, id: string): Promise<GiftCardSaleRow | undefined> {
+  const [row] = await db.query<GiftCardSaleRow>(`SELECT ${SALE_COLUMNS} FROM terminal_gift_card_sales WHERE id = $1`, [id]);
+  return row;
+}
+
+export async function insertGiftCardSale(tx: Queryable, row: GiftCardSaleRow): Promise<GiftCardSaleRow> {
+  const [inserted] = await tx.query<GiftCardSaleRow>(
+    `INSERT INTO terminal_gift_card_sales (${SALE_COLUMNS})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING ${SALE_COLUMNS}`,
+    [
+      row.id, row.terminal_id, row.merchant_id, row.mode, row.code_hash, row.code_prefix, row.amount, row.currency, row.design_theme, row.message, row.captured_at, row.received_at,
+      row.status, row.card_id, row.card_expires_at, row.decline_code, row.decline_reason, row.settled_at, row.server_seq,
+    ],
+  );
+  return inserted!;
+}
+
+export async function terminalSalesAfter(db: Queryable, terminalId: string, afterSeq: number, limit: number): Promise<GiftCardSaleRow[]> {
+  return db.query<GiftCardSaleRow>(`SELECT ${SALE_COLUMNS} FROM terminal_gift_card_sales WHERE terminal_id = $1 AND server_seq > $2 ORDER BY server_seq LIMIT $3`, [
+    terminalId,
+    afterSeq,
+    limit,
+  ]);
+}
