@@ -23,6 +23,7 @@ import { walletRoutes } from './modules/wallet/routes.ts';
 import { wearableRoutes } from './modules/wearables/routes.ts';
 import { walletPayRoutes } from './modules/wearables/wallet-pay.ts';
 import { posRoutes } from './modules/pos/routes.ts';
+import { payrollRoutes } from './modules/payroll/routes.ts';
 import { startPosSessionSweeper } from './modules/pos/service.ts';
 import { webRoutes } from './web/routes.ts';
 import { giftCardRoutes, startGiftCardJobs } from './modules/gift-cards/routes.ts';
@@ -59,7 +60,7 @@ export interface BuildAppOptions {
 }
 
 const API_DESCRIPTION = `Tapline's sync server: payments, FX, bills, payment links, Pay Identity, tap wearables, POS
-sessions, gift cards and the store, on a double-entry ledger.
+sessions, gift cards, the store and payroll, on a double-entry ledger.
 
 Money: JSON amounts are decimal numbers in major units (12.50); the ledger keeps integer minor units
 per ISO 4217. Errors: {error, code, details?}. Lists: {data, total, limit, offset}.
@@ -125,7 +126,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, webRoutes]) {
+  for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, payrollRoutes, webRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);

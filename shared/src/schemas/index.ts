@@ -12,3 +12,4 @@ export * from './bills.ts';
 export * from './links.ts';
 export * from './identity.ts';
 export * from './store.ts';
+export * from './payroll.ts';
