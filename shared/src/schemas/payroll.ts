@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { CountryCode, CurrencyCode, HandleInput, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
+import { CountryCode, CurrencyCode, HandleInput, ListQuery, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 import { PayReceiver } from './payments.ts';
 
 /** Spec: payroll disbursement is listed by path only; CONTRACT.md's Stripe rule decides the rest. */
@@ -105,15 +105,6 @@ export const PayrollItemRecord = Type.Object({
 });
 export type PayrollItemRecord = Static<typeof PayrollItemRecord>;
 
-export const PayrollRunListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-  status: Type.Optional(PayrollRunStatus),
-});
+export const PayrollRunListQuery = Type.Object({ ...ListQuery.properties, status: Type.Optional(PayrollRunStatus) });
 
-export const PayrollItemListQuery = Type.Object({
-  runId: Type.String({ minLength: 1, maxLength: 64 }),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-  status: Type.Optional(PayrollItemStatus),
-});
+export const PayrollItemListQuery = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 64 }), ...ListQuery.properties, status: Type.Optional(PayrollItemStatus) });

@@ -45,15 +45,18 @@ type List<T> = { data: T[]; total: number; limit: number; offset: number };
 const NIGERIA_PHONE = '+2348031234567';
 const STEP_MS = 1500;
 
-/** A merchant and funded-later customer wallets of the given currency and mode. */
-async function people(server: TestServer, count: number, options: { currency?: string; mode?: 'test' | 'live' } = {}): Promise<string[]> {
+/** `count` handles, as a tuple of that length. */
+type Handles<N extends number, Found extends string[] = []> = Found['length'] extends N ? Found : Handles<N, [...Found, string]>;
+
+/** Empty customer wallets of the given currency and mode: the people a run pays. */
+async function people<N extends number>(server: TestServer, count: N, options: { currency?: string; mode?: 'test' | 'live' } = {}): Promise<Handles<N>> {
   const handles: string[] = [];
   for (let index = 0; index < count; index += 1) {
     const handle = uniqueHandle('staff');
     await server.createWallet({ handle, ...(options.currency ? { currency: options.currency } : {}), ...(options.mode ? { mode: options.mode } : {}) });
     handles.push(handle);
   }
-  return handles;
+  return handles as Handles<N>;
 }
 
 async function payrollEvents(server: TestServer, merchantId: string, type: string): Promise<Record<string, unknown>[]> {

@@ -57,6 +57,14 @@ const runNotFound = (id: string) => notFound('payroll_run_not_found', `No payrol
 const itemNotFound = (id: string) => notFound('payroll_item_not_found', `No payroll item ${id}`);
 const runNotDraft = (run: PayrollRunRow) => conflict('payroll_run_not_draft', `Payroll run ${run.id} is ${run.status}: only a draft run can be changed, submitted or cancelled`);
 
+/** The run, locked for the caller's transaction, if it is the scope's and still a draft (404 / 409 otherwise). */
+async function lockDraft(tx: Queryable, runId: string, scope: PayrollScope, missing: ApiError = runNotFound(runId)): Promise<PayrollRunRow> {
+  const run = await lockRun(tx, runId, scope);
+  if (!run) throw missing;
+  if (run.status !== 'draft') throw runNotDraft(run);
+  return run;
+}
+
 /** The payment id of a rail item: derived from the item, so no re-run can pay an item twice. */
 export function itemPaymentId(itemId: string): string {
   return `pay_${createHash('sha256').update(`payroll:${itemId}`).digest('hex').slice(0, 40)}`;
@@ -330,9 +338,7 @@ export function payrollService(context: AppContext): PayrollService {
       const item = await resolveItem(caller, run, input);
       const now = context.now();
       await db.transaction(async (tx) => {
-        const locked = await lockRun(tx, runId, caller);
-        if (!locked) throw runNotFound(runId);
-        if (locked.status !== 'draft') throw runNotDraft(locked);
+        await lockDraft(tx, runId, caller);
         if ((await countItems(tx, runId)) >= PAYROLL_ITEMS_MAX) throw badRequest('too_many_items', `A payroll run holds at most ${PAYROLL_ITEMS_MAX} items`);
         const inserted = await insertItems(tx, runId, [item], now);
         if (!inserted.has(item.id)) throw conflict('external_ref_taken', `Payroll run ${runId} already has an item with externalRef ${item.external_ref}`);
@@ -350,9 +356,7 @@ export function payrollService(context: AppContext): PayrollService {
       const item = await findItem(db, id, scope);
       if (!item) throw itemNotFound(id);
       await db.transaction(async (tx) => {
-        const run = await lockRun(tx, item.run_id, scope);
-        if (!run) throw itemNotFound(id);
-        if (run.status !== 'draft') throw runNotDraft(run);
+        await lockDraft(tx, item.run_id, scope, itemNotFound(id));
         await deleteItem(tx, id);
       });
     },
@@ -376,9 +380,7 @@ export function payrollService(context: AppContext): PayrollService {
       const now = context.now();
       await db.transaction(async (tx) => {
         // The lock decides between concurrent submits: the second finds the run no longer a draft.
-        const locked = await lockRun(tx, id, caller);
-        if (!locked) throw runNotFound(id);
-        if (locked.status !== 'draft') throw runNotDraft(locked);
+        const locked = await lockDraft(tx, id, caller);
         const current = await runItems(tx, id);
         if (current.length !== items.length || current.some((item, index) => item.id !== items[index]!.id)) {
           throw conflict('payroll_run_changed', `The items of payroll run ${id} changed while it was being submitted; submit again`);
@@ -412,9 +414,7 @@ export function payrollService(context: AppContext): PayrollService {
     async cancel(scope, id) {
       const now = context.now();
       await db.transaction(async (tx) => {
-        const run = await lockRun(tx, id, scope);
-        if (!run) throw runNotFound(id);
-        if (run.status !== 'draft') throw runNotDraft(run);
+        await lockDraft(tx, id, scope);
         await setRunStatus(tx, id, 'cancelled', now);
       });
       return requireRun(scope, id);
