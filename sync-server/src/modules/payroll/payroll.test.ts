@@ -416,6 +416,42 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(server().db)).violations, []);
     });
 
+    it('a payout reversed after its run ended fails its item and returns its money; the run keeps its status', async () => {
+      const merchant = await server().createMerchant();
+      const before = await merchantBalance(merchant.handle);
+      const created = await createRun(merchant.testKey, { currency: 'NGN', items: [{ rail: 'mobile_money', receiver: NIGERIA_PHONE, toCode: 'NG', amount: 1000, reference: 'test_reversal' }] });
+      const submitted = await submit(merchant.testKey, created.body.id);
+      assert.equal(submitted.body.status, 'completed');
+      assert.equal(await merchantBalance(merchant.handle), before - 101_500);
+      clock.advance(STEP_MS);
+      await server().context.payments.runOnce();
+      const [item] = (await items(merchant.testKey, created.body.id)).body.data;
+      assert.equal(item!.status, 'failed');
+      assert.match(item!.failureReason!, /reversed/);
+      assert.equal(await merchantBalance(merchant.handle), before);
+      const run = await getRun(merchant.testKey, created.body.id);
+      assert.equal(run.body.status, 'completed');
+      assert.deepEqual(run.body.counts, { pending: 0, paid: 0, failed: 1 });
+      assert.equal((await payrollEvents(server(), merchant.id, 'payroll.item.failed')).length, 1);
+      assert.deepEqual((await checkLedger(server().db)).violations, []);
+    });
+
+    it('the OpenAPI document describes every payroll endpoint', async () => {
+      const doc = await server().request<{ paths: Record<string, Record<string, { description?: string; summary?: string; tags?: string[] }>> }>('GET', '/docs/json');
+      assert.equal(doc.status, 200);
+      const expected: [string, string][] = [
+        ['/api/payroll', 'post'], ['/api/payroll/runs', 'post'], ['/api/payroll/runs', 'get'], ['/api/payroll/runs/{runId}', 'get'],
+        ['/api/payroll/runs/{runId}/submit', 'post'], ['/api/payroll/runs/{runId}/cancel', 'post'], ['/api/payroll/items', 'post'],
+        ['/api/payroll/items', 'get'], ['/api/payroll/items/{itemId}', 'get'], ['/api/payroll/items/{itemId}', 'delete'],
+      ];
+      for (const [path, method] of expected) {
+        const operation = doc.body.paths[path]?.[method];
+        assert.ok(operation?.summary, `${method} ${path}`);
+        assert.deepEqual(operation.tags, ['payroll']);
+      }
+      assert.match(doc.body.paths['/api/payroll']!.post!.description!, /partially_failed/);
+    });
+
     it('404 for another merchant\'s runs and items, and for the other mode of the same merchant', async () => {
       const merchant = await server().createMerchant();
       const other = await server().createMerchant();
