@@ -14,3 +14,4 @@ export * from './identity.ts';
 export * from './store.ts';
 export * from './offline.ts';
 export * from './subscriptions.ts';
+export * from './payroll.ts';

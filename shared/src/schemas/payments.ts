@@ -16,13 +16,16 @@ export const ReceiverObject = Type.Object(
   { description: 'Exactly one of phone, accountNumber or handle' },
 );
 
+/** Where a payout goes: a string in one of its forms, or an object. */
+export const PayReceiver = Type.Union([Type.String({ minLength: 1, maxLength: 64, description: 'An E.164 phone, an account number or an @handle' }), ReceiverObject]);
+
 export const PayRequest = Type.Object({
   fromCode: CountryCode,
   toCode: CountryCode,
   rail: RailName,
   amount: MajorAmount,
   currency: CurrencyCode,
-  receiver: Type.Union([Type.String({ minLength: 1, maxLength: 64, description: 'An E.164 phone, an account number or an @handle' }), ReceiverObject]),
+  receiver: PayReceiver,
   receiverName: Type.Optional(Type.String({ maxLength: 100 })),
   senderName: Type.Optional(Type.String({ maxLength: 100 })),
   note: Type.Optional(Type.String({ maxLength: 500 })),

@@ -99,6 +99,12 @@ export function idempotentId(request: FastifyRequest, purpose: string): string |
   return `${purpose}:${createHash('sha256').update(`${scope}\n${key}\n${seed}`).digest('hex').slice(0, 40)}`;
 }
 
+/** A prefixed id derived from the request's Idempotency-Key (stable across a crash re-run), or undefined. */
+export function derivedId(request: FastifyRequest, purpose: string, prefix: string): string | undefined {
+  const id = idempotentId(request, purpose);
+  return id ? `${prefix}_${id.slice(id.indexOf(':') + 1)}` : undefined;
+}
+
 /**
  * Stripe-style Idempotency-Key: the first answer is replayed (status and body) with
  * `Idempotent-Replayed: true`; a different body is a 422; a request still running is a 409.

@@ -1,5 +1,3 @@
-import type { FastifyRequest } from 'fastify';
-import { idempotentId } from '../../http/idempotency.ts';
 import { isGiftCardCode } from './codes.ts';
 
 /**
@@ -22,10 +20,4 @@ export function withoutSecrets(value: unknown): unknown {
     return copy;
   }
   return value;
-}
-
-/** A prefixed id derived from the request's Idempotency-Key (stable across a crash re-run), or undefined. */
-export function derivedId(request: FastifyRequest, purpose: string, prefix: string): string | undefined {
-  const id = idempotentId(request, purpose);
-  return id ? `${prefix}_${id.slice(id.indexOf(':') + 1)}` : undefined;
 }

@@ -18,7 +18,8 @@ import { type PaymentMoney, debitRequest, postDebit, postRefund, postReversal, p
 import { type PayoutProvider, findPayoutProvider } from './providers.ts';
 import { type Rail, RAIL_INFO, railAvailableIn } from './rails.ts';
 import { type Receiver, type ReceiverInput, parseReceiver } from './receiver.ts';
-import { type NewPayment, type PaymentRow, type Scenario, type TimelineEntry, insertPayment, updatePayment } from './store.ts';
+import { notifyPaymentOutcomes } from './outcomes.ts';
+import { type NewPayment, type PaymentKind, type PaymentRow, type Scenario, type TimelineEntry, insertPayment, updatePayment } from './store.ts';
 
 export interface PaymentsDeps {
   db: Database;
@@ -140,8 +141,10 @@ export function moneyOf(row: PaymentRow): PaymentMoney {
   };
 }
 
+/** A final transition's event, and the news to the module that owns the payment's kind (payroll). */
 async function emit(tx: Queryable, row: PaymentRow, at: Date): Promise<void> {
   await enqueueEvent(tx, { merchantId: row.merchant_id, mode: row.mode, type: `payment.${row.status}`, data: paymentEventData(row), at });
+  await notifyPaymentOutcomes(tx, [row], at);
 }
 
 /** Where an on-us payment's money lands: the recipient wallet in its currency. */
@@ -292,6 +295,7 @@ export async function completeSandboxBatch(db: Database, now: Date, limit: numbe
       [due.map((row) => row.id), now, now.toISOString()],
     );
     await enqueueEvents(tx, rows.map((row) => ({ merchantId: row.merchant_id, mode: row.mode, type: 'payment.completed', data: paymentEventData(row), at: now })));
+    await notifyPaymentOutcomes(tx, rows, now);
     const byCurrency = new Map<string, { mode: Mode; amount: number; ids: string[] }[]>();
     for (const row of rows) {
       const groups = byCurrency.get(row.destination_currency) ?? [];
@@ -376,6 +380,25 @@ function railUnavailable(message: string): ApiError {
  * from the Idempotency-Key, so a re-run returns the payment it already made.
  */
 export async function createPayment(deps: PaymentsDeps, caller: MerchantCaller, body: PayBody, paymentId: string): Promise<{ row: PaymentRow; created: boolean }> {
+  const payment = await preparePayment(deps, caller, body, paymentId);
+  const { scenario } = payment;
+  if (scenario === 'sandbox_default' || scenario === 'sandbox_pending' || scenario === 'provider') return insertWithDebit(deps.db, payment);
+
+  return deps.db.transaction(async (tx) => {
+    const row = await recordPayment(tx, payment, deps.config.sandboxStepMs);
+    if (row) return { row, created: true };
+    // The same request ran before (a re-run after a crash): answer with what it made.
+    const [existing] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
+    return { row: existing!, created: false };
+  });
+}
+
+/**
+ * Validates and prices a payment (rail, receiver, scenario, FX, fee) without recording it: the
+ * payment createPayment would write. Runs outside any transaction (it reads the FX table and may
+ * post the sandbox float in its own). Payroll prices its rail items with it (kind 'payroll').
+ */
+export async function preparePayment(deps: PaymentsDeps, caller: MerchantCaller, body: PayBody, paymentId: string, kind: PaymentKind = 'payout'): Promise<NewPayment> {
   const now = deps.now();
   const fromCountry = supportedCountry(body.fromCode, 'fromCode');
   const toCountry = supportedCountry(body.toCode, 'toCode');
@@ -424,11 +447,11 @@ export async function createPayment(deps: PaymentsDeps, caller: MerchantCaller, 
   if (scenario === 'sandbox_default' || scenario === 'sandbox_pending') estimatedArrival = new Date(now.getTime() + 2 * stepMs);
   else if (scenario !== 'provider') estimatedArrival = now;
 
-  const payment: NewPayment = {
+  return {
     id: paymentId,
     merchant_id: caller.merchantId,
     mode: caller.mode,
-    kind: 'payout',
+    kind,
     status: 'pending',
     scenario,
     rail,
@@ -459,30 +482,30 @@ export async function createPayment(deps: PaymentsDeps, caller: MerchantCaller, 
     next_step_at: scenario === 'sandbox_default' || scenario === 'sandbox_reversal' ? new Date(now.getTime() + stepMs) : scenario === 'provider' ? now : null,
     created_at: now,
   };
+}
 
-  if (scenario === 'sandbox_default' || scenario === 'sandbox_pending' || scenario === 'provider') return insertWithDebit(deps.db, payment);
-
-  return deps.db.transaction(async (tx) => {
-    const inserted = await insertPayment(tx, payment);
-    if (!inserted) {
-      // The same request ran before (a re-run after a crash): answer with what it made.
-      const [existing] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
-      return { row: existing!, created: false };
-    }
-    let row = inserted;
-    const money = moneyOf(row);
-    if (scenario === 'on_us') {
-      await postDebit(tx, money, walletAccount(recipient!.id, destinationCurrency));
-      row = await completePayment(tx, row, now, 'Settled at once between Tapline wallets');
-    } else {
-      await postDebit(tx, money);
-      if (scenario === 'sandbox_success') row = await completePayment(tx, row, now, 'Sandbox: completed (reference test_success)');
-      // test_reversal completes first; the scheduler reverses it one step later.
-      if (scenario === 'sandbox_reversal') row = await completePayment(tx, row, now, 'Sandbox: completed (reference test_reversal)', { nextStepAt: new Date(now.getTime() + stepMs) });
-      if (scenario === 'sandbox_failure') row = await failPayment(tx, row, now, SANDBOX_FAILURE_REASON);
-    }
-    return { row, created: true };
-  });
+/**
+ * Records a prepared payment in the caller's transaction: inserts it, posts its debit and takes
+ * the transitions its scenario takes at once (on-us and the sandbox references). Undefined when
+ * a payment with its id exists already (a re-run). Throws LedgerError insufficient_funds.
+ */
+export async function recordPayment(tx: Queryable, payment: NewPayment, stepMs: number): Promise<PaymentRow | undefined> {
+  const inserted = await insertPayment(tx, payment);
+  if (!inserted) return undefined;
+  const now = payment.created_at;
+  const { scenario } = payment;
+  let row = inserted;
+  const money = moneyOf(row);
+  if (scenario === 'on_us') {
+    await postDebit(tx, money, walletAccount(row.recipient_wallet_id!, row.destination_currency));
+    return completePayment(tx, row, now, 'Settled at once between Tapline wallets');
+  }
+  await postDebit(tx, money);
+  if (scenario === 'sandbox_success') row = await completePayment(tx, row, now, 'Sandbox: completed (reference test_success)');
+  // test_reversal completes first; the scheduler reverses it one step later.
+  if (scenario === 'sandbox_reversal') row = await completePayment(tx, row, now, 'Sandbox: completed (reference test_reversal)', { nextStepAt: new Date(now.getTime() + stepMs) });
+  if (scenario === 'sandbox_failure') row = await failPayment(tx, row, now, SANDBOX_FAILURE_REASON);
+  return row;
 }
 
 /**

@@ -3,6 +3,8 @@ import type { Mode } from '../../auth/secrets.ts';
 import type { Receiver } from './receiver.ts';
 
 export type PaymentStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'reversed';
+/** 'payout': POST /api/pay; 'link': a payment link paid by a wallet holder; 'payroll': a payroll item paid out through a rail. */
+export type PaymentKind = 'payout' | 'link' | 'payroll';
 export type Scenario = 'sandbox_default' | 'sandbox_success' | 'sandbox_failure' | 'sandbox_pending' | 'sandbox_reversal' | 'on_us' | 'provider' | 'link';
 
 export interface TimelineEntry {
@@ -15,7 +17,7 @@ export interface PaymentRow {
   id: string;
   merchant_id: string;
   mode: Mode;
-  kind: 'payout' | 'link';
+  kind: PaymentKind;
   status: PaymentStatus;
   scenario: Scenario;
   rail: string;
