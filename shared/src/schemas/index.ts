@@ -13,3 +13,4 @@ export * from './links.ts';
 export * from './identity.ts';
 export * from './store.ts';
 export * from './offline.ts';
+export * from './checkout.ts';

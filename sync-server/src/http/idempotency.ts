@@ -53,6 +53,8 @@ function scopeOf(principal: Principal | undefined): string {
       return `agent:${principal.agentId}`;
     case 'admin':
       return 'admin';
+    case 'publishable':
+      return `publishable:${principal.keyId}`;
   }
 }
 
