@@ -64,7 +64,8 @@ export interface BuildAppOptions {
 }
 
 const API_DESCRIPTION = `Tapline's sync server: payments, FX, bills, payment links, Pay Identity, tap wearables, POS
-sessions, gift cards and the store, on a double-entry ledger.
+sessions, gift cards, the store and the checkout drop-in ({base_url}/sdk/service.js, with publishable keys
+pk_test_/pk_live_ that only the checkout session routes accept), on a double-entry ledger.
 
 Money: JSON amounts are decimal numbers in major units (12.50); the ledger keeps integer minor units
 per ISO 4217. Errors: {error, code, details?}. Lists: {data, total, limit, offset}.

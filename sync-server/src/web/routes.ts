@@ -64,6 +64,41 @@ const STATUS_WORDS: Record<string, string> = {
   cancelled: 'This payment request was cancelled.',
 };
 
+/**
+ * A request to pay a fixed amount (a POS session, a checkout session): who is paid, how much, and
+ * either the @handle + PIN form (statusWords null: still payable) or why it can no longer be paid.
+ */
+function payRequestPage(
+  reply: FastifyReply,
+  request: { subtitle: string; merchant: { name: string; handle: string } | undefined; amountLabel: string; description: string | null; statusWords: string | null; status: string; data: Record<string, string> },
+): FastifyReply {
+  const { amountLabel } = request;
+  const body = html`<main class="shell">
+${header(request.subtitle)}
+<section class="card center" id="session-card">
+  <p class="muted">Pay ${request.merchant?.name ?? 'merchant'} <span class="handle">${request.merchant ? displayHandle(request.merchant.handle) : ''}</span></p>
+  <div class="amount-display">${amountLabel}</div>
+  ${request.description ? html`<p class="description">${request.description}</p>` : ''}
+  ${request.statusWords === null
+    ? html`<form id="pay-form" class="left" autocomplete="on">
+    <label for="handle">Your @handle</label>
+    <input id="handle" name="username" autocomplete="username" required placeholder="@yourname" spellcheck="false" autocapitalize="none">
+    <label for="pin">Wallet PIN</label>
+    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="4 to 8 digits">
+    <button id="pay-button" type="submit" class="primary big">Pay ${amountLabel}</button>
+    <p id="pay-error" class="error" role="alert"></p>
+  </form>`
+    : html`<p class="status-pill status-${request.status}">${request.statusWords}</p>`}
+  <div id="pay-result" hidden>
+    <div id="result-icon" class="result-icon" aria-hidden="true"></div>
+    <h1 id="result-title"></h1>
+    <p id="result-message" class="muted"></p>
+  </div>
+</section>
+</main>`;
+  return sendPage(reply, 200, page({ title: `Pay ${amountLabel} · Tapline`, body, scripts: ['pay.js'], data: request.data }));
+}
+
 const CHECKOUT_STATUS_WORDS: Record<string, string> = {
   open: 'Waiting for payment.',
   paid: 'This checkout is paid.',
@@ -177,36 +212,15 @@ ${header('POS')}
     const session = await pos.get({ mode: found.mode, merchantId: found.merchant_id }, found.id);
     const merchant = await findMerchant(db, session.merchant_id);
     const amountLabel = formatMoney(session.amount, session.currency);
-    const payable = session.status === 'pending';
-    const body = html`<main class="shell">
-${header(session.mode === 'test' ? 'Pay · test mode' : 'Pay')}
-<section class="card center" id="session-card">
-  <p class="muted">Pay ${merchant?.name ?? 'merchant'} <span class="handle">${merchant ? displayHandle(merchant.handle) : ''}</span></p>
-  <div class="amount-display">${amountLabel}</div>
-  ${session.description ? html`<p class="description">${session.description}</p>` : ''}
-  ${payable
-    ? html`<form id="pay-form" class="left" autocomplete="on">
-    <label for="handle">Your @handle</label>
-    <input id="handle" name="username" autocomplete="username" required placeholder="@yourname" spellcheck="false" autocapitalize="none">
-    <label for="pin">Wallet PIN</label>
-    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="4 to 8 digits">
-    <button id="pay-button" type="submit" class="primary big">Pay ${amountLabel}</button>
-    <p id="pay-error" class="error" role="alert"></p>
-  </form>`
-    : html`<p class="status-pill status-${session.status}">${STATUS_WORDS[session.status] ?? session.status}</p>`}
-  <div id="pay-result" hidden>
-    <div id="result-icon" class="result-icon" aria-hidden="true"></div>
-    <h1 id="result-title"></h1>
-    <p id="result-message" class="muted"></p>
-  </div>
-</section>
-</main>`;
-    return sendPage(reply, 200, page({
-      title: `Pay ${amountLabel} · Tapline`,
-      body,
-      scripts: ['pay.js'],
+    return payRequestPage(reply, {
+      subtitle: session.mode === 'test' ? 'Pay · test mode' : 'Pay',
+      merchant: merchant ? { name: merchant.name, handle: merchant.handle } : undefined,
+      amountLabel,
+      description: session.description,
+      statusWords: session.status === 'pending' ? null : (STATUS_WORDS[session.status] ?? session.status),
+      status: session.status,
       data: { page: 'session', 'session-id': session.id, mode: session.mode, 'amount-label': amountLabel, status: session.status },
-    }));
+    });
   }
 
   /** The page behind a checkout session's QR code: the customer pays it with @handle and PIN. */
@@ -219,37 +233,15 @@ ${header(session.mode === 'test' ? 'Pay · test mode' : 'Pay')}
       if (error instanceof ApiError && error.statusCode === 404) return sendPage(reply, 404, messagePage('Payment not found', 'This checkout does not exist.'));
       throw error;
     }
-    const amountLabel = formatMoney(session.amount, session.currency);
-    const payable = session.status === 'open';
-    const body = html`<main class="shell">
-${header(session.mode === 'test' ? 'Checkout · test mode' : 'Checkout')}
-<section class="card center" id="session-card">
-  <p class="muted">Pay ${session.merchant_name} <span class="handle">${displayHandle(session.merchant_handle)}</span></p>
-  <div class="amount-display">${amountLabel}</div>
-  ${session.description ? html`<p class="description">${session.description}</p>` : ''}
-  ${payable
-    ? html`<form id="pay-form" class="left" autocomplete="on">
-    <label for="handle">Your @handle</label>
-    <input id="handle" name="username" autocomplete="username" required placeholder="@yourname" spellcheck="false" autocapitalize="none">
-    <label for="pin">Wallet PIN</label>
-    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="4 to 8 digits">
-    <button id="pay-button" type="submit" class="primary big">Pay ${amountLabel}</button>
-    <p id="pay-error" class="error" role="alert"></p>
-  </form>`
-    : html`<p class="status-pill status-${session.status}">${CHECKOUT_STATUS_WORDS[session.status]}</p>`}
-  <div id="pay-result" hidden>
-    <div id="result-icon" class="result-icon" aria-hidden="true"></div>
-    <h1 id="result-title"></h1>
-    <p id="result-message" class="muted"></p>
-  </div>
-</section>
-</main>`;
-    return sendPage(reply, 200, page({
-      title: `Pay ${amountLabel} · Tapline`,
-      body,
-      scripts: ['pay.js'],
+    return payRequestPage(reply, {
+      subtitle: session.mode === 'test' ? 'Checkout · test mode' : 'Checkout',
+      merchant: { name: session.merchant_name, handle: session.merchant_handle },
+      amountLabel: formatMoney(session.amount, session.currency),
+      description: session.description,
+      statusWords: session.status === 'open' ? null : CHECKOUT_STATUS_WORDS[session.status] ?? session.status,
+      status: session.status,
       data: { page: 'checkout', 'session-id': session.id, mode: session.mode, status: session.status },
-    }));
+    });
   });
 
   app.get('/pay/:handle', hidden, async (request, reply) => {
