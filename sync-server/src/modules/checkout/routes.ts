@@ -42,7 +42,8 @@ rails table (${describeRails()}). Paying from a Tapline wallet (@handle + PIN) i
 checkout.session.completed and checkout.session.failed {sessionId, merchantId, status, amount, currency, reference,
 country, paymentMethod, payerHandle, transferId, completedAt | failedAt + failureReason}. CORS: any origin.`;
 
-const PAY_DESCRIPTION = `Public: the payer proves themselves in the body.
+const PAY_DESCRIPTION = `Public: the payer proves themselves in the body; send no credential (a publishable key is refused
+here as on every route that does not list it). CORS: any origin. No fee is taken: the merchant receives the amount.
 - method wallet {handle, pin}: one ledger transfer from the payer's wallet to the merchant's; wrong PIN 403 (5 wrong PINs
   lock the wallet for 15 minutes: 429); insufficient funds 422 (the session stays open).
 - method mobile_money {phone} or bank_transfer {accountNumber}: the rail must be offered in the session's country (422
