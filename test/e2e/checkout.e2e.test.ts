@@ -141,6 +141,32 @@ for (const target of await databaseTargets()) {
       await page.context().close();
     });
 
+    it('detects the country from the languages, then the time zone, and leaves the rest to the server', async () => {
+      const s = server();
+      const { merchant } = await setup(s, { fund: 0 });
+      const cases: [string, string, string | null][] = [
+        ['en-US', 'Africa/Nairobi', 'KE'], // the default en-US says little; the African time zone decides
+        ['fr-SN', 'Europe/Paris', 'SN'], // an African language region wins over the time zone
+        ['en-GB', 'Europe/London', 'GB'],
+        ['de-DE', 'Europe/Berlin', null], // not served: the server decides (here the merchant's NG)
+      ];
+      for (const [locale, timezoneId, expected] of cases) {
+        const page = await trackedPage(browser, { locale, timezoneId }, pageErrors);
+        await page.goto(shopUrl);
+        assert.equal(await page.evaluate('window.Tapline.detectCountry() || null'), expected, `${locale} ${timezoneId}`);
+        assert.equal(await page.evaluate('window.Tapline.baseUrl'), s.baseUrl);
+        if (expected === null) {
+          await page.click('#buy');
+          await page.locator('[data-tab="wallet"]').waitFor({ state: 'visible' });
+          const sessionId = await page.locator('[data-tapline-checkout]').getAttribute('data-session-id');
+          const created = await s.request<{ country: string }>('GET', `/api/checkout/sessions/${sessionId}`, { headers: { 'x-merchant-api-key': merchant.testKey } });
+          assert.equal(created.body.country, 'NG');
+        }
+        await page.context().close();
+      }
+      assert.deepEqual(pageErrors, []);
+    });
+
     it('shows the QR code, and polling shows success once the customer pays on the QR\'s page', async () => {
       const s = server();
       const { merchant, payer, merchantBefore } = await setup(s, { fund: 100 });
