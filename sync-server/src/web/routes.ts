@@ -64,6 +64,15 @@ const STATUS_WORDS: Record<string, string> = {
   cancelled: 'This payment request was cancelled.',
 };
 
+/** Where pay.js shows the outcome of a payment (hidden until then). */
+function payResult(className: string): RawHtml {
+  return html`<div id="pay-result" class="${className}" hidden>
+    <div id="result-icon" class="result-icon" aria-hidden="true"></div>
+    <h1 id="result-title"></h1>
+    <p id="result-message" class="muted"></p>
+  </div>`;
+}
+
 /**
  * A request to pay a fixed amount (a POS session, a checkout session): who is paid, how much, and
  * either the @handle + PIN form (statusWords null: still payable) or why it can no longer be paid.
@@ -89,11 +98,7 @@ ${header(request.subtitle)}
     <p id="pay-error" class="error" role="alert"></p>
   </form>`
     : html`<p class="status-pill status-${request.status}">${request.statusWords}</p>`}
-  <div id="pay-result" hidden>
-    <div id="result-icon" class="result-icon" aria-hidden="true"></div>
-    <h1 id="result-title"></h1>
-    <p id="result-message" class="muted"></p>
-  </div>
+  ${payResult('')}
 </section>
 </main>`;
   return sendPage(reply, 200, page({ title: `Pay ${amountLabel} · Tapline`, body, scripts: ['pay.js'], data: request.data }));
@@ -275,11 +280,7 @@ ${header(wallets.length === 1 && wallet.mode === 'test' ? 'Pay · test mode' : '
     <button id="pay-button" type="submit" class="primary big">Pay</button>
     <p id="pay-error" class="error" role="alert"></p>
   </form>
-  <div id="pay-result" class="center" hidden>
-    <div id="result-icon" class="result-icon" aria-hidden="true"></div>
-    <h1 id="result-title"></h1>
-    <p id="result-message" class="muted"></p>
-  </div>
+  ${payResult('center')}
 </section>
 </main>`;
     return sendPage(reply, 200, page({ title: `Pay ${displayHandle(handle)} · Tapline`, body, scripts: ['pay.js'], data }));

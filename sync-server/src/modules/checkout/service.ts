@@ -129,9 +129,9 @@ export function checkoutService(context: AppContext) {
   const { db } = context;
 
   /** A session past its 30 minutes reads as expired (and is written so) wherever it is met. */
-  async function current(db: Queryable, row: CheckoutSessionRow, now: Date): Promise<CheckoutSessionRow> {
+  async function current(queryable: Queryable, row: CheckoutSessionRow, now: Date): Promise<CheckoutSessionRow> {
     if (row.status !== 'open' || row.expires_at.getTime() > now.getTime()) return row;
-    return (await expireCheckoutSession(db, row.id, now)) ?? row;
+    return (await expireCheckoutSession(queryable, row.id, now)) ?? row;
   }
 
   /** The payer's wallet, proven by its PIN (outside any transaction: the KDF is slow). */
@@ -151,7 +151,7 @@ export function checkoutService(context: AppContext) {
    */
   async function finish(
     id: string,
-    settle: (tx: Queryable, session: CheckoutSessionRow) => Promise<Parameters<typeof endCheckoutSession>[2]>,
+    settle: (tx: Queryable, session: CheckoutSessionRow) => Promise<Omit<Parameters<typeof endCheckoutSession>[2], 'now'>>,
   ): Promise<CheckoutSessionRow> {
     const now = context.now();
     const result = await db.transaction(async (tx): Promise<{ refused: CheckoutSessionRow } | { ended: CheckoutSessionRow }> => {
@@ -159,7 +159,7 @@ export function checkoutService(context: AppContext) {
       if (!locked) throw sessionNotFound(id);
       const session = await current(tx, locked, now);
       if (session.status !== 'open') return { refused: session };
-      const ended = await endCheckoutSession(tx, id, await settle(tx, session));
+      const ended = await endCheckoutSession(tx, id, { ...(await settle(tx, session)), now });
       await enqueueEvent(tx, {
         merchantId: ended.merchant_id,
         mode: ended.mode,
@@ -233,7 +233,6 @@ export function checkoutService(context: AppContext) {
       if (!found) throw sessionNotFound(id);
       const session = await current(db, found, context.now());
       if (session.status !== 'open') throw notPayable(session);
-      const now = context.now();
       const transferId = checkoutTransferId(session.id);
 
       if (body.method === 'wallet') {
@@ -249,7 +248,7 @@ export function checkoutService(context: AppContext) {
             ],
             metadata: { checkoutSessionId: locked.id },
           });
-          return { status: 'paid', method: 'wallet', payerHandle: payer.handle, payerWalletId: payer.id, payerAccount: null, transferId, failureReason: null, now };
+          return { status: 'paid', method: 'wallet', payerHandle: payer.handle, payerWalletId: payer.id, payerAccount: null, transferId, failureReason: null };
         });
       }
 
@@ -261,7 +260,7 @@ export function checkoutService(context: AppContext) {
         throw unprocessable('rail_unavailable', `No ${body.method} collection provider is configured for live payments: pay from a Tapline wallet`);
       }
       return finish(id, async (tx, locked) => {
-        const base = { method: body.method, payerHandle: null, payerWalletId: null, payerAccount: account, now };
+        const base = { method: body.method, payerHandle: null, payerWalletId: null, payerAccount: account };
         if (locked.reference === 'test_failure') return { ...base, status: 'failed', transferId: null, failureReason: SANDBOX_COLLECTION_FAILURE };
         await transfer(tx, {
           id: transferId,
