@@ -11,6 +11,7 @@ import { adminTokenChecker } from './auth/principal.ts';
 import { registerRateLimits } from './auth/rate-limit.ts';
 import { notFound, registerErrorHandling } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { registerCors } from './http/cors.ts';
 import { EventDispatcher, scaledRetryDelays } from './events/dispatcher.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { type MoneyServiceOptions, createMoneyServices } from './modules/payments/runtime.ts';
@@ -34,6 +35,7 @@ import { buildValidator } from './http/validation.ts';
 import { createSecretBox, keyFromFile } from './auth/secret-box.ts';
 import { sealStoredWebhookSecrets } from './modules/merchants/store.ts';
 import { offlineRoutes, startOfflineJobs } from './modules/offline/routes.ts';
+import { checkoutRoutes } from './modules/checkout/routes.ts';
 import { currentSigner } from './modules/offline/keys.ts';
 import { attachSyncEndpoint } from './sync/socket.ts';
 
@@ -64,7 +66,9 @@ export interface BuildAppOptions {
 }
 
 const API_DESCRIPTION = `Tapline's sync server: payments, FX, bills, payment links, Pay Identity, tap wearables, POS
-sessions, gift cards, the store, subscriptions, payroll and offline QR, on a double-entry ledger.
+sessions, gift cards, the store, subscriptions, payroll, offline QR and the checkout drop-in
+({base_url}/sdk/service.js, with publishable keys pk_test_/pk_live_ that only the checkout session routes
+accept), on a double-entry ledger.
 
 Money: JSON amounts are decimal numbers in major units (12.50); the ledger keeps integer minor units
 per ISO 4217. Errors: {error, code, details?}. Lists: {data, total, limit, offset}.
@@ -112,7 +116,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
       components: {
         securitySchemes: {
           merchantKey: { type: 'apiKey', in: 'header', name: 'x-merchant-api-key', description: 'mk_test_ or mk_live_ key; Authorization: Bearer <key> also works' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'wallet.<token>, agent.<token>, term.<token> or admin.<token>' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'wallet.<token>, agent.<token>, term.<token> or admin.<token>; pk_test_/pk_live_ publishable keys on the checkout session routes only' },
         },
       },
     },
@@ -125,12 +129,13 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   registerAuth(app, db, adminTokenChecker(options.adminTokenHash));
   await registerRateLimits(app, db, { store: config.rateLimitStore, scale: options.rateLimitScale ?? 1 });
   registerIdempotency(app, db);
+  registerCors(app);
 
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request) => {
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, webRoutes]) {
+  for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, webRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);

@@ -15,3 +15,4 @@ export * from './store.ts';
 export * from './offline.ts';
 export * from './subscriptions.ts';
 export * from './payroll.ts';
+export * from './checkout.ts';

@@ -29,8 +29,13 @@ export function registerAuth(app: FastifyInstance, db: Database, isAdminToken: A
   });
   app.addHook('preValidation', async (request) => {
     const allowed = request.routeOptions.config.auth;
-    if (!allowed) return;
     const credential = request.credential;
+    // A publishable key is public (it sits in web pages): it opens only the routes that list it,
+    // never a public route's caller-dependent answer nor any other route.
+    if (credential.state === 'valid' && credential.principal.kind === 'publishable' && !allowed?.includes('publishable')) {
+      throw forbidden('credential_not_allowed', 'A publishable key only creates and reads checkout sessions; use the secret merchant key (mk_) from your server');
+    }
+    if (!allowed) return;
     if (credential.state === 'none') {
       throw unauthorized('authentication_required', `This endpoint needs a credential: ${describeKinds(allowed)}`);
     }
@@ -47,6 +52,7 @@ const KIND_NAMES: Record<PrincipalKind, string> = {
   wallet: 'a wallet session token',
   agent: 'an agent session token',
   admin: 'the admin token',
+  publishable: 'a publishable key',
 };
 
 function describeKinds(kinds: readonly PrincipalKind[]): string {

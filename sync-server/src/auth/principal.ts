@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import { type Mode, constantTimeEqual, merchantKeyMode, sha256Hex } from './secrets.ts';
+import { type Mode, constantTimeEqual, merchantKeyMode, publishableKeyMode, sha256Hex } from './secrets.ts';
 import { rememberedLookup } from './credential-cache.ts';
 
 /** Who is calling, as established from the request's credential. Every non-admin principal has a mode. */
@@ -8,7 +8,13 @@ export type Principal =
   | { kind: 'terminal'; terminalId: string; merchantId: string; handle: string; mode: Mode; rateLimitMultiplier: number }
   | { kind: 'wallet'; walletId: string; handle: string; mode: Mode; sessionHash: string }
   | { kind: 'agent'; agentId: string; walletId: string; handle: string; mode: Mode }
-  | { kind: 'admin' };
+  | { kind: 'admin' }
+  /**
+   * A publishable key from a merchant's web page (the /sdk/service.js drop-in). It is public, so
+   * it is admitted only where a route lists 'publishable' in config.auth (the checkout sessions);
+   * hooks.ts refuses it everywhere else, public routes included.
+   */
+  | { kind: 'publishable'; keyId: string; merchantId: string; handle: string; mode: Mode; rateLimitMultiplier: number; allowedOrigins: readonly string[] | null };
 
 export type PrincipalKind = Principal['kind'];
 
@@ -56,6 +62,7 @@ export async function resolveCredential(
   if (presented === undefined) return { state: 'none' };
 
   if (presented.startsWith('mk_')) return resolveMerchantKey(db, presented);
+  if (presented.startsWith('pk_')) return resolvePublishableKey(db, presented);
   if (presented.startsWith('wallet.')) return resolveWalletToken(db, stripPrefix(presented, 'wallet.'));
   if (presented.startsWith('agent.')) return resolveAgentToken(db, stripPrefix(presented, 'agent.'));
   if (presented.startsWith('term.')) return resolveTerminalToken(db, stripPrefix(presented, 'term.'));
@@ -64,7 +71,7 @@ export async function resolveCredential(
       ? { state: 'valid', principal: { kind: 'admin' } }
       : invalid('admin', 'invalid_admin_token', 'The admin token is not valid');
   }
-  return invalid('unknown', 'invalid_credential', 'Unrecognised credential: send a merchant key (mk_test_/mk_live_) or a wallet., agent., term. or admin. token');
+  return invalid('unknown', 'invalid_credential', 'Unrecognised credential: send a merchant key (mk_test_/mk_live_), a publishable key (pk_test_/pk_live_) or a wallet., agent., term. or admin. token');
 }
 
 async function resolveMerchantKey(db: Database, key: string): Promise<Credential> {
@@ -85,6 +92,35 @@ async function resolveMerchantKey(db: Database, key: string): Promise<Credential
   return {
     state: 'valid',
     principal: { kind: 'merchant', merchantId: row.merchant_id, handle: row.handle, mode: row.mode, keyId: row.id, rateLimitMultiplier: row.rate_limit_multiplier },
+  };
+}
+
+async function resolvePublishableKey(db: Database, key: string): Promise<Credential> {
+  const mode = publishableKeyMode(key);
+  if (!mode) return invalid('publishable', 'invalid_publishable_key', 'Malformed publishable key: expected pk_test_ or pk_live_ followed by 32 lower-case hex characters');
+  const keyHash = sha256Hex(key);
+  const row = await rememberedLookup(db, `publishable:${keyHash}`, async () => {
+    const rows = await db.query<{ id: string; merchant_id: string; mode: Mode; revoked: boolean; allowed_origins: string[] | null; handle: string; rate_limit_multiplier: number }>(
+      `SELECT k.id, k.merchant_id, k.mode, k.revoked_at IS NOT NULL AS revoked, k.allowed_origins, m.handle, m.rate_limit_multiplier
+       FROM publishable_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1`,
+      [keyHash],
+      { prepareAs: 'auth_publishable_key' },
+    );
+    return rows[0];
+  });
+  if (!row || row.mode !== mode) return invalid('publishable', 'invalid_publishable_key', 'Unknown publishable key');
+  if (row.revoked) return invalid('publishable', 'publishable_key_revoked', 'This publishable key has been revoked by its merchant');
+  return {
+    state: 'valid',
+    principal: {
+      kind: 'publishable',
+      keyId: row.id,
+      merchantId: row.merchant_id,
+      handle: row.handle,
+      mode: row.mode,
+      rateLimitMultiplier: row.rate_limit_multiplier,
+      allowedOrigins: row.allowed_origins,
+    },
   };
 }
 

@@ -36,7 +36,7 @@ function pathOf(request: FastifyRequest): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-/** CONTRACT.md: the API key where one is sent, else the wallet/agent/terminal token, else the client IP. */
+/** CONTRACT.md: the API key where one is sent, else the wallet/agent/terminal token, else the client IP; a publishable key per key and IP. */
 function callerKey(request: FastifyRequest): string {
   const credential = request.credential;
   if (credential?.state !== 'valid') return `ip:${request.ip}`;
@@ -52,6 +52,10 @@ function callerKey(request: FastifyRequest): string {
       return `agent:${principal.agentId}`;
     case 'admin':
       return 'admin';
+    case 'publishable':
+      // The key is shared by every visitor of the merchant's site: counting it per client IP
+      // keeps one abusive visitor from using up the checkout of everyone else.
+      return `publishable:${principal.keyId}:ip:${request.ip}`;
   }
 }
 
@@ -60,7 +64,7 @@ function maxFor(request: FastifyRequest, group: RateLimitGroup, scale: number): 
   if (credential?.state === 'valid') {
     const principal = credential.principal;
     if (principal.kind === 'admin') return ADMIN_MAX;
-    if (principal.kind === 'merchant' || principal.kind === 'terminal') return Math.max(1, Math.round(group.max * scale)) * principal.rateLimitMultiplier;
+    if (principal.kind === 'merchant' || principal.kind === 'terminal' || principal.kind === 'publishable') return Math.max(1, Math.round(group.max * scale)) * principal.rateLimitMultiplier;
   }
   return Math.max(1, Math.round(group.max * scale));
 }

@@ -42,6 +42,18 @@ export function merchantKeyMode(key: string): Mode | undefined {
   return MERCHANT_KEY.exec(key)?.[1] as Mode | undefined;
 }
 
+const PUBLISHABLE_KEY = /^pk_(test|live)_([0-9a-f]{32})$/;
+
+/** A browser-safe publishable key: `pk_test_` or `pk_live_` + 32 lower-case hex (16 random bytes). */
+export function newPublishableKey(mode: Mode): string {
+  return `pk_${mode}_${randomHex(16)}`;
+}
+
+/** The mode a publishable key selects, or undefined when it is not a well-formed one. */
+export function publishableKeyMode(key: string): Mode | undefined {
+  return PUBLISHABLE_KEY.exec(key)?.[1] as Mode | undefined;
+}
+
 /** PIN hashing parameters: scrypt N=2^14, r=8, p=1 (about 16 MiB and tens of milliseconds). */
 const PIN_KDF = { N: 16_384, r: 8, p: 1, keyLength: 32, maxmem: 64 * 1024 * 1024 };
 

@@ -54,6 +54,8 @@ export function idempotencyScope(principal: Principal | undefined): string {
       return `agent:${principal.agentId}`;
     case 'admin':
       return 'admin';
+    case 'publishable':
+      return `publishable:${principal.keyId}`;
   }
 }
 

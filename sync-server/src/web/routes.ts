@@ -13,6 +13,7 @@ import { findWallet } from '../modules/wallets/store.ts';
 import { normalizeTagId, resolveTag } from '../modules/wearables/service.ts';
 import { posService } from '../modules/pos/service.ts';
 import { findSession } from '../modules/pos/store.ts';
+import { checkoutService } from '../modules/checkout/service.ts';
 import { PAGE_SECURITY_HEADERS, type RawHtml, html, page } from './html.ts';
 
 /** The browser files under ./assets, read once: plain CSS and vanilla JS, no build step. */
@@ -23,10 +24,24 @@ const ASSETS: Record<string, string> = {
   'offline-qr.js': 'text/javascript; charset=utf-8',
 };
 const assetBodies = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8')]));
+/** The browser drop-in merchants embed cross-origin: {base_url}/sdk/service.js. */
+const SDK_SCRIPT = readFileSync(new URL('./assets/sdk-service.js', import.meta.url), 'utf8');
+/**
+ * Loaded by other sites' pages: any origin may fetch it (CORS, and CORP for pages that isolate
+ * themselves); cached briefly so a fix reaches every merchant's checkout within minutes.
+ */
+const SDK_HEADERS = {
+  'access-control-allow-origin': '*',
+  'cross-origin-resource-policy': 'cross-origin',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'public, max-age=300',
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HANDLE = /^@?[A-Za-z0-9_.]{3,30}$/;
 const QR_TEXT_LENGTH_MAX = 512;
+/** The links /pos/qr.svg draws: POS sessions (/tap/<id>) and checkout sessions (/pay/checkout/<id>). */
+const QR_PREFIXES = ['/tap/', '/pay/checkout/'];
 
 function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.status(status).headers(PAGE_SECURITY_HEADERS).type('text/html; charset=utf-8').send(body);
@@ -50,11 +65,63 @@ const STATUS_WORDS: Record<string, string> = {
   cancelled: 'This payment request was cancelled.',
 };
 
+/** Where pay.js shows the outcome of a payment (hidden until then). */
+function payResult(className: string): RawHtml {
+  return html`<div id="pay-result" class="${className}" hidden>
+    <div id="result-icon" class="result-icon" aria-hidden="true"></div>
+    <h1 id="result-title"></h1>
+    <p id="result-message" class="muted"></p>
+  </div>`;
+}
+
+/**
+ * A request to pay a fixed amount (a POS session, a checkout session): who is paid, how much, and
+ * either the @handle + PIN form (statusWords null: still payable) or why it can no longer be paid.
+ */
+function payRequestPage(
+  reply: FastifyReply,
+  request: { subtitle: string; merchant: { name: string; handle: string } | undefined; amountLabel: string; description: string | null; statusWords: string | null; status: string; data: Record<string, string> },
+): FastifyReply {
+  const { amountLabel } = request;
+  const body = html`<main class="shell">
+${header(request.subtitle)}
+<section class="card center" id="session-card">
+  <p class="muted">Pay ${request.merchant?.name ?? 'merchant'} <span class="handle">${request.merchant ? displayHandle(request.merchant.handle) : ''}</span></p>
+  <div class="amount-display">${amountLabel}</div>
+  ${request.description ? html`<p class="description">${request.description}</p>` : ''}
+  ${request.statusWords === null
+    ? html`<form id="pay-form" class="left" autocomplete="on">
+    <label for="handle">Your @handle</label>
+    <input id="handle" name="username" autocomplete="username" required placeholder="@yourname" spellcheck="false" autocapitalize="none">
+    <label for="pin">Wallet PIN</label>
+    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="4 to 8 digits">
+    <button id="pay-button" type="submit" class="primary big">Pay ${amountLabel}</button>
+    <p id="pay-error" class="error" role="alert"></p>
+  </form>`
+    : html`<p class="status-pill status-${request.status}">${request.statusWords}</p>`}
+  ${payResult('')}
+</section>
+</main>`;
+  return sendPage(reply, 200, page({ title: `Pay ${amountLabel} · Tapline`, body, scripts: ['pay.js'], data: request.data }));
+}
+
+const CHECKOUT_STATUS_WORDS: Record<string, string> = {
+  open: 'Waiting for payment.',
+  paid: 'This checkout is paid.',
+  failed: 'This payment failed.',
+  expired: 'This checkout has expired.',
+};
+
 /** The pages of ARCHITECTURE.md's web/: /pos, /tap/<tagId or sessionId>, /pay/<handle>, and their assets. */
 export async function webRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const { db, config } = context;
   const pos = posService(context);
+  const checkout = checkoutService(context);
   const hidden = { schema: { hide: true } };
+
+  app.get('/sdk/service.js', hidden, async (_request, reply) => {
+    return reply.headers(SDK_HEADERS).type('text/javascript; charset=utf-8').send(SDK_SCRIPT);
+  });
 
   app.get('/web/:name', hidden, async (request, reply) => {
     const { name } = request.params as { name: string };
@@ -121,9 +188,12 @@ ${header('POS')}
   app.get('/pos/qr.svg', { schema: { hide: true, querystring: Type.Object({ data: Type.String({ minLength: 1, maxLength: QR_TEXT_LENGTH_MAX }) }) } }, async (request, reply) => {
     const { data } = request.query as { data: string };
     // Only our own pay links: the endpoint is not a general-purpose QR generator.
-    if (!data.startsWith(`${config.publicBaseUrl}/tap/`)) throw new ApiError(400, 'qr_data_not_allowed', 'Only this service\'s /tap/ links are rendered as QR codes');
+    if (!QR_PREFIXES.some((prefix) => data.startsWith(`${config.publicBaseUrl}${prefix}`))) {
+      throw new ApiError(400, 'qr_data_not_allowed', 'Only this service\'s /tap/ and /pay/checkout/ links are rendered as QR codes');
+    }
     const svg = await QRCode.toString(data, { type: 'svg', errorCorrectionLevel: 'M', margin: 2, color: { dark: '#0b1f17', light: '#ffffff' } });
-    return reply.headers({ 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=300' }).type('image/svg+xml').send(svg);
+    // The drop-in shows a checkout's QR code in merchants' pages: another origin may embed it.
+    return reply.headers({ 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=300', 'cross-origin-resource-policy': 'cross-origin' }).type('image/svg+xml').send(svg);
   });
 
   app.get('/tap/:id', hidden, async (request, reply) => {
@@ -148,36 +218,15 @@ ${header('POS')}
     const session = await pos.get({ mode: found.mode, merchantId: found.merchant_id }, found.id);
     const merchant = await findMerchant(db, session.merchant_id);
     const amountLabel = formatMoney(session.amount, session.currency);
-    const payable = session.status === 'pending';
-    const body = html`<main class="shell">
-${header(session.mode === 'test' ? 'Pay · test mode' : 'Pay')}
-<section class="card center" id="session-card">
-  <p class="muted">Pay ${merchant?.name ?? 'merchant'} <span class="handle">${merchant ? displayHandle(merchant.handle) : ''}</span></p>
-  <div class="amount-display">${amountLabel}</div>
-  ${session.description ? html`<p class="description">${session.description}</p>` : ''}
-  ${payable
-    ? html`<form id="pay-form" class="left" autocomplete="on">
-    <label for="handle">Your @handle</label>
-    <input id="handle" name="username" autocomplete="username" required placeholder="@yourname" spellcheck="false" autocapitalize="none">
-    <label for="pin">Wallet PIN</label>
-    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="4 to 8 digits">
-    <button id="pay-button" type="submit" class="primary big">Pay ${amountLabel}</button>
-    <p id="pay-error" class="error" role="alert"></p>
-  </form>`
-    : html`<p class="status-pill status-${session.status}">${STATUS_WORDS[session.status] ?? session.status}</p>`}
-  <div id="pay-result" hidden>
-    <div id="result-icon" class="result-icon" aria-hidden="true"></div>
-    <h1 id="result-title"></h1>
-    <p id="result-message" class="muted"></p>
-  </div>
-</section>
-</main>`;
-    return sendPage(reply, 200, page({
-      title: `Pay ${amountLabel} · Tapline`,
-      body,
-      scripts: ['pay.js'],
+    return payRequestPage(reply, {
+      subtitle: session.mode === 'test' ? 'Pay · test mode' : 'Pay',
+      merchant: merchant ? { name: merchant.name, handle: merchant.handle } : undefined,
+      amountLabel,
+      description: session.description,
+      statusWords: session.status === 'pending' ? null : (STATUS_WORDS[session.status] ?? session.status),
+      status: session.status,
       data: { page: 'session', 'session-id': session.id, mode: session.mode, 'amount-label': amountLabel, status: session.status },
-    }));
+    });
   }
 
   // A wallet holder makes an offline QR voucher to pay at a terminal without a connection.
@@ -218,6 +267,27 @@ ${header('Offline QR')}
     return sendPage(reply, 200, page({ title: 'Offline QR · Tapline', body, scripts: ['offline-qr.js'] }));
   });
 
+  /** The page behind a checkout session's QR code: the customer pays it with @handle and PIN. */
+  app.get('/pay/checkout/:id', hidden, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    let session;
+    try {
+      session = await checkout.getPublic(id);
+    } catch (error) {
+      if (error instanceof ApiError && error.statusCode === 404) return sendPage(reply, 404, messagePage('Payment not found', 'This checkout does not exist.'));
+      throw error;
+    }
+    return payRequestPage(reply, {
+      subtitle: session.mode === 'test' ? 'Checkout · test mode' : 'Checkout',
+      merchant: { name: session.merchant_name, handle: session.merchant_handle },
+      amountLabel: formatMoney(session.amount, session.currency),
+      description: session.description,
+      statusWords: session.status === 'open' ? null : CHECKOUT_STATUS_WORDS[session.status] ?? session.status,
+      status: session.status,
+      data: { page: 'checkout', 'session-id': session.id, mode: session.mode, status: session.status },
+    });
+  });
+
   app.get('/pay/:handle', hidden, async (request, reply) => {
     const { handle: raw } = request.params as { handle: string };
     const { source } = request.query as { source?: string };
@@ -249,11 +319,7 @@ ${header(wallets.length === 1 && wallet.mode === 'test' ? 'Pay · test mode' : '
     <button id="pay-button" type="submit" class="primary big">Pay</button>
     <p id="pay-error" class="error" role="alert"></p>
   </form>
-  <div id="pay-result" class="center" hidden>
-    <div id="result-icon" class="result-icon" aria-hidden="true"></div>
-    <h1 id="result-title"></h1>
-    <p id="result-message" class="muted"></p>
-  </div>
+  ${payResult('center')}
 </section>
 </main>`;
     return sendPage(reply, 200, page({ title: `Pay ${displayHandle(handle)} · Tapline`, body, scripts: ['pay.js'], data }));

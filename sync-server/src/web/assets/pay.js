@@ -1,7 +1,8 @@
 /* Paying without NFC: the page behind a POS session's tapUrl / QR code (data-page="session") and the
  * /pay/<handle> page a wearable's tap redirects to (data-page="handle"). The payer signs in with
- * @handle and PIN (POST /api/wallet/sessions) and pays with that wallet session. Plain browser
- * JavaScript, no build step. */
+ * @handle and PIN (POST /api/wallet/sessions) and pays with that wallet session. The page behind a
+ * checkout session's QR code (data-page="checkout") sends handle and PIN with the payment itself
+ * (POST /api/checkout/sessions/<id>/pay). Plain browser JavaScript, no build step. */
 /* global document */
 'use strict';
 
@@ -91,6 +92,17 @@
     }
     button.disabled = true;
     try {
+      if (facts.page === 'checkout') {
+        const result = await call('POST', `/api/checkout/sessions/${facts.sessionId}/pay`, { method: 'wallet', handle, pin }, { 'idempotency-key': idempotencyKey });
+        if (result.status === 200 && result.data.status === 'paid') {
+          showResult('completed', 'Paid', `${formatAmount(result.data.amount, result.data.currency)} paid to ${result.data.merchant.name} by ${result.data.payerHandle}.`);
+        } else if (result.status === 409 || result.status === 410) {
+          showResult(result.status === 410 ? 'expired' : 'failed', result.status === 410 ? 'Expired' : 'Not payable', errorText(result));
+        } else {
+          throw new Error(errorText(result));
+        }
+        return;
+      }
       const token = await signIn(handle, pin);
       const headers = { authorization: `Bearer wallet.${token}`, 'idempotency-key': idempotencyKey };
       if (facts.page === 'session') {
