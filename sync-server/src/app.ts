@@ -38,6 +38,7 @@ import { offlineRoutes, startOfflineJobs } from './modules/offline/routes.ts';
 import { checkoutRoutes } from './modules/checkout/routes.ts';
 import { currentSigner } from './modules/offline/keys.ts';
 import { attachSyncEndpoint } from './sync/socket.ts';
+import { SyncNotifier } from './sync/notifier.ts';
 
 export interface BuildAppOptions {
   config: Config;
@@ -99,7 +100,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     fxProvider: options.fxProvider,
     onError: (scope, error) => app.log.error({ err: error }, `${scope} failed`),
   });
-  const context: AppContext = { db, config, now, events, secrets, ...money };
+  const context: AppContext = { db, config, now, events, secrets, sync: new SyncNotifier(), ...money };
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,

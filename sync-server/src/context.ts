@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { EventDispatcher } from './events/dispatcher.ts';
 import type { MoneyServices } from './modules/payments/runtime.ts';
+import type { SyncNotifier } from './sync/notifier.ts';
 
 /** What every module is built with. MoneyServices adds fx, payments (the scheduler) and providers. */
 export interface AppContext extends MoneyServices {
@@ -14,4 +15,6 @@ export interface AppContext extends MoneyServices {
   events: EventDispatcher;
   /** Seals and opens the secrets the server must use again (webhook signing secrets). */
   secrets: SecretBox;
+  /** Tells connected terminals that their hello changed (sync/socket.ts listens). */
+  sync: SyncNotifier;
 }

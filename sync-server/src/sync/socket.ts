@@ -88,6 +88,21 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     return { terminalId, merchantId, mode, handle };
   }
 
+  /** What a terminal is told after every connect, and again when it changes. */
+  async function helloFor(terminalId: string): Promise<SyncHello | undefined> {
+    const row = await findTerminalForSync(db, terminalId);
+    if (!row || row.revoked_at !== null) return undefined;
+    return {
+      protocolVersion: SYNC_PROTOCOL_VERSION,
+      terminal: { id: row.id, name: row.name },
+      merchant: { id: row.merchant_id, handle: `@${row.merchant_handle}`, name: row.merchant_name, currency: row.merchant_currency },
+      mode: row.mode,
+      offlineLimits: await terminalOfflineLimits(context, row),
+      offlineQrKeys: await publicKeys(db),
+      serverTime: context.now().toISOString(),
+    };
+  }
+
   namespace.use((socket, next) => {
     authenticate((socket.handshake.auth as { token?: unknown } | undefined)?.token).then(
       (result) => {
@@ -166,19 +181,19 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     });
 
     void serial(async () => {
-      const row = await findTerminalForSync(db, terminal.terminalId);
-      if (!row) return;
-      const hello: SyncHello = {
-        protocolVersion: SYNC_PROTOCOL_VERSION,
-        terminal: { id: row.id, name: row.name },
-        merchant: { id: row.merchant_id, handle: `@${row.merchant_handle}`, name: row.merchant_name, currency: row.merchant_currency },
-        mode: row.mode,
-        offlineLimits: await terminalOfflineLimits(context, row),
-        offlineQrKeys: await publicKeys(db),
-        serverTime: context.now().toISOString(),
-      };
-      socket.emit(SYNC_EVENTS.hello, hello);
+      const hello = await helloFor(terminal.terminalId);
+      if (hello) socket.emit(SYNC_EVENTS.hello, hello);
     }).catch((error: unknown) => app.log.error({ err: error }, 'sync hello failed'));
+  });
+
+  // A merchant changed this terminal's limits: its connections here hear the new hello at once.
+  context.sync.listen((terminalId) => {
+    helloFor(terminalId).then(
+      (hello) => {
+        if (hello) namespace.to(roomOf(terminalId)).emit(SYNC_EVENTS.hello, hello);
+      },
+      (error: unknown) => app.log.error({ err: error }, 'sync hello failed'),
+    );
   });
 
   // Close the terminals' connections before Fastify closes the HTTP server (which waits for them).

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { checkVoucher, parseVoucher } from '@tapline/shared/offline-qr';
-import { type OfflinePaymentDoc, SYNC_EVENTS } from '@tapline/shared/sync-protocol';
+import { type OfflinePaymentDoc, SYNC_EVENTS, type SyncHello } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { balanceMinor, systemBalance } from '../../testing/ledger.ts';
 import { uniqueHandle, useTestServer } from '../../testing/server.ts';
@@ -166,7 +166,7 @@ for (const target of await databaseTargets()) {
     it('greets a terminal with its merchant, mode, offline limits and the voucher keys; the merchant changes the limits', async () => {
       const s = server();
       const { key, terminalId, termToken, merchant } = await shop();
-      const { hello } = await connectTerminal(s, termToken);
+      const { hello, socket } = await connectTerminal(s, termToken);
       assert.equal(hello.terminal.id, terminalId);
       assert.equal(hello.merchant.handle, merchant.handle);
       assert.equal(hello.merchant.currency, 'NGN');
@@ -177,12 +177,15 @@ for (const target of await databaseTargets()) {
       assert.ok(hello.offlineQrKeys.length >= 1);
       assert.equal(hello.offlineQrKeys[0]?.algorithm, 'Ed25519');
 
+      // The connected terminal is greeted again with its new limits, without reconnecting.
+      const greeted = new Promise<SyncHello>((resolve) => socket.once(SYNC_EVENTS.hello, resolve));
       const changed = await s.request<{ perPayment: number; total: number; maxAgeHours: number }>('PATCH', `/api/merchant/terminals/${terminalId}`, {
         headers: key,
         body: { offlineLimits: { perPayment: 5000, total: 20000.5, maxAgeHours: 12 } },
       });
       assert.equal(changed.status, 200, JSON.stringify(changed.body));
       assert.deepEqual(changed.body, { terminalId, currency: 'NGN', perPayment: 5000, total: 20000.5, maxAgeHours: 12 });
+      assert.deepEqual((await greeted).offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 500_000, totalMaxMinor: 2_000_050, maxAgeSeconds: 12 * 3600 });
       const { hello: next } = await connectTerminal(s, termToken);
       assert.deepEqual(next.offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 500_000, totalMaxMinor: 2_000_050, maxAgeSeconds: 12 * 3600 });
       const reset = await s.request<{ perPayment: number }>('PATCH', `/api/merchant/terminals/${terminalId}`, { headers: key, body: { offlineLimits: { perPayment: null } } });

@@ -189,7 +189,7 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
       tags: ['offline'],
       summary: 'Set a terminal\'s offline limits',
       description: `Defaults: OFFLINE_PER_PAYMENT_USD (20) and OFFLINE_TOTAL_USD (200) converted into the merchant currency at the mid
-rate, OFFLINE_MAX_AGE_HOURS (72). The terminal receives its limits in the next sync hello (its next connection).`,
+rate, OFFLINE_MAX_AGE_HOURS (72). A connected terminal receives them at once in a new sync hello.`,
       params: IdParams,
       body: OfflineLimitsBody,
       response: { 200: OfflineLimitsRecord, ...errors },
@@ -206,6 +206,7 @@ rate, OFFLINE_MAX_AGE_HOURS (72). The terminal receives its limits in the next s
       totalMax: minor(offlineLimits.total),
       maxAgeSeconds: offlineLimits.maxAgeHours === undefined || offlineLimits.maxAgeHours === null ? offlineLimits.maxAgeHours : offlineLimits.maxAgeHours * 3600,
     });
+    context.sync.terminalChanged(id);
     return limitsRecord(id, principal.merchantId, principal.mode);
   });
 
