@@ -189,7 +189,7 @@ for (const target of await databaseTargets()) {
       assert.ok(databases.some((name) => name.includes(`tapline_terminal_${terminalId.toLowerCase().replace(/[^a-z0-9]/g, '_')}`)), `the replica lives in IndexedDB: ${databases.join(', ')}`);
       // Signing out with payments waiting asks first.
       await page.click('#sign-out');
-      assert.match(await page.locator('#sign-out-warning').innerText(), /^3 offline payments have not synced yet/);
+      assert.match(await page.locator('#sign-out-warning').innerText(), /^3 offline sales have not synced yet/);
       assert.equal(await page.locator('#sign-out').innerText(), 'Sign out anyway');
       assert.equal(await page.locator('#sale').count(), 1, 'still signed in');
       await page.locator('#status-reader[data-state="ready"]').waitFor();

@@ -52,3 +52,30 @@ export function amountForApi(current: string, currency: string): { ok: true; amo
   const minor = amountMinorForEntry(current, currency);
   return minor.ok ? { ok: true, amount: toMajor(minor.amountMinor, currency) } : minor;
 }
+
+/**
+ * Amount typing on the whole page: digits, `.`, Backspace and Escape go to `onKey` without
+ * focusing anything, Enter submits; text fields keep their own keys (Enter in a one-line field
+ * submits too). Returns the function that stops listening.
+ */
+export function listenForAmountKeys(onKey: (key: AmountKey) => void, onEnter: () => void): () => void {
+  const onKeyDown = (event: KeyboardEvent) => {
+    const target = event.target as HTMLElement | null;
+    if (target !== null && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) {
+      if (event.key === 'Enter' && target.tagName === 'INPUT') onEnter();
+      return;
+    }
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      onEnter();
+      return;
+    }
+    const key = keyFromKeyboard(event.key);
+    if (key !== null) {
+      event.preventDefault();
+      onKey(key);
+    }
+  };
+  window.addEventListener('keydown', onKeyDown);
+  return () => window.removeEventListener('keydown', onKeyDown);
+}

@@ -1,13 +1,14 @@
-import type { MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings } from '@tapline/hardware/src/printer/layouts.ts';
+import type { GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings } from '@tapline/hardware/src/printer/layouts.ts';
 import { toMinor } from '@tapline/shared/money';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import type { PosContext, PosSession } from './api.ts';
+import { type GiftCardSale, printedExpiry } from './gift-card-sales.ts';
 import type { TerminalConfig } from './terminal-config.ts';
 
 export interface ReceiptRequest {
   merchant: MerchantHeader;
   settings: ReceiptSettings;
-  receipt: PosPaymentReceipt | OfflinePaymentReceipt;
+  receipt: PosPaymentReceipt | OfflinePaymentReceipt | GiftCardSaleReceipt;
   /** One job per sale: a second request for the same sale does not print twice. */
   jobId: string;
 }
@@ -57,5 +58,35 @@ export function offlinePaymentReceipt(doc: OfflinePaymentDoc, context: PosContex
       takenAt: doc.capturedAt,
     },
     jobId: `offline-${doc.id}`,
+  };
+}
+
+/** Printed under the card while its sale waits for the server: the code does not work before. */
+export const GIFT_CARD_ACTIVATION_NOTE = 'This card activates when the till is online.';
+
+/**
+ * The gift card the customer takes home: the code as QR and text (hardware's gift-card layout),
+ * paid in cash at the till. Printed when the sale is stored, online or not, so it says when it
+ * activates and prints the earliest expiry the card can get. Job `giftcard-<saleId>`.
+ */
+export function giftCardSaleReceipt(sale: GiftCardSale, context: PosContext, config: TerminalConfig): ReceiptRequest {
+  const { doc, code } = sale;
+  const base = header(context, config);
+  const footer = doc.status === 'queued' ? [GIFT_CARD_ACTIVATION_NOTE, base.settings.footer].filter(Boolean).join(' ') : base.settings.footer;
+  return {
+    merchant: base.merchant,
+    settings: { ...base.settings, ...(footer === undefined ? {} : { footer }) },
+    receipt: {
+      kind: 'gift-card-sale',
+      receiptNumber: doc.id.slice(0, 12),
+      code,
+      amountMinor: doc.amountMinor,
+      currency: doc.currency,
+      expiresAt: doc.expiresAt ?? printedExpiry(doc.capturedAt),
+      ...(doc.message === undefined ? {} : { message: doc.message }),
+      payment: { method: 'cash', amountMinor: doc.amountMinor },
+      soldAt: doc.capturedAt,
+    },
+    jobId: `giftcard-${doc.id}`,
   };
 }

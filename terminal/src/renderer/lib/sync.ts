@@ -1,9 +1,8 @@
-import { type RxReplicationPullStreamItem, type WithDeleted } from 'rxdb';
-import { type RxReplicationState, replicateRxCollection } from 'rxdb/plugins/replication';
-import { type Subscription, Subject } from 'rxjs';
+import { type MangoQuery, type RxCollection, type RxReplicationPullStreamItem, type WithDeleted } from 'rxdb';
+import { replicateRxCollection } from 'rxdb/plugins/replication';
+import { type Observable, type Subscription, Subject, combineLatest, map } from 'rxjs';
 import { type Socket, io } from 'socket.io-client';
 import {
-  type OfflinePaymentDoc,
   type PullRequest,
   type PullResponse,
   type PushRequest,
@@ -14,25 +13,33 @@ import {
   SYNC_HANDSHAKE_ERRORS,
   SYNC_NAMESPACE,
   type SyncCheckpoint,
+  type SyncCollection,
+  type SyncDocument,
   type SyncHello,
   isSyncFailure,
 } from '@tapline/shared/sync-protocol';
-import type { OfflinePaymentCollection } from './replica.ts';
+import type { GiftCardSaleCollection, OfflinePaymentCollection } from './replica.ts';
 
 /**
  * connecting: not connected yet since start. online: connected, nothing waiting. syncing:
- * connected with payments on their way or a replication cycle running. offline: the server
+ * connected with documents on their way or a replication cycle running. offline: the server
  * cannot be reached (socket.io keeps retrying). refused: the server refused this terminal's token.
  */
 export type SyncState = 'connecting' | 'online' | 'syncing' | 'offline' | 'refused';
 
 export interface SyncSnapshot {
   state: SyncState;
-  /** Offline payments stored here that the server has not settled yet. */
+  /** Offline payments and gift card sales stored here that the server has not settled yet. */
   queued: number;
   /** The last answer from the server (ISO 8601), null before the first. */
   lastSyncAt: string | null;
   detail: string | null;
+}
+
+/** The collections this connection replicates, by their protocol names. */
+export interface ReplicatedCollections {
+  offline_payments: OfflinePaymentCollection;
+  gift_card_sales: GiftCardSaleCollection;
 }
 
 /** How long one pull or push may wait for the server's acknowledgement before it is retried. */
@@ -40,31 +47,92 @@ const ACK_TIMEOUT_MS = 10_000;
 /** A failed pull or push is retried this soon: a shop's connection comes back in seconds. */
 const RETRY_MS = 2_000;
 
-type ReplicaDoc = WithDeleted<OfflinePaymentDoc>;
-
 /** The server knows nothing of deletion: documents are never deleted, only settled. */
-function fromServer(doc: OfflinePaymentDoc): ReplicaDoc {
+function fromServer<D extends SyncDocument>(doc: D): WithDeleted<D> {
   return { ...doc, _deleted: false };
 }
 
 /** RxDB's own fields (_deleted, _meta, _rev...) stay on the terminal. */
-function toServer(doc: ReplicaDoc | undefined): OfflinePaymentDoc | undefined {
+function toServer<D extends SyncDocument>(doc: WithDeleted<D> | undefined): D | undefined {
   if (doc === undefined) return undefined;
-  return Object.fromEntries(Object.entries(doc).filter(([name]) => !name.startsWith('_'))) as unknown as OfflinePaymentDoc;
+  return Object.fromEntries(Object.entries(doc).filter(([name]) => !name.startsWith('_'))) as unknown as D;
+}
+
+type Ask = <T>(event: string, request: unknown) => Promise<T>;
+
+/** One collection's replication, as the connection drives it. */
+interface CollectionReplication {
+  /** The first call starts it; later ones (reconnects) make it look again for what changed. */
+  connected(): void;
+  /** A `sync:stream` message for this collection. */
+  streamed(message: StreamMessage<SyncDocument>): void;
+  active$: Observable<boolean>;
+  error$: Observable<Error>;
+  /** How many of its documents wait for the server's verdict. */
+  queued$: Observable<number>;
+  cancel(): Promise<unknown>;
+}
+
+/**
+ * RxDB's replication of one collection over the shared socket: pull by the collection's serverSeq
+ * checkpoint, push (the verdicts come back as conflicts: RxDB's default handler keeps the
+ * server's master state), and the pull stream fed by `sync:stream` messages for this collection.
+ */
+function replicateCollection<D extends SyncDocument>(name: SyncCollection, collection: RxCollection<D>, terminalId: string, ask: Ask): CollectionReplication {
+  const stream$ = new Subject<RxReplicationPullStreamItem<D, SyncCheckpoint>>();
+  const replication = replicateRxCollection<D, SyncCheckpoint>({
+    replicationIdentifier: `tapline-sync-${name}-${terminalId}`,
+    collection,
+    live: true,
+    retryTime: RETRY_MS,
+    waitForLeadership: false,
+    autoStart: false,
+    pull: {
+      batchSize: SYNC_BATCH_SIZE_MAX,
+      stream$: stream$.asObservable(),
+      handler: async (checkpoint, batchSize) => {
+        const request: PullRequest = { collection: name, checkpoint: checkpoint ?? null, batchSize: Math.min(batchSize, SYNC_BATCH_SIZE_MAX) };
+        const answer = await ask<PullResponse<D>>(SYNC_EVENTS.pull, request);
+        return { documents: answer.documents.map(fromServer), checkpoint: answer.checkpoint ?? checkpoint };
+      },
+    },
+    push: {
+      batchSize: SYNC_BATCH_SIZE_MAX,
+      handler: async (rows) => {
+        const request: PushRequest<D> = {
+          collection: name,
+          rows: rows.map((row) => ({ assumedMasterState: toServer(row.assumedMasterState) ?? null, newDocumentState: toServer(row.newDocumentState)! })),
+        };
+        return (await ask<PushResponse<D>>(SYNC_EVENTS.push, request)).conflicts.map(fromServer);
+      },
+    },
+  });
+  const queued = { selector: { status: 'queued' } } as MangoQuery<D>;
+  return {
+    connected() {
+      if (!replication.wasStarted) void replication.start();
+      else stream$.next('RESYNC');
+    },
+    streamed(message) {
+      stream$.next({ documents: (message.documents as D[]).map(fromServer), checkpoint: message.checkpoint });
+    },
+    active$: replication.active$,
+    error$: replication.error$,
+    queued$: collection.find(queued).$.pipe(map((docs) => docs.length)),
+    cancel: () => replication.cancel(),
+  };
 }
 
 /**
  * The replica's connection to the sync server: socket.io on the page's own origin (the host
- * proxies /socket.io) and RxDB's replication of offline_payments over it (shared/src/sync-protocol.ts).
- * Local payments are pushed as soon as the server can be reached; the verdicts come back in the
- * push's answer (as conflicts: RxDB's default handler keeps the server's master state) and in the
- * pull stream. Every reconnect asks RxDB to resync, so nothing that changed meanwhile is missed.
+ * proxies /socket.io) and RxDB's replication of each collection over it (offline_payments and
+ * gift_card_sales, shared/src/sync-protocol.ts). Local documents are pushed as soon as the server
+ * can be reached; the verdicts come back in the push's answer and in the pull stream. Every
+ * reconnect asks RxDB to resync, so nothing that changed meanwhile is missed.
  */
 export class SyncConnection {
   readonly #socket: Socket;
-  readonly #payments: OfflinePaymentCollection;
-  readonly #stream$ = new Subject<RxReplicationPullStreamItem<OfflinePaymentDoc, SyncCheckpoint>>();
-  readonly #replication: RxReplicationState<OfflinePaymentDoc, SyncCheckpoint>;
+  readonly #replications: ReadonlyMap<SyncCollection, CollectionReplication>;
   readonly #subscriptions: Subscription[] = [];
   readonly #listeners = new Set<(snapshot: SyncSnapshot) => void>();
   readonly #helloListeners = new Set<(hello: SyncHello) => void>();
@@ -72,37 +140,14 @@ export class SyncConnection {
   #active = false;
   #snapshot: SyncSnapshot = { state: 'connecting', queued: 0, lastSyncAt: null, detail: null };
 
-  constructor(token: string, terminalId: string, payments: OfflinePaymentCollection) {
-    this.#payments = payments;
+  constructor(token: string, terminalId: string, collections: ReplicatedCollections) {
     // Not connected yet: start() opens it, once the listeners are in place.
     this.#socket = io(SYNC_NAMESPACE, { auth: { token }, autoConnect: false, reconnectionDelay: 1_000, reconnectionDelayMax: RETRY_MS });
-    this.#replication = replicateRxCollection<OfflinePaymentDoc, SyncCheckpoint>({
-      replicationIdentifier: `tapline-sync-offline_payments-${terminalId}`,
-      collection: payments,
-      live: true,
-      retryTime: RETRY_MS,
-      waitForLeadership: false,
-      autoStart: false,
-      pull: {
-        batchSize: SYNC_BATCH_SIZE_MAX,
-        stream$: this.#stream$.asObservable(),
-        handler: async (checkpoint, batchSize) => {
-          const request: PullRequest = { collection: 'offline_payments', checkpoint: checkpoint ?? null, batchSize: Math.min(batchSize, SYNC_BATCH_SIZE_MAX) };
-          const answer = await this.#ask<PullResponse>(SYNC_EVENTS.pull, request);
-          return { documents: answer.documents.map(fromServer), checkpoint: answer.checkpoint ?? checkpoint };
-        },
-      },
-      push: {
-        batchSize: SYNC_BATCH_SIZE_MAX,
-        handler: async (rows) => {
-          const request: PushRequest = {
-            collection: 'offline_payments',
-            rows: rows.map((row) => ({ assumedMasterState: toServer(row.assumedMasterState) ?? null, newDocumentState: toServer(row.newDocumentState)! })),
-          };
-          return (await this.#ask<PushResponse>(SYNC_EVENTS.push, request)).conflicts.map(fromServer);
-        },
-      },
-    });
+    const ask: Ask = (event, request) => this.#ask(event, request);
+    this.#replications = new Map<SyncCollection, CollectionReplication>([
+      ['offline_payments', replicateCollection('offline_payments', collections.offline_payments, terminalId, ask)],
+      ['gift_card_sales', replicateCollection('gift_card_sales', collections.gift_card_sales, terminalId, ask)],
+    ]);
   }
 
   get snapshot(): SyncSnapshot {
@@ -125,9 +170,7 @@ export class SyncConnection {
     socket.on('connect', () => {
       this.#connection = 'connected';
       this.#update({ detail: null });
-      // The first connect starts the replication; later ones make it look again for what changed.
-      if (!this.#replication.wasStarted) void this.#replication.start();
-      else this.#stream$.next('RESYNC');
+      for (const replication of this.#replications.values()) replication.connected();
     });
     socket.on('disconnect', (reason) => {
       this.#connection = 'offline';
@@ -141,18 +184,19 @@ export class SyncConnection {
     socket.on(SYNC_EVENTS.hello, (hello: SyncHello) => {
       for (const listener of this.#helloListeners) listener(hello);
     });
-    socket.on(SYNC_EVENTS.stream, (message: StreamMessage) => {
-      if (message?.collection !== 'offline_payments' || !Array.isArray(message.documents)) return;
-      this.#stream$.next({ documents: message.documents.map(fromServer), checkpoint: message.checkpoint });
+    socket.on(SYNC_EVENTS.stream, (message: StreamMessage<SyncDocument>) => {
+      if (!Array.isArray(message?.documents)) return;
+      this.#replications.get(message.collection)?.streamed(message);
     });
+    const replications = [...this.#replications.values()];
     this.#subscriptions.push(
-      this.#payments.find({ selector: { status: 'queued' } }).$.subscribe((docs) => this.#update({ queued: docs.length })),
-      this.#replication.active$.subscribe((active) => {
-        this.#active = active;
+      combineLatest(replications.map((replication) => replication.queued$)).subscribe((counts) => this.#update({ queued: counts.reduce((sum, count) => sum + count, 0) })),
+      combineLatest(replications.map((replication) => replication.active$)).subscribe((actives) => {
+        this.#active = actives.some(Boolean);
         this.#update({});
       }),
       // Failed cycles are retried by RxDB; the status bar says why meanwhile.
-      this.#replication.error$.subscribe((error) => this.#update({ detail: error.message })),
+      ...replications.map((replication) => replication.error$.subscribe((error) => this.#update({ detail: error.message }))),
     );
     socket.connect();
   }
@@ -161,7 +205,7 @@ export class SyncConnection {
     for (const subscription of this.#subscriptions) subscription.unsubscribe();
     this.#socket.removeAllListeners();
     this.#socket.close();
-    await this.#replication.cancel();
+    await Promise.all([...this.#replications.values()].map((replication) => replication.cancel()));
   }
 
   /** One acknowledged request; fails at once while disconnected rather than queueing in socket.io. */
