@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
+import type { Page } from 'playwright-core';
 import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
 import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
 import { buildRenderer, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
@@ -46,4 +47,17 @@ export async function startKiosk(options: { rendererDir: string; serverUrl: stri
     log: () => undefined,
   });
   return { host, reader, printer };
+}
+
+/** Replication retries every 2 s and socket.io reconnects within 2 s: settled well inside this. */
+export const SYNC_WAIT = { timeout: 20_000 };
+
+/** Signs the kiosk page in with a terminal token and waits for the reader and the sync connection. */
+export async function signInKiosk(page: Page, host: TerminalHost, terminalToken: string): Promise<void> {
+  await page.goto(host.url);
+  await page.fill('#token', `term.${terminalToken}`);
+  await page.click('#signin-button');
+  await page.locator('#sale').waitFor({ state: 'visible' });
+  await page.locator('#status-reader[data-state="ready"]').waitFor();
+  await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
 }

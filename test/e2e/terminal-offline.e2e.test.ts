@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, trackedPage } from './browser.ts';
-import { ARTIFACTS, KIOSK, builtRenderer, startKiosk } from './kiosk.ts';
+import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
 import { type Relay, startRelay } from './relay.ts';
 import { shopWithTerminal } from './shop.ts';
 import type { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
@@ -14,8 +14,6 @@ import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { type TestServer, balanceMinor, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';
 const PIN = '4829';
-/** Replication retries every 2 s and socket.io reconnects within 2 s: settled well inside this. */
-const SYNC_WAIT = { timeout: 20_000 };
 
 const rendererDir = await builtRenderer();
 
@@ -63,14 +61,7 @@ for (const target of await databaseTargets()) {
       return shop;
     }
 
-    async function signIn(page: Page, terminalToken: string): Promise<void> {
-      await page.goto(host.url);
-      await page.fill('#token', `term.${terminalToken}`);
-      await page.click('#signin-button');
-      await page.locator('#sale').waitFor({ state: 'visible' });
-      await page.locator('#status-reader[data-state="ready"]').waitFor();
-      await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
-    }
+    const signIn = (page: Page, terminalToken: string) => signInKiosk(page, host, terminalToken);
 
     async function typeAmount(page: Page, amount: string): Promise<void> {
       await page.click('#key-clear');

@@ -13,8 +13,23 @@ import { OFFLINE_PAYMENT_KINDS, OFFLINE_PAYMENT_STATUSES, type GiftCardSaleDoc, 
  */
 const ISO_TIME = { type: 'string', maxLength: 40 } as const;
 const TEXT = { type: 'string', maxLength: 1000 } as const;
-const STATUS = { type: 'string', enum: [...OFFLINE_PAYMENT_STATUSES], maxLength: 8 } as const;
-const SERVER_SEQ = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, multipleOf: 1 } as const;
+
+/**
+ * The fields every replicated document has: made by the terminal, settled by the server. RxDB
+ * sorts a schema's keys before it hashes it, so the order here does not change a stored schema.
+ */
+const SETTLED_DOCUMENT = {
+  id: { type: 'string', maxLength: 36 },
+  terminalId: { type: 'string', maxLength: 64 },
+  amountMinor: { type: 'integer', minimum: 1 },
+  currency: { type: 'string', maxLength: 3 },
+  capturedAt: ISO_TIME,
+  status: { type: 'string', enum: [...OFFLINE_PAYMENT_STATUSES], maxLength: 8 },
+  declineCode: { type: 'string', maxLength: 64 },
+  declineReason: TEXT,
+  settledAt: ISO_TIME,
+  serverSeq: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, multipleOf: 1 },
+} as const;
 
 export const OFFLINE_PAYMENT_SCHEMA: RxJsonSchema<OfflinePaymentDoc> = {
   title: 'offline payment',
@@ -22,23 +37,14 @@ export const OFFLINE_PAYMENT_SCHEMA: RxJsonSchema<OfflinePaymentDoc> = {
   primaryKey: 'id',
   type: 'object',
   properties: {
-    id: { type: 'string', maxLength: 36 },
-    terminalId: { type: 'string', maxLength: 64 },
+    ...SETTLED_DOCUMENT,
     kind: { type: 'string', enum: [...OFFLINE_PAYMENT_KINDS], maxLength: 3 },
     tagId: { type: 'string', maxLength: 64 },
     voucher: { type: 'string', maxLength: 2000 },
     voucherId: { type: 'string', maxLength: 80 },
-    amountMinor: { type: 'integer', minimum: 1 },
-    currency: { type: 'string', maxLength: 3 },
     description: TEXT,
-    capturedAt: ISO_TIME,
-    status: STATUS,
     payerHandle: { type: 'string', maxLength: 64 },
     walletRef: { type: 'string', maxLength: 128 },
-    declineCode: { type: 'string', maxLength: 64 },
-    declineReason: TEXT,
-    settledAt: ISO_TIME,
-    serverSeq: SERVER_SEQ,
   },
   required: ['id', 'terminalId', 'kind', 'amountMinor', 'currency', 'description', 'capturedAt', 'status', 'serverSeq'],
   // The exposure check reads the queued ones; the recent list sorts by capture time.
@@ -52,22 +58,13 @@ export const GIFT_CARD_SALE_SCHEMA: RxJsonSchema<GiftCardSaleDoc> = {
   primaryKey: 'id',
   type: 'object',
   properties: {
-    id: { type: 'string', maxLength: 36 },
-    terminalId: { type: 'string', maxLength: 64 },
+    ...SETTLED_DOCUMENT,
     codeHash: { type: 'string', maxLength: 64 },
     codePrefix: { type: 'string', maxLength: 10 },
-    amountMinor: { type: 'integer', minimum: 1 },
-    currency: { type: 'string', maxLength: 3 },
     designTheme: { type: 'string', enum: [...GIFT_CARD_DESIGN_THEMES], maxLength: 16 },
     message: { type: 'string', maxLength: GIFT_CARD_LIMITS.messageLengthMax },
-    capturedAt: ISO_TIME,
-    status: STATUS,
     cardId: { type: 'string', maxLength: 64 },
     expiresAt: ISO_TIME,
-    declineCode: { type: 'string', maxLength: 64 },
-    declineReason: TEXT,
-    settledAt: ISO_TIME,
-    serverSeq: SERVER_SEQ,
   },
   required: ['id', 'terminalId', 'codeHash', 'codePrefix', 'amountMinor', 'currency', 'capturedAt', 'status', 'serverSeq'],
   // The status bar counts the queued ones; the recent list sorts by capture time.
