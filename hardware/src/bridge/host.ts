@@ -90,7 +90,8 @@ export class BridgeHost {
         } catch (error) {
           throw new BridgeError('bad_request', `receipt could not be laid out: ${(error as Error).message}`);
         }
-        return printer.print(document, { ...optionalStrings(request.params, ['jobId']), label: receipt.kind });
+        // A gift card's receipt prints its code: the queue must not keep it.
+        return printer.print(document, { ...optionalStrings(request.params, ['jobId']), label: receipt.kind, sensitive: receipt.kind === 'gift-card-sale' });
       }
       case 'printer.openCashDrawer':
         await printer.openCashDrawer();

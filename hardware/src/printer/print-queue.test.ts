@@ -27,6 +27,21 @@ describe('DurablePrintQueue', () => {
     assert.equal(reopened.size, 1);
   });
 
+  it('forgets a sensitive job\'s bytes (a gift card\'s code) from the journal as soon as it printed', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'tapline-queue-'));
+    const queue = new DurablePrintQueue({ directory });
+    const secret = Buffer.from('gc_0123456789abcdef').toString('base64');
+    queue.add({ ...job('card'), bytes: secret, sensitive: true });
+    queue.add(job('other'));
+    assert.ok(readFileSync(queue.path, 'utf8').includes(secret), 'journalled while it waits: a crash must not lose it');
+    queue.markPrinted('card');
+    const journal = readFileSync(queue.path, 'utf8');
+    assert.equal(journal.includes(secret), false);
+    const reopened = new DurablePrintQueue({ directory });
+    assert.equal(reopened.wasPrinted('card'), true, 'still printed once: its id is remembered');
+    assert.deepEqual(reopened.pending().map((pending) => pending.id), ['other']);
+  });
+
   it('ignores a torn last line left by a power cut', () => {
     const directory = mkdtempSync(join(tmpdir(), 'tapline-queue-'));
     const queue = new DurablePrintQueue({ directory });

@@ -17,6 +17,8 @@ export interface QueuedJob {
   lastError?: string;
   /** What the job is, for status screens ("sale R-00123"). */
   label?: string;
+  /** The bytes carry a secret: forgotten from the journal as soon as the job printed. */
+  sensitive?: boolean;
 }
 
 type JournalEntry =
@@ -98,11 +100,13 @@ export class DurablePrintQueue {
   }
 
   markPrinted(id: string): void {
-    if (!this.#pending.has(id)) return;
+    const job = this.#pending.get(id);
+    if (job === undefined) return;
     this.#append({ op: 'done', id });
     this.#pending.delete(id);
     this.#remember(id);
-    if (this.#lines >= this.#options.compactAfterLines) this.compact();
+    // A secret (a gift card's code) must not wait on disk for the next compaction.
+    if (job.sensitive === true || this.#lines >= this.#options.compactAfterLines) this.compact();
   }
 
   /** Rewrites the journal with pending jobs and remembered printed ids, atomically (rename). */

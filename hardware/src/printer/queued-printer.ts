@@ -131,6 +131,7 @@ export class QueuedReceiptPrinter extends EventEmitter<ReceiptPrinterEvents> imp
       createdAt: new Date(this.#clock.now()).toISOString(),
       bytes: Buffer.from(bytes).toString('base64'),
       ...(options.label === undefined ? {} : { label: options.label }),
+      ...(options.sensitive === true ? { sensitive: true } : {}),
     });
     if (job === null) return { jobId, state: 'printed' };
     const outcome = new Promise<PrintResult>((resolve) => {

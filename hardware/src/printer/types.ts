@@ -28,6 +28,11 @@ export interface PrintOptions {
   jobId?: string;
   /** For status screens and logs. */
   label?: string;
+  /**
+   * The job's bytes carry a secret (a gift card's code): the durable queue rewrites its journal
+   * without them as soon as the job has printed, instead of at the next compaction.
+   */
+  sensitive?: boolean;
 }
 
 export interface PrintResult {

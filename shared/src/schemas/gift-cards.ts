@@ -1,17 +1,16 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { CurrencyCode, HandleInput, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
+import { GIFT_CARD_CURRENCIES, GIFT_CARD_DESIGN_THEMES } from '../gift-card-rules.ts';
 
 /**
  * Gift cards (spec: "Gift card", its state table and endpoint tables; CONTRACT.md, Gift cards).
  * Amounts cross the API in major units; the ledger keeps minor units.
  */
 
-/** Spec: the issue body's currency enum. */
-export const GIFT_CARD_CURRENCIES = ['USD', 'GHS', 'NGN', 'KES', 'ZAR', 'EUR', 'GBP'] as const;
+export { GIFT_CARD_CURRENCIES, GIFT_CARD_DESIGN_THEMES, GIFT_CARD_LIMITS } from '../gift-card-rules.ts';
 export type GiftCardCurrency = (typeof GIFT_CARD_CURRENCIES)[number];
 export const GiftCardCurrency = literalUnion(GIFT_CARD_CURRENCIES, { description: GIFT_CARD_CURRENCIES.join(', ') });
 
-export const GIFT_CARD_DESIGN_THEMES = ['default', 'birthday', 'business', 'celebration'] as const;
 export type GiftCardDesignTheme = (typeof GIFT_CARD_DESIGN_THEMES)[number];
 export const GiftCardDesignTheme = literalUnion(GIFT_CARD_DESIGN_THEMES, { description: `${GIFT_CARD_DESIGN_THEMES.join(', ')}; default: default` });
 
@@ -24,20 +23,6 @@ export const GIFT_CARD_ISSUER_TYPES = ['merchant', 'wallet', 'agent'] as const;
 export type GiftCardIssuerType = (typeof GIFT_CARD_ISSUER_TYPES)[number];
 export const GiftCardIssuerType = literalUnion(GIFT_CARD_ISSUER_TYPES, { description: 'merchant (API key), wallet (wallet holder) or agent' });
 
-/** Spec, Limits, and the rules of CONTRACT.md. */
-export const GIFT_CARD_LIMITS = {
-  messageLengthMax: 160,
-  expiresInMonthsMin: 1,
-  expiresInMonthsMax: 24,
-  expiresInMonthsDefault: 12,
-  giftMonthsMax: 24,
-  bulkCountMax: 100,
-  importRowsMax: 500,
-  programRowsMax: 500,
-  singleIssuesPer24Hours: 10,
-  pinAttemptsMax: 5,
-  pinLockMinutes: 15,
-} as const;
 
 /** The code: gc_ + 64 lower-case hex (256 random bits). Accepted in any case. */
 export const GIFT_CARD_CODE_PATTERN = '^[gG][cC]_[0-9a-fA-F]{64}$';

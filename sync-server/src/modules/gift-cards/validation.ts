@@ -184,16 +184,7 @@ export function parseFutureDate(value: unknown, now: Date, field: string): Date 
   return date;
 }
 
-/** `months` calendar months after `from` (UTC), clamped to the month's last day (31 Jan + 1 = 28/29 Feb). */
-export function addMonths(from: Date, months: number): Date {
-  const result = new Date(from.getTime());
-  const day = from.getUTCDate();
-  result.setUTCDate(1);
-  result.setUTCMonth(result.getUTCMonth() + months);
-  const lastDay = new Date(Date.UTC(result.getUTCFullYear(), result.getUTCMonth() + 1, 0)).getUTCDate();
-  result.setUTCDate(Math.min(day, lastDay));
-  return result;
-}
+export { addMonths } from '@tapline/shared/gift-card-rules';
 
 /** A percent with at most 2 decimals, over 0 and at most 100, as an exact decimal string. */
 export function parsePercent(value: number): string {

@@ -1,4 +1,4 @@
-import { GIFT_CARD_CURRENCIES, GIFT_CARD_LIMITS, type GiftCardDesignTheme } from '@tapline/shared/schemas';
+import { GIFT_CARD_CURRENCIES, GIFT_CARD_LIMITS, type GiftCardDesignTheme, addMonths } from '@tapline/shared/gift-card-rules';
 import { giftCardCodeHash, giftCardCodePrefix, makeGiftCardCode } from '@tapline/shared/gift-card-code';
 import type { GiftCardSaleDoc } from '@tapline/shared/sync-protocol';
 
@@ -65,14 +65,7 @@ export async function newGiftCardSale(input: GiftCardSaleInput, terminalId: stri
  * the server counts them: the same day, or the month's last when it has fewer days.
  */
 export function printedExpiry(capturedAt: string, months: number = GIFT_CARD_LIMITS.expiresInMonthsDefault): string {
-  const from = new Date(capturedAt);
-  const day = from.getUTCDate();
-  const result = new Date(from.getTime());
-  result.setUTCDate(1);
-  result.setUTCMonth(result.getUTCMonth() + months);
-  const lastDay = new Date(Date.UTC(result.getUTCFullYear(), result.getUTCMonth() + 1, 0)).getUTCDate();
-  result.setUTCDate(Math.min(day, lastDay));
-  return result.toISOString();
+  return addMonths(new Date(capturedAt), months).toISOString();
 }
 
 /** For the cashier: what became of a sale. */

@@ -1,6 +1,6 @@
 import { type RxCollection, type RxDatabase, type RxJsonSchema, createRxDatabase } from 'rxdb';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import { GIFT_CARD_DESIGN_THEMES, GIFT_CARD_LIMITS } from '@tapline/shared/schemas';
+import { GIFT_CARD_DESIGN_THEMES, GIFT_CARD_LIMITS } from '@tapline/shared/gift-card-rules';
 import { OFFLINE_PAYMENT_KINDS, OFFLINE_PAYMENT_STATUSES, type GiftCardSaleDoc, type OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 
 /**
