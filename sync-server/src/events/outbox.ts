@@ -37,10 +37,12 @@ export async function enqueueEvent(tx: Queryable, event: NewEvent): Promise<{ id
   // (context.now()) so an injected test clock and the dispatcher agree.
   const at = event.at ?? new Date();
   const body = JSON.stringify({ id, event: event.type, ...event.data, timestamp: at.toISOString() });
-  await tx.query('INSERT INTO events (id, merchant_id, mode, type, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [id, event.merchantId, event.mode, event.type, body, at]);
+  await tx.query('INSERT INTO events (id, merchant_id, mode, type, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [id, event.merchantId, event.mode, event.type, body, at], {
+    prepareAs: 'events_insert',
+  });
   const targets: EventTarget[] = [...(event.targets ?? [])];
   if (event.includeWebhook !== false) {
-    const [merchant] = await tx.query<{ webhook_url: string | null }>('SELECT webhook_url FROM merchants WHERE id = $1', [event.merchantId]);
+    const [merchant] = await tx.query<{ webhook_url: string | null }>('SELECT webhook_url FROM merchants WHERE id = $1', [event.merchantId], { prepareAs: 'events_merchant_webhook' });
     if (merchant?.webhook_url) targets.push({ url: merchant.webhook_url, signatureFormat: 'hex' });
   }
   for (const target of targets) {

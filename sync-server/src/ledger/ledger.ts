@@ -93,6 +93,39 @@ export async function transfer(tx: Queryable, request: TransferRequest): Promise
   throw new LedgerError(outcome.result as LedgerErrorCode, outcome.account_id ?? undefined);
 }
 
+/**
+ * The common two-leg transfer, a person's wallet paying a merchant's wallet in one currency,
+ * posted by ledger_post_person_to_merchant (migration 014): four statements when the accounts
+ * allow it, the general function otherwise, with the same results and the same rows as
+ * transfer(). For hot paths (offline taps); everything else calls transfer().
+ */
+export async function transferPersonToMerchant(
+  tx: Queryable,
+  request: { id: string; mode: Mode; kind: string; payerWalletId: string; merchantWalletId: string; currency: string; amount: number; metadata?: Record<string, unknown> },
+): Promise<TransferResult> {
+  const full: TransferRequest = {
+    id: request.id,
+    mode: request.mode,
+    kind: request.kind,
+    legs: [
+      { account: { ownerType: 'wallet', walletId: request.payerWalletId, currency: request.currency }, amount: -request.amount },
+      { account: { ownerType: 'wallet', walletId: request.merchantWalletId, currency: request.currency }, amount: request.amount },
+    ],
+    ...(request.metadata ? { metadata: request.metadata } : {}),
+  };
+  // The same checks and fingerprint as the general path.
+  const [, , , , , , , print, metadata] = transferArguments(full);
+  if (request.amount <= 0) throw new LedgerError('amount_must_not_be_zero');
+  const rows = await tx.query<{ result: string }>(
+    'SELECT ledger_post_person_to_merchant($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb) AS result',
+    [request.id, request.mode, request.kind, request.payerWalletId, request.merchantWalletId, request.currency, request.amount, print, metadata],
+    { prepareAs: 'ledger_post_person_to_merchant' },
+  );
+  const result = rows[0]?.result;
+  if (result === 'created' || result === 'exists') return { status: result };
+  throw new LedgerError((result ?? 'account_not_ready') as LedgerErrorCode);
+}
+
 export interface Balance {
   currency: string;
   /** Integer minor units. */

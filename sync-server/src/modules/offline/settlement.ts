@@ -10,7 +10,7 @@ import type { ApiError} from '../../http/errors.ts';
 import { badRequest, conflict, gone, unprocessable } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { LedgerError, type TransferLeg, transfer } from '../../ledger/ledger.ts';
+import { LedgerError, type TransferLeg, transfer, transferPersonToMerchant } from '../../ledger/ledger.ts';
 import { countTap } from '../wearables/store.ts';
 import { normalizeTagId } from '../wearables/service.ts';
 import { publicKeyMap } from './keys.ts';
@@ -150,9 +150,7 @@ export function offlineSettlement(context: AppContext) {
     if (tag.outcome === 'unknown') return declined('tag_not_found', `No tag ${candidate.tagId} in ${scope.mode} mode`);
     if (tag.outcome === 'disabled') return declined('tag_disabled', `Tag ${candidate.tagId} is disabled: it cannot pay`);
     if (tag.walletId === scope.merchantWalletId) return declined('payer_is_merchant', 'The tag belongs to the merchant itself');
-    return pay(tx, scope, candidate, { walletId: tag.walletId, handle: tag.handle }, [
-      { account: walletAccount(tag.walletId, candidate.currency), amount: -candidate.amount },
-    ], null);
+    return pay(tx, scope, candidate, { walletId: tag.walletId, handle: tag.handle }, null, null);
   }
 
   async function qrVerdict(tx: Queryable, scope: SettlementScope, candidate: Candidate, keys: Map<string, string>): Promise<Verdict> {
@@ -172,16 +170,34 @@ export function offlineSettlement(context: AppContext) {
     return verdict;
   }
 
-  async function pay(tx: Queryable, scope: SettlementScope, candidate: Candidate, payer: { walletId: string; handle: string }, payerLegs: TransferLeg[], voucherId: string | null): Promise<Verdict> {
+  /**
+   * The payment's one transfer: from the voucher's reserve (`reserveLegs`), or straight from the
+   * payer's wallet by the ledger's lean two-leg path (a tap, the hot case of a sync).
+   */
+  async function pay(tx: Queryable, scope: SettlementScope, candidate: Candidate, payer: { walletId: string; handle: string }, reserveLegs: TransferLeg[] | null, voucherId: string | null): Promise<Verdict> {
     const transferId = offlineTransferId(candidate.id);
+    const metadata = { offlinePaymentId: candidate.id, terminalId: scope.terminalId };
     try {
-      await transfer(tx, {
-        id: transferId,
-        mode: scope.mode,
-        kind: candidate.kind === 'tap' ? 'offline_tap' : 'offline_qr',
-        legs: [...payerLegs, { account: walletAccount(scope.merchantWalletId, candidate.currency), amount: candidate.amount }],
-        metadata: { offlinePaymentId: candidate.id, terminalId: scope.terminalId },
-      });
+      if (reserveLegs === null) {
+        await transferPersonToMerchant(tx, {
+          id: transferId,
+          mode: scope.mode,
+          kind: 'offline_tap',
+          payerWalletId: payer.walletId,
+          merchantWalletId: scope.merchantWalletId,
+          currency: candidate.currency,
+          amount: candidate.amount,
+          metadata,
+        });
+      } else {
+        await transfer(tx, {
+          id: transferId,
+          mode: scope.mode,
+          kind: 'offline_qr',
+          legs: [...reserveLegs, { account: walletAccount(scope.merchantWalletId, candidate.currency), amount: candidate.amount }],
+          metadata,
+        });
+      }
     } catch (error) {
       if (error instanceof LedgerError && error.code === 'insufficient_funds') {
         return declined('insufficient_funds', `${displayHandle(payer.handle)} did not have ${toMajor(candidate.amount, candidate.currency)} ${candidate.currency} when the payment reached the server`, {
@@ -203,17 +219,16 @@ export function offlineSettlement(context: AppContext) {
   async function settle(scope: SettlementScope, doc: Record<string, unknown>, options: { recordDeclines: boolean; scopeCurrency: string | null }): Promise<OfflinePaymentRow> {
     const id = documentId(doc);
     if (!id) throw badRequest('invalid_document', 'An offline payment needs a UUID id');
-    const existing = await findOfflinePayment(db, id);
-    if (existing) return ownRecorded(existing, scope);
     const candidate = candidateOf(doc, id, options.scopeCurrency);
     // Keys are read outside the transaction: verifying a signature needs no lock.
     const keys = candidate.kind === 'qr' && candidate.invalid === null ? await publicKeyMap(db) : new Map<string, string>();
     return db.transaction(async (tx) => {
       const now = context.now();
       const seq = scope.terminalId === null ? 0 : await nextTerminalSeq(tx, scope.terminalId);
-      // Under the terminal's lock a concurrent push of the same id has either committed or not begun.
-      const raced = await findOfflinePayment(tx, id);
-      if (raced) return ownRecorded(raced, scope);
+      // A replay answers the recorded payment. Under the terminal's lock a concurrent push of the
+      // same id has either committed or not begun, so this check cannot miss one.
+      const recorded = await findOfflinePayment(tx, id);
+      if (recorded) return ownRecorded(recorded, scope);
       let verdict: Verdict;
       if (candidate.invalid !== null) verdict = declined('invalid_document', candidate.invalid);
       else if (candidate.capturedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) verdict = declined('captured_in_future', 'The terminal\'s clock is ahead of the server\'s: the payment is dated in the future');

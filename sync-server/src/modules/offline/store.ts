@@ -101,7 +101,7 @@ const PAYMENT_COLUMNS =
   'id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, amount, currency, description, captured_at, received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq';
 
 export async function findOfflinePayment(db: Queryable, id: string): Promise<OfflinePaymentRow | undefined> {
-  const [row] = await db.query<OfflinePaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM offline_payments WHERE id = $1`, [id]);
+  const [row] = await db.query<OfflinePaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM offline_payments WHERE id = $1`, [id], { prepareAs: 'offline_payment_find' });
   return row;
 }
 
@@ -110,7 +110,9 @@ export async function findOfflinePayment(db: Queryable, id: string): Promise<Off
  * the caller's transaction ends, so one terminal's changes commit in the order of their numbers.
  */
 export async function nextTerminalSeq(tx: Queryable, terminalId: string): Promise<number> {
-  const [row] = await tx.query<{ sync_seq: number }>('UPDATE terminals SET sync_seq = sync_seq + 1, last_seen_at = now() WHERE id = $1 RETURNING sync_seq', [terminalId]);
+  const [row] = await tx.query<{ sync_seq: number }>('UPDATE terminals SET sync_seq = sync_seq + 1, last_seen_at = now() WHERE id = $1 RETURNING sync_seq', [terminalId], {
+    prepareAs: 'terminal_next_seq',
+  });
   if (!row) throw new Error(`terminal ${terminalId} vanished`);
   return row.sync_seq;
 }
@@ -125,6 +127,7 @@ export async function insertOfflinePayment(tx: Queryable, row: OfflinePaymentRow
       row.captured_at, row.received_at, row.status, row.payer_wallet_id, row.payer_handle, row.transfer_id, row.decline_code, row.decline_reason, row.settled_at,
       row.server_seq,
     ],
+    { prepareAs: 'offline_payment_insert' },
   );
   return inserted!;
 }
