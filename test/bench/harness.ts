@@ -181,3 +181,11 @@ export async function provisionShop(http: Client, wallets: number): Promise<{ me
   console.log(`  setup: ${wallets} wallets funded, each with a ring, in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`);
   return { merchantId: merchant.body.id, key, tags };
 }
+
+/** Stops the server process (SIGTERM: it finishes in-flight requests) and waits for it to exit. */
+export async function stopServer(server: { child: ChildProcess } | undefined): Promise<void> {
+  if (!server) return;
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+}

@@ -16,7 +16,7 @@ import type { ChildProcess } from 'node:child_process';
 import { PostgresDatabase } from '@tapline/sync-server/db/postgres';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { createPostgresDatabase } from '@tapline/sync-server/testing';
-import { Client, cpuSnapshot, expect, inBatches, percentile, provisionShop, startServer } from './harness.ts';
+import { Client, cpuSnapshot, expect, inBatches, percentile, provisionShop, startServer, stopServer } from './harness.ts';
 import { runPgbench } from './pgbench.ts';
 
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -129,11 +129,7 @@ async function main() {
     console.log(`pos tap latency at half load: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target p99 <= 25 ms) ${p99 <= 25 ? 'MET' : 'NOT MET'}`);
   } finally {
     client?.close();
-    if (server) {
-      const exited = new Promise((resolve) => server!.child.once('exit', resolve));
-      server.child.kill('SIGTERM');
-      await exited;
-    }
+    await stopServer(server);
     await appDb.drop();
     await pgbenchDb.drop();
   }

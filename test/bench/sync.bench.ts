@@ -19,7 +19,7 @@ import { type OfflinePaymentDoc, type PushResponse, SYNC_EVENTS, SYNC_NAMESPACE,
 import { PostgresDatabase } from '@tapline/sync-server/db/postgres';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { createPostgresDatabase } from '@tapline/sync-server/testing';
-import { Client, cpuSnapshot, expect, percentile, provisionShop, startServer } from './harness.ts';
+import { Client, cpuSnapshot, expect, percentile, provisionShop, startServer, stopServer } from './harness.ts';
 import { runPgbench } from './pgbench.ts';
 
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -147,11 +147,7 @@ async function main() {
   } finally {
     for (const terminal of terminals) terminal.socket.disconnect();
     http?.close();
-    if (server) {
-      const exited = new Promise((resolve) => server!.child.once('exit', resolve));
-      server.child.kill('SIGTERM');
-      await exited;
-    }
+    await stopServer(server);
     await appDb.drop();
     await pgbenchDb.drop();
   }
