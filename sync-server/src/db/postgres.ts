@@ -42,6 +42,11 @@ export class PostgresDatabase implements Database {
     this.pool.on('error', () => undefined);
   }
 
+  /** The database this pool connects to (a component that needs its own connections, such as the sync adapter). */
+  get connectionString(): string {
+    return this.options.connectionString;
+  }
+
   async query<Row>(sql: string, params: readonly SqlParam[] = [], options?: QueryOptions): Promise<Row[]> {
     const result = await this.pool.query(statement(sql, params, options));
     return result.rows as Row[];

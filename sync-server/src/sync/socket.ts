@@ -17,7 +17,11 @@ import {
   type SyncHandshakeError,
   type SyncHello,
 } from '@tapline/shared/sync-protocol';
+import pg from 'pg';
+import { createAdapter } from '@socket.io/postgres-adapter';
 import type { AppContext } from '../context.ts';
+import type { Database } from '../db/database.ts';
+import { PostgresDatabase } from '../db/postgres.ts';
 import { resolveCredential } from '../auth/principal.ts';
 import { ApiError } from '../http/errors.ts';
 import { requireWallet } from '../modules/wallets/service.ts';
@@ -41,6 +45,24 @@ interface CollectionHandler {
 }
 
 const roomOf = (terminalId: string) => `terminal:${terminalId}`;
+
+/**
+ * On PostgreSQL, several server instances share one database (ARCHITECTURE.md, scale-out): the
+ * PostgreSQL adapter relays room messages between them by LISTEN/NOTIFY, so a verdict pushed
+ * through one instance, or new limits set through another, reach a terminal connected to any.
+ * It gets a small pool of its own: its LISTEN connection is held for good and must not take one
+ * of the API's. PGlite is one process: nothing to share.
+ */
+function shareAcrossInstances(app: FastifyInstance, io: Server, db: Database): pg.Pool | undefined {
+  if (!(db instanceof PostgresDatabase)) return undefined;
+  const pool = new pg.Pool({ connectionString: db.connectionString, max: 2 });
+  pool.on('error', () => undefined);
+  // The adapter holds its LISTEN connection checked out and listens only for its end (then it
+  // reconnects): without this, a PostgreSQL restart's connection error would crash the server.
+  pool.on('connect', (client) => client.on('error', (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL connection lost; reconnecting')));
+  io.adapter(createAdapter(pool, { errorHandler: (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL notification failed') }));
+  return pool;
+}
 /** A request larger than this is refused by socket.io before we parse it (100 documents fit easily). */
 const MESSAGE_BYTES_MAX = 1_000_000;
 
@@ -76,6 +98,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     },
   };
   const io = new Server(app.server, { serveClient: false, maxHttpBufferSize: MESSAGE_BYTES_MAX, cors: { origin: false } });
+  const adapterPool = shareAcrossInstances(app, io, db);
   const namespace = io.of(SYNC_NAMESPACE);
 
   async function authenticate(token: unknown): Promise<TerminalSocketData | SyncHandshakeError> {
@@ -200,6 +223,8 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
   app.addHook('preClose', async () => {
     namespace.disconnectSockets(true);
     io.engine.close();
+    for (const name of ['/', SYNC_NAMESPACE]) void io.of(name).adapter.close();
+    await adapterPool?.end();
   });
   return io;
 }
