@@ -7,7 +7,7 @@ import { enqueueEvent } from '../../events/outbox.ts';
 import { badRequest, conflict, gone, notFound, unprocessable } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { transfer } from '../../ledger/ledger.ts';
+import { transfer, transferPersonToMerchant } from '../../ledger/ledger.ts';
 import { railAvailableIn } from '../payments/rails.ts';
 import { findMerchant } from '../merchants/store.ts';
 import { checkWalletPin } from '../wallets/service.ts';
@@ -238,14 +238,14 @@ export function checkoutService(context: AppContext) {
       if (body.method === 'wallet') {
         const payer = await provenWallet(session, body);
         return finish(id, async (tx, locked) => {
-          await transfer(tx, {
+          await transferPersonToMerchant(tx, {
             id: transferId,
             mode: locked.mode,
             kind: 'checkout',
-            legs: [
-              { account: walletAccount(payer.id, locked.currency), amount: -locked.amount },
-              { account: walletAccount(locked.merchant_wallet_id, locked.currency), amount: locked.amount },
-            ],
+            payerWalletId: payer.id,
+            merchantWalletId: locked.merchant_wallet_id,
+            currency: locked.currency,
+            amount: locked.amount,
             metadata: { checkoutSessionId: locked.id },
           });
           return { status: 'paid', method: 'wallet', payerHandle: payer.handle, payerWalletId: payer.id, payerAccount: null, transferId, failureReason: null };

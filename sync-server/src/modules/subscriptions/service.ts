@@ -6,8 +6,7 @@ import { type Mode, newId } from '../../auth/secrets.ts';
 import { conflict, notFound, unprocessable } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
-import { walletAccount } from '../../ledger/accounts.ts';
-import { LedgerError, transfer } from '../../ledger/ledger.ts';
+import { LedgerError, transferPersonToMerchant } from '../../ledger/ledger.ts';
 import { type PlanRow, findPlan, latestActivationEnd } from '../gift-cards/store.ts';
 import { addMonths } from '../gift-cards/validation.ts';
 import { findMerchant } from '../merchants/store.ts';
@@ -190,14 +189,14 @@ export class SubscriptionService {
       data: eventData(row, { number: row.period, start: row.current_period_start, end: row.current_period_end }, { chargeId: charge.id, attempt, transferId }),
       at: now,
     });
-    await transfer(tx, {
+    await transferPersonToMerchant(tx, {
       id: transferId,
       mode: row.mode,
       kind: 'subscription_charge',
-      legs: [
-        { account: walletAccount(row.wallet_id, row.currency), amount: -row.amount },
-        { account: walletAccount(row.merchant_wallet_id, row.currency), amount: row.amount },
-      ],
+      payerWalletId: row.wallet_id,
+      merchantWalletId: row.merchant_wallet_id,
+      currency: row.currency,
+      amount: row.amount,
       metadata: { subscriptionId: row.id, period: row.period, chargeId: charge.id },
     });
     return charge;
