@@ -9,14 +9,12 @@ import { toMajor } from '@tapline/shared/money';
 import { GiftCardService } from '../gift-cards/service.ts';
 import { fxServiceRateSource } from '../gift-cards/fx.ts';
 import type { WalletRow } from '../wallets/store.ts';
-import { documentId } from './settlement.ts';
+import { capturedInFuture, documentId } from './settlement.ts';
 import { type GiftCardSaleRow, findGiftCardSale, insertGiftCardSale, nextTerminalSeq } from './store.ts';
 
 const MESSAGE_MAX = 160;
 /** A code prefix as the terminal printed it: `gc_` and 7 hex. */
 const CODE_PREFIX = /^gc_[0-9a-f]{7}$/;
-/** A terminal's clock may run this far ahead of the server's. */
-const CLOCK_SKEW_MS = 5 * 60_000;
 
 export function saleDocument(row: GiftCardSaleRow): GiftCardSaleDoc {
   return {
@@ -104,7 +102,7 @@ export function giftCardSaleSettlement(context: AppContext) {
       if (raced) return own(raced);
       let outcome: Awaited<ReturnType<GiftCardService['issueSoldAtTerminal']>>;
       if (sale.invalid !== null) outcome = { declineCode: 'invalid_document', declineReason: sale.invalid };
-      else if (sale.capturedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) outcome = { declineCode: 'captured_in_future', declineReason: 'The terminal\'s clock is ahead of the server\'s: the sale is dated in the future' };
+      else if (capturedInFuture(sale.capturedAt, now)) outcome = { declineCode: 'captured_in_future', declineReason: 'The terminal\'s clock is ahead of the server\'s: the sale is dated in the future' };
       else {
         const { wallet } = terminal;
         const issuer = { type: 'merchant' as const, id: terminal.merchantId, walletId: wallet.id, handle: wallet.handle, mode: wallet.mode, homeCurrency: wallet.currency, merchantId: terminal.merchantId };

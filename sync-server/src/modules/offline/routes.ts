@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Principal } from '../../auth/principal.ts';
 import { type Static, Type } from 'typebox';
 import {
   CreateVoucherBody,
@@ -19,7 +20,7 @@ import QRCode from 'qrcode';
 import type { AppContext } from '../../context.ts';
 import { Poller } from '../../jobs/poller.ts';
 import { principalAs, principalOf } from '../../auth/hooks.ts';
-import { idempotentId } from '../../http/idempotency.ts';
+import { derivedId, idempotentId } from '../../http/idempotency.ts';
 import { conflict, notFound } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
 import { requireWallet } from '../wallets/service.ts';
@@ -63,8 +64,7 @@ export async function offlineRoutes(app: FastifyInstance, context: AppContext): 
     },
   }, async (request, reply) => {
     const principal = principalAs(request, 'wallet');
-    const seed = idempotentId(request, 'oqr');
-    const record = await vouchers.create(principal, request.body as Static<typeof CreateVoucherBody>, seed);
+    const record = await vouchers.create(principal, request.body as Static<typeof CreateVoucherBody>, derivedId(request, 'oqr', 'oqr'));
     return reply.status(201).send(record);
   });
 
@@ -120,8 +120,7 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
       response: { 200: OfflinePaymentRecord, ...errors, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody },
     },
   }, async (request) => {
-    const principal = principalOf(request);
-    if (principal.kind !== 'merchant' && principal.kind !== 'terminal') throw notFound('route_not_found', 'Merchants and terminals only');
+    const principal = merchantOrTerminalOf(request);
     const body = request.body as Static<typeof RedeemVoucherBody>;
     const wallet = await requireWallet(db, principal.handle, principal.mode);
     const currency = supportedCurrency(body.currency ?? wallet.currency);
@@ -152,8 +151,7 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
       response: { 200: ListOf(OfflinePaymentRecord), ...errors },
     },
   }, async (request) => {
-    const principal = principalOf(request);
-    if (principal.kind !== 'merchant' && principal.kind !== 'terminal') throw notFound('route_not_found', 'Merchants and terminals only');
+    const principal = merchantOrTerminalOf(request);
     const query = request.query as Static<typeof OfflinePaymentListQuery>;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
@@ -166,8 +164,7 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
     config: merchantOrTerminal,
     schema: { tags: ['offline'], summary: 'One offline payment', params: IdParams, response: { 200: OfflinePaymentRecord, ...errors } },
   }, async (request) => {
-    const principal = principalOf(request);
-    if (principal.kind !== 'merchant' && principal.kind !== 'terminal') throw notFound('route_not_found', 'Merchants and terminals only');
+    const principal = merchantOrTerminalOf(request);
     const { id } = request.params as { id: string };
     const row = /^[0-9a-fA-F-]{36}$/.test(id) ? await findOfflinePayment(db, id.toLowerCase()) : undefined;
     const visible = row && row.merchant_id === principal.merchantId && row.mode === principal.mode && (principal.kind !== 'terminal' || row.terminal_id === principal.terminalId);
@@ -222,6 +219,13 @@ rate, OFFLINE_MAX_AGE_HOURS (72). A connected terminal receives them at once in 
       maxAgeHours: limits.maxAgeSeconds / 3600,
     };
   }
+}
+
+/** The caller of a route whose config.auth admits merchants and terminals only. */
+function merchantOrTerminalOf(request: FastifyRequest): Extract<Principal, { kind: 'merchant' | 'terminal' }> {
+  const principal = principalOf(request);
+  if (principal.kind !== 'merchant' && principal.kind !== 'terminal') throw notFound('route_not_found', 'Merchants and terminals only');
+  return principal;
 }
 
 /** A UUID v4-shaped id derived from an idempotency seed, so a retried redeem settles the same payment. */

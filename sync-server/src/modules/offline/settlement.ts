@@ -45,6 +45,11 @@ type Verdict =
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 /** A terminal's clock may run this far ahead of the server's. */
 const CLOCK_SKEW_MS = 5 * 60_000;
+
+/** Whether a terminal dated what it took too far ahead of the server's clock to be believed. */
+export function capturedInFuture(capturedAt: Date, now: Date): boolean {
+  return capturedAt.getTime() > now.getTime() + CLOCK_SKEW_MS;
+}
 const DESCRIPTION_MAX = 500;
 
 export const offlineTransferId = (paymentId: string) => `offline:${paymentId}`;
@@ -231,7 +236,7 @@ export function offlineSettlement(context: AppContext) {
       if (recorded) return ownRecorded(recorded, scope);
       let verdict: Verdict;
       if (candidate.invalid !== null) verdict = declined('invalid_document', candidate.invalid);
-      else if (candidate.capturedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) verdict = declined('captured_in_future', 'The terminal\'s clock is ahead of the server\'s: the payment is dated in the future');
+      else if (capturedInFuture(candidate.capturedAt, now)) verdict = declined('captured_in_future', 'The terminal\'s clock is ahead of the server\'s: the payment is dated in the future');
       else verdict = candidate.kind === 'tap' ? await tapVerdict(tx, scope, candidate, now) : await qrVerdict(tx, scope, candidate, keys);
       if (verdict.status === 'declined' && !options.recordDeclines) throw declineError(verdict);
       const row = await insertOfflinePayment(tx, {

@@ -65,7 +65,8 @@ export function voucherService(context: AppContext) {
 
   return {
     /** Reserves the amount from the holder's wallet and signs a voucher for it. */
-    async create(owner: VoucherOwner, body: { amount: number; currency?: string; expiresInHours?: number }, idSeed?: string) {
+    /** `derivedVoucherId`: the id the request's Idempotency-Key derives (http/idempotency.ts derivedId), if it has one. */
+    async create(owner: VoucherOwner, body: { amount: number; currency?: string; expiresInHours?: number }, derivedVoucherId?: string) {
       const wallet = await findWalletById(db, owner.walletId);
       if (!wallet) throw notFound('wallet_not_found', 'The wallet of this session no longer exists');
       const currency = supportedCurrency(body.currency ?? wallet.currency);
@@ -74,7 +75,7 @@ export function voucherService(context: AppContext) {
       const hours = body.expiresInHours ?? VOUCHER_HOURS_DEFAULT;
       // Whole seconds: the voucher's claims carry seconds, and the row must sign back to the same text.
       const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + hours * 3600_000);
-      const id = `oqr_${idSeed ? sha256Hex(idSeed).slice(0, 24) : randomHex(12)}`;
+      const id = derivedVoucherId ?? `oqr_${randomHex(12)}`;
       const signer = await currentSigner(db, secrets, now);
       const text = signer.sign({ v: 1, id, h: wallet.handle, c: currency, a: amount, x: expiresAt.getTime() / 1000, m: owner.mode });
       const row = await db.transaction(async (tx) => {
