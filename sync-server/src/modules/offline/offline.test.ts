@@ -152,6 +152,8 @@ for (const target of await databaseTargets()) {
     it('refuses a sync handshake without a valid terminal token, and a revoked terminal', async () => {
       const s = server();
       await assert.rejects(connectTerminal(s, ''), /missing_token/);
+      await assert.rejects(connectTerminal(s, 42 as unknown as string), /missing_token/);
+      await assert.rejects(connectTerminal(s, 'mk_test_' + '0'.repeat(64)), /invalid_terminal_token/);
       await assert.rejects(connectTerminal(s, `term.${'0'.repeat(64)}`), /invalid_terminal_token/);
       const { key, terminalId, termToken } = await shop();
       const { socket } = await connectTerminal(s, termToken);
@@ -259,6 +261,16 @@ for (const target of await databaseTargets()) {
       assert.equal('code' in noId ? noId.code : '', 'invalid_document');
       const wrongCollection = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.pull, { collection: 'nope', checkpoint: null, batchSize: 10 });
       assert.equal(wrongCollection.code, 'unknown_collection');
+      const badCheckpoint = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.pull, { collection: 'offline_payments', checkpoint: { serverSeq: -1 }, batchSize: 10 });
+      assert.equal(badCheckpoint.code, 'invalid_checkpoint');
+      const oddBatch = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.pull, { collection: 'offline_payments', checkpoint: null, batchSize: 'all' });
+      assert.equal(oddBatch.documents.length, 4, 'a batch size that is not an integer means the largest');
+      const notRows = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.push, { collection: 'offline_payments', rows: 'none' });
+      assert.equal(notRows.code, 'invalid_push');
+      const tooMany = await push(socket, Array.from({ length: 101 }, () => tapDoc(terminalId, tagId, 100)));
+      assert.equal('code' in tooMany ? tooMany.code : '', 'invalid_push');
+      const nothing = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.push, null);
+      assert.equal(nothing.code, 'unknown_collection');
       const listed = await s.request<{ data: Payment[]; total: number }>('GET', '/api/offline/payments?status=declined', { headers: key });
       assert.equal(listed.body.total, 4);
       assert.ok(listed.body.data.every((payment) => payment.terminalId === terminalId && payment.status === 'declined'));
