@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import svelte from 'eslint-plugin-svelte';
 import globals from 'globals';
 
 export default tseslint.config(
@@ -14,5 +15,20 @@ export default tseslint.config(
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       'no-console': 'off',
     },
+  },
+  // The kiosk's Svelte components: the plugin's recommended rules, TypeScript inside <script lang="ts">.
+  ...svelte.configs.recommended,
+  {
+    files: ['**/*.svelte'],
+    languageOptions: { parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] } },
+  },
+  // Rune modules (`*.svelte.ts`) are TypeScript that the Svelte compiler reads for runes.
+  {
+    files: ['**/*.svelte.ts'],
+    languageOptions: { parserOptions: { parser: tseslint.parser } },
+  },
+  {
+    files: ['terminal/src/renderer/**/*.{ts,svelte}'],
+    languageOptions: { globals: { ...globals.browser } },
   },
 );

@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { availableParallelism } from 'node:os';
 
 const root = new URL('..', import.meta.url).pathname;
-const roots = ['shared/src', 'hardware/src', 'sync-server/src', 'terminal/src', 'test'];
+const roots = ['shared/src', 'hardware/src', 'sync-server/src', 'terminal/src', 'sdk', 'test'];
 const skipDirs = new Set(['node_modules', 'dist', 'test-artifacts', '.vite']);
 
 function collect(dir, out) {

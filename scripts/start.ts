@@ -18,7 +18,7 @@ try {
 }
 
 const { nfc, printer } = terminal;
-console.log(`Terminal: ${terminal.url} — open it in Chromium (the Electron kiosk shell, terminal/src/main, shows the same page)`);
+console.log(`Terminal: ${terminal.url} — open it in Chromium (the Electron kiosk app, npm run build:electron -w @tapline/terminal, shows the same page)`);
 console.log(`  hardware: NFC reader ${nfc.driver} (${nfc.status().state}), printer ${printer.status().printer}`);
-console.log('  sign in with a terminal token (term.<token>): README.md "Try the terminal" shows how to get one');
+console.log('  pair it with the pairing code POST /api/merchant/terminals answers: README.md "Try the terminal" shows how');
 if (nfc.driver === 'simulated') console.log('  the reader is the simulator: the waiting screen has a "Simulate a tap" field for a tag id (NFC_READER=pcsc for a real reader)');

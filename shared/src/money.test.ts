@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AFRICAN_COUNTRIES, SUPPORTED_CURRENCIES, currencyOfCountry } from './countries.ts';
-import { MoneyError, currencyExponent, formatMinor, formatMoney, toMajor, toMinor } from './money.ts';
+import { MoneyError, currencyExponent, formatAmount, formatMinor, formatMoney, minorFromMajor, toMajor, toMinor } from './money.ts';
 
 const rejects = (amount: number | string, currency: string, code: string) =>
   assert.throws(() => toMinor(amount, currency), (error: unknown) => error instanceof MoneyError && error.code === code, `${amount} ${currency}`);
@@ -53,6 +53,47 @@ describe('money', () => {
     assert.equal(formatMinor(1005, 'TND'), '1.005');
     assert.equal(formatMinor(-1250, 'NGN'), '-12.50');
     assert.equal(toMajor(1999, 'USD'), 19.99);
-    assert.equal(formatMoney(123456789, 'NGN'), 'NGN 1,234,567.89');
+  });
+
+  // Intl's spaces: U+00A0 between code and number, U+202F between French digit groups.
+  const NBSP = '\u00a0';
+  const NNBSP = '\u202f';
+
+  it('formats money for people per locale with the ISO 4217 minor unit of each currency', () => {
+    const cases: Array<[number, string, Record<'en' | 'fr' | 'pt' | 'sw', string>]> = [
+      [125000, 'NGN', { en: `NGN${NBSP}1,250.00`, fr: `1${NNBSP}250,00${NBSP}NGN`, pt: `NGN${NBSP}1.250,00`, sw: `NGN${NBSP}1,250.00` }],
+      [150000, 'UGX', { en: `UGX${NBSP}150,000`, fr: `150${NNBSP}000${NBSP}UGX`, pt: `UGX${NBSP}150.000`, sw: `UGX${NBSP}150,000` }],
+      [5000, 'XOF', { en: `XOF${NBSP}5,000`, fr: `5${NNBSP}000${NBSP}XOF`, pt: `XOF${NBSP}5.000`, sw: `XOF${NBSP}5,000` }],
+      [1250125, 'TND', { en: `TND${NBSP}1,250.125`, fr: `1${NNBSP}250,125${NBSP}TND`, pt: `TND${NBSP}1.250,125`, sw: `TND${NBSP}1,250.125` }],
+      [5, 'KES', { en: `KES${NBSP}0.05`, fr: `0,05${NBSP}KES`, pt: `KES${NBSP}0,05`, sw: `KES${NBSP}0.05` }],
+      [-1250, 'KES', { en: `-KES${NBSP}12.50`, fr: `-12,50${NBSP}KES`, pt: `-KES${NBSP}12,50`, sw: `-KES${NBSP}12.50` }],
+    ];
+    for (const [minor, currency, expected] of cases) {
+      for (const [locale, text] of Object.entries(expected)) assert.equal(formatMoney(minor, currency, locale), text, `${minor} ${currency} ${locale}`);
+    }
+    assert.equal(formatMoney(123456789, 'NGN'), `NGN${NBSP}1,234,567.89`, 'English by default');
+  });
+
+  it('formats every digit of large amounts: no floating point on the way', () => {
+    // 2^53 - 1 minor units: a float of the major amount would round the last digits.
+    assert.equal(formatMoney(Number.MAX_SAFE_INTEGER, 'NGN', 'en'), `NGN${NBSP}90,071,992,547,409.91`);
+    assert.equal(formatMoney(Number.MAX_SAFE_INTEGER, 'TND', 'fr'), `9${NNBSP}007${NNBSP}199${NNBSP}254${NNBSP}740,991${NBSP}TND`);
+    assert.equal(formatMoney(100_000_000_000_001, 'XOF', 'en'), `XOF${NBSP}100,000,000,000,001`);
+    assert.throws(() => formatMoney(0.5, 'NGN'), (error: unknown) => error instanceof MoneyError && error.code === 'amount_invalid');
+  });
+
+  it('formats the number alone as formatMoney groups it', () => {
+    assert.equal(formatAmount(125000, 'NGN', 'en'), '1,250.00');
+    assert.equal(formatAmount(125000, 'NGN', 'fr'), `1${NNBSP}250,00`);
+    assert.equal(formatAmount(5000, 'XOF', 'pt'), '5.000');
+    assert.equal(formatAmount(-1250125, 'TND', 'sw'), '-1,250.125');
+  });
+
+  it('reads answered major amounts back into minor units exactly, zero and negative included', () => {
+    assert.equal(minorFromMajor(12.5, 'NGN'), 1250);
+    assert.equal(minorFromMajor(0, 'NGN'), 0);
+    assert.equal(minorFromMajor(-19.99, 'USD'), -1999);
+    assert.equal(minorFromMajor(1.005, 'TND'), 1005);
+    assert.throws(() => minorFromMajor(0.5, 'XOF'), (error: unknown) => error instanceof MoneyError && error.code === 'amount_too_many_decimals');
   });
 });

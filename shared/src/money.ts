@@ -50,12 +50,8 @@ function plainDecimal(value: number): string | null {
   return `${sign}${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
 }
 
-/**
- * Parses a positive decimal amount in major units (a JSON number or a decimal string) into
- * integer minor units. Rejects non-finite, zero, negative, too many decimals and amounts over
- * MAX_MAJOR_AMOUNT with a MoneyError whose code names the rule.
- */
-export function toMinor(amount: number | string, currency: string): number {
+/** A decimal amount in major units as signed integer minor units, exactly (a MoneyError when it is not one). */
+function parseMinor(amount: number | string, currency: string): { minor: bigint; text: string } {
   const exponent = currencyExponent(currency);
   const text = typeof amount === 'number' ? plainDecimal(amount) : amount.trim();
   if (text === null || text === '') throw new MoneyError('amount_must_be_finite', 'Amount must be a finite number');
@@ -67,11 +63,31 @@ export function toMinor(amount: number | string, currency: string): number {
     throw new MoneyError('amount_too_many_decimals', `${currency} amounts take at most ${exponent} decimal place${exponent === 1 ? '' : 's'}`);
   }
   const minor = BigInt(intPart) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0');
+  return { minor: sign === '-' ? -minor : minor, text };
+}
+
+/**
+ * Parses a positive decimal amount in major units (a JSON number or a decimal string) into
+ * integer minor units. Rejects non-finite, zero, negative, too many decimals and amounts over
+ * MAX_MAJOR_AMOUNT with a MoneyError whose code names the rule.
+ */
+export function toMinor(amount: number | string, currency: string): number {
+  const { minor } = parseMinor(amount, currency);
   if (minor === 0n) throw new MoneyError('amount_must_not_be_zero', 'Amount must be greater than zero');
-  if (sign === '-') throw new MoneyError('amount_must_be_positive', 'Amount must be positive');
-  if (minor > BigInt(MAX_MAJOR_AMOUNT) * 10n ** BigInt(exponent)) {
+  if (minor < 0n) throw new MoneyError('amount_must_be_positive', 'Amount must be positive');
+  if (minor > BigInt(MAX_MAJOR_AMOUNT) * 10n ** BigInt(currencyExponent(currency))) {
     throw new MoneyError('amount_too_large', `Amount must not exceed ${MAX_MAJOR_AMOUNT}`);
   }
+  return Number(minor);
+}
+
+/**
+ * A major-unit amount the API answered (a balance may be 0, a refund negative) as integer minor
+ * units, exactly, for display: toMinor without the rules of an amount to charge.
+ */
+export function minorFromMajor(amount: number, currency: string): number {
+  const { minor } = parseMinor(amount, currency);
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER) || minor < -BigInt(Number.MAX_SAFE_INTEGER)) throw new MoneyError('amount_too_large', 'Amount is too large to display');
   return Number(minor);
 }
 
@@ -91,10 +107,34 @@ export function toMajor(minor: number, currency: string): number {
   return Number(formatMinor(minor, currency));
 }
 
-/** Formats for people: "NGN 1,250.00". */
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
+/** One Intl.NumberFormat per locale, currency and style (they are costly to build), pinned to the ISO 4217 exponent. */
+function numberFormat(locale: string, currency: string, style: 'currency' | 'decimal'): Intl.NumberFormat {
+  const key = `${locale}|${currency}|${style}`;
+  let format = numberFormats.get(key);
+  if (format === undefined) {
+    const digits = currencyExponent(currency);
+    // The ISO exponent, not CLDR's own digits for the currency: what is shown is what the ledger holds.
+    format = new Intl.NumberFormat(locale, { style, currency, currencyDisplay: 'code', minimumFractionDigits: digits, maximumFractionDigits: digits });
+    numberFormats.set(key, format);
+  }
+  return format;
+}
+
+/**
+ * Integer minor units for people, in the locale's conventions: (125000, 'NGN', 'en') ->
+ * "NGN 1,250.00", 'fr' -> "1 250,00 NGN", (150000, 'UGX') -> "UGX 150,000", (1250125, 'TND',
+ * 'fr') -> "1 250,125 TND". Intl formats the exact decimal string of formatMinor (Intl's
+ * string input), never a floating-point number, so any safe integer prints digit for digit.
+ * The spaces are Intl's non-breaking ones (U+00A0, and U+202F between French digit groups), so
+ * an amount never wraps across lines; the receipt printer turns them into plain spaces.
+ */
 export function formatMoney(minor: number, currency: string, locale = 'en'): string {
-  const exponent = currencyExponent(currency);
-  const [whole = '0', fraction] = formatMinor(Math.abs(minor), currency).split('.');
-  const grouped = new Intl.NumberFormat(locale, { useGrouping: true }).format(BigInt(whole));
-  return `${minor < 0 ? '-' : ''}${currency} ${grouped}${exponent > 0 ? `.${fraction}` : ''}`;
+  return numberFormat(locale, currency, 'currency').format(formatMinor(minor, currency) as Intl.StringNumericLiteral);
+}
+
+/** The number alone, grouped as formatMoney groups it: (125000, 'NGN', 'fr') -> "1 250,00" (receipt columns). */
+export function formatAmount(minor: number, currency: string, locale = 'en'): string {
+  return numberFormat(locale, currency, 'decimal').format(formatMinor(minor, currency) as Intl.StringNumericLiteral);
 }

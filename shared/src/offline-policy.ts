@@ -9,7 +9,11 @@ import type { OfflineLimits, OfflinePaymentDoc } from './sync-protocol.ts';
  */
 export type OfflineDecision =
   | { ok: true }
-  | { ok: false; code: 'offline_amount_over_limit' | 'offline_exposure_limit' | 'offline_sync_overdue' | 'offline_currency_not_allowed' | 'voucher_already_used'; reason: string };
+  | {
+      ok: false;
+      code: 'offline_amount_over_limit' | 'offline_exposure_limit' | 'offline_sync_overdue' | 'offline_currency_not_allowed' | 'offline_over_no_pin_limit' | 'voucher_already_used';
+      reason: string;
+    };
 
 export interface OfflineCandidate {
   amountMinor: number;
@@ -33,6 +37,10 @@ export function offlineDecision(
   }
   if (candidate.amountMinor > limits.perPaymentMaxMinor) {
     return { ok: false, code: 'offline_amount_over_limit', reason: 'The amount is over the limit for one offline payment' };
+  }
+  // A tap (no voucher) above the no-PIN limit would need the customer's PIN, which cannot be checked offline.
+  if (candidate.voucherId === undefined && limits.noPinPerTapMaxMinor !== undefined && candidate.amountMinor > limits.noPinPerTapMaxMinor) {
+    return { ok: false, code: 'offline_over_no_pin_limit', reason: 'A tap of this amount needs the customer\'s PIN, which cannot be checked offline' };
   }
   const pending = queued.filter((doc) => doc.status === 'queued');
   const oldest = pending.reduce<number | undefined>((min, doc) => {

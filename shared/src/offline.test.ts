@@ -70,6 +70,10 @@ describe('offline exposure policy', () => {
     assert.equal(code(offlineDecision(limits, [queued(10_000, 1), queued(10_000, 1)], { amountMinor: 5_000, currency: 'NGN' }, NOW)), 'ok');
     assert.equal(code(offlineDecision(limits, [queued(100, 61)], { amountMinor: 100, currency: 'NGN' }, NOW)), 'offline_sync_overdue');
     assert.equal(code(offlineDecision(limits, [], { amountMinor: 100, currency: 'KES' }, NOW)), 'offline_currency_not_allowed');
+    const withNoPin = { ...limits, noPinPerTapMaxMinor: 2_000 };
+    assert.equal(code(offlineDecision(withNoPin, [], { amountMinor: 2_001, currency: 'NGN' }, NOW)), 'offline_over_no_pin_limit', 'a tap above the no-PIN limit needs a PIN');
+    assert.equal(code(offlineDecision(withNoPin, [], { amountMinor: 2_000, currency: 'NGN' }, NOW)), 'ok');
+    assert.equal(code(offlineDecision(withNoPin, [], { amountMinor: 2_001, currency: 'NGN', voucherId: 'oqr_1' }, NOW)), 'ok', 'a voucher is not a tap');
     assert.equal(code(offlineDecision(limits, [], { amountMinor: 100, currency: 'NGN', voucherId: 'oqr_1' }, NOW, new Set(['oqr_1']))), 'voucher_already_used');
   });
 

@@ -12,7 +12,9 @@
  *
  * Connection: socket.io at the sync server's origin (default path `/socket.io`), namespace
  * SYNC_NAMESPACE, handshake `auth: { token: 'term.<token>' }`. A refused handshake ends with a
- * `connect_error` whose message is one of SYNC_HANDSHAKE_ERRORS.
+ * `connect_error` whose message is one of SYNC_HANDSHAKE_ERRORS. A handshake that fails with
+ * `server_error` or `database_unavailable` is not a refusal: connect again (socket.io-client does
+ * not retry a failed handshake by itself, nor a disconnect by the server).
  *
  * Amounts in this protocol are integer minor units (`amountMinor`), unlike the JSON API: the
  * replica sums them to enforce offline exposure limits and must never add floating point money.
@@ -158,13 +160,41 @@ export interface PushRequest<D extends SyncDocument = OfflinePaymentDoc> {
 }
 
 /**
- * The server's master state of every pushed document that differs from what the terminal sent:
- * after a push that is every settled document (its verdict). RxDB's default conflict handler
- * keeps the master state, which is what the terminal must do.
+ * The answer to a push: one verdict per pushed document, always.
+ *
+ * - `conflicts`: the server's master state of every pushed document that has an id, in the order
+ *   of the rows: its verdict (accepted, or declined with `declineCode` and `declineReason`). RxDB's
+ *   default conflict handler keeps the master state, which is what the terminal must do.
+ * - `rejected`: the rows whose document has no usable id (not a UUID), which therefore cannot be
+ *   stored under an idempotency key: `index` is the row's position in the push.
+ *
+ * Rules the server keeps (sync-server/src/modules/offline/README.md):
+ * - A push is settled in one database transaction, the documents in the order they were captured;
+ *   each document on its own, so one that cannot be settled is declined (recorded, with a precise
+ *   code such as `invalid_document`, `code_taken`, `offline_amount_over_limit`) and the others
+ *   settle normally. A push is never answered with a SyncFailure after any part of it committed:
+ *   a SyncFailure means nothing was stored and the same push may be sent again.
+ * - A document id the server has already settled answers its recorded verdict and moves nothing
+ *   (a replay). An id settled by another terminal of the same merchant and mode (a kiosk given a
+ *   new token) answers that recorded verdict too; an id of another merchant or mode is declined
+ *   `id_taken` (not recorded: the id is not this terminal's to use).
+ * - Text fields are checked before they reach the database: no NUL character, no unpaired UTF-16
+ *   surrogate, and the lengths below; a document that breaks them is declined `invalid_document`.
  */
 export interface PushResponse<D extends SyncDocument = OfflinePaymentDoc> {
   conflicts: D[];
+  rejected?: PushRejection[];
 }
+
+export interface PushRejection {
+  /** The row's position in the push. */
+  index: number;
+  code: 'invalid_document';
+  error: string;
+}
+
+/** Longest texts a document may carry (UTF-16 code units). */
+export const SYNC_TEXT_LIMITS = { description: 500, message: 160, voucher: 2048 } as const;
 
 export interface StreamMessage<D extends SyncDocument = OfflinePaymentDoc> {
   collection: SyncCollection;
@@ -172,7 +202,11 @@ export interface StreamMessage<D extends SyncDocument = OfflinePaymentDoc> {
   checkpoint: SyncCheckpoint;
 }
 
-/** An acknowledgement that failed as a whole (a malformed request); nothing was stored. */
+/**
+ * An acknowledgement that failed as a whole: a malformed request (`unknown_collection`,
+ * `invalid_push`), a revoked terminal, or a server fault (`server_error`, `database_unavailable`).
+ * Nothing was stored; the terminal may send the same request again.
+ */
 export interface SyncFailure {
   error: string;
   code: string;
@@ -191,6 +225,13 @@ export interface OfflineLimits {
   totalMaxMinor: number;
   /** A queued payment older than this stops further offline payments until the terminal syncs. */
   maxAgeSeconds: number;
+  /**
+   * The largest offline tap: the default no-PIN limit per tap in this currency. A tap above it
+   * needs the holder's PIN, which cannot be checked offline; a holder may have lowered their own
+   * tag's, and the server declines a tap above the tag's own (`no_pin_limit_exceeded`).
+   * Absent from servers older than the no-PIN limits.
+   */
+  noPinPerTapMaxMinor?: number;
 }
 
 export interface OfflineQrKey {
@@ -210,4 +251,9 @@ export interface SyncHello {
   /** Keys that sign offline QR vouchers: the terminal verifies vouchers with them while offline. */
   offlineQrKeys: OfflineQrKey[];
   serverTime: string;
+  /**
+   * The terminal's language (ISO 639-1, set by the merchant): the kiosk's default and its
+   * receipts'. The server always sends it; a hello a kiosk cached before it existed lacks it.
+   */
+  language?: string;
 }

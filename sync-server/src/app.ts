@@ -1,7 +1,5 @@
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -12,6 +10,9 @@ import { registerRateLimits } from './auth/rate-limit.ts';
 import { notFound, registerErrorHandling } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerCors } from './http/cors.ts';
+import { registerInputGuard } from './http/input-guard.ts';
+import { JSON_DEPTH_MAX, registerJsonBody } from './http/json-body.ts';
+import { loggedRequest } from './http/log-redaction.ts';
 import { EventDispatcher, scaledRetryDelays } from './events/dispatcher.ts';
 import { webhookRoutes } from './modules/webhooks/routes.ts';
 import { type MoneyServiceOptions, createMoneyServices } from './modules/payments/runtime.ts';
@@ -20,9 +21,12 @@ import { adminRoutes } from './modules/admin/routes.ts';
 import { agentRoutes } from './modules/agent/routes.ts';
 import { healthRoutes } from './modules/health/routes.ts';
 import { merchantRoutes } from './modules/merchant/routes.ts';
+import { terminalRoutes } from './modules/terminals/routes.ts';
 import { walletRoutes } from './modules/wallet/routes.ts';
 import { wearableRoutes } from './modules/wearables/routes.ts';
 import { walletPayRoutes } from './modules/wearables/wallet-pay.ts';
+import { holderWearableRoutes } from './modules/wearables/holder-routes.ts';
+import { refreshNoPinLimitDefaults, startNoPinLimitDefaultsRefresh } from './modules/wearables/no-pin-limits.ts';
 import { posRoutes } from './modules/pos/routes.ts';
 import { payrollRoutes } from './modules/payroll/routes.ts';
 import { startPosSessionSweeper } from './modules/pos/service.ts';
@@ -38,7 +42,11 @@ import { offlineRoutes, startOfflineJobs } from './modules/offline/routes.ts';
 import { checkoutRoutes } from './modules/checkout/routes.ts';
 import { currentSigner } from './modules/offline/keys.ts';
 import { attachSyncEndpoint } from './sync/socket.ts';
+import { SYNC_NAMESPACE } from '@tapline/shared/sync-protocol';
+import { registerMetrics } from './metrics/plugin.ts';
+import { readinessRoutes } from './modules/health/ready.ts';
 import { SyncNotifier } from './sync/notifier.ts';
+import { registerOpenApi } from './openapi/register.ts';
 
 export interface BuildAppOptions {
   config: Config;
@@ -50,6 +58,8 @@ export interface BuildAppOptions {
   rateLimitScale?: number;
   /** Pino logger; false in tests. */
   logger?: boolean;
+  /** Where the log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
   /**
    * Start the background workers (event dispatcher, payment scheduler) when the app is ready;
    * default true. Tests pass false and run them deterministically (context.events.runOnce()).
@@ -73,6 +83,10 @@ accept), on a double-entry ledger.
 
 Money: JSON amounts are decimal numbers in major units (12.50); the ledger keeps integer minor units
 per ISO 4217. Errors: {error, code, details?}. Lists: {data, total, limit, offset}.
+Every route refuses NUL characters and unpaired UTF-16 surrogates in any text (400 invalid_text), control
+characters in path parameters and numbers beyond +-(2^53-1) in queries and paths (400 invalid_parameter),
+and JSON bodies nested deeper than ${JSON_DEPTH_MAX} levels (400 body_too_deep); a missing body is {} where no field is
+required. While the database cannot be reached, requests answer 503 database_unavailable with Retry-After.
 Rate limits per the Limits table, with X-RateLimit-Limit, X-RateLimit-Remaining and
 X-RateLimit-Reset (seconds until the window resets) on every /api answer, and Retry-After on 429.`;
 
@@ -102,33 +116,27 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   });
   const context: AppContext = { db, config, now, events, secrets, sync: new SyncNotifier(), ...money };
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel },
+    // Query values are redacted from every request line: they may carry a secret (README, Logs).
+    logger: options.logger === false ? false : { level: config.logLevel, serializers: { req: loggedRequest }, ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: process.env.TRUST_PROXY === '1',
     ajv: { customOptions: { allErrors: false } },
     schemaController: { compilersFactory: { buildValidator } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Tapline API', version: '0.1.0', description: API_DESCRIPTION },
-      servers: [{ url: config.publicBaseUrl }],
-      components: {
-        securitySchemes: {
-          merchantKey: { type: 'apiKey', in: 'header', name: 'x-merchant-api-key', description: 'mk_test_ or mk_live_ key; Authorization: Bearer <key> also works' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'wallet.<token>, agent.<token>, term.<token> or admin.<token>; pk_test_/pk_live_ publishable keys on the checkout session routes only' },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // Before the routes: the document is derived from each route as it is added (src/openapi).
+  await registerOpenApi(app, config, API_DESCRIPTION);
 
   // The API speaks JSON only: other bodies get a clear 415 instead of a confusing schema error.
   app.removeContentTypeParser(['text/plain']);
+  registerJsonBody(app);
   registerErrorHandling(app);
-  registerAuth(app, db, adminTokenChecker(options.adminTokenHash));
-  await registerRateLimits(app, db, { store: config.rateLimitStore, scale: options.rateLimitScale ?? 1 });
+  const isAdminToken = adminTokenChecker(options.adminTokenHash);
+  // First, so that its request histogram sees every route.
+  registerMetrics(app, db, isAdminToken);
+  registerAuth(app, db, isAdminToken);
+  await registerRateLimits(app, db, { store: config.rateLimitStore, scale: options.rateLimitScale ?? config.rateLimitScale, windowMs: config.rateLimitWindowSeconds * 1000 });
+  registerInputGuard(app);
   registerIdempotency(app, db);
   registerCors(app);
 
@@ -136,10 +144,14 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, adminRoutes, merchantRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, webRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, webRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);
+  // Taps read the default no-PIN limits of each currency from the database: written before the
+  // first request, then after every FX refresh. Until they exist every tap needs the PIN.
+  await refreshNoPinLimitDefaults(context).catch((error: unknown) => app.log.error({ err: error }, 'no-PIN limit defaults could not be written'));
+  if (options.backgroundJobs !== false) startNoPinLimitDefaultsRefresh(app, context);
   // POS sessions past their 90 seconds are expired by this sweeper (and by every read that meets one).
   if (options.backgroundJobs !== false) startPosSessionSweeper(app, context, config.posSweepIntervalMs);
   // Scheduled gift-card delivery and expiry: the card rows are the jobs (tests call giftCardJobs(context).runOnce()).
@@ -151,7 +163,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   // Terminals replicate over socket.io on the same HTTP server; the voucher signing key exists
   // before the first terminal connects, so every sync hello carries it.
   await currentSigner(db, secrets, now());
-  attachSyncEndpoint(app, context);
+  const io = attachSyncEndpoint(app, context);
+  app.metrics.countTerminalsWith(() => io.of(SYNC_NAMESPACE).sockets.size);
   // Subscription renewals: the subscription rows are the jobs (tests call subscriptionJobs(context).runOnce()).
   if (options.backgroundJobs !== false) startSubscriptionJobs(app, context);
   // Background workers run while the app is up; onClose waits for their work in flight.

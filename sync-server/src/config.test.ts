@@ -51,4 +51,14 @@ describe('configuration from the environment', () => {
       assert.throws(() => loadConfig({ SUBSCRIPTION_JOB_INTERVAL_MS: value }), /SUBSCRIPTION_JOB_INTERVAL_MS must be an integer from 0 to 3600000/, value);
     }
   });
+
+  it('reads the rate-limit window and scale: the spec\'s 60 seconds and table by default, bad values refused by name', () => {
+    assert.equal(loadConfig({}).rateLimitWindowSeconds, 60);
+    assert.equal(loadConfig({}).rateLimitScale, 1);
+    const tight = loadConfig({ RATE_LIMIT_WINDOW_SECONDS: '2', RATE_LIMIT_SCALE: '0.01' });
+    assert.equal(tight.rateLimitWindowSeconds, 2);
+    assert.equal(tight.rateLimitScale, 0.01);
+    assert.throws(() => loadConfig({ RATE_LIMIT_WINDOW_SECONDS: '0' }), /RATE_LIMIT_WINDOW_SECONDS/);
+    assert.throws(() => loadConfig({ RATE_LIMIT_SCALE: '0' }), /RATE_LIMIT_SCALE/);
+  });
 });

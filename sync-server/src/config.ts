@@ -18,6 +18,10 @@ export interface Config {
   logLevel: LogLevel;
   /** Where rate-limit counters live: this process only, or the shared database. */
   rateLimitStore: 'memory' | 'postgres';
+  /** The rate-limit window (the spec's is 60 seconds); tests and load tests shorten it. */
+  rateLimitWindowSeconds: number;
+  /** Multiplies every rate limit (1: the spec's table); tests reach a limit with few requests. */
+  rateLimitScale: number;
   /** Sandbox float credited to a new merchant's test wallet, in major units of its currency. */
   sandboxFloat: number;
   /** Wallet and agent session lifetime. */
@@ -67,6 +71,12 @@ export interface Config {
   offlineQrJobIntervalMs: number;
   /** How often the subscription renewal job charges due subscriptions (real time); 0 disables it. */
   subscriptionJobIntervalMs: number;
+  /** Default no-PIN limits of a tag, per tap and per UTC day, in US dollars converted into each currency (a holder may lower a tag's own). */
+  noPinPerTapUsd: number;
+  noPinPerDayUsd: number;
+  /** A second listen address serving only GET /metrics without a credential; undefined port: none (GET /metrics on the API port needs the admin token). */
+  metricsHost: string;
+  metricsPort: number | undefined;
 }
 
 /** Default fee schedule, percent of the amount; PAYMENT_FEES overrides entries (JSON). */
@@ -223,6 +233,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken,
     logLevel,
     rateLimitStore,
+    rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600, problems),
+    rateLimitScale: decimalNumber(env, 'RATE_LIMIT_SCALE', 1, 0.001, 1000, problems),
     sandboxFloat: integer(env, 'SANDBOX_FLOAT', 1_000_000, 0, 1_000_000_000, problems),
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 12 * 3600, 60, 30 * 24 * 3600, problems),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024, problems),
@@ -248,6 +260,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     offlineQrSettlementGraceHours: integer(env, 'OFFLINE_QR_SETTLEMENT_GRACE_HOURS', 72, 0, 24 * 30, problems),
     offlineQrJobIntervalMs: integer(env, 'OFFLINE_QR_JOB_INTERVAL_MS', 60_000, 0, 3_600_000, problems),
     subscriptionJobIntervalMs: integer(env, 'SUBSCRIPTION_JOB_INTERVAL_MS', 10_000, 0, 3_600_000, problems),
+    noPinPerTapUsd: integer(env, 'NO_PIN_PER_TAP_USD', 20, 0, 1_000_000, problems),
+    noPinPerDayUsd: integer(env, 'NO_PIN_PER_DAY_USD', 50, 0, 10_000_000, problems),
+    metricsHost: env.METRICS_HOST?.trim() || '127.0.0.1',
+    metricsPort: env.METRICS_PORT?.trim() ? integer(env, 'METRICS_PORT', 0, 0, 65_535, problems) : undefined,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -6,6 +6,7 @@ import { ensureAdminToken } from './auth/admin-token.ts';
 import type { Database } from './db/database.ts';
 import { openDatabase } from './db/open.ts';
 import { DataDirectoryLockedError } from './db/pglite.ts';
+import { startMetricsListener } from './metrics/listener.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -27,7 +28,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (admin.generated) {
     console.log(`Admin token (shown once, stored hashed; set ADMIN_TOKEN to choose your own): admin.${admin.generated}`);
   }
+  const metrics = config.metricsPort === undefined ? undefined : await startMetricsListener(app, config.metricsHost, config.metricsPort);
   console.log(`API docs: ${url}/docs`);
+  if (metrics) console.log(`Prometheus metrics (no credential): ${metrics.url}`);
   console.log(`Tapline sync server listening on ${url} (database: ${database}; public URL ${config.publicBaseUrl})`);
   let closing: Promise<void> | undefined;
   return {
@@ -36,7 +39,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     url,
     close() {
       // In-flight requests finish first; then the database closes cleanly.
-      closing ??= app.close().then(() => db.close());
+      closing ??= Promise.all([app.close(), metrics?.close()]).then(() => db.close());
       return closing;
     },
   };
@@ -83,6 +86,10 @@ export async function runFromEnvironment(options: { beforeShutdown?: () => Promi
       },
     );
   };
+  // Database faults are handled where they happen (a 503, a worker that tries again); a promise
+  // rejection nobody handles is a bug to log and fix, not a reason to drop every terminal
+  // connection and every request in flight.
+  process.on('unhandledRejection', (reason) => server.app.log.error({ err: reason }, 'unhandled promise rejection'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
   return server;

@@ -90,14 +90,17 @@ export class Client {
   }
 }
 
-/** The real server (sync-server/src/main.ts) in its own process, on the bench database. */
-export async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; origin: URL }> {
+/**
+ * The real server (sync-server/src/main.ts) in its own process, on the bench database: PostgreSQL at
+ * `databaseUrl`, or embedded PGlite in `{ dataDir }`.
+ */
+export async function startServer(database: string | { dataDir: string }): Promise<{ child: ChildProcess; origin: URL }> {
   const extra = process.env.BENCH_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...extra, '--import', 'tsx', 'sync-server/src/main.ts'], {
     cwd: root,
     env: {
       ...process.env,
-      DATABASE_URL: databaseUrl,
+      ...(typeof database === 'string' ? { DATABASE_URL: database } : { DATABASE_URL: '', DATA_DIR: database.dataDir }),
       PORT: '0',
       HOST: '127.0.0.1',
       ADMIN_TOKEN,

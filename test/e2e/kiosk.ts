@@ -1,5 +1,6 @@
 // The kiosk terminal as both terminal suites run it: the renderer built once per file, and a
 // host with the simulated reader and a VirtualPrinter in front of a test sync server.
+import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,14 +33,14 @@ export interface Kiosk {
  * The host against `syncServerUrl` (the server itself, or a relay in front of it); the reader's
  * tags point at `serverUrl`. Receipt previews go to test-artifacts/<previews>.
  */
-export async function startKiosk(options: { rendererDir: string; serverUrl: string; syncServerUrl?: string; previews: string }): Promise<Kiosk> {
+export async function startKiosk(options: { rendererDir: string; serverUrl: string; syncServerUrl?: string; previews: string; port?: number }): Promise<Kiosk> {
   mkdirSync(ARTIFACTS, { recursive: true });
   // No debounce: each test taps its own ring once, and two tests must not swallow each other's tap.
   const reader = new SimulatedNfcReader({ baseUrl: options.serverUrl, debounceWindowMs: 0 });
   const printer = new VirtualPrinter({ previewDirectory: join(ARTIFACTS, options.previews) });
   const host = await startTerminalHost({
     syncServerUrl: options.syncServerUrl ?? options.serverUrl,
-    port: 0,
+    port: options.port ?? 0,
     staticDir: options.rendererDir,
     nfc: reader,
     printer,
@@ -52,12 +53,51 @@ export async function startKiosk(options: { rendererDir: string; serverUrl: stri
 /** Replication retries every 2 s and socket.io reconnects within 2 s: settled well inside this. */
 export const SYNC_WAIT = { timeout: 20_000 };
 
-/** Signs the kiosk page in with a terminal token and waits for the reader and the sync connection. */
+/**
+ * Signs the kiosk page in with a terminal token (the support path behind the sign-in screen's
+ * link: pairing would give the terminal a new token) and waits for the reader and the sync connection.
+ */
 export async function signInKiosk(page: Page, host: TerminalHost, terminalToken: string): Promise<void> {
   await page.goto(host.url);
+  await page.click('#show-advanced');
   await page.fill('#token', `term.${terminalToken}`);
   await page.click('#signin-button');
   await page.locator('#sale').waitFor({ state: 'visible' });
   await page.locator('#status-reader[data-state="ready"]').waitFor();
   await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
+}
+
+/** The screen sizes of countertop kiosks and tablets the sale screen must fit without scrolling. */
+export const KIOSK_SIZES = [
+  { width: 800, height: 600 },
+  { width: 1024, height: 768 },
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+] as const;
+
+/** Smallest comfortable touch target (WCAG 2.5.5's 44 px, rounded up as Material does). */
+export const TOUCH_TARGET_PX = 48;
+
+/**
+ * Every visible control inside `root` (buttons, inputs, selects, textareas) lies wholly inside
+ * the viewport and above the status bar, and every button is at least TOUCH_TARGET_PX in both
+ * directions. Answers how many controls it checked.
+ */
+export async function assertControlsOnScreen(page: Page, root: string, label: string): Promise<number> {
+  const viewport = page.viewportSize();
+  assert.ok(viewport);
+  const bar = await page.locator('#status-bar').boundingBox();
+  const bottom = bar?.y ?? viewport.height;
+  const controls = page.locator(`${root} button:visible, ${root} input:visible, ${root} select:visible, ${root} textarea:visible`);
+  const count = await controls.count();
+  assert.ok(count > 0, `${label}: no controls found in ${root}`);
+  for (let index = 0; index < count; index += 1) {
+    const control = controls.nth(index);
+    const box = await control.boundingBox();
+    const name = `${label}: ${(await control.getAttribute('id')) ?? (await control.innerText().catch(() => '')) ?? index}`;
+    assert.ok(box, `${name} has a box`);
+    assert.ok(box.x >= 0 && box.y >= 0 && box.x + box.width <= viewport.width + 0.5 && box.y + box.height <= bottom + 0.5, `${name} is on screen: ${JSON.stringify(box)} in ${viewport.width}x${viewport.height}, status bar at ${bottom}`);
+    assert.ok(box.height >= TOUCH_TARGET_PX - 0.5 && box.width >= TOUCH_TARGET_PX - 0.5, `${name} is a touch target of at least ${TOUCH_TARGET_PX} px: ${box.width}x${box.height}`);
+  }
+  return count;
 }

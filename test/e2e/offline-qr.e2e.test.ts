@@ -42,7 +42,7 @@ for (const target of await databaseTargets()) {
 
       await page.fill('#amount', '500');
       await page.click('#voucher-button');
-      await page.locator('#voucher-error', { hasText: 'less than' }).waitFor();
+      await page.locator('#voucher-error', { hasText: 'not enough money' }).waitFor();
       await page.fill('#amount', '40');
       await page.click('#voucher-button');
       await page.locator('#voucher-result').waitFor({ state: 'visible' });

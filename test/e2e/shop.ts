@@ -3,7 +3,10 @@
 import assert from 'node:assert/strict';
 import { type TestServer, uniqueHandle } from '@tapline/sync-server/testing';
 
-export async function shopWithTerminal(s: TestServer, customer: { fund: number; pin?: string }) {
+/** What a shop needs of a server: the in-process test server, or a real server process (server-process.ts). */
+export type ShopServer = Pick<TestServer, 'request' | 'createMerchant' | 'createWallet'>;
+
+export async function shopWithTerminal<S extends ShopServer>(s: S, customer: { fund: number; pin?: string }) {
   const merchant = await s.createMerchant({ name: 'Mama Put Kitchen' });
   const key = { 'x-merchant-api-key': merchant.testKey };
   const terminal = await s.request<{ id: string; token: string }>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Front counter' } });

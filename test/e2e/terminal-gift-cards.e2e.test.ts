@@ -67,7 +67,7 @@ for (const target of await databaseTargets()) {
       assert.match(await page.locator('#gift-card-cash-note').innerText(), /cash at the till/);
       assert.equal(await page.locator('#gift-card-currency-fixed').innerText(), 'NGN', 'a NGN merchant sells NGN cards');
       await page.keyboard.type(amount);
-      assert.equal(await page.locator('#gift-card-amount').innerText(), amount);
+      assert.equal((await page.locator('#gift-card-amount').innerText()).replaceAll(',', ''), amount);
       if (fields.theme !== undefined) await page.selectOption('#gift-card-theme', fields.theme);
       if (fields.message !== undefined) await page.fill('#gift-card-message', fields.message);
       await page.click('#gift-card-sell');
@@ -150,13 +150,16 @@ for (const target of await databaseTargets()) {
       const after = await s.request<{ valid: boolean; amount: number }>('GET', `/api/gift-cards/verify?code=${code}`);
       assert.deepEqual([after.body.valid, after.body.amount], [true, 150]);
 
-      // Done forgets the code; the list shows the sale by its prefix, active.
+      // Done forgets the code; today's sales show the sale by its prefix, active, with no reprint (the code is gone).
       await page.click('#gift-card-done');
-      await page.locator(`#gift-card-sales li[data-id="${saleId}"][data-status="accepted"]`).waitFor();
       assert.equal(await page.locator('#gift-card-code').count(), 0);
-      const row = await page.locator(`#gift-card-sales li[data-id="${saleId}"]`).innerText();
-      assert.match(row, new RegExp(`${code.slice(0, 10)}.*NGN\\s*250\\.00.*Active - card ${cardId}`, 's'));
+      await page.click('#history-button');
+      await page.locator(`#history tr[data-id="${saleId}"][data-outcome="paid"]`).waitFor();
+      const row = await page.locator(`#history tr[data-id="${saleId}"]`).innerText();
+      assert.match(row, new RegExp(`NGN\u00a0250\\.00\\s+Gift card \\(cash\\)\\s+${code.slice(0, 10)}…\\s+Active`));
       assert.ok(!row.includes(code.slice(10)));
+      assert.equal(await page.locator(`#history tr[data-id="${saleId}"] button.reprint`).count(), 0);
+      await page.click('#history-back');
 
       // A reload online pushes nothing again: still exactly one card.
       await page.reload();
@@ -180,17 +183,24 @@ for (const target of await databaseTargets()) {
       await printedCard(page, saleId, code);
       await page.locator('#gift-card-result[data-status="declined"]').waitFor(SYNC_WAIT);
       assert.equal(await page.locator('#gift-card-result').getAttribute('data-decline-code'), 'insufficient_funds');
-      assert.equal(await page.locator('#gift-card-result-title').innerText(), 'Declined: The merchant\'s wallet has less than the card\'s value in NGN (insufficient_funds)');
+      assert.equal(await page.locator('#gift-card-result-title').innerText(), 'Declined: There is not enough money in the wallet. (insufficient_funds)');
       assert.match(await page.locator('#gift-card-void').innerText(), /void the printed card/);
       await page.screenshot({ path: `${ARTIFACTS}terminal-gift-card-declined-${target.name}.png` });
       assert.equal((await s.request('GET', `/api/gift-cards/verify?code=${code}`)).status, 404, 'the printed code does not work');
       assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantStart);
 
       await page.click('#gift-card-done');
-      const row = page.locator(`#gift-card-sales li[data-id="${saleId}"]`);
-      assert.equal(await row.getAttribute('data-status'), 'declined');
-      assert.match(await row.innerText(), /Declined: .*\(insufficient_funds\)/);
-      await page.screenshot({ path: `${ARTIFACTS}terminal-gift-card-list-${target.name}.png`, fullPage: true });
+      // The decline stays in front of the cashier until acknowledged.
+      await page.locator(`#alert[data-kind="gift_card_sale_declined"][data-ref-id="${saleId}"]`).waitFor();
+      assert.match(await page.locator('#alert').innerText(), /void it and give the customer their cash back/);
+      await page.click('#alert-acknowledge');
+      await page.locator('#alert').waitFor({ state: 'detached' });
+      await page.click('#history-button');
+      const row = page.locator(`#history tr[data-id="${saleId}"]`);
+      await row.waitFor();
+      assert.equal(await row.getAttribute('data-outcome'), 'declined');
+      assert.equal(await row.getAttribute('data-code'), 'insufficient_funds');
+      await page.screenshot({ path: `${ARTIFACTS}terminal-gift-card-list-${target.name}.png` });
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.context().close();
       assert.deepEqual(pageErrors, [], 'no script errors on the page');

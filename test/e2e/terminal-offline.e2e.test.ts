@@ -100,7 +100,14 @@ for (const target of await databaseTargets()) {
       return { code: await page.locator('#offline-refusal').getAttribute('data-code'), text: await page.locator('#offline-refusal').innerText() };
     }
 
-    const listStatuses = (page: Page) => page.locator('#offline-payments li').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-id')}=${item.getAttribute('data-status')}`).sort());
+    /** Today's offline payments as the sales history shows them: id=outcome (waiting, paid, declined). */
+    async function listStatuses(page: Page, count: number): Promise<string[]> {
+      await page.click('#history-button');
+      await page.locator('#history tr[data-kind="offline"]').nth(count - 1).waitFor();
+      const statuses = await page.locator('#history tr[data-kind="offline"]').evaluateAll((rows) => rows.map((row) => `${row.getAttribute('data-id')}=${row.getAttribute('data-outcome')}`).sort());
+      await page.click('#history-back');
+      return statuses;
+    }
 
     it('takes a tap and a QR voucher offline within the limits, refuses beyond them, keeps them over a reload, and settles them exactly once when the connection is back', async () => {
       const { s, key, merchant, terminalId, terminalToken, payer, tagId } = await setup();
@@ -120,7 +127,9 @@ for (const target of await databaseTargets()) {
       assert.ok(cached, 'the hello is cached for an offline start');
       assert.equal(cached.hello.terminal.id, terminalId);
       assert.equal(cached.hello.mode, 'test');
-      assert.deepEqual(cached.hello.offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 3000, totalMaxMinor: 5000, maxAgeSeconds: 86_400 });
+      const { noPinPerTapMaxMinor, ...limits } = cached.hello.offlineLimits;
+      assert.deepEqual(limits, { currency: 'NGN', perPaymentMaxMinor: 3000, totalMaxMinor: 5000, maxAgeSeconds: 86_400 });
+      assert.ok(typeof noPinPerTapMaxMinor === 'number' && noPinPerTapMaxMinor > 3000, 'the largest offline tap (the no-PIN limit) is above this terminal\'s own limit');
       assert.ok(cached.hello.offlineQrKeys.length >= 1);
 
       relay.cut();
@@ -148,34 +157,40 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#offline-result').getAttribute('data-kind'), 'qr');
       await page.click('#offline-new-sale');
 
-      // 3. Refusals: the same voucher again, over the per-payment limit, over the total; nothing stored.
+      // 3. Refusals: the same voucher again; over the per-payment limit and over the total are
+      // refused on the sale screen as the amount is typed, before the customer taps; nothing stored.
       await scanVoucher(page, '20', voucher.qrPayload);
-      assert.deepEqual(await refusal(page), { code: 'voucher_already_used', text: 'This QR code has already paid at this terminal' });
+      assert.deepEqual(await refusal(page), { code: 'voucher_already_used', text: 'This QR code has already paid at this terminal.' });
       await page.click('#offline-back');
-      await offlineTap(page, '31', tagId);
+      assert.equal(await page.locator('#offline-limits').innerText(), 'Offline: up to NGN\u00a030.00 a payment · NGN\u00a032.50 of NGN\u00a050.00 waiting to settle');
+      await typeAmount(page, '31');
       assert.equal((await refusal(page)).code, 'offline_amount_over_limit');
-      await page.click('#offline-back');
-      await offlineTap(page, '25', tagId);
+      assert.equal(await page.locator('#charge-button').isDisabled(), true, 'no tap over the limit');
+      await typeAmount(page, '25');
       const overTotal = await refusal(page);
       assert.equal(overTotal.code, 'offline_exposure_limit');
       assert.match(overTotal.text, /connect to sync/);
+      assert.equal(await page.locator('#charge-button').isDisabled(), true);
       await page.screenshot({ path: `${ARTIFACTS}terminal-offline-refused-${target.name}.png` });
-      await page.click('#offline-back');
 
       // 4. The empty card, offline: taken (the terminal cannot know), declined when it settles.
       await offlineTap(page, '5', brokeTag.body.tagId);
       const brokeId = await queuedOutcome(page);
       await page.click('#offline-new-sale');
-      assert.deepEqual(await listStatuses(page), [`${brokeId}=queued`, `${qrId}=queued`, `${tapId}=queued`].sort());
+      assert.deepEqual(await listStatuses(page, 3), [`${brokeId}=waiting`, `${qrId}=waiting`, `${tapId}=waiting`].sort());
       assert.equal(await page.locator('#status-queued').getAttribute('data-count'), '3');
+      const lastSyncBefore = await page.locator('#status-queued').getAttribute('data-last-sync');
+      assert.ok(lastSyncBefore, 'the last sync is known');
 
       // 5. A reload while offline: the saved token and cached hello start the terminal, IndexedDB keeps the payments.
       await page.reload();
       await page.locator('#sale').waitFor({ state: 'visible' });
       await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
-      await page.locator('#offline-payments li').nth(2).waitFor();
-      assert.deepEqual(await listStatuses(page), [`${brokeId}=queued`, `${qrId}=queued`, `${tapId}=queued`].sort());
+      assert.deepEqual(await listStatuses(page, 3), [`${brokeId}=waiting`, `${qrId}=waiting`, `${tapId}=waiting`].sort());
       assert.equal(await page.locator('#status-queued').getAttribute('data-count'), '3');
+      // "Last sync" survives the reload: not "never" while offline.
+      assert.equal(await page.locator('#status-queued').getAttribute('data-last-sync'), lastSyncBefore);
+      assert.doesNotMatch(await page.locator('#status-queued').innerText(), /never/);
       const databases = await page.evaluate<string[]>('indexedDB.databases().then((list) => list.map((db) => db.name))');
       assert.ok(databases.some((name) => name.includes(`tapline_terminal_${terminalId.toLowerCase().replace(/[^a-z0-9]/g, '_')}`)), `the replica lives in IndexedDB: ${databases.join(', ')}`);
       // Signing out with payments waiting asks first.
@@ -202,12 +217,18 @@ for (const target of await databaseTargets()) {
       await page.screenshot({ path: `${ARTIFACTS}terminal-offline-settled-${target.name}.png` });
       await page.locator('#status-sync[data-state="online"][data-queued="0"]').waitFor(SYNC_WAIT);
       await page.click('#offline-new-sale');
-      await page.locator(`#offline-payments li[data-id="${brokeId}"][data-status="declined"]`).waitFor(SYNC_WAIT);
-      assert.deepEqual(await listStatuses(page), [`${brokeId}=declined`, `${lastId}=accepted`, `${qrId}=accepted`, `${tapId}=accepted`].sort());
-      assert.equal(await page.locator(`#offline-payments li[data-id="${brokeId}"]`).getAttribute('data-decline-code'), 'insufficient_funds');
-      assert.match(await page.locator(`#offline-payments li[data-id="${brokeId}"]`).innerText(), /did not have 5 NGN.*\(insufficient_funds\)/);
-      assert.match(await page.locator(`#offline-payments li[data-id="${tapId}"]`).innerText(), new RegExp(`@${payer}`));
-      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-list-${target.name}.png`, fullPage: true });
+      // The empty card's decline raises an alert on screen, with the time, until the cashier acknowledges it.
+      await page.locator(`#alert[data-kind="offline_payment_declined"][data-ref-id="${brokeId}"]`).waitFor(SYNC_WAIT);
+      assert.match(await page.locator('#alert .headline').innerText(), new RegExp(`^Offline payment declined: NGN\u00a05\\.00 taken at \\d\\d:\\d\\d \\(@${broke}\\)\\.$`));
+      assert.match(await page.locator('#alert .advice').innerText(), /does not have enough money/);
+      assert.equal(await page.locator('#alert').getAttribute('data-code'), 'insufficient_funds');
+      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-alert-${target.name}.png` });
+      assert.deepEqual(await listStatuses(page, 4), [`${brokeId}=declined`, `${lastId}=paid`, `${qrId}=paid`, `${tapId}=paid`].sort());
+      await page.click('#history-button');
+      assert.equal(await page.locator(`#history tr[data-id="${brokeId}"]`).getAttribute('data-code'), 'insufficient_funds');
+      assert.match(await page.locator(`#history tr[data-id="${tapId}"]`).innerText(), new RegExp(`NGN\u00a012\\.50\\s+Offline tap\\s+@${payer}\\s+Paid`));
+      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-list-${target.name}.png` });
+      await page.click('#history-back');
 
       // The ledger: the customer paid 12.50 + 10.00 by taps and 20.00 from the voucher's reserve, once each.
       assert.equal(payerStart - (await balanceMinor(s, payer, 'NGN')), 2250);
@@ -222,10 +243,13 @@ for (const target of await databaseTargets()) {
       assert.deepEqual([byId.get(brokeId)?.status, byId.get(brokeId)?.declineCode], ['declined', 'insufficient_funds']);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
 
-      // A second reload online pushes nothing again: still exactly once.
+      // A second reload online pushes nothing again: still exactly once. The alert is still there until acknowledged.
       await page.reload();
       await page.locator('#status-sync[data-state="online"][data-queued="0"]').waitFor(SYNC_WAIT);
       assert.equal(payerStart - (await balanceMinor(s, payer, 'NGN')), 2250);
+      await page.locator(`#alert[data-ref-id="${brokeId}"]`).waitFor();
+      await page.click('#alert-acknowledge');
+      await page.locator('#alert').waitFor({ state: 'detached' });
       await page.context().close();
       assert.deepEqual(pageErrors, [], 'no script errors on the page');
     });
@@ -253,10 +277,11 @@ for (const target of await databaseTargets()) {
       // The socket still looks up but the POS call fails on the network: the cashier may take it offline.
       await page.route('**/api/pos/sessions', (route) => route.abort('internetdisconnected'));
       await typeAmount(page, '3');
-      assert.match(await page.locator('#charge-button').innerText(), /^Charge NGN 3/);
+      assert.match(await page.locator('#charge-button').innerText(), /^Charge NGN\u00a03/);
       await page.click('#charge-button');
       await page.locator('#take-offline').waitFor();
-      assert.equal(await page.locator('#sale-error').innerText(), 'The terminal cannot reach the server');
+      assert.equal(await page.locator('#sale-error .text').innerText(), 'The till is not connected to the network. Check the cable or Wi-Fi.');
+      assert.equal(await page.locator('#sale-error').getAttribute('data-code'), 'network_error');
       await page.click('#take-offline');
       await page.locator('#offline-pay[data-accept-taps="true"]').waitFor();
       assert.ok(reader.tap(tagId));

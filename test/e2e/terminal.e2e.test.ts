@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
 import { ARTIFACTS, KIOSK, builtRenderer, startKiosk } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
@@ -64,6 +65,7 @@ for (const target of await databaseTargets()) {
     async function signIn(page: Page, terminalToken: string, screenshot = false): Promise<void> {
       await page.goto(host.url);
       await page.locator('#signin').waitFor({ state: 'visible' });
+      await page.click('#show-advanced');
       await page.fill('#token', `term.${terminalToken}`);
       if (screenshot) await page.screenshot({ path: `${ARTIFACTS}terminal-signin-${target.name}.png` });
       await page.click('#signin-button');
@@ -160,6 +162,7 @@ for (const target of await databaseTargets()) {
       assert.equal(failed.body.status, 'failed');
 
       await page.click('#new-sale');
+      await page.locator('#sale').waitFor();
       await page.keyboard.type('3');
       const cancelled = await charge(page);
       await page.click('#cancel');
@@ -176,9 +179,121 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(pageErrors, [], 'no script errors on the page');
     });
 
+    it('asks for the customer\'s PIN on screen when the server answers pin_required, says a wrong PIN and a lock-out in words, and completes the tap with the right PIN (the real server\'s no-PIN limit)', async () => {
+      const { s, key, terminalToken, payer, tagId } = await setup(100);
+      // The holder lowers the ring's no-PIN limit to NGN 5 a tap: a tap above it needs the PIN.
+      const session = await s.request<{ token: string }>('POST', '/api/wallet/sessions', { body: { handle: payer, pin: '4829' } });
+      assert.equal(session.status, 201);
+      const holder = { authorization: `Bearer wallet.${session.body.token}` };
+      const lowered = await s.request<{ noPinLimits: { perTap: number } }>('PATCH', `/api/wallet/wearables/${tagId}`, { headers: holder, body: { noPinLimits: { perTap: 5, perDay: 10 } } });
+      assert.equal(lowered.status, 200, JSON.stringify(lowered.body));
+      assert.equal(lowered.body.noPinLimits.perTap, 5);
+
+      const page = await kioskPage();
+      await signIn(page, terminalToken);
+      const sent: { pin?: string; status: number }[] = [];
+      page.on('response', (response) => {
+        if (!/\/api\/pos\/sessions\/[^/]+\/tap$/.test(new URL(response.url()).pathname)) return;
+        const body = JSON.parse(response.request().postData() ?? '{}') as { pin?: string };
+        sent.push({ ...(body.pin === undefined ? {} : { pin: body.pin }), status: response.status() });
+      });
+      const before = await balanceMinor(payer);
+      await page.keyboard.type('9');
+      const sessionId = await charge(page);
+      assert.ok(reader.tap(tagId));
+      await page.locator('#pin-pad').waitFor();
+      assert.match(await page.locator('#pin-pad').innerText(), /Ask the customer to type their PIN/);
+      await page.screenshot({ path: `${ARTIFACTS}terminal-pin-${target.name}.png` });
+      await assertAccessible(page, 'PIN prompt');
+      for (const digit of '1111') await page.click(`#pin-${digit}`);
+      assert.equal(await page.locator('#pin-display').getAttribute('data-length'), '4');
+      assert.doesNotMatch(await page.locator('#pin-display').innerText(), /1/, 'the PIN shows as dots');
+      await page.click('#pin-ok');
+      await page.locator('#waiting-message[data-code="wrong_pin"]').waitFor();
+      assert.equal(await page.locator('#waiting-message .text').innerText(), 'Wrong PIN. Ask the customer to try again.');
+      assert.equal(await page.locator('#waiting-message .detail').innerText(), 'Code for support: wrong_pin');
+      for (const digit of '4829') await page.click(`#pin-${digit}`);
+      await page.click('#pin-ok');
+      await page.locator('#result[data-status="completed"]').waitFor({ timeout: 15_000 });
+      assert.equal(await page.locator('#result-payer').innerText(), `@${payer}`);
+      assert.deepEqual(sent, [{ status: 403 }, { pin: '1111', status: 403 }, { pin: '4829', status: 200 }]);
+      const paid = await s.request<{ status: string }>('GET', `/api/pos/sessions/${sessionId}`, { headers: key });
+      assert.equal(paid.body.status, 'completed');
+      assert.equal(before - (await balanceMinor(payer)), 900, 'charged NGN 9.00 once');
+
+      // Five wrong PINs lock the wallet: 429 pin_attempts_exceeded, the pad closes, nothing is charged.
+      await page.click('#new-sale');
+      await page.locator('#sale').waitFor();
+      await page.keyboard.type('8');
+      const locked = await charge(page);
+      assert.ok(reader.tap(tagId));
+      await page.locator('#pin-pad').waitFor();
+      for (let attempt = 0; attempt < 6 && (await page.locator('#pin-pad').count()) > 0; attempt += 1) {
+        const answered = sent.length;
+        for (const digit of '0000') await page.click(`#pin-${digit}`);
+        await page.click('#pin-ok');
+        // The next try only once the server answered this one (and the kiosk showed it).
+        for (let waited = 0; sent.length === answered && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+        await page.locator('#waiting-message[data-code="wrong_pin"], #waiting-message[data-code="pin_attempts_exceeded"]').waitFor();
+      }
+      await page.locator('#waiting-message[data-code="pin_attempts_exceeded"]').waitFor();
+      assert.equal(await page.locator('#pin-pad').count(), 0, 'the PIN pad closes after the lock-out');
+      assert.match(await page.locator('#waiting-message .text').innerText(), /^Too many wrong PINs: this wallet is locked for a while\./);
+      assert.ok(sent.some((request) => request.status === 429), 'the server answered 429');
+      const still = await s.request<{ status: string }>('GET', `/api/pos/sessions/${locked}`, { headers: key });
+      assert.equal(still.body.status, 'pending', 'the sale stays open for another way to pay');
+      await page.click('#cancel');
+      await page.locator('#result[data-status="cancelled"]').waitFor({ timeout: 15_000 });
+      await page.context().close();
+      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+    });
+
+    it('pairs the kiosk with the code the merchant got: typed or scanned, exchanged for a token nobody sees; a used or wrong code reads as a sentence', async () => {
+      const s = server();
+      const merchant = await s.createMerchant({ name: 'Mama Put Kitchen' });
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const created = await s.request<{ id: string; token: string; pairingCode: string }>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 2' } });
+      assert.equal(created.status, 201);
+      const page = await kioskPage();
+      await page.goto(host.url);
+      await page.locator('#pairing-code').waitFor();
+      assert.equal(await page.evaluate<string | undefined>('document.activeElement?.id'), 'pairing-code', 'a scanner types into the code field at once');
+      assert.doesNotMatch(await page.locator('#signin').innerText(), /POST|\/api\/|term\./);
+      await page.screenshot({ path: `${ARTIFACTS}terminal-pairing-${target.name}.png` });
+      await assertAccessible(page, 'pairing');
+      // A wrong code first: a sentence, the code for support apart.
+      await page.keyboard.type('2222-2222');
+      await page.keyboard.press('Enter');
+      await page.locator('#signin-error[data-code="pairing_code_not_found"]').waitFor();
+      assert.equal(await page.locator('#signin-error .text').innerText(), 'That pairing code is not right. Check it, or ask the manager for a new one.');
+      // As a barcode scanner (or a cashier in lower case, without the dash) types it, then Enter.
+      await page.fill('#pairing-code', '');
+      await page.keyboard.type(created.body.pairingCode.toLowerCase().replace('-', ''));
+      await page.keyboard.press('Enter');
+      await page.locator('#sale').waitFor();
+      assert.match(await page.locator('p.muted', { hasText: 'Till 2' }).innerText(), /Till 2 · test mode/);
+      const saved = await page.evaluate<string | null>("localStorage.getItem('tapline.terminalToken')");
+      assert.match(saved ?? '', /^term\.[0-9a-f]{64}$/);
+      assert.ok(!(await page.locator('body').innerText()).includes(saved!.slice(5)), 'the token is never on screen');
+      assert.equal((await s.request('GET', '/api/pos/context', { headers: { authorization: `Bearer term.${created.body.token}` } })).status, 401, 'the token shown at creation no longer works');
+      assert.equal((await s.request('GET', '/api/pos/context', { headers: { authorization: `Bearer ${saved}` } })).status, 200);
+      await page.locator('#status-sync[data-state="online"]').waitFor({ timeout: 20_000 });
+
+      // Signed out, the same code does not pair again.
+      await page.click('#sign-out');
+      await page.locator('#pairing-code').waitFor();
+      await page.fill('#pairing-code', created.body.pairingCode);
+      await page.click('#pair-button');
+      await page.locator('#signin-error[data-code="pairing_code_used"]').waitFor();
+      assert.equal(await page.locator('#signin-error .text').innerText(), 'That pairing code was already used. Ask the manager for a new one.');
+      await page.context().close();
+      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+    });
+
     it('refuses a wrong token, forwards the API to the sync server, and gives the bridge secret only under its own host name', async () => {
       const page = await kioskPage();
       await page.goto(host.url);
+      await page.click('#show-advanced');
       await page.fill('#token', 'term.not-a-real-terminal-token');
       await page.click('#signin-button');
       await page.locator('#signin-error').waitFor();

@@ -5,11 +5,13 @@ import { PcscNfcReader } from './pcsc-reader.ts';
 import { checkPcscd } from './pcscd.ts';
 import { SimulatedNfcReader } from './simulated-reader.ts';
 import type { NfcReader } from './types.ts';
+import type { WorkerHandle } from './worker-process.ts';
 
 export type { NfcReader, NfcReaderEvents, NfcReaderStatus, TagEvent, UnsupportedTagEvent, UnsupportedTagReason, ReaderEvent } from './types.ts';
 export { PcscNfcReader } from './pcsc-reader.ts';
 export { SimulatedNfcReader } from './simulated-reader.ts';
 export { checkPcscd, DEFAULT_PCSCD_SOCKET } from './pcscd.ts';
+export type { WorkerHandle } from './worker-process.ts';
 export { TapDebouncer, DEFAULT_DEBOUNCE_WINDOW_MS } from './debounce.ts';
 
 export type NfcMode = 'auto' | 'pcsc' | 'simulated';
@@ -32,10 +34,11 @@ export function nfcConfigFromEnv(env: NodeJS.ProcessEnv = process.env): NfcConfi
 
 /**
  * The reader for this machine: 'auto' takes the PC/SC driver when a PC/SC service runs and the
- * simulator otherwise, so `npm start` works on a laptop without a reader.
+ * simulator otherwise, so `npm start` works on a laptop without a reader. `spawnWorker` starts
+ * the driver process another way than forking it under tsx (the Electron app's utility process).
  */
-export function createNfcReader(config: NfcConfig, clock: Clock = systemClock): NfcReader {
+export function createNfcReader(config: NfcConfig, clock: Clock = systemClock, options: { spawnWorker?: () => WorkerHandle } = {}): NfcReader {
   const usePcsc = config.mode === 'pcsc' || (config.mode === 'auto' && checkPcscd().available);
-  if (usePcsc) return new PcscNfcReader({ clock, debounceWindowMs: config.debounceWindowMs });
+  if (usePcsc) return new PcscNfcReader({ clock, debounceWindowMs: config.debounceWindowMs, ...(options.spawnWorker ? { spawnWorker: options.spawnWorker } : {}) });
   return new SimulatedNfcReader({ baseUrl: config.baseUrl, clock, debounceWindowMs: config.debounceWindowMs });
 }

@@ -14,8 +14,24 @@ const HEARTBEAT_INTERVAL_MS = Number(process.env.TAPLINE_NFC_HEARTBEAT_MS ?? 500
 const GET_UID_APDU = Buffer.from([0xff, 0xca, 0x00, 0x00, 0x00]);
 const STATUS_OK = 0x9000;
 
+/**
+ * The channel to the parent: Node's IPC when forked (npm start), or Electron's parentPort when
+ * the kiosk app runs this as a utility process (the packaged app cannot fork Node itself).
+ */
+interface ParentPort {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (event: { data: unknown }) => void): unknown;
+}
+const parentPort = (process as { parentPort?: ParentPort }).parentPort;
+
 function send(message: WorkerMessage): void {
-  if (process.connected) process.send?.(message);
+  if (parentPort !== undefined) parentPort.postMessage(message);
+  else if (process.connected) process.send?.(message);
+}
+
+function onParentMessage(listener: (message: ParentMessage) => void): void {
+  if (parentPort !== undefined) parentPort.on('message', (event) => listener(event.data as ParentMessage));
+  else process.on('message', listener);
 }
 
 function errorText(error: unknown): string {
@@ -82,13 +98,14 @@ async function main(): Promise<void> {
   nfc.on('reader', (reader: PcscReader) => watchReader(reader));
   nfc.on('error', (error: unknown) => send({ type: 'error', message: `PC/SC: ${errorText(error)}` }));
   setInterval(() => send({ type: 'heartbeat' }), HEARTBEAT_INTERVAL_MS);
-  process.on('message', (message: ParentMessage) => {
+  onParentMessage((message) => {
     if (message.type === 'stop') {
       nfc.close();
       process.exit(0);
     }
   });
-  // The parent went away (crash or exit): do not linger holding the reader.
+  // The parent went away (crash or exit): do not linger holding the reader. (Electron ends a
+  // utility process with the app.)
   process.on('disconnect', () => process.exit(0));
   send({ type: 'ready' });
 }

@@ -1,14 +1,21 @@
-import { formatMoney } from '@tapline/shared/money';
+import type { Translator } from '@tapline/shared/i18n';
 
-/** "1,250.00" for (125000, "NGN"), "500" for (500, "XOF"): minor units in, the currency's own decimals out. */
-export function formatAmount(minor: number, currency: string): string {
-  const text = formatMoney(Math.abs(minor), currency).slice(currency.length + 1);
-  return minor < 0 ? `-${text}` : text;
+/**
+ * Receipt printers' code pages have no non-breaking spaces: Intl's (U+00A0, and U+202F between
+ * French digit groups) print as plain spaces instead of "?".
+ */
+function printable(text: string): string {
+  return text.replace(/[\u00a0\u202f]/g, ' ');
 }
 
-/** "NGN 1,250.00". */
-export function formatMoneyWithCode(minor: number, currency: string): string {
-  return `${currency} ${formatAmount(minor, currency)}`;
+/** "1,250.00" for (125000, "NGN") in English, "1 250,00" in French: the number in the receipt's language. */
+export function formatAmount(t: Translator, minor: number, currency: string): string {
+  return printable(t.amount(minor, currency));
+}
+
+/** "NGN 1,250.00" in English, "1 250,00 NGN" in French: the one money format of shared/money.ts. */
+export function formatMoneyWithCode(t: Translator, minor: number, currency: string): string {
+  return printable(t.money(minor, currency));
 }
 
 /** "2026-01-15 10:30" in the merchant's time zone: unambiguous and narrow enough for 32 columns. */

@@ -40,8 +40,10 @@ describe('receipt layouts', () => {
   it('formats amounts from minor units per currency', () => {
     const pos = texts(sample('pos-payment'));
     assert.ok(pos.some((line) => line.includes('PAID NGN 12,500.00')), pos.join('\n'));
-    const xof = layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(58), language: 'fr-SN' }, { ...(SAMPLE_RECEIPTS['pos-payment'] as Extract<ReceiptInput, { kind: 'pos-payment' }>), amountMinor: 5000, currency: 'XOF' });
+    const xof = layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(58), language: 'en-SN' }, { ...(SAMPLE_RECEIPTS['pos-payment'] as Extract<ReceiptInput, { kind: 'pos-payment' }>), amountMinor: 5000, currency: 'XOF' });
     assert.ok(texts(xof).some((line) => line.includes('XOF 5,000') && !line.includes('5,000.')), texts(xof).join('\n'));
+    const tnd = layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), { ...(SAMPLE_RECEIPTS['pos-payment'] as Extract<ReceiptInput, { kind: 'pos-payment' }>), amountMinor: 1250125, currency: 'TND' });
+    assert.ok(texts(tnd).some((line) => line.includes('PAID TND 1,250.125')), texts(tnd).join('\n'));
   });
 
   it('adds up a store sale, pays it, gives change and opens the drawer for cash', () => {
@@ -74,7 +76,7 @@ describe('receipt layouts', () => {
   });
 
   it('shows refunds negative and the end-of-day totals per method, offline count and sync state', () => {
-    assert.ok(texts(sample('refund')).some((line) => line.includes('REFUND NGN -1,200.00')));
+    assert.ok(texts(sample('refund')).some((line) => line.includes('REFUND -NGN 1,200.00')), texts(sample('refund')).join('\n'));
     const report = texts(sample('end-of-day'));
     assert.ok(report.some((line) => /^Cash \(42\) +184,500\.00$/.test(line)), report.join('\n'));
     assert.ok(report.some((line) => /^Tap \(NFC\) \(57\) +312,750\.00$/.test(line)));
@@ -82,6 +84,92 @@ describe('receipt layouts', () => {
     assert.ok(report.some((line) => line.includes('NET NGN 609,350.00')));
     assert.ok(report.some((line) => /^Taken offline \(3\) +10,500\.00$/.test(line)));
     assert.ok(report.some((line) => /^State +Sync pending$/.test(line)));
+  });
+});
+
+describe('receipts in the terminal\'s language', () => {
+  const pos = SAMPLE_RECEIPTS['pos-payment'] as Extract<ReceiptInput, { kind: 'pos-payment' }>;
+
+  for (const language of ['fr', 'pt', 'sw'] as const) {
+    it(`fit every line of all six receipts in ${language} on 58 and 80 mm paper, with no English left`, () => {
+      for (const paperWidth of [58, 80] as const) {
+        for (const kind of KINDS) {
+          const english = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(paperWidth), SAMPLE_RECEIPTS[kind]));
+          const document = layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(paperWidth), language }, SAMPLE_RECEIPTS[kind]);
+          for (const block of document.blocks) {
+            if (block.kind === 'text') assert.ok(Array.from(block.text).length <= COLUMNS[paperWidth] / (block.size ?? 1), `${language} ${kind}: ${block.text}`);
+          }
+          for (const phrase of ['Thank you!', 'Powered by Tapline', 'PAYMENT RECEIPT', 'OFFLINE - PENDING SYNC', 'Keep this receipt safe', 'END OF DAY']) {
+            if (english.some((line) => line.includes(phrase))) assert.ok(!texts(document).some((line) => line.includes(phrase)), `${language} ${kind} still says ${phrase}`);
+          }
+          assert.ok(encodeReceipt(document).length > 200, `${language} ${kind}`);
+        }
+      }
+    });
+  }
+
+  it('prints French words and the French money format ("1 250,00 NGN", UGX without decimals, TND with three)', () => {
+    const lines = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr-SN' }, pos));
+    assert.ok(lines.some((line) => line.includes('REÇU DE PAIEMENT')), lines.join('\n'));
+    assert.ok(lines.some((line) => line.includes('PAYÉ 12 500,00 NGN')), lines.join('\n'));
+    assert.ok(lines.some((line) => /^Moyen +Badge \(NFC\)$/.test(line)), lines.join('\n'));
+    assert.ok(lines.includes('Merci !') || lines.some((line) => line.trim() === 'Merci !'), lines.join('\n'));
+    const ugx = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr' }, { ...pos, amountMinor: 150000, currency: 'UGX' }));
+    assert.ok(ugx.some((line) => line.includes('PAYÉ 150 000 UGX')), ugx.join('\n'));
+    const tnd = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr' }, { ...pos, amountMinor: 1250125, currency: 'TND' }));
+    assert.ok(tnd.some((line) => line.includes('1 250,125 TND')), tnd.join('\n'));
+    // Intl's non-breaking spaces never reach the printer (its code page would print "?").
+    assert.ok(lines.every((line) => !/[\u00a0\u202f]/.test(line)));
+    const store = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr' }, SAMPLE_RECEIPTS['store-sale']));
+    assert.ok(store.some((line) => /^Sous-total +17 600,00$/.test(line)), store.join('\n'));
+    const report = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr' }, SAMPLE_RECEIPTS['end-of-day']));
+    assert.ok(report.some((line) => /^Espèces \(42\) +184 500,00$/.test(line)), report.join('\n'));
+    assert.ok(report.some((line) => /^État +Synchro en attente$/.test(line)), report.join('\n'));
+  });
+
+  it('prints Portuguese on its own code page, and English for a language without a catalogue', () => {
+    const portuguese = layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'pt-MZ' }, pos);
+    assert.equal(portuguese.codepage, 'cp860');
+    assert.ok(texts(portuguese).some((line) => line.includes('RECIBO DE PAGAMENTO')));
+    assert.ok(texts(portuguese).some((line) => line.includes('PAGO NGN 12.500,00')), texts(portuguese).join('\n'));
+    const german = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'de' }, pos));
+    assert.ok(german.some((line) => line.includes('PAYMENT RECEIPT')));
+  });
+});
+
+describe('what a terminal prints', () => {
+  const pos = SAMPLE_RECEIPTS['pos-payment'] as Extract<ReceiptInput, { kind: 'pos-payment' }>;
+
+  it('prints a long wallet reference whole under its label instead of cutting the label', () => {
+    for (const paperWidth of [58, 80] as const) {
+      const walletRef = 'wtx_pos_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+      const lines = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(paperWidth), { ...pos, walletRef }));
+      assert.ok(!lines.some((line) => line.includes('~')), lines.join('\n'));
+      const label = lines.findIndex((line) => line === 'Wallet ref');
+      assert.ok(label >= 0, lines.join('\n'));
+      // Right-aligned on the lines under the label (one at 80 mm, two at 58 mm).
+      assert.ok(lines.slice(label + 1).join('').replace(/\s+/g, '').startsWith(`${walletRef}Session`), lines.join('\n'));
+    }
+  });
+
+  it('names how a POS payment was paid and marks a reprint as a copy', () => {
+    const byTap = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), pos));
+    assert.ok(byTap.some((line) => /^Method +Tap \(NFC\)$/.test(line)));
+    assert.ok(!byTap.includes('COPY - REPRINTED'));
+    const byQr = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), { ...pos, method: 'qr', reprint: true }));
+    assert.ok(byQr.some((line) => /^Method +QR$/.test(line)), byQr.join('\n'));
+    assert.ok(byQr.includes('COPY - REPRINTED'));
+    const offline = SAMPLE_RECEIPTS['offline-payment'] as Extract<ReceiptInput, { kind: 'offline-payment' }>;
+    assert.ok(texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(58), { ...offline, reprint: true })).includes('COPY - REPRINTED'));
+  });
+
+  it('keeps one preview per job: two receipts of one kind do not overwrite each other', async () => {
+    const printer = new VirtualPrinter({ previewDirectory: ARTIFACTS, png: false });
+    await printer.print(sample('pos-payment'), { jobId: 'pos-a', label: 'pos-payment' });
+    await printer.print(sample('pos-payment'), { jobId: 'pos-b', label: 'pos-payment' });
+    const [first, second] = printer.jobs.map((job) => job.files.svg ?? '');
+    assert.ok(first?.endsWith('pos-payment-pos-a.svg') && second?.endsWith('pos-payment-pos-b.svg'), `${first} ${second}`);
+    assert.ok(readFileSync(first!, 'utf8').length > 0 && readFileSync(second!, 'utf8').length > 0);
   });
 });
 

@@ -3,6 +3,7 @@
  * output is a ReceiptDocument that fits 58 mm (32 columns) or 80 mm (48 columns) paper.
  * No Node APIs here, so the terminal UI can build receipts itself as well.
  */
+import { DEFAULT_LANGUAGE, type MessageKey, type Translator, languageOf, translator } from '@tapline/shared/i18n';
 import { codepageForLanguage } from './codepages.ts';
 import type { MonochromeImage, PaperWidth, ReceiptDocument } from './document.ts';
 import { formatAmount, formatDateTime, formatMoneyWithCode } from './format.ts';
@@ -19,7 +20,10 @@ export interface MerchantHeader {
 
 export interface ReceiptSettings {
   paperWidth: PaperWidth;
-  /** BCP 47 language of the merchant, for the printer code page. */
+  /**
+   * BCP 47 language the receipt is printed in ("fr", "fr-SN"): its words and money format (a
+   * language without a catalogue prints English) and the printer's code page.
+   */
   language: string;
   /** IANA time zone times are printed in, e.g. "Africa/Lagos". */
   timeZone: string;
@@ -29,21 +33,18 @@ export interface ReceiptSettings {
 
 export type PaymentMethod = 'cash' | 'wallet' | 'nfc_tap' | 'gift_card' | 'card' | 'mobile_money' | 'qr' | 'offline_qr' | 'offline_tap';
 
-export const PAYMENT_METHOD_LABELS: Readonly<Record<PaymentMethod, string>> = {
-  cash: 'Cash',
-  wallet: 'Wallet',
-  nfc_tap: 'Tap (NFC)',
-  gift_card: 'Gift card',
-  card: 'Card',
-  mobile_money: 'Mobile money',
-  qr: 'QR',
-  offline_qr: 'Offline QR',
-  offline_tap: 'Offline tap',
-};
+/** A payment method's name on the receipt, in its language. */
+export function paymentMethodLabel(t: Translator<MessageKey>, method: PaymentMethod): string {
+  return t.t(`receipt.methods.${method}`);
+}
 
 export interface PosPaymentReceipt {
   kind: 'pos-payment';
   sessionId: string;
+  /** How the customer paid: a tap at the reader (the default) or the session's QR code page. */
+  method?: 'nfc_tap' | 'qr';
+  /** A copy printed again later (sales history): marked so it is not taken for a second payment. */
+  reprint?: boolean;
   amountMinor: number;
   currency: string;
   description: string;
@@ -103,6 +104,8 @@ export interface OfflinePaymentReceipt {
   payerHandle?: string;
   tagId?: string;
   takenAt: string;
+  /** A copy printed again later (sales history). */
+  reprint?: boolean;
 }
 
 export interface RefundReceipt {
@@ -138,192 +141,206 @@ export interface EndOfDayReport {
 
 export type ReceiptInput = PosPaymentReceipt | StoreSaleReceipt | GiftCardSaleReceipt | OfflinePaymentReceipt | RefundReceipt | EndOfDayReport;
 
-function header(builder: ReceiptBuilder, merchant: MerchantHeader): void {
+/** The receipt's words: its language's catalogue, English when there is none. */
+function receiptTranslator(settings: ReceiptSettings): Translator<MessageKey> {
+  return translator(languageOf(settings.language) ?? DEFAULT_LANGUAGE);
+}
+
+/** Under the title of a receipt printed again from the sales history, so it is not taken for a second payment. */
+function reprintMark(builder: ReceiptBuilder, t: Translator<MessageKey>, reprint: boolean | undefined): void {
+  if (reprint === true) builder.text(t.t('receipt.reprinted'), { align: 'center', bold: true, invert: true });
+}
+
+function header(builder: ReceiptBuilder, t: Translator<MessageKey>, merchant: MerchantHeader): void {
   if (merchant.logo !== undefined) builder.image(merchant.logo).feed();
   builder.big(merchant.name);
   if (merchant.handle !== undefined) builder.text(`@${merchant.handle.replace(/^@/, '')}`, { align: 'center' });
   for (const line of merchant.addressLines ?? []) builder.text(line, { align: 'center' });
-  if (merchant.phone !== undefined) builder.text(`Tel ${merchant.phone}`, { align: 'center' });
-  if (merchant.taxId !== undefined) builder.text(`Tax ID ${merchant.taxId}`, { align: 'center' });
+  if (merchant.phone !== undefined) builder.text(t.t('receipt.phone', { phone: merchant.phone }), { align: 'center' });
+  if (merchant.taxId !== undefined) builder.text(t.t('receipt.taxId', { id: merchant.taxId }), { align: 'center' });
   builder.rule('double');
 }
 
 /** Customer receipts thank and carry the merchant's footer; refunds and reports do not. */
-function footer(builder: ReceiptBuilder, settings: ReceiptSettings, audience: 'customer' | 'refund' | 'report' = 'customer'): void {
+function footer(builder: ReceiptBuilder, t: Translator<MessageKey>, settings: ReceiptSettings, audience: 'customer' | 'refund' | 'report' = 'customer'): void {
   builder.rule('double');
-  if (audience === 'customer') builder.text('Thank you!', { align: 'center', bold: true });
+  if (audience === 'customer') builder.text(t.t('receipt.thanks'), { align: 'center', bold: true });
   if (audience !== 'report' && settings.footer !== undefined) builder.text(settings.footer, { align: 'center' });
-  builder.text('Powered by Tapline', { align: 'center' });
+  builder.text(t.t('receipt.poweredBy'), { align: 'center' });
 }
 
-function meta(builder: ReceiptBuilder, settings: ReceiptSettings, label: string, value: string, at: string): void {
+function meta(builder: ReceiptBuilder, t: Translator<MessageKey>, settings: ReceiptSettings, label: string, value: string, at: string): void {
   builder.row(label, value);
-  builder.row('Date', formatDateTime(at, settings.timeZone));
-  if (settings.terminalName !== undefined) builder.row('Terminal', settings.terminalName);
+  builder.row(t.t('receipt.date'), formatDateTime(at, settings.timeZone));
+  if (settings.terminalName !== undefined) builder.row(t.t('receipt.terminal'), settings.terminalName);
 }
 
-function total(builder: ReceiptBuilder, label: string, minor: number, currency: string): void {
+function total(builder: ReceiptBuilder, t: Translator<MessageKey>, label: string, minor: number, currency: string): void {
   builder.rule();
-  const text = `${label} ${formatMoneyWithCode(minor, currency)}`;
+  const money = formatMoneyWithCode(t, minor, currency);
+  const text = `${label} ${money}`;
   if (Array.from(text).length <= builder.columns / 2) builder.big(text, { align: 'right' });
-  else builder.row(label, formatMoneyWithCode(minor, currency), { bold: true });
+  else builder.row(label, money, { bold: true });
 }
 
-function itemLines(builder: ReceiptBuilder, items: readonly SaleLine[], currency: string): number {
+function itemLines(builder: ReceiptBuilder, t: Translator<MessageKey>, items: readonly SaleLine[], currency: string): number {
   let sum = 0;
   for (const item of items) {
     const lineTotal = item.quantity * item.unitPriceMinor;
     sum += lineTotal;
     builder.text(item.name);
-    builder.row(`  ${item.quantity} x ${formatAmount(item.unitPriceMinor, currency)}`, formatAmount(lineTotal, currency));
+    builder.row(`  ${item.quantity} x ${formatAmount(t, item.unitPriceMinor, currency)}`, formatAmount(t, lineTotal, currency));
   }
   return sum;
 }
 
 export function posPaymentReceipt(merchant: MerchantHeader, settings: ReceiptSettings, receipt: PosPaymentReceipt): ReceiptDocument {
+  const t = receiptTranslator(settings);
   const builder = new ReceiptBuilder(settings.paperWidth, codepageForLanguage(settings.language));
-  header(builder, merchant);
-  builder.text('PAYMENT RECEIPT', { align: 'center', bold: true }).feed();
-  meta(builder, settings, 'Session', receipt.sessionId.slice(0, 8), receipt.completedAt);
+  header(builder, t, merchant);
+  builder.text(t.t('receipt.paymentReceipt'), { align: 'center', bold: true });
+  reprintMark(builder, t, receipt.reprint);
+  builder.feed();
+  meta(builder, t, settings, t.t('receipt.session'), receipt.sessionId.slice(0, 8), receipt.completedAt);
   builder.text(receipt.description);
-  total(builder, 'PAID', receipt.amountMinor, receipt.currency);
+  total(builder, t, t.t('receipt.paid'), receipt.amountMinor, receipt.currency);
   builder.rule();
-  builder.row('Method', PAYMENT_METHOD_LABELS.nfc_tap);
-  builder.row('Payer', `@${receipt.payerHandle.replace(/^@/, '')}`);
-  if (receipt.tagId !== undefined) builder.row('Tag', receipt.tagId);
-  builder.row('Wallet ref', receipt.walletRef);
-  builder.text(`Session ${receipt.sessionId}`);
-  footer(builder, settings);
+  builder.row(t.t('receipt.method'), paymentMethodLabel(t, receipt.method ?? 'nfc_tap'));
+  builder.row(t.t('receipt.payer'), `@${receipt.payerHandle.replace(/^@/, '')}`);
+  if (receipt.tagId !== undefined) builder.row(t.t('receipt.tag'), receipt.tagId);
+  builder.row(t.t('receipt.walletRef'), receipt.walletRef);
+  builder.text(t.t('receipt.sessionId', { id: receipt.sessionId }));
+  footer(builder, t, settings);
   return builder.build();
 }
 
 export function storeSaleReceipt(merchant: MerchantHeader, settings: ReceiptSettings, receipt: StoreSaleReceipt): ReceiptDocument {
+  const t = receiptTranslator(settings);
   const builder = new ReceiptBuilder(settings.paperWidth, codepageForLanguage(settings.language));
-  header(builder, merchant);
-  builder.text('SALE', { align: 'center', bold: true }).feed();
-  meta(builder, settings, 'Receipt', receipt.receiptNumber, receipt.soldAt);
-  if (receipt.cashier !== undefined) builder.row('Cashier', receipt.cashier);
+  header(builder, t, merchant);
+  builder.text(t.t('receipt.sale'), { align: 'center', bold: true }).feed();
+  meta(builder, t, settings, t.t('receipt.receipt'), receipt.receiptNumber, receipt.soldAt);
+  if (receipt.cashier !== undefined) builder.row(t.t('receipt.cashier'), receipt.cashier);
   builder.rule();
-  const subtotal = itemLines(builder, receipt.items, receipt.currency);
+  const subtotal = itemLines(builder, t, receipt.items, receipt.currency);
   builder.rule();
-  builder.row('Subtotal', formatAmount(subtotal, receipt.currency));
+  builder.row(t.t('receipt.subtotal'), formatAmount(t, subtotal, receipt.currency));
   const discount = receipt.discountMinor ?? 0;
-  if (discount > 0) builder.row('Discount', formatAmount(-discount, receipt.currency));
-  if (receipt.taxMinor !== undefined) builder.row('Tax (included)', formatAmount(receipt.taxMinor, receipt.currency));
-  total(builder, 'TOTAL', subtotal - discount, receipt.currency);
+  if (discount > 0) builder.row(t.t('receipt.discount'), formatAmount(t, -discount, receipt.currency));
+  if (receipt.taxMinor !== undefined) builder.row(t.t('receipt.taxIncluded'), formatAmount(t, receipt.taxMinor, receipt.currency));
+  total(builder, t, t.t('receipt.total'), subtotal - discount, receipt.currency);
   builder.rule();
   for (const payment of receipt.payments) {
-    builder.row(PAYMENT_METHOD_LABELS[payment.method], formatAmount(payment.amountMinor, receipt.currency));
-    if (payment.reference !== undefined) builder.text(`  ref ${payment.reference}`);
+    builder.row(paymentMethodLabel(t, payment.method), formatAmount(t, payment.amountMinor, receipt.currency));
+    if (payment.reference !== undefined) builder.text(t.t('receipt.reference', { reference: payment.reference }));
   }
-  if (receipt.changeMinor !== undefined && receipt.changeMinor > 0) builder.row('Change', formatAmount(receipt.changeMinor, receipt.currency), { bold: true });
+  if (receipt.changeMinor !== undefined && receipt.changeMinor > 0) builder.row(t.t('receipt.change'), formatAmount(t, receipt.changeMinor, receipt.currency), { bold: true });
   builder.feed().barcode(receipt.receiptNumber);
-  footer(builder, settings);
+  footer(builder, t, settings);
   return builder.build({ openCashDrawer: receipt.payments.some((payment) => payment.method === 'cash') });
 }
 
 export function giftCardSaleReceipt(merchant: MerchantHeader, settings: ReceiptSettings, receipt: GiftCardSaleReceipt): ReceiptDocument {
+  const t = receiptTranslator(settings);
   const builder = new ReceiptBuilder(settings.paperWidth, codepageForLanguage(settings.language));
-  header(builder, merchant);
-  builder.big('GIFT CARD');
-  builder.big(formatMoneyWithCode(receipt.amountMinor, receipt.currency));
+  header(builder, t, merchant);
+  builder.big(t.t('receipt.giftCard'));
+  builder.big(formatMoneyWithCode(t, receipt.amountMinor, receipt.currency));
   builder.feed();
   builder.qr(receipt.code, settings.paperWidth === 58 ? 4 : 5);
   builder.text(receipt.code, { align: 'center' });
   builder.feed();
-  builder.row('Valid until', formatDateTime(receipt.expiresAt, settings.timeZone).slice(0, 10));
-  if (receipt.pinProtected === true) builder.text('Protected by a PIN: keep it separate from this card.', { align: 'center' });
+  builder.row(t.t('receipt.validUntil'), formatDateTime(receipt.expiresAt, settings.timeZone).slice(0, 10));
+  if (receipt.pinProtected === true) builder.text(t.t('receipt.pinProtected'), { align: 'center' });
   if (receipt.message !== undefined) builder.feed().text(`"${receipt.message}"`, { align: 'center' });
-  builder.feed().text('Keep this receipt safe: the code is the card. Anyone holding it can spend it.', { align: 'center', bold: true });
+  builder.feed().text(t.t('receipt.keepSafe'), { align: 'center', bold: true });
   builder.rule();
-  meta(builder, settings, 'Receipt', receipt.receiptNumber, receipt.soldAt);
-  builder.row(`Paid (${PAYMENT_METHOD_LABELS[receipt.payment.method]})`, formatAmount(receipt.payment.amountMinor, receipt.currency));
-  footer(builder, settings);
+  meta(builder, t, settings, t.t('receipt.receipt'), receipt.receiptNumber, receipt.soldAt);
+  builder.row(t.t('receipt.paidWith', { method: paymentMethodLabel(t, receipt.payment.method) }), formatAmount(t, receipt.payment.amountMinor, receipt.currency));
+  footer(builder, t, settings);
   return builder.build({ openCashDrawer: receipt.payment.method === 'cash' });
 }
 
 export function offlinePaymentReceipt(merchant: MerchantHeader, settings: ReceiptSettings, receipt: OfflinePaymentReceipt): ReceiptDocument {
+  const t = receiptTranslator(settings);
   const builder = new ReceiptBuilder(settings.paperWidth, codepageForLanguage(settings.language));
-  header(builder, merchant);
-  builder.big('OFFLINE - PENDING SYNC', { invert: true });
-  builder.text('Not yet confirmed by the server. Final once the terminal is back online.', { align: 'center' });
+  header(builder, t, merchant);
+  builder.big(t.t('receipt.offlinePending'), { invert: true });
+  builder.text(t.t('receipt.offlineNotice'), { align: 'center' });
+  reprintMark(builder, t, receipt.reprint);
   builder.rule();
-  meta(builder, settings, 'Payment', receipt.paymentId.slice(0, 12), receipt.takenAt);
-  builder.row('Method', PAYMENT_METHOD_LABELS[receipt.method]);
-  if (receipt.payerHandle !== undefined) builder.row('Payer', `@${receipt.payerHandle.replace(/^@/, '')}`);
-  if (receipt.tagId !== undefined) builder.row('Tag', receipt.tagId);
+  meta(builder, t, settings, t.t('receipt.payment'), receipt.paymentId.slice(0, 12), receipt.takenAt);
+  builder.row(t.t('receipt.method'), paymentMethodLabel(t, receipt.method));
+  if (receipt.payerHandle !== undefined) builder.row(t.t('receipt.payer'), `@${receipt.payerHandle.replace(/^@/, '')}`);
+  if (receipt.tagId !== undefined) builder.row(t.t('receipt.tag'), receipt.tagId);
   if (receipt.description !== undefined) builder.text(receipt.description);
-  total(builder, 'AMOUNT', receipt.amountMinor, receipt.currency);
+  total(builder, t, t.t('receipt.amount'), receipt.amountMinor, receipt.currency);
   builder.rule();
-  builder.text(`Ref ${receipt.paymentId}`);
-  builder.big('OFFLINE - PENDING SYNC', { invert: true });
-  footer(builder, settings);
+  builder.text(t.t('receipt.ref', { id: receipt.paymentId }));
+  builder.big(t.t('receipt.offlinePending'), { invert: true });
+  footer(builder, t, settings);
   return builder.build();
 }
 
 export function refundReceipt(merchant: MerchantHeader, settings: ReceiptSettings, receipt: RefundReceipt): ReceiptDocument {
+  const t = receiptTranslator(settings);
   const builder = new ReceiptBuilder(settings.paperWidth, codepageForLanguage(settings.language));
-  header(builder, merchant);
-  builder.big('REFUND');
+  header(builder, t, merchant);
+  builder.big(t.t('receipt.refund'));
   builder.feed();
-  meta(builder, settings, 'Refund', receipt.refundNumber, receipt.refundedAt);
-  builder.row('Original receipt', receipt.originalReceiptNumber);
-  if (receipt.cashier !== undefined) builder.row('Cashier', receipt.cashier);
+  meta(builder, t, settings, t.t('receipt.refundNumber'), receipt.refundNumber, receipt.refundedAt);
+  builder.row(t.t('receipt.originalReceipt'), receipt.originalReceiptNumber);
+  if (receipt.cashier !== undefined) builder.row(t.t('receipt.cashier'), receipt.cashier);
   if (receipt.items !== undefined && receipt.items.length > 0) {
     builder.rule();
-    itemLines(builder, receipt.items, receipt.currency);
+    itemLines(builder, t, receipt.items, receipt.currency);
   }
-  if (receipt.reason !== undefined) builder.rule().text(`Reason: ${receipt.reason}`);
-  total(builder, 'REFUND', -receipt.amountMinor, receipt.currency);
-  builder.row('Refunded to', PAYMENT_METHOD_LABELS[receipt.method]);
+  if (receipt.reason !== undefined) builder.rule().text(t.t('receipt.reason', { reason: receipt.reason }));
+  total(builder, t, t.t('receipt.refund'), -receipt.amountMinor, receipt.currency);
+  builder.row(t.t('receipt.refundedTo'), paymentMethodLabel(t, receipt.method));
   builder.feed().barcode(receipt.refundNumber);
-  builder.feed().text('Customer signature', { align: 'left' }).feed(2).rule();
-  footer(builder, settings, 'refund');
+  builder.feed().text(t.t('receipt.signature'), { align: 'left' }).feed(2).rule();
+  footer(builder, t, settings, 'refund');
   return builder.build({ openCashDrawer: receipt.method === 'cash' });
 }
 
-const SYNC_LABELS: Readonly<Record<EndOfDayReport['sync']['state'], string>> = {
-  in_sync: 'All synced',
-  pending: 'Sync pending',
-  offline: 'OFFLINE',
-};
-
 export function endOfDayReport(merchant: MerchantHeader, settings: ReceiptSettings, report: EndOfDayReport): ReceiptDocument {
+  const t = receiptTranslator(settings);
   const builder = new ReceiptBuilder(settings.paperWidth, codepageForLanguage(settings.language));
   const { currency } = report;
-  header(builder, merchant);
-  builder.big('END OF DAY');
-  builder.text(`Business date ${report.businessDate}`, { align: 'center' }).feed();
-  if (settings.terminalName !== undefined) builder.row('Terminal', settings.terminalName);
-  builder.row('Opened', formatDateTime(report.openedAt, settings.timeZone));
-  builder.row('Closed', formatDateTime(report.closedAt, settings.timeZone));
-  builder.row('Currency', currency);
+  header(builder, t, merchant);
+  builder.big(t.t('receipt.endOfDay'));
+  builder.text(t.t('receipt.businessDate', { date: report.businessDate }), { align: 'center' }).feed();
+  if (settings.terminalName !== undefined) builder.row(t.t('receipt.terminal'), settings.terminalName);
+  builder.row(t.t('receipt.opened'), formatDateTime(report.openedAt, settings.timeZone));
+  builder.row(t.t('receipt.closed'), formatDateTime(report.closedAt, settings.timeZone));
+  builder.row(t.t('receipt.currency'), currency);
   builder.rule();
-  builder.text('TOTALS BY PAYMENT METHOD', { bold: true });
+  builder.text(t.t('receipt.totalsByMethod'), { bold: true });
   let gross = 0;
   let transactions = 0;
   for (const line of report.totals) {
     gross += line.amountMinor;
     transactions += line.count;
-    builder.row(`${PAYMENT_METHOD_LABELS[line.method]} (${line.count})`, formatAmount(line.amountMinor, currency));
+    builder.row(t.t('receipt.counted', { label: paymentMethodLabel(t, line.method), count: line.count }), formatAmount(t, line.amountMinor, currency));
   }
   builder.rule();
-  builder.row(`Gross (${transactions})`, formatAmount(gross, currency), { bold: true });
-  builder.row(`Refunds (${report.refunds.count})`, formatAmount(-report.refunds.amountMinor, currency));
-  total(builder, 'NET', gross - report.refunds.amountMinor, currency);
+  builder.row(t.t('receipt.gross', { count: transactions }), formatAmount(t, gross, currency), { bold: true });
+  builder.row(t.t('receipt.refunds', { count: report.refunds.count }), formatAmount(t, -report.refunds.amountMinor, currency));
+  total(builder, t, t.t('receipt.net'), gross - report.refunds.amountMinor, currency);
   builder.rule();
-  builder.text('OFFLINE PAYMENTS', { bold: true });
-  builder.row(`Taken offline (${report.offline.count})`, formatAmount(report.offline.amountMinor, currency));
-  builder.row('Still pending sync', String(report.offline.pendingSync));
+  builder.text(t.t('receipt.offlinePayments'), { bold: true });
+  builder.row(t.t('receipt.takenOffline', { count: report.offline.count }), formatAmount(t, report.offline.amountMinor, currency));
+  builder.row(t.t('receipt.pendingSync'), String(report.offline.pendingSync));
   builder.rule();
-  builder.text('SYNC', { bold: true });
-  builder.row('State', SYNC_LABELS[report.sync.state], { bold: report.sync.state !== 'in_sync' });
-  builder.row('Documents pending', String(report.sync.pendingDocuments));
-  if (report.sync.lastSyncedAt !== undefined) builder.row('Last sync', formatDateTime(report.sync.lastSyncedAt, settings.timeZone));
+  builder.text(t.t('receipt.sync'), { bold: true });
+  builder.row(t.t('receipt.state'), t.t(`receipt.syncStates.${report.sync.state}`), { bold: report.sync.state !== 'in_sync' });
+  builder.row(t.t('receipt.documentsPending'), String(report.sync.pendingDocuments));
+  if (report.sync.lastSyncedAt !== undefined) builder.row(t.t('receipt.lastSync'), formatDateTime(report.sync.lastSyncedAt, settings.timeZone));
   if (report.sync.state !== 'in_sync' || report.offline.pendingSync > 0) {
-    builder.feed().text('Totals include payments the server has not confirmed yet.', { align: 'center', bold: true });
+    builder.feed().text(t.t('receipt.unconfirmedTotals'), { align: 'center', bold: true });
   }
-  footer(builder, settings, 'report');
+  footer(builder, t, settings, 'report');
   return builder.build();
 }
 

@@ -31,10 +31,17 @@ export class ReceiptBuilder {
     return this.text(text, { align, bold: true, ...(style.invert ? { invert: true } : {}) });
   }
 
-  /** Label on the left, value on the right. */
+  /**
+   * Label on the left, value on the right. A value too long to share its line with the label goes
+   * under it, whole and right-aligned: a reference cut short ("Wallet~ wtx_...") helps nobody.
+   */
   row(left: string, right: string, style: { bold?: boolean } = {}): this {
-    this.#blocks.push({ kind: 'text', text: twoColumns(left, right, this.columns), ...style });
-    return this;
+    if (Array.from(left).length + Array.from(right).length + 1 <= this.columns) {
+      this.#blocks.push({ kind: 'text', text: twoColumns(left, right, this.columns), ...style });
+      return this;
+    }
+    this.text(left, style);
+    return this.text(right, { ...style, align: 'right' });
   }
 
   rule(style: 'single' | 'double' = 'single'): this {

@@ -22,7 +22,7 @@ export interface VirtualPrintJob {
 }
 
 export interface VirtualPrinterOptions {
-  /** Where to write <job>.svg, <job>.png and <job>.bin; nothing is written without it. */
+  /** Where to write <label>-<job id>.svg, .png and .bin; nothing is written without it. */
   previewDirectory?: string;
   /** Also rasterise to PNG (needs rsvg-convert). Default true. */
   png?: boolean;
@@ -81,7 +81,8 @@ export class VirtualPrinter extends EventEmitter<ReceiptPrinterEvents> implement
 
   async #writePreview(job: VirtualPrintJob, directory: string): Promise<void> {
     await mkdir(directory, { recursive: true });
-    const base = join(directory, safeFileName(job.label ?? job.jobId));
+    // One file per job: the previews of two sales of the same kind must not overwrite each other.
+    const base = join(directory, safeFileName(job.label === undefined ? job.jobId : `${job.label}-${job.jobId}`));
     job.files.bin = `${base}.bin`;
     job.files.svg = `${base}.svg`;
     await writeFile(job.files.bin, job.bytes);

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { Mode, Timestamp } from './common.ts';
+import { LANGUAGES } from '../i18n/languages.ts';
+import { Mode, Timestamp, literalUnion } from './common.ts';
 
 export const RotateKeyBody = Type.Object({
   graceHours: Type.Optional(Type.Number({ minimum: 0, maximum: 24, default: 0, description: 'Hours the current key keeps working (0 to 24)' })),
@@ -20,7 +21,13 @@ export const MerchantSettingsResponse = Type.Object({
   webhookSecret: Type.Optional(Type.String({ description: 'Present only when rotated' })),
 });
 
-export const CreateTerminalBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 80 }) });
+/** A language with a catalogue (shared/src/i18n): a terminal's kiosk screens and receipts. */
+export const TerminalLanguage = literalUnion(LANGUAGES, { description: `ISO 639-1: ${LANGUAGES.join(', ')}; English by default` });
+
+export const CreateTerminalBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 80 }),
+  language: Type.Optional(TerminalLanguage),
+});
 
 export const TerminalRecord = Type.Object({
   id: Type.String(),
@@ -29,12 +36,36 @@ export const TerminalRecord = Type.Object({
   createdAt: Timestamp,
   revokedAt: Type.Union([Type.String(), Type.Null()]),
   lastSeenAt: Type.Union([Type.String(), Type.Null()]),
+  language: TerminalLanguage,
 });
+
+/** A code that pairs a kiosk with its terminal (POST /api/terminals/pair): 10 minutes, once. */
+const PairingCodeFields = {
+  pairingCode: Type.String({ description: '8 characters shown as ABCD-EFGH (the dash and case are optional when typed); the kiosk exchanges it for its token' }),
+  pairingExpiresAt: Timestamp,
+  pairingQr: Type.String({ description: 'The code as a QR code PNG data URL, for the kiosk\'s barcode scanner' }),
+};
 
 export const CreateTerminalResponse = Type.Object({
   id: Type.String(),
-  token: Type.String({ description: 'Send as Authorization: Bearer term.<token>; shown once' }),
+  token: Type.String({ description: 'Send as Authorization: Bearer term.<token>; shown once. A kiosk is better paired with pairingCode: pairing gives it a new token and this one stops working' }),
   name: Type.String(),
   mode: Mode,
   createdAt: Timestamp,
+  language: TerminalLanguage,
+  ...PairingCodeFields,
+});
+
+export const PairingCodeResponse = Type.Object({ terminalId: Type.String(), ...PairingCodeFields });
+
+export const PairTerminalBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 32, description: 'The pairing code as typed or scanned' }) });
+
+export const PairTerminalResponse = Type.Object({
+  token: Type.String({ description: 'The terminal\'s new token: send as Authorization: Bearer term.<token>. Any earlier token of the terminal stops working' }),
+  terminal: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    mode: Mode,
+    merchant: Type.Object({ name: Type.String(), handle: Type.String() }),
+  }),
 });

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { CurrencyCode, ListQuery, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
+import { TerminalLanguage } from './merchant.ts';
 
 export const VOUCHER_STATUSES = ['active', 'used', 'revoked', 'expired'] as const;
 export const VoucherStatus = literalUnion(VOUCHER_STATUSES);
@@ -69,12 +70,13 @@ export const OfflinePaymentListQuery = Type.Object({
 });
 
 export const OfflineLimitsBody = Type.Object({
-  offlineLimits: Type.Object({
+  offlineLimits: Type.Optional(Type.Object({
     perPayment: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e12 }), Type.Null()], { description: 'Largest single offline payment, major units of the merchant currency; 0 turns offline payments off; null: the default' })),
     total: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e12 }), Type.Null()], { description: 'Most the terminal may hold unsettled; null: the default' })),
     maxAgeHours: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 720 }), Type.Null()], { description: 'A queued offline payment older than this stops further offline payments until the terminal syncs; null: the default' })),
-  }),
-});
+  })),
+  language: Type.Optional(TerminalLanguage),
+}, { description: 'PATCH /api/merchant/terminals/<id>: offlineLimits, language, or both (at least one)' });
 export type OfflineLimitsBody = Static<typeof OfflineLimitsBody>;
 
 export const OfflineLimitsRecord = Type.Object({
@@ -83,4 +85,10 @@ export const OfflineLimitsRecord = Type.Object({
   perPayment: Type.Number(),
   total: Type.Number(),
   maxAgeHours: Type.Number(),
+});
+
+/** PATCH /api/merchant/terminals/<id>: the terminal's offline limits and its language. */
+export const TerminalSettingsRecord = Type.Object({
+  ...OfflineLimitsRecord.properties,
+  language: TerminalLanguage,
 });

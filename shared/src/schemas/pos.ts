@@ -20,6 +20,12 @@ export type CreatePosSessionBody = Static<typeof CreatePosSessionBody>;
 
 export const PosTapBody = Type.Object({
   tagId: TagIdInput,
+  pin: Type.Optional(Type.String({
+    pattern: '^[0-9]{4,8}$',
+    description:
+      'The tag holder\'s wallet PIN, for a tap above the tag\'s no-PIN limits (after 403 pin_required); checked with the wallet\'s lock-out ' +
+      '(403 wrong_pin, 429 pin_attempts_exceeded). Never stored, nor part of the Idempotency-Key\'s request hash',
+  })),
 });
 export type PosTapBody = Static<typeof PosTapBody>;
 

@@ -55,6 +55,32 @@ export const PG_ERROR = {
   raiseException: 'P0001',
 } as const;
 
+/**
+ * Whether `error` says the database could not be reached or dropped the connection, rather than
+ * refusing a statement: the request may be retried once it is back (503 database_unavailable).
+ * SQLSTATE class 08 (connection exception), 57P01..57P03 (the server is shutting down, crashed
+ * or starting up, pg_terminate_backend), 53300 (too many connections), socket errors, and what
+ * node-postgres says when a connection ends under a query or cannot be made in time. An error's
+ * `cause` is looked at too.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const code = pgErrorCode(current);
+    if (code && (code.startsWith('08') || UNAVAILABLE_CODES.has(code))) return true;
+    const message = current instanceof Error ? current.message : '';
+    if (UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return false;
+}
+
+const UNAVAILABLE_CODES = new Set([
+  '57P01', '57P02', '57P03', '53300',
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND',
+]);
+
+const UNAVAILABLE_MESSAGES = [/^Connection terminated/, /^timeout exceeded when trying to connect/, /is not queryable$/];
+
 export function pgErrorCode(error: unknown): string | undefined {
   if (typeof error === 'object' && error !== null && 'code' in error && typeof (error as { code: unknown }).code === 'string') {
     return (error as { code: string }).code;

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { type Database, type QueryOptions, type Queryable, type SqlParam, PG_ERROR, parseInt8, pgErrorCode } from './database.ts';
+import { type Database, type QueryOptions, type Queryable, type SqlParam, PG_ERROR, isDatabaseUnavailable, parseInt8, pgErrorCode } from './database.ts';
 
 const INT8_OID = 20;
 const INT8_ARRAY_OID = 1016;
@@ -18,6 +18,49 @@ const typeParsers = {
 /** How often a transaction that lost a deadlock or serialization race is run again. */
 const TRANSACTION_ATTEMPTS_MAX = 3;
 
+/**
+ * How long a request waits for a new connection before it is answered 503: without a bound, a
+ * database that stopped answering (a network partition) would hold every request until the
+ * client gave up.
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** What every pool of ours connects with. */
+function poolOptions(connectionString: string, max: number, extra: pg.PoolConfig = {}): pg.PoolConfig {
+  return { connectionString, max, types: typeParsers, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...extra };
+}
+
+/**
+ * A pool for a component that holds connections of its own (the sync adapter's LISTEN client).
+ * A connection PostgreSQL drops while it is checked out is reported to `onError` instead of
+ * crashing the process (node-postgres emits 'error' on the client, and nobody listens to a
+ * checked-out client), and is given back to the pool as broken when it ends: a holder that
+ * forgets a dead client (the socket.io adapter reconnects with a new one and never releases the
+ * old) would otherwise keep its slot forever, and after `max` drops every query would wait for a
+ * connection that never comes.
+ */
+export function sidePool(connectionString: string, max: number, onError: (error: Error) => void): pg.Pool {
+  const pool = new pg.Pool(poolOptions(connectionString, max));
+  const checkedOut = new Set<pg.PoolClient>();
+  pool.on('error', () => undefined);
+  pool.on('acquire', (client) => checkedOut.add(client));
+  pool.on('release', (_error, client) => checkedOut.delete(client as pg.PoolClient));
+  pool.on('connect', (client) => {
+    client.on('error', onError);
+    client.on('end', () => {
+      const held = client as pg.PoolClient;
+      if (!checkedOut.has(held)) return;
+      try {
+        held.release(new Error('connection ended while checked out'));
+      } catch (error) {
+        // Its holder gave it back in the meantime: nothing is held, nothing to do.
+        onError(error as Error);
+      }
+    });
+  });
+  return pool;
+}
+
 function statement(sql: string, params: readonly SqlParam[], options: QueryOptions | undefined): pg.QueryConfig {
   return options?.prepareAs ? { name: options.prepareAs, text: sql, values: params as unknown[] } : { text: sql, values: params as unknown[] };
 }
@@ -32,12 +75,7 @@ export class PostgresDatabase implements Database {
   readonly pool: pg.Pool;
 
   constructor(private readonly options: PostgresOptions) {
-    this.pool = new pg.Pool({
-      connectionString: options.connectionString,
-      max: options.poolSize ?? 10,
-      types: typeParsers,
-      idleTimeoutMillis: 30_000,
-    });
+    this.pool = new pg.Pool(poolOptions(options.connectionString, options.poolSize ?? 10));
     // An idle client can lose its connection (server restart); the pool replaces it.
     this.pool.on('error', () => undefined);
   }
@@ -57,13 +95,9 @@ export class PostgresDatabase implements Database {
 
   async queryRelaxed<Row>(sql: string, params: readonly SqlParam[] = [], options?: QueryOptions): Promise<Row[]> {
     if (!this.relaxedPool) {
-      this.relaxedPool = new pg.Pool({
-        connectionString: this.options.connectionString,
-        max: Math.max(2, Math.ceil((this.options.poolSize ?? 10) / 2)),
-        types: typeParsers,
-        idleTimeoutMillis: 30_000,
-        options: '-c synchronous_commit=off',
-      });
+      this.relaxedPool = new pg.Pool(
+        poolOptions(this.options.connectionString, Math.max(2, Math.ceil((this.options.poolSize ?? 10) / 2)), { options: '-c synchronous_commit=off' }),
+      );
       this.relaxedPool.on('error', () => undefined);
     }
     const result = await this.relaxedPool.query(statement(sql, params, options));
@@ -77,6 +111,14 @@ export class PostgresDatabase implements Database {
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
+      // A checked-out client has no listener of the pool's: when PostgreSQL drops the connection
+      // (restart, failover, pg_terminate_backend, a network blip) node-postgres emits 'error' on
+      // it, which would end the process. The statement in flight fails with the same error.
+      let lost: Error | undefined;
+      const onError = (error: Error) => {
+        lost = error;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const tx: Queryable = {
@@ -90,12 +132,15 @@ export class PostgresDatabase implements Database {
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        if (!lost && isDatabaseUnavailable(error)) lost = error as Error;
+        if (!lost) await client.query('ROLLBACK').catch(() => undefined);
         const code = pgErrorCode(error);
         const retryable = code === PG_ERROR.deadlockDetected || code === PG_ERROR.serializationFailure;
         if (!retryable || attempt >= TRANSACTION_ATTEMPTS_MAX) throw error;
       } finally {
-        client.release();
+        client.removeListener('error', onError);
+        // A broken connection is closed, not put back for the next transaction.
+        client.release(lost);
       }
     }
   }

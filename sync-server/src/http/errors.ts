@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LedgerError } from '../ledger/ledger.ts';
 import { MoneyError } from '@tapline/shared/money';
+import { isDatabaseUnavailable } from '../db/database.ts';
 
 /** An error the API answers with: a status, a human message and a snake_case code. */
 export class ApiError extends Error {
@@ -25,6 +26,9 @@ export const notFound = (code: string, message: string) => new ApiError(404, cod
 export const conflict = (code: string, message: string) => new ApiError(409, code, message);
 export const gone = (code: string, message: string) => new ApiError(410, code, message);
 export const unprocessable = (code: string, message: string) => new ApiError(422, code, message);
+
+/** Seconds a client is asked to wait before retrying a request the database could not serve. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 interface ValidationIssue {
   instancePath: string;
@@ -75,6 +79,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
         return reply.status(415).send({ error: 'Send the request body as application/json', code: 'unsupported_media_type' });
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return reply.status(400).send({ error: 'Content-Length does not match the body', code: 'invalid_content_length' });
+    }
+    if (isDatabaseUnavailable(error)) {
+      // Nothing is known to have failed but the connection: the client retries (with the same
+      // Idempotency-Key where it sent one, which finds whatever did commit).
+      request.log.warn({ err: error }, 'database unavailable');
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+      return reply.status(503).send({ error: 'The database is unavailable; retry shortly', code: 'database_unavailable' });
     }
     const status = fastifyError.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -3,6 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Database, relaxedCommits } from '../db/database.ts';
 import type { Principal } from '../auth/principal.ts';
 import { badRequest, conflict, unprocessable } from './errors.ts';
+import { OWNER_SILENT_AFTER_SECONDS, registerClaimOwner } from './claim-owner.ts';
+import { JSON_DEPTH_MAX, bodyTooDeep } from './json-body.ts';
+import { retryInBackground } from '../db/retry.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -37,7 +40,11 @@ declare module 'fastify' {
 
 /** Remembered this long (CONTRACT.md). */
 export const IDEMPOTENCY_TTL_HOURS = 24;
-/** A claim older than this with no answer is taken to be from a crashed process and may be retried. */
+/**
+ * A claim older than this with no answer is taken for abandoned even though its process still
+ * beats (a request stuck that long); a claim of a process that stopped beating is abandoned
+ * sooner (claim-owner.ts).
+ */
 const ABANDONED_AFTER_SECONDS = 120;
 const KEY_LENGTH_MAX = 255;
 
@@ -59,12 +66,14 @@ export function idempotencyScope(principal: Principal | undefined): string {
   }
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+/** Bodies deeper than JSON_DEPTH_MAX are refused when parsed; this bound holds for any other input too. */
+function canonicalJson(value: unknown, depth = 0): string {
+  if (depth > JSON_DEPTH_MAX) throw bodyTooDeep();
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     return `{${Object.keys(value)
       .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key], depth + 1)}`)
       .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -108,6 +117,19 @@ export function derivedId(request: FastifyRequest, purpose: string, prefix: stri
 }
 
 /**
+ * A UUID derived from the request's Idempotency-Key, like derivedId, for records whose ids are
+ * UUIDs (POS sessions): a retry of a create after a crash finds the record the first run made.
+ * Version 8 (RFC 9562: custom), from the same hash as idempotentId.
+ */
+export function derivedUuid(request: FastifyRequest, purpose: string): string | undefined {
+  const id = idempotentId(request, purpose);
+  if (!id) return undefined;
+  const hex = createHash('sha256').update(id).digest('hex');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
  * Stripe-style Idempotency-Key: the first answer is replayed (status and body) with
  * `Idempotent-Replayed: true`; a different body is a 422; a request still running is a 409.
  * Records live in the database, so every instance and every restart agree.
@@ -115,6 +137,7 @@ export function derivedId(request: FastifyRequest, purpose: string, prefix: stri
 export function registerIdempotency(app: FastifyInstance, db: Database): void {
   app.decorateRequest('idempotency', null);
   const relaxed = relaxedCommits(db).query;
+  const owner = registerClaimOwner(app, db);
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const mode = request.routeOptions.config.idempotency;
@@ -132,20 +155,22 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
 
     // One statement claims the key: concurrent duplicates queue on the row and all but the
     // first find it taken. A key past its 24 hours starts afresh with a new seed; an abandoned
-    // claim of the same request (its process died) is re-run with the seed it had.
+    // claim of the same request (its process stopped beating, or it has run for too long) is
+    // re-run with the seed it had, by this process from now on.
     // Relaxed commit (no WAL flush wait): a claim matters only once the request's own
     // synchronous commit (the payment) is durable, and that commit flushes the WAL before it.
     const claimed = await relaxed<{ seed: string }>(
-      `INSERT INTO idempotency_keys AS k (scope, key, request_hash, state, seed) VALUES ($1, $2, $3, 'in_progress', $6)
+      `INSERT INTO idempotency_keys AS k (scope, key, request_hash, state, seed, owner) VALUES ($1, $2, $3, 'in_progress', $6, $7)
        ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'in_progress', created_at = now(),
-         response_status = NULL, response_body = NULL, completed_at = NULL,
+         response_status = NULL, response_body = NULL, completed_at = NULL, owner = EXCLUDED.owner,
          seed = CASE WHEN k.created_at < now() - make_interval(hours => $4) THEN EXCLUDED.seed ELSE coalesce(k.seed, EXCLUDED.seed) END
        WHERE k.created_at < now() - make_interval(hours => $4)
           OR (k.state = 'in_progress' AND k.request_hash = EXCLUDED.request_hash
-              AND k.created_at < now() - make_interval(secs => $5))
+              AND (k.created_at < now() - make_interval(secs => $5)
+                   OR NOT EXISTS (SELECT 1 FROM server_instances i WHERE i.id = k.owner AND i.heartbeat_at > now() - make_interval(secs => $8))))
        RETURNING seed`,
       // randomUUID draws from a pooled entropy buffer: no system call per request.
-      [scope, key, hash, IDEMPOTENCY_TTL_HOURS, ABANDONED_AFTER_SECONDS, randomUUID()],
+      [scope, key, hash, IDEMPOTENCY_TTL_HOURS, ABANDONED_AFTER_SECONDS, randomUUID(), owner.id, OWNER_SILENT_AFTER_SECONDS],
       { prepareAs: 'idempotency_claim' },
     );
     if (claimed[0]) {
@@ -171,10 +196,15 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
 
   app.addHook('onSend', async (request, reply, payload) => {
     const claim = request.idempotency;
+    const settle = (what: string, statement: () => Promise<unknown>) =>
+      // The answer goes out whatever happens here: a record the database cannot take now (its
+      // connection just dropped) is written again in the background until it can, so a retry of
+      // the key is not held at 409 any longer than the claim would be after a crash.
+      retryInBackground(statement, { giveUpAfterMs: ABANDONED_AFTER_SECONDS * 1000, onError: (error) => request.log.warn({ err: error }, `idempotency: ${what} not recorded yet`) });
     if (!claim || reply.getHeader('idempotent-replayed')) return payload;
     if (request.routeOptions.config.idempotencyBodyCredential?.forgetStatuses.includes(reply.statusCode)) {
       // The caller was not proven (wrong PIN, lock-out): nothing ran, so the key is released.
-      await db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2', [claim.scope, claim.key]);
+      await settle('released key', () => db.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2', [claim.scope, claim.key]));
       return payload;
     }
     if (reply.statusCode >= 500) {
@@ -182,19 +212,24 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
       // failing. The key stays with this request and its seed, marked abandoned: a retry with the
       // same body runs again at once and derives the same ids (so a payment already made is found,
       // not made twice); another body is still refused.
-      await db.query(
-        `UPDATE idempotency_keys SET state = 'in_progress', created_at = now() - make_interval(secs => $3 + 1)
-         WHERE scope = $1 AND key = $2`,
-        [claim.scope, claim.key, ABANDONED_AFTER_SECONDS],
+      await settle('abandoned key', () =>
+        db.query(
+          `UPDATE idempotency_keys SET state = 'in_progress', created_at = now() - make_interval(secs => $3 + 1)
+           WHERE scope = $1 AND key = $2 AND state = 'in_progress'`,
+          [claim.scope, claim.key, ABANDONED_AFTER_SECONDS],
+        ),
       );
     } else {
       // Relaxed commit: lost in a crash, the key is taken for abandoned after a while and the
       // retry re-runs with the same seed, finding what the first run made.
-      await relaxed(
-        `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4, completed_at = now()
-         WHERE scope = $1 AND key = $2`,
-        [claim.scope, claim.key, reply.statusCode, storedAnswer(request, payload)],
-        { prepareAs: 'idempotency_complete' },
+      const answer = storedAnswer(request, payload);
+      await settle('answer', () =>
+        relaxed(
+          `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4, completed_at = now()
+           WHERE scope = $1 AND key = $2`,
+          [claim.scope, claim.key, reply.statusCode, answer],
+          { prepareAs: 'idempotency_complete' },
+        ),
       );
     }
     return payload;

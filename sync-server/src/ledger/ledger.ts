@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.ts';
 import { type AccountRef, type Mode, accountOwnerId } from './accounts.ts';
+import { recordLedgerTransfer } from '../metrics/registry.ts';
 
 /** One leg of a transfer: a signed amount in integer minor units; positive credits the account. */
 export interface TransferLeg {
@@ -88,21 +89,31 @@ export async function transfer(tx: Queryable, request: TransferRequest): Promise
   );
   const outcome = rows[0];
   if (!outcome) throw new Error('ledger_post_transfer returned no row');
-  if (outcome.result === 'created') return { status: 'created' };
+  if (outcome.result === 'created') {
+    recordLedgerTransfer(request.kind);
+    return { status: 'created' };
+  }
   if (outcome.result === 'exists') return { status: 'exists' };
   throw new LedgerError(outcome.result as LedgerErrorCode, outcome.account_id ?? undefined);
 }
 
+/** A person's wallet paying a merchant's wallet in one currency: the common two-leg transfer. */
+export interface PersonToMerchantRequest {
+  id: string;
+  mode: Mode;
+  kind: string;
+  payerWalletId: string;
+  merchantWalletId: string;
+  currency: string;
+  amount: number;
+  metadata?: Record<string, unknown>;
+}
+
 /**
- * The common two-leg transfer, a person's wallet paying a merchant's wallet in one currency,
- * posted by ledger_post_person_to_merchant (migration 014): four statements when the accounts
- * allow it, the general function otherwise, with the same results and the same rows as
- * transfer(). For hot paths (offline taps); everything else calls transfer().
+ * The checked fingerprint and metadata of a person-to-merchant transfer, as the general path would
+ * record them: for callers that post such transfers in SQL of their own (offline_post_taps).
  */
-export async function transferPersonToMerchant(
-  tx: Queryable,
-  request: { id: string; mode: Mode; kind: string; payerWalletId: string; merchantWalletId: string; currency: string; amount: number; metadata?: Record<string, unknown> },
-): Promise<TransferResult> {
+export function personToMerchantArguments(request: PersonToMerchantRequest): { fingerprint: string; metadata: string } {
   const full: TransferRequest = {
     id: request.id,
     mode: request.mode,
@@ -114,14 +125,25 @@ export async function transferPersonToMerchant(
     ...(request.metadata ? { metadata: request.metadata } : {}),
   };
   // The same checks and fingerprint as the general path.
-  const [, , , , , , , print, metadata] = transferArguments(full);
+  const [, , , , , , , fingerprint, metadata] = transferArguments(full);
   if (request.amount <= 0) throw new LedgerError('amount_must_not_be_zero');
+  return { fingerprint, metadata };
+}
+
+/**
+ * The common two-leg transfer, posted by ledger_post_person_to_merchant (migration 014): four
+ * statements when the accounts allow it, the general function otherwise, with the same results and
+ * the same rows as transfer(). For hot paths (offline taps); everything else calls transfer().
+ */
+export async function transferPersonToMerchant(tx: Queryable, request: PersonToMerchantRequest): Promise<TransferResult> {
+  const { fingerprint, metadata } = personToMerchantArguments(request);
   const rows = await tx.query<{ result: string }>(
     'SELECT ledger_post_person_to_merchant($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb) AS result',
-    [request.id, request.mode, request.kind, request.payerWalletId, request.merchantWalletId, request.currency, request.amount, print, metadata],
+    [request.id, request.mode, request.kind, request.payerWalletId, request.merchantWalletId, request.currency, request.amount, fingerprint, metadata],
     { prepareAs: 'ledger_post_person_to_merchant' },
   );
   const result = rows[0]?.result;
+  if (result === 'created') recordLedgerTransfer(request.kind);
   if (result === 'created' || result === 'exists') return { status: result };
   throw new LedgerError((result ?? 'account_not_ready') as LedgerErrorCode);
 }

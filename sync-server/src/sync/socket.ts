@@ -17,20 +17,23 @@ import {
   type SyncHandshakeError,
   type SyncHello,
 } from '@tapline/shared/sync-protocol';
-import pg from 'pg';
+import type pg from 'pg';
 import { createAdapter } from '@socket.io/postgres-adapter';
 import type { AppContext } from '../context.ts';
-import type { Database } from '../db/database.ts';
-import { PostgresDatabase } from '../db/postgres.ts';
+import { type Database, isDatabaseUnavailable } from '../db/database.ts';
+import { PostgresDatabase, sidePool } from '../db/postgres.ts';
 import { resolveCredential } from '../auth/principal.ts';
 import { ApiError } from '../http/errors.ts';
 import { requireWallet } from '../modules/wallets/service.ts';
 import { publicKeys } from '../modules/offline/keys.ts';
 import { terminalOfflineLimits } from '../modules/offline/limits.ts';
-import { documentId, offlineSettlement, paymentDocument } from '../modules/offline/settlement.ts';
-import { giftCardSaleSettlement, saleDocument } from '../modules/offline/gift-card-sales.ts';
-import { findTerminalForSync, terminalPaymentsAfter, terminalSalesAfter } from '../modules/offline/store.ts';
-import type { WalletRow } from '../modules/wallets/store.ts';
+import { paymentDocument } from '../modules/offline/settlement.ts';
+import { giftCardSaleSettler, saleDocument } from '../modules/offline/gift-card-sales.ts';
+import { offlinePaymentSettler } from '../modules/offline/payment-push.ts';
+import { recordContact } from '../modules/offline/policy.ts';
+import { type PushAnswer, type PushTerminal, settlePush } from '../modules/offline/push.ts';
+import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
+import { type TerminalSyncRow, findTerminalForSync, terminalPaymentsAfter, terminalSalesAfter } from '../modules/offline/store.ts';
 
 interface TerminalSocketData {
   terminalId: string;
@@ -41,7 +44,7 @@ interface TerminalSocketData {
 
 interface CollectionHandler {
   pull(terminalId: string, afterSeq: number, limit: number): Promise<SyncDocument[]>;
-  settle(terminal: TerminalSocketData & { wallet: WalletRow }, doc: Record<string, unknown>): Promise<SyncDocument>;
+  push(terminal: PushTerminal, documents: readonly unknown[]): Promise<PushAnswer<SyncDocument>>;
 }
 
 const roomOf = (terminalId: string) => `terminal:${terminalId}`;
@@ -55,11 +58,10 @@ const roomOf = (terminalId: string) => `terminal:${terminalId}`;
  */
 function shareAcrossInstances(app: FastifyInstance, io: Server, db: Database): pg.Pool | undefined {
   if (!(db instanceof PostgresDatabase)) return undefined;
-  const pool = new pg.Pool({ connectionString: db.connectionString, max: 2 });
-  pool.on('error', () => undefined);
   // The adapter holds its LISTEN connection checked out and listens only for its end (then it
-  // reconnects): without this, a PostgreSQL restart's connection error would crash the server.
-  pool.on('connect', (client) => client.on('error', (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL connection lost; reconnecting')));
+  // reconnects with a new one): sidePool logs the lost connection's error instead of crashing,
+  // and gives the dead client's slot back, which the adapter never does.
+  const pool = sidePool(db.connectionString, 2, (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL connection lost; reconnecting'));
   io.adapter(createAdapter(pool, { errorHandler: (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL notification failed') }));
   return pool;
 }
@@ -81,22 +83,24 @@ function failure(code: string, error: string): SyncFailure {
  */
 export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): Server {
   const { db } = context;
-  const payments = offlineSettlement(context);
-  const sales = giftCardSaleSettlement(context);
-  /** What each replicated collection does with a pull and with a pushed document. */
+  const onIsolate = (collection: SyncCollection) => (error: unknown) =>
+    app.log.error({ err: error, collection }, 'sync push: the batch failed; settling its documents one at a time');
+  const payments = offlinePaymentSettler(context);
+  const sales = giftCardSaleSettler(context);
+  /** What each replicated collection does with a pull and with a push. */
   const collections: Record<SyncCollection, CollectionHandler> = {
     offline_payments: {
       pull: async (terminalId, after, limit) => (await terminalPaymentsAfter(db, terminalId, after, limit)).map(paymentDocument),
-      settle: async (terminal, doc) =>
-        paymentDocument(
-          await payments.settle({ merchantId: terminal.merchantId, merchantWalletId: terminal.wallet.id, mode: terminal.mode, terminalId: terminal.terminalId }, doc, { recordDeclines: true, scopeCurrency: null }),
-        ),
+      push: (terminal, documents) => settlePush(db, payments, terminal, documents, context.now, onIsolate('offline_payments')),
     },
     gift_card_sales: {
       pull: async (terminalId, after, limit) => (await terminalSalesAfter(db, terminalId, after, limit)).map(saleDocument),
-      settle: async (terminal, doc) => saleDocument(await sales.settle(terminal, doc)),
+      push: (terminal, documents) => settlePush(db, sales, terminal, documents, context.now, onIsolate('gift_card_sales')),
     },
   };
+  /** The handler of a collection named by a terminal: own names only (never `__proto__`, `toString`...). */
+  const collectionNamed = (name: unknown): CollectionHandler | undefined =>
+    typeof name === 'string' && Object.hasOwn(collections, name) ? collections[name as SyncCollection] : undefined;
   const io = new Server(app.server, { serveClient: false, maxHttpBufferSize: MESSAGE_BYTES_MAX, cors: { origin: false } });
   const adapterPool = shareAcrossInstances(app, io, db);
   const namespace = io.of(SYNC_NAMESPACE);
@@ -123,6 +127,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       offlineLimits: await terminalOfflineLimits(context, row),
       offlineQrKeys: await publicKeys(db),
       serverTime: context.now().toISOString(),
+      language: row.language,
     };
   }
 
@@ -134,8 +139,10 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
         return next();
       },
       (error: unknown) => {
-        app.log.error({ err: error }, 'sync handshake failed');
-        next(new Error('server_error'));
+        const unavailable = isDatabaseUnavailable(error);
+        if (unavailable) app.log.warn({ err: error }, 'sync handshake: the database is unavailable');
+        else app.log.error({ err: error }, 'sync handshake failed');
+        next(new Error(unavailable ? 'database_unavailable' : 'server_error'));
       },
     );
   });
@@ -151,7 +158,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       return next;
     };
 
-    const handle = <Request, Answer>(event: string, work: (request: Request) => Promise<Answer>) => {
+    const handle = <Request, Answer>(event: string, work: (request: Request, current: TerminalSyncRow) => Promise<Answer>) => {
       socket.on(event, (request: Request, ack: unknown) => {
         if (typeof ack !== 'function') return;
         void serial(async () => {
@@ -162,10 +169,14 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
               socket.disconnect(true);
               return;
             }
-            ack(await work(request));
+            ack(await work(request, current));
           } catch (error) {
             if (error instanceof ApiError) ack(failure(error.code, error.message));
-            else {
+            else if (isDatabaseUnavailable(error)) {
+              // Nothing was stored: the terminal sends the same message again when the database is back.
+              app.log.warn({ err: error, event }, 'sync message: the database is unavailable');
+              ack(failure('database_unavailable', 'The server\'s database is unavailable for a moment; the terminal will send this again'));
+            } else {
               app.log.error({ err: error, event }, 'sync message failed');
               ack(failure('server_error', 'The server could not handle this message; it will be retried'));
             }
@@ -175,7 +186,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     };
 
     handle<PullRequest, PullResponse<SyncDocument> | SyncFailure>(SYNC_EVENTS.pull, async (request) => {
-      const collection = collections[request?.collection as SyncCollection];
+      const collection = collectionNamed(request?.collection);
       if (!collection) return failure('unknown_collection', `collection must be one of ${SYNC_COLLECTIONS.join(', ')}`);
       const after = request.checkpoint?.serverSeq ?? 0;
       if (!Number.isSafeInteger(after) || after < 0) return failure('invalid_checkpoint', 'checkpoint.serverSeq must be a non-negative integer');
@@ -185,25 +196,37 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       return { documents, checkpoint: last ? { serverSeq: last.serverSeq } : (request.checkpoint ?? null) };
     });
 
-    handle<PushRequest<SyncDocument>, PushResponse<SyncDocument> | SyncFailure>(SYNC_EVENTS.push, async (request) => {
-      const collection = collections[request?.collection as SyncCollection];
+    handle<PushRequest<SyncDocument>, PushResponse<SyncDocument> | SyncFailure>(SYNC_EVENTS.push, async (request, current) => {
+      const collection = collectionNamed(request?.collection);
       if (!collection) return failure('unknown_collection', `collection must be one of ${SYNC_COLLECTIONS.join(', ')}`);
       if (!Array.isArray(request.rows) || request.rows.length > SYNC_BATCH_SIZE_MAX) return failure('invalid_push', `rows must be an array of at most ${SYNC_BATCH_SIZE_MAX}`);
-      const documents = request.rows.map((row) => row?.newDocumentState as unknown);
-      if (documents.some((doc) => documentId(doc) === undefined)) return failure('invalid_document', 'Every pushed document needs a UUID id');
+      const documents = request.rows.map((row: unknown) => (typeof row === 'object' && row !== null ? (row as { newDocumentState?: unknown }).newDocumentState : undefined));
       const wallet = await requireWallet(db, terminal.handle, terminal.mode);
-      const conflicts: SyncDocument[] = [];
-      for (const doc of documents as Record<string, unknown>[]) conflicts.push(await collection.settle({ ...terminal, wallet }, doc));
+      const pushTerminal: PushTerminal = {
+        terminalId: terminal.terminalId,
+        merchantId: terminal.merchantId,
+        mode: terminal.mode,
+        wallet,
+        createdAt: current.created_at,
+        limits: await terminalOfflineLimits(context, current),
+      };
+      const answer = await collection.push(pushTerminal, documents);
+      recordSyncPush(request.collection, documents.length);
+      for (const doc of answer.conflicts) recordSyncVerdict(request.collection, doc.status, doc.declineCode);
+      for (const row of answer.rejected) recordSyncVerdict(request.collection, 'rejected', row.code);
       // Other connections of the same terminal (a second window) learn the verdicts too.
-      const newest = conflicts.reduce((max, doc) => Math.max(max, doc.serverSeq), 0);
-      if (conflicts.length > 0) {
-        const message: StreamMessage<SyncDocument> = { collection: request.collection, documents: conflicts, checkpoint: { serverSeq: newest } };
+      const recorded = answer.conflicts.filter((doc) => doc.serverSeq > 0);
+      if (recorded.length > 0) {
+        const newest = recorded.reduce((max, doc) => Math.max(max, doc.serverSeq), 0);
+        const message: StreamMessage<SyncDocument> = { collection: request.collection, documents: recorded, checkpoint: { serverSeq: newest } };
         socket.to(roomOf(terminal.terminalId)).emit(SYNC_EVENTS.stream, message);
       }
-      return { conflicts };
+      return answer.rejected.length > 0 ? answer : { conflicts: answer.conflicts };
     });
 
     void serial(async () => {
+      // This connection is a contact: the start of the terminal's next offline window.
+      await recordContact(db, terminal.terminalId, context.now());
       const hello = await helloFor(terminal.terminalId);
       if (hello) socket.emit(SYNC_EVENTS.hello, hello);
     }).catch((error: unknown) => app.log.error({ err: error }, 'sync hello failed'));

@@ -2,3 +2,5 @@ export * from './databases.ts';
 export * from './server.ts';
 export * from './receiver.ts';
 export * from './ledger.ts';
+export * from './relay.ts';
+export * from './server-process.ts';

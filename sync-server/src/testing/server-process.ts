@@ -1,22 +1,32 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const mainFile = fileURLToPath(new URL('../main.ts', import.meta.url));
 const children = new Set<ChildProcess>();
 let cleanupRegistered = false;
 
-/** Spawns the server's entry point (`npm run server`) with extra environment; killed when the test file ends. */
-export function spawnServerProcess(env: Record<string, string>): ChildProcess {
-  if (!cleanupRegistered) {
+export interface ServerProcessOptions {
+  /**
+   * Default true: killed when the test file's process exits. (Not node:test's after(): called
+   * from a before() hook, that would run as soon as the hook ends and kill the server a suite was
+   * about to use.) False: the caller kills it, as a script that is no test at all (the chaos run) does.
+   */
+  killAfterTest?: boolean;
+}
+
+/** Spawns the server's entry point (`npm run server`) with extra environment. */
+export function spawnServerProcess(env: Record<string, string>, options: ServerProcessOptions = {}): ChildProcess {
+  if (options.killAfterTest !== false && !cleanupRegistered) {
     cleanupRegistered = true;
-    after(() => {
+    process.once('exit', () => {
       for (const child of children) child.kill('SIGKILL');
     });
   }
   const child = spawn(process.execPath, ['--import', 'tsx', mainFile], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
+  if (options.killAfterTest !== false) {
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+  }
   return child;
 }
 
@@ -28,8 +38,8 @@ export interface StartedServerProcess {
 }
 
 /** Spawns the server and resolves once it prints the URL it listens on. */
-export function startServerProcess(env: Record<string, string>): Promise<StartedServerProcess> {
-  const child = spawnServerProcess(env);
+export function startServerProcess(env: Record<string, string>, options: ServerProcessOptions = {}): Promise<StartedServerProcess> {
+  const child = spawnServerProcess(env, options);
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);

@@ -35,8 +35,11 @@ export interface PageOptions {
   body: RawHtml;
   /** data-* attributes on <body>: how a page hands server facts to its script without inline code. */
   data?: Record<string, string>;
-  /** Script files under /web/ to load (deferred). */
+  /** Script files under /web/ to load (deferred, in this order, after the translator /web/i18n.js). */
   scripts?: string[];
+  /** The page's language (html lang) and the JSON its scripts translate with (i18n-page.ts). */
+  language: string;
+  i18nData?: string;
 }
 
 /**
@@ -55,9 +58,12 @@ export function page(options: PageOptions): string {
   const data = Object.entries(options.data ?? {})
     .map(([key, value]) => ` data-${key}="${escapeHtml(value)}"`)
     .join('');
-  const scripts = (options.scripts ?? []).map((name) => `<script src="/web/${escapeHtml(name)}" defer></script>`).join('');
+  const names = options.scripts ?? [];
+  const scripts = (names.length > 0 ? ['i18n.js', ...names] : []).map((name) => `<script src="/web/${escapeHtml(name)}" defer></script>`).join('');
+  // A data block, never executed: the Content-Security-Policy's script-src does not apply to it.
+  const i18n = options.i18nData === undefined || names.length === 0 ? '' : `<script type="application/json" id="tapline-i18n">${options.i18nData}</script>\n`;
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(options.language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
@@ -65,7 +71,7 @@ export function page(options: PageOptions): string {
 <title>${escapeHtml(options.title)}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/web/style.css">
-${scripts}
+${i18n}${scripts}
 </head>
 <body${data}>
 ${options.body.html}

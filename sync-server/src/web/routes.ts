@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import { Type } from 'typebox';
-import { formatMoney } from '@tapline/shared/money';
 import { SUPPORTED_CURRENCIES } from '@tapline/shared/countries';
 import type { AppContext } from '../context.ts';
 import type { Mode } from '../auth/secrets.ts';
@@ -15,6 +14,8 @@ import { posService } from '../modules/pos/service.ts';
 import { findSession } from '../modules/pos/store.ts';
 import { checkoutService } from '../modules/checkout/service.ts';
 import { PAGE_SECURITY_HEADERS, type RawHtml, html, page } from './html.ts';
+import { type PageI18n, pageI18n, requestedLanguage, withLanguage } from './i18n-page.ts';
+import { pageI18nScript } from './page-script.ts';
 
 /** The browser files under ./assets, read once: plain CSS and vanilla JS, no build step. */
 const ASSETS: Record<string, string> = {
@@ -44,26 +45,27 @@ const QR_TEXT_LENGTH_MAX = 512;
 const QR_PREFIXES = ['/tap/', '/pay/checkout/'];
 
 function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.status(status).headers(PAGE_SECURITY_HEADERS).type('text/html; charset=utf-8').send(body);
+  // The language may come from Accept-Language: a shared cache must not mix them up.
+  return reply.status(status).headers({ ...PAGE_SECURITY_HEADERS, vary: 'accept-language' }).type('text/html; charset=utf-8').send(body);
 }
 
-function header(subtitle: string): RawHtml {
-  return html`<header class="bar"><div class="brand"><span class="logo" aria-hidden="true"></span>Tapline <span class="subtitle">${subtitle}</span></div></header>`;
+/** The brand name is a name: it reads the same in every language. */
+const BRAND = 'Tapline';
+
+function header(i18n: PageI18n, subtitle: string): RawHtml {
+  return html`<header class="bar"><div class="brand"><span class="logo" aria-hidden="true"></span>${BRAND} <span class="subtitle">${subtitle}</span></div>${i18n.switcher}</header>`;
 }
 
-function messagePage(title: string, message: string, tone: 'error' | 'neutral' = 'error'): string {
+function messagePage(i18n: PageI18n, title: string, message: string, tone: 'error' | 'neutral' = 'error'): string {
   return page({
-    title: `${title} · Tapline`,
-    body: html`<main class="shell">${header('Pay')}<section class="card center"><div class="result-icon ${tone === 'error' ? 'failed' : 'expired'}" aria-hidden="true"></div><h1>${title}</h1><p class="muted">${message}</p></section></main>`,
+    title: `${title} · ${BRAND}`,
+    language: i18n.language,
+    body: html`<main class="shell">${header(i18n, i18n.t.t('web.brandSubtitle.pay'))}<section class="card center"><div class="result-icon ${tone === 'error' ? 'failed' : 'expired'}" aria-hidden="true"></div><h1>${title}</h1><p class="muted">${message}</p></section></main>`,
   });
 }
 
-const STATUS_WORDS: Record<string, string> = {
-  completed: 'This payment is complete.',
-  failed: 'This payment failed.',
-  expired: 'This payment request has expired.',
-  cancelled: 'This payment request was cancelled.',
-};
+const SESSION_STATUSES = new Set(['completed', 'failed', 'expired', 'cancelled']);
+const CHECKOUT_STATUSES = new Set(['open', 'paid', 'failed', 'expired']);
 
 /** Where pay.js shows the outcome of a payment (hidden until then). */
 function payResult(className: string): RawHtml {
@@ -80,37 +82,33 @@ function payResult(className: string): RawHtml {
  */
 function payRequestPage(
   reply: FastifyReply,
+  i18n: PageI18n,
   request: { subtitle: string; merchant: { name: string; handle: string } | undefined; amountLabel: string; description: string | null; statusWords: string | null; status: string; data: Record<string, string> },
 ): FastifyReply {
+  const { t } = i18n;
   const { amountLabel } = request;
+  const merchantName = request.merchant?.name ?? t.t('web.pay.merchantFallback');
   const body = html`<main class="shell">
-${header(request.subtitle)}
+${header(i18n, request.subtitle)}
 <section class="card center" id="session-card">
-  <p class="muted">Pay ${request.merchant?.name ?? 'merchant'} <span class="handle">${request.merchant ? displayHandle(request.merchant.handle) : ''}</span></p>
+  <p class="muted">${t.t('web.pay.payMerchant', { merchant: merchantName })} <span class="handle">${request.merchant ? displayHandle(request.merchant.handle) : ''}</span></p>
   <div class="amount-display">${amountLabel}</div>
   ${request.description ? html`<p class="description">${request.description}</p>` : ''}
   ${request.statusWords === null
     ? html`<form id="pay-form" class="left" autocomplete="on">
-    <label for="handle">Your @handle</label>
-    <input id="handle" name="username" autocomplete="username" required placeholder="@yourname" spellcheck="false" autocapitalize="none">
-    <label for="pin">Wallet PIN</label>
-    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="4 to 8 digits">
-    <button id="pay-button" type="submit" class="primary big">Pay ${amountLabel}</button>
+    <label for="handle">${t.t('web.pay.handle')}</label>
+    <input id="handle" name="username" autocomplete="username" required placeholder="${t.t('web.pay.handlePlaceholder')}" spellcheck="false" autocapitalize="none">
+    <label for="pin">${t.t('web.pay.pin')}</label>
+    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="${t.t('web.pay.pinPlaceholder')}">
+    <button id="pay-button" type="submit" class="primary big">${t.t('web.pay.payAmount', { amount: amountLabel })}</button>
     <p id="pay-error" class="error" role="alert"></p>
   </form>`
     : html`<p class="status-pill status-${request.status}">${request.statusWords}</p>`}
   ${payResult('')}
 </section>
 </main>`;
-  return sendPage(reply, 200, page({ title: `Pay ${amountLabel} · Tapline`, body, scripts: ['pay.js'], data: request.data }));
+  return sendPage(reply, 200, page({ title: t.t('web.pay.documentTitle', { amount: amountLabel }), language: i18n.language, i18nData: i18n.scriptData, body, scripts: ['pay.js'], data: request.data }));
 }
-
-const CHECKOUT_STATUS_WORDS: Record<string, string> = {
-  open: 'Waiting for payment.',
-  paid: 'This checkout is paid.',
-  failed: 'This payment failed.',
-  expired: 'This checkout has expired.',
-};
 
 /** The pages of ARCHITECTURE.md's web/: /pos, /tap/<tagId or sessionId>, /pay/<handle>, and their assets. */
 export async function webRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
@@ -123,55 +121,66 @@ export async function webRoutes(app: FastifyInstance, context: AppContext): Prom
     return reply.headers(SDK_HEADERS).type('text/javascript; charset=utf-8').send(SDK_SCRIPT);
   });
 
+  // The pages' translator, bundled from the shared code on first use (page-script.ts).
+  app.get('/web/i18n.js', hidden, async (_request, reply) => {
+    return reply.headers({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' }).type('text/javascript; charset=utf-8').send(await pageI18nScript());
+  });
+
   app.get('/web/:name', hidden, async (request, reply) => {
     const { name } = request.params as { name: string };
     const type = ASSETS[name];
     const body = assetBodies.get(name);
-    if (!type || body === undefined) return sendPage(reply, 404, messagePage('Not found', 'There is no such file.'));
+    if (!type || body === undefined) {
+      const i18n = pageI18n(request);
+      return sendPage(reply, 404, messagePage(i18n, i18n.t.t('web.notFound.title'), i18n.t.t('web.notFound.text')));
+    }
     return reply.headers({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' }).type(type).send(body);
   });
 
-  app.get('/pos', hidden, async (_request, reply) => {
+  app.get('/pos', hidden, async (request, reply) => {
+    const i18n = pageI18n(request);
+    const { t } = i18n;
     const currencies = [...SUPPORTED_CURRENCIES].sort();
+    const [expiresBefore, expiresAfter] = t.around('web.pos.expiresIn', 'seconds');
     const body = html`<main class="shell">
-${header('POS')}
-<noscript><p class="card">The web POS needs JavaScript: turn it on for this site.</p></noscript>
+${header(i18n, t.t('web.brandSubtitle.pos'))}
+<noscript><p class="card">${t.t('web.pos.noscript')}</p></noscript>
 <section id="signin" class="card" hidden>
-  <h1>Sign in</h1>
-  <p class="muted">Paste this terminal's token (the merchant creates it with POST /api/merchant/terminals). It stays on this device.</p>
+  <h1>${t.t('web.pos.signIn')}</h1>
+  <p class="muted">${t.t('web.pos.signInHint')}</p>
   <form id="signin-form" autocomplete="off">
-    <label for="token">Terminal token</label>
+    <label for="token">${t.t('web.pos.tokenLabel')}</label>
     <input id="token" name="token" type="password" required placeholder="term.…" spellcheck="false">
-    <button type="submit" class="primary big">Sign in</button>
+    <button type="submit" class="primary big">${t.t('web.pos.signIn')}</button>
     <p id="signin-error" class="error" role="alert"></p>
   </form>
 </section>
 <section id="charge" class="card" hidden>
-  <div class="row"><h1>New sale</h1><button id="signout" type="button" class="link">Sign out</button></div>
+  <div class="row"><h1>${t.t('web.pos.newSale')}</h1><button id="signout" type="button" class="link">${t.t('web.pos.signOut')}</button></div>
   <p id="who" class="muted"></p>
   <form id="charge-form" autocomplete="off">
-    <label for="amount">Amount</label>
+    <label for="amount">${t.t('web.pos.amount')}</label>
     <div class="amount-row">
-      <input id="amount" name="amount" inputmode="decimal" required placeholder="0.00">
-      <select id="currency" name="currency" aria-label="Currency">${currencies.map((code) => html`<option value="${code}">${code}</option>`)}</select>
+      <input id="amount" name="amount" inputmode="decimal" required placeholder="${t.amount(0, 'USD')}">
+      <select id="currency" name="currency" aria-label="${t.t('web.pos.currency')}">${currencies.map((code) => html`<option value="${code}">${code}</option>`)}</select>
     </div>
-    <label for="description">Description</label>
-    <input id="description" name="description" maxlength="500" placeholder="Optional">
-    <button id="charge-button" type="submit" class="primary big">Charge</button>
+    <label for="description">${t.t('web.pos.description')}</label>
+    <input id="description" name="description" maxlength="500" placeholder="${t.t('web.pos.optional')}">
+    <button id="charge-button" type="submit" class="primary big">${t.t('web.pos.charge')}</button>
     <p id="charge-error" class="error" role="alert"></p>
   </form>
 </section>
 <section id="waiting" class="card center" hidden>
   <p id="waiting-description" class="muted"></p>
   <div id="waiting-amount" class="amount-display"></div>
-  <img id="qr" class="qr" alt="QR code: scan to pay without NFC" width="232" height="232">
-  <p class="status-line"><span class="pulse" aria-hidden="true"></span><span id="nfc-status">Waiting for a tap…</span></p>
-  <p class="muted">Expires in <strong id="countdown">90</strong> s</p>
+  <img id="qr" class="qr" alt="${t.t('web.pos.qrAlt')}" width="232" height="232">
+  <p class="status-line"><span class="pulse" aria-hidden="true"></span><span id="nfc-status">${t.t('web.pos.waitingTap')}</span></p>
+  <p class="muted">${expiresBefore}<strong id="countdown">90</strong>${expiresAfter}</p>
   <details class="manual">
-    <summary>Type a tag ID instead</summary>
-    <form id="manual-tap-form" autocomplete="off"><input id="manual-tag" placeholder="TG0A1B2C3D" spellcheck="false"><button type="submit" class="secondary">Send tap</button></form>
+    <summary>${t.t('web.pos.typeTag')}</summary>
+    <form id="manual-tap-form" autocomplete="off"><input id="manual-tag" placeholder="TG0A1B2C3D" spellcheck="false"><button type="submit" class="secondary">${t.t('web.pos.sendTap')}</button></form>
   </details>
-  <button id="cancel" type="button" class="secondary">Cancel sale</button>
+  <button id="cancel" type="button" class="secondary">${t.t('web.pos.cancel')}</button>
   <p id="waiting-error" class="error" role="alert"></p>
 </section>
 <section id="result" class="card center" hidden>
@@ -179,10 +188,10 @@ ${header('POS')}
   <h1 id="result-title"></h1>
   <div id="result-amount" class="amount-display"></div>
   <dl id="result-details" class="details"></dl>
-  <button id="new-sale" type="button" class="primary big">New sale</button>
+  <button id="new-sale" type="button" class="primary big">${t.t('web.pos.newSale')}</button>
 </section>
 </main>`;
-    return sendPage(reply, 200, page({ title: 'Tapline POS', body, scripts: ['pos.js'], data: { page: 'pos' } }));
+    return sendPage(reply, 200, page({ title: t.t('web.pos.documentTitle'), language: i18n.language, i18nData: i18n.scriptData, body, scripts: ['pos.js'], data: { page: 'pos' } }));
   });
 
   app.get('/pos/qr.svg', { schema: { hide: true, querystring: Type.Object({ data: Type.String({ minLength: 1, maxLength: QR_TEXT_LENGTH_MAX }) }) } }, async (request, reply) => {
@@ -198,91 +207,98 @@ ${header('POS')}
 
   app.get('/tap/:id', hidden, async (request, reply) => {
     const { id } = request.params as { id: string };
-    if (UUID.test(id)) return sessionPage(reply, id);
-    if (!normalizeTagId(id)) return sendPage(reply, 404, messagePage('Unknown tag', 'This link does not belong to any Tapline tag or payment.'));
+    const i18n = pageI18n(request);
+    const { t } = i18n;
+    if (UUID.test(id)) return sessionPage(reply, i18n, id);
+    if (!normalizeTagId(id)) return sendPage(reply, 404, messagePage(i18n, t.t('web.unknownTag.title'), t.t('web.unknownTag.link')));
     try {
       const resolved = await resolveTag(db, id, context.now());
-      return reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(resolved.redirectTo, 302);
+      return reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(withLanguage(resolved.redirectTo, requestedLanguage(request)), 302);
     } catch (error) {
-      if (error instanceof ApiError && error.statusCode === 403) return sendPage(reply, 403, messagePage('Tag disabled', 'Its owner has disabled this tag: it no longer pays.'));
-      if (error instanceof ApiError && error.statusCode === 404) return sendPage(reply, 404, messagePage('Unknown tag', 'This tag is not registered with Tapline.'));
+      if (error instanceof ApiError && error.statusCode === 403) return sendPage(reply, 403, messagePage(i18n, t.t('web.tagDisabled.title'), t.t('web.tagDisabled.text')));
+      if (error instanceof ApiError && error.statusCode === 404) return sendPage(reply, 404, messagePage(i18n, t.t('web.unknownTag.title'), t.t('web.unknownTag.text')));
       throw error;
     }
   });
 
   /** The page behind a session's tapUrl / qrPayload: the customer pays it with @handle and PIN. */
-  async function sessionPage(reply: FastifyReply, id: string) {
+  async function sessionPage(reply: FastifyReply, i18n: PageI18n, id: string) {
+    const { t } = i18n;
     const found = (await findSession(db, id.toLowerCase(), { mode: 'test', merchantId: null })) ?? (await findSession(db, id.toLowerCase(), { mode: 'live', merchantId: null }));
-    if (!found) return sendPage(reply, 404, messagePage('Payment not found', 'This payment request does not exist.'));
+    if (!found) return sendPage(reply, 404, messagePage(i18n, t.t('web.paymentNotFound.title'), t.t('web.paymentNotFound.session')));
     // Read through the service: an overdue session shows as expired, never as payable.
     const session = await pos.get({ mode: found.mode, merchantId: found.merchant_id }, found.id);
     const merchant = await findMerchant(db, session.merchant_id);
-    const amountLabel = formatMoney(session.amount, session.currency);
-    return payRequestPage(reply, {
-      subtitle: session.mode === 'test' ? 'Pay · test mode' : 'Pay',
+    const amountLabel = t.money(session.amount, session.currency);
+    return payRequestPage(reply, i18n, {
+      subtitle: t.t(session.mode === 'test' ? 'web.brandSubtitle.payTest' : 'web.brandSubtitle.pay'),
       merchant: merchant ? { name: merchant.name, handle: merchant.handle } : undefined,
       amountLabel,
       description: session.description,
-      statusWords: session.status === 'pending' ? null : (STATUS_WORDS[session.status] ?? session.status),
+      statusWords: session.status === 'pending' ? null : SESSION_STATUSES.has(session.status) ? t.t(`web.sessionStatus.${session.status as 'completed'}`) : session.status,
       status: session.status,
       data: { page: 'session', 'session-id': session.id, mode: session.mode, 'amount-label': amountLabel, status: session.status },
     });
   }
 
   // A wallet holder makes an offline QR voucher to pay at a terminal without a connection.
-  app.get('/wallet/offline-qr', hidden, async (_request, reply) => {
+  app.get('/wallet/offline-qr', hidden, async (request, reply) => {
+    const i18n = pageI18n(request);
+    const { t } = i18n;
     const body = html`<main class="shell">
-${header('Offline QR')}
+${header(i18n, t.t('web.brandSubtitle.offlineQr'))}
 <section class="card" id="signin-card">
-  <h1>Pay where there is no signal</h1>
-  <p class="muted">Set money aside in a QR code. A Tapline terminal accepts it even when it is offline; what the payment does not use comes back to your wallet.</p>
+  <h1>${t.t('web.offlineQr.title')}</h1>
+  <p class="muted">${t.t('web.offlineQr.intro')}</p>
   <form id="signin-form" autocomplete="on">
-    <label for="handle">Your @handle</label>
-    <input id="handle" name="username" autocomplete="username" required placeholder="@yourname" spellcheck="false" autocapitalize="none">
-    <label for="pin">Wallet PIN</label>
-    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="4 to 8 digits">
-    <button id="signin-button" type="submit" class="primary big">Sign in</button>
+    <label for="handle">${t.t('web.pay.handle')}</label>
+    <input id="handle" name="username" autocomplete="username" required placeholder="${t.t('web.pay.handlePlaceholder')}" spellcheck="false" autocapitalize="none">
+    <label for="pin">${t.t('web.pay.pin')}</label>
+    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="${t.t('web.pay.pinPlaceholder')}">
+    <button id="signin-button" type="submit" class="primary big">${t.t('web.offlineQr.signIn')}</button>
     <p id="signin-error" class="error" role="alert"></p>
   </form>
 </section>
 <section class="card" id="voucher-card" hidden>
   <p class="muted" id="signed-in-as"></p>
   <form id="voucher-form">
-    <label for="amount">Amount to set aside</label>
-    <div class="amount-row"><input id="amount" name="amount" inputmode="decimal" required placeholder="0.00" autocomplete="off"><span class="currency" id="voucher-currency"></span></div>
-    <label for="hours">Valid for</label>
-    <select id="hours" name="hours"><option value="4">4 hours</option><option value="24" selected>24 hours</option><option value="72">3 days</option></select>
-    <button id="voucher-button" type="submit" class="primary big">Make QR code</button>
+    <label for="amount">${t.t('web.offlineQr.amount')}</label>
+    <div class="amount-row"><input id="amount" name="amount" inputmode="decimal" required placeholder="${t.amount(0, 'USD')}" autocomplete="off"><span class="currency" id="voucher-currency"></span></div>
+    <label for="hours">${t.t('web.offlineQr.validFor')}</label>
+    <select id="hours" name="hours"><option value="4">${t.t('web.offlineQr.hours4')}</option><option value="24" selected>${t.t('web.offlineQr.hours24')}</option><option value="72">${t.t('web.offlineQr.days3')}</option></select>
+    <button id="voucher-button" type="submit" class="primary big">${t.t('web.offlineQr.make')}</button>
     <p id="voucher-error" class="error" role="alert"></p>
   </form>
   <div id="voucher-result" class="center" hidden>
-    <img id="voucher-qr" class="qr" alt="Offline QR code">
+    <img id="voucher-qr" class="qr" alt="${t.t('web.offlineQr.qrAlt')}">
     <p class="amount-display" id="voucher-amount"></p>
     <p class="muted" id="voucher-expiry"></p>
-    <button id="voucher-revoke" type="button" class="secondary">Cancel this QR code and get the money back</button>
+    <button id="voucher-revoke" type="button" class="secondary">${t.t('web.offlineQr.revoke')}</button>
     <p id="voucher-status" class="muted" role="status"></p>
   </div>
 </section>
 </main>`;
-    return sendPage(reply, 200, page({ title: 'Offline QR · Tapline', body, scripts: ['offline-qr.js'] }));
+    return sendPage(reply, 200, page({ title: t.t('web.offlineQr.documentTitle'), language: i18n.language, i18nData: i18n.scriptData, body, scripts: ['offline-qr.js'] }));
   });
 
   /** The page behind a checkout session's QR code: the customer pays it with @handle and PIN. */
   app.get('/pay/checkout/:id', hidden, async (request, reply) => {
     const { id } = request.params as { id: string };
+    const i18n = pageI18n(request);
+    const { t } = i18n;
     let session;
     try {
       session = await checkout.getPublic(id);
     } catch (error) {
-      if (error instanceof ApiError && error.statusCode === 404) return sendPage(reply, 404, messagePage('Payment not found', 'This checkout does not exist.'));
+      if (error instanceof ApiError && error.statusCode === 404) return sendPage(reply, 404, messagePage(i18n, t.t('web.paymentNotFound.title'), t.t('web.paymentNotFound.checkout')));
       throw error;
     }
-    return payRequestPage(reply, {
-      subtitle: session.mode === 'test' ? 'Checkout · test mode' : 'Checkout',
+    return payRequestPage(reply, i18n, {
+      subtitle: t.t(session.mode === 'test' ? 'web.brandSubtitle.checkoutTest' : 'web.brandSubtitle.checkout'),
       merchant: { name: session.merchant_name, handle: session.merchant_handle },
-      amountLabel: formatMoney(session.amount, session.currency),
+      amountLabel: t.money(session.amount, session.currency),
       description: session.description,
-      statusWords: session.status === 'open' ? null : CHECKOUT_STATUS_WORDS[session.status] ?? session.status,
+      statusWords: session.status === 'open' ? null : CHECKOUT_STATUSES.has(session.status) ? t.t(`web.checkoutStatus.${session.status as 'paid'}`) : session.status,
       status: session.status,
       data: { page: 'checkout', 'session-id': session.id, mode: session.mode, status: session.status },
     });
@@ -291,37 +307,39 @@ ${header('Offline QR')}
   app.get('/pay/:handle', hidden, async (request, reply) => {
     const { handle: raw } = request.params as { handle: string };
     const { source } = request.query as { source?: string };
-    if (!HANDLE.test(raw)) return sendPage(reply, 404, messagePage('Unknown handle', 'There is no wallet with this handle.'));
+    const i18n = pageI18n(request);
+    const { t } = i18n;
+    if (!HANDLE.test(raw)) return sendPage(reply, 404, messagePage(i18n, t.t('web.unknownHandle.title'), t.t('web.unknownHandle.any')));
     const handle = raw.replace(/^@/, '').toLowerCase();
     const modes: Mode[] = ['test', 'live'];
     const wallets = (await Promise.all(modes.map((mode) => findWallet(db, handle, mode)))).filter((wallet) => wallet !== undefined);
     const wallet = wallets[0];
-    if (!wallet) return sendPage(reply, 404, messagePage('Unknown handle', `There is no wallet ${displayHandle(handle)}.`));
+    if (!wallet) return sendPage(reply, 404, messagePage(i18n, t.t('web.unknownHandle.title'), t.t('web.unknownHandle.named', { handle: displayHandle(handle) })));
     const data: Record<string, string> = { page: 'handle', to: handle, currency: wallet.currency };
     // A handle that exists in one mode only pins the payer's sign-in to that mode.
     if (wallets.length === 1) data.mode = wallet.mode;
     const body = html`<main class="shell">
-${header(wallets.length === 1 && wallet.mode === 'test' ? 'Pay · test mode' : 'Pay')}
+${header(i18n, t.t(wallets.length === 1 && wallet.mode === 'test' ? 'web.brandSubtitle.payTest' : 'web.brandSubtitle.pay'))}
 <section class="card" id="handle-card">
-  ${source === 'nfc' ? html`<p class="badge">Tapped with NFC</p>` : ''}
-  <p class="muted">Pay</p>
+  ${source === 'nfc' ? html`<p class="badge">${t.t('web.pay.tappedNfc')}</p>` : ''}
+  <p class="muted">${t.t('web.pay.pay')}</p>
   <h1 class="recipient">${wallet.display_name ?? displayHandle(handle)}</h1>
   <p class="handle">${displayHandle(handle)}</p>
   <form id="pay-form" autocomplete="on">
-    <label for="amount">Amount</label>
-    <div class="amount-row"><input id="amount" name="amount" inputmode="decimal" required placeholder="0.00" autocomplete="off"><span class="currency">${wallet.currency}</span></div>
-    <label for="note">Note</label>
-    <input id="note" name="note" maxlength="140" placeholder="Optional" autocomplete="off">
-    <label for="handle">Your @handle</label>
-    <input id="handle" name="username" autocomplete="username" required placeholder="@yourname" spellcheck="false" autocapitalize="none">
-    <label for="pin">Wallet PIN</label>
-    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="4 to 8 digits">
-    <button id="pay-button" type="submit" class="primary big">Pay</button>
+    <label for="amount">${t.t('web.pay.amount')}</label>
+    <div class="amount-row"><input id="amount" name="amount" inputmode="decimal" required placeholder="${t.amount(0, wallet.currency)}" autocomplete="off"><span class="currency">${wallet.currency}</span></div>
+    <label for="note">${t.t('web.pay.note')}</label>
+    <input id="note" name="note" maxlength="140" placeholder="${t.t('web.pay.optional')}" autocomplete="off">
+    <label for="handle">${t.t('web.pay.handle')}</label>
+    <input id="handle" name="username" autocomplete="username" required placeholder="${t.t('web.pay.handlePlaceholder')}" spellcheck="false" autocapitalize="none">
+    <label for="pin">${t.t('web.pay.pin')}</label>
+    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="${t.t('web.pay.pinPlaceholder')}">
+    <button id="pay-button" type="submit" class="primary big">${t.t('web.pay.pay')}</button>
     <p id="pay-error" class="error" role="alert"></p>
   </form>
   ${payResult('center')}
 </section>
 </main>`;
-    return sendPage(reply, 200, page({ title: `Pay ${displayHandle(handle)} · Tapline`, body, scripts: ['pay.js'], data }));
+    return sendPage(reply, 200, page({ title: t.t('web.pay.documentTitleHandle', { handle: displayHandle(handle) }), language: i18n.language, i18nData: i18n.scriptData, body, scripts: ['pay.js'], data }));
   });
 }

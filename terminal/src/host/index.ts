@@ -1,144 +1,30 @@
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
-import { isLoopbackAddress } from '@tapline/hardware/src/bridge/access.ts';
-import type { NfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import { printerConfigFromEnv } from '@tapline/hardware/src/printer/index.ts';
-import type { PaperWidth, ReceiptPrinter } from '@tapline/hardware/src/printer/index.ts';
-import type { TerminalConfig } from '../renderer/lib/terminal-config.ts';
 import { DEFAULT_DIST_DIR, ensureRendererBuilt } from './build.ts';
-import { terminalPortFromEnv } from './config.ts';
-import { startHardware } from './hardware.ts';
-import { isProxiedPath, proxyHandler, upgradeHandler } from './proxy.ts';
-import { staticFileHandler } from './static-files.ts';
+import { type HostServerOptions, type TerminalHost, startHostServer } from './server.ts';
 
 export { buildRenderer, ensureRendererBuilt, DEFAULT_DIST_DIR } from './build.ts';
 export { terminalPortFromEnv, DEFAULT_TERMINAL_PORT } from './config.ts';
+export { startHostServer } from './server.ts';
+export type { HostServerOptions, TerminalHost } from './server.ts';
 
-export interface TerminalHostOptions {
-  /** The sync server the renderer's /api, /tap, /pay and /socket.io requests are forwarded to. */
-  syncServerUrl: string;
-  /** Default TERMINAL_PORT or 5174; 0 picks a free port. The host listens on 127.0.0.1 only. */
-  port?: number;
+export interface TerminalHostOptions extends Omit<HostServerOptions, 'staticDir'> {
   /** A prebuilt renderer to serve as is (tests build once into a temporary folder). */
   staticDir?: string;
-  /** Where to build when no staticDir is given (default terminal/dist); rebuilt only when stale. */
+  /** Where to build when no staticDir is given (default terminal/dist/renderer); rebuilt only when stale. */
   distDir?: string;
-  /** The reader and printer to use; by default from NFC_READER and PRINTER. The host closes them. */
-  nfc?: NfcReader;
-  printer?: ReceiptPrinter;
-  /** How receipts are laid out; by default paper and language from PRINTER_PAPER / PRINTER_LANGUAGE. */
-  receipt?: Partial<TerminalConfig['receipt']>;
-  log?: (line: string) => void;
-}
-
-export interface TerminalHost {
-  /** http://127.0.0.1:<port> */
-  url: string;
-  nfc: NfcReader;
-  printer: ReceiptPrinter;
-  close(): Promise<void>;
-}
-
-function receiptSettings(given: Partial<TerminalConfig['receipt']> = {}): TerminalConfig['receipt'] {
-  const needsEnv = given.paperWidth === undefined || given.language === undefined;
-  const printer = needsEnv ? printerConfigFromEnv() : null;
-  return {
-    paperWidth: given.paperWidth ?? (printer?.paperWidth as PaperWidth),
-    language: given.language ?? printer?.language ?? 'en',
-    timeZone: given.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
-  };
-}
-
-function listen(server: Server, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
 }
 
 /**
- * The terminal in a browser: serves the built renderer on 127.0.0.1 (Chromium will not run a
- * module build from file://), forwards the API to the sync server so the page is same-origin,
- * and runs the hardware with a loopback bridge whose address and per-start secret the page
- * reads from /terminal-config.json. Electron will replace the HTTP side, not the rest.
+ * The terminal as `npm start` and the tests run it: the renderer built with Vite when its build
+ * is missing or stale, then served by the host (server.ts). The packaged Electron app starts the
+ * host server directly on the renderer it ships, without Vite.
  */
 export async function startTerminalHost(options: TerminalHostOptions): Promise<TerminalHost> {
+  const { distDir, staticDir, ...rest } = options;
   const log = options.log ?? ((line: string) => console.log(line));
-  const staticDir = options.staticDir ?? options.distDir ?? DEFAULT_DIST_DIR;
-  if (options.staticDir === undefined) {
+  const dir = staticDir ?? distDir ?? DEFAULT_DIST_DIR;
+  if (staticDir === undefined) {
     const started = Date.now();
-    if (await ensureRendererBuilt(staticDir)) log(`Terminal renderer built into ${staticDir} in ${Date.now() - started} ms`);
+    if (await ensureRendererBuilt(dir)) log(`Terminal renderer built into ${dir} in ${Date.now() - started} ms`);
   }
-  const receipt = receiptSettings(options.receipt);
-  const serveStatic = staticFileHandler(staticDir);
-  const proxy = proxyHandler(options.syncServerUrl);
-  let config: TerminalConfig | null = null;
-  let allowedHosts: Set<string> = new Set();
-
-  const serveConfig = (request: IncomingMessage, response: ServerResponse) => {
-    // The secret opens the printer and reader: only for this machine, and only under our own
-    // host name, so a page that rebinds its DNS name to 127.0.0.1 cannot read it.
-    if (!isLoopbackAddress(request.socket.remoteAddress) || !allowedHosts.has(request.headers.host ?? '')) {
-      response.writeHead(403, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: 'Forbidden', code: 'forbidden' }));
-      return;
-    }
-    if (config === null) {
-      response.writeHead(503, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: 'Hardware is starting', code: 'starting' }));
-      return;
-    }
-    response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(config));
-  };
-
-  const server = createServer((request, response) => {
-    const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (isProxiedPath(pathname)) proxy(request, response);
-    else if (pathname === '/terminal-config.json') serveConfig(request, response);
-    else
-      serveStatic(request, response).catch((error: unknown) => {
-        log(`terminal: serving ${pathname} failed: ${(error as Error).message}`);
-        if (!response.headersSent) response.writeHead(500);
-        response.end();
-      });
-  });
-  // socket.io's WebSocket for the replica; any other upgrade is not ours to answer.
-  const upgrade = upgradeHandler(options.syncServerUrl);
-  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (isProxiedPath(new URL(request.url ?? '/', 'http://localhost').pathname)) upgrade(request, socket, head);
-    else socket.destroy();
-  });
-  const port = await listen(server, options.port ?? terminalPortFromEnv());
-  allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
-  let hardware;
-  try {
-    hardware = await startHardware({
-      allowedOrigins: [...allowedHosts].map((host) => `http://${host}`),
-      ...(options.nfc ? { nfc: options.nfc } : {}),
-      ...(options.printer ? { printer: options.printer } : {}),
-    });
-  } catch (error) {
-    server.close();
-    throw error;
-  }
-  config = { bridgeUrl: hardware.bridge.url, bridgeSecret: hardware.bridge.secret, receipt };
-  const { nfc, printer } = hardware;
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    nfc,
-    printer,
-    close() {
-      closing ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        // Open keep-alive connections (a browser tab) would hold close() forever.
-        server.closeAllConnections();
-        await Promise.all([closed, hardware.close()]);
-      })();
-      return closing;
-    },
-  };
+  return startHostServer({ ...rest, staticDir: dir });
 }

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
+import { CONTENT_SECURITY_POLICY_HEADER } from './csp.ts';
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -51,6 +52,7 @@ export function staticFileHandler(root: string): (request: IncomingMessage, resp
       'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
       'content-length': info.size,
       'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      ...(extname(file) === '.html' ? { 'content-security-policy': CONTENT_SECURITY_POLICY_HEADER, 'x-content-type-options': 'nosniff' } : {}),
     });
     if (request.method === 'HEAD') {
       response.end();

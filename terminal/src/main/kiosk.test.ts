@@ -1,148 +1,382 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import { SAMPLE_MERCHANT, SAMPLE_RECEIPTS, sampleSettings } from '@tapline/hardware/src/printer/samples.ts';
 import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
-import { startTerminalHost } from '../host/index.ts';
-import { type ElectronLike, type KioskWindow, type KioskWindowOptions, runKiosk } from './kiosk.ts';
+import type { TagEvent } from '@tapline/hardware/src/nfc/index.ts';
+import { ManualClock } from '@tapline/hardware/src/testing/manual-clock.ts';
+import { CONTENT_SECURITY_POLICY_HEADER } from '../host/csp.ts';
+import { startHostServer } from '../host/server.ts';
+import { IPC } from '../preload/api.ts';
+import { createKioskApi } from '../preload/preload.ts';
+import { KIOSK_CONFIG_FILE } from './kiosk-config.ts';
+import { type KioskOptions, runKiosk } from './kiosk.ts';
+import { type FakeWindow, fakeElectron, preventable } from './testing/fake-electron.ts';
 
-/** A stand-in for Electron's main-process API that records what the shell asks of it. */
-function fakeElectron(options: { lock?: boolean } = {}) {
-  const listeners = new Map<string, ((...args: never[]) => void)[]>();
-  const windows: { options: KioskWindowOptions; loaded: string[]; openHandler?: (details: { url: string }) => { action: string }; navigate?: (event: { preventDefault(): void }, url: string) => void; focused: number }[] = [];
-  let permissionHandler: ((webContents: unknown, permission: string, callback: (granted: boolean) => void) => void) | undefined;
-  const state = { quits: 0, exited: false };
-  const electron: ElectronLike = {
-    app: {
-      whenReady: async () => undefined,
-      requestSingleInstanceLock: () => options.lock ?? true,
-      on(event: string, listener: (...args: never[]) => void) {
-        listeners.set(event, [...(listeners.get(event) ?? []), listener]);
-        return this;
-      },
-      quit() {
-        state.quits += 1;
-        // Electron emits before-quit; a listener that prevents it keeps the app running.
-        let prevented = false;
-        for (const listener of listeners.get('before-quit') ?? []) (listener as (event: { preventDefault(): void }) => void)({ preventDefault: () => (prevented = true) });
-        if (!prevented) state.exited = true;
-      },
-      exit() {
-        state.exited = true;
-      },
-    },
-    BrowserWindow: class {
-      private readonly record: (typeof windows)[number];
-      webContents: KioskWindow['webContents'];
-      constructor(windowOptions: KioskWindowOptions) {
-        const record: (typeof windows)[number] = { options: windowOptions, loaded: [], focused: 0 };
-        this.record = record;
-        windows.push(record);
-        this.webContents = {
-          setWindowOpenHandler: (handler) => void (record.openHandler = handler),
-          on: (_event, listener) => void (record.navigate = listener),
-        };
-      }
-      async loadURL(url: string) {
-        this.record.loaded.push(url);
-      }
-      focus() {
-        this.record.focused += 1;
-      }
-      isMinimized() {
-        return false;
-      }
-      restore() {}
-    },
-    session: { defaultSession: { setPermissionRequestHandler: (handler) => void (permissionHandler = handler) } },
-  };
-  const emit = (event: string) => {
-    for (const listener of listeners.get(event) ?? []) (listener as () => void)();
-  };
-  return { electron, windows, state, emit, askPermission: (permission: string) => new Promise<boolean>((resolve) => permissionHandler!(null, permission, resolve)) };
-}
-
-describe('kiosk shell (Electron main process, with a stand-in for Electron)', () => {
+describe('kiosk app main process (with a stand-in for Electron)', () => {
   let upstream: Server;
   let upstreamUrl: string;
-  let staticDir: string;
+  let distDir: string;
+  const cleanup: string[] = [];
 
   before(async () => {
-    staticDir = mkdtempSync(join(tmpdir(), 'tapline-kiosk-'));
-    writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>Tapline Terminal</title><p>kiosk</p>');
+    // What the build ships: the renderer and the first-start page (their contents do not matter here).
+    distDir = mkdtempSync(join(tmpdir(), 'tapline-kiosk-dist-'));
+    mkdirSync(join(distDir, 'renderer'));
+    mkdirSync(join(distDir, 'provision'));
+    writeFileSync(join(distDir, 'renderer', 'index.html'), '<!doctype html><title>Tapline Terminal</title><p>kiosk</p>');
+    writeFileSync(join(distDir, 'provision', 'index.html'), '<!doctype html><title>First start</title>');
+    // The sync server: its health as the real one answers, and an echo of anything else.
     upstream = createServer((request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, path: request.url }));
+      const body = request.url === '/api/health' ? { ok: true, uptime: 12.5, dbLatency: 0.4 } : { ok: true, path: request.url };
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
   });
   after(async () => {
     await new Promise((resolve) => upstream.close(resolve));
-    rmSync(staticDir, { recursive: true, force: true });
+    rmSync(distDir, { recursive: true, force: true });
+    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
   });
 
-  const hostOptions = () => ({
-    port: 0,
-    staticDir,
-    nfc: new SimulatedNfcReader({ baseUrl: upstreamUrl, debounceWindowMs: 0 }),
-    printer: new VirtualPrinter({}),
-    log: () => undefined,
+  const paths = () => ({
+    renderer: join(distDir, 'renderer'),
+    preload: join(distDir, 'preload', 'index.cjs'),
+    provisionPage: join(distDir, 'provision', 'index.html'),
+    pcscWorker: join(distDir, 'main', 'pcsc-worker.js'),
   });
 
-  it('opens one locked-down full-screen window on the terminal host, which serves the page and forwards /api', async () => {
-    const fake = fakeElectron();
-    const kiosk = await runKiosk(fake.electron, { syncServerUrl: upstreamUrl, startHost: startTerminalHost, hostOptions: hostOptions(), log: () => undefined });
+  function provisioned(syncServerUrl: string | null, extra: Record<string, unknown> = {}): string {
+    const dir = mkdtempSync(join(tmpdir(), 'tapline-kiosk-userdata-'));
+    cleanup.push(dir);
+    if (syncServerUrl !== null) writeFileSync(join(dir, KIOSK_CONFIG_FILE), JSON.stringify({ syncServerUrl, ...extra }));
+    return dir;
+  }
+
+  function start(fake: ReturnType<typeof fakeElectron>, options: Partial<KioskOptions> = {}) {
+    const nfc = new SimulatedNfcReader({ baseUrl: upstreamUrl, debounceWindowMs: 0 });
+    const printer = new VirtualPrinter({});
+    const logs: string[] = [];
+    const running = runKiosk(fake.electron, {
+      paths: paths(),
+      startHost: startHostServer,
+      env: { TERMINAL_PORT: '0' },
+      argv: [],
+      nfc,
+      printer,
+      updater: null,
+      log: (line) => logs.push(line),
+      ...options,
+    });
+    return { running, nfc, printer, logs };
+  }
+
+  async function quit(fake: ReturnType<typeof fakeElectron>): Promise<void> {
+    fake.emit('window-all-closed');
+    for (let i = 0; i < 50 && !fake.state.exited; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(fake.state.exited, true);
+  }
+
+  it('opens one locked-down kiosk window on the host, which serves the page with its CSP and forwards /api', async () => {
+    const fake = fakeElectron({ userDataDir: provisioned(upstreamUrl) });
+    const { running, logs } = start(fake);
+    const kiosk = await running;
     assert.ok(kiosk);
+    assert.equal(kiosk.syncServerUrl, upstreamUrl);
     assert.equal(fake.windows.length, 1);
-    const [window] = fake.windows;
-    assert.deepEqual(window!.options.webPreferences, { contextIsolation: true, nodeIntegration: false, sandbox: true, webSecurity: true });
-    assert.equal(window!.options.kiosk, true);
-    assert.deepEqual(window!.loaded, [kiosk.host.url]);
+    const window = fake.windows[0]!;
+    assert.deepEqual(window.options.webPreferences, {
+      preload: paths().preload,
+      contextIsolation: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      sandbox: true,
+      webSecurity: true,
+      webviewTag: false,
+      devTools: false,
+      spellcheck: false,
+      navigateOnDragDrop: false,
+      safeDialogs: true,
+    });
+    assert.equal(window.options.kiosk, true);
+    assert.equal(window.options.fullscreen, true);
+    assert.deepEqual(window.loaded, [kiosk.host.url]);
+    assert.equal(window.shown, 1);
+    assert.equal(fake.state.menu, null, 'no application menu');
+    assert.equal(window.menu, null, 'no window menu');
+    assert.deepEqual(fake.state.crashReporter, { uploadToServer: false, compress: true });
+    assert.equal(fake.state.blockers.size, 1, 'the display is kept awake');
+    assert.deepEqual(window.webContents.zoomLimits, [[1, 1]]);
+
     const page = await fetch(kiosk.host.url);
     assert.match(await page.text(), /Tapline Terminal/);
-    const health = await fetch(`${kiosk.host.url}/api/health`);
-    assert.deepEqual(await health.json(), { ok: true, path: '/api/health' });
+    assert.equal(page.headers.get('content-security-policy'), CONTENT_SECURITY_POLICY_HEADER);
+    assert.deepEqual(await (await fetch(`${kiosk.host.url}/api/health`)).json(), { ok: true, uptime: 12.5, dbLatency: 0.4 });
+    // IPC carries the hardware: the page is given no loopback bridge to connect to.
+    const config = (await (await fetch(`${kiosk.host.url}/terminal-config.json`)).json()) as Record<string, unknown>;
+    assert.equal(config.bridgeUrl, undefined);
+    assert.equal(config.bridgeSecret, undefined);
+    assert.equal((config.receipt as { paperWidth: number }).paperWidth, 80);
 
-    // The page stays on its own origin: no other sites, no pop-ups, no device permissions.
-    let prevented = false;
-    window!.navigate!({ preventDefault: () => (prevented = true) }, 'https://example.com/');
-    assert.equal(prevented, true);
-    prevented = false;
-    window!.navigate!({ preventDefault: () => (prevented = true) }, `${kiosk.host.url}/#/sale`);
-    assert.equal(prevented, false);
-    assert.deepEqual(window!.openHandler!({ url: 'https://example.com/' }), { action: 'deny' });
-    assert.equal(await fake.askPermission('media'), false);
+    // The page stays on its own origin: no other sites or redirects, no pop-ups, webviews, downloads or device permissions.
+    assert.equal(window.webContents.navigate('https://example.com/'), false);
+    assert.equal(window.webContents.navigate(`${kiosk.host.url}/#/sale`), true);
+    assert.equal(window.webContents.navigate('https://evil.example/', 'will-redirect'), false);
+    assert.equal(window.webContents.navigate('file:///etc/passwd'), false);
+    assert.deepEqual(window.webContents.windowOpenHandler!({ url: `${kiosk.host.url}/` }), { action: 'deny' });
+    const webview = preventable();
+    window.webContents.emit('will-attach-webview', webview);
+    assert.equal(webview.prevented, true);
+    for (const permission of ['media', 'geolocation', 'notifications', 'hid', 'serial', 'clipboard-read']) assert.equal(await fake.session.askPermission(permission), false, permission);
+    assert.equal(fake.session.permissionCheck!(null, 'media'), false);
+    assert.equal(fake.session.devicePermission!({}), false);
+    const download = preventable();
+    fake.session.emit('will-download', download);
+    assert.equal(download.prevented, true);
+    assert.ok(logs.some((line) => line.includes('refused navigation to https://example.com/')));
+
+    // Reload, DevTools, zoom and quitting shortcuts do nothing; the till's own keys reach the page.
+    for (const blocked of [{ key: 'F5' }, { key: 'r', control: true }, { key: 'R', control: true, shift: true }, { key: 'F12' }, { key: 'I', control: true, shift: true }, { key: 'j', meta: true, shift: true }, { key: 'w', control: true }, { key: '=', control: true }, { key: '0', control: true }, { key: 'ArrowLeft', alt: true }]) {
+      assert.equal(window.webContents.press(blocked), false, JSON.stringify(blocked));
+    }
+    for (const allowed of [{ key: '7' }, { key: 'Enter' }, { key: 'Backspace' }, { key: 'Escape' }, { key: '.' }, { key: 'v', control: true }, { key: 'a', control: true }, { key: 'F5', type: 'keyUp' }]) {
+      assert.equal(window.webContents.press(allowed), true, JSON.stringify(allowed));
+    }
 
     // A second launch focuses this window.
     fake.emit('second-instance');
-    assert.equal(window!.focused, 1);
+    assert.equal(window.focused, 1);
 
-    // Quitting closes the host (page, bridge, reader) before the app exits.
-    fake.emit('window-all-closed');
-    assert.equal(fake.state.exited, false, 'held until the host has closed');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.equal(fake.state.exited, true);
+    // Quitting closes the host (page, reader, printer) and lets the display sleep before the app exits.
+    await quit(fake);
+    assert.equal(fake.state.blockers.size, 0);
     await assert.rejects(fetch(kiosk.host.url), 'the host no longer listens');
+    assert.equal(fake.ipcMain.handlers.size, 0, 'IPC handlers removed');
   });
 
-  it('a second instance quits at once without starting a host', async () => {
-    const fake = fakeElectron({ lock: false });
+  it('carries the hardware over IPC through the preload API, and refuses calls it should not answer', async () => {
+    const fake = fakeElectron({ userDataDir: provisioned(upstreamUrl, { updateChannel: 'beta' }) });
+    const { running, nfc, printer } = start(fake);
+    const kiosk = await running;
+    assert.ok(kiosk);
+    const window = fake.windows[0]!;
+    // The real preload code, given the page's ipcRenderer.
+    const api = createKioskApi(fake.ipcRendererFor(window));
+
+    const status = await api.hardware.status();
+    assert.ok(status.ok);
+    assert.equal(status.result.nfc.driver, 'simulated');
+    assert.equal(status.result.nfc.state, 'ready');
+    assert.equal(status.result.printer.printer, 'virtual');
+
+    const taps: TagEvent[] = [];
+    const stop = api.hardware.on('nfc.tap', (event) => taps.push(event));
+    assert.deepEqual(await api.hardware.simulateTap('TG1A2B3C4D'), { ok: true, result: { accepted: true } });
+    nfc.tap('TG00C0FFEE');
+    assert.deepEqual(
+      taps.map((tap) => tap.tagId),
+      ['TG1A2B3C4D', 'TG00C0FFEE'],
+    );
+    stop();
+    nfc.tap('TG0000BEEF');
+    assert.equal(taps.length, 2, 'no events after unsubscribing');
+
+    const printed = await api.hardware.printReceipt(SAMPLE_MERCHANT, sampleSettings(80), SAMPLE_RECEIPTS['pos-payment'], 'pos-ipc-1');
+    assert.deepEqual(printed, { ok: true, result: { jobId: 'pos-ipc-1', state: 'printed' } });
+    assert.equal(printer.jobs.at(-1)?.jobId, 'pos-ipc-1');
+    assert.equal(printer.jobs.at(-1)?.document.paperWidth, 80);
+    // Printing the same job id again prints once.
+    await api.hardware.printReceipt(SAMPLE_MERCHANT, sampleSettings(80), SAMPLE_RECEIPTS['pos-payment'], 'pos-ipc-1');
+    assert.equal(printer.jobs.filter((job) => job.jobId === 'pos-ipc-1').length, 1);
+
+    // The parameters are the bridge's to check: a bad document is a bad_request, not a crash.
+    const bad = await api.hardware.print({ paperWidth: 57 } as never);
+    assert.deepEqual(bad, { ok: false, error: { code: 'bad_request', message: 'paperWidth must be 58 or 80' } });
+
+    const invoke = (channel: string, ...args: unknown[]) => fake.ipcMain.invoke({ sender: window.webContents, senderFrame: window.webContents.mainFrame() }, channel, ...args);
+    assert.deepEqual(await invoke(IPC.hardware, 'hello', { secret: 'x' }), { ok: false, error: { code: 'bad_request', message: 'unknown method "hello"' } });
+    assert.deepEqual(await invoke(IPC.hardware, 'printer.print', ['not', 'an', 'object']), { ok: false, error: { code: 'bad_request', message: 'params must be an object' } });
+    assert.deepEqual(await invoke(IPC.hardware, 'printer.print', new Map()), { ok: false, error: { code: 'bad_request', message: 'params must be an object' } });
+    const huge = await invoke(IPC.hardware, 'printer.print', { document: { blocks: [{ kind: 'text', text: 'x'.repeat(1024 * 1024) }] } });
+    assert.deepEqual(huge, { ok: false, error: { code: 'bad_request', message: 'params larger than 1048576 bytes' } });
+    assert.deepEqual(await invoke(IPC.hardware, 'nfc.simulateTap', { tagIdOrUri: 42 }), { ok: false, error: { code: 'bad_request', message: 'tagIdOrUri must be a string' } });
+
+    // Only the till's page, in the kiosk window's main frame, is answered.
+    const fromOtherOrigin = createKioskApi(fake.ipcRendererFor(window, () => ({ url: 'https://evil.example/', parent: null })));
+    assert.deepEqual(await fromOtherOrigin.hardware.status(), { ok: false, error: { code: 'unauthorized', message: 'hardware calls are answered for the till page only' } });
+    const fromSubframe = createKioskApi(fake.ipcRendererFor(window, () => ({ url: `${kiosk.host.url}/`, parent: {} })));
+    assert.equal((await fromSubframe.hardware.openCashDrawer()).ok, false);
+    await assert.rejects(fromOtherOrigin.app.info(), /till page only/);
+    const otherWindow = new fake.electron.BrowserWindow(window.options) as FakeWindow;
+    otherWindow.webContents.url = kiosk.host.url;
+    assert.equal((await createKioskApi(fake.ipcRendererFor(otherWindow)).hardware.status()).ok, false);
+
+    const info = await api.app.info();
+    assert.equal(info.name, 'Tapline Terminal');
+    assert.equal(info.kiosk, true);
+    assert.equal(info.packaged, false);
+    assert.equal(info.syncServerUrl, upstreamUrl);
+    assert.equal(info.updateChannel, 'beta');
+    // The first-start handlers exist only during the first start.
+    await assert.rejects(api.provisioning.save('http://127.0.0.1:1'), /No handler registered/);
+
+    await quit(fake);
+  });
+
+  it('loads the page again when its process crashes, hangs or it fails to load, with back-off', async () => {
+    const clock = new ManualClock();
+    const fake = fakeElectron({ userDataDir: provisioned(upstreamUrl) });
+    const { running } = start(fake, { clock });
+    const kiosk = await running;
+    assert.ok(kiosk);
+    const window = fake.windows[0]!;
+    const contents = window.webContents;
+    assert.equal(window.loaded.length, 1);
+
+    contents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+    clock.advance(999);
+    assert.equal(window.loaded.length, 1, 'waits 1 s');
+    clock.advance(1);
+    assert.deepEqual(window.loaded.slice(1), [kiosk.host.url]);
+
+    // Hung for 15 s: its process is crashed on purpose, then the page loads again.
+    window.emit('unresponsive');
+    clock.advance(14_000);
+    assert.equal(contents.crashes, 0);
+    clock.advance(1000);
+    assert.equal(contents.crashes, 1);
+    clock.advance(1000);
+    assert.equal(window.loaded.length, 3);
+    // Unresponsive for a moment only: left alone.
+    window.emit('unresponsive');
+    clock.advance(5000);
+    window.emit('responsive');
+    clock.advance(60_000);
+    assert.equal(contents.crashes, 1);
+
+    // The host unreachable: each failed load waits twice as long (1 s, 2 s, 4 s), a success resets it.
+    window.failLoads = true;
+    contents.emit('did-fail-load', {}, -102, 'ERR_CONNECTION_REFUSED', kiosk.host.url, true);
+    clock.advance(1000);
+    assert.equal(window.loaded.length, 4);
+    await new Promise((resolve) => setImmediate(resolve));
+    clock.advance(1999);
+    assert.equal(window.loaded.length, 4);
+    clock.advance(1);
+    assert.equal(window.loaded.length, 5);
+    await new Promise((resolve) => setImmediate(resolve));
+    window.failLoads = false;
+    clock.advance(4000);
+    assert.equal(window.loaded.length, 6);
+    contents.emit('render-process-gone', {}, { reason: 'oom', exitCode: 1 });
+    clock.advance(1000);
+    assert.equal(window.loaded.length, 7, 'back to 1 s after a good load');
+    // A subframe's failure or an aborted load is not the page failing.
+    contents.emit('did-fail-load', {}, -102, 'ERR_CONNECTION_REFUSED', 'http://127.0.0.1:1/', false);
+    contents.emit('did-fail-load', {}, -3, 'ERR_ABORTED', kiosk.host.url, true);
+    clock.advance(60_000);
+    assert.equal(window.loaded.length, 7);
+
+    await quit(fake);
+  });
+
+  it('first start: asks for the sync server on the first-start page, checks and saves it, then shows the till', async () => {
+    const userDataDir = provisioned(null);
+    const fake = fakeElectron({ userDataDir });
+    const { running } = start(fake);
+    for (let i = 0; i < 50 && fake.windows[0]?.loaded.length !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const window = fake.windows[0]!;
+    const pageUrl = pathToFileURL(paths().provisionPage).href;
+    assert.deepEqual(window.loaded, [pageUrl]);
+    assert.equal(window.webContents.navigate(pageUrl), true, 'the first-start page is allowed');
+    assert.equal(window.webContents.navigate('https://example.com/'), false);
+    const api = createKioskApi(fake.ipcRendererFor(window));
+    assert.deepEqual(await api.provisioning.state(), { syncServerUrl: null });
+
+    assert.equal((await api.provisioning.save('ftp://server.example')) .ok, false);
+    assert.deepEqual(await api.provisioning.save('http://user:secret@server.example'), { ok: false, code: 'invalid_url', message: 'the address must be http:// or https:// with a host, without a user, query or fragment' });
+    // Nothing listens on port 1: unreachable unless the page says to keep it anyway.
+    const unreachable = await api.provisioning.save('http://127.0.0.1:1');
+    assert.equal(unreachable.ok, false);
+    assert.equal(unreachable.ok === false && unreachable.code, 'unreachable');
+    assert.throws(() => statSync(join(userDataDir, KIOSK_CONFIG_FILE)), /ENOENT/, 'nothing saved yet');
+    // Another frame or page may not provision.
+    const elsewhere = createKioskApi(fake.ipcRendererFor(window, () => ({ url: 'https://evil.example/', parent: null })));
+    assert.deepEqual(await elsewhere.provisioning.save(upstreamUrl), { ok: false, code: 'forbidden', message: 'provisioning is answered for the first-start page only' });
+
+    assert.deepEqual(await api.provisioning.save(` ${upstreamUrl}/ `), { ok: true, syncServerUrl: upstreamUrl });
+    const kiosk = await running;
+    assert.ok(kiosk);
+    assert.equal(kiosk.syncServerUrl, upstreamUrl);
+    const file = join(userDataDir, KIOSK_CONFIG_FILE);
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { syncServerUrl: upstreamUrl, updateChannel: 'latest', updateUrl: null, env: {} });
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.deepEqual(window.loaded, [pageUrl, kiosk.host.url]);
+    assert.deepEqual(await (await fetch(`${kiosk.host.url}/api/pos/context`)).json(), { ok: true, path: '/api/pos/context' });
+    assert.equal(fake.ipcMain.handlers.has(IPC.provisioningSave), false, 'provisioning is over');
+    await quit(fake);
+  });
+
+  it('--provision asks again with the saved address; SYNC_SERVER_URL wins over the file', async () => {
+    const userDataDir = provisioned('http://old-server.example:3000');
+    const fake = fakeElectron({ userDataDir });
+    const { running } = start(fake, { argv: ['electron', '.', '--provision'], checkServer: async () => ({ ok: true }) });
+    for (let i = 0; i < 50 && fake.windows[0]?.loaded.length !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const api = createKioskApi(fake.ipcRendererFor(fake.windows[0]!));
+    assert.deepEqual(await api.provisioning.state(), { syncServerUrl: 'http://old-server.example:3000' });
+    assert.equal((await api.provisioning.save(upstreamUrl)).ok, true);
+    assert.equal((await running)?.syncServerUrl, upstreamUrl);
+    await quit(fake);
+
+    const overridden = fakeElectron({ userDataDir: provisioned('http://old-server.example:3000') });
+    const started = start(overridden, { env: { TERMINAL_PORT: '0', SYNC_SERVER_URL: upstreamUrl } });
+    assert.equal((await started.running)?.syncServerUrl, upstreamUrl);
+    await quit(overridden);
+  });
+
+  it('a development window (KIOSK=0) keeps DevTools and the keyboard; a second instance quits without a host', async () => {
+    const fake = fakeElectron({ userDataDir: provisioned(upstreamUrl) });
+    const kiosk = await start(fake, { kiosk: false }).running;
+    assert.ok(kiosk);
+    const window = fake.windows[0]!;
+    assert.equal(window.options.kiosk, false);
+    assert.equal(window.options.webPreferences.devTools, true);
+    assert.equal(window.webContents.press({ key: 'F5' }), true);
+    assert.equal(window.webContents.navigate('https://example.com/'), false, 'navigation stays locked');
+    await quit(fake);
+
+    const second = fakeElectron({ lock: false, userDataDir: provisioned(upstreamUrl) });
     let started = 0;
-    const kiosk = await runKiosk(fake.electron, {
-      syncServerUrl: upstreamUrl,
+    const none = await start(second, {
       startHost: async (options) => {
         started += 1;
-        return startTerminalHost(options);
+        return startHostServer(options);
       },
-      log: () => undefined,
-    });
-    assert.equal(kiosk, undefined);
+    }).running;
+    assert.equal(none, undefined);
     assert.equal(started, 0);
+    assert.equal(second.windows.length, 0);
+    assert.equal(second.state.exited, true);
+  });
+
+  it('refuses to start on a broken kiosk-config.json, naming every problem', async () => {
+    const userDataDir = provisioned(null);
+    writeFileSync(join(userDataDir, KIOSK_CONFIG_FILE), JSON.stringify({ syncServerUrl: 'javascript:alert(1)', updateChannel: 'nightly', env: { PATH: '/tmp', PRINTER: 9100 } }));
+    const fake = fakeElectron({ userDataDir });
+    await assert.rejects(start(fake).running, (error: Error) => {
+      assert.match(error.message, /syncServerUrl must be an http\(s\) address/);
+      assert.match(error.message, /updateChannel must be one of latest, beta/);
+      assert.match(error.message, /env\.PATH is not a setting the kiosk knows/);
+      assert.match(error.message, /env\.PRINTER must be a string/);
+      return true;
+    });
     assert.equal(fake.windows.length, 0);
-    assert.equal(fake.state.exited, true);
   });
 });

@@ -1,103 +1,161 @@
-import type { TerminalHost, TerminalHostOptions } from '../host/index.ts';
+import { pathToFileURL } from 'node:url';
+import { systemClock } from '@tapline/hardware/src/clock.ts';
+import type { Clock } from '@tapline/hardware/src/clock.ts';
+import { createNfcReader, nfcConfigFromEnv } from '@tapline/hardware/src/nfc/index.ts';
+import type { NfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import { createPrinter, printerConfigFromEnv } from '@tapline/hardware/src/printer/index.ts';
+import type { ReceiptPrinter } from '@tapline/hardware/src/printer/index.ts';
+import { terminalPortFromEnv } from '../host/config.ts';
+import type { HostServerOptions, TerminalHost } from '../host/server.ts';
+import type { AppInfo } from '../preload/api.ts';
+import type { ElectronLike, KioskWindow } from './electron-like.ts';
+import { registerHardwareIpc } from './hardware-ipc.ts';
+import { hostEnvironment, parseSyncServerUrl, readKioskConfig } from './kiosk-config.ts';
+import { kioskWindowOptions, lockDown } from './lockdown.ts';
+import { utilityProcessWorker } from './pcsc-utility.ts';
+import { type ServerCheck, provision } from './provisioning.ts';
+import { superviseRenderer } from './recovery.ts';
+import { type UpdaterLike, startUpdates } from './updates.ts';
 
-/**
- * The parts of Electron the kiosk shell uses, so the shell can be exercised in Node with a
- * stand-in (Electron's binary cannot be downloaded where we build and test).
- */
-export interface ElectronLike {
-  app: {
-    whenReady(): Promise<unknown>;
-    requestSingleInstanceLock(): boolean;
-    on(event: 'window-all-closed' | 'second-instance', listener: () => void): unknown;
-    on(event: 'before-quit', listener: (event: { preventDefault(): void }) => void): unknown;
-    quit(): void;
-    exit(code?: number): void;
-  };
-  BrowserWindow: new (options: KioskWindowOptions) => KioskWindow;
-  session: { defaultSession: { setPermissionRequestHandler(handler: (webContents: unknown, permission: string, callback: (granted: boolean) => void) => void): void } };
-}
-
-export interface KioskWindowOptions {
-  kiosk: boolean;
-  fullscreen: boolean;
-  autoHideMenuBar: boolean;
-  backgroundColor: string;
-  title: string;
-  webPreferences: { contextIsolation: boolean; nodeIntegration: boolean; sandbox: boolean; webSecurity: boolean };
-}
-
-export interface KioskWindow {
-  loadURL(url: string): Promise<unknown>;
-  focus(): void;
-  isMinimized(): boolean;
-  restore(): void;
-  webContents: {
-    setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' | 'allow' }): void;
-    on(event: 'will-navigate', listener: (event: { preventDefault(): void }, url: string) => void): unknown;
-  };
+/** The files of the built app (dist/...), found next to the main bundle. */
+export interface KioskPaths {
+  /** dist/renderer: the till's page, served by the host. */
+  renderer: string;
+  /** dist/preload/index.cjs */
+  preload: string;
+  /** dist/provision/index.html: the first-start page. */
+  provisionPage: string;
+  /** dist/main/pcsc-worker.js: the PC/SC driver, run as a utility process. */
+  pcscWorker: string;
 }
 
 export interface KioskOptions {
-  /** SYNC_SERVER_URL, default http://127.0.0.1:3000. */
-  syncServerUrl: string;
-  /** Starts the terminal host (the real one by default; tests may pass their own options). */
-  startHost: (options: TerminalHostOptions) => Promise<TerminalHost>;
-  hostOptions?: Omit<TerminalHostOptions, 'syncServerUrl'>;
-  /** false: a normal window (development); the kiosk app is full screen with no way out. */
+  paths: KioskPaths;
+  /** Starts the terminal host on the shipped renderer (host/server.ts; tests may wrap it). */
+  startHost: (options: HostServerOptions) => Promise<TerminalHost>;
+  /** process.env: SYNC_SERVER_URL and the host's settings, over kiosk-config.json. */
+  env?: NodeJS.ProcessEnv;
+  /** process.argv: `--provision` shows the first-start page again. */
+  argv?: readonly string[];
+  /** false: a normal window with DevTools (development, KIOSK=0); the kiosk app is full screen with no way out. */
   kiosk?: boolean;
+  /** Tests hand their own reader and printer; by default from the environment and the config file. */
+  nfc?: NfcReader;
+  printer?: ReceiptPrinter;
+  /** electron-updater's autoUpdater, loaded by main.ts; null: no updates. */
+  updater?: UpdaterLike | null;
+  checkServer?: (syncServerUrl: string) => Promise<ServerCheck>;
+  clock?: Clock;
   log?: (line: string) => void;
 }
 
 export interface RunningKiosk {
   host: TerminalHost;
   window: KioskWindow;
+  syncServerUrl: string;
 }
 
 /**
- * The Electron main process, thin on purpose: it starts the same terminal host `npm start` runs
- * (renderer over loopback HTTP, /api forwarded to the sync server, NFC reader and printer behind
- * the bridge) and shows it in one locked-down window. The page keeps to its own origin: other
- * navigations, new windows and permission prompts (camera, notifications...) are refused.
+ * The Electron main process. It locks the app down, keeps the display awake, asks for the sync
+ * server's address on the first start, then starts the terminal host `npm start` runs (the
+ * shipped renderer over loopback HTTP, /api and socket.io forwarded to the sync server, the NFC
+ * reader and the printer) without its WebSocket bridge: the page reaches the hardware through
+ * the preload over IPC. The window is reloaded when its page crashes or hangs, the PC/SC driver
+ * restarted when it dies (the reader does it), and updates come from a generic server.
  */
 export async function runKiosk(electron: ElectronLike, options: KioskOptions): Promise<RunningKiosk | undefined> {
-  const { app, BrowserWindow, session } = electron;
+  const { app, BrowserWindow } = electron;
   const log = options.log ?? ((line: string) => console.log(line));
+  const env = options.env ?? process.env;
+  const kiosk = options.kiosk ?? true;
+  // Minidumps stay on the machine (crashDumps folder) for support; nothing is uploaded.
+  electron.crashReporter.start({ uploadToServer: false, compress: true });
   // One terminal per machine: a second launch focuses the first (two would fight over the reader).
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return undefined;
   }
   await app.whenReady();
-  const host = await options.startHost({ ...options.hostOptions, syncServerUrl: options.syncServerUrl });
-  const origin = new URL(host.url).origin;
-  session.defaultSession.setPermissionRequestHandler((_webContents, _permission, callback) => callback(false));
 
-  const kiosk = options.kiosk ?? true;
-  const window = new BrowserWindow({
-    kiosk,
-    fullscreen: kiosk,
-    autoHideMenuBar: true,
-    backgroundColor: '#f4f6fb',
-    title: 'Tapline Terminal',
-    webPreferences: { contextIsolation: true, nodeIntegration: false, sandbox: true, webSecurity: true },
-  });
-  window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  window.webContents.on('will-navigate', (event, url) => {
-    if (new URL(url).origin !== origin) {
-      event.preventDefault();
-      log(`kiosk: refused navigation to ${url}`);
+  const provisionUrl = pathToFileURL(options.paths.provisionPage).href;
+  let hostOrigin: string | null = null;
+  const isAllowedUrl = (url: string) => {
+    if (url.split('#')[0] === provisionUrl) return true;
+    try {
+      return hostOrigin !== null && new URL(url).origin === hostOrigin;
+    } catch {
+      return false;
     }
-  });
+  };
+  const locked = lockDown(electron, { isAllowedUrl, kiosk, log });
+  const awake = electron.powerSaveBlocker.start('prevent-display-sleep');
+  app.on('child-process-gone', (_event, details) => log(`kiosk: ${details.name ?? details.type} process gone (${details.reason}, exit code ${details.exitCode})`));
+
+  const userDataDir = app.getPath('userData');
+  let config = readKioskConfig(userDataDir);
+  const window = new BrowserWindow(kioskWindowOptions({ kiosk, preload: options.paths.preload }));
+  locked.lockWindow(window);
   app.on('second-instance', () => {
     if (window.isMinimized()) window.restore();
     window.focus();
   });
 
-  // Quit closes the host first (reader, printer queue, bridge), then lets Electron exit.
+  let syncServerUrl = parseSyncServerUrl(env.SYNC_SERVER_URL) ?? config.syncServerUrl;
+  if (syncServerUrl === null || (options.argv ?? []).includes('--provision')) {
+    syncServerUrl = await provision({
+      ipcMain: electron.ipcMain,
+      window,
+      pageFile: options.paths.provisionPage,
+      userDataDir,
+      config,
+      ...(options.checkServer ? { checkServer: options.checkServer } : {}),
+      log,
+    });
+    config = { ...config, syncServerUrl };
+  }
+
+  const hostEnv = hostEnvironment(config, env, userDataDir);
+  const printerConfig = printerConfigFromEnv(hostEnv);
+  const nfc = options.nfc ?? createNfcReader(nfcConfigFromEnv(hostEnv), systemClock, { spawnWorker: () => utilityProcessWorker(electron.utilityProcess, options.paths.pcscWorker, hostEnv) });
+  const printer = options.printer ?? createPrinter(printerConfig);
+  // The port must stay the same from one start to the next: the page's origin holds its
+  // IndexedDB replica (queued offline payments) and its saved token.
+  const host = await options.startHost({
+    syncServerUrl,
+    port: terminalPortFromEnv(hostEnv),
+    staticDir: options.paths.renderer,
+    hardwareBridge: 'ipc',
+    nfc,
+    printer,
+    receipt: { paperWidth: printerConfig.paperWidth, language: printerConfig.language },
+    log,
+  });
+  hostOrigin = new URL(host.url).origin;
+  const appInfo = (): AppInfo => ({
+    name: app.getName(),
+    version: app.getVersion(),
+    electron: process.versions.electron ?? '',
+    chrome: process.versions.chrome ?? '',
+    platform: process.platform,
+    arch: process.arch,
+    kiosk,
+    packaged: app.isPackaged,
+    syncServerUrl,
+    updateChannel: config.updateChannel,
+  });
+  const ipc = registerHardwareIpc({ ipcMain: electron.ipcMain, nfc: host.nfc, printer: host.printer, simulator: host.simulator, contents: () => (window.isDestroyed() ? null : window.webContents), origin: hostOrigin, appInfo, log });
+  const supervisor = superviseRenderer(window, { url: () => host.url, clock: options.clock ?? systemClock, log });
+  const updates = options.updater ? startUpdates(options.updater, { channel: config.updateChannel, url: config.updateUrl, packaged: app.isPackaged, log, ...(options.clock ? { clock: options.clock } : {}) }) : null;
+
+  // Quit closes the host first (reader, printer queue), then lets Electron exit.
   let closed = false;
   app.on('before-quit', (event) => {
     if (closed) return;
     event.preventDefault();
+    supervisor.stop();
+    updates?.stop();
+    ipc.dispose();
+    if (electron.powerSaveBlocker.isStarted(awake)) electron.powerSaveBlocker.stop(awake);
     void host.close().finally(() => {
       closed = true;
       app.quit();
@@ -105,7 +163,9 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
   });
   app.on('window-all-closed', () => app.quit());
 
-  await window.loadURL(host.url);
-  log(`kiosk: showing ${host.url} (sync server ${options.syncServerUrl})`);
-  return { host, window };
+  // A failed first load is retried by the supervisor (did-fail-load); the window shows anyway.
+  await window.loadURL(host.url).catch((error: unknown) => log(`kiosk: loading ${host.url} failed: ${(error as Error).message}`));
+  window.show();
+  log(`kiosk: showing ${host.url} (sync server ${syncServerUrl})`);
+  return { host, window, syncServerUrl };
 }

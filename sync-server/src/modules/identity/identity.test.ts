@@ -29,6 +29,30 @@ for (const target of await databaseTargets()) {
       assert.equal((await server().request('GET', '/api/pay-identity/x!', { headers: { 'x-merchant-api-key': merchant.testKey } })).status, 400);
     });
 
+    it('answers the preferred destination\'s rail, else the first destination\'s, when the holder chose none', async () => {
+      const merchant = await server().createMerchant();
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const handle = uniqueHandle('ngozi');
+      const bank = { type: 'bank_account', provider: 'GTBank', accountNumber: '0123456789', country: 'NG', currency: 'NGN' };
+      const momo = { type: 'mobile_wallet', provider: 'mtn_momo', phone: '+2348031234567', country: 'NG', currency: 'NGN' };
+      const created = await server().request('POST', '/api/admin/wallets', { headers: ADMIN, body: { handle, country: 'NG', currency: 'NGN', pin: '2468', destinations: [bank, momo] } });
+      assert.equal(created.status, 201);
+      const first = await server().request('GET', `/api/pay-identity/${handle}`, { headers: key });
+      assert.equal(first.body.preferredRail, 'bank_transfer');
+
+      const session = await server().request('POST', '/api/wallet/sessions', { body: { handle, pin: '2468' } });
+      const headers = { authorization: `Bearer wallet.${session.body.token}` };
+      const marked = await server().request('PUT', '/api/wallet/destinations', { headers, body: { destinations: [bank, { ...momo, preferred: true }] } });
+      assert.equal(marked.body.preferredRail, 'mobile_money');
+      assert.equal((await server().request('GET', `/api/pay-identity/${handle}`, { headers: key })).body.preferredRail, 'mobile_money');
+      // A rail the holder chose stands; clearing it falls back to the destinations again.
+      const chosen = await server().request('PUT', '/api/wallet/destinations', { headers, body: { destinations: [bank, { ...momo, preferred: true }], preferredRail: 'bank_transfer' } });
+      assert.equal(chosen.body.preferredRail, 'bank_transfer');
+      const cleared = await server().request('PUT', '/api/wallet/destinations', { headers, body: { destinations: [momo, bank], preferredRail: null } });
+      assert.equal(cleared.body.preferredRail, 'mobile_money');
+      assert.equal((await server().request('GET', '/api/wallet/destinations', { headers })).body.preferredRail, 'mobile_money');
+    });
+
     it('lets the holder replace destinations and the preferred rail on the wallet surface, validated', async () => {
       const merchant = await server().createMerchant();
       const handle = uniqueHandle('kofi');

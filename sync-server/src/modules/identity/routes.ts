@@ -10,14 +10,28 @@ import { type WalletRow, findWallet } from '../wallets/store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
+/** The rail that pays into a destination of each type. */
+const RAIL_OF_DESTINATION: Record<Destination['type'], string> = { mobile_wallet: 'mobile_money', bank_account: 'bank_transfer' };
+
+/**
+ * The rail a payer should use: the one the holder chose; without a choice, the rail of the
+ * destination marked preferred, else of the first one. Null only for a holder with neither.
+ */
+function preferredRailOf(wallet: WalletRow, destinations: readonly Destination[]): string | null {
+  if (wallet.preferred_rail) return wallet.preferred_rail;
+  const destination = destinations.find((candidate) => candidate.preferred) ?? destinations[0];
+  return destination ? RAIL_OF_DESTINATION[destination.type] : null;
+}
+
 function identityOf(wallet: WalletRow) {
+  const destinations = wallet.destinations as Destination[];
   return {
     handle: displayHandle(wallet.handle),
     displayName: wallet.display_name,
     country: wallet.country,
     currency: wallet.currency,
-    preferredRail: wallet.preferred_rail,
-    destinations: wallet.destinations as Destination[],
+    preferredRail: preferredRailOf(wallet, destinations),
+    destinations,
   };
 }
 
@@ -45,6 +59,7 @@ export async function identityRoutes(app: FastifyInstance, { db }: AppContext): 
     schema: {
       tags: ['pay identity'],
       summary: 'Resolve an @handle (in the key\'s mode) to its linked destinations and preferred rail',
+      description: 'preferredRail is the rail the holder chose; without a choice, the rail of the destination marked preferred, else of the first destination (mobile_wallet: mobile_money, bank_account: bank_transfer); null only without either.',
       params: Type.Object({ handle: Type.String({ maxLength: 40 }) }),
       response: { 200: PayIdentity, ...errors },
     },
@@ -71,7 +86,7 @@ export async function identityRoutes(app: FastifyInstance, { db }: AppContext): 
     schema: {
       tags: ['pay identity'],
       summary: 'Replace the holder\'s linked destinations (and preferred rail)',
-      description: 'destinations replaces the whole list; preferredRail absent keeps the current one, null clears it.',
+      description: 'destinations replaces the whole list; preferredRail absent keeps the current one, null clears it (the answer then names the preferred, else the first, destination\'s rail).',
       body: UpdateDestinationsBody,
       response: { 200: PayIdentity, ...errors },
     },

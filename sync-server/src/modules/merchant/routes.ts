@@ -20,6 +20,7 @@ import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { type TerminalRow, insertTerminal, listTerminals, newWebhookSecret, revokeTerminal, rotateApiKey, updateWebhookSettings } from '../merchants/store.ts';
 import { balanceResponse, requireWallet } from '../wallets/service.ts';
+import { issuePairingCode, pairingAnswer } from '../terminals/pairing.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
@@ -32,11 +33,12 @@ function terminalRecord(row: TerminalRow) {
     createdAt: row.created_at.toISOString(),
     revokedAt: row.revoked_at?.toISOString() ?? null,
     lastSeenAt: row.last_seen_at?.toISOString() ?? null,
+    language: row.language,
   };
 }
 
 /** The merchant's own account: key rotation, webhook settings, balance, kiosk terminals. */
-export async function merchantRoutes(app: FastifyInstance, { db, secrets }: AppContext): Promise<void> {
+export async function merchantRoutes(app: FastifyInstance, { db, secrets, now }: AppContext): Promise<void> {
   app.post('/api/merchant/keys/rotate', {
     config: merchantOnly,
     schema: {
@@ -77,12 +79,28 @@ export async function merchantRoutes(app: FastifyInstance, { db, secrets }: AppC
 
   app.post('/api/merchant/terminals', {
     config: merchantOnly,
-    schema: { tags: ['merchant'], summary: 'Register a kiosk terminal; its token is shown once', body: CreateTerminalBody, response: { 201: CreateTerminalResponse, ...errors } },
+    schema: {
+      tags: ['merchant'],
+      summary: 'Register a kiosk terminal: its token (shown once) and a pairing code for the kiosk (10 minutes, single use)',
+      body: CreateTerminalBody,
+      response: { 201: CreateTerminalResponse, ...errors },
+    },
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
-    const { name } = request.body as Static<typeof CreateTerminalBody>;
-    const created = await insertTerminal(db, principal.merchantId, principal.mode, name.trim());
-    return reply.status(201).send({ id: created.row.id, token: created.token, name: created.row.name, mode: created.row.mode, createdAt: created.row.created_at.toISOString() });
+    const { name, language } = request.body as Static<typeof CreateTerminalBody>;
+    const created = await db.transaction(async (tx) => {
+      const terminal = await insertTerminal(tx, principal.merchantId, principal.mode, name.trim(), language);
+      return { ...terminal, pairing: await issuePairingCode(tx, terminal.row.id, now()) };
+    });
+    return reply.status(201).send({
+      id: created.row.id,
+      token: created.token,
+      name: created.row.name,
+      mode: created.row.mode,
+      createdAt: created.row.created_at.toISOString(),
+      language: created.row.language,
+      ...(await pairingAnswer(created.pairing)),
+    });
   });
 
   app.get('/api/merchant/terminals', {

@@ -114,21 +114,23 @@ export interface TerminalRow {
   created_at: Date;
   revoked_at: Date | null;
   last_seen_at: Date | null;
+  /** ISO 639-1: the kiosk's default language and its receipts'. */
+  language: string;
 }
 
-export async function insertTerminal(db: Queryable, merchantId: string, mode: Mode, name: string): Promise<{ row: TerminalRow; token: string }> {
+export async function insertTerminal(db: Queryable, merchantId: string, mode: Mode, name: string, language = 'en'): Promise<{ row: TerminalRow; token: string }> {
   const token = randomHex(32);
   const [row] = await db.query<TerminalRow>(
-    `INSERT INTO terminals (id, merchant_id, mode, name, token_hash) VALUES ($1, $2, $3, $4, $5)
-     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at`,
-    [newId('trm'), merchantId, mode, name, sha256Hex(token)],
+    `INSERT INTO terminals (id, merchant_id, mode, name, token_hash, language) VALUES ($1, $2, $3, $4, $5, $6)
+     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language`,
+    [newId('trm'), merchantId, mode, name, sha256Hex(token), language],
   );
   return { row: row!, token };
 }
 
 export async function listTerminals(db: Queryable, merchantId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: TerminalRow[]; total: number }> {
   const rows = await db.query<TerminalRow>(
-    `SELECT id, merchant_id, mode, name, created_at, revoked_at, last_seen_at FROM terminals
+    `SELECT id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language FROM terminals
      WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at, id LIMIT $3 OFFSET $4`,
     [merchantId, mode, limit, offset],
   );
@@ -139,7 +141,7 @@ export async function listTerminals(db: Queryable, merchantId: string, mode: Mod
 export async function revokeTerminal(db: Queryable, id: string, merchantId: string, mode: Mode): Promise<TerminalRow | undefined> {
   const [row] = await db.query<TerminalRow>(
     `UPDATE terminals SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND merchant_id = $2 AND mode = $3
-     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at`,
+     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language`,
     [id, merchantId, mode],
   );
   return row;

@@ -1,18 +1,21 @@
 import { GIFT_CARD_CURRENCIES, GIFT_CARD_DESIGN_THEMES, type GiftCardDesignTheme } from '@tapline/shared/schemas';
 import { GIFT_CARD_CODE_HASH } from '@tapline/shared/gift-card-code';
-import type { GiftCardSaleDoc } from '@tapline/shared/sync-protocol';
+import { isSupportedCurrency } from '@tapline/shared/countries';
+import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
+import { type GiftCardSaleDoc, SYNC_TEXT_LIMITS } from '@tapline/shared/sync-protocol';
+import { storableText, textProblem, textProblemMessage } from '@tapline/shared/text';
 import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/database.ts';
+import { PG_ERROR, pgErrorCode } from '../../db/database.ts';
 import { newId } from '../../auth/secrets.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
-import { badRequest, conflict } from '../../http/errors.ts';
-import { toMajor } from '@tapline/shared/money';
 import { GiftCardService } from '../gift-cards/service.ts';
 import { fxServiceRateSource } from '../gift-cards/fx.ts';
-import type { WalletRow } from '../wallets/store.ts';
-import { capturedInFuture, documentId } from './settlement.ts';
-import { type GiftCardSaleRow, findGiftCardSale, insertGiftCardSale, nextTerminalSeq } from './store.ts';
+import type { CardRow } from '../gift-cards/store.ts';
+import { timeDecline } from './policy.ts';
+import { type CollectionSettler, type PushTerminal, inSavepoint } from './push.ts';
+import { type GiftCardSaleRow, findGiftCardSales, insertGiftCardSale } from './store.ts';
 
-const MESSAGE_MAX = 160;
 /** A code prefix as the terminal printed it: `gc_` and 7 hex. */
 const CODE_PREFIX = /^gc_[0-9a-f]{7}$/;
 
@@ -37,6 +40,7 @@ export function saleDocument(row: GiftCardSaleRow): GiftCardSaleDoc {
 }
 
 interface Sale {
+  id: string;
   codeHash: string;
   codePrefix: string;
   amount: number;
@@ -47,109 +51,149 @@ interface Sale {
   invalid: string | null;
 }
 
-function saleOf(doc: Record<string, unknown>): Sale {
+/** `fallbackCurrency`: recorded with a decline when the sale's own currency is not one the server knows. */
+function saleOf(doc: Record<string, unknown>, id: string, fallbackCurrency: string): Sale {
   const problems: string[] = [];
   const codeHash = typeof doc.codeHash === 'string' && GIFT_CARD_CODE_HASH.test(doc.codeHash) ? doc.codeHash : '';
   if (!codeHash) problems.push('codeHash must be the SHA-256 of the code, 64 lower-case hex');
   const codePrefix = typeof doc.codePrefix === 'string' && CODE_PREFIX.test(doc.codePrefix) ? doc.codePrefix : 'gc_0000000';
   if (codePrefix !== doc.codePrefix) problems.push('codePrefix must be the code\'s first 10 characters');
   const currency = typeof doc.currency === 'string' ? doc.currency.toUpperCase() : '';
-  if (!(GIFT_CARD_CURRENCIES as readonly string[]).includes(currency)) problems.push(`currency must be one of ${GIFT_CARD_CURRENCIES.join(', ')}`);
+  const knownCurrency = (GIFT_CARD_CURRENCIES as readonly string[]).includes(currency);
+  if (!knownCurrency) problems.push(`currency must be one of ${GIFT_CARD_CURRENCIES.join(', ')}`);
   const amount = typeof doc.amountMinor === 'number' && Number.isSafeInteger(doc.amountMinor) && doc.amountMinor > 0 ? doc.amountMinor : 0;
   if (amount === 0) problems.push('amountMinor must be a positive integer');
+  else if (knownCurrency && toMajor(amount, currency) > MAX_MAJOR_AMOUNT) problems.push(`amountMinor must be at most ${MAX_MAJOR_AMOUNT} ${currency} in major units`);
   const theme = doc.designTheme === undefined ? 'default' : doc.designTheme;
   const designTheme = (GIFT_CARD_DESIGN_THEMES as readonly unknown[]).includes(theme) ? (theme as GiftCardDesignTheme) : 'default';
   if (designTheme !== theme) problems.push(`designTheme must be one of ${GIFT_CARD_DESIGN_THEMES.join(', ')}`);
-  const message = typeof doc.message === 'string' && doc.message.trim() !== '' ? doc.message.trim() : null;
-  if (message !== null && message.length > MESSAGE_MAX) problems.push(`message must be at most ${MESSAGE_MAX} characters`);
-  const capturedAt = typeof doc.capturedAt === 'string' ? new Date(doc.capturedAt) : new Date(Number.NaN);
+  let message: string | null = null;
+  if (doc.message !== undefined && doc.message !== null && typeof doc.message !== 'string') problems.push('message must be a string');
+  else if (typeof doc.message === 'string' && doc.message.trim() !== '') {
+    const text = doc.message.trim();
+    const problem = textProblem(text, SYNC_TEXT_LIMITS.message);
+    if (problem) problems.push(textProblemMessage('message', problem, SYNC_TEXT_LIMITS.message));
+    // A declined sale is still recorded: what cannot be stored is replaced.
+    message = problem ? storableText(text, SYNC_TEXT_LIMITS.message) : text;
+  }
+  const capturedAt = typeof doc.capturedAt === 'string' && doc.capturedAt.length <= 64 ? new Date(doc.capturedAt) : new Date(Number.NaN);
   if (Number.isNaN(capturedAt.getTime())) problems.push('capturedAt must be an ISO 8601 time');
   return {
+    id,
     codeHash,
     codePrefix,
     amount,
-    currency: currency.slice(0, 3) || 'XXX',
+    currency: isSupportedCurrency(currency) ? currency : fallbackCurrency,
     designTheme,
-    message: message?.slice(0, MESSAGE_MAX) ?? null,
+    message,
     capturedAt: Number.isNaN(capturedAt.getTime()) ? new Date(0) : capturedAt,
     invalid: problems.length > 0 ? problems.join('; ') : null,
   };
 }
 
+type SaleOutcome = { card: CardRow } | { declineCode: string; declineReason: string };
+
+function saleRow(terminal: PushTerminal, sale: Sale, outcome: SaleOutcome, now: Date, seq: number): GiftCardSaleRow {
+  const card = 'card' in outcome ? outcome.card : null;
+  return {
+    id: sale.id,
+    terminal_id: terminal.terminalId,
+    merchant_id: terminal.merchantId,
+    mode: terminal.mode,
+    // An unreadable hash is stored as 64 zeros with the decline, so the row still records the sale.
+    code_hash: sale.codeHash || '0'.repeat(64),
+    code_prefix: sale.codePrefix,
+    amount: sale.amount,
+    currency: sale.currency,
+    design_theme: sale.designTheme,
+    message: sale.message,
+    captured_at: sale.capturedAt,
+    received_at: now,
+    status: card ? 'accepted' : 'declined',
+    card_id: card ? card.id : null,
+    card_expires_at: card ? card.expires_at : null,
+    decline_code: 'card' in outcome ? null : outcome.declineCode,
+    decline_reason: 'card' in outcome ? null : outcome.declineReason,
+    settled_at: now,
+    server_seq: seq,
+  };
+}
+
+const CODE_TAKEN = { declineCode: 'code_taken', declineReason: 'A card with this code already exists: the terminal must make a new code' };
+const SETTLEMENT_FAILED = {
+  declineCode: 'settlement_failed',
+  declineReason: 'The server could not settle this sale and recorded it as declined so that the terminal\'s other sales are not held up; no card was issued',
+};
+
 /**
- * Settles gift cards sold at a terminal: each sale in one transaction that takes the terminal's
- * next change number, issues the card from the merchant's wallet with the code's hash (or
- * declines the sale with its reason), and writes the sale and its event. A replayed id answers
- * the recorded sale and issues nothing.
+ * Gift cards sold at a terminal (collection `gift_card_sales`): in the order they were sold, each
+ * sale in a savepoint of its own issues the card from the merchant's wallet with the code's hash (or
+ * is declined with its reason), and is recorded with its event. A code issued meanwhile by another
+ * push (the unique index on the hash) is declined `code_taken`.
  */
-export function giftCardSaleSettlement(context: AppContext) {
+export function giftCardSaleSettler(context: AppContext): CollectionSettler<GiftCardSaleRow, GiftCardSaleDoc> {
   const cards = new GiftCardService(context, fxServiceRateSource(context.fx));
 
-  async function settle(terminal: { terminalId: string; merchantId: string; wallet: WalletRow }, doc: Record<string, unknown>): Promise<GiftCardSaleRow> {
-    const id = documentId(doc);
-    if (!id) throw badRequest('invalid_document', 'A gift card sale needs a UUID id');
-    const own = (row: GiftCardSaleRow) => {
-      if (row.terminal_id !== terminal.terminalId) throw conflict('sale_id_taken', `Sale id ${id} is already used by another terminal`);
-      return row;
-    };
-    const existing = await findGiftCardSale(context.db, id);
-    if (existing) return own(existing);
-    const sale = saleOf(doc);
-    return context.db.transaction(async (tx) => {
-      const now = context.now();
-      const seq = await nextTerminalSeq(tx, terminal.terminalId);
-      const raced = await findGiftCardSale(tx, id);
-      if (raced) return own(raced);
-      let outcome: Awaited<ReturnType<GiftCardService['issueSoldAtTerminal']>>;
-      if (sale.invalid !== null) outcome = { declineCode: 'invalid_document', declineReason: sale.invalid };
-      else if (capturedInFuture(sale.capturedAt, now)) outcome = { declineCode: 'captured_in_future', declineReason: 'The terminal\'s clock is ahead of the server\'s: the sale is dated in the future' };
-      else {
-        const { wallet } = terminal;
-        const issuer = { type: 'merchant' as const, id: terminal.merchantId, walletId: wallet.id, handle: wallet.handle, mode: wallet.mode, homeCurrency: wallet.currency, merchantId: terminal.merchantId };
-        outcome = await cards.issueSoldAtTerminal(tx, issuer, { cardId: newId('gcard'), ...sale }, now);
-      }
-      const row = await insertGiftCardSale(tx, {
-        id,
-        terminal_id: terminal.terminalId,
-        merchant_id: terminal.merchantId,
-        mode: terminal.wallet.mode,
-        // An unreadable hash is stored as 64 zeros with the decline, so the row still records the sale.
-        code_hash: sale.codeHash || '0'.repeat(64),
-        code_prefix: sale.codePrefix,
-        amount: sale.amount,
-        currency: sale.currency,
-        design_theme: sale.designTheme,
-        message: sale.message,
-        captured_at: sale.capturedAt,
-        received_at: now,
-        status: 'card' in outcome ? 'accepted' : 'declined',
-        card_id: 'card' in outcome ? outcome.card.id : null,
-        card_expires_at: 'card' in outcome ? outcome.card.expires_at : null,
-        decline_code: 'card' in outcome ? null : outcome.declineCode,
-        decline_reason: 'card' in outcome ? null : outcome.declineReason,
-        settled_at: now,
-        server_seq: seq,
-      });
-      await enqueueEvent(tx, {
-        merchantId: terminal.merchantId,
-        mode: terminal.wallet.mode,
-        type: row.status === 'accepted' ? 'terminal.gift_card_sale.accepted' : 'terminal.gift_card_sale.declined',
-        data: {
-          saleId: row.id,
-          terminalId: row.terminal_id,
-          cardId: row.card_id,
-          codePrefix: row.code_prefix,
-          amount: toMajor(row.amount, row.currency),
-          currency: row.currency,
-          declineCode: row.decline_code,
-          declineReason: row.decline_reason,
-          capturedAt: row.captured_at.toISOString(),
-        },
-        at: now,
-      });
-      return row;
-    });
+  async function outcomeOf(tx: Queryable, terminal: PushTerminal, sale: Sale, now: Date): Promise<SaleOutcome> {
+    if (sale.invalid !== null) return { declineCode: 'invalid_document', declineReason: sale.invalid };
+    const rule = timeDecline(sale.capturedAt, now, terminal.createdAt);
+    if (rule) return { declineCode: rule.code, declineReason: rule.reason };
+    const { wallet } = terminal;
+    const issuer = { type: 'merchant' as const, id: terminal.merchantId, walletId: wallet.id, handle: wallet.handle, mode: wallet.mode, homeCurrency: wallet.currency, merchantId: terminal.merchantId };
+    const issued = await inSavepoint(tx, () => cards.issueSoldAtTerminal(tx, issuer, { cardId: newId('gcard'), ...sale }, now));
+    if (issued.ok) return issued.value;
+    if (pgErrorCode(issued.error) === PG_ERROR.uniqueViolation) return CODE_TAKEN;
+    throw issued.error;
   }
 
-  return { settle };
+  async function record(tx: Queryable, row: GiftCardSaleRow, now: Date): Promise<GiftCardSaleRow> {
+    const inserted = await insertGiftCardSale(tx, row);
+    await enqueueEvent(tx, {
+      merchantId: inserted.merchant_id,
+      mode: inserted.mode,
+      type: inserted.status === 'accepted' ? 'terminal.gift_card_sale.accepted' : 'terminal.gift_card_sale.declined',
+      data: {
+        saleId: inserted.id,
+        terminalId: inserted.terminal_id,
+        cardId: inserted.card_id,
+        codePrefix: inserted.code_prefix,
+        amount: toMajor(inserted.amount, inserted.currency),
+        currency: inserted.currency,
+        declineCode: inserted.decline_code,
+        declineReason: inserted.decline_reason,
+        capturedAt: inserted.captured_at.toISOString(),
+      },
+      at: now,
+    });
+    return inserted;
+  }
+
+  return {
+    find: findGiftCardSales,
+    owner: (row) => ({ merchantId: row.merchant_id, mode: row.mode }),
+    document: saleDocument,
+    idTaken: (terminal, pushed, now) =>
+      saleDocument(saleRow(terminal, saleOf(pushed.doc, pushed.id, terminal.wallet.currency), { declineCode: 'id_taken', declineReason: `Sale id ${pushed.id} belongs to another merchant or mode: the terminal must make a new id` }, now, 0)),
+
+    async settle(tx, terminal, documents, now, isolate) {
+      const seqs = documents.map((entry) => entry.seq).sort((a, b) => a - b);
+      const sales = documents
+        .map((entry) => saleOf(entry.doc, entry.id, terminal.wallet.currency))
+        .map((sale, index) => ({ sale, index }))
+        .sort((a, b) => a.sale.capturedAt.getTime() - b.sale.capturedAt.getTime() || a.index - b.index)
+        .map(({ sale }) => sale);
+      const rows: GiftCardSaleRow[] = [];
+      for (const [position, sale] of sales.entries()) {
+        const seq = seqs[position]!;
+        const settle = async () => record(tx, saleRow(terminal, sale, await outcomeOf(tx, terminal, sale, now), now, seq), now);
+        if (!isolate) {
+          rows.push(await settle());
+          continue;
+        }
+        const outcome = await inSavepoint(tx, settle);
+        rows.push(outcome.ok ? outcome.value : await record(tx, saleRow(terminal, sale, SETTLEMENT_FAILED, now, seq), now));
+      }
+      return rows;
+    },
+  };
 }

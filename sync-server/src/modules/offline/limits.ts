@@ -1,14 +1,16 @@
 import type { OfflineLimits } from '@tapline/shared/sync-protocol';
 import type { AppContext } from '../../context.ts';
 import { convertMinor, fxServiceRateSource } from '../gift-cards/fx.ts';
+import { noPinLimitDefault } from '../wearables/store.ts';
 import type { TerminalSyncRow } from './store.ts';
 
 /**
  * A terminal's offline limits in its merchant's currency. Limits the merchant has not set come
  * from the configured defaults in US dollars, converted at the FX service's mid rate and rounded
- * down; if no rate is known the default is 0 (no offline payments), never a guess.
+ * down; if no rate is known the default is 0 (no offline payments), never a guess. The largest
+ * offline tap is the currency's default no-PIN limit per tap (modules/wearables/no-pin-limits.ts).
  */
-export async function terminalOfflineLimits(context: Pick<AppContext, 'config' | 'fx'>, terminal: TerminalSyncRow): Promise<OfflineLimits> {
+export async function terminalOfflineLimits(context: Pick<AppContext, 'config' | 'fx' | 'db'>, terminal: TerminalSyncRow): Promise<OfflineLimits> {
   const currency = terminal.merchant_currency;
   const fromUsd = async (dollars: number): Promise<number> => {
     if (dollars === 0) return 0;
@@ -24,5 +26,6 @@ export async function terminalOfflineLimits(context: Pick<AppContext, 'config' |
     perPaymentMaxMinor: terminal.offline_per_payment_max ?? (await fromUsd(context.config.offlinePerPaymentUsd)),
     totalMaxMinor: terminal.offline_total_max ?? (await fromUsd(context.config.offlineTotalUsd)),
     maxAgeSeconds: terminal.offline_max_age_seconds ?? context.config.offlineMaxAgeHours * 3600,
+    noPinPerTapMaxMinor: (await noPinLimitDefault(context.db, currency))?.perTap ?? 0,
   };
 }

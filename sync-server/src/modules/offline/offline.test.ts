@@ -186,10 +186,12 @@ for (const target of await databaseTargets()) {
         body: { offlineLimits: { perPayment: 5000, total: 20000.5, maxAgeHours: 12 } },
       });
       assert.equal(changed.status, 200, JSON.stringify(changed.body));
-      assert.deepEqual(changed.body, { terminalId, currency: 'NGN', perPayment: 5000, total: 20000.5, maxAgeHours: 12 });
-      assert.deepEqual((await greeted).offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 500_000, totalMaxMinor: 2_000_050, maxAgeSeconds: 12 * 3600 });
+      assert.deepEqual(changed.body, { terminalId, currency: 'NGN', perPayment: 5000, total: 20000.5, maxAgeHours: 12, language: 'en' });
+      const noPinPerTapMaxMinor = hello.offlineLimits.noPinPerTapMaxMinor!;
+      assert.ok(noPinPerTapMaxMinor > 0, 'the largest offline tap: the default no-PIN limit per tap');
+      assert.deepEqual((await greeted).offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 500_000, totalMaxMinor: 2_000_050, maxAgeSeconds: 12 * 3600, noPinPerTapMaxMinor });
       const { hello: next } = await connectTerminal(s, termToken);
-      assert.deepEqual(next.offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 500_000, totalMaxMinor: 2_000_050, maxAgeSeconds: 12 * 3600 });
+      assert.deepEqual(next.offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 500_000, totalMaxMinor: 2_000_050, maxAgeSeconds: 12 * 3600, noPinPerTapMaxMinor });
       const reset = await s.request<{ perPayment: number }>('PATCH', `/api/merchant/terminals/${terminalId}`, { headers: key, body: { offlineLimits: { perPayment: null } } });
       assert.equal(reset.body.perPayment, hello.offlineLimits.perPaymentMaxMinor / 100);
       const bad = await s.request('PATCH', `/api/merchant/terminals/${terminalId}`, { headers: key, body: { offlineLimits: { maxAgeHours: 0 } } });
@@ -257,14 +259,18 @@ for (const target of await databaseTargets()) {
         ['declined', 'captured_in_future'],
       ]);
       assert.match(verdicts[2]?.declineReason ?? '', /amountMinor/);
-      const noId = await push(socket, [{ ...tapDoc(terminalId, tagId, 100), id: 'not-a-uuid' }]);
-      assert.equal('code' in noId ? noId.code : '', 'invalid_document');
+      // A document without a UUID id cannot be stored under an idempotency key: rejected by its row, the others settle.
+      const good = tapDoc(terminalId, 'TG00000001', 100);
+      const noId = await push(socket, [{ ...tapDoc(terminalId, tagId, 100), id: 'not-a-uuid' }, good]);
+      assert.ok('conflicts' in noId, JSON.stringify(noId));
+      assert.deepEqual(noId.rejected?.map((row) => [row.index, row.code]), [[0, 'invalid_document']]);
+      assert.deepEqual(noId.conflicts.map((doc) => [doc.id, doc.declineCode]), [[good.id, 'tag_not_found']]);
       const wrongCollection = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.pull, { collection: 'nope', checkpoint: null, batchSize: 10 });
       assert.equal(wrongCollection.code, 'unknown_collection');
       const badCheckpoint = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.pull, { collection: 'offline_payments', checkpoint: { serverSeq: -1 }, batchSize: 10 });
       assert.equal(badCheckpoint.code, 'invalid_checkpoint');
       const oddBatch = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.pull, { collection: 'offline_payments', checkpoint: null, batchSize: 'all' });
-      assert.equal(oddBatch.documents.length, 4, 'a batch size that is not an integer means the largest');
+      assert.equal(oddBatch.documents.length, 5, 'a batch size that is not an integer means the largest');
       const notRows = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.push, { collection: 'offline_payments', rows: 'none' });
       assert.equal(notRows.code, 'invalid_push');
       const tooMany = await push(socket, Array.from({ length: 101 }, () => tapDoc(terminalId, tagId, 100)));
@@ -272,7 +278,7 @@ for (const target of await databaseTargets()) {
       const nothing = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.push, null);
       assert.equal(nothing.code, 'unknown_collection');
       const listed = await s.request<{ data: Payment[]; total: number }>('GET', '/api/offline/payments?status=declined', { headers: key });
-      assert.equal(listed.body.total, 4);
+      assert.equal(listed.body.total, 5);
       assert.ok(listed.body.data.every((payment) => payment.terminalId === terminalId && payment.status === 'declined'));
     });
 
@@ -306,7 +312,9 @@ for (const target of await databaseTargets()) {
 
     it('gives an expired voucher\'s money back after the settlement grace; a payment taken before expiry settles until then', async () => {
       const s = server();
-      const { terminalId, termToken, customer, wallet } = await shop(500);
+      const { terminalId, termToken, customer, wallet, key } = await shop(500);
+      // Payments older than the terminal's age limit are declined before the voucher is looked at: allow 96 hours here.
+      assert.equal((await s.request('PATCH', `/api/merchant/terminals/${terminalId}`, { headers: key, body: { offlineLimits: { maxAgeHours: 96 } } })).status, 200);
       const early = await voucher(wallet, 100, { expiresInHours: 1 });
       const late = await voucher(wallet, 100, { expiresInHours: 1 });
       const capturedAt = new Date(Date.now() + 30 * 60_000).toISOString();
@@ -334,7 +342,7 @@ for (const target of await databaseTargets()) {
       const streamed: OfflinePaymentDoc[] = [];
       two.socket.on(SYNC_EVENTS.stream, (message: { documents: OfflinePaymentDoc[] }) => streamed.push(...message.documents));
       const answers = await Promise.all([...docs, ...docs].flatMap((doc, index) => [push(one.socket, [doc]), push((index % 2 === 0 ? two : one).socket, [doc])]));
-      for (const answer of answers) assert.equal(conflictsOf(answer)[0]?.status, 'accepted');
+      for (const answer of answers) assert.equal(conflictsOf(answer)[0]?.status, "accepted", JSON.stringify(answer));
       assert.equal(await balanceMinor(s, customer, 'NGN'), 100_000 - 10 * 1_000);
       const rows = await s.db.query<{ count: number; seqs: number }>('SELECT count(*)::int8 AS count, count(DISTINCT server_seq)::int8 AS seqs FROM offline_payments WHERE terminal_id = $1', [terminalId]);
       assert.deepEqual(rows[0], { count: 10, seqs: 10 });

@@ -7,6 +7,7 @@ import {
   ListOf,
   OfflineLimitsBody,
   OfflineLimitsRecord,
+  TerminalSettingsRecord,
   OfflinePaymentListQuery,
   OfflinePaymentRecord,
   OfflineQrKeysResponse,
@@ -21,13 +22,13 @@ import type { AppContext } from '../../context.ts';
 import { Poller } from '../../jobs/poller.ts';
 import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { derivedId, idempotentId } from '../../http/idempotency.ts';
-import { conflict, notFound } from '../../http/errors.ts';
+import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
 import { requireWallet } from '../wallets/service.ts';
 import { publicKeys } from './keys.ts';
 import { terminalOfflineLimits } from './limits.ts';
 import { offlineSettlement, paymentRecord } from './settlement.ts';
-import { findOfflinePayment, findTerminalForSync, listOfflinePayments, setTerminalOfflineLimits } from './store.ts';
+import { findOfflinePayment, findTerminalForSync, listOfflinePayments, setTerminalLanguage, setTerminalOfflineLimits } from './store.ts';
 import { releaseExpiredVouchers, voucherService } from './vouchers.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
@@ -126,7 +127,7 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
     const currency = supportedCurrency(body.currency ?? wallet.currency);
     const seed = idempotentId(request, 'oqr-redeem');
     const id = body.paymentId?.toLowerCase() ?? (seed ? uuidFromSeed(seed) : randomUUID());
-    const row = await settlement.settle(
+    const row = await settlement.redeem(
       { merchantId: principal.merchantId, merchantWalletId: wallet.id, mode: principal.mode, terminalId: principal.kind === 'terminal' ? principal.terminalId : null },
       {
         id,
@@ -137,7 +138,7 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
         description: body.description ?? '',
         capturedAt: context.now().toISOString(),
       },
-      { recordDeclines: false, scopeCurrency: currency },
+      currency,
     );
     return paymentRecord(row);
   });
@@ -184,27 +185,32 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
     config: { auth: ['merchant'] },
     schema: {
       tags: ['offline'],
-      summary: 'Set a terminal\'s offline limits',
-      description: `Defaults: OFFLINE_PER_PAYMENT_USD (20) and OFFLINE_TOTAL_USD (200) converted into the merchant currency at the mid
-rate, OFFLINE_MAX_AGE_HOURS (72). A connected terminal receives them at once in a new sync hello.`,
+      summary: 'Set a terminal\'s offline limits and its language',
+      description: `offlineLimits defaults: OFFLINE_PER_PAYMENT_USD (20) and OFFLINE_TOTAL_USD (200) converted into the merchant currency at the mid
+rate, OFFLINE_MAX_AGE_HOURS (72). language: en, fr, pt or sw (default en), the kiosk's default language (the cashier may switch on
+screen) and its receipts'. A connected terminal receives both at once in a new sync hello.`,
       params: IdParams,
       body: OfflineLimitsBody,
-      response: { 200: OfflineLimitsRecord, ...errors },
+      response: { 200: TerminalSettingsRecord, ...errors },
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
     const { id } = request.params as { id: string };
     const terminal = await findTerminalForSync(db, id);
     if (!terminal || terminal.merchant_id !== principal.merchantId || terminal.mode !== principal.mode) throw notFound('terminal_not_found', `No terminal ${id}`);
-    const { offlineLimits } = request.body as OfflineLimitsBody;
-    const minor = (value: number | null | undefined) => (value === undefined || value === null ? value : value === 0 ? 0 : toMinor(value, terminal.merchant_currency));
-    await setTerminalOfflineLimits(db, id, principal.merchantId, principal.mode, {
-      perPaymentMax: minor(offlineLimits.perPayment),
-      totalMax: minor(offlineLimits.total),
-      maxAgeSeconds: offlineLimits.maxAgeHours === undefined || offlineLimits.maxAgeHours === null ? offlineLimits.maxAgeHours : offlineLimits.maxAgeHours * 3600,
-    });
+    const { offlineLimits, language } = request.body as OfflineLimitsBody;
+    if (offlineLimits === undefined && language === undefined) throw badRequest('validation_failed', 'Send offlineLimits, language or both');
+    if (offlineLimits !== undefined) {
+      const minor = (value: number | null | undefined) => (value === undefined || value === null ? value : value === 0 ? 0 : toMinor(value, terminal.merchant_currency));
+      await setTerminalOfflineLimits(db, id, principal.merchantId, principal.mode, {
+        perPaymentMax: minor(offlineLimits.perPayment),
+        totalMax: minor(offlineLimits.total),
+        maxAgeSeconds: offlineLimits.maxAgeHours === undefined || offlineLimits.maxAgeHours === null ? offlineLimits.maxAgeHours : offlineLimits.maxAgeHours * 3600,
+      });
+    }
+    if (language !== undefined) await setTerminalLanguage(db, id, principal.merchantId, principal.mode, language);
     context.sync.terminalChanged(id);
-    return limitsRecord(id, principal.merchantId, principal.mode);
+    return { ...(await limitsRecord(id, principal.merchantId, principal.mode)), language: language ?? terminal.language };
   });
 
   async function limitsRecord(terminalId: string, merchantId: string, mode: string) {

@@ -1,17 +1,18 @@
-import { toMajor } from '@tapline/shared/money';
+import { isSupportedCurrency } from '@tapline/shared/countries';
+import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
 import { type VoucherProblem, VOUCHER_PROBLEM_MESSAGES, checkVoucher } from '@tapline/shared/offline-qr';
-import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import { type OfflinePaymentDoc, SYNC_TEXT_LIMITS } from '@tapline/shared/sync-protocol';
+import { storableText, textProblem, textProblemMessage } from '@tapline/shared/text';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { sha256Hex } from '../../auth/secrets.ts';
-import { enqueueEvent } from '../../events/outbox.ts';
-import type { ApiError} from '../../http/errors.ts';
+import { type NewEvent, enqueueEvent } from '../../events/outbox.ts';
+import type { ApiError } from '../../http/errors.ts';
 import { badRequest, conflict, gone, unprocessable } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { LedgerError, type TransferLeg, transfer, transferPersonToMerchant } from '../../ledger/ledger.ts';
-import { countTap } from '../wearables/store.ts';
+import { LedgerError, type TransferLeg, transfer } from '../../ledger/ledger.ts';
 import { normalizeTagId } from '../wearables/service.ts';
 import { publicKeyMap } from './keys.ts';
 import { type OfflinePaymentRow, endVoucher, findOfflinePayment, insertOfflinePayment, lockVoucherByHash, nextTerminalSeq } from './store.ts';
@@ -26,7 +27,7 @@ export interface SettlementScope {
 }
 
 /** A document as the terminal sent it, checked; or why it cannot be settled. */
-interface Candidate {
+export interface Candidate {
   id: string;
   kind: 'tap' | 'qr';
   tagId: string | null;
@@ -38,20 +39,11 @@ interface Candidate {
   invalid: string | null;
 }
 
-type Verdict =
+export type Verdict =
   | { status: 'accepted'; payerWalletId: string; payerHandle: string; transferId: string; voucherId: string | null }
   | { status: 'declined'; code: string; reason: string; payerWalletId?: string; payerHandle?: string; voucherId?: string | null };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-/** A terminal's clock may run this far ahead of the server's. */
-const CLOCK_SKEW_MS = 5 * 60_000;
-
-/** Whether a terminal dated what it took too far ahead of the server's clock to be believed. */
-export function capturedInFuture(capturedAt: Date, now: Date): boolean {
-  return capturedAt.getTime() > now.getTime() + CLOCK_SKEW_MS;
-}
-const DESCRIPTION_MAX = 500;
-
 export const offlineTransferId = (paymentId: string) => `offline:${paymentId}`;
 
 /** Whether a pushed document can be stored at all: without a UUID id there is no idempotency key. */
@@ -60,21 +52,36 @@ export function documentId(doc: unknown): string | undefined {
   return typeof id === 'string' && UUID.test(id.toLowerCase()) ? id.toLowerCase() : undefined;
 }
 
-function candidateOf(doc: Record<string, unknown>, id: string, scopeCurrency: string | null): Candidate {
+/**
+ * A pushed offline payment, read and checked: `invalid` says in sentences why it cannot be settled.
+ * `scopeCurrency` is recorded with the decline when the document's currency is not one the server knows.
+ */
+export function candidateOf(doc: Record<string, unknown>, id: string, scopeCurrency: string): Candidate {
   const problems: string[] = [];
   const kind = doc.kind === 'tap' || doc.kind === 'qr' ? doc.kind : null;
   if (!kind) problems.push('kind must be tap or qr');
   const amount = typeof doc.amountMinor === 'number' && Number.isSafeInteger(doc.amountMinor) && doc.amountMinor > 0 ? doc.amountMinor : 0;
   if (amount === 0) problems.push('amountMinor must be a positive integer');
-  const currency = typeof doc.currency === 'string' && /^[A-Za-z]{3}$/.test(doc.currency) ? doc.currency.toUpperCase() : (scopeCurrency ?? 'XXX');
-  if (typeof doc.currency !== 'string' || currency !== doc.currency.toUpperCase()) problems.push('currency must be an ISO 4217 code');
-  const capturedAt = typeof doc.capturedAt === 'string' ? new Date(doc.capturedAt) : new Date(Number.NaN);
+  const sent = typeof doc.currency === 'string' ? doc.currency.toUpperCase() : null;
+  const currency = sent !== null && /^[A-Z]{3}$/.test(sent) && isSupportedCurrency(sent) ? sent : scopeCurrency;
+  if (sent === null || currency !== sent) problems.push('currency must be a supported ISO 4217 code (an African currency, USD, GBP or EUR)');
+  else if (amount > 0 && toMajor(amount, currency) > MAX_MAJOR_AMOUNT) problems.push(`amountMinor must be at most ${MAX_MAJOR_AMOUNT} ${currency} in major units`);
+  const capturedAt = typeof doc.capturedAt === 'string' && doc.capturedAt.length <= 64 ? new Date(doc.capturedAt) : new Date(Number.NaN);
   if (Number.isNaN(capturedAt.getTime())) problems.push('capturedAt must be an ISO 8601 time');
   const tagId = kind === 'tap' ? (typeof doc.tagId === 'string' ? (normalizeTagId(doc.tagId) ?? null) : null) : null;
   if (kind === 'tap' && tagId === null) problems.push('tagId must be TG followed by 8 hexadecimal characters');
-  const voucher = kind === 'qr' && typeof doc.voucher === 'string' && doc.voucher.length <= 2048 ? doc.voucher.trim() : null;
-  if (kind === 'qr' && voucher === null) problems.push('voucher must be the scanned QR text');
-  const description = typeof doc.description === 'string' ? doc.description.slice(0, DESCRIPTION_MAX) : '';
+  const voucherText = kind === 'qr' && typeof doc.voucher === 'string' ? doc.voucher.trim() : null;
+  const voucherProblem = voucherText === null ? null : textProblem(voucherText, SYNC_TEXT_LIMITS.voucher);
+  if (kind === 'qr' && (voucherText === null || voucherProblem !== null)) problems.push('voucher must be the scanned QR text');
+  const voucher = voucherProblem === null ? voucherText : null;
+  let description = '';
+  if (doc.description !== undefined && typeof doc.description !== 'string') problems.push('description must be a string');
+  else if (typeof doc.description === 'string') {
+    const problem = textProblem(doc.description, SYNC_TEXT_LIMITS.description);
+    if (problem) problems.push(textProblemMessage('description', problem, SYNC_TEXT_LIMITS.description));
+    // A declined document is still recorded: what cannot be stored is replaced.
+    description = problem ? storableText(doc.description, SYNC_TEXT_LIMITS.description) : doc.description;
+  }
   return {
     id,
     kind: kind ?? 'tap',
@@ -137,28 +144,68 @@ const VOUCHER_STATE_DECLINES: Record<string, { code: string; reason: string }> =
   expired: { code: 'voucher_expired', reason: 'The QR code expired and its reserved money went back to the customer' },
 };
 
-function declined(code: string, reason: string, extra: Partial<Extract<Verdict, { status: 'declined' }>> = {}): Verdict {
+export function declined(code: string, reason: string, extra: Partial<Extract<Verdict, { status: 'declined' }>> = {}): Verdict {
   return { status: 'declined', code, reason, ...extra };
 }
 
+/** The decline of a payer whose wallet could not pay when the payment reached the server. */
+export function insufficientFunds(candidate: Pick<Candidate, 'amount' | 'currency'>, payer: { walletId: string; handle: string }, voucherId: string | null = null): Verdict {
+  return declined('insufficient_funds', `${displayHandle(payer.handle)} did not have ${toMajor(candidate.amount, candidate.currency)} ${candidate.currency} when the payment reached the server`, {
+    payerWalletId: payer.walletId,
+    payerHandle: payer.handle,
+    voucherId,
+  });
+}
+
+/** The row that records a settled payment (accepted or declined). */
+export function paymentRow(scope: SettlementScope, candidate: Candidate, verdict: Verdict, now: Date, seq: number): OfflinePaymentRow & { voucher_hash: string | null } {
+  return {
+    id: candidate.id,
+    terminal_id: scope.terminalId,
+    merchant_id: scope.merchantId,
+    mode: scope.mode,
+    kind: candidate.kind,
+    tag_id: candidate.tagId,
+    voucher_id: verdict.voucherId ?? null,
+    voucher_hash: candidate.voucher === null ? null : sha256Hex(candidate.voucher),
+    amount: candidate.amount,
+    currency: candidate.currency,
+    description: candidate.description,
+    captured_at: candidate.capturedAt,
+    received_at: now,
+    status: verdict.status,
+    payer_wallet_id: verdict.payerWalletId ?? null,
+    payer_handle: verdict.payerHandle ?? null,
+    transfer_id: verdict.status === 'accepted' ? verdict.transferId : null,
+    decline_code: verdict.status === 'declined' ? verdict.code : null,
+    decline_reason: verdict.status === 'declined' ? verdict.reason : null,
+    settled_at: now,
+    server_seq: seq,
+  };
+}
+
+/** The merchant's event for a settled payment (offline.payment.accepted / .declined). */
+export function paymentEvent(row: OfflinePaymentRow, now: Date): NewEvent {
+  const record = paymentRecord(row);
+  return {
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    type: row.status === 'accepted' ? 'offline.payment.accepted' : 'offline.payment.declined',
+    data: { paymentId: record.id, terminalId: record.terminalId, kind: record.kind, amount: record.amount, currency: record.currency, payerHandle: record.payerHandle, walletRef: record.walletRef, declineCode: record.declineCode, declineReason: record.declineReason, capturedAt: record.capturedAt },
+    at: now,
+  };
+}
+
 /**
- * Settles offline payments: each in one database transaction that takes the terminal's next
- * change number, decides the verdict, moves the money (one balanced transfer) and writes the
- * payment and its event. A replayed id answers the recorded payment and moves nothing.
+ * How offline QR vouchers settle: the verdict and the one transfer of a voucher payment, and the
+ * online redeem (`POST /api/offline/qr/redeem`), which settles one voucher payment at once in its
+ * own transaction. Terminals' pushes settle through push.ts, which uses voucherVerdict.
  */
 export function offlineSettlement(context: AppContext) {
   const { db } = context;
 
-  async function tapVerdict(tx: Queryable, scope: SettlementScope, candidate: Candidate, now: Date): Promise<Verdict> {
-    // A submitted tap counts on the tag (spec: the tap counter counts every resolve and every submitted tap).
-    const tag = await countTap(tx, candidate.tagId!, scope.mode, now);
-    if (tag.outcome === 'unknown') return declined('tag_not_found', `No tag ${candidate.tagId} in ${scope.mode} mode`);
-    if (tag.outcome === 'disabled') return declined('tag_disabled', `Tag ${candidate.tagId} is disabled: it cannot pay`);
-    if (tag.walletId === scope.merchantWalletId) return declined('payer_is_merchant', 'The tag belongs to the merchant itself');
-    return pay(tx, scope, candidate, { walletId: tag.walletId, handle: tag.handle }, null, null);
-  }
-
-  async function qrVerdict(tx: Queryable, scope: SettlementScope, candidate: Candidate, keys: Map<string, string>): Promise<Verdict> {
+  /** A voucher payment's verdict and, when accepted, its transfer and the voucher's end, in `tx`. */
+  async function voucherVerdict(tx: Queryable, scope: SettlementScope, candidate: Candidate, keys: Map<string, string>): Promise<Verdict> {
     const check = await checkVoucher(candidate.voucher!, { keys, mode: scope.mode, currency: candidate.currency, amountMinor: candidate.amount, at: candidate.capturedAt });
     if (!check.ok) return declined(check.code, VOUCHER_PROBLEM_MESSAGES[check.code], { voucherId: check.voucher?.claims.id ?? null });
     const voucher = await lockVoucherByHash(tx, sha256Hex(candidate.voucher!));
@@ -170,63 +217,36 @@ export function offlineSettlement(context: AppContext) {
     const legs: TransferLeg[] = [{ account: systemAccount('offline_qr_reserve', voucher.currency), amount: -voucher.amount }];
     // A voucher pays once: what the payment did not take goes back to the holder in the same transfer.
     if (change > 0) legs.push({ account: walletAccount(voucher.wallet_id, voucher.currency), amount: change });
-    const verdict = await pay(tx, scope, candidate, { walletId: voucher.wallet_id, handle: voucher.handle }, legs, voucher.id);
-    if (verdict.status === 'accepted') await endVoucher(tx, voucher.id, 'used', context.now(), { paymentId: candidate.id, amount: candidate.amount });
-    return verdict;
-  }
-
-  /**
-   * The payment's one transfer: from the voucher's reserve (`reserveLegs`), or straight from the
-   * payer's wallet by the ledger's lean two-leg path (a tap, the hot case of a sync).
-   */
-  async function pay(tx: Queryable, scope: SettlementScope, candidate: Candidate, payer: { walletId: string; handle: string }, reserveLegs: TransferLeg[] | null, voucherId: string | null): Promise<Verdict> {
     const transferId = offlineTransferId(candidate.id);
-    const metadata = { offlinePaymentId: candidate.id, terminalId: scope.terminalId };
     try {
-      if (reserveLegs === null) {
-        await transferPersonToMerchant(tx, {
-          id: transferId,
-          mode: scope.mode,
-          kind: 'offline_tap',
-          payerWalletId: payer.walletId,
-          merchantWalletId: scope.merchantWalletId,
-          currency: candidate.currency,
-          amount: candidate.amount,
-          metadata,
-        });
-      } else {
-        await transfer(tx, {
-          id: transferId,
-          mode: scope.mode,
-          kind: 'offline_qr',
-          legs: [...reserveLegs, { account: walletAccount(scope.merchantWalletId, candidate.currency), amount: candidate.amount }],
-          metadata,
-        });
-      }
+      await transfer(tx, {
+        id: transferId,
+        mode: scope.mode,
+        kind: 'offline_qr',
+        legs: [...legs, { account: walletAccount(scope.merchantWalletId, candidate.currency), amount: candidate.amount }],
+        metadata: { offlinePaymentId: candidate.id, terminalId: scope.terminalId },
+      });
     } catch (error) {
-      if (error instanceof LedgerError && error.code === 'insufficient_funds') {
-        return declined('insufficient_funds', `${displayHandle(payer.handle)} did not have ${toMajor(candidate.amount, candidate.currency)} ${candidate.currency} when the payment reached the server`, {
-          payerWalletId: payer.walletId,
-          payerHandle: payer.handle,
-          voucherId,
-        });
-      }
+      if (error instanceof LedgerError && error.code === 'insufficient_funds') return insufficientFunds(candidate, { walletId: voucher.wallet_id, handle: voucher.handle }, voucher.id);
       throw error;
     }
-    return { status: 'accepted', payerWalletId: payer.walletId, payerHandle: payer.handle, transferId, voucherId };
+    await endVoucher(tx, voucher.id, 'used', context.now(), { paymentId: candidate.id, amount: candidate.amount });
+    return { status: 'accepted', payerWalletId: voucher.wallet_id, payerHandle: voucher.handle, transferId, voucherId: voucher.id };
   }
 
   /**
-   * Settles one document. `recordDeclines` false (an online redeem) answers a decline as an
-   * error and stores nothing; true (a terminal's push) stores the decline so the terminal
-   * learns it and nothing the terminal took is lost.
+   * Settles one voucher payment online, in one transaction: a decline is an error and stores
+   * nothing; an accepted payment is recorded (under the terminal's next change number when a
+   * terminal redeemed it) with its event. A replayed id answers the recorded payment.
    */
-  async function settle(scope: SettlementScope, doc: Record<string, unknown>, options: { recordDeclines: boolean; scopeCurrency: string | null }): Promise<OfflinePaymentRow> {
+  async function redeem(scope: SettlementScope, doc: Record<string, unknown>, scopeCurrency: string): Promise<OfflinePaymentRow> {
     const id = documentId(doc);
     if (!id) throw badRequest('invalid_document', 'An offline payment needs a UUID id');
-    const candidate = candidateOf(doc, id, options.scopeCurrency);
+    const candidate = candidateOf(doc, id, scopeCurrency);
+    if (candidate.invalid !== null) throw badRequest('invalid_document', candidate.invalid);
+    if (candidate.kind !== 'qr') throw badRequest('invalid_document', 'Only voucher payments are redeemed online');
     // Keys are read outside the transaction: verifying a signature needs no lock.
-    const keys = candidate.kind === 'qr' && candidate.invalid === null ? await publicKeyMap(db) : new Map<string, string>();
+    const keys = await publicKeyMap(db);
     return db.transaction(async (tx) => {
       const now = context.now();
       const seq = scope.terminalId === null ? 0 : await nextTerminalSeq(tx, scope.terminalId);
@@ -234,47 +254,15 @@ export function offlineSettlement(context: AppContext) {
       // same id has either committed or not begun, so this check cannot miss one.
       const recorded = await findOfflinePayment(tx, id);
       if (recorded) return ownRecorded(recorded, scope);
-      let verdict: Verdict;
-      if (candidate.invalid !== null) verdict = declined('invalid_document', candidate.invalid);
-      else if (capturedInFuture(candidate.capturedAt, now)) verdict = declined('captured_in_future', 'The terminal\'s clock is ahead of the server\'s: the payment is dated in the future');
-      else verdict = candidate.kind === 'tap' ? await tapVerdict(tx, scope, candidate, now) : await qrVerdict(tx, scope, candidate, keys);
-      if (verdict.status === 'declined' && !options.recordDeclines) throw declineError(verdict);
-      const row = await insertOfflinePayment(tx, {
-        id,
-        terminal_id: scope.terminalId,
-        merchant_id: scope.merchantId,
-        mode: scope.mode,
-        kind: candidate.kind,
-        tag_id: candidate.tagId,
-        voucher_id: verdict.voucherId ?? null,
-        voucher_hash: candidate.voucher === null ? null : sha256Hex(candidate.voucher),
-        amount: candidate.amount,
-        currency: candidate.currency,
-        description: candidate.description,
-        captured_at: candidate.capturedAt,
-        received_at: now,
-        status: verdict.status,
-        payer_wallet_id: verdict.payerWalletId ?? null,
-        payer_handle: verdict.payerHandle ?? null,
-        transfer_id: verdict.status === 'accepted' ? verdict.transferId : null,
-        decline_code: verdict.status === 'declined' ? verdict.code : null,
-        decline_reason: verdict.status === 'declined' ? verdict.reason : null,
-        settled_at: now,
-        server_seq: seq,
-      });
-      const record = paymentRecord(row);
-      await enqueueEvent(tx, {
-        merchantId: scope.merchantId,
-        mode: scope.mode,
-        type: verdict.status === 'accepted' ? 'offline.payment.accepted' : 'offline.payment.declined',
-        data: { paymentId: record.id, terminalId: record.terminalId, kind: record.kind, amount: record.amount, currency: record.currency, payerHandle: record.payerHandle, walletRef: record.walletRef, declineCode: record.declineCode, declineReason: record.declineReason, capturedAt: record.capturedAt },
-        at: now,
-      });
+      const verdict = await voucherVerdict(tx, scope, candidate, keys);
+      if (verdict.status === 'declined') throw declineError(verdict);
+      const row = await insertOfflinePayment(tx, paymentRow(scope, candidate, verdict, now, seq));
+      await enqueueEvent(tx, paymentEvent(row, now));
       return row;
     });
   }
 
-  return { settle };
+  return { voucherVerdict, redeem };
 }
 
 /** A recorded payment answers a replay only to its own terminal (or merchant, for online redeems). */

@@ -132,6 +132,45 @@ export async function insertOfflinePayment(tx: Queryable, row: OfflinePaymentRow
   return inserted!;
 }
 
+/**
+ * Takes `count` numbers of this terminal's order of changes at once and answers the first. The
+ * UPDATE locks the terminal's row until the caller's transaction ends: one terminal's pushes settle
+ * one after the other, and their numbers commit in order.
+ */
+export async function reserveTerminalSeqs(tx: Queryable, terminalId: string, count: number): Promise<number> {
+  const [row] = await tx.query<{ sync_seq: number }>(
+    'UPDATE terminals SET sync_seq = sync_seq + $2, last_seen_at = now() WHERE id = $1 RETURNING sync_seq',
+    [terminalId, count],
+    { prepareAs: 'terminal_reserve_seqs' },
+  );
+  if (!row) throw new Error(`terminal ${terminalId} vanished`);
+  return row.sync_seq - count + 1;
+}
+
+export async function findOfflinePayments(db: Queryable, ids: readonly string[]): Promise<OfflinePaymentRow[]> {
+  return db.query<OfflinePaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM offline_payments WHERE id = ANY ($1::uuid[])`, [ids], { prepareAs: 'offline_payments_find_many' });
+}
+
+/** Records many settled payments in one statement. */
+export async function insertOfflinePayments(tx: Queryable, rows: readonly (OfflinePaymentRow & { voucher_hash: string | null })[]): Promise<OfflinePaymentRow[]> {
+  if (rows.length === 0) return [];
+  const column = <K extends keyof (OfflinePaymentRow & { voucher_hash: string | null })>(name: K) => rows.map((row) => row[name]);
+  const times = (name: 'captured_at' | 'received_at' | 'settled_at') => rows.map((row) => row[name].toISOString());
+  return tx.query<OfflinePaymentRow>(
+    `INSERT INTO offline_payments (id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, voucher_hash, amount, currency, description, captured_at,
+       received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int8[], $10::text[], $11::text[],
+       $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::timestamptz[], $21::int8[])
+     RETURNING ${PAYMENT_COLUMNS}`,
+    [
+      column('id'), column('terminal_id'), column('merchant_id'), column('mode'), column('kind'), column('tag_id'), column('voucher_id'), column('voucher_hash'),
+      column('amount'), column('currency'), column('description'), times('captured_at'), times('received_at'), column('status'), column('payer_wallet_id'),
+      column('payer_handle'), column('transfer_id'), column('decline_code'), column('decline_reason'), times('settled_at'), column('server_seq'),
+    ],
+    { prepareAs: 'offline_payments_insert_many' },
+  );
+}
+
 /** One terminal's documents after a checkpoint, in the order of their numbers. */
 export async function terminalPaymentsAfter(db: Queryable, terminalId: string, afterSeq: number, limit: number): Promise<OfflinePaymentRow[]> {
   return db.query<OfflinePaymentRow>(
@@ -159,9 +198,11 @@ export interface TerminalSyncRow {
   merchant_id: string;
   mode: Mode;
   revoked_at: Date | null;
+  created_at: Date;
   offline_per_payment_max: number | null;
   offline_total_max: number | null;
   offline_max_age_seconds: number | null;
+  language: string;
   merchant_name: string;
   merchant_handle: string;
   merchant_currency: string;
@@ -169,7 +210,7 @@ export interface TerminalSyncRow {
 
 export async function findTerminalForSync(db: Queryable, terminalId: string): Promise<TerminalSyncRow | undefined> {
   const [row] = await db.query<TerminalSyncRow>(
-    `SELECT t.id, t.name, t.merchant_id, t.mode, t.revoked_at, t.offline_per_payment_max, t.offline_total_max, t.offline_max_age_seconds,
+    `SELECT t.id, t.name, t.merchant_id, t.mode, t.revoked_at, t.created_at, t.offline_per_payment_max, t.offline_total_max, t.offline_max_age_seconds, t.language,
             m.name AS merchant_name, m.handle AS merchant_handle, m.currency AS merchant_currency
      FROM terminals t JOIN merchants m ON m.id = t.merchant_id WHERE t.id = $1`,
     [terminalId],
@@ -201,6 +242,12 @@ export async function setTerminalOfflineLimits(
   return rows.length > 0;
 }
 
+/** The language of a terminal's kiosk and receipts (the caller checked it has a catalogue). */
+export async function setTerminalLanguage(db: Queryable, terminalId: string, merchantId: string, mode: Mode, language: string): Promise<boolean> {
+  const rows = await db.query('UPDATE terminals SET language = $4 WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id', [terminalId, merchantId, mode, language]);
+  return rows.length > 0;
+}
+
 export interface GiftCardSaleRow {
   id: string;
   terminal_id: string;
@@ -226,9 +273,8 @@ export interface GiftCardSaleRow {
 const SALE_COLUMNS =
   'id, terminal_id, merchant_id, mode, code_hash, code_prefix, amount, currency, design_theme, message, captured_at, received_at, status, card_id, card_expires_at, decline_code, decline_reason, settled_at, server_seq';
 
-export async function findGiftCardSale(db: Queryable, id: string): Promise<GiftCardSaleRow | undefined> {
-  const [row] = await db.query<GiftCardSaleRow>(`SELECT ${SALE_COLUMNS} FROM terminal_gift_card_sales WHERE id = $1`, [id]);
-  return row;
+export async function findGiftCardSales(db: Queryable, ids: readonly string[]): Promise<GiftCardSaleRow[]> {
+  return db.query<GiftCardSaleRow>(`SELECT ${SALE_COLUMNS} FROM terminal_gift_card_sales WHERE id = ANY ($1::uuid[])`, [ids]);
 }
 
 export async function insertGiftCardSale(tx: Queryable, row: GiftCardSaleRow): Promise<GiftCardSaleRow> {

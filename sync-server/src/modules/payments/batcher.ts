@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.ts';
 import { LedgerError, type LedgerErrorCode, type TransferRequest, transferArguments } from '../../ledger/ledger.ts';
+import { recordLedgerTransfer } from '../../metrics/registry.ts';
 
 /** How a payment's insert-and-debit came out. */
 export type DebitOutcome = 'created' | 'exists' | 'payment_exists';
@@ -85,7 +86,10 @@ export class DebitBatcher {
     group.forEach((item, index) => {
       const row = rows[index];
       if (!row || row.payment_id !== item.payment.id) item.reject(new Error('payments_insert_with_debits answered out of order'));
-      else if (row.result === 'created' || row.result === 'exists' || row.result === 'payment_exists') item.resolve(row.result);
+      else if (row.result === 'created' || row.result === 'exists' || row.result === 'payment_exists') {
+        if (row.result === 'created') recordLedgerTransfer(String(item.transfer[2]));
+        item.resolve(row.result);
+      }
       else item.reject(new LedgerError(row.result as LedgerErrorCode, row.account_id ?? undefined));
     });
   }

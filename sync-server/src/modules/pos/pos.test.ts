@@ -198,15 +198,24 @@ for (const target of await databaseTargets()) {
     it('the state table: completed, failed, cancelled and expired sessions refuse taps and cancels (409 / 410)', async () => {
       const s = server();
       const { key, payer, tagId } = await shop(s, { fund: 10 });
+      const otherPayer = uniqueHandle('other');
+      await s.createWallet({ handle: otherPayer, fund: 100 });
+      const otherTag = await s.request<{ tagId: string }>('POST', '/api/wearables', { headers: key, body: { handle: otherPayer, tagType: 'band' } });
 
-      // completed -> tap 409, cancel 409
+      // completed -> the same tag again 200 with the completed session (a retry whose answer was
+      // lost), another tag 409, cancel 409
       const paid = await open(key, { amount: 4, currency: 'NGN', description: 'Tea' });
-      assert.equal((await tap(key, paid.sessionId, tagId)).body.status, 'completed');
-      const again = await tap(key, paid.sessionId, tagId);
-      assert.equal(again.status, 409);
-      assert.equal(again.body.code, 'session_not_pending');
+      const first = await tap(key, paid.sessionId, tagId);
+      assert.equal(first.body.status, 'completed');
+      const again = await tap(key, paid.sessionId, tagId.toLowerCase());
+      assert.equal(again.status, 200);
+      assert.deepEqual(again.body, first.body, 'the retry answers the session it completed');
+      const second = await tap(key, paid.sessionId, otherTag.body.tagId);
+      assert.equal(second.status, 409);
+      assert.equal(second.body.code, 'session_not_pending');
       assert.equal((await s.request('POST', `/api/pos/sessions/${paid.sessionId}/cancel`, { headers: key })).status, 409);
       assert.equal(await balanceMinor(s, payer, 'NGN'), 600, 'the second tap charged nothing');
+      assert.equal(await balanceMinor(s, otherPayer, 'NGN'), 10_000, 'the other tag paid nothing');
 
       // pending -> tap with too little money -> failed (200, errorMessage); failed -> tap 409
       const tooDear = await open(key, { amount: 50, currency: 'NGN', description: 'Suya' });
@@ -217,7 +226,11 @@ for (const target of await databaseTargets()) {
       assert.equal(failed.body.walletRef, undefined);
       assert.equal(failed.body.payerHandle, `@${payer}`);
       assert.equal(await balanceMinor(s, payer, 'NGN'), 600, 'a failed settlement moves nothing');
-      assert.equal((await tap(key, tooDear.sessionId, tagId)).status, 409);
+      const failedAgain = await tap(key, tooDear.sessionId, tagId);
+      assert.equal(failedAgain.status, 200, 'the same tag learns the session failed');
+      assert.equal(failedAgain.body.status, 'failed');
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 600, 'and is not tried again');
+      assert.equal((await tap(key, tooDear.sessionId, otherTag.body.tagId)).status, 409);
       assert.equal((await s.request('POST', `/api/pos/sessions/${tooDear.sessionId}/cancel`, { headers: key })).status, 409);
       assert.equal((await read(key, tooDear.sessionId)).body.status, 'failed');
 
@@ -397,7 +410,7 @@ for (const target of await databaseTargets()) {
       const { pid, outcome } = await s.db.transaction(async (tx) => {
         const [backend] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
         const [row] = await tx.query<{ outcome: string }>(
-          `SELECT t.outcome FROM pos_tap($1, 'test', $2, $3, NULL, NULL, now(), $4, false) AS t`,
+          `SELECT t.outcome FROM pos_tap($1, 'test', $2, $3, NULL, NULL, now(), $4, false, NULL) AS t`,
           [first.sessionId, merchant.id, tagId, sessionTransferId(first.sessionId)],
         );
         return { pid: Number(backend!.pid), outcome: row!.outcome };
@@ -515,7 +528,7 @@ for (const target of await databaseTargets()) {
       const pageAnswer = await fetch(s.baseUrl + pagePath);
       assert.equal(pageAnswer.status, 200);
       const pageHtml = await pageAnswer.text();
-      assert.match(pageHtml, /NGN 20\.00/);
+      assert.match(pageHtml, /NGN\s20\.00/);
       assert.match(pageHtml, /Haircut/);
       assert.match(pageHtml, new RegExp(`data-session-id="${session.sessionId}"`));
       const wrongPin = await s.request('POST', '/api/wallet/sessions', { body: { handle: `@${customer}`, pin: '0000', mode: 'test' } });

@@ -12,6 +12,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
+import { derivedUuid, idempotencyScope } from '../../http/idempotency.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { findMerchant } from '../merchants/store.ts';
 import { type PosMerchant, posService, sessionRecord } from './service.ts';
@@ -34,7 +35,10 @@ const STATE_MACHINE = `States: pending, tapped, processing, completed, failed, e
 processing are passed through inside it, so readers see pending, then completed (payerHandle, walletRef) or failed
 (errorMessage). Tap on a session that is not pending: 409 session_not_pending; after expiry: 410 session_expired; unknown
 tag: 404 tag_not_found (the session stays pending); disabled tag: 403 tag_disabled. Insufficient funds answers 200 with
-the session failed. With a callbackUrl, pos.session.completed or pos.session.failed is POSTed to it, signed
+the session failed. A tap above the tag's no-PIN limits (per tap, per UTC day, or in another currency than the tag's
+wallet) answers 403 pin_required and the session stays pending: repeat the tap with the holder's wallet PIN as pin
+(403 wrong_pin; 429 pin_attempts_exceeded after five wrong PINs). The same tag repeated on the session it settled
+answers 200 with that session (a retry whose answer was lost); another tag gets 409. With a callbackUrl, pos.session.completed or pos.session.failed is POSTed to it, signed
 x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.`;
 
 /** Spec, "POS": sessions, taps, cancel, polling; plus paying a session with @handle and PIN (no NFC). */
@@ -48,13 +52,15 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
     schema: {
       tags: ['pos'],
       summary: 'Open a POS session: amount in major units, currency, description, optional callbackUrl; lives 90 seconds',
-      description: STATE_MACHINE,
+      description:
+        `${STATE_MACHINE}\n\nIdempotency-Key honoured: the session id derives from the key, so a retry (even after a crash of the ` +
+        'server mid-request) answers the same session, with Idempotent-Replayed: true when the first answer was recorded.',
       body: CreatePosSessionBody,
       response: { 201: PosSessionRecord, ...errors },
     },
   }, async (request, reply) => {
     const body = request.body as Static<typeof CreatePosSessionBody>;
-    const row = await pos.create(posMerchant(request), body);
+    const row = await pos.create(posMerchant(request), body, derivedUuid(request, 'pos_session'));
     return reply.status(201).send(record(row));
   });
 
@@ -91,7 +97,18 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
   });
 
   app.post('/api/pos/sessions/:sessionId/tap', {
-    config: { ...merchantOrTerminal, idempotency: 'optional' },
+    config: {
+      ...merchantOrTerminal,
+      idempotency: 'optional',
+      // The holder's PIN stays out of the stored request hash, and an answer that ran nothing (403
+      // pin_required or wrong_pin, 429 lock-out) is not kept: the same key is repeated with the PIN.
+      idempotencyBodyCredential: {
+        scope: (request) => idempotencyScope(request.credential.state === 'valid' ? request.credential.principal : undefined),
+        secrets: ['pin'],
+        beforeReplay: async () => undefined,
+        forgetStatuses: [403, 429],
+      },
+    },
     schema: {
       tags: ['pos'],
       summary: 'Submit a tap: the tag pays the session (one ledger transfer from its wallet to the merchant\'s)',
@@ -101,8 +118,8 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
       response: { 200: PosSessionRecord, ...errors },
     },
   }, async (request) => {
-    const { tagId } = request.body as Static<typeof PosTapBody>;
-    const row = await pos.tap(posMerchant(request), (request.params as Static<typeof SessionParams>).sessionId, tagId);
+    const { tagId, pin } = request.body as Static<typeof PosTapBody>;
+    const row = await pos.tap(posMerchant(request), (request.params as Static<typeof SessionParams>).sessionId, tagId, pin);
     return record(row);
   });
 

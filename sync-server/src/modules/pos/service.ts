@@ -5,11 +5,15 @@ import { POS_SESSION_TTL_SECONDS } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { type Database, type Queryable, relaxedCommits } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
-import { conflict, gone, notFound } from '../../http/errors.ts';
+import { conflict, forbidden, gone, notFound } from '../../http/errors.ts';
 import { displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
+import { recordLedgerTransfer } from '../../metrics/registry.ts';
 import { normalizeTagId, tagDisabled, tagNotFound } from '../wearables/service.ts';
+import { findWearable } from '../wearables/store.ts';
+import { checkWalletPin } from '../wallets/service.ts';
+import { findWalletById } from '../wallets/store.ts';
 import {
   type PosSessionRow,
   type SessionScope,
@@ -42,6 +46,13 @@ function sessionExpired(id: string) {
 
 function sessionNotPending(row: PosSessionRow) {
   return conflict('session_not_pending', `POS session ${row.id} is ${row.status}, not pending`);
+}
+
+function pinRequired(tagId: string) {
+  return forbidden(
+    'pin_required',
+    `This tap is above the no-PIN limits of tag ${tagId} (per tap, per day, or in another currency than its wallet's): ask the holder for their wallet PIN and repeat the tap with pin. The session stays pending`,
+  );
 }
 
 /** `{base_url}/tap/<sessionId>`: the page where a customer without NFC pays this session. */
@@ -126,9 +137,15 @@ async function gate(tx: Queryable, row: PosSessionRow, now: Date): Promise<Gate>
 }
 
 export interface PosService {
-  create(merchant: PosMerchant, fields: { amount: number; currency: string; description?: string | undefined; callbackUrl?: string | undefined }): Promise<PosSessionRow>;
+  /** `id`: derived from an Idempotency-Key (derivedUuid); a retry after a crash answers the session its first run created. */
+  create(
+    merchant: PosMerchant,
+    fields: { amount: number; currency: string; description?: string | undefined; callbackUrl?: string | undefined },
+    id?: string,
+  ): Promise<PosSessionRow>;
   get(scope: SessionScope, id: string): Promise<PosSessionRow>;
-  tap(merchant: PosMerchant, id: string, rawTagId: string): Promise<PosSessionRow>;
+  /** `pin`: the tag holder's wallet PIN, for a tap above the tag's no-PIN limits. */
+  tap(merchant: PosMerchant, id: string, rawTagId: string, pin?: string): Promise<PosSessionRow>;
   payWithWallet(wallet: { walletId: string; handle: string; mode: Mode }, id: string): Promise<PosSessionRow>;
   cancel(merchant: PosMerchant, id: string): Promise<PosSessionRow>;
 }
@@ -144,7 +161,11 @@ export function posService(context: AppContext): PosService {
    * together, in a single round trip. A session with a callbackUrl is settled inside a transaction
    * that also writes its pos.session.completed / pos.session.failed event to the outbox.
    */
-  async function settle(scope: SessionScope, id: string, payer: { tagId: string } | { walletId: string; handle: string }): Promise<PosSessionRow> {
+  async function settle(
+    scope: SessionScope,
+    id: string,
+    payer: { tagId: string; pinWalletId: string | null } | { walletId: string; handle: string },
+  ): Promise<PosSessionRow> {
     if (!UUID.test(id)) throw sessionNotFound(id);
     const now = context.now();
     const sessionId = id.toLowerCase();
@@ -161,6 +182,7 @@ export function posService(context: AppContext): PosService {
       payerHandle: byTag ? null : payer.handle,
       now,
       transferId: sessionTransferId(sessionId),
+      pinWalletId: byTag ? payer.pinWalletId : null,
     };
     let result = await runTap(db, { ...fields, callbacksAllowed: false });
     if (result.outcome === 'needs_transaction') {
@@ -173,11 +195,17 @@ export function posService(context: AppContext): PosService {
     const { outcome, row } = result;
     switch (outcome) {
       case 'completed':
+        // pos_tap posts its transfer itself (one round trip), past ledger.ts's counting.
+        recordLedgerTransfer('pos_payment');
+        return row!;
       case 'failed':
         return row!;
       case 'expired':
         throw sessionExpired(id);
       case 'not_pending':
+        // The same tag again on the session it settled: a retry whose answer was lost (a crash,
+        // a dropped connection) learns what happened. Any other tag is a second payer: 409.
+        if (byTag && row!.tag_id === tagId && (row!.status === 'completed' || row!.status === 'failed')) return row!;
         throw sessionNotPending(row!);
       case 'session_not_found':
         throw sessionNotFound(id);
@@ -185,19 +213,51 @@ export function posService(context: AppContext): PosService {
         throw tagNotFound(tagId ?? '');
       case 'tag_disabled':
         throw tagDisabled(tagId ?? '');
+      case 'pin_required':
+        throw pinRequired(tagId ?? '');
       case 'needs_transaction':
         throw new Error('pos_tap asked for a transaction inside one');
     }
   }
 
+  /** A session as it stands now: a pending one past its 90 seconds is expired on the way. */
+  async function current(scope: SessionScope, sessionId: string): Promise<PosSessionRow | undefined> {
+    const row = await findSession(db, sessionId, scope);
+    const now = context.now();
+    if (row && row.status === 'pending' && row.expires_at.getTime() <= now.getTime()) {
+      return (await expireSession(db, row.id, now)) ?? (await findSession(db, row.id, scope)) ?? row;
+    }
+    return row;
+  }
+
+  /**
+   * Checks the tag holder's PIN for a tap (wallet lock-out rules: 403 wrong_pin, 429 after five)
+   * and answers their wallet, which pos_tap then lets pay above the no-PIN limits. A session
+   * that cannot be paid, or a tag that cannot pay, is left to pos_tap to answer (404, 409, 410
+   * first), so no PIN attempt is spent on it.
+   */
+  async function holderPinWallet(scope: SessionScope, id: string, rawTagId: string, pin: string): Promise<string | null> {
+    if (!UUID.test(id)) return null;
+    const session = await findSession(db, id.toLowerCase(), scope);
+    if (!session || session.status !== 'pending' || session.expires_at.getTime() <= context.now().getTime()) return null;
+    const tagId = normalizeTagId(rawTagId);
+    const tag = tagId ? await findWearable(db, tagId) : undefined;
+    if (!tag || tag.mode !== scope.mode || tag.status !== 'active') return null;
+    const wallet = await findWalletById(db, tag.wallet_id);
+    if (!wallet) return null;
+    await checkWalletPin(db, wallet, pin);
+    return wallet.id;
+  }
+
   return {
-    async create(merchant, fields) {
+    async create(merchant, fields, derivedId) {
       const currency = supportedCurrency(fields.currency);
       const amount = toMinor(fields.amount, currency);
       const callbackUrl = fields.callbackUrl === undefined ? null : validateWebhookUrl(fields.callbackUrl, merchant.mode, 'callbackUrl');
       const createdAt = context.now();
+      const id = derivedId ?? randomUUID();
       const row = await insertSession(relaxed, {
-        id: randomUUID(),
+        id,
         merchantId: merchant.merchantId,
         merchantHandle: merchant.handle,
         mode: merchant.mode,
@@ -209,23 +269,23 @@ export function posService(context: AppContext): PosService {
         createdAt,
         expiresAt: new Date(createdAt.getTime() + POS_SESSION_TTL_SECONDS * 1000),
       });
-      if (!row) throw new Error(`merchant ${merchant.merchantId} has no ${merchant.mode} wallet`);
-      return row;
+      if (row) return row;
+      const existing = derivedId ? await current({ mode: merchant.mode, merchantId: merchant.merchantId }, id) : undefined;
+      if (existing) return existing;
+      throw new Error(`merchant ${merchant.merchantId} has no ${merchant.mode} wallet`);
     },
 
     async get(scope, id) {
       if (!UUID.test(id)) throw sessionNotFound(id);
-      const row = await findSession(db, id.toLowerCase(), scope);
+      const row = await current(scope, id.toLowerCase());
       if (!row) throw sessionNotFound(id);
-      const now = context.now();
-      if (row.status === 'pending' && row.expires_at.getTime() <= now.getTime()) {
-        return (await expireSession(db, row.id, now)) ?? (await findSession(db, row.id, scope)) ?? row;
-      }
       return row;
     },
 
-    tap(merchant, id, rawTagId) {
-      return settle({ mode: merchant.mode, merchantId: merchant.merchantId }, id, { tagId: rawTagId });
+    async tap(merchant, id, rawTagId, pin) {
+      const scope = { mode: merchant.mode, merchantId: merchant.merchantId };
+      const pinWalletId = pin === undefined ? null : await holderPinWallet(scope, id, rawTagId, pin);
+      return settle(scope, id, { tagId: rawTagId, pinWalletId });
     },
 
     payWithWallet(wallet, id) {

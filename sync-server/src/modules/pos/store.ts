@@ -35,7 +35,8 @@ export interface SessionScope {
 
 /**
  * Creates a pending session. The merchant's wallet is looked up in the same statement (one round
- * trip); no row comes back when the merchant has no wallet in that mode.
+ * trip); no row comes back when the merchant has no wallet in that mode, or when the id is taken
+ * (an id derived from an Idempotency-Key whose first run created it: the caller reads that one).
  *
  * The caller passes a relaxed-commit view (relaxedCommits): creating a session moves no money and
  * emits no event, so its commit does not wait for the WAL flush. What that risks: a database
@@ -64,6 +65,7 @@ export async function insertSession(
     `INSERT INTO pos_sessions (id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, description, callback_url, created_at, expires_at, updated_at)
      SELECT $1, $2, $3, w.id, $5, $6, $7, $8, $9, $10, $11, $10
      FROM wallets w WHERE w.handle = $4 AND w.mode = $3 AND w.owner_type = 'merchant' AND w.merchant_id = $2
+     ON CONFLICT (id) DO NOTHING
      RETURNING ${SESSION_COLUMNS}`,
     [
       fields.id,
@@ -139,13 +141,23 @@ export async function expireMerchantSessions(db: Queryable, merchantId: string, 
   );
 }
 
-/** What pos_tap (migration 004) did; only completed, failed and expired changed anything. */
-export type TapOutcome = 'completed' | 'failed' | 'expired' | 'not_pending' | 'session_not_found' | 'tag_not_found' | 'tag_disabled' | 'needs_transaction';
+/** What pos_tap (migrations 004 and 018) did; only completed, failed and expired changed anything. */
+export type TapOutcome =
+  | 'completed'
+  | 'failed'
+  | 'expired'
+  | 'not_pending'
+  | 'session_not_found'
+  | 'tag_not_found'
+  | 'tag_disabled'
+  | 'pin_required'
+  | 'needs_transaction';
 
 /**
- * One tap, or one wallet payment, in one statement (see pos_tap in migration 004). Outside a
- * transaction it is its own; inside one (callbacksAllowed) the caller writes the callback event
- * before its commit.
+ * One tap, or one wallet payment, in one statement (see pos_tap in migrations 004 and 018). Outside
+ * a transaction it is its own; inside one (callbacksAllowed) the caller writes the callback event
+ * before its commit. `pinWalletId`: the wallet whose holder proved their PIN for this tap, which
+ * lifts the tag's no-PIN limits if the tag still pays from it.
  */
 export async function runTap(
   db: Queryable,
@@ -159,11 +171,23 @@ export async function runTap(
     now: Date;
     transferId: string;
     callbacksAllowed: boolean;
+    pinWalletId: string | null;
   },
 ): Promise<{ outcome: TapOutcome; row: PosSessionRow | undefined }> {
   const [result] = await db.query<PosSessionRow & { outcome: TapOutcome }>(
-    'SELECT t.outcome, (t.session).* FROM pos_tap($1, $2, $3, $4, $5, $6, $7, $8, $9) AS t',
-    [fields.sessionId, fields.mode, fields.merchantId, fields.tagId, fields.payerWalletId, fields.payerHandle, fields.now, fields.transferId, fields.callbacksAllowed],
+    'SELECT t.outcome, (t.session).* FROM pos_tap($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS t',
+    [
+      fields.sessionId,
+      fields.mode,
+      fields.merchantId,
+      fields.tagId,
+      fields.payerWalletId,
+      fields.payerHandle,
+      fields.now,
+      fields.transferId,
+      fields.callbacksAllowed,
+      fields.pinWalletId,
+    ],
     { prepareAs: 'pos_tap' },
   );
   if (!result) throw new Error('pos_tap returned no row');

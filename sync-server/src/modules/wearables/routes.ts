@@ -15,8 +15,10 @@ import { principalOf } from '../../auth/hooks.ts';
 import { forbidden } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle } from '../../http/validate.ts';
 import { requireWallet } from '../wallets/service.ts';
-import { type WearableOwner, type WearableRow, findWearable, insertWearable, listWearables, updateWearable } from './store.ts';
+import { findWalletById } from '../wallets/store.ts';
+import { type TagConsent, type WearableOwner, type WearableRow, findWearable, insertWearable, listWearables, updateWearable } from './store.ts';
 import { normalizeTagId, resolveTag, tagNotFound, wearableRecord } from './service.ts';
+import { merchantLinkConsent } from './consent.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 /** Merchants register tags for their customers; wallet holders register and disable their own. */
@@ -57,8 +59,11 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
       tags: ['wearables'],
       summary: 'Register an NFC tag linked to an @handle; answers tagId and the tapUrl to write to the tag',
       description:
-        'A merchant key registers a tag for any wallet of its mode. A wallet session registers a tag for the holder\'s own handle ' +
-        '(handle may be omitted). The tag id (TG + 8 upper-case hex) is chosen by the service.',
+        'A merchant key registers a tag for a wallet of its mode with the holder\'s consent: in live mode, a wallet that is not the ' +
+        'merchant\'s own needs the holder\'s wallet PIN as holderPin (403 holder_consent_required without it, 403 wrong_pin, 429 ' +
+        'pin_attempts_exceeded); test mode accepts the body without holderPin and checks it when given. A wallet session registers a tag ' +
+        'for the holder\'s own handle (handle may be omitted; see also POST /api/wallet/wearables). The tag id (TG + 8 upper-case hex) is ' +
+        'chosen by the service. A new tag has the default no-PIN limits of its wallet\'s currency.',
       body: CreateWearableBody,
       response: { 201: WearableRecord, ...errors },
     },
@@ -70,6 +75,7 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
       throw forbidden('handle_not_yours', `A wallet holder registers tags for their own handle ${displayHandle(owner.handle)} only`);
     }
     const wallet = await requireWallet(db, handle, owner.mode);
+    const consent: TagConsent = owner.kind === 'merchant' ? await merchantLinkConsent(db, owner, wallet, body.holderPin) : 'holder_session';
     const row = await insertWearable(db, {
       mode: owner.mode,
       walletId: wallet.id,
@@ -77,6 +83,7 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
       tagType: body.tagType,
       displayName: body.displayName?.trim() || wallet.display_name || displayHandle(handle),
       merchantId: owner.kind === 'merchant' ? owner.merchantId : null,
+      consent,
     });
     return reply.status(201).send(wearableRecord(row, config.publicBaseUrl));
   });
@@ -113,7 +120,9 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
       tags: ['wearables'],
       summary: 'Change a tag: the handle it resolves to, its display name, or its status (active or disabled)',
       description:
-        'Body {handle?, displayName?, status?: "active"|"disabled"}. A disabled tag does not resolve (403) and cannot pay, at once. ' +
+        'Body {handle?, displayName?, status?: "active"|"disabled", holderPin?}. A disabled tag does not resolve (403) and cannot pay, at once. ' +
+        'A merchant pointing a tag at another wallet needs that holder\'s consent as on registration (holderPin; live mode); so does ' +
+        're-enabling a tag its holder disabled. The new holder starts with the default no-PIN limits. ' +
         'A wallet holder may rename, disable or re-enable any tag linked to their wallet (a lost ring), but not point it at another handle.',
       params: TagParams,
       body: UpdateWearableBody,
@@ -125,14 +134,37 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
     const body = request.body as Static<typeof UpdateWearableBody>;
     let walletId: string | undefined;
     let handle: string | undefined;
+    let consent: TagConsent | undefined;
     if (body.handle !== undefined) {
       handle = canonicalHandle(body.handle);
       if (owner.kind === 'wallet' && handle !== owner.handle) {
         throw forbidden('handle_not_yours', `A wallet holder cannot point a tag at another handle than ${displayHandle(owner.handle)}`);
       }
-      walletId = (await requireWallet(db, handle, row.mode)).id;
+      const wallet = await requireWallet(db, handle, row.mode);
+      if (wallet.id !== row.wallet_id && owner.kind === 'merchant') {
+        consent = await merchantLinkConsent(db, owner, wallet, body.holderPin);
+        walletId = wallet.id;
+      }
     }
-    const updated = await updateWearable(db, row.tag_id, { walletId, handle, displayName: body.displayName?.trim() || undefined, status: body.status }, context.now());
+    // A ring its holder disabled (lost) is not the merchant's to turn back on without them.
+    if (owner.kind === 'merchant' && walletId === undefined && body.status === 'active' && row.status === 'disabled' && row.disabled_by === 'holder') {
+      const wallet = await findWalletById(db, row.wallet_id);
+      if (!wallet) throw tagNotFound(row.tag_id);
+      await merchantLinkConsent(db, owner, wallet, body.holderPin);
+    }
+    const updated = await updateWearable(
+      db,
+      row.tag_id,
+      {
+        walletId,
+        handle: walletId === undefined ? undefined : handle,
+        consent,
+        displayName: body.displayName?.trim() || undefined,
+        status: body.status,
+        disabledBy: owner.kind === 'wallet' ? 'holder' : 'merchant',
+      },
+      context.now(),
+    );
     if (!updated) throw tagNotFound(row.tag_id);
     return wearableRecord(updated, config.publicBaseUrl);
   });

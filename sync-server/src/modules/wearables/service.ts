@@ -4,6 +4,7 @@ import { forbidden, notFound } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { type WearableRow, countTap } from './store.ts';
+import { noPinLimitsRecord } from './no-pin-limits.ts';
 
 /**
  * A tag id as the API accepts it: `TG` and 8 hex digits in either case, or a whole tapUrl (what a
@@ -22,7 +23,8 @@ export function payRedirect(handle: string): string {
   return `/pay/${handle}?source=nfc`;
 }
 
-export function wearableRecord(row: WearableRow, publicBaseUrl: string) {
+/** A tag as the API answers it; `holder` (its holder's own routes) adds what only the holder sees. */
+export function wearableRecord(row: WearableRow, publicBaseUrl: string, holder?: { now: Date }) {
   return {
     tagId: row.tag_id,
     handle: displayHandle(row.handle),
@@ -33,6 +35,10 @@ export function wearableRecord(row: WearableRow, publicBaseUrl: string) {
     redirectTo: payRedirect(row.handle),
     tapCount: row.tap_count,
     mode: row.mode,
+    consent: row.consent,
+    disabledBy: row.disabled_by,
+    noPinLimits: noPinLimitsRecord(row, holder),
+    linkedAt: row.linked_at.toISOString(),
     lastTappedAt: row.last_tapped_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 
+/** How the holder agreed that the tag pays from their wallet (migration 018). */
+export type TagConsent = 'holder_pin' | 'holder_session' | 'own_wallet' | 'test_mode' | 'unrecorded';
+
 export interface WearableRow {
   tag_id: string;
   mode: Mode;
@@ -15,9 +18,29 @@ export interface WearableRow {
   last_tapped_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  consent: TagConsent;
+  disabled_by: 'holder' | 'merchant' | null;
+  linked_at: Date;
+  /** The holder's own no-PIN limits, minor units of `currency`; null: the default. */
+  no_pin_per_tap: number | null;
+  no_pin_per_day: number | null;
+  /** The UTC day of no_pin_spent: what taps without the PIN took that day. */
+  no_pin_day: string | null;
+  no_pin_spent: number;
+  /** The wallet's currency: the currency of the no-PIN limits. */
+  currency: string;
+  /** The default no-PIN limits of that currency; null when it has none (every tap needs the PIN). */
+  default_per_tap: number | null;
+  default_per_day: number | null;
 }
 
-const WEARABLE_COLUMNS = 'tag_id, mode, wallet_id, handle, tag_type, display_name, status, merchant_id, tap_count, last_tapped_at, created_at, updated_at';
+/** A tag row with its wallet's currency and that currency's default no-PIN limits; `source` is a table or CTE named w. */
+function selectTags(source: string): string {
+  return `SELECT w.tag_id, w.mode, w.wallet_id, w.handle, w.tag_type, w.display_name, w.status, w.merchant_id, w.tap_count,
+      w.last_tapped_at, w.created_at, w.updated_at, w.consent, w.disabled_by, w.linked_at, w.no_pin_per_tap, w.no_pin_per_day,
+      to_char(w.no_pin_day, 'YYYY-MM-DD') AS no_pin_day, w.no_pin_spent, wa.currency, d.per_tap AS default_per_tap, d.per_day AS default_per_day
+    FROM ${source} w JOIN wallets wa ON wa.id = w.wallet_id LEFT JOIN no_pin_limit_defaults d ON d.currency = wa.currency`;
+}
 
 /** 32 random bits per id: a collision is rare, and a retry with a fresh id settles it. */
 const TAG_ID_ATTEMPTS_MAX = 8;
@@ -32,14 +55,16 @@ export function newTagId(): string {
  */
 export async function insertWearable(
   db: Queryable,
-  fields: { mode: Mode; walletId: string; handle: string; tagType: string; displayName: string; merchantId: string | null },
+  fields: { mode: Mode; walletId: string; handle: string; tagType: string; displayName: string; merchantId: string | null; consent: TagConsent },
   generateId: () => string = newTagId,
 ): Promise<WearableRow> {
   for (let attempt = 1; attempt <= TAG_ID_ATTEMPTS_MAX; attempt++) {
     const rows = await db.query<WearableRow>(
-      `INSERT INTO wearables (tag_id, mode, wallet_id, handle, tag_type, display_name, merchant_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (tag_id) DO NOTHING RETURNING ${WEARABLE_COLUMNS}`,
-      [generateId(), fields.mode, fields.walletId, fields.handle, fields.tagType, fields.displayName, fields.merchantId],
+      `WITH inserted AS (
+         INSERT INTO wearables (tag_id, mode, wallet_id, handle, tag_type, display_name, merchant_id, consent)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tag_id) DO NOTHING RETURNING *
+       ) ${selectTags('inserted')}`,
+      [generateId(), fields.mode, fields.walletId, fields.handle, fields.tagType, fields.displayName, fields.merchantId, fields.consent],
     );
     if (rows[0]) return rows[0];
   }
@@ -47,7 +72,7 @@ export async function insertWearable(
 }
 
 export async function findWearable(db: Queryable, tagId: string): Promise<WearableRow | undefined> {
-  const [row] = await db.query<WearableRow>(`SELECT ${WEARABLE_COLUMNS} FROM wearables WHERE tag_id = $1`, [tagId]);
+  const [row] = await db.query<WearableRow>(`${selectTags('wearables')} WHERE w.tag_id = $1`, [tagId]);
   return row;
 }
 
@@ -68,35 +93,161 @@ export async function listWearables(
     conditions.push(condition.replace('?', `$${params.length}`));
   };
   if ('merchantId' in owner) {
-    add('merchant_id = ?', owner.merchantId);
-    add('mode = ?', owner.mode);
+    add('w.merchant_id = ?', owner.merchantId);
+    add('w.mode = ?', owner.mode);
   } else {
-    add('wallet_id = ?', owner.walletId);
+    add('w.wallet_id = ?', owner.walletId);
   }
-  if (filter.handle !== undefined) add('handle = ?', filter.handle);
-  if (filter.status !== undefined) add('status = ?', filter.status);
+  if (filter.handle !== undefined) add('w.handle = ?', filter.handle);
+  if (filter.status !== undefined) add('w.status = ?', filter.status);
   const where = conditions.join(' AND ');
   const rows = await db.query<WearableRow>(
-    `SELECT ${WEARABLE_COLUMNS} FROM wearables WHERE ${where} ORDER BY created_at, tag_id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    `${selectTags('wearables')} WHERE ${where} ORDER BY w.created_at, w.tag_id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
     [...params, limit, offset],
   );
-  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM wearables WHERE ${where}`, params);
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM wearables w WHERE ${where}`, params);
   return { rows, total: count?.total ?? 0 };
 }
 
+/**
+ * Changes a tag. Linking it to another wallet starts afresh for the new holder: linked_at is now,
+ * and the no-PIN limits and the day's no-PIN total of the previous holder are dropped. Setting
+ * the status records who disabled it (`disabledBy`), or clears that when it is re-enabled.
+ */
 export async function updateWearable(
   db: Queryable,
   tagId: string,
-  fields: { walletId?: string | undefined; handle?: string | undefined; displayName?: string | undefined; status?: string | undefined },
+  fields: {
+    walletId?: string | undefined;
+    handle?: string | undefined;
+    consent?: TagConsent | undefined;
+    displayName?: string | undefined;
+    status?: 'active' | 'disabled' | undefined;
+    disabledBy?: 'holder' | 'merchant' | undefined;
+  },
   now: Date,
 ): Promise<WearableRow | undefined> {
   const [row] = await db.query<WearableRow>(
-    `UPDATE wearables SET wallet_id = coalesce($2, wallet_id), handle = coalesce($3, handle), display_name = coalesce($4, display_name),
-       status = coalesce($5, status), updated_at = $6
-     WHERE tag_id = $1 RETURNING ${WEARABLE_COLUMNS}`,
-    [tagId, fields.walletId ?? null, fields.handle ?? null, fields.displayName ?? null, fields.status ?? null, now],
+    `WITH updated AS (
+       UPDATE wearables SET
+         wallet_id = coalesce($2, wallet_id), handle = coalesce($3, handle), consent = coalesce($4, consent),
+         display_name = coalesce($5, display_name), status = coalesce($6, status),
+         disabled_by = CASE WHEN $6::text IS NULL THEN disabled_by WHEN $6::text = 'active' THEN NULL ELSE $7 END,
+         linked_at = CASE WHEN $2::text IS NOT NULL AND $2::text <> wallet_id THEN $8 ELSE linked_at END,
+         no_pin_per_tap = CASE WHEN $2::text IS NOT NULL AND $2::text <> wallet_id THEN NULL ELSE no_pin_per_tap END,
+         no_pin_per_day = CASE WHEN $2::text IS NOT NULL AND $2::text <> wallet_id THEN NULL ELSE no_pin_per_day END,
+         no_pin_day = CASE WHEN $2::text IS NOT NULL AND $2::text <> wallet_id THEN NULL ELSE no_pin_day END,
+         no_pin_spent = CASE WHEN $2::text IS NOT NULL AND $2::text <> wallet_id THEN 0 ELSE no_pin_spent END,
+         updated_at = $8
+       WHERE tag_id = $1 RETURNING *
+     ) ${selectTags('updated')}`,
+    [tagId, fields.walletId ?? null, fields.handle ?? null, fields.consent ?? null, fields.displayName ?? null, fields.status ?? null, fields.disabledBy ?? null, now],
   );
   return row;
+}
+
+/** Sets the holder's own no-PIN limits (minor units): undefined keeps a limit, null restores the default. */
+export async function setNoPinLimits(
+  db: Queryable,
+  tagId: string,
+  limits: { perTap?: number | null | undefined; perDay?: number | null | undefined },
+  now: Date,
+): Promise<WearableRow | undefined> {
+  const [row] = await db.query<WearableRow>(
+    `WITH updated AS (
+       UPDATE wearables SET no_pin_per_tap = CASE WHEN $2 THEN $3::int8 ELSE no_pin_per_tap END,
+         no_pin_per_day = CASE WHEN $4 THEN $5::int8 ELSE no_pin_per_day END, updated_at = $6
+       WHERE tag_id = $1 RETURNING *
+     ) ${selectTags('updated')}`,
+    [tagId, limits.perTap !== undefined, limits.perTap ?? null, limits.perDay !== undefined, limits.perDay ?? null, now],
+  );
+  return row;
+}
+
+/**
+ * A tag's no-PIN limit per tap in minor units of `currency`: the lower of the holder's own and
+ * the currency's default, and 0 for a payment in another currency than the tag's wallet (such a
+ * payment always needs the PIN). Undefined for a tag unknown in that mode. For a terminal's
+ * offline taps, whose settlement must decline one above it; call it inside that transaction.
+ */
+export async function tagNoPinLimit(db: Queryable, tagId: string, mode: Mode, currency: string): Promise<number | undefined> {
+  return (await tagNoPinLimits(db, [tagId], mode, currency)).get(tagId);
+}
+
+/** tagNoPinLimit for many tags in one statement (a terminal's push of offline taps). */
+export async function tagNoPinLimits(db: Queryable, tagIds: readonly string[], mode: Mode, currency: string): Promise<Map<string, number>> {
+  const rows = await db.query<{ tag_id: string; per_tap: number }>(
+    `SELECT w.tag_id, CASE WHEN wa.currency = $3 THEN least(coalesce(w.no_pin_per_tap, d.per_tap, 0), coalesce(d.per_tap, 0)) ELSE 0 END::int8 AS per_tap
+     FROM wearables w JOIN wallets wa ON wa.id = w.wallet_id LEFT JOIN no_pin_limit_defaults d ON d.currency = wa.currency
+     WHERE w.tag_id = ANY ($1::text[]) AND w.mode = $2`,
+    [tagIds, mode, currency],
+    { prepareAs: 'wearables_no_pin_limits' },
+  );
+  return new Map(rows.map((row) => [row.tag_id, row.per_tap]));
+}
+
+/** The default no-PIN limits of one currency, minor units; undefined when it has none. */
+export async function noPinLimitDefault(db: Queryable, currency: string): Promise<{ perTap: number; perDay: number } | undefined> {
+  const [row] = await db.query<{ per_tap: number; per_day: number }>('SELECT per_tap, per_day FROM no_pin_limit_defaults WHERE currency = $1', [currency]);
+  return row ? { perTap: row.per_tap, perDay: row.per_day } : undefined;
+}
+
+/** Writes the default no-PIN limits of every currency given (minor units) in one statement. */
+export async function saveNoPinLimitDefaults(db: Queryable, limits: readonly { currency: string; perTap: number; perDay: number }[], now: Date): Promise<void> {
+  if (limits.length === 0) return;
+  await db.query(
+    `INSERT INTO no_pin_limit_defaults (currency, per_tap, per_day, updated_at)
+     SELECT l.currency, l.per_tap, l.per_day, $4 FROM unnest($1::text[], $2::int8[], $3::int8[]) AS l (currency, per_tap, per_day)
+     ON CONFLICT (currency) DO UPDATE SET per_tap = EXCLUDED.per_tap, per_day = EXCLUDED.per_day, updated_at = EXCLUDED.updated_at`,
+    [limits.map((limit) => limit.currency), limits.map((limit) => limit.perTap), limits.map((limit) => limit.perDay), now],
+  );
+}
+
+/** One tap or payment made with a tag, for its holder: a POS session it paid (or failed to), or an offline tap. */
+export interface TagActivityRow {
+  kind: 'pos_session' | 'offline_tap';
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  description: string;
+  merchant_handle: string | null;
+  merchant_name: string | null;
+  wallet_ref: string | null;
+  decline_code: string | null;
+  error_message: string | null;
+  at: Date;
+}
+
+/**
+ * What a tag did for its current holder, newest first: POS sessions it settled (completed or
+ * failed) from the holder's wallet, and offline taps settled from it or declined since the tag
+ * was linked to the holder (a declined tap of a disabled ring names no payer).
+ */
+export async function listTagActivity(
+  db: Queryable,
+  tag: { tagId: string; walletId: string; linkedAt: Date },
+  limit: number,
+  offset: number,
+): Promise<{ rows: TagActivityRow[]; total: number }> {
+  const activity = `
+    SELECT 'pos_session' AS kind, s.id::text AS id, s.status, s.amount, s.currency, s.description, s.merchant_id,
+           s.wallet_ref, NULL::text AS decline_code, s.error_message, s.ended_at AS at
+    FROM pos_sessions s WHERE s.tag_id = $1 AND s.payer_wallet_id = $2
+    UNION ALL
+    SELECT 'offline_tap', p.id::text, p.status, p.amount, p.currency, p.description, p.merchant_id,
+           p.transfer_id, p.decline_code, p.decline_reason, p.captured_at
+    FROM offline_payments p
+    WHERE p.tag_id = $1 AND (p.payer_wallet_id = $2 OR (p.payer_wallet_id IS NULL AND p.captured_at >= $3))`;
+  const rows = await db.query<TagActivityRow>(
+    `SELECT a.kind, a.id, a.status, a.amount, a.currency, a.description, m.handle AS merchant_handle, m.name AS merchant_name,
+            a.wallet_ref, a.decline_code, a.error_message, a.at
+     FROM (${activity}) a LEFT JOIN merchants m ON m.id = a.merchant_id
+     ORDER BY a.at DESC, a.id LIMIT $4 OFFSET $5`,
+    [tag.tagId, tag.walletId, tag.linkedAt, limit, offset],
+  );
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM (${activity}) a`, [tag.tagId, tag.walletId, tag.linkedAt]);
+  return { rows, total: count?.total ?? 0 };
 }
 
 export type TagLookup =

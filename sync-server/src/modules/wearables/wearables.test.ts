@@ -267,7 +267,7 @@ for (const target of await databaseTargets()) {
       const s = server();
       const { handle } = await merchantWithCustomer();
       const wallet = (await findWallet(s.db, handle, 'test'))!;
-      const fields = { mode: 'test' as const, walletId: wallet.id, handle, tagType: 'custom', displayName: 'x', merchantId: null };
+      const fields = { mode: 'test' as const, walletId: wallet.id, handle, tagType: 'custom', displayName: 'x', merchantId: null, consent: 'holder_session' as const };
       const ids = ['TGC0111DE0', 'TGC0111DE0', 'TGC0111DE1'];
       const first = await insertWearable(s.db, fields, () => ids.shift()!);
       assert.equal(first.tag_id, 'TGC0111DE0');

@@ -2,10 +2,12 @@
  * amount aside in a signed voucher (POST /api/offline/qr), show it as a QR code for a terminal to
  * scan, and cancel it to get the money back. The wallet token lives in this tab only. Plain
  * browser JavaScript, no build step. */
-/* global document */
+/* global document, window */
 'use strict';
 
 (() => {
+  // The page's language and its sentences: /web/i18n.js, loaded first (page-script.ts).
+  const { t, reason, money, dateTime } = window.TaplineI18n;
   const $ = (id) => document.getElementById(id);
   let token = null;
   let voucherId = null;
@@ -23,16 +25,11 @@
     } catch {
       data = text;
     }
-    if (!response.ok) throw new Error(data && typeof data.error === 'string' ? data.error : `The server answered ${response.status}`);
-    return data;
-  }
-
-  function formatAmount(amount, currency) {
-    try {
-      return new Intl.NumberFormat(undefined, { style: 'currency', currency, currencyDisplay: 'code' }).format(amount);
-    } catch {
-      return `${currency} ${amount}`;
+    if (!response.ok) {
+      const words = data && typeof data.error === 'string' ? data.error : t('web.pay.serverAnswered', { status: response.status });
+      throw new Error(reason(data && data.code, words));
     }
+    return data;
   }
 
   // One key per voucher attempt: a double tap on "Make QR code" reserves once.
@@ -44,8 +41,8 @@
     error.textContent = '';
     const handle = $('handle').value.trim();
     const pin = $('pin').value.trim();
-    if (!/^@?[A-Za-z0-9_.]{3,30}$/.test(handle)) return void (error.textContent = 'Enter your @handle');
-    if (!/^[0-9]{4,8}$/.test(pin)) return void (error.textContent = 'Your PIN is 4 to 8 digits');
+    if (!/^@?[A-Za-z0-9_.]{3,30}$/.test(handle)) return void (error.textContent = t('web.pay.enterHandle'));
+    if (!/^[0-9]{4,8}$/.test(pin)) return void (error.textContent = t('web.pay.pinDigits'));
     $('signin-button').disabled = true;
     try {
       const session = await call('POST', '/api/wallet/sessions', { handle, pin });
@@ -53,7 +50,7 @@
       sessionStorage.setItem('tapline.wallet.handle', session.handle);
       const balance = await call('GET', '/api/wallet/balance');
       const main = balance.balances[0];
-      $('signed-in-as').textContent = `${balance.handle}${main ? ` · ${formatAmount(main.available, main.currency)} available` : ''}`;
+      $('signed-in-as').textContent = main ? t('web.offlineQr.available', { handle: balance.handle, amount: money(main.available, main.currency) }) : balance.handle;
       $('voucher-currency').textContent = main ? main.currency : '';
       $('signin-card').hidden = true;
       $('voucher-card').hidden = false;
@@ -74,7 +71,7 @@
     const error = $('voucher-error');
     error.textContent = '';
     const amount = Number($('amount').value.trim().replace(',', '.'));
-    if (!Number.isFinite(amount) || amount <= 0) return void (error.textContent = 'Enter an amount');
+    if (!Number.isFinite(amount) || amount <= 0) return void (error.textContent = t('web.offlineQr.enterAmount'));
     $('voucher-button').disabled = true;
     try {
       const voucher = await call('POST', '/api/offline/qr', { amount, expiresInHours: Number($('hours').value) });
@@ -82,8 +79,8 @@
       const svg = await call('GET', `/api/offline/qr/${encodeURIComponent(voucher.id)}/qr.svg`);
       $('voucher-qr').src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
       $('voucher-qr').dataset.payload = voucher.qrPayload;
-      $('voucher-amount').textContent = formatAmount(voucher.amount, voucher.currency);
-      $('voucher-expiry').textContent = `Valid until ${new Date(voucher.expiresAt).toLocaleString()}. Show it at the till; it pays once.`;
+      $('voucher-amount').textContent = money(voucher.amount, voucher.currency);
+      $('voucher-expiry').textContent = t('web.offlineQr.validUntil', { date: dateTime(voucher.expiresAt) });
       $('voucher-form').hidden = true;
       $('voucher-result').hidden = false;
       $('voucher-result').dataset.status = voucher.status;
@@ -101,7 +98,7 @@
       const voucher = await call('POST', `/api/offline/qr/${encodeURIComponent(voucherId)}/revoke`);
       $('voucher-result').dataset.status = voucher.status;
       $('voucher-qr').hidden = true;
-      $('voucher-status').textContent = `Cancelled: ${formatAmount(voucher.amount, voucher.currency)} is back in your wallet.`;
+      $('voucher-status').textContent = t('web.offlineQr.cancelled', { amount: money(voucher.amount, voucher.currency) });
     } catch (failure) {
       $('voucher-status').textContent = failure.message;
       $('voucher-revoke').disabled = false;

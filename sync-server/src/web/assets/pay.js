@@ -3,22 +3,16 @@
  * @handle and PIN (POST /api/wallet/sessions) and pays with that wallet session. The page behind a
  * checkout session's QR code (data-page="checkout") sends handle and PIN with the payment itself
  * (POST /api/checkout/sessions/<id>/pay). Plain browser JavaScript, no build step. */
-/* global document */
+/* global document, window */
 'use strict';
 
 (() => {
+  // The page's language and its sentences: /web/i18n.js, loaded first (page-script.ts).
+  const { t, reason, money, example } = window.TaplineI18n;
   const $ = (id) => document.getElementById(id);
   const facts = document.body.dataset;
   const form = $('pay-form');
   if (!form) return;
-
-  function formatAmount(amount, currency) {
-    try {
-      return new Intl.NumberFormat(undefined, { style: 'currency', currency, currencyDisplay: 'code' }).format(amount);
-    } catch {
-      return `${currency} ${amount}`;
-    }
-  }
 
   async function call(method, path, body, headers) {
     const response = await fetch(path, {
@@ -35,9 +29,10 @@
     return { status: response.status, data };
   }
 
+  /** The error's code in the page's language, else the server's own words. */
   function errorText(result) {
-    if (result.data && typeof result.data.error === 'string') return result.data.error;
-    return `The server answered ${result.status}`;
+    const data = result.data || {};
+    return reason(data.code, typeof data.error === 'string' ? data.error : t('web.pay.serverAnswered', { status: result.status }));
   }
 
   /** Signs in (the token lives for this tab only) and returns the wallet token, or throws a message. */
@@ -74,11 +69,11 @@
     const handle = $('handle').value.trim();
     const pin = $('pin').value.trim();
     if (!/^@?[A-Za-z0-9_.]{3,30}$/.test(handle)) {
-      error.textContent = 'Enter your @handle';
+      error.textContent = t('web.pay.enterHandle');
       return;
     }
     if (!/^[0-9]{4,8}$/.test(pin)) {
-      error.textContent = 'Your PIN is 4 to 8 digits';
+      error.textContent = t('web.pay.pinDigits');
       return;
     }
     let amount;
@@ -86,7 +81,7 @@
       const raw = $('amount').value.trim().replace(',', '.');
       amount = Number(raw);
       if (!/^\d+(\.\d+)?$/.test(raw) || !(amount > 0)) {
-        error.textContent = 'Enter an amount greater than zero, such as 12.50';
+        error.textContent = t('web.pay.enterAmount', { example: example(facts.currency) });
         return;
       }
     }
@@ -95,9 +90,9 @@
       if (facts.page === 'checkout') {
         const result = await call('POST', `/api/checkout/sessions/${facts.sessionId}/pay`, { method: 'wallet', handle, pin }, { 'idempotency-key': idempotencyKey });
         if (result.status === 200 && result.data.status === 'paid') {
-          showResult('completed', 'Paid', `${formatAmount(result.data.amount, result.data.currency)} paid to ${result.data.merchant.name} by ${result.data.payerHandle}.`);
+          showResult('completed', t('web.pay.paid'), t('web.pay.paidToBy', { amount: money(result.data.amount, result.data.currency), merchant: result.data.merchant.name, payer: result.data.payerHandle }));
         } else if (result.status === 409 || result.status === 410) {
-          showResult(result.status === 410 ? 'expired' : 'failed', result.status === 410 ? 'Expired' : 'Not payable', errorText(result));
+          showResult(result.status === 410 ? 'expired' : 'failed', t(result.status === 410 ? 'web.pay.expired' : 'web.pay.notPayable'), errorText(result));
         } else {
           throw new Error(errorText(result));
         }
@@ -108,11 +103,11 @@
       if (facts.page === 'session') {
         const result = await call('POST', `/api/pos/sessions/${facts.sessionId}/pay`, {}, headers);
         if (result.status === 200 && result.data.status === 'completed') {
-          showResult('completed', 'Paid', `${formatAmount(result.data.amount, result.data.currency)} paid by ${result.data.payerHandle}. Reference ${result.data.walletRef}.`);
+          showResult('completed', t('web.pay.paid'), t('web.pay.paidByRef', { amount: money(result.data.amount, result.data.currency), payer: result.data.payerHandle, reference: result.data.walletRef }));
         } else if (result.status === 200) {
-          showResult('failed', 'Payment failed', result.data.errorMessage || 'The payment did not go through.');
+          showResult('failed', t('web.pay.failed'), result.data.errorMessage || t('web.pay.failedText'));
         } else if (result.status === 409 || result.status === 410) {
-          showResult(result.status === 410 ? 'expired' : 'failed', result.status === 410 ? 'Expired' : 'Not payable', errorText(result));
+          showResult(result.status === 410 ? 'expired' : 'failed', t(result.status === 410 ? 'web.pay.expired' : 'web.pay.notPayable'), errorText(result));
         } else {
           throw new Error(errorText(result));
         }
@@ -124,8 +119,8 @@
         if (result.status !== 201) throw new Error(errorText(result));
         showResult(
           'completed',
-          'Paid',
-          `${formatAmount(result.data.amount, result.data.currency)} sent to ${result.data.to}. Your balance: ${formatAmount(result.data.balance, result.data.currency)}.`,
+          t('web.pay.paid'),
+          t('web.pay.sentTo', { amount: money(result.data.amount, result.data.currency), to: result.data.to, balance: money(result.data.balance, result.data.currency) }),
         );
       }
     } catch (problem) {

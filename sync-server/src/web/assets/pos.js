@@ -5,6 +5,8 @@
 'use strict';
 
 (() => {
+  // The page's language and its sentences: /web/i18n.js, loaded first (page-script.ts).
+  const { t, reason, money, example, time } = window.TaplineI18n;
   const TOKEN_KEY = 'tapline.pos.token';
   const POLL_MS = 1000;
   const TAG_IN_URL = /\/tap\/(TG[0-9A-Fa-f]{8})\/?(?:[?#].*)?$/;
@@ -28,14 +30,6 @@
     document.body.dataset.view = name;
   }
 
-  function formatAmount(amount, currency) {
-    try {
-      return new Intl.NumberFormat(undefined, { style: 'currency', currency, currencyDisplay: 'code' }).format(amount);
-    } catch {
-      return `${currency} ${amount}`;
-    }
-  }
-
   /** Terminal tokens are sent as Bearer term.<64 hex>; accept the token with or without its prefix. */
   function normaliseToken(input) {
     const value = input.trim().replace(/^Bearer\s+/i, '');
@@ -56,9 +50,10 @@
     return { status: response.status, data };
   }
 
+  /** The error's code in the page's language, else the server's own words. */
   function errorText(result) {
-    if (result.data && typeof result.data.error === 'string') return result.data.error;
-    return `The server answered ${result.status}`;
+    const data = result.data || {};
+    return reason(data.code, typeof data.error === 'string' ? data.error : t('web.pay.serverAnswered', { status: result.status }));
   }
 
   // ------------------------------------------------------------------ sign in
@@ -73,7 +68,7 @@
     state.merchant = result.data;
     localStorage.setItem(TOKEN_KEY, token);
     const terminal = result.data.terminal ? ` · ${result.data.terminal.name}` : '';
-    $('who').textContent = `${result.data.merchant.name} ${result.data.merchant.handle}${terminal}${result.data.mode === 'test' ? ' · test mode' : ''}`;
+    $('who').textContent = `${result.data.merchant.name} ${result.data.merchant.handle}${terminal}${result.data.mode === 'test' ? ` · ${t('common.testMode')}` : ''}`;
     const currency = $('currency');
     if ([...currency.options].some((option) => option.value === result.data.merchant.currency)) currency.value = result.data.merchant.currency;
     showCharge();
@@ -94,7 +89,7 @@
     $('signin-error').textContent = '';
     const token = normaliseToken($('token').value);
     if (!token) {
-      $('signin-error').textContent = 'That is not a terminal token (term. followed by 64 hexadecimal characters).';
+      $('signin-error').textContent = t('web.pos.tokenInvalid');
       return;
     }
     const problem = await signIn(token);
@@ -119,7 +114,7 @@
     const raw = $('amount').value.trim().replace(',', '.');
     const amount = Number(raw);
     if (!/^\d+(\.\d+)?$/.test(raw) || !(amount > 0)) {
-      $('charge-error').textContent = 'Enter an amount greater than zero, such as 12.50';
+      $('charge-error').textContent = t('web.pay.enterAmount', { example: example($('currency').value) });
       return;
     }
     // Start listening for tags inside the click: Web NFC asks for permission on a user gesture.
@@ -145,8 +140,8 @@
     state.session = session;
     state.tapInFlight = false;
     $('waiting').dataset.sessionId = session.sessionId;
-    $('waiting-amount').textContent = formatAmount(session.amount, session.currency);
-    $('waiting-description').textContent = session.description || 'New sale';
+    $('waiting-amount').textContent = money(session.amount, session.currency);
+    $('waiting-description').textContent = session.description || t('web.pos.newSale');
     $('qr').src = `/pos/qr.svg?data=${encodeURIComponent(session.qrPayload)}`;
     $('waiting-error').textContent = '';
     $('manual-tag').value = '';
@@ -184,21 +179,21 @@
     const session = state.session;
     if (!session || state.tapInFlight) return;
     state.tapInFlight = true;
-    $('nfc-status').textContent = `Tag ${tagId} read: paying…`;
+    $('nfc-status').textContent = t('web.pos.tagPaying', { tagId });
     const result = await api('POST', `/api/pos/sessions/${session.sessionId}/tap`, { tagId }, { 'idempotency-key': `${session.sessionId}:${tagId}` });
     state.tapInFlight = false;
     if (state.session !== session) return;
     if (result.status === 200) return finish(result.data);
     if (result.status === 409 || result.status === 410) return poll();
     $('waiting-error').textContent = errorText(result);
-    $('nfc-status').textContent = 'Waiting for a tap…';
+    $('nfc-status').textContent = t('web.pos.waitingTap');
   }
 
   $('manual-tap-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const tagId = $('manual-tag').value.trim().toUpperCase();
     if (!TAG_ID.test(tagId)) {
-      $('waiting-error').textContent = 'A tag ID is TG followed by 8 hexadecimal characters';
+      $('waiting-error').textContent = t('web.pos.tagIdInvalid');
       return;
     }
     $('waiting-error').textContent = '';
@@ -225,7 +220,7 @@
 
   function startNfc() {
     if (!('NDEFReader' in window)) {
-      $('nfc-status').textContent = 'Waiting for payment: scan the QR code (this browser cannot read NFC)';
+      $('nfc-status').textContent = t('web.pos.noNfc');
       return;
     }
     if (state.nfcAbort) return;
@@ -238,23 +233,23 @@
           const tagId = tagIdFromRecord(record);
           if (tagId) return sendTap(tagId);
         }
-        $('waiting-error').textContent = 'That tag does not carry a Tapline link';
+        $('waiting-error').textContent = t('web.pos.notTapline');
       });
       reader.addEventListener('readingerror', () => {
-        $('waiting-error').textContent = 'Could not read the tag: hold it still against the phone';
+        $('waiting-error').textContent = t('web.pos.readError');
       });
       reader.scan({ signal: abort.signal }).then(
         () => {
-          $('nfc-status').textContent = 'Waiting for a tap… hold the wearable to the phone';
+          $('nfc-status').textContent = t('web.pos.waitingTapPhone');
         },
         (error) => {
           state.nfcAbort = null;
-          $('nfc-status').textContent = `NFC unavailable (${error.name}): scan the QR code`;
+          $('nfc-status').textContent = t('web.pos.nfcUnavailable', { reason: error.name });
         },
       );
     } catch (error) {
       state.nfcAbort = null;
-      $('nfc-status').textContent = `NFC unavailable (${error.name || 'error'}): scan the QR code`;
+      $('nfc-status').textContent = t('web.pos.nfcUnavailable', { reason: error.name || String(error) });
     }
   }
 
@@ -265,7 +260,7 @@
 
   // ------------------------------------------------------------------ outcome
 
-  const TITLES = { completed: 'Paid', failed: 'Payment failed', expired: 'Expired', cancelled: 'Cancelled' };
+  const FINAL = ['completed', 'failed', 'expired', 'cancelled'];
 
   function addDetail(list, label, value) {
     if (value === undefined || value === null || value === '') return;
@@ -283,15 +278,15 @@
     $('result').dataset.status = status;
     $('result').dataset.sessionId = session.sessionId;
     $('result-icon').className = `result-icon ${status}`;
-    $('result-title').textContent = TITLES[status] || status;
-    $('result-amount').textContent = formatAmount(session.amount, session.currency);
+    $('result-title').textContent = FINAL.includes(status) ? t(`web.pos.${status}`) : status;
+    $('result-amount').textContent = money(session.amount, session.currency);
     const details = $('result-details');
     details.replaceChildren();
-    addDetail(details, 'Payer', session.payerHandle);
-    addDetail(details, 'Reason', status === 'completed' ? undefined : session.errorMessage);
-    addDetail(details, 'Reference', session.walletRef);
-    addDetail(details, 'For', session.description);
-    addDetail(details, 'Time', new Date(session.endedAt || session.createdAt).toLocaleTimeString());
+    addDetail(details, t('web.pos.payer'), session.payerHandle);
+    addDetail(details, t('web.pos.reason'), status === 'completed' ? undefined : session.errorMessage);
+    addDetail(details, t('web.pos.reference'), session.walletRef);
+    addDetail(details, t('web.pos.for'), session.description);
+    addDetail(details, t('web.pos.time'), time(session.endedAt || session.createdAt));
     show('result');
     $('new-sale').focus();
   }

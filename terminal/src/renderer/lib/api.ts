@@ -33,40 +33,59 @@ export function isUnreachable(error: unknown): boolean {
 /** Statuses after which a session never changes again. */
 export const FINAL_STATUSES: ReadonlySet<PosSession['status']> = new Set(['completed', 'failed', 'expired', 'cancelled']);
 
+/** POST /api/terminals/pair: what a pairing code is exchanged for (no credential needed). */
+export interface PairedTerminal {
+  token: string;
+  terminal: { id: string; name: string; mode: 'test' | 'live'; merchant: { name: string; handle: string } };
+}
+
+/** Sends a request to the page's origin and turns any failure into an ApiError. */
+async function send<T>(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown): Promise<T> {
+  const sent: Record<string, string> = { ...headers };
+  if (body !== undefined) sent['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers: sent, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  } catch {
+    throw new ApiError('The terminal cannot reach the server', 'network_error', 0);
+  }
+  const text = await response.text();
+  let data: unknown = null;
+  try {
+    data = text === '' ? null : JSON.parse(text);
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const error = (data ?? {}) as { error?: unknown; code?: unknown };
+    throw new ApiError(typeof error.error === 'string' ? error.error : `The server answered HTTP ${response.status}`, typeof error.code === 'string' ? error.code : 'http_error', response.status);
+  }
+  return data as T;
+}
+
+/** The kiosk's first start: the pairing code the merchant got is exchanged for this terminal's token. */
+export function pairTerminal(code: string): Promise<PairedTerminal> {
+  return send<PairedTerminal>('POST', '/api/terminals/pair', {}, { code });
+}
+
 /**
  * The sync server's POS surface as the terminal uses it. Requests go to the page's own origin;
  * the terminal host forwards /api to the sync server.
  */
 export function createApi(terminalToken: string) {
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${terminalToken}`, ...extraHeaders };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    } catch {
-      throw new ApiError('The terminal cannot reach the server', 'network_error', 0);
-    }
-    const text = await response.text();
-    let data: unknown = null;
-    try {
-      data = text === '' ? null : JSON.parse(text);
-    } catch {
-      data = null;
-    }
-    if (!response.ok) {
-      const error = (data ?? {}) as { error?: unknown; code?: unknown };
-      throw new ApiError(typeof error.error === 'string' ? error.error : `The server answered HTTP ${response.status}`, typeof error.code === 'string' ? error.code : 'http_error', response.status);
-    }
-    return data as T;
-  }
+  const call = <T>(method: 'GET' | 'POST', path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> =>
+    send<T>(method, path, { authorization: `Bearer ${terminalToken}`, ...extraHeaders }, body);
   const sessionPath = (sessionId: string) => `/api/pos/sessions/${encodeURIComponent(sessionId)}`;
   return {
     context: () => call<PosContext>('GET', '/api/pos/context'),
-    createSession: (body: { amount: number; currency: string; description?: string }) => call<PosSession>('POST', '/api/pos/sessions', body),
+    // The sale's id as the key: a Charge repeated after a lost answer or a reload opens one session.
+    createSession: (body: { amount: number; currency: string; description?: string }, idempotencyKey: string) => call<PosSession>('POST', '/api/pos/sessions', body, { 'idempotency-key': `sale-${idempotencyKey}` }),
     session: (sessionId: string) => call<PosSession>('GET', sessionPath(sessionId)),
     // The key makes a retried tap (an answer lost on the network) replay instead of answering 409.
-    tap: (sessionId: string, tagId: string) => call<PosSession>('POST', `${sessionPath(sessionId)}/tap`, { tagId }, { 'idempotency-key': `tap-${sessionId}-${tagId}` }),
+    // A tap answered pin_required is sent again with the customer's PIN: each PIN try is a request
+    // of its own (another key), since a key may not be reused with another body.
+    tap: (sessionId: string, tagId: string, pin?: { pin: string; attempt: number }) =>
+      call<PosSession>('POST', `${sessionPath(sessionId)}/tap`, pin === undefined ? { tagId } : { tagId, pin: pin.pin }, { 'idempotency-key': `tap-${sessionId}-${tagId}${pin === undefined ? '' : `-pin${pin.attempt}`}` }),
     cancel: (sessionId: string) => call<PosSession>('POST', `${sessionPath(sessionId)}/cancel`),
   };
 }

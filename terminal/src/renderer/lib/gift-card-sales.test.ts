@@ -5,8 +5,9 @@ import { describe, it } from 'node:test';
 import { GIFT_CARD_CODE, giftCardCodeHash } from '@tapline/shared/gift-card-code';
 import type { GiftCardSaleDoc } from '@tapline/shared/sync-protocol';
 import type { PosContext } from './api.ts';
+import { translator } from '@tapline/shared/i18n';
 import { type GiftCardSaleAttempt, giftCardCurrencies, giftCardSaleOutcome, newGiftCardSale, printedExpiry } from './gift-card-sales.ts';
-import { GIFT_CARD_ACTIVATION_NOTE, giftCardSaleReceipt } from './receipt.ts';
+import { giftCardSaleReceipt } from './receipt.ts';
 import type { TerminalConfig } from './terminal-config.ts';
 
 const NOW = new Date('2026-11-24T12:00:00Z');
@@ -70,7 +71,8 @@ describe('gift cards sold at the terminal', () => {
     assert.equal(request.jobId, `giftcard-${ID}`);
     assert.deepEqual(request.merchant, { name: 'Mama Put', handle: 'mama_put' });
     assert.equal(request.settings.terminalName, 'Front counter');
-    assert.equal(request.settings.footer, `${GIFT_CARD_ACTIVATION_NOTE} See you soon`);
+    assert.equal(request.settings.footer, 'This card activates when the till is online. See you soon');
+    assert.equal(request.settings.language, 'en', 'the host\'s PRINTER_LANGUAGE when the kiosk gives none');
     assert.deepEqual(request.receipt, {
       kind: 'gift-card-sale',
       receiptNumber: ID.slice(0, 12),
@@ -87,6 +89,10 @@ describe('gift cards sold at the terminal', () => {
     const again = giftCardSaleReceipt({ doc: settled, code: attempt.code }, CONTEXT, CONFIG);
     assert.equal(again.settings.footer, 'See you soon');
     assert.equal(again.receipt.kind === 'gift-card-sale' && again.receipt.expiresAt, '2027-11-25T09:00:00.000Z');
+    // In the kiosk's language: the receipt's words (hardware lays them out) and the activation note.
+    const french = giftCardSaleReceipt({ doc: attempt.doc, code: attempt.code }, CONTEXT, CONFIG, 'fr');
+    assert.equal(french.settings.language, 'fr');
+    assert.equal(french.settings.footer, 'Cette carte s\'active quand la caisse est en ligne. See you soon');
   });
 
   it('tells the cashier what became of a sale', async () => {
@@ -96,7 +102,14 @@ describe('gift cards sold at the terminal', () => {
     assert.equal(giftCardSaleOutcome({ ...attempt.doc, status: 'accepted', cardId: 'gcard_abc' }), 'Active - card gcard_abc');
     assert.equal(
       giftCardSaleOutcome({ ...attempt.doc, status: 'declined', declineCode: 'insufficient_funds', declineReason: 'The merchant\'s wallet has less than the card\'s value in NGN' }),
-      'Declined: The merchant\'s wallet has less than the card\'s value in NGN (insufficient_funds)',
+      'Declined: There is not enough money in the wallet. (insufficient_funds)',
     );
+    // A code the catalogue does not know keeps the server's words.
+    assert.equal(giftCardSaleOutcome({ ...attempt.doc, status: 'declined', declineCode: 'brand_new_rule', declineReason: 'Some new rule' }), 'Declined: Some new rule (brand_new_rule)');
+    // In the kiosk's language.
+    const french = translator('fr');
+    assert.equal(giftCardSaleOutcome(attempt.doc, french), 'S\'active quand la caisse est en ligne');
+    assert.equal(giftCardSaleOutcome({ ...attempt.doc, status: 'accepted', cardId: 'gcard_abc' }, french), 'Active - carte gcard_abc');
+    assert.equal(giftCardSaleOutcome({ ...attempt.doc, status: 'declined', declineCode: 'insufficient_funds' }, french), 'Refusée : Le portefeuille n\'a pas assez d\'argent. (insufficient_funds)');
   });
 });

@@ -1,6 +1,7 @@
 import { GIFT_CARD_CURRENCIES, GIFT_CARD_LIMITS, type GiftCardDesignTheme, addMonths } from '@tapline/shared/gift-card-rules';
 import { giftCardCodeHash, giftCardCodePrefix, makeGiftCardCode } from '@tapline/shared/gift-card-code';
 import type { GiftCardSaleDoc } from '@tapline/shared/sync-protocol';
+import { type MessageKey, type Translator, translator } from '@tapline/shared/i18n';
 
 /** What the cashier entered on the Sell gift card screen. */
 export interface GiftCardSaleInput {
@@ -68,9 +69,12 @@ export function printedExpiry(capturedAt: string, months: number = GIFT_CARD_LIM
   return addMonths(new Date(capturedAt), months).toISOString();
 }
 
-/** For the cashier: what became of a sale. */
-export function giftCardSaleOutcome(doc: GiftCardSaleDoc): string {
-  if (doc.status === 'accepted') return `Active - card ${doc.cardId ?? ''}`.trim();
-  if (doc.status === 'declined') return `Declined: ${doc.declineReason || 'no reason given'} (${doc.declineCode ?? 'declined'})`;
-  return 'Activates when the till is online';
+/** For the cashier, in the kiosk's language: what became of a sale. */
+export function giftCardSaleOutcome(doc: GiftCardSaleDoc, words: Translator<MessageKey> = translator('en')): string {
+  if (doc.status === 'accepted') return words.t('kiosk.giftCardOutcome.active', { cardId: doc.cardId ?? '' }).trim();
+  if (doc.status === 'declined') {
+    const reason = words.reason(doc.declineCode, doc.declineReason || words.t('kiosk.offlineOutcome.declinedFallback'));
+    return words.t('kiosk.giftCardOutcome.declined', { reason, code: doc.declineCode ?? 'declined' });
+  }
+  return words.t('kiosk.giftCardOutcome.queued');
 }

@@ -1,4 +1,5 @@
 import { HardwareBridgeClient } from '@tapline/hardware/src/bridge/client.ts';
+import { type HardwareClient, IpcHardwareClient, kioskApi } from './hardware-ipc.ts';
 import type { NfcReaderStatus, TagEvent, UnsupportedTagEvent } from '@tapline/hardware/src/nfc/types.ts';
 import type { PrintResult, PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
 import type { ReceiptRequest } from './receipt.ts';
@@ -15,16 +16,29 @@ export interface HardwareSnapshot {
 }
 
 const RETRY_MS_MIN = 1_000;
-const RETRY_MS_MAX = 15_000;
+// A restarted host is back in seconds: the bridge is looked for again at most every 4 s.
+const RETRY_MS_MAX = 4_000;
 
 /**
- * The page's connection to the reader and printer through the host's loopback bridge. It
- * reconnects by itself (the host may restart), keeps the last known status for the status bar
- * and hands NFC taps to whoever listens (the waiting screen).
+ * The transport to the reader and printer: the Electron app's preload (IPC) when the page runs
+ * in the kiosk app, else the host's loopback WebSocket bridge (a browser: development, tests).
+ */
+function createClient(config: TerminalConfig): HardwareClient {
+  const api = kioskApi();
+  if (api !== null) return new IpcHardwareClient(api);
+  if (config.bridgeUrl === undefined || config.bridgeSecret === undefined) throw new Error('the host gave no hardware bridge and this is not the kiosk app');
+  return new HardwareBridgeClient(config.bridgeUrl, config.bridgeSecret);
+}
+
+/**
+ * The page's connection to the reader and printer (createClient: IPC or the loopback bridge).
+ * It reconnects by itself (the host may restart), keeps the last known status for the status
+ * bar and hands NFC taps to whoever listens (the waiting screen).
  */
 export class HardwareConnection {
-  readonly #config: TerminalConfig;
-  #client: HardwareBridgeClient | null = null;
+  #config: TerminalConfig;
+  readonly #reloadConfig: (() => Promise<TerminalConfig>) | null;
+  #client: HardwareClient | null = null;
   #snapshot: HardwareSnapshot = { bridge: 'connecting', nfc: null, printer: null, detail: null };
   #retryMs = RETRY_MS_MIN;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -33,8 +47,17 @@ export class HardwareConnection {
   readonly #tapListeners = new Set<(event: TagEvent) => void>();
   readonly #unsupportedListeners = new Set<(event: UnsupportedTagEvent) => void>();
 
-  constructor(config: TerminalConfig) {
+  /**
+   * `reloadConfig` is asked again before every reconnection: a restarted host has a new bridge
+   * secret (and maybe port), which the page would otherwise keep knocking with the old one.
+   */
+  constructor(config: TerminalConfig, reloadConfig?: () => Promise<TerminalConfig>) {
     this.#config = config;
+    this.#reloadConfig = reloadConfig ?? null;
+  }
+
+  get config(): TerminalConfig {
+    return this.#config;
   }
 
   get snapshot(): HardwareSnapshot {
@@ -88,7 +111,13 @@ export class HardwareConnection {
 
   async #connect(): Promise<void> {
     this.#update({ bridge: 'connecting' });
-    const client = new HardwareBridgeClient(this.#config.bridgeUrl, this.#config.bridgeSecret);
+    let client: HardwareClient;
+    try {
+      client = createClient(this.#config);
+    } catch (error) {
+      this.#lost((error as Error).message);
+      return;
+    }
     client.on('nfc.status', (nfc) => this.#update({ nfc }));
     client.on('printer.status', (printer) => this.#update({ printer }));
     client.on('nfc.tap', (event) => {
@@ -114,11 +143,24 @@ export class HardwareConnection {
     }
   }
 
+  async #reconnect(): Promise<void> {
+    if (this.#reloadConfig !== null) {
+      try {
+        this.#config = await this.#reloadConfig();
+      } catch (error) {
+        // The host is not back yet: try again later with what we have.
+        this.#lost((error as Error).message);
+        return;
+      }
+    }
+    if (!this.#stopped) await this.#connect();
+  }
+
   #lost(detail: string): void {
     this.#client = null;
     this.#update({ bridge: 'disconnected', detail });
     if (this.#stopped) return;
-    this.#retryTimer = setTimeout(() => void this.#connect(), this.#retryMs);
+    this.#retryTimer = setTimeout(() => void this.#reconnect(), this.#retryMs);
     this.#retryMs = Math.min(this.#retryMs * 2, RETRY_MS_MAX);
   }
 }

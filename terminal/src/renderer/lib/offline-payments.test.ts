@@ -5,7 +5,9 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { encodeVoucher, type VoucherClaims, voucherSignedPart } from '@tapline/shared/offline-qr';
 import type { OfflinePaymentDoc, SyncHello } from '@tapline/shared/sync-protocol';
-import { type OfflineAttempt, offlineTap, offlineVoucher, usedVoucherIds } from './offline-payments.ts';
+import { translator } from '@tapline/shared/i18n';
+import { refusalMessage } from './messages.ts';
+import { type OfflineAttempt, offlineAmountCheck, offlineRoom, offlineTap, offlineVoucher, usedVoucherIds } from './offline-payments.ts';
 
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const NOW = new Date('2026-11-24T12:00:00Z');
@@ -84,5 +86,22 @@ describe('offline payments on the terminal', () => {
     }
     const unknown = cases[1]![1];
     assert.equal(unknown.ok ? '' : unknown.reason, 'The QR code is signed with a key this terminal does not know: sync once, then try again');
+  });
+
+  it('refuses a tap above the hello\'s no-PIN limit (the PIN cannot be checked offline) but takes a voucher of that amount, and shows the smaller limit for taps', async () => {
+    const hello: SyncHello = { ...HELLO, offlineLimits: { ...HELLO.offlineLimits, noPinPerTapMaxMinor: 1500 } };
+    assert.equal(codeOf(offlineTap(hello, [], sale(1500), 'TG1A2B3C4D', NOW, ID)), 'ok', 'at the limit is fine');
+    const over = offlineTap(hello, [], sale(2000), 'TG1A2B3C4D', NOW, ID);
+    assert.equal(codeOf(over), 'offline_over_no_pin_limit');
+    assert.equal(codeOf(offlineAmountCheck(hello, [], sale(2000), NOW) as OfflineAttempt), 'offline_over_no_pin_limit', 'refused on the sale screen as the amount is typed');
+    assert.equal(codeOf(await offlineVoucher(hello, [], sale(2000), voucher(), NOW, ID)), 'ok', 'a voucher is paid for already: no PIN needed');
+    // The refusal in the cashier's words, in every language of the kiosk.
+    assert.ok(!over.ok);
+    assert.equal(refusalMessage(over).text, 'This amount needs the customer\'s PIN, which cannot be checked offline.');
+    assert.equal(refusalMessage(over, translator('fr')).text, translator('fr').t('errors.offline_over_no_pin_limit'));
+    assert.deepEqual(offlineRoom(hello, [queued(500)]), { currency: 'NGN', perPaymentMaxMinor: 3000, perTapMaxMinor: 1500, totalMaxMinor: 5000, usedMinor: 500 });
+    // A no-PIN limit above the terminal's own: the per-payment limit is the smaller.
+    assert.equal(offlineRoom({ ...HELLO, offlineLimits: { ...HELLO.offlineLimits, noPinPerTapMaxMinor: 9000 } }, [])?.perTapMaxMinor, 3000);
+    assert.equal(offlineRoom(HELLO, [])?.perTapMaxMinor, 3000, 'without the field, the per-payment limit');
   });
 });

@@ -52,3 +52,31 @@ export async function offlineVoucher(hello: SyncHello | null, docs: readonly Off
   if (!decision.ok) return decision;
   return { ok: true, doc: queuedDoc(hello, sale, now, id, { kind: 'qr', voucher: scanned.trim(), voucherId: claims.id, payerHandle: `@${claims.h}` }) };
 }
+
+/** The offline limits as the cashier sees them before a tap: per payment, and how much of the total is used. */
+export interface OfflineRoom {
+  currency: string;
+  perPaymentMaxMinor: number;
+  /** The largest tap: a tap above the tag's no-PIN limit needs a PIN, which cannot be checked offline. */
+  perTapMaxMinor: number;
+  totalMaxMinor: number;
+  /** Queued (unsettled) offline payments, in the limits' currency. */
+  usedMinor: number;
+}
+
+export function offlineRoom(hello: SyncHello | null, docs: readonly Pick<OfflinePaymentDoc, 'amountMinor' | 'currency' | 'status'>[]): OfflineRoom | null {
+  if (hello === null) return null;
+  const limits = hello.offlineLimits;
+  const usedMinor = docs.filter((doc) => doc.status === 'queued' && doc.currency === limits.currency).reduce((sum, doc) => sum + doc.amountMinor, 0);
+  const perTapMaxMinor = Math.min(limits.perPaymentMaxMinor, limits.noPinPerTapMaxMinor ?? limits.perPaymentMaxMinor);
+  return { currency: limits.currency, perPaymentMaxMinor: limits.perPaymentMaxMinor, perTapMaxMinor, totalMaxMinor: limits.totalMaxMinor, usedMinor };
+}
+
+/**
+ * Whether an amount could be taken offline now (the policy without a voucher), asked while the
+ * cashier types, so an over-limit sale is refused before the customer taps, not after.
+ */
+export function offlineAmountCheck(hello: SyncHello | null, docs: readonly OfflinePaymentDoc[], sale: Pick<OfflineSale, 'amountMinor' | 'currency'>, now: Date): OfflineDecision | Refusal {
+  if (hello === null) return NOT_SYNCED;
+  return decide(hello, docs, { ...sale, description: '' }, now);
+}

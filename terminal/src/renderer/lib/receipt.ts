@@ -1,8 +1,9 @@
 import type { GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings } from '@tapline/hardware/src/printer/layouts.ts';
-import { toMinor } from '@tapline/shared/money';
+import { DEFAULT_LANGUAGE, languageOf, translator } from '@tapline/shared/i18n';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
-import type { PosContext, PosSession } from './api.ts';
+import type { PosContext } from './api.ts';
 import { type GiftCardSale, printedExpiry } from './gift-card-sales.ts';
+import type { PosSaleDoc } from './pos-sales.ts';
 import type { TerminalConfig } from './terminal-config.ts';
 
 export interface ReceiptRequest {
@@ -13,39 +14,54 @@ export interface ReceiptRequest {
   jobId: string;
 }
 
-/** The POS payment receipt of a completed session (hardware/src/printer/layouts.ts lays it out). */
-function header(context: PosContext, config: TerminalConfig): Pick<ReceiptRequest, 'merchant' | 'settings'> {
+/**
+ * Who prints and how. `language` is the kiosk's (the terminal's, or the cashier's choice on
+ * screen): the receipt's words, money format and code page; without one, the host's
+ * PRINTER_LANGUAGE.
+ */
+function header(context: PosContext, config: TerminalConfig, language: string | undefined): Pick<ReceiptRequest, 'merchant' | 'settings'> {
   return {
     merchant: { name: context.merchant.name, handle: context.merchant.handle },
-    settings: { ...config.receipt, ...(context.terminal ? { terminalName: context.terminal.name } : {}) },
+    settings: { ...config.receipt, ...(language === undefined ? {} : { language }), ...(context.terminal ? { terminalName: context.terminal.name } : {}) },
   };
 }
 
-export function posPaymentReceipt(session: PosSession, context: PosContext, config: TerminalConfig): ReceiptRequest {
+/** The receipt of a sale the customer paid (by tap or on the QR code's page). Job `pos-<sessionId>`: printed once. */
+export function posPaymentReceipt(sale: PosSaleDoc, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
   return {
-    ...header(context, config),
+    ...header(context, config, language),
     receipt: {
       kind: 'pos-payment',
-      sessionId: session.sessionId,
-      amountMinor: toMinor(session.amount, session.currency),
-      currency: session.currency,
-      description: session.description,
-      payerHandle: session.payerHandle ?? '',
-      walletRef: session.walletRef ?? '',
-      ...(session.tagId ? { tagId: session.tagId } : {}),
-      completedAt: session.completedAt ?? session.endedAt ?? new Date().toISOString(),
+      sessionId: sale.sessionId ?? sale.id,
+      method: sale.tagId === undefined ? 'qr' : 'nfc_tap',
+      amountMinor: sale.amountMinor,
+      currency: sale.currency,
+      description: sale.description,
+      payerHandle: sale.payerHandle ?? '',
+      walletRef: sale.walletRef ?? '',
+      ...(sale.tagId === undefined ? {} : { tagId: sale.tagId }),
+      completedAt: sale.completedAt ?? sale.endedAt ?? sale.capturedAt,
     },
-    jobId: `pos-${session.sessionId}`,
+    jobId: `pos-${sale.sessionId ?? sale.id}`,
   };
+}
+
+/**
+ * A receipt printed again from the sales history: marked as a copy, under a job id of its own
+ * (the original's would be taken for the same job and not print).
+ */
+export function reprinted(request: ReceiptRequest, now: Date): ReceiptRequest {
+  if (request.receipt.kind === 'gift-card-sale') throw new Error('a gift card cannot be printed again: its code is not kept');
+  return { ...request, receipt: { ...request.receipt, reprint: true }, jobId: `${request.jobId}-copy-${now.getTime()}` };
 }
 
 /**
  * The receipt of a payment taken offline, printed when it is taken: the layout marks it
  * "OFFLINE - PENDING SYNC" (it is final only once the server settles it). Job `offline-<id>`.
  */
-export function offlinePaymentReceipt(doc: OfflinePaymentDoc, context: PosContext, config: TerminalConfig): ReceiptRequest {
+export function offlinePaymentReceipt(doc: OfflinePaymentDoc, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
   return {
-    ...header(context, config),
+    ...header(context, config, language),
     receipt: {
       kind: 'offline-payment',
       paymentId: doc.id,
@@ -61,18 +77,20 @@ export function offlinePaymentReceipt(doc: OfflinePaymentDoc, context: PosContex
   };
 }
 
-/** Printed under the card while its sale waits for the server: the code does not work before. */
-export const GIFT_CARD_ACTIVATION_NOTE = 'This card activates when the till is online.';
+/** Printed under the card while its sale waits for the server (the code does not work before), in the receipt's language. */
+export function giftCardActivationNote(language: string | undefined): string {
+  return translator(languageOf(language) ?? DEFAULT_LANGUAGE).t('receipt.activatesOnline');
+}
 
 /**
  * The gift card the customer takes home: the code as QR and text (hardware's gift-card layout),
  * paid in cash at the till. Printed when the sale is stored, online or not, so it says when it
  * activates and prints the earliest expiry the card can get. Job `giftcard-<saleId>`.
  */
-export function giftCardSaleReceipt(sale: GiftCardSale, context: PosContext, config: TerminalConfig): ReceiptRequest {
+export function giftCardSaleReceipt(sale: GiftCardSale, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
   const { doc, code } = sale;
-  const base = header(context, config);
-  const footer = doc.status === 'queued' ? [GIFT_CARD_ACTIVATION_NOTE, base.settings.footer].filter(Boolean).join(' ') : base.settings.footer;
+  const base = header(context, config, language);
+  const footer = doc.status === 'queued' ? [giftCardActivationNote(base.settings.language), base.settings.footer].filter(Boolean).join(' ') : base.settings.footer;
   return {
     merchant: base.merchant,
     settings: { ...base.settings, ...(footer === undefined ? {} : { footer }) },

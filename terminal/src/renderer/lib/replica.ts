@@ -2,11 +2,14 @@ import { type RxCollection, type RxDatabase, type RxJsonSchema, createRxDatabase
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { GIFT_CARD_DESIGN_THEMES, GIFT_CARD_LIMITS } from '@tapline/shared/gift-card-rules';
 import { OFFLINE_PAYMENT_KINDS, OFFLINE_PAYMENT_STATUSES, type GiftCardSaleDoc, type OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import { KIOSK_ALERT_KINDS, KIOSK_ALERT_STATUSES, type KioskAlertDoc } from './alerts.ts';
+import { POS_SALE_LOCAL_ENDS, POS_SALE_STATUSES, type PosSaleDoc } from './pos-sales.ts';
 
 /**
  * The terminal's local replica: an RxDB database in IndexedDB (Dexie storage), one per terminal,
  * so payments taken and gift cards sold offline survive a reload, a crash or a restart of the
- * kiosk until they sync.
+ * kiosk until they sync, and so does the sale on screen (pos_sales) and the cashier's alerts
+ * (kiosk_alerts); those two stay on the terminal.
  * No dev-mode plugin here (it loads from the internet): without it RxDB needs no validator, and
  * the documents are made by this code only (lib/offline-payments.ts, lib/gift-card-sales.ts) and
  * by the server.
@@ -71,18 +74,81 @@ export const GIFT_CARD_SALE_SCHEMA: RxJsonSchema<GiftCardSaleDoc> = {
   indexes: ['status', 'capturedAt'],
 };
 
+/** A sale charged through the server, from Charge on (lib/pos-sales.ts). Not replicated. */
+export const POS_SALE_SCHEMA: RxJsonSchema<PosSaleDoc> = {
+  title: 'pos sale',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: { type: 'string', maxLength: 36 },
+    terminalId: { type: 'string', maxLength: 64 },
+    amountMinor: { type: 'integer', minimum: 1 },
+    currency: { type: 'string', maxLength: 3 },
+    description: TEXT,
+    capturedAt: ISO_TIME,
+    status: { type: 'string', enum: [...POS_SALE_STATUSES], maxLength: 16 },
+    sessionId: { type: 'string', maxLength: 64 },
+    qrPayload: TEXT,
+    deadlineAt: ISO_TIME,
+    payerHandle: { type: 'string', maxLength: 64 },
+    walletRef: { type: 'string', maxLength: 128 },
+    tagId: { type: 'string', maxLength: 64 },
+    completedAt: ISO_TIME,
+    endedAt: ISO_TIME,
+    errorMessage: TEXT,
+    localEnd: { type: 'string', enum: [...POS_SALE_LOCAL_ENDS], maxLength: 16 },
+    offlinePaymentId: { type: 'string', maxLength: 36 },
+    receiptPrinted: { type: 'boolean' },
+    closedAt: ISO_TIME,
+  },
+  required: ['id', 'terminalId', 'amountMinor', 'currency', 'description', 'capturedAt', 'status'],
+  // The poll loop reads the unresolved ones; the history and the resume sort by capture time.
+  indexes: ['status', 'capturedAt'],
+};
+
+/** Something the cashier must see and acknowledge (lib/alerts.ts). Not replicated. */
+export const KIOSK_ALERT_SCHEMA: RxJsonSchema<KioskAlertDoc> = {
+  title: 'kiosk alert',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: { type: 'string', maxLength: 80 },
+    kind: { type: 'string', enum: [...KIOSK_ALERT_KINDS], maxLength: 32 },
+    refId: { type: 'string', maxLength: 36 },
+    amountMinor: { type: 'integer', minimum: 1 },
+    currency: { type: 'string', maxLength: 3 },
+    capturedAt: ISO_TIME,
+    raisedAt: ISO_TIME,
+    payer: { type: 'string', maxLength: 64 },
+    code: { type: 'string', maxLength: 64 },
+    reason: TEXT,
+    status: { type: 'string', enum: [...KIOSK_ALERT_STATUSES], maxLength: 16 },
+    acknowledgedAt: ISO_TIME,
+  },
+  required: ['id', 'kind', 'refId', 'amountMinor', 'currency', 'capturedAt', 'raisedAt', 'status'],
+  indexes: ['status', 'raisedAt'],
+};
+
 export type OfflinePaymentCollection = RxCollection<OfflinePaymentDoc>;
 export type GiftCardSaleCollection = RxCollection<GiftCardSaleDoc>;
+export type PosSaleCollection = RxCollection<PosSaleDoc>;
+export type KioskAlertCollection = RxCollection<KioskAlertDoc>;
 
 interface Collections {
   offline_payments: OfflinePaymentCollection;
   gift_card_sales: GiftCardSaleCollection;
+  pos_sales: PosSaleCollection;
+  kiosk_alerts: KioskAlertCollection;
 }
 
 export interface Replica {
   db: RxDatabase<Collections>;
   payments: OfflinePaymentCollection;
   giftCardSales: GiftCardSaleCollection;
+  posSales: PosSaleCollection;
+  alerts: KioskAlertCollection;
 }
 
 export function replicaName(terminalId: string): string {
@@ -93,10 +159,12 @@ export function replicaName(terminalId: string): string {
 export async function openReplica(terminalId: string): Promise<Replica> {
   // One kiosk window: no cross-tab coordination (and no leader election to wait for).
   const db = await createRxDatabase<Collections>({ name: replicaName(terminalId), storage: getRxStorageDexie(), multiInstance: false, closeDuplicates: true });
-  // A replica made before gift cards gets the new collection added next to its payments.
-  const { offline_payments: payments, gift_card_sales: giftCardSales } = await db.addCollections({
+  // A replica made before a collection existed gets it added next to the others (4 of RxDB's 13).
+  const collections = await db.addCollections({
     offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA },
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
+    pos_sales: { schema: POS_SALE_SCHEMA },
+    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA },
   });
-  return { db, payments, giftCardSales };
+  return { db, payments: collections.offline_payments, giftCardSales: collections.gift_card_sales, posSales: collections.pos_sales, alerts: collections.kiosk_alerts };
 }

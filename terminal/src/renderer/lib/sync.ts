@@ -31,10 +31,17 @@ export interface SyncSnapshot {
   state: SyncState;
   /** Offline payments and gift card sales stored here that the server has not settled yet. */
   queued: number;
-  /** The last answer from the server (ISO 8601), null before the first. */
+  /** The last answer from the server (ISO 8601), null before the first ever (kept over reloads by the caller). */
   lastSyncAt: string | null;
   detail: string | null;
 }
+
+/**
+ * Decides, just before a batch is pushed, which documents the server must not see: answers, by
+ * id, the state to keep for them as if the server had answered it (a payment voided on this
+ * terminal). Everything else is pushed. It may throw: the push is then retried like a failed one.
+ */
+export type PushGate = (collection: SyncCollection, docs: SyncDocument[]) => Promise<ReadonlyMap<string, SyncDocument>>;
 
 /** The collections this connection replicates, by their protocol names. */
 export interface ReplicatedCollections {
@@ -46,6 +53,15 @@ export interface ReplicatedCollections {
 const ACK_TIMEOUT_MS = 10_000;
 /** A failed pull or push is retried this soon: a shop's connection comes back in seconds. */
 const RETRY_MS = 2_000;
+/**
+ * socket.io's reconnection backoff: from half a second up to one, spread by a quarter either way
+ * so a shop's terminals do not all knock at once. A shop's server restarts in seconds and queued
+ * payments should settle within a couple of seconds of it listening; one terminal's attempt per
+ * second is nothing to the server.
+ */
+const RECONNECT_DELAY_MS = 500;
+const RECONNECT_DELAY_MS_MAX = 1_000;
+const RECONNECT_RANDOMIZATION = 0.25;
 
 /** The server knows nothing of deletion: documents are never deleted, only settled. */
 function fromServer<D extends SyncDocument>(doc: D): WithDeleted<D> {
@@ -78,7 +94,7 @@ interface CollectionReplication {
  * checkpoint, push (the verdicts come back as conflicts: RxDB's default handler keeps the
  * server's master state), and the pull stream fed by `sync:stream` messages for this collection.
  */
-function replicateCollection<D extends SyncDocument>(name: SyncCollection, collection: RxCollection<D>, terminalId: string, ask: Ask): CollectionReplication {
+function replicateCollection<D extends SyncDocument>(name: SyncCollection, collection: RxCollection<D>, terminalId: string, ask: Ask, gate: PushGate | null): CollectionReplication {
   const stream$ = new Subject<RxReplicationPullStreamItem<D, SyncCheckpoint>>();
   const replication = replicateRxCollection<D, SyncCheckpoint>({
     replicationIdentifier: `tapline-sync-${name}-${terminalId}`,
@@ -99,11 +115,12 @@ function replicateCollection<D extends SyncDocument>(name: SyncCollection, colle
     push: {
       batchSize: SYNC_BATCH_SIZE_MAX,
       handler: async (rows) => {
-        const request: PushRequest<D> = {
-          collection: name,
-          rows: rows.map((row) => ({ assumedMasterState: toServer(row.assumedMasterState) ?? null, newDocumentState: toServer(row.newDocumentState)! })),
-        };
-        return (await ask<PushResponse<D>>(SYNC_EVENTS.push, request)).conflicts.map(fromServer);
+        const all = rows.map((row) => ({ assumedMasterState: toServer(row.assumedMasterState) ?? null, newDocumentState: toServer(row.newDocumentState)! }));
+        // Held back documents answer as a conflict with their local master state, which RxDB keeps.
+        const kept = gate === null ? new Map<string, SyncDocument>() : await gate(name, all.map((row) => row.newDocumentState));
+        const sent = all.filter((row) => !kept.has(row.newDocumentState.id));
+        const answered = sent.length === 0 ? [] : (await ask<PushResponse<D>>(SYNC_EVENTS.push, { collection: name, rows: sent } satisfies PushRequest<D>)).conflicts;
+        return [...answered, ...([...kept.values()] as D[])].map(fromServer);
       },
     },
   });
@@ -132,6 +149,12 @@ function replicateCollection<D extends SyncDocument>(name: SyncCollection, colle
  */
 export class SyncConnection {
   readonly #socket: Socket;
+  /** Requests waiting for an acknowledgement: a lost connection fails them at once, to be retried. */
+  readonly #pending = new Set<(error: Error) => void>();
+  /** Requests waiting for a connection: they go out the moment it is back. */
+  readonly #waitingForConnection = new Set<{ resolve: () => void; reject: (error: Error) => void }>();
+  #reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  #stopped = false;
   readonly #replications: ReadonlyMap<SyncCollection, CollectionReplication>;
   readonly #subscriptions: Subscription[] = [];
   readonly #listeners = new Set<(snapshot: SyncSnapshot) => void>();
@@ -140,13 +163,15 @@ export class SyncConnection {
   #active = false;
   #snapshot: SyncSnapshot = { state: 'connecting', queued: 0, lastSyncAt: null, detail: null };
 
-  constructor(token: string, terminalId: string, collections: ReplicatedCollections) {
+  constructor(token: string, terminalId: string, collections: ReplicatedCollections, options: { lastSyncAt?: string | null; pushGate?: PushGate } = {}) {
     // Not connected yet: start() opens it, once the listeners are in place.
-    this.#socket = io(SYNC_NAMESPACE, { auth: { token }, autoConnect: false, reconnectionDelay: 1_000, reconnectionDelayMax: RETRY_MS });
+    this.#socket = io(SYNC_NAMESPACE, { auth: { token }, autoConnect: false, reconnectionDelay: RECONNECT_DELAY_MS, reconnectionDelayMax: RECONNECT_DELAY_MS_MAX, randomizationFactor: RECONNECT_RANDOMIZATION });
+    this.#snapshot = { ...this.#snapshot, lastSyncAt: options.lastSyncAt ?? null };
     const ask: Ask = (event, request) => this.#ask(event, request);
+    const gate = options.pushGate ?? null;
     this.#replications = new Map<SyncCollection, CollectionReplication>([
-      ['offline_payments', replicateCollection('offline_payments', collections.offline_payments, terminalId, ask)],
-      ['gift_card_sales', replicateCollection('gift_card_sales', collections.gift_card_sales, terminalId, ask)],
+      ['offline_payments', replicateCollection('offline_payments', collections.offline_payments, terminalId, ask, gate)],
+      ['gift_card_sales', replicateCollection('gift_card_sales', collections.gift_card_sales, terminalId, ask, gate)],
     ]);
   }
 
@@ -170,18 +195,28 @@ export class SyncConnection {
     socket.on('connect', () => {
       this.#connection = 'connected';
       this.#update({ detail: null });
+      for (const waiting of this.#waitingForConnection) waiting.resolve();
+      this.#waitingForConnection.clear();
       for (const replication of this.#replications.values()) replication.connected();
     });
     socket.on('disconnect', (reason) => {
       this.#connection = 'offline';
       this.#update({ detail: `disconnected (${reason})` });
+      this.#failPending(`the connection to the sync server was lost (${reason})`);
+      // socket.io reconnects by itself after a lost transport, but not when the server closed the
+      // connection (a server stopped with Ctrl-C, or restarted): then it is up to us.
+      if (reason === 'io server disconnect') this.#reconnectSoon();
     });
     socket.on('connect_error', (error) => {
       const refused = (SYNC_HANDSHAKE_ERRORS as readonly string[]).includes(error.message);
       this.#connection = refused ? 'refused' : 'offline';
       this.#update({ detail: refused ? `the server refused this terminal (${error.message})` : `cannot reach the sync server (${error.message})` });
+      // A refused token stays refused; any other refusal of the handshake (a server that is
+      // still starting) ends socket.io's own retries, so they are restarted here.
+      if (!refused && !socket.active) this.#reconnectSoon();
     });
     socket.on(SYNC_EVENTS.hello, (hello: SyncHello) => {
+      this.#update({ lastSyncAt: new Date().toISOString() });
       for (const listener of this.#helloListeners) listener(hello);
     });
     socket.on(SYNC_EVENTS.stream, (message: StreamMessage<SyncDocument>) => {
@@ -202,16 +237,48 @@ export class SyncConnection {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#reconnectTimer !== null) clearTimeout(this.#reconnectTimer);
     for (const subscription of this.#subscriptions) subscription.unsubscribe();
     this.#socket.removeAllListeners();
     this.#socket.close();
+    this.#failPending('the sync connection was stopped');
+    for (const waiting of this.#waitingForConnection) waiting.reject(new Error('the sync connection was stopped'));
+    this.#waitingForConnection.clear();
     await Promise.all([...this.#replications.values()].map((replication) => replication.cancel()));
   }
 
-  /** One acknowledged request; fails at once while disconnected rather than queueing in socket.io. */
+  /** Once, after socket.io's own first delay; socket.io's backoff takes over if that attempt fails. */
+  #reconnectSoon(): void {
+    if (this.#stopped || this.#reconnectTimer !== null) return;
+    this.#reconnectTimer = setTimeout(() => {
+      this.#reconnectTimer = null;
+      if (!this.#stopped && !this.#socket.active) this.#socket.connect();
+    }, RECONNECT_DELAY_MS);
+  }
+
+  #failPending(reason: string): void {
+    for (const fail of this.#pending) fail(new Error(reason));
+    this.#pending.clear();
+  }
+
+  /**
+   * One acknowledged request. While disconnected it waits for the connection rather than failing:
+   * what is queued goes out the moment the server is back, not at RxDB's next retry. A connection
+   * lost while it waits for the answer fails it at once (RxDB retries it).
+   */
   async #ask<T>(event: string, request: unknown): Promise<T> {
-    if (!this.#socket.connected) throw new Error('the sync server is not connected');
-    const answer: unknown = await this.#socket.timeout(ACK_TIMEOUT_MS).emitWithAck(event, request);
+    if (this.#stopped) throw new Error('the sync connection was stopped');
+    if (!this.#socket.connected) await new Promise<void>((resolve, reject) => this.#waitingForConnection.add({ resolve, reject }));
+    const answer = await new Promise<unknown>((resolve, reject) => {
+      const fail = (error: Error) => reject(error);
+      this.#pending.add(fail);
+      this.#socket
+        .timeout(ACK_TIMEOUT_MS)
+        .emitWithAck(event, request)
+        .then(resolve, reject)
+        .finally(() => this.#pending.delete(fail));
+    });
     if (isSyncFailure(answer)) throw new Error(`${answer.code}: ${answer.error}`);
     this.#update({ lastSyncAt: new Date().toISOString(), detail: null });
     return answer as T;

@@ -2,10 +2,10 @@ import type { PaperWidth } from '@tapline/hardware/src/printer/document.ts';
 
 /** What the host hands the page at /terminal-config.json: how to reach the hardware and print. */
 export interface TerminalConfig {
-  /** ws://127.0.0.1:<port>/ of the hardware bridge. */
-  bridgeUrl: string;
-  /** This start's bridge secret. */
-  bridgeSecret: string;
+  /** ws://127.0.0.1:<port>/ of the hardware bridge; absent in Electron, where IPC carries it. */
+  bridgeUrl?: string;
+  /** This start's bridge secret (with bridgeUrl). */
+  bridgeSecret?: string;
   receipt: { paperWidth: PaperWidth; language: string; timeZone: string };
 }
 

@@ -1,0 +1,138 @@
+import type { OfflineLimits } from '@tapline/shared/sync-protocol';
+import { toMajor } from '@tapline/shared/money';
+import type { Queryable } from '../../db/database.ts';
+
+/**
+ * The offline policy a terminal is handed in its hello, enforced again by the server when what
+ * the terminal took reaches it: a terminal that ignores its limits (a modified kiosk, a raw
+ * client) can move no more than they allow. Beyond a rule the document is declined with the
+ * rule's code and no money moves. The rules (modules/offline/README.md, "Offline policy"):
+ *
+ * - every document: captured at most 5 minutes ahead of the server's clock (`captured_in_future`)
+ *   and not before the terminal existed (`captured_before_terminal`, with the same tolerance);
+ * - offline payments (taps and vouchers): captured at most `maxAgeSeconds` before they reached the
+ *   server (`offline_payment_too_old`);
+ * - offline taps: offline payments on at all (`offline_payments_disabled` when a limit is 0), in the
+ *   terminal's currency (`offline_currency_not_allowed`), at most `perPaymentMaxMinor` each
+ *   (`offline_amount_over_limit`), and the taps of one offline window together at most
+ *   `totalMaxMinor` (`offline_exposure_limit`). Vouchers keep their own guarantees: their money is
+ *   reserved when they are made and each pays once.
+ *
+ * An offline window runs from the start of one contact with the server (a sync connection, see
+ * terminal_contacts) to the start of the next; before the first contact, from the terminal's
+ * creation.
+ */
+export interface PolicyDecline {
+  code: string;
+  reason: string;
+}
+
+/** A terminal's clock may run this far from the server's. */
+export const CLOCK_SKEW_MS = 5 * 60_000;
+
+/** Whether a terminal dated what it took too far ahead of the server's clock to be believed. */
+export function capturedInFuture(capturedAt: Date, now: Date): boolean {
+  return capturedAt.getTime() > now.getTime() + CLOCK_SKEW_MS;
+}
+
+/** The rules every pushed document keeps, whatever its collection. */
+export function timeDecline(capturedAt: Date, now: Date, terminalCreatedAt: Date): PolicyDecline | null {
+  if (capturedInFuture(capturedAt, now)) {
+    return { code: 'captured_in_future', reason: 'The terminal\'s clock is ahead of the server\'s: this was dated more than 5 minutes in the future' };
+  }
+  if (capturedAt.getTime() < terminalCreatedAt.getTime() - CLOCK_SKEW_MS) {
+    return { code: 'captured_before_terminal', reason: `This was dated ${capturedAt.toISOString()}, before the terminal was created (${terminalCreatedAt.toISOString()})` };
+  }
+  return null;
+}
+
+/** The rules of an offline payment that need no database: time, age and, for a tap, its limits. */
+export function paymentPolicyDecline(
+  payment: { kind: 'tap' | 'qr'; amount: number; currency: string; capturedAt: Date },
+  limits: OfflineLimits,
+  terminalCreatedAt: Date,
+  now: Date,
+): PolicyDecline | null {
+  const time = timeDecline(payment.capturedAt, now, terminalCreatedAt);
+  if (time) return time;
+  if (now.getTime() - payment.capturedAt.getTime() > limits.maxAgeSeconds * 1000) {
+    const hours = Math.round((limits.maxAgeSeconds / 3600) * 10) / 10;
+    return { code: 'offline_payment_too_old', reason: `The payment was taken more than ${hours} hours before it reached the server, the terminal's limit for offline payments` };
+  }
+  if (payment.kind !== 'tap') return null;
+  if (limits.perPaymentMaxMinor === 0 || limits.totalMaxMinor === 0) {
+    return { code: 'offline_payments_disabled', reason: 'Offline taps are turned off for this terminal (an offline limit is 0)' };
+  }
+  if (payment.currency !== limits.currency) {
+    return { code: 'offline_currency_not_allowed', reason: `Offline payments are taken in ${limits.currency} only` };
+  }
+  if (payment.amount > limits.perPaymentMaxMinor) {
+    return { code: 'offline_amount_over_limit', reason: `The amount is over the terminal's limit for one offline payment (${toMajor(limits.perPaymentMaxMinor, limits.currency)} ${limits.currency})` };
+  }
+  return null;
+}
+
+export const exposureDecline = (limits: OfflineLimits): PolicyDecline => ({
+  code: 'offline_exposure_limit',
+  reason: `The offline taps this terminal took before it reached the server add up to more than its limit (${toMajor(limits.totalMaxMinor, limits.currency)} ${limits.currency})`,
+});
+
+/**
+ * What each offline window the given capture times fall in may still take: the terminal's total
+ * limit less the offline taps already accepted in that window. `windowOf` maps each capture time
+ * (by index) to its window; the caller spends from `remaining` as it accepts taps.
+ */
+export interface ExposureBudgets {
+  windowOf: number[];
+  remaining: number[];
+}
+
+export async function exposureBudgets(tx: Queryable, terminal: { id: string; createdAt: Date }, totalMaxMinor: number, captures: readonly Date[]): Promise<ExposureBudgets> {
+  if (captures.length === 0) return { windowOf: [], remaining: [] };
+  const times = captures.map((at) => at.getTime());
+  const earliest = new Date(Math.min(...times));
+  const latest = new Date(Math.max(...times));
+  // The contacts that bound these captures: the last one at or before the earliest, every one
+  // between, and the first one after the latest.
+  const contacts = await tx.query<{ connected_at: Date }>(
+    `SELECT connected_at FROM terminal_contacts
+     WHERE terminal_id = $1
+       AND connected_at >= coalesce((SELECT max(connected_at) FROM terminal_contacts WHERE terminal_id = $1 AND connected_at <= $2), '-infinity')
+       AND connected_at <= coalesce((SELECT min(connected_at) FROM terminal_contacts WHERE terminal_id = $1 AND connected_at > $3), 'infinity')
+     ORDER BY connected_at`,
+    [terminal.id, earliest, latest],
+    { prepareAs: 'terminal_contacts_around' },
+  );
+  const bounds = contacts.map((row) => row.connected_at.getTime());
+  const starts: string[] = [];
+  const ends: string[] = [];
+  const windowByStart = new Map<number, number>();
+  const windowOf = times.map((at) => {
+    let index = -1;
+    for (let i = 0; i < bounds.length && bounds[i]! <= at; i++) index = i;
+    const start = index >= 0 ? bounds[index]! : Number.NEGATIVE_INFINITY;
+    const known = windowByStart.get(start);
+    if (known !== undefined) return known;
+    const end = index + 1 < bounds.length ? bounds[index + 1]! : Number.POSITIVE_INFINITY;
+    windowByStart.set(start, starts.length);
+    starts.push(Number.isFinite(start) ? new Date(start).toISOString() : '-infinity');
+    ends.push(Number.isFinite(end) ? new Date(end).toISOString() : 'infinity');
+    return starts.length - 1;
+  });
+  const used = await tx.query<{ i: number; used: number }>(
+    `SELECT w.i::int4 AS i,
+       coalesce((SELECT sum(p.amount) FROM offline_payments p
+                 WHERE p.terminal_id = $1 AND p.status = 'accepted' AND p.kind = 'tap' AND p.captured_at >= w.s AND p.captured_at < w.e), 0)::int8 AS used
+     FROM unnest($2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS w (s, e, i)`,
+    [terminal.id, starts, ends],
+    { prepareAs: 'offline_window_used' },
+  );
+  const remaining = starts.map(() => totalMaxMinor);
+  for (const row of used) remaining[row.i - 1] = totalMaxMinor - row.used;
+  return { windowOf, remaining };
+}
+
+/** Records the start of a contact: the boundary of the terminal's offline windows. */
+export async function recordContact(db: Queryable, terminalId: string, at: Date): Promise<void> {
+  await db.query('INSERT INTO terminal_contacts (terminal_id, connected_at) VALUES ($1, $2) ON CONFLICT DO NOTHING', [terminalId, at]);
+}

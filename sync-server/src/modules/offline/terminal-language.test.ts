@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SYNC_EVENTS, type SyncHello } from '@tapline/shared/sync-protocol';
+import { databaseTargets } from '../../testing/databases.ts';
+import { useTestServer } from '../../testing/server.ts';
+import { connectTerminal } from './test-helpers.ts';
+
+type Terminal = { id: string; token: string; name: string; language: string };
+
+for (const target of await databaseTargets()) {
+  describe(`a terminal's language on ${target.name}`, () => {
+    const server = useTestServer(target, { rateLimitScale: 20 });
+
+    it('is English unless created otherwise, is listed, and reaches the kiosk in its hello', async () => {
+      const s = server();
+      const merchant = await s.createMerchant();
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const plain = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Front counter' } });
+      assert.equal(plain.status, 201);
+      assert.equal(plain.body.language, 'en');
+      const french = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Comptoir', language: 'fr' } });
+      assert.equal(french.status, 201);
+      assert.equal(french.body.language, 'fr');
+      const list = await s.request<{ data: Terminal[] }>('GET', '/api/merchant/terminals', { headers: key });
+      assert.deepEqual(list.body.data.map((terminal) => [terminal.name, terminal.language]), [['Front counter', 'en'], ['Comptoir', 'fr']]);
+
+      const { hello, socket } = await connectTerminal(s, `term.${french.body.token}`);
+      assert.equal(hello.language, 'fr');
+      socket.disconnect();
+      const { hello: english, socket: other } = await connectTerminal(s, `term.${plain.body.token}`);
+      assert.equal(english.language, 'en');
+      other.disconnect();
+    });
+
+    it('changes with PATCH {language}: the connected kiosk hears it at once; the limits stay as they were', async () => {
+      const s = server();
+      const merchant = await s.createMerchant();
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const terminal = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 2' } });
+      const limits = await s.request('PATCH', `/api/merchant/terminals/${terminal.body.id}`, { headers: key, body: { offlineLimits: { perPayment: 50 } } });
+      assert.equal(limits.status, 200, JSON.stringify(limits.body));
+      const { socket } = await connectTerminal(s, `term.${terminal.body.token}`);
+      const greeted = new Promise<SyncHello>((resolve) => socket.once(SYNC_EVENTS.hello, resolve));
+      const changed = await s.request<{ language: string; perPayment: number }>('PATCH', `/api/merchant/terminals/${terminal.body.id}`, { headers: key, body: { language: 'sw' } });
+      assert.equal(changed.status, 200, JSON.stringify(changed.body));
+      assert.equal(changed.body.language, 'sw');
+      assert.equal(changed.body.perPayment, 50, 'a language change leaves the limits alone');
+      const hello = await greeted;
+      assert.equal(hello.language, 'sw');
+      assert.equal(hello.offlineLimits.perPaymentMaxMinor, 5000);
+      socket.disconnect();
+
+      // Both at once.
+      const both = await s.request<{ language: string; perPayment: number }>('PATCH', `/api/merchant/terminals/${terminal.body.id}`, { headers: key, body: { language: 'pt', offlineLimits: { perPayment: 40 } } });
+      assert.deepEqual([both.status, both.body.language, both.body.perPayment], [200, 'pt', 40]);
+      const list = await s.request<{ data: Terminal[] }>('GET', '/api/merchant/terminals', { headers: key });
+      assert.equal(list.body.data[0]?.language, 'pt');
+    });
+
+    it('refuses a language without a catalogue, an empty change and other merchants\' terminals', async () => {
+      const s = server();
+      const merchant = await s.createMerchant();
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const terminal = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 3' } });
+      for (const body of [{ language: 'de' }, { language: 'FR' }, { language: 7 }, {}, { name: 'renamed' }]) {
+        const refused = await s.request<{ code: string; error: string }>('PATCH', `/api/merchant/terminals/${terminal.body.id}`, { headers: key, body });
+        assert.equal(refused.status, 400, JSON.stringify(body));
+        assert.equal(refused.body.code, 'validation_failed');
+        assert.equal(typeof refused.body.error, 'string');
+      }
+      const created = await s.request<{ code: string }>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 4', language: 'zz' } });
+      assert.deepEqual([created.status, created.body.code], [400, 'validation_failed']);
+      const other = await s.createMerchant();
+      const foreign = await s.request<{ code: string }>('PATCH', `/api/merchant/terminals/${terminal.body.id}`, { headers: { 'x-merchant-api-key': other.testKey }, body: { language: 'fr' } });
+      assert.deepEqual([foreign.status, foreign.body.code], [404, 'terminal_not_found']);
+      const list = await s.request<{ data: Terminal[] }>('GET', '/api/merchant/terminals', { headers: key });
+      assert.equal(list.body.data[0]?.language, 'en', 'nothing changed');
+    });
+  });
+}

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { ErrorBody, PairTerminalBody, PairTerminalResponse, PairingCodeResponse } from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import { principalAs } from '../../auth/hooks.ts';
+import { PAIRING_CODE_TTL_SECONDS, PAIRING_MISSES_MAX, PAIRING_MISS_WINDOW_SECONDS, issuePairingCode, pairTerminal, pairableTerminal, pairingAnswer } from './pairing.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 429: ErrorBody };
+
+const PAIRING_RULES = `A pairing code is 8 characters (shown ABCD-EFGH; case and dash optional), valid ${PAIRING_CODE_TTL_SECONDS / 60} minutes and
+single use. Pairing gives the terminal a new token (its earlier token stops working). Unknown code: 404
+pairing_code_not_found; malformed: 400 pairing_code_invalid; used: 409 pairing_code_used; expired: 410
+pairing_code_expired. ${PAIRING_MISSES_MAX} unknown or malformed codes from one IP within ${PAIRING_MISS_WINDOW_SECONDS / 60} minutes lock it out
+(429 pairing_locked with Retry-After) until the window ends.`;
+
+/** Pairing kiosks: a new code for a terminal (merchant), and the kiosk's exchange of a code for its token (public). */
+export async function terminalRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const { db } = context;
+
+  app.post('/api/merchant/terminals/:id/pairing-code', {
+    config: { auth: ['merchant'] },
+    schema: {
+      tags: ['merchant'],
+      summary: 'A new pairing code for a terminal (the older one stops working)',
+      description: PAIRING_RULES,
+      params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+      response: { 201: PairingCodeResponse, ...errors },
+    },
+  }, async (request, reply) => {
+    const principal = principalAs(request, 'merchant');
+    const terminal = await pairableTerminal(db, (request.params as { id: string }).id, principal.merchantId, principal.mode);
+    const issued = await issuePairingCode(db, terminal.id, context.now());
+    return reply.status(201).send({ terminalId: terminal.id, ...(await pairingAnswer(issued)) });
+  });
+
+  app.post('/api/terminals/pair', {
+    schema: {
+      tags: ['merchant'],
+      summary: 'A kiosk exchanges a pairing code for its terminal token (no credential)',
+      description: PAIRING_RULES,
+      body: PairTerminalBody,
+      response: { 200: PairTerminalResponse, ...errors },
+    },
+  }, async (request) => pairTerminal(db, (request.body as Static<typeof PairTerminalBody>).code, request.ip, context.now()));
+}

@@ -1,0 +1,236 @@
+import type { PrincipalKind } from '../auth/principal.ts';
+
+/**
+ * The error codes an operation can answer, by HTTP status, for the document's error responses.
+ * Three sources: the codes of the machinery every route goes through (credentials, validation,
+ * idempotency, rate limits, body parsing), which follow from the route's config and schema; the
+ * codes a route's own summary and description name ("... answers 410 session_expired"); and,
+ * for the flows listed below, the codes of their services. The list says "include": a client
+ * must still handle a code it does not know by its status. A status a route declares but for
+ * which none of these gives a code is left out of the document (modules declare their error
+ * statuses in bulk: a list of POS sessions cannot answer 410), except a 404 on a path with an id.
+ */
+
+export interface RouteFacts {
+  auth: readonly PrincipalKind[] | undefined;
+  idempotency: 'required' | 'optional' | undefined;
+  hasBody: boolean;
+  hasInput: boolean;
+  isApi: boolean;
+  text: string;
+}
+
+const CREDENTIAL_CODES: Record<PrincipalKind, readonly string[]> = {
+  merchant: ['invalid_api_key', 'api_key_expired'],
+  terminal: ['invalid_terminal_token', 'terminal_revoked'],
+  wallet: ['invalid_wallet_token', 'wallet_session_expired'],
+  agent: ['invalid_agent_token', 'agent_session_expired'],
+  publishable: ['invalid_publishable_key', 'publishable_key_revoked'],
+  admin: ['invalid_admin_token'],
+};
+
+const WALLET_PIN = { 403: ['wrong_pin'], 429: ['pin_attempts_exceeded'] };
+const MONEY_INPUT = { 400: ['amount_invalid', 'amount_too_many_decimals', 'amount_must_not_be_zero', 'amount_must_be_positive', 'amount_too_large', 'currency_not_supported'] };
+
+type Codes = Readonly<Record<number, readonly string[]>>;
+
+const GIFT_CARD_ISSUE: Codes = {
+  400: ['amount_required', 'amount_too_large', 'currency_required', 'currency_mismatch', 'date_invalid', 'deliver_at_after_expiry', 'delivery_conflicts_with_lock', 'delivery_incomplete', 'subscription_gift_incomplete'],
+  403: ['subscription_gift_merchant_only'],
+  404: ['subscription_plan_not_found', 'wallet_not_found'],
+  422: ['insufficient_funds', 'subscription_gift_not_divisible'],
+  429: ['gift_card_issue_limit'],
+};
+const GIFT_CARD_REDEEM: Codes = {
+  403: ['wrong_pin', 'pin_required', 'handle_locked', 'card_not_accepted'],
+  404: ['gift_card_not_found', 'wallet_not_found'],
+  409: ['gift_card_used', 'gift_card_cancelled', 'gift_card_refunded', 'gift_card_scheduled', 'gift_card_not_active'],
+  410: ['gift_card_expired'],
+  422: ['redeem_amount_exceeds_balance', 'amount_too_small_to_convert'],
+  429: ['pin_attempts_exceeded'],
+};
+const PAYROLL_ITEMS: Codes = { 400: ['currency_mismatch', 'item_destination_invalid', 'receiver_is_sender', 'too_many_items'], 404: ['recipient_not_found'], 409: ['external_ref_taken'] };
+
+/**
+ * The services' own codes of the main flows, read from their modules: by operation id, or by a
+ * pattern for the surfaces that repeat (gift cards under /api/merchant, /api/wallet, /api/agent).
+ */
+const FLOW_CODES: readonly [string | RegExp, Codes][] = [
+  ['createPayment', {
+    400: [...MONEY_INPUT[400], 'receiver_invalid', 'country_not_supported', 'amount_too_small', 'receiver_is_sender', 'quote_mismatch'],
+    404: ['recipient_not_found', 'wallet_not_found', 'quote_not_found'],
+    410: ['quote_expired'],
+    422: ['insufficient_funds', 'rail_unavailable'],
+  }],
+  // Public, but a credential sent is checked: the owner sees more.
+  ['getPayment', { 401: ['invalid_api_key', 'api_key_expired', 'invalid_authorization_header', 'invalid_credential'], 404: ['payment_not_found'] }],
+  ['createPosSession', { 400: MONEY_INPUT[400] }],
+  ['getPosSession', { 404: ['session_not_found'] }],
+  ['tapPosSession', { 403: ['tag_disabled', 'pin_required', ...WALLET_PIN[403]], 404: ['session_not_found', 'tag_not_found'], 409: ['session_not_pending'], 410: ['session_expired'], 429: WALLET_PIN[429] }],
+  ['cancelPosSession', { 404: ['session_not_found'], 409: ['session_not_pending'], 410: ['session_expired'] }],
+  ['payPosSession', { 400: ['payer_is_merchant'], 404: ['session_not_found'], 409: ['session_not_pending'], 410: ['session_expired'] }],
+  ['createCheckoutSession', { 400: MONEY_INPUT[400], 403: ['origin_not_allowed'] }],
+  ['getCheckoutSession', { 404: ['checkout_session_not_found'] }],
+  ['payCheckoutSession', { 400: ['payer_is_merchant'], 403: WALLET_PIN[403], 404: ['checkout_session_not_found', 'wallet_not_found'], 409: ['checkout_session_not_open'], 410: ['checkout_session_expired'], 422: ['insufficient_funds', 'rail_unavailable'], 429: WALLET_PIN[429] }],
+  ['revokeMerchantPublishableKey', { 404: ['publishable_key_not_found'] }],
+  ['createWearable', { 403: ['holder_consent_required', ...WALLET_PIN[403]], 404: ['wallet_not_found'], 429: WALLET_PIN[429] }],
+  ['getWearable', { 404: ['tag_not_found'] }],
+  ['updateWearable', { 403: ['holder_consent_required', ...WALLET_PIN[403]], 404: ['tag_not_found', 'wallet_not_found'], 429: WALLET_PIN[429] }],
+  ['resolveTag', { 403: ['tag_disabled'], 404: ['tag_not_found'] }],
+  [/^(get|update)WalletWearable$|^listWalletWearableActivity$/, { 404: ['tag_not_found'], 422: ['no_pin_limit_above_default'] }],
+  ['payFromWallet', { 400: ['cannot_pay_self', ...MONEY_INPUT[400]], 404: ['wallet_not_found'], 422: ['insufficient_funds'] }],
+  ['createWalletSession', { 403: [...WALLET_PIN[403], 'pin_not_set'], 404: ['wallet_not_found'], 429: WALLET_PIN[429] }],
+  ['getMerchantWebhookDelivery', { 404: ['delivery_not_found'] }],
+  ['redeliverMerchantWebhookDelivery', { 404: ['delivery_not_found'], 409: ['delivery_in_progress'] }],
+  [/^(revoke|update)MerchantTerminal$|^getMerchantTerminalOfflineLimits$/, { 404: ['terminal_not_found'] }],
+  ['payBill', { 400: [...MONEY_INPUT[400], 'account_ref_invalid', 'amount_mismatch', 'amount_out_of_range', 'bill_type_mismatch', 'currency_mismatch', 'plan_invalid'], 404: ['biller_not_found', 'wallet_not_found'], 422: ['insufficient_funds', 'biller_unavailable'] }],
+  ['getBillPayment', { 404: ['bill_not_found'] }],
+  ['createPaymentLink', { 400: [...MONEY_INPUT[400], 'amount_bounds_invalid', 'amount_bounds_with_fixed_amount', 'amount_required', 'amount_out_of_range', 'expires_at_invalid', 'single_use_conflict'] }],
+  [/^(get|deactivate)PaymentLink$/, { 404: ['payment_link_not_found'] }],
+  ['payPaymentLink', {
+    400: ['amount_mismatch', 'amount_out_of_range', 'amount_required', 'amount_too_small', 'payer_is_merchant'],
+    403: WALLET_PIN[403],
+    404: ['payment_link_not_found', 'wallet_not_found'],
+    409: ['payment_link_already_paid'],
+    410: ['payment_link_expired', 'payment_link_inactive'],
+    422: ['insufficient_funds'],
+    429: WALLET_PIN[429],
+  }],
+  [/^getPublicFxRate$|^getFxQuote$/, { 400: ['same_country', 'same_currency'], 503: ['fx_unavailable'] }],
+  ['getPayIdentity', { 404: ['handle_not_found'] }],
+  ['updateWalletDestinations', { 400: ['destinations_invalid'] }],
+  [/^create(Merchant|Wallet|Agent)GiftCard$/, GIFT_CARD_ISSUE],
+  [/^bulkIssue(Merchant|Wallet|Agent)GiftCards$/, { 400: ['count_out_of_range', 'currency_mismatch'], 422: ['insufficient_funds'] }],
+  [/^import(Merchant|Wallet|Agent)GiftCards$/, { 400: ['too_many_rows'], 422: ['insufficient_funds'] }],
+  [/^redeem(Merchant|Wallet|Agent)GiftCard$/, GIFT_CARD_REDEEM],
+  [/^get(Merchant|Wallet|Agent|Admin)GiftCard$|^list(Merchant|Wallet|Agent|Admin)GiftCardRedemptions$/, { 404: ['gift_card_not_found'] }],
+  ['updateAdminGiftCard', { 404: ['gift_card_not_found'], 409: ['gift_card_used', 'gift_card_cancelled', 'gift_card_refunded', 'gift_card_not_active'] }],
+  [/^verifyGiftCard/, { 429: ['verify_rate_limited'] }],
+  [/^(get|update)MerchantGiftCardProgram$/, { 404: ['program_not_found'], 409: ['program_archived'] }],
+  ['issueMerchantGiftCardProgram', { 404: ['program_not_found'], 409: ['program_archived'], 422: ['insufficient_funds'] }],
+  [/^(get|update)MerchantRewardRule$/, { 404: ['reward_rule_not_found'] }],
+  [/^(get|update)MerchantSubscriptionPlan$|^listMerchantSubscriptionPlanActivations$/, { 404: ['subscription_plan_not_found'] }],
+  ['createSubscription', {
+    400: ['customer_fields_not_allowed', 'customer_handle_required', 'wallet_pin_required'],
+    403: WALLET_PIN[403],
+    404: ['subscription_plan_not_found', 'wallet_not_found'],
+    409: ['subscription_exists', 'subscription_plan_inactive'],
+    422: ['cannot_subscribe_to_own_plan', 'insufficient_funds'],
+    429: WALLET_PIN[429],
+  }],
+  [/^getSubscription$|^listSubscriptionCharges$/, { 404: ['subscription_not_found'] }],
+  ['cancelSubscription', { 404: ['subscription_not_found'], 409: ['subscription_cancelled'] }],
+  ['createPayroll', { ...PAYROLL_ITEMS, 422: ['insufficient_funds', 'rail_unavailable', 'payroll_run_empty'] }],
+  ['createPayrollRun', PAYROLL_ITEMS],
+  [/^getPayrollRun$|^listPayrollItems$/, { 404: ['payroll_run_not_found'] }],
+  ['submitPayrollRun', { 404: ['payroll_run_not_found'], 409: ['payroll_run_not_draft', 'payroll_run_changed'], 422: ['insufficient_funds', 'rail_unavailable', 'payroll_run_empty'] }],
+  ['cancelPayrollRun', { 404: ['payroll_run_not_found'], 409: ['payroll_run_not_draft'] }],
+  ['createPayrollItem', { ...PAYROLL_ITEMS, 404: ['payroll_run_not_found', 'recipient_not_found'], 409: ['payroll_run_not_draft', 'external_ref_taken'] }],
+  ['getPayrollItem', { 404: ['payroll_item_not_found'] }],
+  ['deletePayrollItem', { 404: ['payroll_item_not_found'], 409: ['payroll_run_not_draft'] }],
+  [/^getOfflineQr(Svg)?$/, { 404: ['voucher_not_found'] }],
+  ['revokeOfflineQr', { 404: ['voucher_not_found'], 409: ['voucher_not_active'] }],
+  ['createOfflineQr', { 400: MONEY_INPUT[400], 422: ['insufficient_funds'] }],
+  ['getOfflinePayment', { 404: ['offline_payment_not_found'] }],
+  ['getStoreProduct', { 404: ['product_not_found'] }],
+  ['createStoreCheckout', {
+    400: ['variant_not_found', 'variant_required', 'wallet_pin_required'],
+    403: [...WALLET_PIN[403], ...GIFT_CARD_REDEEM[403]!],
+    404: ['product_not_found', 'wallet_not_found', 'gift_card_not_found'],
+    409: ['out_of_stock', 'flash_sale_sold_out', ...GIFT_CARD_REDEEM[409]!],
+    410: ['gift_card_expired'],
+    422: ['insufficient_funds', 'referral_invalid', 'gift_card_currency_mismatch', 'shipping_country_not_available'],
+    429: WALLET_PIN[429],
+  }],
+  ['getStoreOrder', { 404: ['order_not_found'] }],
+  ['listStoreMyOrders', { 403: WALLET_PIN[403], 404: ['wallet_not_found'], 429: WALLET_PIN[429] }],
+  ['createStoreReview', { 403: [...WALLET_PIN[403], 'order_not_owned'], 404: ['order_not_found', 'product_not_found', 'wallet_not_found'], 409: ['review_exists'], 422: ['order_not_eligible', 'order_product_mismatch'], 429: WALLET_PIN[429] }],
+  ['createStoreStockAlert', { 404: ['product_not_found'] }],
+  ['createAdminStoreProduct', { 400: ['available_countries_required', 'base_price_required', 'name_invalid', 'status_invalid', 'variant_invalid', 'variants_required'], 409: ['slug_taken'] }],
+  ['updateAdminStoreProduct', { 400: ['available_countries_required', 'name_invalid', 'status_invalid', 'variant_invalid', 'variants_required'], 404: ['product_not_found'], 409: ['slug_taken'] }],
+  [/^(get|archive)AdminStoreProduct$/, { 404: ['product_not_found'] }],
+  ['createAdminStoreFlashSale', { 400: ['date_invalid', 'discount_too_large', 'end_before_start', 'end_in_past', 'percent_invalid'], 404: ['product_not_found'], 409: ['flash_sale_overlaps'] }],
+  ['updateAdminStoreFlashSale', { 400: ['date_invalid', 'discount_too_large', 'end_before_start', 'end_in_past', 'max_units_below_sold'], 404: ['flash_sale_not_found'], 409: ['flash_sale_ended', 'flash_sale_overlaps'] }],
+  ['createAdminStoreReferral', { 400: ['currency_not_allowed', 'currency_required', 'expires_in_past', 'percent_invalid'], 409: ['referral_code_taken'] }],
+  ['updateAdminStoreReferral', { 400: ['expires_in_past', 'max_uses_below_uses'], 404: ['referral_not_found'] }],
+  ['getAdminStoreOrder', { 404: ['order_not_found'] }],
+  ['updateAdminStoreOrder', { 404: ['order_not_found'], 409: ['invalid_transition'] }],
+  [/^create(AdminMerchant|AdminWallet|AdminAgent)$/, { 409: ['handle_taken'] }],
+  [/^(get|update)AdminMerchant$/, { 404: ['merchant_not_found'] }],
+  ['creditAdminWallet', { 400: MONEY_INPUT[400], 404: ['wallet_not_found'] }],
+  ['createAgentSession', { 401: ['invalid_agent_credentials'] }],
+  ['getMetrics', { 401: ['authentication_required', 'invalid_admin_token'], 503: ['metrics_unavailable'] }],
+];
+
+/** The keys of the flows' table, for the test that checks each still names an operation. */
+export const FLOW_KEYS: readonly (string | RegExp)[] = FLOW_CODES.map(([key]) => key);
+
+function flowCodesOf(operationId: string): Codes | undefined {
+  return FLOW_CODES.find(([key]) => (typeof key === 'string' ? key === operationId : key.test(operationId)))?.[1];
+}
+
+/** "409 session_not_pending", "400 a / b / c", "422 a, b or c": a status and the codes after it. */
+const CODES_IN_TEXT = /\b([45]\d\d)\)?[\s:]+((?:`?[a-z][a-z0-9]*(?:_[a-z0-9]+)+`?(?:\s*(?:\/|,|or)\s*(?=`?[a-z][a-z0-9]*_))?)+)/g;
+const CODE = /[a-z][a-z0-9]*(?:_[a-z0-9]+)+/g;
+
+function add(codes: Map<number, Set<string>>, status: number, list: readonly string[]): void {
+  if (list.length === 0) return;
+  const set = codes.get(status) ?? new Set<string>();
+  for (const code of list) set.add(code);
+  codes.set(status, set);
+}
+
+/** Codes by status for one operation. */
+export function errorCodesFor(operationId: string, facts: RouteFacts): Map<number, Set<string>> {
+  const codes = new Map<number, Set<string>>();
+  if (facts.hasInput) add(codes, 400, ['validation_failed']);
+  // The input guard (http/input-guard.ts) and the JSON body parser (http/json-body.ts) of every route.
+  if (facts.hasInput) add(codes, 400, ['invalid_text', 'invalid_parameter']);
+  if (facts.hasBody) {
+    add(codes, 400, ['invalid_json', 'body_too_deep']);
+    add(codes, 413, ['payload_too_large']);
+    add(codes, 415, ['unsupported_media_type']);
+  }
+  if (facts.idempotency) {
+    add(codes, 400, facts.idempotency === 'required' ? ['idempotency_key_required', 'idempotency_key_invalid'] : ['idempotency_key_invalid']);
+    add(codes, 409, ['idempotency_in_progress']);
+    add(codes, 422, ['idempotency_key_reused']);
+  }
+  if (facts.auth) {
+    add(codes, 401, ['authentication_required', 'invalid_authorization_header', 'invalid_credential']);
+    for (const kind of facts.auth) add(codes, 401, CREDENTIAL_CODES[kind]);
+  }
+  // A publishable key is refused by every route that does not list it, public ones included.
+  if (facts.isApi) add(codes, 403, ['credential_not_allowed']);
+  const flow = flowCodesOf(operationId);
+  // A flow's list is read from its service; a route without one lists what its own text names
+  // (a flow's text may describe its neighbours' codes too, as POS describes the whole machine).
+  if (flow) for (const [status, list] of Object.entries(flow)) add(codes, Number(status), list);
+  else for (const match of facts.text.matchAll(CODES_IN_TEXT)) add(codes, Number(match[1]), match[2]!.match(CODE) ?? []);
+  if (facts.isApi) add(codes, 429, ['rate_limited']);
+  // A dropped database connection (http/errors.ts), with Retry-After.
+  if (facts.isApi) add(codes, 503, ['database_unavailable']);
+  return codes;
+}
+
+const STATUS_MEANINGS: Readonly<Record<number, string>> = {
+  400: 'The request is invalid',
+  401: 'The credential is missing, malformed, unknown, revoked or expired',
+  403: 'The credential is valid but not allowed to do this',
+  404: 'Not found (or another merchant\'s, or of the other mode)',
+  409: 'It conflicts with the current state',
+  410: 'Expired',
+  413: 'The request body is too large',
+  415: 'The request body is not application/json',
+  422: 'A business rule refused it',
+  429: 'Too many requests; retry after Retry-After seconds',
+  500: 'Server fault',
+  503: 'Unavailable',
+};
+
+/** The description of an error response: what the status means and the codes it carries. */
+export function errorDescription(status: number, codes: ReadonlySet<string> | undefined): string {
+  const meaning = STATUS_MEANINGS[status] ?? 'Error';
+  if (!codes || codes.size === 0) return `${meaning}.`;
+  return `${meaning}. Codes include: ${[...codes].map((code) => `\`${code}\``).join(', ')}.`;
+}

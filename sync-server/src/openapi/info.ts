@@ -1,0 +1,56 @@
+/** The document's front matter: what the API is, its areas (tags), whom to ask, on what terms. */
+
+export const API_VERSION = '0.1.0';
+
+/**
+ * What the document adds to the server's own description (app.ts): where the SDKs and the
+ * conventions are, and the rules every client meets, stated once for the whole API.
+ */
+export const API_GUIDE = `SDKs: @tapline/sdk (TypeScript, sdk/typescript) and tapline (Python, sdk/python); the conventions below
+are written out in the repository's docs/api-conventions.md.
+
+Credentials: merchant keys mk_test_ (sandbox) and mk_live_ in x-merchant-api-key or Authorization: Bearer;
+wallet., agent., term. and admin. bearer tokens; each operation states the ones it accepts (security). The
+mode (test or live) comes from the credential.
+
+Idempotency-Key (1..255 characters) is required on POST /api/pay and POST /api/payroll and honoured where an
+operation lists it: the first answer is replayed with Idempotent-Replayed: true, another body with the same
+key is a 422 idempotency_key_reused, and a request still running is a 409 idempotency_in_progress (retry
+shortly).
+
+Rate limits per 60-second window: /api/pay 120 per key, /api/payments/* 300 per key, /api/fx/* 600 per IP,
+/api/bills/* 60 per key, everything else 120 per key.
+
+Webhooks: x-service-signature is the lower-case hex HMAC-SHA256 of the raw body keyed with the merchant's
+webhook secret (POS callbacks: sha256=<hex>); retries after 1 min, 5 min, 30 min, 2 h and 24 h carry the same
+event id.`;
+
+/** Every tag the routes use, with what it covers; the order is the order of the reference. */
+export const TAGS: readonly { name: string; description: string }[] = [
+  { name: 'payments', description: 'Payouts over a rail (POST /api/pay with an Idempotency-Key) and their status.' },
+  { name: 'pos', description: 'Point-of-sale sessions: open one for an amount, a customer\'s tag tap pays it, poll or receive the callback.' },
+  { name: 'checkout', description: 'The checkout drop-in\'s sessions and the publishable keys web pages use.' },
+  { name: 'wearables', description: 'NFC tags (rings, bands, cards) linked to a wallet; the public resolve of a tap.' },
+  { name: 'fx', description: 'Exchange rates and quotes.' },
+  { name: 'bills', description: 'Airtime, electricity and TV bills in NG, GH and KE.' },
+  { name: 'payment-links', description: 'Shareable links a customer pays from a web page.' },
+  { name: 'pay-identity', description: 'What an @handle resolves to: its destinations and preferred rail.' },
+  { name: 'gift-cards', description: 'Gift cards issued from a wallet, verified publicly, redeemed into a wallet; programs and cashback rules.' },
+  { name: 'subscriptions', description: 'Monthly plans, subscriptions and their charges.' },
+  { name: 'payroll', description: 'Paying up to 500 people from the merchant\'s wallet in one run.' },
+  { name: 'offline', description: 'Offline QR vouchers, offline payments settled from terminals, terminals\' offline limits.' },
+  { name: 'store', description: 'The store: products, checkout by wallet PIN or gift card, orders, reviews, flash sales.' },
+  { name: 'merchant', description: 'The merchant\'s own account: keys, webhook settings, balance, kiosk terminals.' },
+  { name: 'webhooks', description: 'Webhook deliveries, their attempts, and redelivery.' },
+  { name: 'wallet', description: 'A wallet holder\'s session, balance, tags and payments.' },
+  { name: 'agent', description: 'Agent sessions and balance.' },
+  { name: 'admin', description: 'Operator calls with the admin token: provisioning, store administration, gift-card oversight.' },
+  { name: 'health', description: 'Liveness, readiness and metrics.' },
+];
+
+/** No licence has been chosen for the API; the document says so instead of inventing one. */
+export const LICENSE = { name: 'Proprietary: no licence is granted by this document' };
+
+export function contactOf(publicBaseUrl: string): { name: string; url: string } {
+  return { name: 'Tapline API reference of this server', url: `${publicBaseUrl}/docs` };
+}

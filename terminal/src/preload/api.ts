@@ -1,0 +1,87 @@
+/**
+ * The contract between the kiosk page and the Electron app: what the preload exposes as
+ * `window.taplineKiosk` and the IPC channels behind it. Types and constants only (no Electron,
+ * no Node), so the renderer, the preload and the main process all import it.
+ */
+import type { BridgeErrorCode, BridgeEventName, BridgeEvents, HardwareStatus } from '@tapline/hardware/src/bridge/protocol.ts';
+import type { ReceiptDocument } from '@tapline/hardware/src/printer/document.ts';
+import type { MerchantHeader, ReceiptInput, ReceiptSettings } from '@tapline/hardware/src/printer/layouts.ts';
+import type { PrintResult, PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
+
+/** The global the preload defines in the page's world. */
+export const KIOSK_API_GLOBAL = 'taplineKiosk';
+export const KIOSK_API_VERSION = 1;
+
+/** IPC channels (ipcRenderer.invoke -> ipcMain.handle, and main -> page events). */
+export const IPC = {
+  /** invoke(method, params) -> HardwareAnswer */
+  hardware: 'tapline:hardware',
+  /** main -> page: {event, data} of the reader and the printer */
+  hardwareEvent: 'tapline:hardware-event',
+  /** invoke() -> AppInfo */
+  appInfo: 'tapline:app-info',
+  /** invoke() -> ProvisioningState (the first-start page only) */
+  provisioningState: 'tapline:provisioning-state',
+  /** invoke({syncServerUrl, force}) -> ProvisioningAnswer (the first-start page only) */
+  provisioningSave: 'tapline:provisioning-save',
+} as const;
+
+/** The bridge methods the page may call over IPC ('hello' is the WebSocket's handshake only). */
+export const IPC_HARDWARE_METHODS = ['hardware.status', 'printer.status', 'printer.print', 'printer.printReceipt', 'printer.openCashDrawer', 'nfc.simulateTap'] as const;
+export type IpcHardwareMethod = (typeof IPC_HARDWARE_METHODS)[number];
+
+/** Every hardware call answers this instead of rejecting, so the error's code crosses the context bridge. */
+export type HardwareAnswer<T> = { ok: true; result: T } | { ok: false; error: { code: BridgeErrorCode | 'not_connected'; message: string } };
+
+export interface HardwareEventMessage<E extends BridgeEventName = BridgeEventName> {
+  event: E;
+  data: BridgeEvents[E];
+}
+
+export interface AppInfo {
+  name: string;
+  version: string;
+  electron: string;
+  chrome: string;
+  platform: string;
+  arch: string;
+  /** Full screen with no way out (false in a development window). */
+  kiosk: boolean;
+  /** Installed from a package (updates apply) rather than run from a build folder. */
+  packaged: boolean;
+  syncServerUrl: string | null;
+  updateChannel: string;
+}
+
+export interface ProvisioningState {
+  /** The saved address, if any (the page offers it for editing). */
+  syncServerUrl: string | null;
+}
+
+export type ProvisioningAnswer =
+  | { ok: true; syncServerUrl: string }
+  /** invalid_url: not an http(s) address; unreachable / not_tapline: the server check failed (force skips it). */
+  | { ok: false; code: 'invalid_url' | 'unreachable' | 'not_tapline' | 'forbidden'; message: string };
+
+export interface KioskHardwareApi {
+  status(): Promise<HardwareAnswer<HardwareStatus>>;
+  printerStatus(): Promise<HardwareAnswer<PrinterStatus>>;
+  print(document: ReceiptDocument, options?: { jobId?: string; label?: string }): Promise<HardwareAnswer<PrintResult>>;
+  printReceipt(merchant: MerchantHeader, settings: ReceiptSettings, receipt: ReceiptInput, jobId?: string): Promise<HardwareAnswer<PrintResult>>;
+  openCashDrawer(): Promise<HardwareAnswer<{ opened: true }>>;
+  /** Development: taps the simulated reader (refused with not_available for a real reader). */
+  simulateTap(tagIdOrUri: string): Promise<HardwareAnswer<{ accepted: boolean }>>;
+  /** Reader and printer events (nfc.tap, nfc.status, printer.status, ...); returns the unsubscribe. */
+  on<E extends BridgeEventName>(event: E, listener: (data: BridgeEvents[E]) => void): () => void;
+}
+
+/** window.taplineKiosk */
+export interface KioskApi {
+  version: typeof KIOSK_API_VERSION;
+  hardware: KioskHardwareApi;
+  app: { info(): Promise<AppInfo> };
+  provisioning: {
+    state(): Promise<ProvisioningState>;
+    save(syncServerUrl: string, options?: { force?: boolean }): Promise<ProvisioningAnswer>;
+  };
+}

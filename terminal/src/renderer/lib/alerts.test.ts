@@ -1,0 +1,60 @@
+// Alerts the cashier must acknowledge, raised from the replica (RxDB in memory here): a declined
+// offline payment or gift card sale, and a sale ended on the till that the customer had paid.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { createRxDatabase } from 'rxdb';
+import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
+import { firstValueFrom, filter } from 'rxjs';
+import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import { acknowledgeAlert, openAlerts$, paidAfterLocalEndAlert, watchForAlerts } from './alerts.ts';
+import type { PosSaleDoc } from './pos-sales.ts';
+import { GIFT_CARD_SALE_SCHEMA, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_SCHEMA, POS_SALE_SCHEMA, type Replica } from './replica.ts';
+
+const NOW = new Date('2026-11-24T12:00:00Z');
+const closers: (() => Promise<unknown>)[] = [];
+after(() => Promise.all(closers.map((close) => close())));
+
+async function replica(): Promise<Replica> {
+  const db = await createRxDatabase({ name: `alerts_test_${closers.length}_${Date.now()}`, storage: getRxStorageMemory(), multiInstance: false });
+  closers.push(() => db.close());
+  const c = await db.addCollections({
+    offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA },
+    gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
+    pos_sales: { schema: POS_SALE_SCHEMA },
+    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA },
+  });
+  return { db: db as never, payments: c.offline_payments, giftCardSales: c.gift_card_sales, posSales: c.pos_sales, alerts: c.kiosk_alerts } as Replica;
+}
+
+const payment = (fields: Partial<OfflinePaymentDoc>): OfflinePaymentDoc => ({ id: 'pay_1', terminalId: 't', kind: 'tap', tagId: 'TG00000001', amountMinor: 500, currency: 'NGN', description: '', capturedAt: NOW.toISOString(), status: 'queued', serverSeq: 0, ...fields });
+
+describe('cashier alerts', () => {
+  it('raises one alert for a declined offline payment, keeps it until acknowledged, and never raises it again', async () => {
+    const r = await replica();
+    const stop = watchForAlerts(r, () => NOW);
+    closers.push(async () => stop());
+    await r.payments.insert(payment({}));
+    const doc = await r.payments.findOne('pay_1').exec();
+    await doc!.incrementalPatch({ status: 'declined', declineCode: 'insufficient_funds', declineReason: 'Wallet @ada did not have 5 NGN', payerHandle: '@ada', serverSeq: 3 });
+    const [raised] = await firstValueFrom(openAlerts$(r.alerts).pipe(filter((open) => open.length > 0)));
+    assert.deepEqual(
+      { ...raised, raisedAt: undefined },
+      { id: 'offline_payment_declined:pay_1', kind: 'offline_payment_declined', refId: 'pay_1', amountMinor: 500, currency: 'NGN', capturedAt: NOW.toISOString(), raisedAt: undefined, status: 'open', payer: '@ada', code: 'insufficient_funds', reason: 'Wallet @ada did not have 5 NGN' },
+    );
+    await acknowledgeAlert(r.alerts, raised!.id, NOW);
+    // The document changes again (a re-pulled verdict): no new alert.
+    await (await r.payments.findOne('pay_1').exec())!.incrementalPatch({ settledAt: NOW.toISOString() });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const all = await r.alerts.find().exec();
+    assert.deepEqual(all.map((alert) => [alert.id, alert.status]), [['offline_payment_declined:pay_1', 'acknowledged']]);
+  });
+
+  it('raises an alert for a sale ended on the till that the server says was paid, unless an offline payment replaced it', () => {
+    const sale: PosSaleDoc = { id: 's1', terminalId: 't', amountMinor: 400, currency: 'NGN', description: '', capturedAt: NOW.toISOString(), status: 'completed', localEnd: 'cancelled', payerHandle: '@ada' };
+    assert.equal(paidAfterLocalEndAlert(sale, NOW)?.kind, 'sale_paid_after_cancel');
+    assert.equal(paidAfterLocalEndAlert({ ...sale, localEnd: undefined }, NOW), null);
+    assert.equal(paidAfterLocalEndAlert({ ...sale, status: 'cancelled' }, NOW), null);
+    // The voided offline payment raises its own alert.
+    assert.equal(paidAfterLocalEndAlert({ ...sale, offlinePaymentId: 'pay_1' }, NOW), null);
+  });
+});

@@ -1,0 +1,46 @@
+// Today's sales: POS sales, offline payments and gift cards in one list, newest first.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { GiftCardSaleDoc, OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import { historyRows, paidTotals, startOfToday } from './history.ts';
+import type { PosSaleDoc } from './pos-sales.ts';
+
+const sale = (id: string, at: string, fields: Partial<PosSaleDoc>): PosSaleDoc => ({ id, terminalId: 't', amountMinor: 1000, currency: 'NGN', description: '', capturedAt: at, status: 'pending', ...fields });
+const payment = (id: string, at: string, fields: Partial<OfflinePaymentDoc>): OfflinePaymentDoc => ({ id, terminalId: 't', kind: 'tap', tagId: 'TG00000001', amountMinor: 500, currency: 'NGN', description: '', capturedAt: at, status: 'queued', serverSeq: 0, ...fields });
+const card = (id: string, at: string, fields: Partial<GiftCardSaleDoc>): GiftCardSaleDoc => ({ id, terminalId: 't', codeHash: 'h', codePrefix: 'gc_0123456', amountMinor: 2000, currency: 'NGN', capturedAt: at, status: 'queued', serverSeq: 0, ...fields });
+
+describe('sales history', () => {
+  it('lists every kind of sale with method, payer and status, newest first, and offers reprints only where a receipt exists', () => {
+    const rows = historyRows(
+      [
+        sale('s1', '2026-11-24T09:00:00.000Z', { status: 'completed', tagId: 'TG1', payerHandle: '@ada' }),
+        sale('s2', '2026-11-24T09:05:00.000Z', { status: 'completed', payerHandle: '@bola' }),
+        sale('s3', '2026-11-24T09:10:00.000Z', { status: 'pending', localEnd: 'cancelled' }),
+        sale('s4', '2026-11-24T09:15:00.000Z', { status: 'opening' }),
+        sale('s5', '2026-11-24T09:20:00.000Z', { status: 'expired' }),
+      ],
+      [payment('p1', '2026-11-24T10:00:00.000Z', { status: 'declined', declineCode: 'insufficient_funds', payerHandle: '@chi' }), payment('p2', '2026-11-24T10:05:00.000Z', {})],
+      [card('g1', '2026-11-24T11:00:00.000Z', { status: 'accepted' })],
+    );
+    assert.deepEqual(
+      rows.map((row) => [row.id, row.method, row.payer, row.status, row.outcome, row.reprintable]),
+      [
+        ['g1', 'Gift card (cash)', 'gc_0123456…', 'Active', 'paid', false],
+        ['p2', 'Offline tap', 'TG00000001', 'Waiting to settle', 'waiting', true],
+        ['p1', 'Offline tap', '@chi', 'Declined', 'declined', false],
+        ['s5', '—', '—', 'Expired', 'ended', false],
+        ['s3', '—', '—', 'Cancelled on this till (not confirmed yet)', 'ended', false],
+        ['s2', 'QR code', '@bola', 'Paid', 'paid', true],
+        ['s1', 'Tap', '@ada', 'Paid', 'paid', true],
+      ],
+    );
+    assert.equal(rows.find((row) => row.id === 'p1')?.code, 'insufficient_funds');
+    assert.deepEqual(paidTotals(rows), [{ currency: 'NGN', amountMinor: 4000, count: 3 }]);
+  });
+
+  it('starts today at local midnight, as a UTC time the replica can compare', () => {
+    const start = startOfToday(new Date(2026, 10, 24, 15, 30));
+    assert.equal(new Date(start).getTime(), new Date(2026, 10, 24, 0, 0, 0, 0).getTime());
+    assert.match(start, /Z$/);
+  });
+});

@@ -1,0 +1,108 @@
+import { type CATALOGUES, type MessageKey, type Translator, translator } from '@tapline/shared/i18n';
+import type { GiftCardSaleDoc, OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import { type PosSaleDoc, isServerFinal } from './pos-sales.ts';
+
+/**
+ * Today's sales of this terminal, online and offline, in one list for the cashier: time, amount,
+ * how it was paid, by whom, and what became of it. Built from the replica alone, so it works
+ * without the server.
+ */
+export type HistoryKind = 'pos' | 'offline' | 'gift-card';
+
+/** paid: money in. waiting: not final yet. ended: nothing was charged. declined: refused after the fact. */
+export type HistoryOutcome = 'paid' | 'waiting' | 'ended' | 'declined';
+
+export interface HistoryRow {
+  kind: HistoryKind;
+  id: string;
+  capturedAt: string;
+  amountMinor: number;
+  currency: string;
+  method: string;
+  payer: string;
+  status: string;
+  outcome: HistoryOutcome;
+  /** The code behind a decline or failure, for support. */
+  code?: string;
+  /** A receipt can be printed again (a paid sale or a payment taken offline; never a gift card: its code is gone). */
+  reprintable: boolean;
+}
+
+/** The words of the rows, in the kiosk's language (tests get English). */
+function texts(words: Translator<MessageKey>) {
+  const method = (key: keyof typeof CATALOGUES.en.kiosk.history.methods) => words.t(`kiosk.history.methods.${key}`);
+  const status = (key: keyof typeof CATALOGUES.en.kiosk.history.statuses) => words.t(`kiosk.history.statuses.${key}`);
+  return {
+    tap: method('tap'),
+    qr: method('qr'),
+    offlineTap: method('offlineTap'),
+    offlineQr: method('offlineQr'),
+    giftCard: method('giftCard'),
+    none: '—',
+    paid: status('paid'),
+    failed: status('failed'),
+    expired: status('expired'),
+    cancelled: status('cancelled'),
+    cancelledLocally: status('cancelledLocally'),
+    timedOut: status('timedOut'),
+    waiting: status('waiting'),
+    opening: status('opening'),
+    waitingToSettle: status('waitingToSettle'),
+    declined: status('declined'),
+    active: status('active'),
+    activatesOnline: status('activatesOnline'),
+  };
+}
+type Texts = ReturnType<typeof texts>;
+
+function posRow(sale: PosSaleDoc, TEXT: Texts): HistoryRow {
+  const base = { kind: 'pos' as const, id: sale.id, capturedAt: sale.capturedAt, amountMinor: sale.amountMinor, currency: sale.currency, payer: sale.payerHandle ?? TEXT.none };
+  const method = sale.status === 'completed' ? (sale.tagId === undefined ? TEXT.qr : TEXT.tap) : TEXT.none;
+  if (sale.status === 'completed') return { ...base, method, status: TEXT.paid, outcome: 'paid', reprintable: true };
+  if (isServerFinal(sale)) {
+    const status = sale.status === 'failed' ? TEXT.failed : sale.status === 'expired' ? TEXT.expired : TEXT.cancelled;
+    return { ...base, method, status, outcome: 'ended', reprintable: false };
+  }
+  if (sale.localEnd !== undefined) return { ...base, method, status: sale.localEnd === 'cancelled' ? TEXT.cancelledLocally : TEXT.timedOut, outcome: 'ended', reprintable: false };
+  return { ...base, method, status: sale.status === 'opening' ? TEXT.opening : TEXT.waiting, outcome: 'waiting', reprintable: false };
+}
+
+function offlineRow(doc: OfflinePaymentDoc, TEXT: Texts): HistoryRow {
+  const base = { kind: 'offline' as const, id: doc.id, capturedAt: doc.capturedAt, amountMinor: doc.amountMinor, currency: doc.currency, method: doc.kind === 'qr' ? TEXT.offlineQr : TEXT.offlineTap, payer: doc.payerHandle ?? doc.tagId ?? TEXT.none };
+  if (doc.status === 'accepted') return { ...base, status: TEXT.paid, outcome: 'paid', reprintable: true };
+  if (doc.status === 'declined') return { ...base, status: TEXT.declined, outcome: 'declined', reprintable: false, ...(doc.declineCode === undefined ? {} : { code: doc.declineCode }) };
+  return { ...base, status: TEXT.waitingToSettle, outcome: 'waiting', reprintable: true };
+}
+
+function giftCardRow(doc: GiftCardSaleDoc, TEXT: Texts): HistoryRow {
+  const base = { kind: 'gift-card' as const, id: doc.id, capturedAt: doc.capturedAt, amountMinor: doc.amountMinor, currency: doc.currency, method: TEXT.giftCard, payer: `${doc.codePrefix}…`, reprintable: false };
+  if (doc.status === 'accepted') return { ...base, status: TEXT.active, outcome: 'paid' };
+  if (doc.status === 'declined') return { ...base, status: TEXT.declined, outcome: 'declined', ...(doc.declineCode === undefined ? {} : { code: doc.declineCode }) };
+  return { ...base, status: TEXT.activatesOnline, outcome: 'waiting' };
+}
+
+/** Every row, newest first. Sales still opening (no session yet) are left out: nothing can have happened. */
+export function historyRows(sales: readonly PosSaleDoc[], payments: readonly OfflinePaymentDoc[], giftCards: readonly GiftCardSaleDoc[], words: Translator<MessageKey> = translator('en')): HistoryRow[] {
+  const TEXT = texts(words);
+  return [...sales.filter((sale) => sale.status !== 'opening').map((sale) => posRow(sale, TEXT)), ...payments.map((doc) => offlineRow(doc, TEXT)), ...giftCards.map((doc) => giftCardRow(doc, TEXT))].sort((a, b) => b.capturedAt.localeCompare(a.capturedAt));
+}
+
+/** Paid today, per currency (a till normally has one). */
+export function paidTotals(rows: readonly HistoryRow[]): { currency: string; amountMinor: number; count: number }[] {
+  const totals = new Map<string, { currency: string; amountMinor: number; count: number }>();
+  for (const row of rows) {
+    if (row.outcome !== 'paid') continue;
+    const total = totals.get(row.currency) ?? { currency: row.currency, amountMinor: 0, count: 0 };
+    total.amountMinor += row.amountMinor;
+    total.count += 1;
+    totals.set(row.currency, total);
+  }
+  return [...totals.values()];
+}
+
+/** Midnight of today on this kiosk's clock, as the replica stores times (UTC ISO 8601, which sorts). */
+export function startOfToday(now: Date): string {
+  const midnight = new Date(now);
+  midnight.setHours(0, 0, 0, 0);
+  return midnight.toISOString();
+}

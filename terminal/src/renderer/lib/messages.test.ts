@@ -1,0 +1,40 @@
+// Messages for the cashier: sentences, with the code for support apart; never an errno, a path or a raw code.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { translator } from '@tapline/shared/i18n';
+import { ApiError } from './api.ts';
+import { cashierMessage, refusalMessage } from './messages.ts';
+import { normaliseToken, tokenInputProblem } from './token.ts';
+
+describe('cashier messages', () => {
+  it('turns server and network errors into sentences and keeps the code apart', () => {
+    assert.deepEqual(cashierMessage(new ApiError('Unknown tag', 'tag_not_found', 404)), { text: 'This ring, band or card is not registered. Ask the customer to pay with the QR code.', code: 'tag_not_found' });
+    assert.deepEqual(cashierMessage(new ApiError('The sync server at http://127.0.0.1:3000 cannot be reached (connect ECONNREFUSED 127.0.0.1:3000)', 'sync_server_unreachable', 502)), {
+      text: 'The Tapline server cannot be reached right now.',
+      code: 'sync_server_unreachable',
+    });
+    assert.deepEqual(cashierMessage(new ApiError('The server answered HTTP 504', 'http_error', 504)), { text: 'The Tapline server cannot be reached right now.', code: 'http_504' });
+    assert.deepEqual(cashierMessage(new ApiError('Malformed terminal token', 'invalid_terminal_token', 401)).code, 'invalid_terminal_token');
+    const unknown = cashierMessage(new ApiError('Something internal', 'weird_failure', 422));
+    assert.equal(unknown.code, 'weird_failure');
+    assert.doesNotMatch(unknown.text, /weird_failure|internal/);
+    assert.deepEqual(refusalMessage({ code: 'offline_exposure_limit', reason: 'policy words' }), { text: 'The terminal holds as much in offline payments as it may: connect to sync them first.', code: 'offline_exposure_limit' });
+    assert.deepEqual(refusalMessage({ code: 'some_new_refusal', reason: 'The policy says no' }), { text: 'The policy says no', code: 'some_new_refusal' });
+  });
+
+  it('speaks the kiosk\'s language when given its translator', () => {
+    const french = translator('fr');
+    assert.deepEqual(cashierMessage(new ApiError('Wrong PIN', 'wrong_pin', 403), french), { text: 'Code PIN incorrect. Demandez au client de réessayer.', code: 'wrong_pin' });
+    assert.equal(refusalMessage({ code: 'offline_over_no_pin_limit', reason: 'x' }, french).text, french.t('errors.offline_over_no_pin_limit'));
+    assert.notEqual(french.t('errors.offline_over_no_pin_limit'), translator('en').t('errors.offline_over_no_pin_limit'));
+    assert.equal(tokenInputProblem('', french).text, 'Saisissez ou collez le jeton du terminal.');
+  });
+
+  it('recognises a pasted merchant key or another credential on the sign-in form', () => {
+    assert.equal(normaliseToken(`mk_test_${'a'.repeat(64)}`), null);
+    assert.equal(tokenInputProblem(`mk_test_${'a'.repeat(64)}`).code, 'merchant_key_not_a_terminal_token');
+    assert.equal(tokenInputProblem('wallet.abc').code, 'not_a_terminal_token');
+    assert.equal(tokenInputProblem('term.abc').code, 'terminal_token_malformed');
+    assert.equal(normaliseToken(` ${'f'.repeat(64)} `), `term.${'f'.repeat(64)}`);
+  });
+});
