@@ -20,3 +20,16 @@ export async function trackedPage(browser: Browser, options: BrowserContextOptio
   });
   return page;
 }
+
+/**
+ * Waits until `expression` is truthy in the page. Playwright's waitForFunction polls a string
+ * predicate with eval inside the page, which our pages' Content-Security-Policy refuses whenever
+ * the first check is not already true; page.evaluate runs outside the page's CSP.
+ */
+export async function waitForExpression(page: Page, expression: string, timeout = 10_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!(await page.evaluate<boolean>(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

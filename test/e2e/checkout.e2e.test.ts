@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, trackedPage } from './browser.ts';
+import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
 import { type TestServer, balanceMinor, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -172,7 +172,7 @@ for (const target of await databaseTargets()) {
       const { merchant, payer, merchantBefore } = await setup(s, { fund: 100 });
       const page = await openCheckout();
       await page.click('[data-tab="qr"]');
-      await page.waitForFunction("(() => { const host = document.querySelector('[data-tapline-checkout]'); const image = host && host.shadowRoot.getElementById('tp-qr'); return image !== null && image.complete && image.naturalWidth > 0; })()");
+      await waitForExpression(page, "(() => { const host = document.querySelector('[data-tapline-checkout]'); const image = host && host.shadowRoot.getElementById('tp-qr'); return image !== null && image.complete && image.naturalWidth > 0; })()");
       const sessionId = await page.locator('[data-tapline-checkout]').getAttribute('data-session-id');
       await page.screenshot({ path: `${ARTIFACTS}checkout-qr-${target.name}.png` });
 

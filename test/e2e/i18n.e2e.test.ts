@@ -53,7 +53,7 @@ for (const target of await databaseTargets()) {
       await page.locator('#status-reader[data-state="ready"]').waitFor();
       await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
       // The hello brought the terminal's language.
-      await page.waitForFunction('document.documentElement.lang === "fr"', undefined, SYNC_WAIT);
+      await page.locator('html[lang="fr"]').waitFor({ state: 'attached', ...SYNC_WAIT });
       assert.equal(await page.title(), 'Terminal Tapline');
       assert.equal(await page.locator('#sign-out').innerText(), 'Se déconnecter');
       assert.equal(await page.locator('#sell-gift-card').innerText(), 'Vendre une carte cadeau');
@@ -96,7 +96,7 @@ for (const target of await databaseTargets()) {
       await page.click('#new-sale');
       await page.locator('#sale').waitFor({ state: 'visible' });
       await page.selectOption('#language-switcher', 'en');
-      await page.waitForFunction('document.documentElement.lang === "en"');
+      await page.locator('html[lang="en"]').waitFor({ state: 'attached' });
       assert.equal(await page.locator('#sign-out').innerText(), 'Sign out');
       assert.equal(await page.locator('#charge-button').innerText(), `Charge NGN${NBSP}0.00`);
       assert.equal(await page.title(), 'Tapline terminal');
@@ -110,7 +110,7 @@ for (const target of await databaseTargets()) {
       // The merchant gives the terminal another language: the connected kiosk follows it.
       const changed = await s.request('PATCH', `/api/merchant/terminals/${terminalId}`, { headers: key, body: { language: 'pt' } });
       assert.equal(changed.status, 200);
-      await page.waitForFunction('document.documentElement.lang === "pt"', undefined, SYNC_WAIT);
+      await page.locator('html[lang="pt"]').waitFor({ state: 'attached', ...SYNC_WAIT });
       assert.equal(await page.locator('#sign-out').innerText(), 'Terminar sessão');
       assert.equal(await page.evaluate<string | null>("localStorage.getItem('tapline.language')"), null, 'the old choice is dropped');
       await page.screenshot({ path: `${ARTIFACTS}i18n-kiosk-pt-sale-${target.name}.png` });

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchChromium, trackedPage } from './browser.ts';
+import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
 import { shopWithTerminal } from './shop.ts';
 import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 
@@ -46,7 +46,7 @@ for (const target of await databaseTargets()) {
       await page.fill('#amount', '40');
       await page.click('#voucher-button');
       await page.locator('#voucher-result').waitFor({ state: 'visible' });
-      await page.waitForFunction("(() => { const image = document.getElementById('voucher-qr'); return image !== null && image.complete && image.naturalWidth > 0; })()");
+      await waitForExpression(page, "(() => { const image = document.getElementById('voucher-qr'); return image !== null && image.complete && image.naturalWidth > 0; })()");
       assert.match(await page.locator('#voucher-amount').innerText(), /NGN\s*40\.00/);
       await page.screenshot({ path: `${ARTIFACTS}offline-qr-${target.name}.png`, fullPage: true });
       const payload = await page.locator('#voucher-qr').getAttribute('data-payload');

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, trackedPage } from './browser.ts';
+import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
 import { shopWithTerminal } from './shop.ts';
 import { databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 
@@ -49,7 +49,7 @@ for (const target of await databaseTargets()) {
       await page.click('#charge-button');
       await page.locator('#waiting').waitFor({ state: 'visible' });
       // The QR code image is served and decoded.
-      await page.waitForFunction("(() => { const image = document.getElementById('qr'); return image !== null && image.complete && image.naturalWidth > 0; })()");
+      await waitForExpression(page, "(() => { const image = document.getElementById('qr'); return image !== null && image.complete && image.naturalWidth > 0; })()");
       const sessionId = await page.locator('#waiting').getAttribute('data-session-id');
       assert.ok(sessionId, 'the page exposes the session it created');
       return sessionId;

@@ -117,7 +117,7 @@ for (const target of await databaseTargets()) {
       const { page } = await signedIn();
       for (const language of ['en', 'fr'] as const) {
         await page.selectOption('#language-switcher', language);
-        await page.waitForFunction(`document.documentElement.lang === "${language}"`);
+        await page.locator(`html[lang="${language}"]`).waitFor({ state: 'attached' });
         await page.click('#key-clear');
         await page.keyboard.type('1250');
         assert.equal(await page.locator('#amount-display').innerText(), language === 'fr' ? '1\u202f250' : '1,250', 'the keypad display groups as the language does');
@@ -143,7 +143,7 @@ for (const target of await databaseTargets()) {
       await page.locator('#pairing-code').waitFor();
       for (const language of ['fr', 'en'] as const) {
         await page.selectOption('#language-switcher', language);
-        await page.waitForFunction(`document.documentElement.lang === "${language}"`);
+        await page.locator(`html[lang="${language}"]`).waitFor({ state: 'attached' });
         assert.equal(await page.locator('#signin h1').innerText(), language === 'fr' ? 'Appairer cette caisse' : 'Pair this till');
         await atEverySize(page, '#signin', `i18n-${language}-pairing`);
       }
