@@ -119,6 +119,10 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     // Query values are redacted from every request line: they may carry a secret (README, Logs).
     logger: options.logger === false ? false : { level: config.logLevel, serializers: { req: loggedRequest }, ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: config.bodyLimitBytes,
+    // Route registration compiles a few hundred schemas; on a slow or busy machine (a shop's
+    // small server, CI next to a browser) that outgrows Fastify's 10 s default and the server
+    // would refuse to start.
+    pluginTimeout: 120_000,
     trustProxy: process.env.TRUST_PROXY === '1',
     ajv: { customOptions: { allErrors: false } },
     schemaController: { compilersFactory: { buildValidator } },

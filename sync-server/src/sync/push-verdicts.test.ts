@@ -95,6 +95,31 @@ for (const target of await databaseTargets()) {
       await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), amountMinor: 1e17 }), 'invalid_document');
     });
 
+    it('declines a description that is not a string and a capture date at the edge of JavaScript dates, and settles the others', async () => {
+      const s = server();
+      const number = await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), description: 42 }), 'invalid_document');
+      assert.match(number.declineReason ?? '', /description/);
+      await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), description: { text: 'Suya' } }), 'invalid_document');
+      // Dates JavaScript can hold but the database cannot: declined, never a crash or a settled payment.
+      const edge = await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), capturedAt: '+275760-09-13T00:00:00.000Z' }), 'invalid_document');
+      assert.match(edge.declineReason ?? '', /capturedAt must be an ISO 8601 time between 1970 and 9999/);
+      await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), capturedAt: '-271821-04-20T00:00:00.000Z' }), 'invalid_document');
+      await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), capturedAt: '+275760-09-13T00:00:00.001Z' }), 'invalid_document');
+      // A kiosk whose clock battery died: a time the rules judge.
+      await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), capturedAt: '1970-01-01T00:00:00.000Z' }), 'captured_before_terminal');
+    });
+
+    it('declines a gift-card sale whose design theme is not a string, and settles the others', async () => {
+      const s = server();
+      const { terminalId, socket, merchant } = await shop(s);
+      const before = await balanceMinor(s, merchant.handle, 'NGN');
+      const docs = [await saleDoc(terminalId, 1_000), await saleDoc(terminalId, 1_000, { designTheme: 7 }), await saleDoc(terminalId, 1_000, { designTheme: ['birthday'] }), await saleDoc(terminalId, 2_000)];
+      const verdicts = conflictsOf<GiftCardSaleDoc>(await push(socket, docs, 'gift_card_sales'));
+      assert.deepEqual(statuses(verdicts), [['accepted', null], ['declined', 'invalid_document'], ['declined', 'invalid_document'], ['accepted', null]]);
+      assert.match(verdicts[1]!.declineReason ?? '', /designTheme/);
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), before - 3_000);
+    });
+
     it('answers an id another merchant used with id_taken, unrecorded, and settles the others', async () => {
       const s = server();
       const other = await shop(s);

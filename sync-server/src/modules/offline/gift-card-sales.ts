@@ -12,7 +12,7 @@ import { enqueueEvent } from '../../events/outbox.ts';
 import { GiftCardService } from '../gift-cards/service.ts';
 import { fxServiceRateSource } from '../gift-cards/fx.ts';
 import type { CardRow } from '../gift-cards/store.ts';
-import { timeDecline } from './policy.ts';
+import { CAPTURED_AT_PROBLEM, parseCapturedAt, timeDecline } from './policy.ts';
 import { type CollectionSettler, type PushTerminal, inSavepoint } from './push.ts';
 import { type GiftCardSaleRow, findGiftCardSales, insertGiftCardSale } from './store.ts';
 
@@ -76,8 +76,8 @@ function saleOf(doc: Record<string, unknown>, id: string, fallbackCurrency: stri
     // A declined sale is still recorded: what cannot be stored is replaced.
     message = problem ? storableText(text, SYNC_TEXT_LIMITS.message) : text;
   }
-  const capturedAt = typeof doc.capturedAt === 'string' && doc.capturedAt.length <= 64 ? new Date(doc.capturedAt) : new Date(Number.NaN);
-  if (Number.isNaN(capturedAt.getTime())) problems.push('capturedAt must be an ISO 8601 time');
+  const capturedAt = parseCapturedAt(doc.capturedAt);
+  if (capturedAt === null) problems.push(CAPTURED_AT_PROBLEM);
   return {
     id,
     codeHash,
@@ -86,7 +86,7 @@ function saleOf(doc: Record<string, unknown>, id: string, fallbackCurrency: stri
     currency: isSupportedCurrency(currency) ? currency : fallbackCurrency,
     designTheme,
     message,
-    capturedAt: Number.isNaN(capturedAt.getTime()) ? new Date(0) : capturedAt,
+    capturedAt: capturedAt ?? new Date(0),
     invalid: problems.length > 0 ? problems.join('; ') : null,
   };
 }

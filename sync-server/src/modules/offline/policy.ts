@@ -27,6 +27,22 @@ export interface PolicyDecline {
   reason: string;
 }
 
+/** The capture times a document may carry: what the database stores and the clock rules can judge. */
+const EARLIEST_CAPTURE = Date.UTC(1970, 0, 1);
+const LATEST_CAPTURE = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const CAPTURED_AT_PROBLEM = 'capturedAt must be an ISO 8601 time between 1970 and 9999';
+
+/**
+ * A pushed `capturedAt` as a Date, or null when it is not a time the policy can judge. A kiosk
+ * whose clock battery died dates its sales 1970: that parses, and the clock rules decline it;
+ * a date JavaScript can hold but the database cannot (year 275760) does not.
+ */
+export function parseCapturedAt(value: unknown): Date | null {
+  if (typeof value !== 'string' || value.length > 64) return null;
+  const time = new Date(value).getTime();
+  return Number.isNaN(time) || time < EARLIEST_CAPTURE || time > LATEST_CAPTURE ? null : new Date(time);
+}
+
 /** A terminal's clock may run this far from the server's. */
 export const CLOCK_SKEW_MS = 5 * 60_000;
 

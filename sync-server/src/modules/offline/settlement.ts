@@ -16,6 +16,7 @@ import { LedgerError, type TransferLeg, transfer } from '../../ledger/ledger.ts'
 import { normalizeTagId } from '../wearables/service.ts';
 import { publicKeyMap } from './keys.ts';
 import { type OfflinePaymentRow, endVoucher, findOfflinePayment, insertOfflinePayment, lockVoucherByHash, nextTerminalSeq } from './store.ts';
+import { CAPTURED_AT_PROBLEM, parseCapturedAt } from './policy.ts';
 
 /** Where an offline payment settles: the merchant's wallet in the terminal's mode. */
 export interface SettlementScope {
@@ -66,8 +67,8 @@ export function candidateOf(doc: Record<string, unknown>, id: string, scopeCurre
   const currency = sent !== null && /^[A-Z]{3}$/.test(sent) && isSupportedCurrency(sent) ? sent : scopeCurrency;
   if (sent === null || currency !== sent) problems.push('currency must be a supported ISO 4217 code (an African currency, USD, GBP or EUR)');
   else if (amount > 0 && toMajor(amount, currency) > MAX_MAJOR_AMOUNT) problems.push(`amountMinor must be at most ${MAX_MAJOR_AMOUNT} ${currency} in major units`);
-  const capturedAt = typeof doc.capturedAt === 'string' && doc.capturedAt.length <= 64 ? new Date(doc.capturedAt) : new Date(Number.NaN);
-  if (Number.isNaN(capturedAt.getTime())) problems.push('capturedAt must be an ISO 8601 time');
+  const capturedAt = parseCapturedAt(doc.capturedAt);
+  if (capturedAt === null) problems.push(CAPTURED_AT_PROBLEM);
   const tagId = kind === 'tap' ? (typeof doc.tagId === 'string' ? (normalizeTagId(doc.tagId) ?? null) : null) : null;
   if (kind === 'tap' && tagId === null) problems.push('tagId must be TG followed by 8 hexadecimal characters');
   const voucherText = kind === 'qr' && typeof doc.voucher === 'string' ? doc.voucher.trim() : null;
@@ -90,7 +91,7 @@ export function candidateOf(doc: Record<string, unknown>, id: string, scopeCurre
     amount,
     currency,
     description,
-    capturedAt: Number.isNaN(capturedAt.getTime()) ? new Date(0) : capturedAt,
+    capturedAt: capturedAt ?? new Date(0),
     invalid: problems.length > 0 ? problems.join('; ') : null,
   };
 }
