@@ -86,6 +86,7 @@ describe('kiosk page in the Electron app: hardware over the preload API (Chromiu
       contents: () => contents,
       origin: new URL(host.url).origin,
       appInfo: () => ({ name: 'Tapline Terminal', version: '0.1.0', electron: '40.8.5', chrome: '', platform: 'linux', arch: 'x64', kiosk: true, packaged: false, syncServerUrl: 'http://127.0.0.1:9', updateChannel: 'latest' }),
+      terminalConfig: () => ({ receipt: host.receipt }),
       log: () => undefined,
     });
     await page.exposeFunction('__taplineIpcInvoke', (channel: string, ...args: unknown[]) => {

@@ -95,7 +95,7 @@ export async function buildElectron(outDir: string = ELECTRON_DIST_DIR): Promise
   await buildRenderer(join(outDir, 'renderer'));
   const results = await Promise.all([
     build({ ...NODE_BUNDLE, entryPoints: { index: source('../main/main.ts') }, outdir: join(outDir, 'main'), outExtension: { '.js': '.js' } }),
-    build({ ...NODE_BUNDLE, entryPoints: { 'pcsc-worker': source('../../../hardware/src/nfc/pcsc-worker.ts') }, outdir: join(outDir, 'main') }),
+    build({ ...NODE_BUNDLE, entryPoints: { 'pcsc-worker': source('../../../hardware/src/nfc/pcsc-worker.ts'), 'printer-worker': source('../main/printer-worker.ts') }, outdir: join(outDir, 'main') }),
     build({
       bundle: true,
       platform: 'node',

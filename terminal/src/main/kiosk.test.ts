@@ -51,6 +51,7 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     preload: join(distDir, 'preload', 'index.cjs'),
     provisionPage: join(distDir, 'provision', 'index.html'),
     pcscWorker: join(distDir, 'main', 'pcsc-worker.js'),
+    printerWorker: join(distDir, 'main', 'printer-worker.js'),
   });
 
   function provisioned(syncServerUrl: string | null, extra: Record<string, unknown> = {}): string {
@@ -120,10 +121,12 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     assert.equal(page.headers.get('content-security-policy'), CONTENT_SECURITY_POLICY_HEADER);
     assert.deepEqual(await (await fetch(`${kiosk.host.url}/api/health`)).json(), { ok: true, uptime: 12.5, dbLatency: 0.4 });
     // IPC carries the hardware: the page is given no loopback bridge to connect to.
-    const config = (await (await fetch(`${kiosk.host.url}/terminal-config.json`)).json()) as Record<string, unknown>;
-    assert.equal(config.bridgeUrl, undefined);
-    assert.equal(config.bridgeSecret, undefined);
-    assert.equal((config.receipt as { paperWidth: number }).paperWidth, 80);
+    const configAnswer = await fetch(`${kiosk.host.url}/terminal-config.json`);
+    assert.equal(configAnswer.status, 404, 'no configuration (and no bridge) on loopback HTTP');
+    assert.deepEqual(await configAnswer.json(), { error: 'The kiosk app gives the page its configuration over IPC', code: 'not_found' });
+    const config = await createKioskApi(fake.ipcRendererFor(window)).app.terminalConfig();
+    assert.equal(config.receipt.paperWidth, 80);
+    assert.deepEqual(Object.keys(config), ['receipt']);
 
     // The page stays on its own origin: no other sites or redirects, no pop-ups, webviews, downloads or device permissions.
     assert.equal(window.webContents.navigate('https://example.com/'), false);

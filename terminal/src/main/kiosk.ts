@@ -3,7 +3,7 @@ import { systemClock } from '@tapline/hardware/src/clock.ts';
 import type { Clock } from '@tapline/hardware/src/clock.ts';
 import { createNfcReader, nfcConfigFromEnv } from '@tapline/hardware/src/nfc/index.ts';
 import type { NfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import { createPrinter, printerConfigFromEnv } from '@tapline/hardware/src/printer/index.ts';
+import { printerConfigFromEnv } from '@tapline/hardware/src/printer/index.ts';
 import type { ReceiptPrinter } from '@tapline/hardware/src/printer/index.ts';
 import { terminalPortFromEnv } from '../host/config.ts';
 import type { HostServerOptions, TerminalHost } from '../host/server.ts';
@@ -13,6 +13,7 @@ import { registerHardwareIpc } from './hardware-ipc.ts';
 import { hostEnvironment, parseSyncServerUrl, readKioskConfig } from './kiosk-config.ts';
 import { kioskWindowOptions, lockDown } from './lockdown.ts';
 import { utilityProcessWorker } from './pcsc-utility.ts';
+import { UtilityPrinter, utilityPrinterProcess } from './printer-utility.ts';
 import { type ServerCheck, provision } from './provisioning.ts';
 import { superviseRenderer } from './recovery.ts';
 import { type UpdaterLike, startUpdates } from './updates.ts';
@@ -27,6 +28,8 @@ export interface KioskPaths {
   provisionPage: string;
   /** dist/main/pcsc-worker.js: the PC/SC driver, run as a utility process. */
   pcscWorker: string;
+  /** dist/main/printer-worker.js: the receipt printer, run as a utility process. */
+  printerWorker: string;
 }
 
 export interface KioskOptions {
@@ -117,7 +120,9 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
   const hostEnv = hostEnvironment(config, env, userDataDir);
   const printerConfig = printerConfigFromEnv(hostEnv);
   const nfc = options.nfc ?? createNfcReader(nfcConfigFromEnv(hostEnv), systemClock, { spawnWorker: () => utilityProcessWorker(electron.utilityProcess, options.paths.pcscWorker, hostEnv) });
-  const printer = options.printer ?? createPrinter(printerConfig);
+  // The printer (its durable queue and its USB, serial or TCP transport, or the virtual one) runs
+  // in a utility process of its own, started again when it dies.
+  const printer = options.printer ?? new UtilityPrinter({ spawn: () => utilityPrinterProcess(electron.utilityProcess, options.paths.printerWorker, hostEnv), log, ...(options.clock ? { clock: options.clock } : {}) });
   // The port must stay the same from one start to the next: the page's origin holds its
   // IndexedDB replica (queued offline payments) and its saved token.
   const host = await options.startHost({
@@ -143,7 +148,7 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
     syncServerUrl,
     updateChannel: config.updateChannel,
   });
-  const ipc = registerHardwareIpc({ ipcMain: electron.ipcMain, nfc: host.nfc, printer: host.printer, simulator: host.simulator, contents: () => (window.isDestroyed() ? null : window.webContents), origin: hostOrigin, appInfo, log });
+  const ipc = registerHardwareIpc({ ipcMain: electron.ipcMain, nfc: host.nfc, printer: host.printer, simulator: host.simulator, contents: () => (window.isDestroyed() ? null : window.webContents), origin: hostOrigin, appInfo, terminalConfig: () => ({ receipt: host.receipt }), log });
   const supervisor = superviseRenderer(window, { url: () => host.url, clock: options.clock ?? systemClock, log });
   const updates = options.updater ? startUpdates(options.updater, { channel: config.updateChannel, url: config.updateUrl, packaged: app.isPackaged, log, ...(options.clock ? { clock: options.clock } : {}) }) : null;
 

@@ -31,6 +31,7 @@ try {
       preload: here('../preload/index.cjs'),
       provisionPage: here('../provision/index.html'),
       pcscWorker: here('./pcsc-worker.js'),
+      printerWorker: here('./printer-worker.js'),
     },
     startHost: startHostServer,
     env: process.env,

@@ -20,6 +20,8 @@ export const IPC = {
   hardwareEvent: 'tapline:hardware-event',
   /** invoke() -> AppInfo */
   appInfo: 'tapline:app-info',
+  /** invoke() -> KioskTerminalConfig (what a browser reads at /terminal-config.json) */
+  terminalConfig: 'tapline:terminal-config',
   /** invoke() -> ProvisioningState (the first-start page only) */
   provisioningState: 'tapline:provisioning-state',
   /** invoke({syncServerUrl, force}) -> ProvisioningAnswer (the first-start page only) */
@@ -53,6 +55,11 @@ export interface AppInfo {
   updateChannel: string;
 }
 
+/** How the page lays out receipts; in a browser the host serves it at /terminal-config.json. */
+export interface KioskTerminalConfig {
+  receipt: { paperWidth: 58 | 80; language: string; timeZone: string };
+}
+
 export interface ProvisioningState {
   /** The saved address, if any (the page offers it for editing). */
   syncServerUrl: string | null;
@@ -79,7 +86,7 @@ export interface KioskHardwareApi {
 export interface KioskApi {
   version: typeof KIOSK_API_VERSION;
   hardware: KioskHardwareApi;
-  app: { info(): Promise<AppInfo> };
+  app: { info(): Promise<AppInfo>; terminalConfig(): Promise<KioskTerminalConfig> };
   provisioning: {
     state(): Promise<ProvisioningState>;
     save(syncServerUrl: string, options?: { force?: boolean }): Promise<ProvisioningAnswer>;

@@ -33,7 +33,10 @@ export function createKioskApi(ipc: IpcRendererLike): KioskApi {
         return () => void ipc.removeListener(IPC.hardwareEvent, forward);
       },
     },
-    app: { info: () => ipc.invoke(IPC.appInfo) as ReturnType<KioskApi['app']['info']> },
+    app: {
+      info: () => ipc.invoke(IPC.appInfo) as ReturnType<KioskApi['app']['info']>,
+      terminalConfig: () => ipc.invoke(IPC.terminalConfig) as ReturnType<KioskApi['app']['terminalConfig']>,
+    },
     provisioning: {
       state: () => ipc.invoke(IPC.provisioningState) as ReturnType<KioskApi['provisioning']['state']>,
       save: (syncServerUrl, options = {}) => ipc.invoke(IPC.provisioningSave, { syncServerUrl, force: options.force === true }) as ReturnType<KioskApi['provisioning']['save']>,
