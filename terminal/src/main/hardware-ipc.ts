@@ -22,6 +22,8 @@ export interface HardwareIpcOptions {
   appInfo: () => AppInfo;
   /** The receipt settings the host would serve a browser at /terminal-config.json. */
   terminalConfig: () => KioskTerminalConfig;
+  /** The token the first start paired, handed to the page once (then null). */
+  takeTerminalToken?: () => string | null;
   log: (line: string) => void;
 }
 
@@ -100,12 +102,17 @@ export function registerHardwareIpc(options: HardwareIpcOptions): { dispose(): v
     if (!trusted(event)) throw new Error('the terminal configuration is answered for the till page only');
     return options.terminalConfig();
   });
+  options.ipcMain.handle(IPC.takeTerminalToken, (event) => {
+    if (!trusted(event)) throw new Error('the terminal token is handed to the till page only');
+    return options.takeTerminalToken?.() ?? null;
+  });
 
   return {
     dispose() {
       options.ipcMain.removeHandler(IPC.hardware);
       options.ipcMain.removeHandler(IPC.appInfo);
       options.ipcMain.removeHandler(IPC.terminalConfig);
+      options.ipcMain.removeHandler(IPC.takeTerminalToken);
       host.dispose();
     },
   };

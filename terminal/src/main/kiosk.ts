@@ -14,7 +14,7 @@ import { hostEnvironment, parseSyncServerUrl, readKioskConfig } from './kiosk-co
 import { kioskWindowOptions, lockDown } from './lockdown.ts';
 import { utilityProcessWorker } from './pcsc-utility.ts';
 import { UtilityPrinter, utilityPrinterProcess } from './printer-utility.ts';
-import { type ServerCheck, provision } from './provisioning.ts';
+import { type PairResult, type ServerCheck, provision } from './provisioning.ts';
 import { superviseRenderer } from './recovery.ts';
 import { type UpdaterLike, startUpdates } from './updates.ts';
 
@@ -48,6 +48,9 @@ export interface KioskOptions {
   /** electron-updater's autoUpdater, loaded by main.ts; null: no updates. */
   updater?: UpdaterLike | null;
   checkServer?: (syncServerUrl: string) => Promise<ServerCheck>;
+  pair?: (syncServerUrl: string, code: string) => Promise<PairResult>;
+  /** How long the first-start page shows its success before the till (default 1.5 s). */
+  provisionedPauseMs?: number;
   clock?: Clock;
   log?: (line: string) => void;
 }
@@ -104,17 +107,23 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
   });
 
   let syncServerUrl = parseSyncServerUrl(env.SYNC_SERVER_URL) ?? config.syncServerUrl;
+  // The token a first start paired: kept in memory only until the till page takes it (once).
+  let pairedToken: string | null = null;
   if (syncServerUrl === null || (options.argv ?? []).includes('--provision')) {
-    syncServerUrl = await provision({
+    const provisioned = await provision({
       ipcMain: electron.ipcMain,
       window,
       pageFile: options.paths.provisionPage,
       userDataDir,
       config,
       ...(options.checkServer ? { checkServer: options.checkServer } : {}),
+      ...(options.pair ? { pair: options.pair } : {}),
+      ...(options.provisionedPauseMs === undefined ? {} : { pauseMs: options.provisionedPauseMs }),
       log,
     });
-    config = { ...config, syncServerUrl };
+    config = provisioned.config;
+    syncServerUrl = config.syncServerUrl as string;
+    pairedToken = provisioned.token;
   }
 
   const hostEnv = hostEnvironment(config, env, userDataDir);
@@ -148,7 +157,22 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
     syncServerUrl,
     updateChannel: config.updateChannel,
   });
-  const ipc = registerHardwareIpc({ ipcMain: electron.ipcMain, nfc: host.nfc, printer: host.printer, simulator: host.simulator, contents: () => (window.isDestroyed() ? null : window.webContents), origin: hostOrigin, appInfo, terminalConfig: () => ({ receipt: host.receipt }), log });
+  const ipc = registerHardwareIpc({
+    ipcMain: electron.ipcMain,
+    nfc: host.nfc,
+    printer: host.printer,
+    simulator: host.simulator,
+    contents: () => (window.isDestroyed() ? null : window.webContents),
+    origin: hostOrigin,
+    appInfo,
+    terminalConfig: () => ({ receipt: host.receipt }),
+    takeTerminalToken: () => {
+      const token = pairedToken;
+      pairedToken = null;
+      return token;
+    },
+    log,
+  });
   const supervisor = superviseRenderer(window, { url: () => host.url, clock: options.clock ?? systemClock, log });
   const updates = options.updater ? startUpdates(options.updater, { channel: config.updateChannel, url: config.updateUrl, packaged: app.isPackaged, log, ...(options.clock ? { clock: options.clock } : {}) }) : null;
 
