@@ -16,7 +16,7 @@ import { utilityProcessWorker } from './pcsc-utility.ts';
 import { UtilityPrinter, utilityPrinterProcess } from './printer-utility.ts';
 import { type PairResult, type ServerCheck, provision } from './provisioning.ts';
 import { superviseRenderer } from './recovery.ts';
-import { type UpdaterLike, startUpdates } from './updates.ts';
+import { type UpdaterLike, startUpdates, updateFeedFrom } from './updates.ts';
 
 /** The files of the built app (dist/...), found next to the main bundle. */
 export interface KioskPaths {
@@ -47,6 +47,8 @@ export interface KioskOptions {
   printer?: ReceiptPrinter;
   /** electron-updater's autoUpdater, loaded by main.ts; null: no updates. */
   updater?: UpdaterLike | null;
+  /** The package carries a feed (resources/app-update.yml, from TAPLINE_UPDATE_URL at packaging). */
+  packagedUpdateFeed?: boolean;
   checkServer?: (syncServerUrl: string) => Promise<ServerCheck>;
   pair?: (syncServerUrl: string, code: string) => Promise<PairResult>;
   /** How long the first-start page shows its success before the till (default 1.5 s). */
@@ -127,6 +129,7 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
   }
 
   const hostEnv = hostEnvironment(config, env, userDataDir);
+  const updateFeed = updateFeedFrom(env, config, options.packagedUpdateFeed ?? false);
   const printerConfig = printerConfigFromEnv(hostEnv);
   const nfc = options.nfc ?? createNfcReader(nfcConfigFromEnv(hostEnv), systemClock, { spawnWorker: () => utilityProcessWorker(electron.utilityProcess, options.paths.pcscWorker, hostEnv) });
   // The printer (its durable queue and its USB, serial or TCP transport, or the virtual one) runs
@@ -155,7 +158,7 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
     kiosk,
     packaged: app.isPackaged,
     syncServerUrl,
-    updateChannel: config.updateChannel,
+    updateChannel: updateFeed.channel,
   });
   const ipc = registerHardwareIpc({
     ipcMain: electron.ipcMain,
@@ -174,7 +177,15 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
     log,
   });
   const supervisor = superviseRenderer(window, { url: () => host.url, clock: options.clock ?? systemClock, log });
-  const updates = options.updater ? startUpdates(options.updater, { channel: config.updateChannel, url: config.updateUrl, packaged: app.isPackaged, log, ...(options.clock ? { clock: options.clock } : {}) }) : null;
+  const updates = options.updater
+    ? startUpdates(options.updater, {
+        ...updateFeed,
+        packaged: app.isPackaged,
+        systemIdleSeconds: () => electron.powerMonitor.getSystemIdleTime(),
+        log,
+        ...(options.clock ? { clock: options.clock } : {}),
+      })
+    : null;
 
   // Quit closes the host first (reader, printer queue), then lets Electron exit.
   let closed = false;
