@@ -108,7 +108,7 @@ for (const target of await databaseTargets()) {
       await page.locator('#provision[data-state="idle"]').waitFor();
       assert.equal(await page.locator('#title').innerText(), t('provisioning.title'));
       assert.equal(await page.locator('#code-label').innerText(), t('provisioning.codeLabel'));
-      assert.equal(await page.evaluate(() => document.activeElement?.id), 'sync-server-url');
+      assert.equal(await page.evaluate<string | undefined>('document.activeElement?.id'), 'sync-server-url');
       await screenshots(page, 'provision');
 
       await submitProvisioning(page, 'sync.example.com', till.body.pairingCode);
@@ -130,7 +130,7 @@ for (const target of await databaseTargets()) {
       await submitProvisioning(page, server().baseUrl, 'ZZZZ-ZZZZ');
       assert.equal(await page.locator('#provision').getAttribute('data-code'), 'pairing_code_not_found');
       assert.equal(await page.locator('#provision-message').innerText(), t('kiosk.cashier.pairing_code_not_found'));
-      assert.equal(await page.evaluate(() => document.activeElement?.id), 'pairing-code', 'the code field is ready for another try');
+      assert.equal(await page.evaluate<string | undefined>('document.activeElement?.id'), 'pairing-code', 'the code field is ready for another try');
       await screenshots(page, 'provision-wrong-code');
       assert.equal(existsSync(join(userDataDir, KIOSK_CONFIG_FILE)), false, 'nothing saved before a pairing');
 
@@ -150,7 +150,7 @@ for (const target of await databaseTargets()) {
       assert.equal(page.url(), `${kiosk.host.url}/`);
       await page.locator('#sale').waitFor({ state: 'visible', timeout: 15_000 });
       assert.match(await page.locator('#who').innerText(), new RegExp(merchant.handle));
-      assert.match(String(await page.evaluate(() => localStorage.getItem('tapline.terminalToken'))), /^term\.[0-9a-f]{64}$/);
+      assert.match(String(await page.evaluate<string | null>("localStorage.getItem('tapline.terminalToken')")), /^term\.[0-9a-f]{64}$/);
       await page.locator('#status-bridge[data-state="connected"]').waitFor();
       await page.locator('#status-reader[data-state="ready"]').waitFor();
 
