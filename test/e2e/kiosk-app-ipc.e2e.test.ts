@@ -6,11 +6,10 @@
 // IPC, show the reader and printer, receive taps and print through it, with the page's CSP on.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, trackedPage } from './browser.ts';
 import { ARTIFACTS, KIOSK, builtRenderer } from './kiosk.ts';
+import { connectPageIpc, sendToPage } from './kiosk-app.ts';
 import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
 import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
 import { SAMPLE_MERCHANT, SAMPLE_RECEIPTS, sampleSettings } from '@tapline/hardware/src/printer/samples.ts';
@@ -20,38 +19,6 @@ import { registerHardwareIpc } from '../../terminal/src/main/hardware-ipc.ts';
 import { FakeIpcMain } from '../../terminal/src/main/testing/fake-electron.ts';
 
 const rendererDir = await builtRenderer();
-
-/**
- * The preload's createKioskApi for the page, over an ipcRenderer whose invoke goes to this
- * process (page.exposeFunction) and whose events this process pushes (window.__taplineIpcEmit).
- */
-async function preloadForPage(): Promise<string> {
-  const result = await build({
-    stdin: {
-      contents: [
-        "import { createKioskApi } from './preload.ts';",
-        "import { KIOSK_API_GLOBAL } from './api.ts';",
-        'const listeners = new Map();',
-        'const ipcRenderer = {',
-        '  invoke: (channel, ...args) => window.__taplineIpcInvoke(channel, ...args),',
-        '  on: (channel, listener) => listeners.set(channel, [...(listeners.get(channel) ?? []), listener]),',
-        '  removeListener: (channel, listener) => listeners.set(channel, (listeners.get(channel) ?? []).filter((l) => l !== listener)),',
-        '};',
-        'window.__taplineIpcEmit = (channel, payload) => { for (const listener of listeners.get(channel) ?? []) listener({}, payload); };',
-        // As contextBridge.exposeInMainWorld: a frozen copy the page cannot change.
-        'Object.defineProperty(window, KIOSK_API_GLOBAL, { value: Object.freeze(createKioskApi(ipcRenderer)), writable: false });',
-      ].join('\n'),
-      resolveDir: fileURLToPath(new URL('../../terminal/src/preload/', import.meta.url)),
-      sourcefile: 'stand-in-preload.ts',
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    write: false,
-  });
-  return result.outputFiles[0]!.text;
-}
 
 describe('kiosk page in the Electron app: hardware over the preload API (Chromium, stand-in IPC)', () => {
   let browser: Browser;
@@ -76,7 +43,7 @@ describe('kiosk page in the Electron app: hardware over the preload API (Chromiu
       id: 1,
       isDestroyed: () => page.isClosed(),
       getURL: () => page.url(),
-      send: (channel, payload) => void page.evaluate(([name, data]) => (globalThis as unknown as { __taplineIpcEmit(channel: unknown, payload: unknown): void }).__taplineIpcEmit(name, data), [channel, payload] as const).catch(() => undefined),
+      send: (channel, payload) => sendToPage(page, channel, payload),
     } as WebContentsLike;
     ipc = registerHardwareIpc({
       ipcMain: ipcMain as never,
@@ -86,13 +53,10 @@ describe('kiosk page in the Electron app: hardware over the preload API (Chromiu
       contents: () => contents,
       origin: new URL(host.url).origin,
       appInfo: () => ({ name: 'Tapline Terminal', version: '0.1.0', electron: '40.8.5', chrome: '', platform: 'linux', arch: 'x64', kiosk: true, packaged: false, syncServerUrl: 'http://127.0.0.1:9', updateChannel: 'latest' }),
+      terminalConfig: () => ({ receipt: host.receipt }),
       log: () => undefined,
     });
-    await page.exposeFunction('__taplineIpcInvoke', (channel: string, ...args: unknown[]) => {
-      invoked.push(`${channel} ${String(args[0] ?? '')}`);
-      return ipcMain.invoke({ sender: contents, senderFrame: { url: page.url(), parent: null } }, channel, ...args);
-    });
-    await page.addInitScript({ content: await preloadForPage() });
+    await connectPageIpc(page, ipcMain, () => contents, invoked);
   });
   after(async () => {
     ipc?.dispose();

@@ -38,11 +38,12 @@ describe('npm run build:electron: the kiosk app as electron-builder packages it'
   });
 
   it('writes the main process, the PC/SC driver, the preload, the first-start page and the renderer', () => {
-    for (const file of ['main/index.js', 'main/pcsc-worker.js', 'main/package.json', 'preload/index.cjs', 'provision/index.html', 'provision/provision.js', 'provision/provision.css', 'renderer/index.html']) {
+    for (const file of ['main/index.js', 'main/pcsc-worker.js', 'main/printer-worker.js', 'main/package.json', 'preload/index.cjs', 'provision/index.html', 'provision/provision.js', 'provision/provision.css', 'renderer/index.html']) {
       assert.ok(existsSync(join(outDir, file)), file);
     }
     assert.deepEqual(JSON.parse(readFileSync(join(outDir, 'main/package.json'), 'utf8')), { type: 'module' });
-    assert.deepEqual(Object.keys(built.inputs).sort(), ['main/index.js', 'main/pcsc-worker.js', 'preload/index.cjs', 'provision/provision.js']);
+    assert.deepEqual(Object.keys(built.inputs).sort(), ['main/index.js', 'main/pcsc-worker.js', 'main/printer-worker.js', 'preload/index.cjs', 'provision/provision.js']);
+    assert.ok(built.inputs['main/printer-worker.js']!.some((input) => input.endsWith('hardware/src/printer/queued-printer.ts')), 'the printer process carries the durable queue');
     // The workspaces' sources are compiled in.
     assert.ok(built.inputs['main/index.js']!.some((input) => input.endsWith('hardware/src/bridge/host.ts')));
     assert.ok(built.inputs['main/index.js']!.some((input) => input.endsWith('terminal/src/host/server.ts')));
@@ -55,7 +56,7 @@ describe('npm run build:electron: the kiosk app as electron-builder packages it'
       assert.ok(!inputs.some((input) => input.endsWith('terminal/src/host/build.ts')), `${file} bundles the Vite build step`);
     }
     const allowed = new Set<string>([...MAIN_EXTERNALS.filter((name) => !name.includes('*'))]);
-    for (const file of ['main/index.js', 'main/pcsc-worker.js']) {
+    for (const file of ['main/index.js', 'main/pcsc-worker.js', 'main/printer-worker.js']) {
       const text = readFileSync(join(outDir, file), 'utf8');
       const imports = await runtimeImports(join(outDir, file));
       assert.deepEqual(imports.filter((name) => !BUILT_INS.has(name) && !allowed.has(name) && !name.startsWith('@serialport/')), [], `${file} imports only Node, Electron and the packaged externals`);
@@ -64,6 +65,7 @@ describe('npm run build:electron: the kiosk app as electron-builder packages it'
     }
     assert.deepEqual(await runtimeImports(join(outDir, 'main/index.js')).then((names) => names.filter((name) => !BUILT_INS.has(name))), ['bufferutil', 'electron', 'electron-updater', 'serialport', 'utf-8-validate']);
     assert.deepEqual(await runtimeImports(join(outDir, 'main/pcsc-worker.js')).then((names) => names.filter((name) => !BUILT_INS.has(name))), ['nfc-pcsc']);
+    assert.deepEqual(await runtimeImports(join(outDir, 'main/printer-worker.js')).then((names) => names.filter((name) => !BUILT_INS.has(name))), ['serialport']);
   });
 
   it('makes the preload one CommonJS script that requires electron only', async () => {
@@ -86,7 +88,7 @@ describe('npm run build:electron: the kiosk app as electron-builder packages it'
 
   it('the built main process starts in Node against the stand-in for Electron: the till shown, the hardware through the built preload', async () => {
     const userDataDir = mkdtempSync(join(tmpdir(), 'tapline-electron-smoke-'));
-    writeFileSync(join(userDataDir, KIOSK_CONFIG_FILE), JSON.stringify({ syncServerUrl: upstreamUrl, env: { NFC_READER: 'simulated', PRINTER: 'virtual' } }));
+    writeFileSync(join(userDataDir, KIOSK_CONFIG_FILE), JSON.stringify({ syncServerUrl: upstreamUrl, env: { NFC_READER: 'simulated', PRINTER: 'virtual', PRINTER_PAPER: '58' } }));
     try {
       const child = spawn(process.execPath, ['--import', 'tsx', '--import', fileURLToPath(new URL('./testing/run-bundle.ts', import.meta.url)), join(outDir, 'main/index.js')], {
         // The kiosk's settings come from its config file here, not from this shell.
@@ -115,6 +117,12 @@ describe('npm run build:electron: the kiosk app as electron-builder packages it'
       assert.equal(hardware.result.nfc.driver, 'simulated');
       assert.equal(hardware.result.nfc.state, 'ready');
       assert.equal(hardware.result.printer.printer, 'virtual');
+      // The receipt printed in the printer's utility process (the built printer-worker.js), whose
+      // virtual printer wrote its preview into the data folder.
+      assert.deepEqual(result.printed, { ok: true, result: { jobId: 'pos-smoke', state: 'printed' } });
+      assert.deepEqual(result.forks, [join(outDir, 'main/printer-worker.js')]);
+      assert.ok(existsSync(join(userDataDir, 'printer-preview', 'pos-payment-pos-smoke.bin')), 'the preview of the printed receipt');
+      assert.equal((result.terminalConfig as { receipt: { paperWidth: number } }).receipt.paperWidth, 58);
       const info = result.info as { syncServerUrl: string; kiosk: boolean; packaged: boolean; updateChannel: string };
       assert.equal(info.syncServerUrl, upstreamUrl);
       assert.equal(info.kiosk, true);

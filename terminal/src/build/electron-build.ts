@@ -95,7 +95,7 @@ export async function buildElectron(outDir: string = ELECTRON_DIST_DIR): Promise
   await buildRenderer(join(outDir, 'renderer'));
   const results = await Promise.all([
     build({ ...NODE_BUNDLE, entryPoints: { index: source('../main/main.ts') }, outdir: join(outDir, 'main'), outExtension: { '.js': '.js' } }),
-    build({ ...NODE_BUNDLE, entryPoints: { 'pcsc-worker': source('../../../hardware/src/nfc/pcsc-worker.ts') }, outdir: join(outDir, 'main') }),
+    build({ ...NODE_BUNDLE, entryPoints: { 'pcsc-worker': source('../../../hardware/src/nfc/pcsc-worker.ts'), 'printer-worker': source('../main/printer-worker.ts') }, outdir: join(outDir, 'main') }),
     build({
       bundle: true,
       platform: 'node',
@@ -111,28 +111,37 @@ export async function buildElectron(outDir: string = ELECTRON_DIST_DIR): Promise
       logLevel: 'warning',
       metafile: true,
     }),
-    build({
-      bundle: true,
-      platform: 'browser',
-      target: 'chrome120',
-      format: 'iife',
-      entryPoints: { provision: source('../provision/provision.ts') },
-      outdir: join(outDir, 'provision'),
-      plugins: [forbidBuildTools()],
-      minify: true,
-      legalComments: 'none',
-      logLevel: 'warning',
-      metafile: true,
-    }),
+    buildProvisionPage(join(outDir, 'provision')),
   ]);
-  await mkdir(join(outDir, 'provision'), { recursive: true });
-  await copyFile(source('../provision/index.html'), join(outDir, 'provision', 'index.html'));
-  await copyFile(source('../provision/provision.css'), join(outDir, 'provision', 'provision.css'));
   // The main bundle is ESM: say so next to it, whatever package.json the packager writes.
   await writeFile(join(outDir, 'main', 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
   const inputs: Record<string, string[]> = {};
   for (const result of results) Object.assign(inputs, inputsOf(result.metafile!, outDir));
   return { outDir, inputs };
+}
+
+/**
+ * The first-start page into `dir` (dist/provision): index.html, its stylesheet and provision.js,
+ * one classic script (the page is loaded from a file, where module scripts do not run).
+ */
+export async function buildProvisionPage(dir: string) {
+  const result = await build({
+    bundle: true,
+    platform: 'browser',
+    target: 'chrome120',
+    format: 'iife',
+    entryPoints: { provision: source('../provision/provision.ts') },
+    outdir: dir,
+    plugins: [forbidBuildTools()],
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+  });
+  await mkdir(dir, { recursive: true });
+  await copyFile(source('../provision/index.html'), join(dir, 'index.html'));
+  await copyFile(source('../provision/provision.css'), join(dir, 'provision.css'));
+  return result;
 }
 
 /** The bare specifiers a bundle still imports or requires at run time (node: built-ins included). */

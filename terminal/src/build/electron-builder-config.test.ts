@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { ELECTRON_DIST_DIR, buildElectron } from './electron-build.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const UPDATE_URL = 'https://updates.test.example/terminal';
 const require = createRequire(import.meta.url);
 const yaml = require(require.resolve('js-yaml', { paths: [require.resolve('app-builder-lib')] })) as { load(text: string): unknown; dump(value: unknown): string };
 const { validateConfiguration } = require('app-builder-lib/out/util/config/config') as { validateConfiguration(config: unknown, logger: unknown): Promise<void> };
@@ -29,7 +30,8 @@ interface BuilderConfig {
   asarUnpack: string[];
   npmRebuild: boolean;
   electronFuses: Record<string, boolean>;
-  publish: { provider: string; url: string; channel: string };
+  publish: { provider: string; url: string; channel?: string };
+  generateUpdatesFilesForAllChannels?: boolean;
   linux: { target: string[]; executableName: string };
   deb: { depends: string[] };
   win: { target: string[] };
@@ -58,8 +60,10 @@ describe('electron-builder.yml', () => {
     assert.deepEqual(config.win.target, ['nsis']);
     assert.equal(config.nsis.perMachine, true);
     assert.equal(config.publish.provider, 'generic');
-    assert.match(config.publish.url, /^https:\/\//);
-    assert.equal(config.publish.channel, 'latest');
+    // No address in the repository: the release machine's TAPLINE_UPDATE_URL; no fixed channel (the version's).
+    assert.equal(config.publish.url, '${env.TAPLINE_UPDATE_URL}');
+    assert.equal(config.publish.channel, undefined);
+    assert.equal(config.generateUpdatesFilesForAllChannels, true);
     assert.deepEqual(config.electronFuses, {
       runAsNode: false,
       enableCookieEncryption: true,
@@ -91,7 +95,7 @@ describe('electron-builder.yml', () => {
       const testConfig = { ...rest, npmRebuild: false, electronDist, electronVersion: '40.8.5', directories: { ...config.directories, output: join(work, 'out') } };
       writeFileSync(join(work, 'electron-builder.yml'), yaml.dump(testConfig));
       const cli = require.resolve('electron-builder/cli.js');
-      const result = spawnSync(process.execPath, [cli, '--config', join(work, 'electron-builder.yml'), '--projectDir', ROOT, '--linux', '--dir', '--publish', 'never'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+      const result = spawnSync(process.execPath, [cli, '--config', join(work, 'electron-builder.yml'), '--projectDir', ROOT, '--linux', '--dir', '--publish', 'never'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: 'true', TAPLINE_UPDATE_URL: UPDATE_URL } });
       assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`);
       resources = join(work, 'out', 'linux-unpacked', 'resources');
       contents = asar.listPackage(join(resources, 'app.asar'));
@@ -100,7 +104,7 @@ describe('electron-builder.yml', () => {
 
     it('puts the bundles and the run-time dependencies in app.asar, and nothing of the build or the renderer sources', () => {
       assert.ok(existsSync(join(work, 'out', 'linux-unpacked', 'tapline-terminal')), 'the executable is named tapline-terminal');
-      for (const file of ['/dist/main/index.js', '/dist/main/pcsc-worker.js', '/dist/main/package.json', '/dist/preload/index.cjs', '/dist/provision/index.html', '/dist/provision/provision.js', '/dist/renderer/index.html', '/package.json']) {
+      for (const file of ['/dist/main/index.js', '/dist/main/pcsc-worker.js', '/dist/main/printer-worker.js', '/dist/main/package.json', '/dist/preload/index.cjs', '/dist/provision/index.html', '/dist/provision/provision.js', '/dist/renderer/index.html', '/package.json']) {
         assert.ok(contents.includes(file), file);
       }
       assert.ok(!contents.some((file) => file.endsWith('.map')), 'no source maps');
@@ -120,8 +124,8 @@ describe('electron-builder.yml', () => {
       assert.ok(existsSync(join(resources, 'app.asar.unpacked', 'node_modules', '@serialport', 'bindings-cpp', 'package.json')));
       const feed = yaml.load(readFileSync(join(resources, 'app-update.yml'), 'utf8')) as Record<string, string>;
       assert.equal(feed.provider, 'generic');
-      assert.equal(feed.url, config.publish.url);
-      assert.equal(feed.channel, 'latest');
+      assert.equal(feed.url, UPDATE_URL, 'the address the release machine gave');
+      assert.equal(feed.channel, undefined, "0.1.0 is a stable version: electron-updater's default channel (latest)");
     });
   });
 });

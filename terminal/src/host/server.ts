@@ -41,6 +41,8 @@ export interface TerminalHost {
   printer: ReceiptPrinter;
   /** The reader when it is the simulator (nfc.simulateTap is allowed only then). */
   simulator: SimulatedNfcReader | null;
+  /** How the page lays out receipts (served at /terminal-config.json in a browser, over IPC in the app). */
+  receipt: TerminalConfig['receipt'];
   close(): Promise<void>;
 }
 
@@ -85,6 +87,11 @@ export async function startHostServer(options: HostServerOptions): Promise<Termi
     // host name, so a page that rebinds its DNS name to 127.0.0.1 cannot read it.
     if (!isLoopbackAddress(request.socket.remoteAddress) || !allowedHosts.has(request.headers.host ?? '')) {
       response.writeHead(403, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: 'Forbidden', code: 'forbidden' }));
+      return;
+    }
+    if (options.hardwareBridge === 'ipc') {
+      // The Electron app hands the page its settings over IPC: nothing of the hardware on loopback HTTP.
+      response.writeHead(404, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: 'The kiosk app gives the page its configuration over IPC', code: 'not_found' }));
       return;
     }
     if (config === null) {
@@ -141,6 +148,7 @@ export async function startHostServer(options: HostServerOptions): Promise<Termi
     nfc,
     printer,
     simulator,
+    receipt,
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -128,6 +128,7 @@ export interface ElectronLike {
   Menu: { setApplicationMenu(menu: null): void };
   session: { defaultSession: SessionLike };
   ipcMain: IpcMainLike;
+  powerMonitor: { getSystemIdleTime(): number };
   powerSaveBlocker: { start(type: 'prevent-display-sleep' | 'prevent-app-suspension'): number; stop(id: number): boolean; isStarted(id: number): boolean };
   crashReporter: { start(options: { uploadToServer: boolean; compress?: boolean; globalExtra?: Record<string, string> }): void };
   utilityProcess: { fork(modulePath: string, args?: string[], options?: { serviceName?: string; stdio?: 'inherit' | 'ignore' | 'pipe'; env?: NodeJS.ProcessEnv }): UtilityProcessLike };

@@ -3,7 +3,7 @@ import { MAX_MESSAGE_BYTES } from '@tapline/hardware/src/bridge/protocol.ts';
 import type { BridgeResponse, HostMessage } from '@tapline/hardware/src/bridge/protocol.ts';
 import type { NfcReader, SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
 import type { ReceiptPrinter } from '@tapline/hardware/src/printer/index.ts';
-import { IPC, IPC_HARDWARE_METHODS, type AppInfo, type HardwareAnswer } from '../preload/api.ts';
+import { IPC, IPC_HARDWARE_METHODS, type AppInfo, type HardwareAnswer, type KioskTerminalConfig } from '../preload/api.ts';
 import type { IpcMainInvokeEventLike, IpcMainLike, WebContentsLike } from './electron-like.ts';
 
 /** As on the WebSocket: a page with this many calls unanswered gets `failed` for the next. */
@@ -20,6 +20,10 @@ export interface HardwareIpcOptions {
   /** The origin of the till's page (the host's http://127.0.0.1:<port>). */
   origin: string;
   appInfo: () => AppInfo;
+  /** The receipt settings the host would serve a browser at /terminal-config.json. */
+  terminalConfig: () => KioskTerminalConfig;
+  /** The token the first start paired, handed to the page once (then null). */
+  takeTerminalToken?: () => string | null;
   log: (line: string) => void;
 }
 
@@ -94,11 +98,21 @@ export function registerHardwareIpc(options: HardwareIpcOptions): { dispose(): v
     if (!trusted(event)) throw new Error('app info is answered for the till page only');
     return options.appInfo();
   });
+  options.ipcMain.handle(IPC.terminalConfig, (event) => {
+    if (!trusted(event)) throw new Error('the terminal configuration is answered for the till page only');
+    return options.terminalConfig();
+  });
+  options.ipcMain.handle(IPC.takeTerminalToken, (event) => {
+    if (!trusted(event)) throw new Error('the terminal token is handed to the till page only');
+    return options.takeTerminalToken?.() ?? null;
+  });
 
   return {
     dispose() {
       options.ipcMain.removeHandler(IPC.hardware);
       options.ipcMain.removeHandler(IPC.appInfo);
+      options.ipcMain.removeHandler(IPC.terminalConfig);
+      options.ipcMain.removeHandler(IPC.takeTerminalToken);
       host.dispose();
     },
   };

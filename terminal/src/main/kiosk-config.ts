@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { PairedTerminalInfo } from '../preload/api.ts';
 
 /**
  * The kiosk app's own settings, in kiosk-config.json in the app's data folder (Linux
@@ -9,6 +10,8 @@ import { dirname, join } from 'node:path';
 export interface KioskConfig {
   /** The sync server the host forwards /api and the replica's socket.io to. */
   syncServerUrl: string | null;
+  /** The terminal the first start paired this kiosk as (its token is the page's, never in this file). */
+  terminal: PairedTerminalInfo | null;
   /** electron-updater's channel: "latest" (stable) or "beta". */
   updateChannel: string;
   /** A generic update server other than the one built into the package (app-update.yml). */
@@ -68,7 +71,7 @@ export function readKioskConfig(userDataDir: string): KioskConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { syncServerUrl: null, updateChannel: 'latest', updateUrl: null, env: {} };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { syncServerUrl: null, terminal: null, updateChannel: 'latest', updateUrl: null, env: {} };
     throw error;
   }
   let raw: unknown;
@@ -82,6 +85,8 @@ export function readKioskConfig(userDataDir: string): KioskConfig {
   const problems: string[] = [];
   const syncServerUrl = given.syncServerUrl === undefined || given.syncServerUrl === null ? null : parseSyncServerUrl(given.syncServerUrl);
   if (given.syncServerUrl !== undefined && given.syncServerUrl !== null && syncServerUrl === null) problems.push('syncServerUrl must be an http(s) address');
+  const terminal = given.terminal === undefined || given.terminal === null ? null : pairedTerminalInfo(given.terminal);
+  if (given.terminal !== undefined && given.terminal !== null && terminal === null) problems.push('terminal must be {id, name, merchant} (strings)');
   const updateChannel = given.updateChannel ?? 'latest';
   if (typeof updateChannel !== 'string' || !UPDATE_CHANNELS.has(updateChannel)) problems.push(`updateChannel must be one of ${[...UPDATE_CHANNELS].join(', ')}`);
   const updateUrl = given.updateUrl === undefined || given.updateUrl === null ? null : parseSyncServerUrl(given.updateUrl);
@@ -97,7 +102,15 @@ export function readKioskConfig(userDataDir: string): KioskConfig {
       }
   }
   if (problems.length > 0) throw new KioskConfigError(`${file}: ${problems.join('; ')}`);
-  return { syncServerUrl, updateChannel: updateChannel as string, updateUrl, env };
+  return { syncServerUrl, terminal, updateChannel: updateChannel as string, updateUrl, env };
+}
+
+/** {id, name, merchant} as strings of sane length; null for anything else. */
+export function pairedTerminalInfo(value: unknown): PairedTerminalInfo | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { id, name, merchant } = value as Record<string, unknown>;
+  const short = (text: unknown): text is string => typeof text === 'string' && text.length > 0 && text.length <= 200;
+  return short(id) && short(name) && short(merchant) ? { id, name, merchant } : null;
 }
 
 /** Writes the file whole (a temporary file renamed over it), readable by the kiosk's user only. */

@@ -19,6 +19,8 @@ import { KIOSK_CONFIG_FILE } from './kiosk-config.ts';
 import { type KioskOptions, runKiosk } from './kiosk.ts';
 import { type FakeWindow, fakeElectron, preventable } from './testing/fake-electron.ts';
 
+const PAIRED_TOKEN = `term.${'ab'.repeat(32)}`;
+
 describe('kiosk app main process (with a stand-in for Electron)', () => {
   let upstream: Server;
   let upstreamUrl: string;
@@ -34,6 +36,16 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     writeFileSync(join(distDir, 'provision', 'index.html'), '<!doctype html><title>First start</title>');
     // The sync server: its health as the real one answers, and an echo of anything else.
     upstream = createServer((request, response) => {
+      if (request.url === '/api/terminals/pair') {
+        let text = '';
+        request.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        request.on('end', () => {
+          const { code } = JSON.parse(text) as { code: string };
+          if (code === 'ABCDEFGH') response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token: PAIRED_TOKEN.slice('term.'.length), terminal: { id: 'term_1', name: 'Till 1', mode: 'test', merchant: { name: 'Mama Put', handle: '@mamaput' } } }));
+          else response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'No terminal is waiting for this pairing code', code: 'pairing_code_not_found' }));
+        });
+        return;
+      }
       const body = request.url === '/api/health' ? { ok: true, uptime: 12.5, dbLatency: 0.4 } : { ok: true, path: request.url };
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
@@ -51,6 +63,7 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     preload: join(distDir, 'preload', 'index.cjs'),
     provisionPage: join(distDir, 'provision', 'index.html'),
     pcscWorker: join(distDir, 'main', 'pcsc-worker.js'),
+    printerWorker: join(distDir, 'main', 'printer-worker.js'),
   });
 
   function provisioned(syncServerUrl: string | null, extra: Record<string, unknown> = {}): string {
@@ -72,6 +85,7 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
       nfc,
       printer,
       updater: null,
+      provisionedPauseMs: 0,
       log: (line) => logs.push(line),
       ...options,
     });
@@ -120,10 +134,12 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     assert.equal(page.headers.get('content-security-policy'), CONTENT_SECURITY_POLICY_HEADER);
     assert.deepEqual(await (await fetch(`${kiosk.host.url}/api/health`)).json(), { ok: true, uptime: 12.5, dbLatency: 0.4 });
     // IPC carries the hardware: the page is given no loopback bridge to connect to.
-    const config = (await (await fetch(`${kiosk.host.url}/terminal-config.json`)).json()) as Record<string, unknown>;
-    assert.equal(config.bridgeUrl, undefined);
-    assert.equal(config.bridgeSecret, undefined);
-    assert.equal((config.receipt as { paperWidth: number }).paperWidth, 80);
+    const configAnswer = await fetch(`${kiosk.host.url}/terminal-config.json`);
+    assert.equal(configAnswer.status, 404, 'no configuration (and no bridge) on loopback HTTP');
+    assert.deepEqual(await configAnswer.json(), { error: 'The kiosk app gives the page its configuration over IPC', code: 'not_found' });
+    const config = await createKioskApi(fake.ipcRendererFor(window)).app.terminalConfig();
+    assert.equal(config.receipt.paperWidth, 80);
+    assert.deepEqual(Object.keys(config), ['receipt']);
 
     // The page stays on its own origin: no other sites or redirects, no pop-ups, webviews, downloads or device permissions.
     assert.equal(window.webContents.navigate('https://example.com/'), false);
@@ -287,7 +303,7 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     await quit(fake);
   });
 
-  it('first start: asks for the sync server on the first-start page, checks and saves it, then shows the till', async () => {
+  it('first start: asks for the sync server and the pairing code, checks both, saves the address and the terminal, then shows the till with the token', async () => {
     const userDataDir = provisioned(null);
     const fake = fakeElectron({ userDataDir });
     const { running } = start(fake);
@@ -298,26 +314,35 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     assert.equal(window.webContents.navigate(pageUrl), true, 'the first-start page is allowed');
     assert.equal(window.webContents.navigate('https://example.com/'), false);
     const api = createKioskApi(fake.ipcRendererFor(window));
-    assert.deepEqual(await api.provisioning.state(), { syncServerUrl: null });
+    assert.deepEqual(await api.provisioning.state(), { syncServerUrl: null, terminal: null });
 
-    assert.equal((await api.provisioning.save('ftp://server.example')) .ok, false);
+    const code = (answer: { ok: boolean; code?: string }) => (answer.ok ? 'ok' : answer.code);
+    assert.equal(code(await api.provisioning.save('ftp://server.example', { pairingCode: 'ABCDEFGH' })), 'invalid_url');
     assert.deepEqual(await api.provisioning.save('http://user:secret@server.example'), { ok: false, code: 'invalid_url', message: 'the address must be http:// or https:// with a host, without a user, query or fragment' });
+    assert.equal(code(await api.provisioning.save(upstreamUrl)), 'pairing_code_missing');
+    assert.equal(code(await api.provisioning.save(upstreamUrl, { pairingCode: 'ABCD-EFG0' })), 'pairing_code_invalid', '0 is not in the alphabet');
     // Nothing listens on port 1: unreachable unless the page says to keep it anyway.
-    const unreachable = await api.provisioning.save('http://127.0.0.1:1');
-    assert.equal(unreachable.ok, false);
-    assert.equal(unreachable.ok === false && unreachable.code, 'unreachable');
+    assert.equal(code(await api.provisioning.save('http://127.0.0.1:1', { pairingCode: 'ABCDEFGH' })), 'unreachable');
+    // The server does not know the code.
+    assert.deepEqual(await api.provisioning.save(upstreamUrl, { pairingCode: 'ZZZZ-ZZZZ' }), { ok: false, code: 'pairing_code_not_found', message: 'No terminal is waiting for this pairing code' });
     assert.throws(() => statSync(join(userDataDir, KIOSK_CONFIG_FILE)), /ENOENT/, 'nothing saved yet');
-    // Another frame or page may not provision.
+    // Another frame or page may not provision, nor take the token.
     const elsewhere = createKioskApi(fake.ipcRendererFor(window, () => ({ url: 'https://evil.example/', parent: null })));
-    assert.deepEqual(await elsewhere.provisioning.save(upstreamUrl), { ok: false, code: 'forbidden', message: 'provisioning is answered for the first-start page only' });
+    assert.deepEqual(await elsewhere.provisioning.save(upstreamUrl, { pairingCode: 'ABCDEFGH' }), { ok: false, code: 'forbidden', message: 'provisioning is answered for the first-start page only' });
 
-    assert.deepEqual(await api.provisioning.save(` ${upstreamUrl}/ `), { ok: true, syncServerUrl: upstreamUrl });
+    assert.deepEqual(await api.provisioning.save(` ${upstreamUrl}/ `, { pairingCode: 'abcd efgh' }), { ok: true, syncServerUrl: upstreamUrl, terminal: { id: 'term_1', name: 'Till 1', merchant: 'Mama Put' } });
     const kiosk = await running;
     assert.ok(kiosk);
     assert.equal(kiosk.syncServerUrl, upstreamUrl);
     const file = join(userDataDir, KIOSK_CONFIG_FILE);
-    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { syncServerUrl: upstreamUrl, updateChannel: 'latest', updateUrl: null, env: {} });
+    // The address and which terminal this is; never the single-use code nor the token.
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { syncServerUrl: upstreamUrl, terminal: { id: 'term_1', name: 'Till 1', merchant: 'Mama Put' }, updateChannel: 'latest', updateUrl: null, env: {} });
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /term\.|ABCDEFGH/);
     assert.equal(statSync(file).mode & 0o777, 0o600);
+    // The till page (on the host's origin) takes the token once; nobody else gets it.
+    await assert.rejects(elsewhere.app.takeTerminalToken(), /till page only/);
+    assert.equal(await api.app.takeTerminalToken(), PAIRED_TOKEN);
+    assert.equal(await api.app.takeTerminalToken(), null);
     assert.deepEqual(window.loaded, [pageUrl, kiosk.host.url]);
     assert.deepEqual(await (await fetch(`${kiosk.host.url}/api/pos/context`)).json(), { ok: true, path: '/api/pos/context' });
     assert.equal(fake.ipcMain.handlers.has(IPC.provisioningSave), false, 'provisioning is over');
@@ -330,10 +355,21 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     const { running } = start(fake, { argv: ['electron', '.', '--provision'], checkServer: async () => ({ ok: true }) });
     for (let i = 0; i < 50 && fake.windows[0]?.loaded.length !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     const api = createKioskApi(fake.ipcRendererFor(fake.windows[0]!));
-    assert.deepEqual(await api.provisioning.state(), { syncServerUrl: 'http://old-server.example:3000' });
-    assert.equal((await api.provisioning.save(upstreamUrl)).ok, true);
+    assert.deepEqual(await api.provisioning.state(), { syncServerUrl: 'http://old-server.example:3000', terminal: null });
+    assert.equal((await api.provisioning.save(upstreamUrl, { pairingCode: 'ABCDEFGH' })).ok, true);
     assert.equal((await running)?.syncServerUrl, upstreamUrl);
     await quit(fake);
+
+    // A server that is not up yet may be kept anyway: saved without pairing (the till's own
+    // pairing screen asks for the code later), and no token for the page.
+    const notUp = fakeElectron({ userDataDir: provisioned(null) });
+    const pending = start(notUp).running;
+    for (let i = 0; i < 50 && notUp.windows[0]?.loaded.length !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const notUpApi = createKioskApi(notUp.ipcRendererFor(notUp.windows[0]!));
+    assert.deepEqual(await notUpApi.provisioning.save('http://127.0.0.1:1', { force: true }), { ok: true, syncServerUrl: 'http://127.0.0.1:1', terminal: null });
+    assert.equal((await pending)?.syncServerUrl, 'http://127.0.0.1:1');
+    assert.equal(await notUpApi.app.takeTerminalToken(), null);
+    await quit(notUp);
 
     const overridden = fakeElectron({ userDataDir: provisioned('http://old-server.example:3000') });
     const started = start(overridden, { env: { TERMINAL_PORT: '0', SYNC_SERVER_URL: upstreamUrl } });

@@ -3,7 +3,7 @@ import { systemClock } from '@tapline/hardware/src/clock.ts';
 import type { Clock } from '@tapline/hardware/src/clock.ts';
 import { createNfcReader, nfcConfigFromEnv } from '@tapline/hardware/src/nfc/index.ts';
 import type { NfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import { createPrinter, printerConfigFromEnv } from '@tapline/hardware/src/printer/index.ts';
+import { printerConfigFromEnv } from '@tapline/hardware/src/printer/index.ts';
 import type { ReceiptPrinter } from '@tapline/hardware/src/printer/index.ts';
 import { terminalPortFromEnv } from '../host/config.ts';
 import type { HostServerOptions, TerminalHost } from '../host/server.ts';
@@ -13,9 +13,10 @@ import { registerHardwareIpc } from './hardware-ipc.ts';
 import { hostEnvironment, parseSyncServerUrl, readKioskConfig } from './kiosk-config.ts';
 import { kioskWindowOptions, lockDown } from './lockdown.ts';
 import { utilityProcessWorker } from './pcsc-utility.ts';
-import { type ServerCheck, provision } from './provisioning.ts';
+import { UtilityPrinter, utilityPrinterProcess } from './printer-utility.ts';
+import { type PairResult, type ServerCheck, provision } from './provisioning.ts';
 import { superviseRenderer } from './recovery.ts';
-import { type UpdaterLike, startUpdates } from './updates.ts';
+import { type UpdaterLike, startUpdates, updateFeedFrom } from './updates.ts';
 
 /** The files of the built app (dist/...), found next to the main bundle. */
 export interface KioskPaths {
@@ -27,6 +28,8 @@ export interface KioskPaths {
   provisionPage: string;
   /** dist/main/pcsc-worker.js: the PC/SC driver, run as a utility process. */
   pcscWorker: string;
+  /** dist/main/printer-worker.js: the receipt printer, run as a utility process. */
+  printerWorker: string;
 }
 
 export interface KioskOptions {
@@ -44,7 +47,12 @@ export interface KioskOptions {
   printer?: ReceiptPrinter;
   /** electron-updater's autoUpdater, loaded by main.ts; null: no updates. */
   updater?: UpdaterLike | null;
+  /** The package carries a feed (resources/app-update.yml, from TAPLINE_UPDATE_URL at packaging). */
+  packagedUpdateFeed?: boolean;
   checkServer?: (syncServerUrl: string) => Promise<ServerCheck>;
+  pair?: (syncServerUrl: string, code: string) => Promise<PairResult>;
+  /** How long the first-start page shows its success before the till (default 1.5 s). */
+  provisionedPauseMs?: number;
   clock?: Clock;
   log?: (line: string) => void;
 }
@@ -101,23 +109,32 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
   });
 
   let syncServerUrl = parseSyncServerUrl(env.SYNC_SERVER_URL) ?? config.syncServerUrl;
+  // The token a first start paired: kept in memory only until the till page takes it (once).
+  let pairedToken: string | null = null;
   if (syncServerUrl === null || (options.argv ?? []).includes('--provision')) {
-    syncServerUrl = await provision({
+    const provisioned = await provision({
       ipcMain: electron.ipcMain,
       window,
       pageFile: options.paths.provisionPage,
       userDataDir,
       config,
       ...(options.checkServer ? { checkServer: options.checkServer } : {}),
+      ...(options.pair ? { pair: options.pair } : {}),
+      ...(options.provisionedPauseMs === undefined ? {} : { pauseMs: options.provisionedPauseMs }),
       log,
     });
-    config = { ...config, syncServerUrl };
+    config = provisioned.config;
+    syncServerUrl = config.syncServerUrl as string;
+    pairedToken = provisioned.token;
   }
 
   const hostEnv = hostEnvironment(config, env, userDataDir);
+  const updateFeed = updateFeedFrom(env, config, options.packagedUpdateFeed ?? false);
   const printerConfig = printerConfigFromEnv(hostEnv);
   const nfc = options.nfc ?? createNfcReader(nfcConfigFromEnv(hostEnv), systemClock, { spawnWorker: () => utilityProcessWorker(electron.utilityProcess, options.paths.pcscWorker, hostEnv) });
-  const printer = options.printer ?? createPrinter(printerConfig);
+  // The printer (its durable queue and its USB, serial or TCP transport, or the virtual one) runs
+  // in a utility process of its own, started again when it dies.
+  const printer = options.printer ?? new UtilityPrinter({ spawn: () => utilityPrinterProcess(electron.utilityProcess, options.paths.printerWorker, hostEnv), log, ...(options.clock ? { clock: options.clock } : {}) });
   // The port must stay the same from one start to the next: the page's origin holds its
   // IndexedDB replica (queued offline payments) and its saved token.
   const host = await options.startHost({
@@ -141,11 +158,34 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
     kiosk,
     packaged: app.isPackaged,
     syncServerUrl,
-    updateChannel: config.updateChannel,
+    updateChannel: updateFeed.channel,
   });
-  const ipc = registerHardwareIpc({ ipcMain: electron.ipcMain, nfc: host.nfc, printer: host.printer, simulator: host.simulator, contents: () => (window.isDestroyed() ? null : window.webContents), origin: hostOrigin, appInfo, log });
+  const ipc = registerHardwareIpc({
+    ipcMain: electron.ipcMain,
+    nfc: host.nfc,
+    printer: host.printer,
+    simulator: host.simulator,
+    contents: () => (window.isDestroyed() ? null : window.webContents),
+    origin: hostOrigin,
+    appInfo,
+    terminalConfig: () => ({ receipt: host.receipt }),
+    takeTerminalToken: () => {
+      const token = pairedToken;
+      pairedToken = null;
+      return token;
+    },
+    log,
+  });
   const supervisor = superviseRenderer(window, { url: () => host.url, clock: options.clock ?? systemClock, log });
-  const updates = options.updater ? startUpdates(options.updater, { channel: config.updateChannel, url: config.updateUrl, packaged: app.isPackaged, log, ...(options.clock ? { clock: options.clock } : {}) }) : null;
+  const updates = options.updater
+    ? startUpdates(options.updater, {
+        ...updateFeed,
+        packaged: app.isPackaged,
+        systemIdleSeconds: () => electron.powerMonitor.getSystemIdleTime(),
+        log,
+        ...(options.clock ? { clock: options.clock } : {}),
+      })
+    : null;
 
   // Quit closes the host first (reader, printer queue), then lets Electron exit.
   let closed = false;

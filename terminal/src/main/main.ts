@@ -2,6 +2,8 @@
 // dist/main/index.js (electron-builder.yml packages it), which is what Electron runs. Everything it
 // does is in kiosk.ts, tested in Node against a stand-in for Electron (kiosk.test.ts), and the
 // bundle itself is started in Node against the same stand-in (build/electron-build.test.ts).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as electron from 'electron';
 import { startHostServer } from '../host/server.ts';
@@ -31,12 +33,16 @@ try {
       preload: here('../preload/index.cjs'),
       provisionPage: here('../provision/index.html'),
       pcscWorker: here('./pcsc-worker.js'),
+      printerWorker: here('./printer-worker.js'),
     },
     startHost: startHostServer,
     env: process.env,
     argv: process.argv,
     kiosk: process.env.KIOSK !== '0',
     updater: electronApi.app.isPackaged ? await loadUpdater() : null,
+    // electron-builder writes the feed it was given (publish.url) there; without one, only
+    // kiosk-config.json's updateUrl or TAPLINE_UPDATE_URL can turn updates on.
+    packagedUpdateFeed: typeof process.resourcesPath === 'string' && existsSync(join(process.resourcesPath, 'app-update.yml')),
   });
 } catch (error) {
   // A kiosk service restarts the app (systemd Restart=always); say why before leaving.

@@ -1,33 +1,11 @@
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { PcscNfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import type { UtilityProcessLike } from './electron-like.ts';
 import { utilityProcessWorker } from './pcsc-utility.ts';
+import { nodeUtilityProcess } from './testing/node-utility-process.ts';
 
 const WORKER = fileURLToPath(new URL('../../../hardware/src/nfc/pcsc-worker.ts', import.meta.url));
-const PARENT_PORT_SHIM = fileURLToPath(new URL('./testing/parent-port-shim.mjs', import.meta.url));
-
-/**
- * Electron's utilityProcess.fork, played by a Node child process: the child gets
- * process.parentPort (messages as {data}), as a utility process does, and no process.send.
- */
-function nodeUtilityProcess(modulePath: string, _args: string[], options: { env?: NodeJS.ProcessEnv }): UtilityProcessLike {
-  const child = fork(modulePath, [], { execArgv: ['--import', 'tsx', '--import', PARENT_PORT_SHIM], env: options.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
-  return {
-    get pid() {
-      return child.pid;
-    },
-    postMessage: (message) => void child.send(message as object),
-    kill: () => child.kill('SIGKILL'),
-    on(event: string, listener: (...args: never[]) => void) {
-      if (event === 'exit') child.on('exit', (code) => (listener as (code: number) => void)(code ?? 1));
-      else child.on(event, listener as never);
-      return this;
-    },
-  } as UtilityProcessLike;
-}
 
 describe('the PC/SC driver as a utility process', () => {
   it('talks to the reader over parentPort: a machine without pcscd is reported unavailable, not crashed', async () => {

@@ -20,10 +20,14 @@ export const IPC = {
   hardwareEvent: 'tapline:hardware-event',
   /** invoke() -> AppInfo */
   appInfo: 'tapline:app-info',
+  /** invoke() -> KioskTerminalConfig (what a browser reads at /terminal-config.json) */
+  terminalConfig: 'tapline:terminal-config',
   /** invoke() -> ProvisioningState (the first-start page only) */
   provisioningState: 'tapline:provisioning-state',
-  /** invoke({syncServerUrl, force}) -> ProvisioningAnswer (the first-start page only) */
+  /** invoke({syncServerUrl, pairingCode, force}) -> ProvisioningAnswer (the first-start page only) */
   provisioningSave: 'tapline:provisioning-save',
+  /** invoke() -> the terminal token the first start paired, once, or null (the till page only) */
+  takeTerminalToken: 'tapline:take-terminal-token',
 } as const;
 
 /** The bridge methods the page may call over IPC ('hello' is the WebSocket's handshake only). */
@@ -53,15 +57,47 @@ export interface AppInfo {
   updateChannel: string;
 }
 
+/** How the page lays out receipts; in a browser the host serves it at /terminal-config.json. */
+export interface KioskTerminalConfig {
+  receipt: { paperWidth: 58 | 80; language: string; timeZone: string };
+}
+
 export interface ProvisioningState {
   /** The saved address, if any (the page offers it for editing). */
   syncServerUrl: string | null;
+  /** The terminal this kiosk was paired as, if any. */
+  terminal: PairedTerminalInfo | null;
 }
 
+/** What kiosk-config.json keeps of a pairing (the token goes to the till page, the code nowhere). */
+export interface PairedTerminalInfo {
+  id: string;
+  name: string;
+  merchant: string;
+}
+
+/** Refusals of the first-start page's address and pairing code. */
+export type ProvisioningErrorCode =
+  /** not an http(s) address */
+  | 'invalid_url'
+  /** the server check failed (force skips it and the pairing) */
+  | 'unreachable'
+  | 'not_tapline'
+  | 'forbidden'
+  /** the pairing code, checked here (missing, malformed) or by the server (the rest) */
+  | 'pairing_code_missing'
+  | 'pairing_code_invalid'
+  | 'pairing_code_not_found'
+  | 'pairing_code_expired'
+  | 'pairing_code_used'
+  | 'pairing_locked'
+  | 'rate_limited'
+  | 'pairing_failed';
+
 export type ProvisioningAnswer =
-  | { ok: true; syncServerUrl: string }
-  /** invalid_url: not an http(s) address; unreachable / not_tapline: the server check failed (force skips it). */
-  | { ok: false; code: 'invalid_url' | 'unreachable' | 'not_tapline' | 'forbidden'; message: string };
+  /** terminal null: saved with force (no server to pair with yet): the till's pairing screen asks later. */
+  | { ok: true; syncServerUrl: string; terminal: PairedTerminalInfo | null }
+  | { ok: false; code: ProvisioningErrorCode; message: string };
 
 export interface KioskHardwareApi {
   status(): Promise<HardwareAnswer<HardwareStatus>>;
@@ -79,9 +115,15 @@ export interface KioskHardwareApi {
 export interface KioskApi {
   version: typeof KIOSK_API_VERSION;
   hardware: KioskHardwareApi;
-  app: { info(): Promise<AppInfo> };
+  app: {
+    info(): Promise<AppInfo>;
+    terminalConfig(): Promise<KioskTerminalConfig>;
+    /** The token the first start paired this kiosk with, handed over once (the page keeps it); else null. */
+    takeTerminalToken(): Promise<string | null>;
+  };
   provisioning: {
     state(): Promise<ProvisioningState>;
-    save(syncServerUrl: string, options?: { force?: boolean }): Promise<ProvisioningAnswer>;
+    /** force: keep an address that does not answer (yet), without pairing. */
+    save(syncServerUrl: string, options?: { pairingCode?: string; force?: boolean }): Promise<ProvisioningAnswer>;
   };
 }

@@ -33,10 +33,14 @@ export function createKioskApi(ipc: IpcRendererLike): KioskApi {
         return () => void ipc.removeListener(IPC.hardwareEvent, forward);
       },
     },
-    app: { info: () => ipc.invoke(IPC.appInfo) as ReturnType<KioskApi['app']['info']> },
+    app: {
+      info: () => ipc.invoke(IPC.appInfo) as ReturnType<KioskApi['app']['info']>,
+      terminalConfig: () => ipc.invoke(IPC.terminalConfig) as ReturnType<KioskApi['app']['terminalConfig']>,
+      takeTerminalToken: () => ipc.invoke(IPC.takeTerminalToken) as ReturnType<KioskApi['app']['takeTerminalToken']>,
+    },
     provisioning: {
       state: () => ipc.invoke(IPC.provisioningState) as ReturnType<KioskApi['provisioning']['state']>,
-      save: (syncServerUrl, options = {}) => ipc.invoke(IPC.provisioningSave, { syncServerUrl, force: options.force === true }) as ReturnType<KioskApi['provisioning']['save']>,
+      save: (syncServerUrl, options = {}) => ipc.invoke(IPC.provisioningSave, { syncServerUrl, pairingCode: options.pairingCode ?? '', force: options.force === true }) as ReturnType<KioskApi['provisioning']['save']>,
     },
   };
 }

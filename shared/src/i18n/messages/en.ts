@@ -379,18 +379,22 @@ export const en = {
   provisioning: {
     documentTitle: 'Set up this terminal',
     title: 'Set up this terminal',
-    intro: 'Enter the address of your Tapline sync server. The terminal keeps it; then it asks for the pairing code.',
+    intro: 'Enter the address of your Tapline sync server and the pairing code the manager got when creating this terminal. The terminal keeps the address and pairs with the code.',
     urlLabel: 'Sync server address',
+    codeLabel: 'Pairing code',
     submit: 'Connect',
     checking: 'Checking the server…',
     saveAnyway: 'Use this address anyway',
     saved: 'Saved. Starting the terminal…',
+    savedUnpaired: 'Saved without pairing. The terminal asks for the pairing code once the server answers…',
+    paired: 'Paired as {{terminal}} ({{merchant}}). Starting the terminal…',
     notInApp: 'This page is for the Tapline terminal app.',
     errors: {
       invalid_url: 'Enter an address that starts with http:// or https://, without a user name, query or fragment.',
       unreachable: 'No server answered at this address. Check the address and the network, or use it anyway if the server is not running yet.',
       not_tapline: 'The server at this address is not a Tapline sync server.',
       forbidden: 'This page may not change the terminal settings.',
+      pairing_failed: 'The server refused the pairing. Ask the manager for a new pairing code.',
     },
   },
 

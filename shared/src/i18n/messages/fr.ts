@@ -375,18 +375,22 @@ export const fr: Messages = {
   provisioning: {
     documentTitle: 'Configurer ce terminal',
     title: 'Configurer ce terminal',
-    intro: "Saisissez l'adresse de votre serveur de synchronisation Tapline. Le terminal la garde, puis demande le code d'appairage.",
+    intro: "Saisissez l'adresse de votre serveur de synchronisation Tapline et le code d'appairage reçu par le responsable à la création de ce terminal. Le terminal garde l'adresse et s'appaire avec le code.",
     urlLabel: 'Adresse du serveur de synchronisation',
+    codeLabel: "Code d'appairage",
     submit: 'Se connecter',
     checking: 'Vérification du serveur…',
     saveAnyway: 'Utiliser cette adresse quand même',
     saved: 'Enregistré. Démarrage du terminal…',
+    savedUnpaired: "Enregistré sans appairage. Le terminal demandera le code d'appairage dès que le serveur répondra…",
+    paired: 'Appairé comme {{terminal}} ({{merchant}}). Démarrage du terminal…',
     notInApp: "Cette page est destinée à l'application du terminal Tapline.",
     errors: {
       invalid_url: "Saisissez une adresse qui commence par http:// ou https://, sans nom d'utilisateur, requête ni fragment.",
       unreachable: "Aucun serveur n'a répondu à cette adresse. Vérifiez l'adresse et le réseau, ou utilisez-la quand même si le serveur n'est pas encore démarré.",
       not_tapline: "Le serveur à cette adresse n'est pas un serveur de synchronisation Tapline.",
       forbidden: 'Cette page ne peut pas modifier les réglages du terminal.',
+      pairing_failed: "Le serveur a refusé l'appairage. Demandez un nouveau code d'appairage au responsable.",
     },
   },
 

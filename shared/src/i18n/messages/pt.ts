@@ -375,18 +375,22 @@ export const pt: Messages = {
   provisioning: {
     documentTitle: 'Configurar este terminal',
     title: 'Configurar este terminal',
-    intro: 'Introduza o endereço do seu servidor de sincronização Tapline. O terminal guarda-o e depois pede o código de emparelhamento.',
+    intro: 'Introduza o endereço do seu servidor de sincronização Tapline e o código de emparelhamento que o gerente recebeu ao criar este terminal. O terminal guarda o endereço e emparelha com o código.',
     urlLabel: 'Endereço do servidor de sincronização',
+    codeLabel: 'Código de emparelhamento',
     submit: 'Ligar',
     checking: 'A verificar o servidor…',
     saveAnyway: 'Usar este endereço mesmo assim',
     saved: 'Guardado. A iniciar o terminal…',
+    savedUnpaired: 'Guardado sem emparelhar. O terminal pede o código de emparelhamento quando o servidor responder…',
+    paired: 'Emparelhado como {{terminal}} ({{merchant}}). A iniciar o terminal…',
     notInApp: 'Esta página é para a aplicação do terminal Tapline.',
     errors: {
       invalid_url: 'Introduza um endereço que comece por http:// ou https://, sem nome de utilizador, consulta nem fragmento.',
       unreachable: 'Nenhum servidor respondeu neste endereço. Verifique o endereço e a rede, ou use-o mesmo assim se o servidor ainda não estiver a funcionar.',
       not_tapline: 'O servidor neste endereço não é um servidor de sincronização Tapline.',
       forbidden: 'Esta página não pode alterar as definições do terminal.',
+      pairing_failed: 'O servidor recusou o emparelhamento. Peça ao gerente um novo código de emparelhamento.',
     },
   },
 

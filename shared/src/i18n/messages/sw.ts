@@ -375,18 +375,22 @@ export const sw: Messages = {
   provisioning: {
     documentTitle: 'Sanidi terminali hii',
     title: 'Sanidi terminali hii',
-    intro: 'Weka anwani ya seva yako ya usawazishaji ya Tapline. Terminali itaihifadhi, kisha itaomba msimbo wa kuunganisha.',
+    intro: 'Weka anwani ya seva yako ya usawazishaji ya Tapline na msimbo wa kuunganisha ambao meneja alipata alipounda terminali hii. Terminali itahifadhi anwani na kuunganishwa kwa msimbo huo.',
     urlLabel: 'Anwani ya seva ya usawazishaji',
+    codeLabel: 'Msimbo wa kuunganisha',
     submit: 'Unganisha',
     checking: 'Inakagua seva…',
     saveAnyway: 'Tumia anwani hii hata hivyo',
     saved: 'Imehifadhiwa. Terminali inaanza…',
+    savedUnpaired: 'Imehifadhiwa bila kuunganishwa. Terminali itaomba msimbo wa kuunganisha seva itakapojibu…',
+    paired: 'Imeunganishwa kama {{terminal}} ({{merchant}}). Terminali inaanza…',
     notInApp: 'Ukurasa huu ni wa programu ya terminali ya Tapline.',
     errors: {
       invalid_url: 'Weka anwani inayoanza na http:// au https://, bila jina la mtumiaji, hoja wala kipande.',
       unreachable: 'Hakuna seva iliyojibu kwenye anwani hii. Kagua anwani na mtandao, au uitumie hata hivyo ikiwa seva bado haijawashwa.',
       not_tapline: 'Seva kwenye anwani hii si seva ya usawazishaji ya Tapline.',
       forbidden: 'Ukurasa huu hauwezi kubadilisha mipangilio ya terminali.',
+      pairing_failed: 'Seva imekataa kuunganisha. Omba msimbo mpya wa kuunganisha kwa meneja.',
     },
   },
 

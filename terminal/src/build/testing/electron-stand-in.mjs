@@ -4,5 +4,5 @@ const fake = globalThis.__taplineFakeElectron;
 if (fake === undefined) throw new Error('run-bundle.ts must set up the stand-in before the bundle loads');
 const { electron } = fake;
 
-export const { app, BrowserWindow, Menu, session, ipcMain, powerSaveBlocker, crashReporter, utilityProcess } = electron;
+export const { app, BrowserWindow, Menu, session, ipcMain, powerMonitor, powerSaveBlocker, crashReporter, utilityProcess } = electron;
 export default electron;

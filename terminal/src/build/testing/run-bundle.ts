@@ -7,14 +7,18 @@ import { readFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SAMPLE_MERCHANT, SAMPLE_RECEIPTS, sampleSettings } from '@tapline/hardware/src/printer/samples.ts';
 import type { KioskApi } from '../../preload/api.ts';
 import { fakeElectron } from '../../main/testing/fake-electron.ts';
+import { nodeUtilityProcess } from '../../main/testing/node-utility-process.ts';
 
 const distDir = process.env.SMOKE_DIST_DIR;
 const userDataDir = process.env.SMOKE_USER_DATA;
 if (distDir === undefined || userDataDir === undefined) throw new Error('SMOKE_DIST_DIR and SMOKE_USER_DATA are required');
 
-const fake = fakeElectron({ userDataDir });
+// The built workers (printer-worker.js) run as Node children that look like utility processes.
+const workspaceResolve = fileURLToPath(new URL('./workspace-resolve.mjs', import.meta.url));
+const fake = fakeElectron({ userDataDir, fork: (modulePath, args, options) => nodeUtilityProcess(modulePath, args, options, [workspaceResolve]) });
 (globalThis as { __taplineFakeElectron?: typeof fake }).__taplineFakeElectron = fake;
 register('./electron-hooks.mjs', import.meta.url, { data: { standInUrl: new URL('./electron-stand-in.mjs', import.meta.url).href, workspaceUrl: new URL('../../../package.json', import.meta.url).href } });
 
@@ -49,7 +53,10 @@ const poll = setInterval(() => {
       module.exports,
     );
     const api = exposed.taplineKiosk as KioskApi;
+    // Printing waits for the printer's utility process (the built printer-worker.js) to be ready.
+    const printed = await api.hardware.printReceipt(SAMPLE_MERCHANT, sampleSettings(80), SAMPLE_RECEIPTS['pos-payment'], 'pos-smoke');
     const status = await api.hardware.status();
+    const terminalConfig = await api.app.terminalConfig();
     const info = await api.app.info();
     fake.emit('window-all-closed');
     for (let i = 0; i < 100 && !fake.state.exited; i++) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -62,6 +69,9 @@ const poll = setInterval(() => {
       hasApp: html.includes('<div id="app">'),
       exposed: Object.keys(exposed),
       hardware: status,
+      printed,
+      terminalConfig,
+      forks: fake.forks.map((forked) => forked.modulePath),
       info,
       handlersLeft: fake.ipcMain.handlers.size,
       exited: fake.state.exited,

@@ -176,7 +176,7 @@ export interface FakeElectronOptions {
 
 export function fakeElectron(options: FakeElectronOptions = {}) {
   const app = new Emitter();
-  const state = { quits: 0, exited: false as boolean, exitCode: null as number | null, menu: 'default' as unknown, crashReporter: null as unknown, blockers: new Set<number>() };
+  const state = { idleSeconds: 0, quits: 0, exited: false as boolean, exitCode: null as number | null, menu: 'default' as unknown, crashReporter: null as unknown, blockers: new Set<number>() };
   const windows: FakeWindow[] = [];
   const session = new FakeSession();
   const ipcMain = new FakeIpcMain();
@@ -214,6 +214,7 @@ export function fakeElectron(options: FakeElectronOptions = {}) {
     Menu: { setApplicationMenu: (menu) => void (state.menu = menu) },
     session: { defaultSession: session },
     ipcMain,
+    powerMonitor: { getSystemIdleTime: () => state.idleSeconds },
     powerSaveBlocker: {
       start: () => {
         const id = nextBlocker++;

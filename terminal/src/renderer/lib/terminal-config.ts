@@ -1,4 +1,5 @@
 import type { PaperWidth } from '@tapline/hardware/src/printer/document.ts';
+import { kioskApi } from './hardware-ipc.ts';
 
 /** What the host hands the page at /terminal-config.json: how to reach the hardware and print. */
 export interface TerminalConfig {
@@ -9,7 +10,10 @@ export interface TerminalConfig {
   receipt: { paperWidth: PaperWidth; language: string; timeZone: string };
 }
 
+/** From the Electron app over IPC (its host serves no /terminal-config.json), else from the host. */
 export async function loadTerminalConfig(): Promise<TerminalConfig> {
+  const api = kioskApi();
+  if (api !== null) return api.app.terminalConfig();
   // The host answers with cache-control: no-store: the secret is new at every start.
   const response = await fetch('/terminal-config.json');
   if (!response.ok) throw new Error(`terminal configuration: HTTP ${response.status}`);

@@ -1,4 +1,5 @@
 import { type MessageKey, type Translator, translator } from '@tapline/shared/i18n';
+import { kioskApi } from './hardware-ipc.ts';
 import type { CashierMessage } from './messages.ts';
 
 /** The terminal token lives in localStorage so a reload or restart of the kiosk stays signed in. */
@@ -10,6 +11,18 @@ export function loadToken(): string | null {
 
 export function saveToken(token: string): void {
   localStorage.setItem(KEY, token);
+}
+
+/**
+ * The token to start with: in the Electron app, the one its first start just paired (handed over
+ * once, then kept here), else the saved one.
+ */
+export async function startToken(): Promise<string | null> {
+  const handed = await kioskApi()
+    ?.app.takeTerminalToken()
+    .catch(() => null);
+  if (typeof handed === 'string') saveToken(handed);
+  return loadToken();
 }
 
 export function forgetToken(): void {
