@@ -148,14 +148,14 @@ export function productsService(context: AppContext) {
       currency = merchant.currency;
     }
     const name = input.name === undefined ? base?.name : input.name.trim();
-    if (!name) throw badRequest('validation_error', 'name must not be blank', [{ field: 'name', message: 'must not be blank' }]);
+    if (!name) throw badRequest('validation_failed', 'name must not be blank', [{ field: 'name', message: 'must not be blank' }]);
     let price = base?.price;
     if (input.price !== undefined) price = priceToMinor(input.price, currency);
     else if (base && input.currency !== undefined && base.currency !== currency) {
       // A new currency keeps the same major amount only when it can be written in it.
       price = priceToMinor(toMajor(base.price, base.currency), currency);
     }
-    if (price === undefined) throw badRequest('validation_error', 'price is required', [{ field: 'price', message: 'is required' }]);
+    if (price === undefined) throw badRequest('validation_failed', 'price is required', [{ field: 'price', message: 'is required' }]);
     const trackStock = input.trackStock ?? base?.trackStock ?? false;
     let stock = input.stock === undefined ? (base?.stock ?? null) : input.stock;
     if (trackStock && stock === null) {
