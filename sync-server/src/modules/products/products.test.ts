@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ProductDoc, StreamMessage } from '@tapline/shared/sync-protocol';
+import type { ProductDoc, PullResponse, StreamMessage, SyncFailure } from '@tapline/shared/sync-protocol';
 import { SYNC_EVENTS } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { useTestServer } from '../../testing/server.ts';
@@ -223,7 +223,7 @@ for (const target of await databaseTargets()) {
       let checkpoint: number | null = null;
       let count = 0;
       for (;;) {
-        const page = await pull<ProductDoc>(socket, checkpoint, 100, 'products');
+        const page: PullResponse<ProductDoc> | SyncFailure = await pull<ProductDoc>(socket, checkpoint, 100, 'products');
         assert.ok('documents' in page);
         if (page.documents.length === 0) break;
         count += page.documents.length;
