@@ -3300,14 +3300,14 @@ export interface components {
             category?: string | null;
             /** @description Percent, at most two decimals (7.5 = 7.5 %) */
             taxRate?: number;
-            /** @default true */
-            taxInclusive: boolean;
+            /** @description Default true */
+            taxInclusive?: boolean;
             imageUrl?: string | null;
-            /** @default false */
-            trackStock: boolean;
+            /** @description Default false */
+            trackStock?: boolean;
             stock?: number | null;
-            /** @default true */
-            active: boolean;
+            /** @description Default true */
+            active?: boolean;
         };
         CreateCheckoutSessionBody: {
             /** @description Decimal amount in major units (12.50); at most the currency's ISO 4217 decimals, over 0, at most 1e12 */
@@ -5362,10 +5362,13 @@ export interface components {
             category?: string | null;
             /** @description Percent, at most two decimals (7.5 = 7.5 %) */
             taxRate?: number;
+            /** @description Default true */
             taxInclusive?: boolean;
             imageUrl?: string | null;
+            /** @description Default false */
             trackStock?: boolean;
             stock?: number | null;
+            /** @description Default true */
             active?: boolean;
         };
         UpdateDestinationsBody: {
