@@ -928,6 +928,13 @@ export interface paths {
          *     x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.
          *
          *     Idempotency-Key honoured: the session id derives from the key, so a retry (even after a crash of the server mid-request) answers the same session, with Idempotent-Replayed: true when the first answer was recorded.
+         *
+         *     items (docs/catalogue.md): the lines sold, in major units with taxRate in percent, and discount (the cart's). They
+         *     must add up to amount: 400 items_total_mismatch (details: itemsTotal, amount), or the rule they break: items_invalid, items_too_many,
+         *     item_product_invalid, item_name_invalid, item_quantity_invalid, item_price_invalid, item_discount_invalid, item_tax_rate_invalid,
+         *     item_tax_inclusive_invalid, discount_invalid. 404 product_not_found for a productId not in the catalogue; 409 out_of_stock (details:
+         *     productId, available, requested) when a tracked product has fewer units, before anything is charged. The session answers its items
+         *     (each line's discount, net, tax and total), cartDiscount and totals, and so do its callbacks.
          */
         post: operations["createPosSession"];
         delete?: never;
@@ -974,6 +981,8 @@ export interface paths {
          *     (403 wrong_pin; 429 pin_attempts_exceeded after five wrong PINs). The same tag repeated on the session it settled
          *     answers 200 with that session (a retry whose answer was lost); another tag gets 409. With a callbackUrl, pos.session.completed or pos.session.failed is POSTed to it, signed
          *     x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.
+         *
+         *     A session with catalogue items: 409 out_of_stock (details: productId, available, requested) when a tracked product no longer has the units; nothing is charged and the session stays pending.
          */
         post: operations["tapPosSession"];
         delete?: never;
