@@ -197,6 +197,16 @@ for (const target of await databaseTargets()) {
       assert.deepEqual([z2.body.gross, z2.body.refunds.count], [0, 0]);
       const other = await s.createMerchant();
       assert.equal((await s.request('GET', `/api/merchant/terminals/${shop.terminalId}/reports`, { headers: { 'x-merchant-api-key': other.testKey } })).status, 404);
+
+      // An offline sale refunds too (the merchant's key, in full): its stock comes back, and the new day counts the refund.
+      const offlineRefund = await refund(shop.key, { saleId: offlineSale.id });
+      assert.equal(offlineRefund.status, 201, JSON.stringify(offlineRefund.body));
+      assert.equal(offlineRefund.body.amount, 1000);
+      assert.equal(await stockOf(shop.key, shop.productId), 1);
+      const declinedRefund = await refund(shop.key, { saleId: declinedSale.id });
+      assert.deepEqual([declinedRefund.status, declinedRefund.body.code], [409, 'sale_not_refundable']);
+      const x3 = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.deepEqual([x3.body.refunds, x3.body.gross, x3.body.net, x3.body.oversold], [{ count: 1, amount: 1000 }, 0, -1000, []]);
     });
   });
 }
