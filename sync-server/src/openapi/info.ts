@@ -48,9 +48,17 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'health', description: 'Liveness, readiness and metrics.' },
 ];
 
-/** No licence has been chosen for the API; the document says so instead of inventing one. */
-export const LICENSE = { name: 'Proprietary: no licence is granted by this document' };
+/** Where developers write to; the README and docs/ give the same address. */
+export const SUPPORT_EMAIL = 'developers@tapline.africa';
 
-export function contactOf(publicBaseUrl: string): { name: string; url: string } {
-  return { name: 'Tapline API reference of this server', url: `${publicBaseUrl}/docs` };
+/** The path at which the server serves the repository's LICENSE file (register.ts). */
+export const LICENSE_PATH = '/docs/license';
+
+/** The API is proprietary (the repository's LICENSE: all rights reserved, Tapline); the server serves that file. */
+export function licenseOf(publicBaseUrl: string): { name: string; url: string } {
+  return { name: 'Proprietary: all rights reserved, Tapline (LICENSE)', url: `${publicBaseUrl}${LICENSE_PATH}` };
+}
+
+export function contactOf(publicBaseUrl: string): { name: string; email: string; url: string } {
+  return { name: 'Tapline developer support', email: SUPPORT_EMAIL, url: `${publicBaseUrl}/docs` };
 }
