@@ -14,8 +14,13 @@ import type { PrincipalKind } from '../auth/principal.ts';
 export interface RouteFacts {
   auth: readonly PrincipalKind[] | undefined;
   idempotency: 'required' | 'optional' | undefined;
+  /** The route declares a body schema. */
   hasBody: boolean;
+  /** The method carries a body (POST, PUT, PATCH, DELETE): the JSON parser reads whatever is sent, with or without a schema. */
+  takesBody: boolean;
   hasInput: boolean;
+  /** The body or query schema has an amount or a price: the money parser's codes (MoneyError). */
+  hasMoney: boolean;
   isApi: boolean;
   text: string;
 }
@@ -82,7 +87,7 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   ['createWalletSession', { 403: [...WALLET_PIN[403], 'pin_not_set'], 404: ['wallet_not_found'], 429: WALLET_PIN[429] }],
   ['getMerchantWebhookDelivery', { 404: ['delivery_not_found'] }],
   ['redeliverMerchantWebhookDelivery', { 404: ['delivery_not_found'], 409: ['delivery_in_progress'] }],
-  [/^(revoke|update)MerchantTerminal$|^getMerchantTerminalOfflineLimits$/, { 404: ['terminal_not_found'] }],
+  [/^(revoke|update)MerchantTerminal$|^getMerchantTerminalOfflineLimits$|^createMerchantTerminalPairingCode$/, { 404: ['terminal_not_found'] }],
   ['payBill', { 400: [...MONEY_INPUT[400], 'account_ref_invalid', 'amount_mismatch', 'amount_out_of_range', 'bill_type_mismatch', 'currency_mismatch', 'plan_invalid'], 404: ['biller_not_found', 'wallet_not_found'], 422: ['insufficient_funds', 'biller_unavailable'] }],
   ['getBillPayment', { 404: ['bill_not_found'] }],
   ['createPaymentLink', { 400: [...MONEY_INPUT[400], 'amount_bounds_invalid', 'amount_bounds_with_fixed_amount', 'amount_required', 'amount_out_of_range', 'expires_at_invalid', 'single_use_conflict'] }],
@@ -105,7 +110,7 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   [/^redeem(Merchant|Wallet|Agent)GiftCard$/, GIFT_CARD_REDEEM],
   [/^get(Merchant|Wallet|Agent|Admin)GiftCard$|^list(Merchant|Wallet|Agent|Admin)GiftCardRedemptions$/, { 404: ['gift_card_not_found'] }],
   ['updateAdminGiftCard', { 404: ['gift_card_not_found'], 409: ['gift_card_used', 'gift_card_cancelled', 'gift_card_refunded', 'gift_card_not_active'] }],
-  [/^verifyGiftCard/, { 429: ['verify_rate_limited'] }],
+  [/^verifyGiftCard/, { 404: ['gift_card_not_found'], 429: ['verify_rate_limited'] }],
   [/^(get|update)MerchantGiftCardProgram$/, { 404: ['program_not_found'], 409: ['program_archived'] }],
   ['issueMerchantGiftCardProgram', { 404: ['program_not_found'], 409: ['program_archived'], 422: ['insufficient_funds'] }],
   [/^(get|update)MerchantRewardRule$/, { 404: ['reward_rule_not_found'] }],
@@ -157,7 +162,7 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   ['updateAdminStoreOrder', { 404: ['order_not_found'], 409: ['invalid_transition'] }],
   [/^create(AdminMerchant|AdminWallet|AdminAgent)$/, { 409: ['handle_taken'] }],
   [/^(get|update)AdminMerchant$/, { 404: ['merchant_not_found'] }],
-  ['creditAdminWallet', { 400: MONEY_INPUT[400], 404: ['wallet_not_found'] }],
+  ['creditAdminWallet', { 400: [...MONEY_INPUT[400], 'handle_invalid'], 404: ['wallet_not_found'] }],
   ['createAgentSession', { 401: ['invalid_agent_credentials'] }],
   ['getMetrics', { 401: ['authentication_required', 'invalid_admin_token'], 503: ['metrics_unavailable'] }],
 ];
@@ -184,23 +189,28 @@ function add(codes: Map<number, Set<string>>, status: number, list: readonly str
 export function errorCodesFor(operationId: string, facts: RouteFacts): Map<number, Set<string>> {
   const codes = new Map<number, Set<string>>();
   if (facts.hasInput) add(codes, 400, ['validation_failed']);
-  // The input guard (http/input-guard.ts) and the JSON body parser (http/json-body.ts) of every route.
-  if (facts.hasInput) add(codes, 400, ['invalid_text', 'invalid_parameter']);
-  if (facts.hasBody) {
-    add(codes, 400, ['invalid_json', 'body_too_deep']);
+  // The input guard (http/input-guard.ts) reads the query string of every route, declared or not,
+  // and the JSON body parser (http/json-body.ts) every body sent with a method that has one.
+  add(codes, 400, ['invalid_text']);
+  if (facts.hasInput) add(codes, 400, ['invalid_parameter']);
+  if (facts.hasBody || facts.takesBody) {
+    add(codes, 400, ['invalid_json', 'body_too_deep', 'invalid_content_length']);
     add(codes, 413, ['payload_too_large']);
     add(codes, 415, ['unsupported_media_type']);
   }
+  if (facts.hasMoney) add(codes, 400, MONEY_INPUT[400]);
   if (facts.idempotency) {
     add(codes, 400, facts.idempotency === 'required' ? ['idempotency_key_required', 'idempotency_key_invalid'] : ['idempotency_key_invalid']);
     add(codes, 409, ['idempotency_in_progress']);
     add(codes, 422, ['idempotency_key_reused']);
   }
   if (facts.auth) {
+    // Whatever credential is sent is resolved first (auth/hooks.ts): an invalid one of any kind
+    // answers its own 401 code, even on a route that would not accept that kind.
     add(codes, 401, ['authentication_required', 'invalid_authorization_header', 'invalid_credential']);
     for (const kind of facts.auth) add(codes, 401, CREDENTIAL_CODES[kind]);
+    for (const kindCodes of Object.values(CREDENTIAL_CODES)) add(codes, 401, kindCodes);
   }
-  // A publishable key is refused by every route that does not list it, public ones included.
   if (facts.isApi) add(codes, 403, ['credential_not_allowed']);
   const flow = flowCodesOf(operationId);
   // A flow's list is read from its service; a route without one lists what its own text names

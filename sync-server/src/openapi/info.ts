@@ -18,8 +18,9 @@ operation lists it: the first answer is replayed with Idempotent-Replayed: true,
 key is a 422 idempotency_key_reused, and a request still running is a 409 idempotency_in_progress (retry
 shortly).
 
-Rate limits per 60-second window: /api/pay 120 per key, /api/payments/* 300 per key, /api/fx/* 600 per IP,
-/api/bills/* 60 per key, everything else 120 per key.
+Rate limits per 60-second window: /api/pay 120, /api/payments/* 300 and /api/bills/* 60 per
+credential (the API key, else the token, else the client IP), /api/fx/* 600 per client IP, every other /api
+route 120 per credential.
 
 Webhooks: x-service-signature is the lower-case hex HMAC-SHA256 of the raw body keyed with the merchant's
 webhook secret (POS callbacks: sha256=<hex>); retries after 1 min, 5 min, 30 min, 2 h and 24 h carry the same

@@ -36,6 +36,15 @@ function isPage(schema: unknown): boolean {
   return properties !== undefined && 'data' in properties && 'total' in properties;
 }
 
+/** A schema with a property named like an amount or a price, at any depth (`amount`, `maxAmount`, `basePrice`). */
+export function hasMoneyField(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.some(hasMoneyField);
+  if (typeof schema !== 'object' || schema === null) return false;
+  const properties = (schema as JsonObject).properties;
+  if (typeof properties === 'object' && properties !== null && Object.keys(properties).some((name) => /(amount|price)$/i.test(name))) return true;
+  return Object.values(schema).some(hasMoneyField);
+}
+
 function routeText(schema: JsonObject): string {
   return [schema.summary, schema.description].filter((part) => typeof part === 'string').join('\n');
 }
@@ -106,7 +115,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
         auth: kinds,
         idempotency: routeConfig.idempotency,
         hasBody: original.body !== undefined,
+        takesBody: ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method),
         hasInput: original.body !== undefined || original.querystring !== undefined || original.params !== undefined,
+        hasMoney: hasMoneyField(original.body) || hasMoneyField(original.querystring),
         isApi: url.startsWith('/api/'),
         text: routeText(original),
       };

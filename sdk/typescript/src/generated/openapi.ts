@@ -1494,7 +1494,7 @@ export interface paths {
          * Verify a gift card code
          * @description Public: no credential. Answers valid (redeemable now), amount (the balance left), currency,
          *     expiresAt, hasPin, locked and status; never the issuer. An unknown code is a 404. Guessing is useless: a code carries 256
-         *     random bits, so with even a billion live cards a guess hits one with probability about 1e-68; on top of the spec's
+         *     random bits, so with even a billion live cards a guess hits one with probability about 1e-68; on top of the API's
          *     per-minute limits (per key, or per IP without one), an IP address that asks about too many unknown codes, whatever
          *     credential it sends (300 per hour by default), gets 429 verify_rate_limited with Retry-After until its window ends. Prefer POST with the code in the body: a GET puts the code in
          *     the URL, where proxies may log it (this server removes it from its own logs).
@@ -1505,7 +1505,7 @@ export interface paths {
          * Verify a gift card code sent in the body (keeps it out of URLs)
          * @description Public: no credential. Answers valid (redeemable now), amount (the balance left), currency,
          *     expiresAt, hasPin, locked and status; never the issuer. An unknown code is a 404. Guessing is useless: a code carries 256
-         *     random bits, so with even a billion live cards a guess hits one with probability about 1e-68; on top of the spec's
+         *     random bits, so with even a billion live cards a guess hits one with probability about 1e-68; on top of the API's
          *     per-minute limits (per key, or per IP without one), an IP address that asks about too many unknown codes, whatever
          *     credential it sends (300 per hour by default), gets 429 verify_rate_limited with Retry-After until its window ends. Prefer POST with the code in the body: a GET puts the code in
          *     the URL, where proxies may log it (this server removes it from its own logs).
@@ -2966,7 +2966,7 @@ export interface components {
         };
         CheckoutResponse: {
             order: components["schemas"]["StoreOrder"];
-            /** @description The wallet's part, in the order currency (CONTRACT.md) */
+            /** @description The wallet's part, in the order currency */
             walletDebit: number;
             /** @description The gift card's part, in the order currency */
             giftCardDebit: number;
@@ -5131,7 +5131,16 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5175,6 +5184,15 @@ export interface operations {
                         uptime: number;
                         dbLatency: number | null;
                     };
+                };
+            };
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
@@ -5249,6 +5267,15 @@ export interface operations {
                         /** @description The server is finishing its requests before it exits (SIGTERM) */
                         shuttingDown: boolean;
                     };
+                };
+            };
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
@@ -5337,7 +5364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5404,7 +5431,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateMerchantResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5413,7 +5440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5514,7 +5541,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5592,7 +5619,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5601,7 +5628,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5695,7 +5722,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5704,7 +5731,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5804,7 +5831,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditWalletResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5813,7 +5840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5925,7 +5952,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateAgentResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5934,7 +5961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6028,7 +6055,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotateKeyResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6037,7 +6064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6122,7 +6149,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantSettingsResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6131,7 +6158,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6212,7 +6239,16 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceResponse"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6292,7 +6328,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6359,7 +6395,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateTerminalResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6368,7 +6404,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6451,7 +6487,7 @@ export interface operations {
                     "application/json": components["schemas"]["TerminalRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6460,7 +6496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6480,6 +6516,24 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `terminal_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6538,7 +6592,7 @@ export interface operations {
                     "application/json": components["schemas"]["TerminalSettingsRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6547,7 +6601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6639,7 +6693,7 @@ export interface operations {
                     "application/json": components["schemas"]["PairingCodeResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `pairing_code_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6648,7 +6702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6666,7 +6720,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). Codes include: `pairing_code_not_found`. */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `terminal_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6675,8 +6729,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `pairing_code_used`. */
-            409: {
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6684,8 +6738,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Expired. Codes include: `pairing_code_expired`. */
-            410: {
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6693,7 +6747,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many requests; retry after Retry-After seconds. Codes include: `pairing_locked`, `rate_limited`. */
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -6742,7 +6796,7 @@ export interface operations {
                     "application/json": components["schemas"]["PairTerminalResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `pairing_code_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `pairing_code_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6854,7 +6908,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6946,7 +7000,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6957,6 +7020,24 @@ export interface operations {
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7009,7 +7090,16 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceResponse"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7076,7 +7166,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7166,7 +7256,16 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceResponse"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7252,7 +7351,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7326,7 +7425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7400,7 +7499,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7409,7 +7508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7438,6 +7537,24 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `delivery_in_progress`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7540,7 +7657,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_required`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `receiver_invalid`, `country_not_supported`, `amount_too_small`, `receiver_is_sender`, `quote_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_required`, `idempotency_key_invalid`, `receiver_invalid`, `country_not_supported`, `amount_too_small`, `receiver_is_sender`, `quote_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7549,7 +7666,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7817,7 +7934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7887,7 +8004,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicFxResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `same_country`, `same_currency`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `same_country`, `same_currency`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7976,7 +8093,7 @@ export interface operations {
                     "application/json": components["schemas"]["FxQuoteResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `same_country`, `same_currency`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `same_country`, `same_currency`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7985,7 +8102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8062,7 +8179,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8207,7 +8324,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillPayment"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `account_ref_invalid`, `amount_mismatch`, `amount_out_of_range`, `bill_type_mismatch`, `currency_mismatch`, `plan_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `account_ref_invalid`, `amount_mismatch`, `amount_out_of_range`, `bill_type_mismatch`, `currency_mismatch`, `plan_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8216,7 +8333,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8335,7 +8452,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8425,7 +8542,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8496,7 +8613,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `amount_bounds_invalid`, `amount_bounds_with_fixed_amount`, `amount_required`, `amount_out_of_range`, `expires_at_invalid`, `single_use_conflict`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `amount_bounds_invalid`, `amount_bounds_with_fixed_amount`, `amount_required`, `amount_out_of_range`, `expires_at_invalid`, `single_use_conflict`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8505,7 +8622,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8615,7 +8732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8689,7 +8806,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8698,7 +8815,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8718,6 +8835,24 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `payment_link_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8780,7 +8915,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayLinkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_mismatch`, `amount_out_of_range`, `amount_required`, `amount_too_small`, `payer_is_merchant`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `amount_mismatch`, `amount_out_of_range`, `amount_required`, `amount_too_small`, `payer_is_merchant`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8908,7 +9043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8980,7 +9115,16 @@ export interface operations {
                     "application/json": components["schemas"]["PayIdentity"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9047,7 +9191,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayIdentity"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `destinations_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `destinations_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9056,7 +9200,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9158,7 +9302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9258,7 +9402,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9267,7 +9411,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9368,7 +9512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9446,7 +9590,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9455,7 +9599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9638,7 +9782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9705,7 +9849,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9714,7 +9858,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9806,7 +9950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9893,7 +10037,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9902,7 +10046,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10020,7 +10164,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10109,7 +10253,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletPayResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `cannot_pay_self`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `cannot_pay_self`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10118,7 +10262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10244,7 +10388,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10340,7 +10484,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10349,7 +10493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10479,7 +10623,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10586,7 +10730,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10595,7 +10739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10726,7 +10870,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10735,7 +10879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10773,6 +10917,24 @@ export interface operations {
             };
             /** @description Expired. Codes include: `session_expired`. */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10831,7 +10993,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `idempotency_key_invalid`, `payer_is_merchant`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `payer_is_merchant`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10840,7 +11002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10878,6 +11040,24 @@ export interface operations {
             };
             /** @description Expired. Codes include: `session_expired`. */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10939,7 +11119,16 @@ export interface operations {
                     "application/json": components["schemas"]["PosContextResponse"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11021,7 +11210,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11105,7 +11294,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardIssued"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_required`, `amount_too_large`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11114,7 +11303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11230,7 +11419,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardBulkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11239,7 +11428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11346,7 +11535,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardImportResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `too_many_rows`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `too_many_rows`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11355,7 +11544,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11462,7 +11651,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardRedeemResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11471,7 +11660,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11600,7 +11789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11674,7 +11863,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11765,7 +11954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_admin_token`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11856,7 +12045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11940,7 +12129,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardIssued"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_required`, `amount_too_large`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11949,7 +12138,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12065,7 +12254,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardBulkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12074,7 +12263,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12181,7 +12370,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardImportResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `too_many_rows`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `too_many_rows`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12190,7 +12379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12297,7 +12486,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardRedeemResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12306,7 +12495,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12435,7 +12624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12509,7 +12698,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12600,7 +12789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12691,7 +12880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12775,7 +12964,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardIssued"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_required`, `amount_too_large`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12784,7 +12973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12900,7 +13089,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardBulkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12909,7 +13098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13016,7 +13205,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardImportResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `too_many_rows`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `too_many_rows`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13025,7 +13214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13132,7 +13321,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardRedeemResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13141,7 +13330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13270,7 +13459,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13344,7 +13533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13435,7 +13624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13528,6 +13717,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `gift_card_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests; retry after Retry-After seconds. Codes include: `verify_rate_limited`, `rate_limited`. */
             429: {
                 headers: {
@@ -13577,7 +13775,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardVerifyResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13588,6 +13786,15 @@ export interface operations {
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `gift_card_not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13675,7 +13882,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13742,7 +13949,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardProgramRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13751,7 +13958,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13843,7 +14050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13930,7 +14137,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardProgramRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13939,7 +14146,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14048,7 +14255,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardProgramIssueResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14057,7 +14264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14183,7 +14390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14250,7 +14457,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRuleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14259,7 +14466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14351,7 +14558,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14429,7 +14636,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRuleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14438,7 +14645,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14549,7 +14756,7 @@ export interface operations {
                     "application/json": components["schemas"]["EvaluateRewardResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14558,7 +14765,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14674,7 +14881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14741,7 +14948,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionPlanRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14750,7 +14957,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14842,7 +15049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14920,7 +15127,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionPlanRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14929,7 +15136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15038,7 +15245,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15151,7 +15358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15226,7 +15433,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15307,7 +15514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15381,7 +15588,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15459,7 +15666,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15468,7 +15675,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15586,7 +15793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15656,6 +15863,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OfflineQrKeysResponse"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
@@ -15730,7 +15946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15801,7 +16017,7 @@ export interface operations {
                     "application/json": components["schemas"]["VoucherRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15810,7 +16026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15920,7 +16136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16003,7 +16219,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16077,7 +16293,7 @@ export interface operations {
                     "application/json": components["schemas"]["VoucherRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16086,7 +16302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16115,6 +16331,24 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `voucher_not_active`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16175,7 +16409,7 @@ export interface operations {
                     "application/json": components["schemas"]["OfflinePaymentRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `voucher_malformed`, `voucher_signature_invalid`, `voucher_unknown`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `voucher_malformed`, `voucher_signature_invalid`, `voucher_unknown`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16184,7 +16418,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16311,7 +16545,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16385,7 +16619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16468,7 +16702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16560,7 +16794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16631,7 +16865,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `customer_fields_not_allowed`, `customer_handle_required`, `wallet_pin_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `customer_fields_not_allowed`, `customer_handle_required`, `wallet_pin_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16640,7 +16874,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16759,7 +16993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16850,7 +17084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16928,7 +17162,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16937,7 +17171,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17044,7 +17278,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_required`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_required`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17053,7 +17287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17179,7 +17413,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17250,7 +17484,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17259,7 +17493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17378,7 +17612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17456,7 +17690,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17465,7 +17699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17494,6 +17728,24 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `payroll_run_not_draft`, `payroll_run_changed`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17557,7 +17809,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17566,7 +17818,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17595,6 +17847,24 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `payroll_run_not_draft`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17666,7 +17936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17746,7 +18016,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollItemRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17755,7 +18025,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17874,7 +18144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17952,7 +18222,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17961,7 +18231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17990,6 +18260,24 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `payroll_run_not_draft`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18059,7 +18347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18126,7 +18414,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatePublishableKeyResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18135,7 +18423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18218,7 +18506,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublishableKeyRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18227,7 +18515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18247,6 +18535,24 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `publishable_key_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18340,7 +18646,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18349,7 +18655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18459,7 +18765,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18541,7 +18847,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `payer_is_merchant`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `payer_is_merchant`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18826,7 +19132,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `variant_not_found`, `variant_required`, `wallet_pin_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `variant_not_found`, `variant_required`, `wallet_pin_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19026,7 +19332,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19191,7 +19497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReviewRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19315,7 +19621,7 @@ export interface operations {
                     "application/json": components["schemas"]["StockAlertRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19409,7 +19715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidateReferralResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19507,7 +19813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19594,7 +19900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19661,7 +19967,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminProduct"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `available_countries_required`, `base_price_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `available_countries_required`, `base_price_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19670,7 +19976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19771,7 +20077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19845,7 +20151,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminProduct"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19854,7 +20160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19874,6 +20180,24 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `product_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19932,7 +20256,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminProduct"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `available_countries_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `available_countries_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19941,7 +20265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20056,7 +20380,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeedResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20065,7 +20389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20165,7 +20489,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20232,7 +20556,7 @@ export interface operations {
                     "application/json": components["schemas"]["FlashSaleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `date_invalid`, `discount_too_large`, `end_before_start`, `end_in_past`, `percent_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `date_invalid`, `discount_too_large`, `end_before_start`, `end_in_past`, `percent_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20241,7 +20565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20346,7 +20670,7 @@ export interface operations {
                     "application/json": components["schemas"]["FlashSaleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `date_invalid`, `discount_too_large`, `end_before_start`, `end_in_past`, `max_units_below_sold`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `date_invalid`, `discount_too_large`, `end_before_start`, `end_in_past`, `max_units_below_sold`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20355,7 +20679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20473,7 +20797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20540,7 +20864,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReferralRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `currency_not_allowed`, `currency_required`, `expires_in_past`, `percent_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `currency_not_allowed`, `currency_required`, `expires_in_past`, `percent_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20549,7 +20873,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20645,7 +20969,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReferralRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `expires_in_past`, `max_uses_below_uses`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `expires_in_past`, `max_uses_below_uses`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20654,7 +20978,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20767,7 +21091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20841,7 +21165,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20919,7 +21243,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreOrder"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20928,7 +21252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21041,7 +21365,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
