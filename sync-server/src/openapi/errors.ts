@@ -9,6 +9,11 @@ import type { PrincipalKind } from '../auth/principal.ts';
  * must still handle a code it does not know by its status. A status a route declares but for
  * which none of these gives a code is left out of the document (modules declare their error
  * statuses in bulk: a list of POS sessions cannot answer 410), except a 404 on a path with an id.
+ *
+ * What keeps the lists complete is error-coverage.ts: the test servers record every error a route
+ * answers during the server's test suite and fail the suite on any (status, code) its operation
+ * does not list here. A new route gets the machinery's codes without a line; a code of its own
+ * fails its suite until its summary or description names it, or a line below does.
  */
 
 export interface RouteFacts {
