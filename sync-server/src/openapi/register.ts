@@ -36,13 +36,13 @@ function isPage(schema: unknown): boolean {
   return properties !== undefined && 'data' in properties && 'total' in properties;
 }
 
-/** A schema with a property named like an amount or a price, at any depth (`amount`, `maxAmount`, `basePrice`). */
-export function hasMoneyField(schema: unknown): boolean {
-  if (Array.isArray(schema)) return schema.some(hasMoneyField);
-  if (typeof schema !== 'object' || schema === null) return false;
+/** The names of every property of a schema, at any depth (`amount`, `items.handle`'s `handle`). */
+export function propertyNames(schema: unknown): string[] {
+  if (Array.isArray(schema)) return schema.flatMap(propertyNames);
+  if (typeof schema !== 'object' || schema === null) return [];
   const properties = (schema as JsonObject).properties;
-  if (typeof properties === 'object' && properties !== null && Object.keys(properties).some((name) => /(amount|price)$/i.test(name))) return true;
-  return Object.values(schema).some(hasMoneyField);
+  const own = typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+  return [...own, ...Object.values(schema).flatMap(propertyNames)];
 }
 
 function routeText(schema: JsonObject): string {
@@ -117,7 +117,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
         hasBody: original.body !== undefined,
         takesBody: ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method),
         hasInput: original.body !== undefined || original.querystring !== undefined || original.params !== undefined,
-        hasMoney: hasMoneyField(original.body) || hasMoneyField(original.querystring),
+        fields: [original.params, original.querystring, original.body].flatMap(propertyNames),
         isApi: url.startsWith('/api/'),
         text: routeText(original),
       };

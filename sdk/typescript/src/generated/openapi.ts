@@ -5431,7 +5431,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateMerchantResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5722,7 +5722,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `currency_not_supported`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5831,7 +5831,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditWalletResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `handle_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5952,7 +5952,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateAgentResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `currency_not_supported`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6149,7 +6149,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantSettingsResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `url_invalid`, `url_not_allowed`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6729,6 +6729,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description It conflicts with the current state. Codes include: `terminal_revoked`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is too large. Codes include: `payload_too_large`. */
             413: {
                 headers: {
@@ -6908,7 +6917,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7657,7 +7666,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_required`, `idempotency_key_invalid`, `receiver_invalid`, `country_not_supported`, `amount_too_small`, `receiver_is_sender`, `quote_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `handle_invalid`, `idempotency_key_required`, `idempotency_key_invalid`, `receiver_invalid`, `amount_too_small`, `receiver_is_sender`, `quote_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8004,7 +8013,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicFxResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `same_country`, `same_currency`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `same_country`, `same_currency`, `country_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8093,7 +8102,7 @@ export interface operations {
                     "application/json": components["schemas"]["FxQuoteResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `same_country`, `same_currency`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `same_country`, `same_currency`, `country_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8253,7 +8262,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `country_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8915,7 +8924,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayLinkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `amount_mismatch`, `amount_out_of_range`, `amount_required`, `amount_too_small`, `payer_is_merchant`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `amount_mismatch`, `amount_out_of_range`, `amount_required`, `amount_too_small`, `payer_is_merchant`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9034,7 +9043,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayIdentity"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9191,7 +9200,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayIdentity"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `destinations_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `currency_not_supported`, `destinations_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9293,7 +9302,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9402,7 +9411,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9420,7 +9429,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `holder_consent_required`, `wrong_pin`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `holder_consent_required`, `handle_not_yours`, `wrong_pin`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9590,7 +9599,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9608,7 +9617,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `holder_consent_required`, `wrong_pin`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `holder_consent_required`, `handle_not_yours`, `wrong_pin`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10037,7 +10046,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10484,7 +10493,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11294,7 +11303,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardIssued"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `deliver_at_must_be_future`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11419,7 +11428,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardBulkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11723,7 +11732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`, `subscription_gift_not_divisible`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11780,7 +11789,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardAnalytics"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12129,7 +12138,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardIssued"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `deliver_at_must_be_future`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12254,7 +12263,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardBulkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12558,7 +12567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`, `subscription_gift_not_divisible`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12615,7 +12624,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardAnalytics"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12964,7 +12973,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardIssued"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `deliver_at_must_be_future`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13089,7 +13098,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardBulkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13393,7 +13402,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`, `subscription_gift_not_divisible`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13450,7 +13459,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardAnalytics"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14457,7 +14466,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRuleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `currency_not_supported`, `percent_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14549,7 +14558,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRuleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `percent_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14636,7 +14645,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRuleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `currency_not_supported`, `percent_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14756,7 +14765,7 @@ export interface operations {
                     "application/json": components["schemas"]["EvaluateRewardResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14776,6 +14785,15 @@ export interface operations {
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `wallet_not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15349,7 +15367,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `date_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15505,7 +15523,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardAnalytics"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15704,6 +15722,15 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `gift_card_used`, `gift_card_cancelled`, `gift_card_refunded`, `gift_card_not_active`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Expired. Codes include: `gift_card_expired`. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16865,7 +16892,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `customer_fields_not_allowed`, `customer_handle_required`, `wallet_pin_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`, `idempotency_key_invalid`, `customer_fields_not_allowed`, `customer_handle_required`, `wallet_pin_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17278,7 +17305,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_required`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `handle_invalid`, `idempotency_key_required`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17484,7 +17511,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18016,7 +18043,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollItemRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18646,7 +18673,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18847,7 +18874,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `payer_is_merchant`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`, `idempotency_key_invalid`, `payer_is_merchant`, `phone_required`, `pin_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18982,7 +19009,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19052,7 +19079,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreProductDetail"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19132,7 +19159,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `variant_not_found`, `variant_required`, `wallet_pin_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `variant_not_found`, `variant_required`, `wallet_pin_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19195,7 +19222,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `referral_invalid`, `gift_card_currency_mismatch`, `shipping_country_not_available`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `referral_invalid`, `referral_currency_mismatch`, `gift_card_currency_mismatch`, `shipping_country_not_available`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19332,7 +19359,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19497,7 +19524,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReviewRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19621,7 +19648,7 @@ export interface operations {
                     "application/json": components["schemas"]["StockAlertRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19639,7 +19666,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). Codes include: `product_not_found`. */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `product_not_found`, `wallet_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19967,7 +19994,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminProduct"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `available_countries_required`, `base_price_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `available_countries_required`, `base_price_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20256,7 +20283,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminProduct"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `available_countries_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `available_countries_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20864,7 +20891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReferralRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `currency_not_allowed`, `currency_required`, `expires_in_past`, `percent_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `currency_not_supported`, `currency_not_allowed`, `currency_required`, `expires_in_past`, `percent_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21082,7 +21109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21356,7 +21383,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreStats"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
