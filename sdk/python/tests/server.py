@@ -1,5 +1,6 @@
-"""A real Tapline server for the tests: ``node --import tsx sync-server/src/main.ts`` from the
-repository, on PostgreSQL when TAPLINE_TEST_DATABASE_URL names a (fresh) database, else on the
+"""A real Tapline server for the tests: ``node --import tsx <entry>`` from the repository (by default
+sync-server/src/main.ts, as ``npm run server``; the suite uses HELD_BILLER_ENTRY, the same app with a
+bill-payment provider it can hold in flight), on PostgreSQL when TAPLINE_TEST_DATABASE_URL names a (fresh) database, else on the
 embedded PGlite in a temporary DATA_DIR. It listens on a free port; its admin token is known."""
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ class TestServer:
                 lines.put(line)
 
         threading.Thread(target=drain, daemon=True).start()
-        deadline = time.monotonic() + 90
+        # Generous: on a busy machine the first start (migrations on PGlite) can take a minute or more.
+        deadline = time.monotonic() + 180
         self.url = ""
         #: The held biller's control listener (HELD_BILLER_ENTRY only).
         self.control_url = ""

@@ -48,7 +48,9 @@ receiver = Receiver()
 
 def setUpModule() -> None:  # noqa: N802 (the name unittest calls)
     global server
-    server = TestServer(SERVER_ENV)
+    # The server with one addition, a bill-payment provider the 409 test can hold in flight
+    # (test/sdk/held-biller-server.ts); everything else is `npm run server`'s app.
+    server = TestServer(SERVER_ENV, entry=HELD_BILLER_ENTRY)
     receiver.start()
 
 
@@ -153,29 +155,16 @@ class InProgressRetryTest(unittest.TestCase):
     answer is there, and the bill is paid (and charged) once. The first request is held in flight by
     a bill-payment provider the test controls (test/sdk/held-biller-server.ts)."""
 
-    held: Optional[TestServer] = None
-
-    @classmethod
-    def setUpClass(cls) -> None:  # noqa: N802 (the name unittest calls)
-        cls.held = TestServer({"LOG_LEVEL": "warn"}, entry=HELD_BILLER_ENTRY)
-
-    @classmethod
-    def tearDownClass(cls) -> None:  # noqa: N802
-        if cls.held is not None:
-            cls.held.stop()
-
     def control(self, method: str, path: str) -> Dict[str, Any]:
-        assert self.held is not None and self.held.control_url, "the held server prints its control URL"
-        with urllib.request.urlopen(urllib.request.Request(self.held.control_url + path, method=method, data=b"" if method == "POST" else None), timeout=30) as answer:
+        assert server is not None and server.control_url, "the held server prints its control URL"
+        with urllib.request.urlopen(urllib.request.Request(server.control_url + path, method=method, data=b"" if method == "POST" else None), timeout=30) as answer:
             decoded: Dict[str, Any] = json.loads(answer.read())
             return decoded
 
     def test_a_409_idempotency_in_progress_is_retried_with_the_same_key_and_charged_once(self) -> None:
-        assert self.held is not None
-        url = self.held.url
-        admin_client = Tapline(url, token=f"admin.{ADMIN_TOKEN}")
-        shop: Dict[str, Any] = admin_client.request("POST", "/api/admin/merchants", body={"name": "Nairobi Power Shop", "handle": unique("shop"), "country": "KE", "currency": "KES"})
-        admin_client.request("POST", "/api/admin/wallets/{handle}/credit", params={"handle": shop["handle"].lstrip("@")}, body={"amount": 5000, "currency": "KES", "mode": "live"})
+        url = base_url()
+        shop = merchant()
+        admin().request("POST", "/api/admin/wallets/{handle}/credit", params={"handle": shop["handle"].lstrip("@")}, body={"amount": 5000, "currency": "KES", "mode": "live"})
         calls_before = self.control("GET", "/calls")["calls"]
         self.control("POST", "/hold")
 
