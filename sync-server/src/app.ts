@@ -88,7 +88,7 @@ Every route refuses NUL characters and unpaired UTF-16 surrogates in any text (4
 characters in path parameters and numbers beyond +-(2^53-1) in queries and paths (400 invalid_parameter),
 and JSON bodies nested deeper than ${JSON_DEPTH_MAX} levels (400 body_too_deep); a missing body is {} where no field is
 required. While the database cannot be reached, requests answer 503 database_unavailable with Retry-After.
-Rate limits per the Limits table, with X-RateLimit-Limit, X-RateLimit-Remaining and
+Rate limits per 60-second window (below), with X-RateLimit-Limit, X-RateLimit-Remaining and
 X-RateLimit-Reset (seconds until the window resets) on every /api answer, and Retry-After on 429.`;
 
 /** Builds the application without listening: tests call app.inject(), main.ts listens. */

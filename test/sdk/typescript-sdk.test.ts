@@ -24,6 +24,7 @@ import {
   WebhookSignatureError,
   verifyWebhook,
 } from '../../sdk/typescript/src/index.ts';
+import { heldBiller } from './held-biller.ts';
 
 /** Every limit is 1 per 2-second window, so one merchant meets 429s; the others get a multiplier. */
 const SERVER = {
@@ -43,7 +44,8 @@ async function merchantWithRoom(s: TestServer, webhookUrl?: string) {
 
 for (const target of await databaseTargets()) {
   describe(`TypeScript SDK against the server on ${target.name}`, () => {
-    const server = useTestServer(target, SERVER);
+    const biller = heldBiller();
+    const server = useTestServer(target, { ...SERVER, app: { billerProviders: [biller.provider] } });
     let receiver: WebhookReceiver;
     before(async () => {
       receiver = await WebhookReceiver.start();
@@ -118,6 +120,63 @@ for (const target of await databaseTargets()) {
       await assert.rejects(verifyWebhook(delivery.rawBody, signature, 'whsec_not_the_secret'), WebhookSignatureError);
       const tomorrow = () => new Date(Date.parse(event.timestamp) + 86_400_000);
       await assert.rejects(verifyWebhook(delivery.rawBody, signature, merchant.webhookSecret, { toleranceSeconds: 300, now: tomorrow }), (error: unknown) => (error as WebhookSignatureError).code === 'timestamp_outside_tolerance');
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
+    it('a bill payment still running when its retry arrives: 409 idempotency_in_progress is retried with the same key until the first answer, charged once', async () => {
+      const s = server();
+      const merchant = await merchantWithRoom(s);
+      const credited = await s.request('POST', `/api/admin/wallets/${merchant.handle.slice(1)}/credit`, { headers: ADMIN, body: { amount: 5000, currency: 'KES', mode: 'live' } });
+      assert.equal(credited.status, 200);
+      const held = biller.holdNext();
+      const callsBefore = biller.calls();
+      const sent: { key: string; status?: number; code?: string }[] = [];
+      let first: Promise<Response> | undefined;
+      // The first attempt reaches the server, which claims its Idempotency-Key and waits on the
+      // biller; the client gives up on it (its connection drops) while it is still running.
+      const droppingFetch: typeof fetch = async (input, init) => {
+        const isBill = init?.method === 'POST' && String(input).endsWith('/api/bills/pay');
+        if (isBill && !first) {
+          sent.push({ key: new Headers(init.headers).get('idempotency-key') ?? '' });
+          first = fetch(input, init);
+          await held.entered;
+          throw new TypeError('fetch failed: connection reset');
+        }
+        const response = await fetch(input, init);
+        if (isBill) sent.push({ key: new Headers(init.headers).get('idempotency-key') ?? '', status: response.status, code: response.status === 409 ? ((await response.clone().json()) as { code: string }).code : undefined });
+        return response;
+      };
+      const retries: RetryEvent[] = [];
+      const client = new Tapline({
+        baseUrl: s.baseUrl,
+        apiKey: merchant.liveKey,
+        fetch: droppingFetch,
+        retry: { ...FAST_RETRIES, maxRetries: 8 },
+        onRetry: (event) => {
+          retries.push(event);
+          // The first attempt finishes once its retry has been told it is still in progress.
+          if (event.error.code === 'idempotency_in_progress') held.release();
+        },
+      });
+      const answer = await client.raw('post', '/api/bills/pay', { body: { billType: 'electricity', billerId: 'kplc-prepaid', accountRef: '14123456789', amount: 1000 } });
+      assert.equal(answer.status, 201);
+      assert.equal(answer.headers.get('idempotent-replayed'), 'true', 'the retry answers the first request\'s result');
+      // A dropped connection, then one or more 409s (the first attempt may take a moment to finish once released), then the answer.
+      const codes = retries.map((event) => event.error.code);
+      assert.equal(codes[0], 'connection_error');
+      assert.ok(codes.length >= 2 && codes.slice(1).every((code) => code === 'idempotency_in_progress'), codes.join(', '));
+      assert.equal(answer.attempts, codes.length + 1);
+      assert.deepEqual(sent.map((attempt) => [attempt.status, attempt.code]), [[undefined, undefined], ...codes.slice(1).map(() => [409, 'idempotency_in_progress']), [201, undefined]]);
+      assert.equal(new Set(sent.map((attempt) => attempt.key)).size, 1, 'every attempt carries the same Idempotency-Key');
+      const original = await first!;
+      assert.equal(original.status, 201);
+      const bill = (await original.json()) as { id: string; status: string };
+      assert.equal(answer.data.id, bill.id);
+      assert.equal(answer.data.status, 'completed');
+      // Charged once: the biller was asked once, the wallet debited amount + fee once.
+      assert.equal(biller.calls() - callsBefore, 1);
+      const balance = await s.request<{ balances: { currency: string; available: number }[] }>('GET', '/api/merchant/balance', { headers: { 'x-merchant-api-key': merchant.liveKey } });
+      assert.equal(balance.body.balances.find((entry) => entry.currency === 'KES')?.available, 5000 - 1000 - (answer.data.fee ?? 0));
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 

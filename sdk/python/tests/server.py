@@ -1,5 +1,6 @@
-"""A real Tapline server for the tests: ``node --import tsx sync-server/src/main.ts`` from the
-repository, on PostgreSQL when TAPLINE_TEST_DATABASE_URL names a (fresh) database, else on the
+"""A real Tapline server for the tests: ``node --import tsx <entry>`` from the repository (by default
+sync-server/src/main.ts, as ``npm run server``; the suite uses HELD_BILLER_ENTRY, the same app with a
+bill-payment provider it can hold in flight), on PostgreSQL when TAPLINE_TEST_DATABASE_URL names a (fresh) database, else on the
 embedded PGlite in a temporary DATA_DIR. It listens on a free port; its admin token is known."""
 
 from __future__ import annotations
@@ -21,8 +22,13 @@ REPOSITORY = Path(__file__).resolve().parents[3]
 ADMIN_TOKEN = "python-sdk-tests-admin-token-0123456789"
 
 
+#: The server with a bill-payment provider whose next payment can be held in flight (its control
+#: listener: POST /hold, GET /entered, POST /release, GET /calls), for the 409 idempotency_in_progress test.
+HELD_BILLER_ENTRY = "test/sdk/held-biller-server.ts"
+
+
 class TestServer:
-    def __init__(self, env: Dict[str, str]) -> None:
+    def __init__(self, env: Dict[str, str], entry: str = "sync-server/src/main.ts") -> None:
         self.data_dir = tempfile.mkdtemp(prefix="tapline-python-sdk-")
         database_url = os.environ.get("TAPLINE_TEST_DATABASE_URL")
         self.database = "postgres" if database_url else "pglite"
@@ -40,7 +46,7 @@ class TestServer:
         if database_url:
             environment["DATABASE_URL"] = database_url
         self.process = subprocess.Popen(
-            ["node", "--import", "tsx", "sync-server/src/main.ts"],
+            ["node", "--import", "tsx", entry],
             cwd=REPOSITORY,
             env=environment,
             stdout=subprocess.PIPE,
@@ -57,8 +63,11 @@ class TestServer:
                 lines.put(line)
 
         threading.Thread(target=drain, daemon=True).start()
-        deadline = time.monotonic() + 90
+        # Generous: on a busy machine the first start (migrations on PGlite) can take a minute or more.
+        deadline = time.monotonic() + 180
         self.url = ""
+        #: The held biller's control listener (HELD_BILLER_ENTRY only).
+        self.control_url = ""
         while not self.url:
             if time.monotonic() > deadline or self.process.poll() is not None:
                 self.stop()
@@ -67,6 +76,9 @@ class TestServer:
                 line = lines.get(timeout=0.5)
             except queue.Empty:
                 continue
+            control = re.search(r"held biller control on (http://\S+)", line)
+            if control:
+                self.control_url = control.group(1)
             match = re.search(r"listening on (http://\S+) \(database: (\w+)", line)
             if match:
                 self.url = match.group(1)

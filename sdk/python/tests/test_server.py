@@ -6,10 +6,12 @@ errors carrying the API's code."""
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import threading
 import time
 import unittest
+import urllib.request
 from typing import Any, Dict, List, Optional
 
 from tapline import (
@@ -27,7 +29,7 @@ from tapline import (
     verify_webhook,
 )
 
-from .server import ADMIN_TOKEN, Receiver, TestServer
+from .server import ADMIN_TOKEN, HELD_BILLER_ENTRY, Receiver, TestServer
 
 # Every limit is 1 per 2-second window, so one merchant meets 429s; the others get a multiplier.
 SERVER_ENV = {
@@ -46,7 +48,9 @@ receiver = Receiver()
 
 def setUpModule() -> None:  # noqa: N802 (the name unittest calls)
     global server
-    server = TestServer(SERVER_ENV)
+    # The server with one addition, a bill-payment provider the 409 test can hold in flight
+    # (test/sdk/held-biller-server.ts); everything else is `npm run server`'s app.
+    server = TestServer(SERVER_ENV, entry=HELD_BILLER_ENTRY)
     receiver.start()
 
 
@@ -143,6 +147,81 @@ class PaymentTest(unittest.TestCase):
         self.assertEqual(refused.exception.code, "signature_invalid")
         with self.assertRaises(WebhookSignatureError):
             verify_webhook(delivery.body, signature, "whsec_not_the_secret")
+
+
+class InProgressRetryTest(unittest.TestCase):
+    """A request still running when its retry arrives: the server answers the retry 409
+    idempotency_in_progress, the SDK waits and retries with the same key until the first request's
+    answer is there, and the bill is paid (and charged) once. The first request is held in flight by
+    a bill-payment provider the test controls (test/sdk/held-biller-server.ts)."""
+
+    def control(self, method: str, path: str) -> Dict[str, Any]:
+        assert server is not None and server.control_url, "the held server prints its control URL"
+        with urllib.request.urlopen(urllib.request.Request(server.control_url + path, method=method, data=b"" if method == "POST" else None), timeout=30) as answer:
+            decoded: Dict[str, Any] = json.loads(answer.read())
+            return decoded
+
+    def test_a_409_idempotency_in_progress_is_retried_with_the_same_key_and_charged_once(self) -> None:
+        url = base_url()
+        shop = merchant()
+        admin().request("POST", "/api/admin/wallets/{handle}/credit", params={"handle": shop["handle"].lstrip("@")}, body={"amount": 5000, "currency": "KES", "mode": "live"})
+        calls_before = self.control("GET", "/calls")["calls"]
+        self.control("POST", "/hold")
+
+        sent: List[Dict[str, Any]] = []
+        first: Dict[str, Any] = {}
+
+        # The first attempt reaches the server, which claims its Idempotency-Key and waits on the
+        # biller; the client gives up on it (its connection drops) while it is still running.
+        def dropping_transport(request: Request) -> Response:
+            is_bill = request.method == "POST" and request.url.endswith("/api/bills/pay")
+            if is_bill and not first:
+                sent.append({"key": request.headers["idempotency-key"], "status": None})
+
+                def run_first() -> None:
+                    first["answer"] = urllib_transport(request)
+
+                thread = threading.Thread(target=run_first)
+                thread.start()
+                first["thread"] = thread
+                self.assertTrue(self.control("GET", "/entered")["entered"])
+                raise ConnectionResetError("connection reset by peer")
+            answer = urllib_transport(request)
+            if is_bill:
+                code = json.loads(answer.body).get("code") if answer.status == 409 else None
+                sent.append({"key": request.headers["idempotency-key"], "status": answer.status, "code": code})
+            return answer
+
+        retries: List[RetryEvent] = []
+
+        def on_retry(event: RetryEvent) -> None:
+            retries.append(event)
+            # The first attempt finishes once its retry has been told it is still in progress.
+            if event.error.code == "idempotency_in_progress":
+                self.control("POST", "/release")
+
+        client = Tapline(url, api_key=shop["liveKey"], transport=dropping_transport, retry=RetryPolicy(max_retries=8, initial_delay=0.02, max_delay=0.2), on_retry=on_retry)
+        answer = client.raw("POST", "/api/bills/pay", body={"billType": "electricity", "billerId": "kplc-prepaid", "accountRef": "14123456789", "amount": 1000})
+        first["thread"].join(timeout=30)
+
+        self.assertEqual(answer.status, 201)
+        self.assertEqual(answer.headers.get("idempotent-replayed"), "true", "the retry answers the first request's result")
+        codes = [event.error.code for event in retries]
+        self.assertEqual(codes[0], "connection_error")
+        # One or more 409s: the first attempt may take a moment to finish once released.
+        self.assertGreaterEqual(len(codes), 2, codes)
+        self.assertTrue(all(code == "idempotency_in_progress" for code in codes[1:]), codes)
+        self.assertEqual(answer.attempts, len(codes) + 1)
+        self.assertEqual([(attempt["status"], attempt.get("code")) for attempt in sent], [(None, None)] + [(409, "idempotency_in_progress")] * (len(codes) - 1) + [(201, None)])
+        self.assertEqual(len({attempt["key"] for attempt in sent}), 1, "every attempt carries the same Idempotency-Key")
+        original = first["answer"]
+        self.assertEqual(original.status, 201)
+        bill = json.loads(original.body)
+        self.assertEqual(answer.data["id"], bill["id"])
+        self.assertEqual(answer.data["status"], "completed")
+        # Charged once: the biller was asked once, the wallet debited amount + fee once.
+        self.assertEqual(self.control("GET", "/calls")["calls"] - calls_before, 1)
+        self.assertEqual(minor_balance(client, "KES"), round((5000 - 1000 - answer.data["fee"]) * 100))
 
 
 class PosTest(unittest.TestCase):

@@ -297,7 +297,7 @@ export const StoreOrder = Type.Object({
 
 export const CheckoutResponse = Type.Object({
   order: StoreOrder,
-  walletDebit: Type.Number({ description: 'The wallet\'s part, in the order currency (CONTRACT.md)' }),
+  walletDebit: Type.Number({ description: 'The wallet\'s part, in the order currency' }),
   giftCardDebit: Type.Number({ description: 'The gift card\'s part, in the order currency' }),
   remaining: Type.Number({ description: 'The wallet\'s balance after the debit, in remainingCurrency' }),
   remainingCurrency: Type.String({ description: 'The currency the wallet paid in (its home currency when it paid nothing)' }),

@@ -9,13 +9,23 @@ import type { PrincipalKind } from '../auth/principal.ts';
  * must still handle a code it does not know by its status. A status a route declares but for
  * which none of these gives a code is left out of the document (modules declare their error
  * statuses in bulk: a list of POS sessions cannot answer 410), except a 404 on a path with an id.
+ *
+ * What keeps the lists complete is error-coverage.ts: the test servers record every error a route
+ * answers during the server's test suite and fail the suite on any (status, code) its operation
+ * does not list here. A new route gets the machinery's codes without a line; a code of its own
+ * fails its suite until its summary or description names it, or a line below does.
  */
 
 export interface RouteFacts {
   auth: readonly PrincipalKind[] | undefined;
   idempotency: 'required' | 'optional' | undefined;
+  /** The route declares a body schema. */
   hasBody: boolean;
+  /** The method carries a body (POST, PUT, PATCH, DELETE): the JSON parser reads whatever is sent, with or without a schema. */
+  takesBody: boolean;
   hasInput: boolean;
+  /** The names of every property of its params, query and body schemas, at any depth (FIELD_CODES reads them). */
+  fields: readonly string[];
   isApi: boolean;
   text: string;
 }
@@ -34,8 +44,22 @@ const MONEY_INPUT = { 400: ['amount_invalid', 'amount_too_many_decimals', 'amoun
 
 type Codes = Readonly<Record<number, readonly string[]>>;
 
+/**
+ * The shared parsers a field goes through, by its name: money (shared/src/money.ts), countries,
+ * currencies and handles (http/validate.ts), callback and webhook URLs (http/webhook-url.ts). A
+ * route with such a field in its params, query or body can answer their 400s.
+ */
+const FIELD_CODES: readonly [RegExp, readonly string[]][] = [
+  [/(amount|price)$/i, MONEY_INPUT[400]],
+  [/(country|countries)$/i, ['country_not_supported']],
+  [/^(from|to)Code$/, ['country_not_supported']],
+  [/currency$/i, ['currency_not_supported']],
+  [/handle$/i, ['handle_invalid']],
+  [/url$/i, ['url_invalid', 'url_not_allowed']],
+];
+
 const GIFT_CARD_ISSUE: Codes = {
-  400: ['amount_required', 'amount_too_large', 'currency_required', 'currency_mismatch', 'date_invalid', 'deliver_at_after_expiry', 'delivery_conflicts_with_lock', 'delivery_incomplete', 'subscription_gift_incomplete'],
+  400: ['amount_required', 'amount_too_large', 'currency_required', 'currency_mismatch', 'date_invalid', 'deliver_at_after_expiry', 'deliver_at_must_be_future', 'delivery_conflicts_with_lock', 'delivery_incomplete', 'subscription_gift_incomplete'],
   403: ['subscription_gift_merchant_only'],
   404: ['subscription_plan_not_found', 'wallet_not_found'],
   422: ['insufficient_funds', 'subscription_gift_not_divisible'],
@@ -46,10 +70,10 @@ const GIFT_CARD_REDEEM: Codes = {
   404: ['gift_card_not_found', 'wallet_not_found'],
   409: ['gift_card_used', 'gift_card_cancelled', 'gift_card_refunded', 'gift_card_scheduled', 'gift_card_not_active'],
   410: ['gift_card_expired'],
-  422: ['redeem_amount_exceeds_balance', 'amount_too_small_to_convert'],
+  422: ['redeem_amount_exceeds_balance', 'amount_too_small_to_convert', 'subscription_gift_not_divisible'],
   429: ['pin_attempts_exceeded'],
 };
-const PAYROLL_ITEMS: Codes = { 400: ['currency_mismatch', 'item_destination_invalid', 'receiver_is_sender', 'too_many_items'], 404: ['recipient_not_found'], 409: ['external_ref_taken'] };
+const PAYROLL_ITEMS: Codes = { 400: ['currency_mismatch', 'item_destination_invalid', 'receiver_invalid', 'receiver_is_sender', 'too_many_items'], 404: ['recipient_not_found'], 409: ['external_ref_taken'] };
 
 /**
  * The services' own codes of the main flows, read from their modules: by operation id, or by a
@@ -71,18 +95,20 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   ['payPosSession', { 400: ['payer_is_merchant'], 404: ['session_not_found'], 409: ['session_not_pending'], 410: ['session_expired'] }],
   ['createCheckoutSession', { 400: MONEY_INPUT[400], 403: ['origin_not_allowed'] }],
   ['getCheckoutSession', { 404: ['checkout_session_not_found'] }],
-  ['payCheckoutSession', { 400: ['payer_is_merchant'], 403: WALLET_PIN[403], 404: ['checkout_session_not_found', 'wallet_not_found'], 409: ['checkout_session_not_open'], 410: ['checkout_session_expired'], 422: ['insufficient_funds', 'rail_unavailable'], 429: WALLET_PIN[429] }],
+  ['payCheckoutSession', { 400: ['payer_is_merchant', 'phone_required', 'pin_required'], 403: WALLET_PIN[403], 404: ['checkout_session_not_found', 'wallet_not_found'], 409: ['checkout_session_not_open'], 410: ['checkout_session_expired'], 422: ['insufficient_funds', 'rail_unavailable'], 429: WALLET_PIN[429] }],
   ['revokeMerchantPublishableKey', { 404: ['publishable_key_not_found'] }],
-  ['createWearable', { 403: ['holder_consent_required', ...WALLET_PIN[403]], 404: ['wallet_not_found'], 429: WALLET_PIN[429] }],
+  ['createWearable', { 403: ['holder_consent_required', 'handle_not_yours', ...WALLET_PIN[403]], 404: ['wallet_not_found'], 429: WALLET_PIN[429] }],
   ['getWearable', { 404: ['tag_not_found'] }],
-  ['updateWearable', { 403: ['holder_consent_required', ...WALLET_PIN[403]], 404: ['tag_not_found', 'wallet_not_found'], 429: WALLET_PIN[429] }],
+  ['updateWearable', { 403: ['holder_consent_required', 'handle_not_yours', ...WALLET_PIN[403]], 404: ['tag_not_found', 'wallet_not_found'], 429: WALLET_PIN[429] }],
   ['resolveTag', { 403: ['tag_disabled'], 404: ['tag_not_found'] }],
-  [/^(get|update)WalletWearable$|^listWalletWearableActivity$/, { 404: ['tag_not_found'], 422: ['no_pin_limit_above_default'] }],
+  [/^getWalletWearable$|^listWalletWearableActivity$/, { 404: ['tag_not_found'], 422: ['no_pin_limit_above_default'] }],
+  ['updateWalletWearable', { 400: MONEY_INPUT[400], 404: ['tag_not_found'], 422: ['no_pin_limit_above_default'] }],
   ['payFromWallet', { 400: ['cannot_pay_self', ...MONEY_INPUT[400]], 404: ['wallet_not_found'], 422: ['insufficient_funds'] }],
   ['createWalletSession', { 403: [...WALLET_PIN[403], 'pin_not_set'], 404: ['wallet_not_found'], 429: WALLET_PIN[429] }],
   ['getMerchantWebhookDelivery', { 404: ['delivery_not_found'] }],
   ['redeliverMerchantWebhookDelivery', { 404: ['delivery_not_found'], 409: ['delivery_in_progress'] }],
   [/^(revoke|update)MerchantTerminal$|^getMerchantTerminalOfflineLimits$/, { 404: ['terminal_not_found'] }],
+  ['createMerchantTerminalPairingCode', { 404: ['terminal_not_found'], 409: ['terminal_revoked'] }],
   ['payBill', { 400: [...MONEY_INPUT[400], 'account_ref_invalid', 'amount_mismatch', 'amount_out_of_range', 'bill_type_mismatch', 'currency_mismatch', 'plan_invalid'], 404: ['biller_not_found', 'wallet_not_found'], 422: ['insufficient_funds', 'biller_unavailable'] }],
   ['getBillPayment', { 404: ['bill_not_found'] }],
   ['createPaymentLink', { 400: [...MONEY_INPUT[400], 'amount_bounds_invalid', 'amount_bounds_with_fixed_amount', 'amount_required', 'amount_out_of_range', 'expires_at_invalid', 'single_use_conflict'] }],
@@ -96,7 +122,7 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
     422: ['insufficient_funds'],
     429: WALLET_PIN[429],
   }],
-  [/^getPublicFxRate$|^getFxQuote$/, { 400: ['same_country', 'same_currency'], 503: ['fx_unavailable'] }],
+  [/^getPublicFxRate$|^getFxQuote$/, { 400: ['same_country', 'same_currency', 'country_not_supported'], 503: ['fx_unavailable'] }],
   ['getPayIdentity', { 404: ['handle_not_found'] }],
   ['updateWalletDestinations', { 400: ['destinations_invalid'] }],
   [/^create(Merchant|Wallet|Agent)GiftCard$/, GIFT_CARD_ISSUE],
@@ -104,11 +130,14 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   [/^import(Merchant|Wallet|Agent)GiftCards$/, { 400: ['too_many_rows'], 422: ['insufficient_funds'] }],
   [/^redeem(Merchant|Wallet|Agent)GiftCard$/, GIFT_CARD_REDEEM],
   [/^get(Merchant|Wallet|Agent|Admin)GiftCard$|^list(Merchant|Wallet|Agent|Admin)GiftCardRedemptions$/, { 404: ['gift_card_not_found'] }],
-  ['updateAdminGiftCard', { 404: ['gift_card_not_found'], 409: ['gift_card_used', 'gift_card_cancelled', 'gift_card_refunded', 'gift_card_not_active'] }],
-  [/^verifyGiftCard/, { 429: ['verify_rate_limited'] }],
+  ['updateAdminGiftCard', { 404: ['gift_card_not_found'], 409: ['gift_card_used', 'gift_card_cancelled', 'gift_card_refunded', 'gift_card_not_active'], 410: ['gift_card_expired'] }],
+  ['listAdminGiftCards', { 400: ['date_invalid'] }],
+  [/^verifyGiftCard/, { 404: ['gift_card_not_found'], 429: ['verify_rate_limited'] }],
   [/^(get|update)MerchantGiftCardProgram$/, { 404: ['program_not_found'], 409: ['program_archived'] }],
   ['issueMerchantGiftCardProgram', { 404: ['program_not_found'], 409: ['program_archived'], 422: ['insufficient_funds'] }],
-  [/^(get|update)MerchantRewardRule$/, { 404: ['reward_rule_not_found'] }],
+  [/^(get|update)MerchantRewardRule$/, { 400: ['percent_invalid'], 404: ['reward_rule_not_found'] }],
+  ['createMerchantRewardRule', { 400: ['percent_invalid'] }],
+  ['evaluateMerchantReward', { 404: ['wallet_not_found'] }],
   [/^(get|update)MerchantSubscriptionPlan$|^listMerchantSubscriptionPlanActivations$/, { 404: ['subscription_plan_not_found'] }],
   ['createSubscription', {
     400: ['customer_fields_not_allowed', 'customer_handle_required', 'wallet_pin_required'],
@@ -139,13 +168,13 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
     404: ['product_not_found', 'wallet_not_found', 'gift_card_not_found'],
     409: ['out_of_stock', 'flash_sale_sold_out', ...GIFT_CARD_REDEEM[409]!],
     410: ['gift_card_expired'],
-    422: ['insufficient_funds', 'referral_invalid', 'gift_card_currency_mismatch', 'shipping_country_not_available'],
+    422: ['insufficient_funds', 'referral_invalid', 'referral_currency_mismatch', 'gift_card_currency_mismatch', 'shipping_country_not_available'],
     429: WALLET_PIN[429],
   }],
   ['getStoreOrder', { 404: ['order_not_found'] }],
   ['listStoreMyOrders', { 403: WALLET_PIN[403], 404: ['wallet_not_found'], 429: WALLET_PIN[429] }],
   ['createStoreReview', { 403: [...WALLET_PIN[403], 'order_not_owned'], 404: ['order_not_found', 'product_not_found', 'wallet_not_found'], 409: ['review_exists'], 422: ['order_not_eligible', 'order_product_mismatch'], 429: WALLET_PIN[429] }],
-  ['createStoreStockAlert', { 404: ['product_not_found'] }],
+  ['createStoreStockAlert', { 404: ['product_not_found', 'wallet_not_found'] }],
   ['createAdminStoreProduct', { 400: ['available_countries_required', 'base_price_required', 'name_invalid', 'status_invalid', 'variant_invalid', 'variants_required'], 409: ['slug_taken'] }],
   ['updateAdminStoreProduct', { 400: ['available_countries_required', 'name_invalid', 'status_invalid', 'variant_invalid', 'variants_required'], 404: ['product_not_found'], 409: ['slug_taken'] }],
   [/^(get|archive)AdminStoreProduct$/, { 404: ['product_not_found'] }],
@@ -157,7 +186,7 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   ['updateAdminStoreOrder', { 404: ['order_not_found'], 409: ['invalid_transition'] }],
   [/^create(AdminMerchant|AdminWallet|AdminAgent)$/, { 409: ['handle_taken'] }],
   [/^(get|update)AdminMerchant$/, { 404: ['merchant_not_found'] }],
-  ['creditAdminWallet', { 400: MONEY_INPUT[400], 404: ['wallet_not_found'] }],
+  ['creditAdminWallet', { 400: [...MONEY_INPUT[400], 'handle_invalid'], 404: ['wallet_not_found'] }],
   ['createAgentSession', { 401: ['invalid_agent_credentials'] }],
   ['getMetrics', { 401: ['authentication_required', 'invalid_admin_token'], 503: ['metrics_unavailable'] }],
 ];
@@ -184,23 +213,28 @@ function add(codes: Map<number, Set<string>>, status: number, list: readonly str
 export function errorCodesFor(operationId: string, facts: RouteFacts): Map<number, Set<string>> {
   const codes = new Map<number, Set<string>>();
   if (facts.hasInput) add(codes, 400, ['validation_failed']);
-  // The input guard (http/input-guard.ts) and the JSON body parser (http/json-body.ts) of every route.
-  if (facts.hasInput) add(codes, 400, ['invalid_text', 'invalid_parameter']);
-  if (facts.hasBody) {
-    add(codes, 400, ['invalid_json', 'body_too_deep']);
+  // The input guard (http/input-guard.ts) reads the query string of every route, declared or not,
+  // and the JSON body parser (http/json-body.ts) every body sent with a method that has one.
+  add(codes, 400, ['invalid_text']);
+  if (facts.hasInput) add(codes, 400, ['invalid_parameter']);
+  if (facts.hasBody || facts.takesBody) {
+    add(codes, 400, ['invalid_json', 'body_too_deep', 'invalid_content_length']);
     add(codes, 413, ['payload_too_large']);
     add(codes, 415, ['unsupported_media_type']);
   }
+  for (const [pattern, list] of FIELD_CODES) if (facts.fields.some((field) => pattern.test(field))) add(codes, 400, list);
   if (facts.idempotency) {
     add(codes, 400, facts.idempotency === 'required' ? ['idempotency_key_required', 'idempotency_key_invalid'] : ['idempotency_key_invalid']);
     add(codes, 409, ['idempotency_in_progress']);
     add(codes, 422, ['idempotency_key_reused']);
   }
   if (facts.auth) {
+    // Whatever credential is sent is resolved first (auth/hooks.ts): an invalid one of any kind
+    // answers its own 401 code, even on a route that would not accept that kind.
     add(codes, 401, ['authentication_required', 'invalid_authorization_header', 'invalid_credential']);
     for (const kind of facts.auth) add(codes, 401, CREDENTIAL_CODES[kind]);
+    for (const kindCodes of Object.values(CREDENTIAL_CODES)) add(codes, 401, kindCodes);
   }
-  // A publishable key is refused by every route that does not list it, public ones included.
   if (facts.isApi) add(codes, 403, ['credential_not_allowed']);
   const flow = flowCodesOf(operationId);
   // A flow's list is read from its service; a route without one lists what its own text names

@@ -18,8 +18,9 @@ operation lists it: the first answer is replayed with Idempotent-Replayed: true,
 key is a 422 idempotency_key_reused, and a request still running is a 409 idempotency_in_progress (retry
 shortly).
 
-Rate limits per 60-second window: /api/pay 120 per key, /api/payments/* 300 per key, /api/fx/* 600 per IP,
-/api/bills/* 60 per key, everything else 120 per key.
+Rate limits per 60-second window: /api/pay 120, /api/payments/* 300 and /api/bills/* 60 per
+credential (the API key, else the token, else the client IP), /api/fx/* 600 per client IP, every other /api
+route 120 per credential.
 
 Webhooks: x-service-signature is the lower-case hex HMAC-SHA256 of the raw body keyed with the merchant's
 webhook secret (POS callbacks: sha256=<hex>); retries after 1 min, 5 min, 30 min, 2 h and 24 h carry the same
@@ -49,9 +50,17 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'health', description: 'Liveness, readiness and metrics.' },
 ];
 
-/** No licence has been chosen for the API; the document says so instead of inventing one. */
-export const LICENSE = { name: 'Proprietary: no licence is granted by this document' };
+/** Where developers write to; the README and docs/ give the same address. */
+export const SUPPORT_EMAIL = 'developers@tapline.africa';
 
-export function contactOf(publicBaseUrl: string): { name: string; url: string } {
-  return { name: 'Tapline API reference of this server', url: `${publicBaseUrl}/docs` };
+/** The path at which the server serves the repository's LICENSE file (register.ts). */
+export const LICENSE_PATH = '/docs/license';
+
+/** The API is proprietary (the repository's LICENSE: all rights reserved, Tapline); the server serves that file. */
+export function licenseOf(publicBaseUrl: string): { name: string; url: string } {
+  return { name: 'Proprietary: all rights reserved, Tapline (LICENSE)', url: `${publicBaseUrl}${LICENSE_PATH}` };
+}
+
+export function contactOf(publicBaseUrl: string): { name: string; email: string; url: string } {
+  return { name: 'Tapline developer support', email: SUPPORT_EMAIL, url: `${publicBaseUrl}/docs` };
 }

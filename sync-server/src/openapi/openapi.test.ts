@@ -8,6 +8,9 @@ import { promisify } from 'node:util';
 import { before, describe, it } from 'node:test';
 import { publishedDocument, serializeDocument } from './document.ts';
 import { FLOW_KEYS } from './errors.ts';
+import { assertErrorAnswersDocumented, documentPath, undocumentedErrorAnswers, watchErrorAnswers } from './error-coverage.ts';
+import { registerOpenApi } from './register.ts';
+import { badRequest, conflict, registerErrorHandling } from '../http/errors.ts';
 import { operationsWithExamples } from './examples.ts';
 import { SECURITY_SCHEMES } from './security.ts';
 import { operationIdFor, singular } from './operations.ts';
@@ -172,5 +175,46 @@ describe('OpenAPI document', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+});
+
+describe('error coverage (every error a route answers is one its operation lists)', () => {
+  it('finds a code a new route answers without documenting it, and accepts the ones it documents or inherits', async () => {
+    const { default: Fastify } = await import('fastify');
+    const app = Fastify({ logger: false });
+    await registerOpenApi(app, { publicBaseUrl: 'http://localhost:3000' }, 'test');
+    registerErrorHandling(app);
+    app.post('/api/widgets', { schema: { summary: 'Make a widget' } }, async () => {
+      throw conflict('widget_brand_new', 'Nobody documented this');
+    });
+    app.post('/api/gadgets/:id/spin', { schema: { summary: 'Spin a gadget; answers 409 `gadget_spinning` while it spins' } }, async () => {
+      throw conflict('gadget_spinning', 'Still spinning');
+    });
+    app.get('/api/sprockets', { schema: { summary: 'List sprockets' } }, async () => {
+      throw badRequest('invalid_text', 'The machinery\'s codes are derived for every route');
+    });
+    const answers = watchErrorAnswers(app);
+    await app.ready();
+    try {
+      for (const url of ['/api/widgets', '/api/gadgets/g1/spin']) assert.equal((await app.inject({ method: 'POST', url, payload: {} })).statusCode, 409);
+      assert.equal((await app.inject({ method: 'GET', url: '/api/sprockets' })).statusCode, 400);
+      assert.equal((await app.inject({ method: 'GET', url: '/api/nowhere' })).statusCode, 404);
+      assert.deepEqual(answers.map((answer) => `${answer.method} ${answer.url} ${answer.status} ${answer.code}`).sort(), [
+        'GET /api/sprockets 400 invalid_text',
+        'POST /api/gadgets/:id/spin 409 gadget_spinning',
+        'POST /api/widgets 409 widget_brand_new',
+      ]);
+      assert.deepEqual(undocumentedErrorAnswers(app.swagger() as unknown as JsonObject, answers), ['POST /api/widgets (createWidget) 409 widget_brand_new']);
+      assert.throws(() => assertErrorAnswersDocumented(app, answers), /widget_brand_new/);
+      const spin = (app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> }).paths['/api/gadgets/{id}/spin']!.post!;
+      assert.deepEqual(spin.responses['409']!['x-error-codes'], ['gadget_spinning']);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('maps a route to its document path', () => {
+    assert.equal(documentPath('/api/pos/sessions/:sessionId/tap'), '/api/pos/sessions/{sessionId}/tap');
+    assert.equal(documentPath('/api/offline/qr/:id/qr.svg'), '/api/offline/qr/{id}/qr.svg');
   });
 });

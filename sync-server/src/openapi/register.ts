@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -6,7 +8,7 @@ import type { PrincipalKind } from '../auth/principal.ts';
 import { collapseLiteralUnions, componentRegistry, referenceComponents, referencedComponents } from './components.ts';
 import { type RouteFacts, errorCodesFor, errorDescription } from './errors.ts';
 import { examplesFor } from './examples.ts';
-import { API_GUIDE, API_VERSION, LICENSE, TAGS, contactOf } from './info.ts';
+import { API_GUIDE, API_VERSION, LICENSE_PATH, TAGS, contactOf, licenseOf } from './info.ts';
 import { operationIdFor, tagsFor } from './operations.ts';
 import { SECURITY_SCHEMES, credentialKindsOf, securityFor } from './security.ts';
 
@@ -25,11 +27,22 @@ const SUCCESS_DESCRIPTIONS: Readonly<Record<string, string>> = { 200: 'OK', 201:
 /** What the document keeps of a route between the per-route transform and the final pass. */
 interface OperationFacts extends RouteFacts {
   operationId: string;
+  /** The codes by error status, written out as each error response's `x-error-codes`. */
+  errorCodes?: Map<number, Set<string>>;
 }
 
 function isPage(schema: unknown): boolean {
   const properties = (schema as JsonObject | undefined)?.properties as JsonObject | undefined;
   return properties !== undefined && 'data' in properties && 'total' in properties;
+}
+
+/** The names of every property of a schema, at any depth (`amount`, `items.handle`'s `handle`). */
+export function propertyNames(schema: unknown): string[] {
+  if (Array.isArray(schema)) return schema.flatMap(propertyNames);
+  if (typeof schema !== 'object' || schema === null) return [];
+  const properties = (schema as JsonObject).properties;
+  const own = typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+  return [...own, ...Object.values(schema).flatMap(propertyNames)];
 }
 
 function routeText(schema: JsonObject): string {
@@ -83,7 +96,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Tapline API', version: API_VERSION, description: `${description}\n\n${API_GUIDE}`, contact: contactOf(config.publicBaseUrl), license: LICENSE },
+      info: { title: 'Tapline API', version: API_VERSION, description: `${description}\n\n${API_GUIDE}`, contact: contactOf(config.publicBaseUrl), license: licenseOf(config.publicBaseUrl) },
       servers: [{ url: config.publicBaseUrl, description: 'This server (PUBLIC_BASE_URL)' }],
       tags: TAGS.map((tag) => ({ ...tag })),
       components: { securitySchemes: SECURITY_SCHEMES as unknown as Record<string, never>, schemas: registry.schemas as Record<string, never> },
@@ -102,7 +115,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
         auth: kinds,
         idempotency: routeConfig.idempotency,
         hasBody: original.body !== undefined,
+        takesBody: ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method),
         hasInput: original.body !== undefined || original.querystring !== undefined || original.params !== undefined,
+        fields: [original.params, original.querystring, original.body].flatMap(propertyNames),
         isApi: url.startsWith('/api/'),
         text: routeText(original),
       };
@@ -130,6 +145,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
       if (nonJson) response['200'] = { description: nonJson.description, content: { [nonJson.type]: { schema: { type: 'string' } } } };
       else if (Object.keys(response).length === 0) response['200'] = { 'x-response-description': 'OK', type: 'object' };
       const codes = errorCodesFor(operationId, facts);
+      facts.errorCodes = codes;
       const hasId = /[:{]/.test(url);
       const declaredErrors = Object.entries(responses)
         .map(([status, body]) => [Number(status), body] as const)
@@ -151,6 +167,17 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
     transformObject: (documentObject) => finishDocument((documentObject as { openapiObject: unknown }).openapiObject as JsonObject, factsById) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The document's info.license.url: the repository's LICENSE, as plain text.
+  const licenseText = readLicense();
+  app.get(LICENSE_PATH, { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(licenseText));
+}
+
+function readLicense(): string {
+  try {
+    return readFileSync(fileURLToPath(new URL('../../../LICENSE', import.meta.url)), 'utf8');
+  } catch {
+    return 'Copyright (c) Tapline. All rights reserved.\n';
+  }
 }
 
 const RATE_LIMIT_HEADERS = {
@@ -185,6 +212,9 @@ function finishDocument(document: JsonObject, factsById: ReadonlyMap<string, Ope
         if (code === 429) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
         if (code < 300 && facts.idempotency) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
         if (Object.keys(headers).length > 0) answer.headers = headers;
+        // The codes of an error answer as a list a program can read (error-coverage.ts checks them against the server).
+        const codes = facts.errorCodes?.get(code);
+        if (code >= 400 && codes && codes.size > 0) answer['x-error-codes'] = [...codes];
       }
       const examples = examplesFor(facts.operationId);
       if (examples?.request) {

@@ -1,7 +1,7 @@
 import type { PrincipalKind } from '../auth/principal.ts';
 
 /**
- * The credentials of CONTRACT.md as OpenAPI security schemes. A merchant key is accepted in two
+ * The API's credentials (docs/api-conventions.md) as OpenAPI security schemes. A merchant key is accepted in two
  * headers, so it is two schemes; the bearer tokens are told apart by their prefix, which OpenAPI
  * cannot express, so each prefix is a scheme of its own with its format in `bearerFormat`.
  */

@@ -6,6 +6,7 @@ import { type Config, loadConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { sha256Hex } from '../auth/secrets.ts';
 import { type DatabaseTarget } from './databases.ts';
+import { type ErrorAnswer, assertErrorAnswersDocumented, watchErrorAnswers } from '../openapi/error-coverage.ts';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 /** The key test servers seal stored secrets with (never a key file in the working directory). */
@@ -58,6 +59,7 @@ export interface TestServerOptions {
 export function useTestServer(target: DatabaseTarget, options: TestServerOptions = {}): () => TestServer {
   let server: TestServer | undefined;
   let dispose: (() => Promise<void>) | undefined;
+  let errorAnswers: ErrorAnswer[] = [];
   before(async () => {
     const opened = await target.open();
     const config = loadConfig({ ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', SANDBOX_FLOAT: '1000000', ...options.env });
@@ -72,6 +74,8 @@ export function useTestServer(target: DatabaseTarget, options: TestServerOptions
       ...(options.now ? { now: options.now } : {}),
       ...options.app,
     });
+    // Every error the suite makes a route answer must be one its OpenAPI operation lists (checked after the suite).
+    errorAnswers = watchErrorAnswers(app);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -122,7 +126,11 @@ export function useTestServer(target: DatabaseTarget, options: TestServerOptions
     };
   });
   after(async () => {
-    await dispose?.();
+    try {
+      if (server) assertErrorAnswersDocumented(server.app, errorAnswers);
+    } finally {
+      await dispose?.();
+    }
   });
   return () => {
     if (!server) throw new Error('test server not started yet: call the getter inside a test');

@@ -1731,7 +1731,7 @@ export interface paths {
          * Verify a gift card code
          * @description Public: no credential. Answers valid (redeemable now), amount (the balance left), currency,
          *     expiresAt, hasPin, locked and status; never the issuer. An unknown code is a 404. Guessing is useless: a code carries 256
-         *     random bits, so with even a billion live cards a guess hits one with probability about 1e-68; on top of the spec's
+         *     random bits, so with even a billion live cards a guess hits one with probability about 1e-68; on top of the API's
          *     per-minute limits (per key, or per IP without one), an IP address that asks about too many unknown codes, whatever
          *     credential it sends (300 per hour by default), gets 429 verify_rate_limited with Retry-After until its window ends. Prefer POST with the code in the body: a GET puts the code in
          *     the URL, where proxies may log it (this server removes it from its own logs).
@@ -1742,7 +1742,7 @@ export interface paths {
          * Verify a gift card code sent in the body (keeps it out of URLs)
          * @description Public: no credential. Answers valid (redeemable now), amount (the balance left), currency,
          *     expiresAt, hasPin, locked and status; never the issuer. An unknown code is a 404. Guessing is useless: a code carries 256
-         *     random bits, so with even a billion live cards a guess hits one with probability about 1e-68; on top of the spec's
+         *     random bits, so with even a billion live cards a guess hits one with probability about 1e-68; on top of the API's
          *     per-minute limits (per key, or per IP without one), an IP address that asks about too many unknown codes, whatever
          *     credential it sends (300 per hour by default), gets 429 verify_rate_limited with Retry-After until its window ends. Prefer POST with the code in the body: a GET puts the code in
          *     the URL, where proxies may log it (this server removes it from its own logs).
@@ -3228,7 +3228,7 @@ export interface components {
         };
         CheckoutResponse: {
             order: components["schemas"]["StoreOrder"];
-            /** @description The wallet's part, in the order currency (CONTRACT.md) */
+            /** @description The wallet's part, in the order currency */
             walletDebit: number;
             /** @description The gift card's part, in the order currency */
             giftCardDebit: number;
@@ -5649,7 +5649,16 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5693,6 +5702,15 @@ export interface operations {
                         uptime: number;
                         dbLatency: number | null;
                     };
+                };
+            };
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
@@ -5767,6 +5785,15 @@ export interface operations {
                         /** @description The server is finishing its requests before it exits (SIGTERM) */
                         shuttingDown: boolean;
                     };
+                };
+            };
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
@@ -5855,7 +5882,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5922,7 +5949,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateMerchantResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5931,7 +5958,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6032,7 +6059,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6110,7 +6137,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6119,7 +6146,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6213,7 +6240,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `currency_not_supported`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6222,7 +6249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6322,7 +6349,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditWalletResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6331,7 +6358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6443,7 +6470,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateAgentResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `currency_not_supported`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6452,7 +6479,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6546,7 +6573,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotateKeyResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6555,7 +6582,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6640,7 +6667,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantSettingsResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `url_invalid`, `url_not_allowed`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6649,7 +6676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6730,7 +6757,16 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceResponse"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6810,7 +6846,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6877,7 +6913,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateTerminalResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6886,7 +6922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6969,7 +7005,7 @@ export interface operations {
                     "application/json": components["schemas"]["TerminalRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6978,7 +7014,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6998,6 +7034,24 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `terminal_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7056,7 +7110,7 @@ export interface operations {
                     "application/json": components["schemas"]["TerminalSettingsRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7065,7 +7119,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7157,7 +7211,7 @@ export interface operations {
                     "application/json": components["schemas"]["PairingCodeResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `pairing_code_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7166,7 +7220,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7184,7 +7238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). Codes include: `pairing_code_not_found`. */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `terminal_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7193,7 +7247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `pairing_code_used`. */
+            /** @description It conflicts with the current state. Codes include: `terminal_revoked`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7202,8 +7256,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Expired. Codes include: `pairing_code_expired`. */
-            410: {
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7211,7 +7265,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many requests; retry after Retry-After seconds. Codes include: `pairing_locked`, `rate_limited`. */
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -7260,7 +7323,7 @@ export interface operations {
                     "application/json": components["schemas"]["PairTerminalResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `pairing_code_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `pairing_code_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7372,7 +7435,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7464,7 +7527,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7475,6 +7547,24 @@ export interface operations {
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7527,7 +7617,16 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceResponse"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7594,7 +7693,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7684,7 +7783,16 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceResponse"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7770,7 +7878,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7844,7 +7952,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7918,7 +8026,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7927,7 +8035,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7956,6 +8064,24 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `delivery_in_progress`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8058,7 +8184,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_required`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `receiver_invalid`, `country_not_supported`, `amount_too_small`, `receiver_is_sender`, `quote_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `handle_invalid`, `idempotency_key_required`, `idempotency_key_invalid`, `receiver_invalid`, `amount_too_small`, `receiver_is_sender`, `quote_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8067,7 +8193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8335,7 +8461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8405,7 +8531,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicFxResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `same_country`, `same_currency`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `same_country`, `same_currency`, `country_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8494,7 +8620,7 @@ export interface operations {
                     "application/json": components["schemas"]["FxQuoteResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `same_country`, `same_currency`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `same_country`, `same_currency`, `country_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8503,7 +8629,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8580,7 +8706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8654,7 +8780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `country_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8725,7 +8851,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillPayment"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `account_ref_invalid`, `amount_mismatch`, `amount_out_of_range`, `bill_type_mismatch`, `currency_mismatch`, `plan_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `account_ref_invalid`, `amount_mismatch`, `amount_out_of_range`, `bill_type_mismatch`, `currency_mismatch`, `plan_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8734,7 +8860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8853,7 +8979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8943,7 +9069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9014,7 +9140,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `amount_bounds_invalid`, `amount_bounds_with_fixed_amount`, `amount_required`, `amount_out_of_range`, `expires_at_invalid`, `single_use_conflict`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `amount_bounds_invalid`, `amount_bounds_with_fixed_amount`, `amount_required`, `amount_out_of_range`, `expires_at_invalid`, `single_use_conflict`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9023,7 +9149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9133,7 +9259,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9207,7 +9333,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9216,7 +9342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9236,6 +9362,24 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `payment_link_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9298,7 +9442,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayLinkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_mismatch`, `amount_out_of_range`, `amount_required`, `amount_too_small`, `payer_is_merchant`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `amount_mismatch`, `amount_out_of_range`, `amount_required`, `amount_too_small`, `payer_is_merchant`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9417,7 +9561,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayIdentity"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9426,7 +9570,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9498,7 +9642,16 @@ export interface operations {
                     "application/json": components["schemas"]["PayIdentity"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9565,7 +9718,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayIdentity"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `destinations_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `currency_not_supported`, `destinations_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9574,7 +9727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9667,7 +9820,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9676,7 +9829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9776,7 +9929,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9785,7 +9938,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9794,7 +9947,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `holder_consent_required`, `wrong_pin`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `holder_consent_required`, `handle_not_yours`, `wrong_pin`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9886,7 +10039,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9964,7 +10117,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9973,7 +10126,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9982,7 +10135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `holder_consent_required`, `wrong_pin`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `holder_consent_required`, `handle_not_yours`, `wrong_pin`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10156,7 +10309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10223,7 +10376,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10232,7 +10385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10324,7 +10477,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10411,7 +10564,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10420,7 +10573,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10538,7 +10691,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10627,7 +10780,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletPayResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `cannot_pay_self`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `cannot_pay_self`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10636,7 +10789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10762,7 +10915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10858,7 +11011,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10867,7 +11020,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10997,7 +11150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11104,7 +11257,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11113,7 +11266,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11244,7 +11397,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11253,7 +11406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11291,6 +11444,24 @@ export interface operations {
             };
             /** @description Expired. Codes include: `session_expired`. */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11349,7 +11520,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `idempotency_key_invalid`, `payer_is_merchant`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `payer_is_merchant`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11358,7 +11529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11396,6 +11567,24 @@ export interface operations {
             };
             /** @description Expired. Codes include: `session_expired`. */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11457,7 +11646,16 @@ export interface operations {
                     "application/json": components["schemas"]["PosContextResponse"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12854,7 +13052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12938,7 +13136,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardIssued"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_required`, `amount_too_large`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `deliver_at_must_be_future`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12947,7 +13145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13063,7 +13261,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardBulkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13072,7 +13270,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13179,7 +13377,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardImportResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `too_many_rows`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `too_many_rows`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13188,7 +13386,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13295,7 +13493,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardRedeemResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13304,7 +13502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13367,7 +13565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`, `subscription_gift_not_divisible`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13424,7 +13622,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardAnalytics"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13433,7 +13631,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13507,7 +13705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13598,7 +13796,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_admin_token`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13689,7 +13887,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13773,7 +13971,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardIssued"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_required`, `amount_too_large`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `deliver_at_must_be_future`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13782,7 +13980,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13898,7 +14096,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardBulkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13907,7 +14105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14014,7 +14212,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardImportResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `too_many_rows`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `too_many_rows`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14023,7 +14221,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14130,7 +14328,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardRedeemResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14139,7 +14337,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14202,7 +14400,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`, `subscription_gift_not_divisible`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14259,7 +14457,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardAnalytics"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14268,7 +14466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14342,7 +14540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14433,7 +14631,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14524,7 +14722,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14608,7 +14806,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardIssued"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_required`, `amount_too_large`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `amount_required`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `deliver_at_must_be_future`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14617,7 +14815,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14733,7 +14931,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardBulkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14742,7 +14940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14849,7 +15047,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardImportResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `too_many_rows`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `too_many_rows`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14858,7 +15056,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14965,7 +15163,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardRedeemResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14974,7 +15172,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15037,7 +15235,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `redeem_amount_exceeds_balance`, `amount_too_small_to_convert`, `subscription_gift_not_divisible`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15094,7 +15292,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardAnalytics"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15103,7 +15301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15177,7 +15375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15268,7 +15466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15361,6 +15559,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `gift_card_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests; retry after Retry-After seconds. Codes include: `verify_rate_limited`, `rate_limited`. */
             429: {
                 headers: {
@@ -15410,7 +15617,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardVerifyResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15421,6 +15628,15 @@ export interface operations {
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `gift_card_not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15508,7 +15724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15575,7 +15791,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardProgramRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15584,7 +15800,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15676,7 +15892,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15763,7 +15979,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardProgramRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15772,7 +15988,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15881,7 +16097,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardProgramIssueResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15890,7 +16106,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16016,7 +16232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16083,7 +16299,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRuleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `currency_not_supported`, `percent_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16092,7 +16308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16175,7 +16391,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRuleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `percent_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16184,7 +16400,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16262,7 +16478,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRuleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `currency_not_supported`, `percent_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16271,7 +16487,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16382,7 +16598,7 @@ export interface operations {
                     "application/json": components["schemas"]["EvaluateRewardResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16391,7 +16607,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16402,6 +16618,15 @@ export interface operations {
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `wallet_not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16507,7 +16732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16574,7 +16799,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionPlanRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16583,7 +16808,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16675,7 +16900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16753,7 +16978,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionPlanRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16762,7 +16987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16871,7 +17096,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16975,7 +17200,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `date_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16984,7 +17209,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17059,7 +17284,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17131,7 +17356,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardAnalytics"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17140,7 +17365,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17214,7 +17439,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17292,7 +17517,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17301,7 +17526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17330,6 +17555,15 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `gift_card_used`, `gift_card_cancelled`, `gift_card_refunded`, `gift_card_not_active`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Expired. Codes include: `gift_card_expired`. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17419,7 +17653,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17489,6 +17723,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OfflineQrKeysResponse"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
@@ -17563,7 +17806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17634,7 +17877,7 @@ export interface operations {
                     "application/json": components["schemas"]["VoucherRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17643,7 +17886,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17753,7 +17996,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17836,7 +18079,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17910,7 +18153,7 @@ export interface operations {
                     "application/json": components["schemas"]["VoucherRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17919,7 +18162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17948,6 +18191,24 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `voucher_not_active`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18008,7 +18269,7 @@ export interface operations {
                     "application/json": components["schemas"]["OfflinePaymentRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `voucher_malformed`, `voucher_signature_invalid`, `voucher_unknown`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`, `voucher_malformed`, `voucher_signature_invalid`, `voucher_unknown`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18017,7 +18278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18144,7 +18405,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18218,7 +18479,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18301,7 +18562,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18393,7 +18654,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18464,7 +18725,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `customer_fields_not_allowed`, `customer_handle_required`, `wallet_pin_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`, `idempotency_key_invalid`, `customer_fields_not_allowed`, `customer_handle_required`, `wallet_pin_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18473,7 +18734,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18592,7 +18853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18683,7 +18944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18761,7 +19022,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18770,7 +19031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18877,7 +19138,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_required`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `handle_invalid`, `idempotency_key_required`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18886,7 +19147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19012,7 +19273,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19083,7 +19344,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19092,7 +19353,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19211,7 +19472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19289,7 +19550,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19298,7 +19559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19327,6 +19588,24 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `payroll_run_not_draft`, `payroll_run_changed`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19390,7 +19669,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19399,7 +19678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19428,6 +19707,24 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `payroll_run_not_draft`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19499,7 +19796,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19579,7 +19876,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollItemRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19588,7 +19885,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19707,7 +20004,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19785,7 +20082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19794,7 +20091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19823,6 +20120,24 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `payroll_run_not_draft`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19892,7 +20207,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19959,7 +20274,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatePublishableKeyResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19968,7 +20283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20051,7 +20366,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublishableKeyRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20060,7 +20375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20080,6 +20395,24 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `publishable_key_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20173,7 +20506,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `idempotency_key_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20182,7 +20515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20292,7 +20625,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20374,7 +20707,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `payer_is_merchant`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`, `idempotency_key_invalid`, `payer_is_merchant`, `phone_required`, `pin_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20509,7 +20842,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20579,7 +20912,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreProductDetail"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20659,7 +20992,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `variant_not_found`, `variant_required`, `wallet_pin_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `variant_not_found`, `variant_required`, `wallet_pin_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20722,7 +21055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `referral_invalid`, `gift_card_currency_mismatch`, `shipping_country_not_available`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `referral_invalid`, `referral_currency_mismatch`, `gift_card_currency_mismatch`, `shipping_country_not_available`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20859,7 +21192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21024,7 +21357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReviewRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21148,7 +21481,7 @@ export interface operations {
                     "application/json": components["schemas"]["StockAlertRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21166,7 +21499,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). Codes include: `product_not_found`. */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `product_not_found`, `wallet_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21242,7 +21575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidateReferralResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21340,7 +21673,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21427,7 +21760,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21494,7 +21827,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminProduct"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `available_countries_required`, `base_price_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `available_countries_required`, `base_price_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21503,7 +21836,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21604,7 +21937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21678,7 +22011,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminProduct"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21687,7 +22020,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21707,6 +22040,24 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `product_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21765,7 +22116,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminProduct"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `available_countries_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `available_countries_required`, `name_invalid`, `status_invalid`, `variant_invalid`, `variants_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21774,7 +22125,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21889,7 +22240,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeedResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21898,7 +22249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21998,7 +22349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22065,7 +22416,7 @@ export interface operations {
                     "application/json": components["schemas"]["FlashSaleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `date_invalid`, `discount_too_large`, `end_before_start`, `end_in_past`, `percent_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `date_invalid`, `discount_too_large`, `end_before_start`, `end_in_past`, `percent_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22074,7 +22425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22179,7 +22530,7 @@ export interface operations {
                     "application/json": components["schemas"]["FlashSaleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `date_invalid`, `discount_too_large`, `end_before_start`, `end_in_past`, `max_units_below_sold`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `date_invalid`, `discount_too_large`, `end_before_start`, `end_in_past`, `max_units_below_sold`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22188,7 +22539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22306,7 +22657,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22373,7 +22724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReferralRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `currency_not_allowed`, `currency_required`, `expires_in_past`, `percent_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `currency_not_supported`, `currency_not_allowed`, `currency_required`, `expires_in_past`, `percent_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22382,7 +22733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22478,7 +22829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReferralRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `expires_in_past`, `max_uses_below_uses`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `expires_in_past`, `max_uses_below_uses`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22487,7 +22838,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22591,7 +22942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `handle_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22600,7 +22951,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22674,7 +23025,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22752,7 +23103,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreOrder"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22761,7 +23112,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22865,7 +23216,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreStats"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22874,7 +23225,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -7,7 +7,7 @@ import type { GiftCardService } from './service.ts';
 
 const VERIFY_RULES = `Public: no credential. Answers valid (redeemable now), amount (the balance left), currency,
 expiresAt, hasPin, locked and status; never the issuer. An unknown code is a 404. Guessing is useless: a code carries 256
-random bits, so with even a billion live cards a guess hits one with probability about 1e-68; on top of the spec's
+random bits, so with even a billion live cards a guess hits one with probability about 1e-68; on top of the API's
 per-minute limits (per key, or per IP without one), an IP address that asks about too many unknown codes, whatever
 credential it sends (300 per hour by default), gets 429 verify_rate_limited with Retry-After until its window ends. Prefer POST with the code in the body: a GET puts the code in
 the URL, where proxies may log it (this server removes it from its own logs).`;
