@@ -23,7 +23,7 @@ async function replica(): Promise<Replica> {
     pos_sales: { schema: POS_SALE_SCHEMA },
     kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA },
   });
-  return { db: db as never, payments: c.offline_payments, giftCardSales: c.gift_card_sales, posSales: c.pos_sales, alerts: c.kiosk_alerts } as Replica;
+  return { db: db as never, payments: c.offline_payments, giftCardSales: c.gift_card_sales, posSales: c.pos_sales, alerts: c.kiosk_alerts } as unknown as Replica;
 }
 
 const payment = (fields: Partial<OfflinePaymentDoc>): OfflinePaymentDoc => ({ id: 'pay_1', terminalId: 't', kind: 'tap', tagId: 'TG00000001', amountMinor: 500, currency: 'NGN', description: '', capturedAt: NOW.toISOString(), status: 'queued', serverSeq: 0, ...fields });

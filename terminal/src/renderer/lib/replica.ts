@@ -2,6 +2,7 @@ import { type RxCollection, type RxDatabase, type RxJsonSchema, createRxDatabase
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { GIFT_CARD_DESIGN_THEMES, GIFT_CARD_LIMITS } from '@tapline/shared/gift-card-rules';
 import { OFFLINE_PAYMENT_KINDS, OFFLINE_PAYMENT_STATUSES, type GiftCardSaleDoc, type OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import { PRODUCT_SCHEMA, type ProductDoc } from './catalogue.ts';
 import { KIOSK_ALERT_KINDS, KIOSK_ALERT_STATUSES, type KioskAlertDoc } from './alerts.ts';
 import { POS_SALE_LOCAL_ENDS, POS_SALE_STATUSES, type PosSaleDoc } from './pos-sales.ts';
 
@@ -9,7 +10,8 @@ import { POS_SALE_LOCAL_ENDS, POS_SALE_STATUSES, type PosSaleDoc } from './pos-s
  * The terminal's local replica: an RxDB database in IndexedDB (Dexie storage), one per terminal,
  * so payments taken and gift cards sold offline survive a reload, a crash or a restart of the
  * kiosk until they sync, and so does the sale on screen (pos_sales) and the cashier's alerts
- * (kiosk_alerts); those two stay on the terminal.
+ * (kiosk_alerts); those two stay on the terminal. The merchant's catalogue (products) is pulled
+ * from the server and never pushed.
  * No dev-mode plugin here (it loads from the internet): without it RxDB needs no validator, and
  * the documents are made by this code only (lib/offline-payments.ts, lib/gift-card-sales.ts) and
  * by the server.
@@ -135,12 +137,14 @@ export type OfflinePaymentCollection = RxCollection<OfflinePaymentDoc>;
 export type GiftCardSaleCollection = RxCollection<GiftCardSaleDoc>;
 export type PosSaleCollection = RxCollection<PosSaleDoc>;
 export type KioskAlertCollection = RxCollection<KioskAlertDoc>;
+export type ProductCollection = RxCollection<ProductDoc>;
 
 interface Collections {
   offline_payments: OfflinePaymentCollection;
   gift_card_sales: GiftCardSaleCollection;
   pos_sales: PosSaleCollection;
   kiosk_alerts: KioskAlertCollection;
+  products: ProductCollection;
 }
 
 export interface Replica {
@@ -149,6 +153,8 @@ export interface Replica {
   giftCardSales: GiftCardSaleCollection;
   posSales: PosSaleCollection;
   alerts: KioskAlertCollection;
+  /** The merchant's catalogue, pulled from the server (lib/catalogue.ts). */
+  products: ProductCollection;
 }
 
 export function replicaName(terminalId: string): string {
@@ -159,12 +165,20 @@ export function replicaName(terminalId: string): string {
 export async function openReplica(terminalId: string): Promise<Replica> {
   // One kiosk window: no cross-tab coordination (and no leader election to wait for).
   const db = await createRxDatabase<Collections>({ name: replicaName(terminalId), storage: getRxStorageDexie(), multiInstance: false, closeDuplicates: true });
-  // A replica made before a collection existed gets it added next to the others (4 of RxDB's 13).
+  // A replica made before a collection existed gets it added next to the others (5 of RxDB's 13).
   const collections = await db.addCollections({
     offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA },
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
     pos_sales: { schema: POS_SALE_SCHEMA },
     kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA },
+    products: { schema: PRODUCT_SCHEMA },
   });
-  return { db, payments: collections.offline_payments, giftCardSales: collections.gift_card_sales, posSales: collections.pos_sales, alerts: collections.kiosk_alerts };
+  return {
+    db,
+    payments: collections.offline_payments,
+    giftCardSales: collections.gift_card_sales,
+    posSales: collections.pos_sales,
+    alerts: collections.kiosk_alerts,
+    products: collections.products,
+  };
 }
