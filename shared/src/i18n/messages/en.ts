@@ -506,6 +506,16 @@ export const en = {
   },
 
   receipt: {
+    cartDiscount: "Cart discount",
+    taxAt: "Tax {{rate}} %",
+    included: "(incl.)",
+    xReport: "X REPORT - DAY STILL OPEN",
+    zReport: "Z REPORT No. {{number}}",
+    online: "Online ({{count}})",
+    declinedOffline: "Declined offline ({{count}})",
+    giftCardsSold: "Gift cards sold ({{count}})",
+    taxes: "TAXES",
+    oversold: "OVERSOLD (STOCK BELOW ZERO)",
     phone: 'Tel {{phone}}',
     taxId: 'Tax ID {{id}}',
     thanks: 'Thank you!',

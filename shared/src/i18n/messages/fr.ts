@@ -502,6 +502,16 @@ export const fr: Messages = {
   },
 
   receipt: {
+    cartDiscount: "Remise panier",
+    taxAt: "Taxe {{rate}} %",
+    included: "(incl.)",
+    xReport: "RAPPORT X - JOURNÉE OUVERTE",
+    zReport: "RAPPORT Z No {{number}}",
+    online: "En ligne ({{count}})",
+    declinedOffline: "Refusés hors ligne ({{count}})",
+    giftCardsSold: "Cartes cadeaux vendues ({{count}})",
+    taxes: "TAXES",
+    oversold: "SURVENDUS (STOCK NÉGATIF)",
     phone: 'Tél. {{phone}}',
     taxId: 'N° fiscal {{id}}',
     thanks: 'Merci !',

@@ -502,6 +502,16 @@ export const pt: Messages = {
   },
 
   receipt: {
+    cartDiscount: "Desconto no carrinho",
+    taxAt: "Imposto {{rate}} %",
+    included: "(incl.)",
+    xReport: "RELATÓRIO X - DIA ABERTO",
+    zReport: "RELATÓRIO Z N.º {{number}}",
+    online: "Online ({{count}})",
+    declinedOffline: "Recusados offline ({{count}})",
+    giftCardsSold: "Vales-presente vendidos ({{count}})",
+    taxes: "IMPOSTOS",
+    oversold: "VENDIDOS SEM STOCK",
     phone: 'Tel. {{phone}}',
     taxId: 'NIF {{id}}',
     thanks: 'Obrigado!',

@@ -502,6 +502,16 @@ export const sw: Messages = {
   },
 
   receipt: {
+    cartDiscount: "Punguzo la kikapu",
+    taxAt: "Kodi {{rate}} %",
+    included: "(imejumuishwa)",
+    xReport: "RIPOTI X - SIKU BADO WAZI",
+    zReport: "RIPOTI Z Na. {{number}}",
+    online: "Mtandaoni ({{count}})",
+    declinedOffline: "Zilizokataliwa nje ya mtandao ({{count}})",
+    giftCardsSold: "Kadi za zawadi zilizouzwa ({{count}})",
+    taxes: "KODI",
+    oversold: "ZILIZOUZWA ZAIDI YA STOKI",
     phone: 'Simu {{phone}}',
     taxId: 'Namba ya kodi {{id}}',
     thanks: 'Asante!',
