@@ -220,8 +220,8 @@ describe('itemised receipts from the till\'s cart', () => {
       const lines = texts(document);
       for (const block of document.blocks) if (block.kind === 'text') assert.ok(Array.from(block.text).length <= COLUMNS[paperWidth] / (block.size ?? 1), block.text);
       assert.ok(lines.includes('Jollof rice'), lines.join('\n'));
-      assert.ok(lines.some((line) => /^  2 x 1,500\.00 +3,000\.00$/.test(line)), lines.join('\n'));
-      assert.ok(lines.some((line) => /^  Discount +-100\.00$/.test(line)), lines.join('\n'));
+      assert.ok(lines.some((line) => /^ {2}2 x 1,500\.00 +3,000\.00$/.test(line)), lines.join('\n'));
+      assert.ok(lines.some((line) => /^ {2}Discount +-100\.00$/.test(line)), lines.join('\n'));
       assert.ok(lines.some((line) => /^Subtotal +3,550\.00$/.test(line)), lines.join('\n'));
       assert.ok(lines.some((line) => /^Cart discount +-50\.00$/.test(line)), lines.join('\n'));
       // One rate, included on one line and added on another: named without "(incl.)".
@@ -237,7 +237,7 @@ describe('itemised receipts from the till\'s cart', () => {
     assert.ok(lines.some((line) => /^Tax 7\.5 % \(incl\.\) +202\.33$/.test(line)), lines.join('\n'));
     const french = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr' }, { ...offline, amountMinor: 290_000, cart: inclusive }));
     assert.ok(french.some((line) => /^Taxe 7,5 % \(incl\.\) +202,33$/.test(line)), french.join('\n'));
-    assert.ok(french.some((line) => /^  2 x 1 500,00 +3 000,00$/.test(line)), french.join('\n'));
+    assert.ok(french.some((line) => /^ {2}2 x 1 500,00 +3 000,00$/.test(line)), french.join('\n'));
     assert.ok(french.filter((line) => line === 'HORS LIGNE - EN ATTENTE' || line.includes('HORS LIGNE')).length >= 2, french.join('\n'));
   });
 
@@ -262,7 +262,7 @@ describe('itemised receipts from the till\'s cart', () => {
   it('prints a refund by lines with each line\'s refunded amount', () => {
     const refund = SAMPLE_RECEIPTS.refund as Extract<ReceiptInput, { kind: 'refund' }>;
     const lines = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), { ...refund, items: [{ name: 'Jollof rice', quantity: 1, unitPriceMinor: 150_000, amountMinor: 143_750 }], amountMinor: 143_750 }));
-    assert.ok(lines.some((line) => /^  1 x 1,500\.00 +1,437\.50$/.test(line)), lines.join('\n'));
+    assert.ok(lines.some((line) => /^ {2}1 x 1,500\.00 +1,437\.50$/.test(line)), lines.join('\n'));
     assert.ok(lines.some((line) => line.includes('REFUND -NGN 1,437.50')), lines.join('\n'));
   });
 });
