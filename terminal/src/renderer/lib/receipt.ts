@@ -1,9 +1,10 @@
 import type { GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings } from '@tapline/hardware/src/printer/layouts.ts';
 import { DEFAULT_LANGUAGE, languageOf, translator } from '@tapline/shared/i18n';
+import type { Cart } from '@tapline/shared/cart';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import type { PosContext } from './api.ts';
 import { type GiftCardSale, printedExpiry } from './gift-card-sales.ts';
-import type { PosSaleDoc } from './pos-sales.ts';
+import { type PosSaleDoc, saleCart } from './pos-sales.ts';
 import type { TerminalConfig } from './terminal-config.ts';
 
 export interface ReceiptRequest {
@@ -26,6 +27,11 @@ function header(context: PosContext, config: TerminalConfig, language: string | 
   };
 }
 
+/** An itemised receipt's lines, when the sale came from the cart. */
+function cartField(cart: Cart | null): { cart?: Cart } {
+  return cart === null ? {} : { cart };
+}
+
 /** The receipt of a sale the customer paid (by tap or on the QR code's page). Job `pos-<sessionId>`: printed once. */
 export function posPaymentReceipt(sale: PosSaleDoc, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
   return {
@@ -41,6 +47,7 @@ export function posPaymentReceipt(sale: PosSaleDoc, context: PosContext, config:
       walletRef: sale.walletRef ?? '',
       ...(sale.tagId === undefined ? {} : { tagId: sale.tagId }),
       completedAt: sale.completedAt ?? sale.endedAt ?? sale.capturedAt,
+      ...cartField(saleCart(sale)),
     },
     jobId: `pos-${sale.sessionId ?? sale.id}`,
   };
@@ -72,6 +79,7 @@ export function offlinePaymentReceipt(doc: OfflinePaymentDoc, context: PosContex
       ...(doc.payerHandle === undefined ? {} : { payerHandle: doc.payerHandle }),
       ...(doc.tagId === undefined ? {} : { tagId: doc.tagId }),
       takenAt: doc.capturedAt,
+      ...cartField(saleCart(doc as OfflinePaymentDoc & Pick<PosSaleDoc, 'items' | 'discountMinor'>)),
     },
     jobId: `offline-${doc.id}`,
   };
