@@ -52,7 +52,7 @@ describe('the cart at the till', () => {
     cart = ok(setCartDiscount(cart, 100_000));
     cart = ok(setQuantity(cart, 1, 0));
     assert.equal(cart.discount, 50_000);
-    assert.deepEqual(addCustomLine(cart, 0, 'x'), { ok: false, refused: 'amount_zero' });
+    assert.deepEqual(addCustomLine(cart, 0, 'x'), { ok: false, refused: 'no_amount' });
   });
 
   it('sends the session its items in major units and percents, products by id, custom lines without', () => {

@@ -10,7 +10,7 @@ import type { ProductDoc } from './catalogue.ts';
 export const EMPTY_CART: Cart = { lines: [], discount: 0 };
 
 /** Why a change was refused, for the cashier's hint. */
-export type CartRefusal = 'too_many_lines' | 'quantity_limit' | 'discount_too_large' | 'amount_zero';
+export type CartRefusal = 'too_many_lines' | 'quantity_limit' | 'discount_too_large' | 'no_amount';
 
 export type CartChange = { ok: true; cart: Cart } | { ok: false; refused: CartRefusal };
 
@@ -39,7 +39,7 @@ export function addProduct(cart: Cart, product: ProductDoc): CartChange {
 
 /** A custom-amount line (no product, no tax): what the cashier typed on the keypad. */
 export function addCustomLine(cart: Cart, amountMinor: number, name: string): CartChange {
-  if (amountMinor <= 0) return { ok: false, refused: 'amount_zero' };
+  if (amountMinor <= 0) return { ok: false, refused: 'no_amount' };
   if (cart.lines.length >= MAX_CART_LINES) return { ok: false, refused: 'too_many_lines' };
   const line: SaleLine = { productId: null, name: name.trim().slice(0, MAX_LINE_NAME_LENGTH), quantity: 1, unitPrice: amountMinor, discount: 0, taxRate: 0, taxInclusive: true };
   return { ok: true, cart: { lines: [...cart.lines, line], discount: cart.discount } };
