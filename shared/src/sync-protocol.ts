@@ -20,6 +20,8 @@
  * replica sums them to enforce offline exposure limits and must never add floating point money.
  */
 
+import type { SaleLine } from './cart.ts';
+
 export const SYNC_PROTOCOL_VERSION = 1;
 export const SYNC_NAMESPACE = '/sync';
 
@@ -39,11 +41,12 @@ export const SYNC_HANDSHAKE_ERRORS = ['missing_token', 'invalid_terminal_token',
 export type SyncHandshakeError = (typeof SYNC_HANDSHAKE_ERRORS)[number];
 
 /**
- * Collections that replicate. Both are pushed by the terminal and settled by the server:
+ * Collections that replicate. Two are pushed by the terminal and settled by the server:
  * `offline_payments` (taps and vouchers taken without the server) and `gift_card_sales` (gift
- * cards sold at the till, whose codes the terminal made and printed).
+ * cards sold at the till, whose codes the terminal made and printed). `products` (the merchant's
+ * catalogue, see ProductDoc) is pull only: the server refuses a push to it (`pull_only`).
  */
-export const SYNC_COLLECTIONS = ['offline_payments', 'gift_card_sales'] as const;
+export const SYNC_COLLECTIONS = ['offline_payments', 'gift_card_sales', 'products'] as const;
 export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 
 /** At most this many documents in one pull answer or one push. */
@@ -90,10 +93,48 @@ export interface OfflinePaymentDoc {
   declineReason?: string;
   settledAt?: string;
   /**
+   * The lines sold (shared/src/cart.ts: minor units, tax rates in basis points), when the sale was
+   * made from a cart. The server declines a document whose lines do not add up to `amountMinor`
+   * (declineCode `items_total_mismatch` or another CartError code); it never declines one for stock.
+   */
+  items?: SaleLine[];
+  /** The cart discount in minor units (shared between the lines by cartTotals); 0 when absent. */
+  discountMinor?: number;
+  /**
    * The server's order of changes to this terminal's documents (0 until the server has it).
    * Pull checkpoints count in it.
    */
   serverSeq: number;
+}
+
+/**
+ * A product of the merchant's catalogue as the kiosk's replica holds it (pull only: the server
+ * is its only author). Amounts in minor units, the tax rate in basis points. An archived product
+ * replicates with `_deleted: true`; a deactivated one stays with `active: false` (not for sale).
+ */
+export interface ProductDoc {
+  /** `prod_…` */
+  id: string;
+  name: string;
+  /** One unit's price, integer minor units of `currency` (tax included when taxInclusive). */
+  priceMinor: number;
+  currency: string;
+  sku: string | null;
+  barcode: string | null;
+  category: string | null;
+  /** Basis points (750 = 7.5 %). */
+  taxRate: number;
+  taxInclusive: boolean;
+  imageUrl: string | null;
+  trackStock: boolean;
+  /** Units in stock when trackStock (negative: oversold by offline sales); null otherwise. */
+  stock: number | null;
+  active: boolean;
+  updatedAt: string;
+  /** The server's order of changes to the merchant's products in this mode: the pull checkpoint. */
+  serverSeq: number;
+  /** True when the merchant archived the product. */
+  _deleted: boolean;
 }
 
 /**
@@ -127,8 +168,11 @@ export interface GiftCardSaleDoc {
   serverSeq: number;
 }
 
-/** A document of either collection. */
+/** A document of a collection the terminal pushes. */
 export type SyncDocument = OfflinePaymentDoc | GiftCardSaleDoc;
+
+/** A document of any collection, pushed or pull only. */
+export type ReplicatedDocument = SyncDocument | ProductDoc;
 
 export interface SyncCheckpoint {
   serverSeq: number;
@@ -141,8 +185,8 @@ export interface PullRequest {
   batchSize: number;
 }
 
-/** `D`: the requested collection's documents (OfflinePaymentDoc or GiftCardSaleDoc). */
-export interface PullResponse<D extends SyncDocument = OfflinePaymentDoc> {
+/** `D`: the requested collection's documents (OfflinePaymentDoc, GiftCardSaleDoc or ProductDoc). */
+export interface PullResponse<D extends ReplicatedDocument = OfflinePaymentDoc> {
   documents: D[];
   /** The checkpoint of the last document answered; the request's own when there is none. */
   checkpoint: SyncCheckpoint | null;
@@ -196,7 +240,7 @@ export interface PushRejection {
 /** Longest texts a document may carry (UTF-16 code units). */
 export const SYNC_TEXT_LIMITS = { description: 500, message: 160, voucher: 2048 } as const;
 
-export interface StreamMessage<D extends SyncDocument = OfflinePaymentDoc> {
+export interface StreamMessage<D extends ReplicatedDocument = OfflinePaymentDoc> {
   collection: SyncCollection;
   documents: D[];
   checkpoint: SyncCheckpoint;

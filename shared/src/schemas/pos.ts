@@ -10,11 +10,45 @@ export const PosSessionStatus = literalUnion(POS_SESSION_STATUSES);
 /** Spec, Limits: a POS session lives 90 seconds. */
 export const POS_SESSION_TTL_SECONDS = 90;
 
+/** A line of a sale as the API takes it (docs/catalogue.md): major units, tax in percent. */
+export const SaleItemInput = Type.Object({
+  productId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The catalogue product; none for a custom-amount line' })),
+  name: Type.String({ minLength: 1, maxLength: 120 }),
+  quantity: Type.Integer({ minimum: 1, maximum: 9999 }),
+  unitPrice: Type.Number({ minimum: 0, description: 'One unit, major units (tax included when taxInclusive)' }),
+  discount: Type.Optional(Type.Number({ minimum: 0, description: 'The line\'s discount for the whole line, major units' })),
+  taxRate: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Percent, at most two decimals; default 0' })),
+  taxInclusive: Type.Optional(Type.Boolean({ description: 'Default true' })),
+});
+
+/** A stored line as the API answers it: the discounts, net, tax and total computed by shared/src/cart.ts. */
+export const SaleLineRecord = Type.Object({
+  line: Type.Integer({ description: '0-based index: what a refund names' }),
+  productId: Type.Union([Type.String(), Type.Null()]),
+  name: Type.String(),
+  quantity: Type.Integer(),
+  unitPrice: Type.Number(),
+  discount: Type.Number({ description: 'All taken off the line: its own discount and its share of the cart discount' }),
+  taxRate: Type.Number({ description: 'Percent' }),
+  taxInclusive: Type.Boolean(),
+  net: Type.Number({ description: 'Before tax, after discounts' }),
+  tax: Type.Number(),
+  total: Type.Number({ description: 'What the customer paid for the line' }),
+});
+
+export const SaleTotals = Type.Object({ subtotal: Type.Number(), discount: Type.Number(), tax: Type.Number(), total: Type.Number() });
+
 export const CreatePosSessionBody = Type.Object({
   amount: MajorAmount,
   currency: CurrencyCode,
   description: Type.Optional(Type.String({ maxLength: 500 })),
   callbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Receives pos.session.completed or pos.session.failed, signed sha256=<hex>' })),
+  items: Type.Optional(Type.Array(SaleItemInput, {
+    minItems: 1,
+    maxItems: 200,
+    description: 'The lines sold: they must add up to amount (400 items_total_mismatch); tracked products must have the units (409 out_of_stock)',
+  })),
+  discount: Type.Optional(Type.Number({ minimum: 0, description: 'A discount on the whole cart, major units, shared between the lines' })),
 });
 export type CreatePosSessionBody = Static<typeof CreatePosSessionBody>;
 
@@ -49,6 +83,9 @@ export const PosSessionRecord = Type.Object({
   completedAt: Type.Optional(Timestamp),
   endedAt: Type.Optional(Timestamp),
   errorMessage: Type.Optional(Type.String({ description: 'Present when the session ended failed, expired or cancelled' })),
+  items: Type.Optional(Type.Array(SaleLineRecord, { description: 'The lines sold, for a session created with items' })),
+  cartDiscount: Type.Optional(Type.Number({ description: 'The cart discount as sent, major units' })),
+  totals: Type.Optional(SaleTotals),
 });
 export type PosSessionRecord = Static<typeof PosSessionRecord>;
 

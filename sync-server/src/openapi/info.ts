@@ -29,6 +29,7 @@ event id.`;
 export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'payments', description: 'Payouts over a rail (POST /api/pay with an Idempotency-Key) and their status.' },
   { name: 'pos', description: 'Point-of-sale sessions: open one for an amount, a customer\'s tag tap pays it, poll or receive the callback.' },
+  { name: 'products', description: 'The merchant\'s catalogue: what its kiosks sell, with prices, taxes and stock; replicated to the kiosks.' },
   { name: 'checkout', description: 'The checkout drop-in\'s sessions and the publishable keys web pages use.' },
   { name: 'wearables', description: 'NFC tags (rings, bands, cards) linked to a wallet; the public resolve of a tap.' },
   { name: 'fx', description: 'Exchange rates and quotes.' },

@@ -34,6 +34,8 @@ const OVERRIDES: Readonly<Record<string, string>> = {
   'GET /api/bills/payments/:id': 'getBillPayment',
   'GET /api/store/flash-sales/active': 'listActiveStoreFlashSales',
   'GET /api/fx': 'getPublicFxRate',
+  'POST /api/merchant/products/:id/archive': 'archiveMerchantProduct',
+  'POST /api/merchant/products/:id/unarchive': 'unarchiveMerchantProduct',
 };
 
 function pascal(segment: string): string {

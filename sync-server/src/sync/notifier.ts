@@ -1,3 +1,5 @@
+import type { ProductDoc } from '@tapline/shared/sync-protocol';
+
 /**
  * How the API tells connected terminals that what their hello said has changed (a merchant set
  * new offline limits): the sync endpoint listens and greets that terminal's connections again.
@@ -6,6 +8,16 @@
  */
 export class SyncNotifier {
   private listener: ((terminalId: string) => void) | undefined;
+  private productListener: ((merchantId: string, mode: 'test' | 'live', documents: ProductDoc[]) => void) | undefined;
+
+  /** Products of a merchant changed (docs/catalogue.md): streamed to its connected terminals of that mode. */
+  listenProducts(listener: (merchantId: string, mode: 'test' | 'live', documents: ProductDoc[]) => void): void {
+    this.productListener = listener;
+  }
+
+  productsChanged(merchantId: string, mode: 'test' | 'live', documents: ProductDoc[]): void {
+    if (documents.length > 0) this.productListener?.(merchantId, mode, documents);
+  }
 
   listen(listener: (terminalId: string) => void): void {
     this.listener = listener;

@@ -4,7 +4,9 @@ import {
   type PullRequest,
   type PullResponse,
   type PushRequest,
+  type ProductDoc,
   type PushResponse,
+  type ReplicatedDocument,
   type StreamMessage,
   SYNC_BATCH_SIZE_MAX,
   SYNC_COLLECTIONS,
@@ -33,6 +35,7 @@ import { offlinePaymentSettler } from '../modules/offline/payment-push.ts';
 import { recordContact } from '../modules/offline/policy.ts';
 import { type PushAnswer, type PushTerminal, settlePush } from '../modules/offline/push.ts';
 import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
+import { productDocument, productsAfter } from '../modules/products/index.ts';
 import { type TerminalSyncRow, findTerminalForSync, terminalPaymentsAfter, terminalSalesAfter } from '../modules/offline/store.ts';
 
 interface TerminalSocketData {
@@ -43,11 +46,14 @@ interface TerminalSocketData {
 }
 
 interface CollectionHandler {
-  pull(terminalId: string, afterSeq: number, limit: number): Promise<SyncDocument[]>;
-  push(terminal: PushTerminal, documents: readonly unknown[]): Promise<PushAnswer<SyncDocument>>;
+  pull(terminal: TerminalSocketData, afterSeq: number, limit: number): Promise<ReplicatedDocument[]>;
+  /** Absent for a pull-only collection (products): a push is refused as a whole (`pull_only`). */
+  push?(terminal: PushTerminal, documents: readonly unknown[]): Promise<PushAnswer<SyncDocument>>;
 }
 
 const roomOf = (terminalId: string) => `terminal:${terminalId}`;
+/** Every connected terminal of a merchant in one mode: they share its catalogue. */
+const catalogueRoomOf = (merchantId: string, mode: string) => `catalogue:${merchantId}:${mode}`;
 
 /**
  * On PostgreSQL, several server instances share one database (ARCHITECTURE.md, scale-out): the
@@ -90,12 +96,15 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
   /** What each replicated collection does with a pull and with a push. */
   const collections: Record<SyncCollection, CollectionHandler> = {
     offline_payments: {
-      pull: async (terminalId, after, limit) => (await terminalPaymentsAfter(db, terminalId, after, limit)).map(paymentDocument),
+      pull: async ({ terminalId }, after, limit) => (await terminalPaymentsAfter(db, terminalId, after, limit)).map(paymentDocument),
       push: (terminal, documents) => settlePush(db, payments, terminal, documents, context.now, onIsolate('offline_payments')),
     },
     gift_card_sales: {
-      pull: async (terminalId, after, limit) => (await terminalSalesAfter(db, terminalId, after, limit)).map(saleDocument),
+      pull: async ({ terminalId }, after, limit) => (await terminalSalesAfter(db, terminalId, after, limit)).map(saleDocument),
       push: (terminal, documents) => settlePush(db, sales, terminal, documents, context.now, onIsolate('gift_card_sales')),
+    },
+    products: {
+      pull: async ({ merchantId, mode }, after, limit) => (await productsAfter(db, merchantId, mode, after, limit)).map(productDocument),
     },
   };
   /** The handler of a collection named by a terminal: own names only (never `__proto__`, `toString`...). */
@@ -149,7 +158,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
 
   namespace.on('connection', (socket: Socket) => {
     const terminal = socket.data as TerminalSocketData;
-    void socket.join(roomOf(terminal.terminalId));
+    void socket.join([roomOf(terminal.terminalId), catalogueRoomOf(terminal.merchantId, terminal.mode)]);
     // One message at a time per terminal connection, in the order they came.
     let queue: Promise<unknown> = Promise.resolve();
     const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -185,13 +194,13 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       });
     };
 
-    handle<PullRequest, PullResponse<SyncDocument> | SyncFailure>(SYNC_EVENTS.pull, async (request) => {
+    handle<PullRequest, PullResponse<ReplicatedDocument> | SyncFailure>(SYNC_EVENTS.pull, async (request) => {
       const collection = collectionNamed(request?.collection);
       if (!collection) return failure('unknown_collection', `collection must be one of ${SYNC_COLLECTIONS.join(', ')}`);
       const after = request.checkpoint?.serverSeq ?? 0;
       if (!Number.isSafeInteger(after) || after < 0) return failure('invalid_checkpoint', 'checkpoint.serverSeq must be a non-negative integer');
       const batchSize = Math.min(Math.max(Number.isSafeInteger(request.batchSize) ? request.batchSize : SYNC_BATCH_SIZE_MAX, 1), SYNC_BATCH_SIZE_MAX);
-      const documents = await collection.pull(terminal.terminalId, after, batchSize);
+      const documents = await collection.pull(terminal, after, batchSize);
       const last = documents.at(-1);
       return { documents, checkpoint: last ? { serverSeq: last.serverSeq } : (request.checkpoint ?? null) };
     });
@@ -199,6 +208,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     handle<PushRequest<SyncDocument>, PushResponse<SyncDocument> | SyncFailure>(SYNC_EVENTS.push, async (request, current) => {
       const collection = collectionNamed(request?.collection);
       if (!collection) return failure('unknown_collection', `collection must be one of ${SYNC_COLLECTIONS.join(', ')}`);
+      if (!collection.push) return failure('pull_only', `${String(request.collection)} is replicated from the server only: the terminal cannot push it`);
       if (!Array.isArray(request.rows) || request.rows.length > SYNC_BATCH_SIZE_MAX) return failure('invalid_push', `rows must be an array of at most ${SYNC_BATCH_SIZE_MAX}`);
       const documents = request.rows.map((row: unknown) => (typeof row === 'object' && row !== null ? (row as { newDocumentState?: unknown }).newDocumentState : undefined));
       const wallet = await requireWallet(db, terminal.handle, terminal.mode);
@@ -240,6 +250,13 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       },
       (error: unknown) => app.log.error({ err: error }, 'sync hello failed'),
     );
+  });
+
+  // A merchant's product changed (an edit, or a sale that moved its stock): its kiosks pull it at once.
+  context.sync.listenProducts((merchantId, mode, documents) => {
+    const newest = documents.reduce((max, doc) => Math.max(max, doc.serverSeq), 0);
+    const message: StreamMessage<ProductDoc> = { collection: 'products', documents, checkpoint: { serverSeq: newest } };
+    namespace.to(catalogueRoomOf(merchantId, mode)).emit(SYNC_EVENTS.stream, message);
   });
 
   // Close the terminals' connections before Fastify closes the HTTP server (which waits for them).

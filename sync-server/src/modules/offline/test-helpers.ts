@@ -1,7 +1,7 @@
 // What the sync tests share: a terminal's socket.io connection and its pull and push calls.
 import { after } from 'node:test';
 import { io, type Socket } from 'socket.io-client';
-import { type OfflinePaymentDoc, type PullResponse, type PushResponse, SYNC_EVENTS, SYNC_NAMESPACE, type SyncCollection, type SyncDocument, type SyncFailure, type SyncHello } from '@tapline/shared/sync-protocol';
+import { type OfflinePaymentDoc, type PullResponse, type PushResponse, type ReplicatedDocument, SYNC_EVENTS, SYNC_NAMESPACE, type SyncCollection, type SyncDocument, type SyncFailure, type SyncHello } from '@tapline/shared/sync-protocol';
 import type { TestServer } from '../../testing/server.ts';
 
 const sockets: Socket[] = [];
@@ -23,7 +23,7 @@ export function push<D extends SyncDocument = OfflinePaymentDoc>(socket: Socket,
   return socket.timeout(10_000).emitWithAck(SYNC_EVENTS.push, { collection, rows: docs.map((doc) => ({ assumedMasterState: null, newDocumentState: doc })) });
 }
 
-export function pull<D extends SyncDocument = OfflinePaymentDoc>(socket: Socket, serverSeq: number | null, batchSize = 100, collection: SyncCollection = 'offline_payments'): Promise<PullResponse<D> | SyncFailure> {
+export function pull<D extends ReplicatedDocument = OfflinePaymentDoc>(socket: Socket, serverSeq: number | null, batchSize = 100, collection: SyncCollection = 'offline_payments'): Promise<PullResponse<D> | SyncFailure> {
   return socket.timeout(10_000).emitWithAck(SYNC_EVENTS.pull, { collection, checkpoint: serverSeq === null ? null : { serverSeq }, batchSize });
 }
 

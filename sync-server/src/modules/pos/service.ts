@@ -5,7 +5,7 @@ import { POS_SESSION_TTL_SECONDS } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { type Database, type Queryable, relaxedCommits } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
-import { conflict, forbidden, gone, notFound } from '../../http/errors.ts';
+import { badRequest, conflict, forbidden, gone, notFound } from '../../http/errors.ts';
 import { displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
@@ -14,6 +14,8 @@ import { normalizeTagId, tagDisabled, tagNotFound } from '../wearables/service.t
 import { findWearable } from '../wearables/store.ts';
 import { checkWalletPin } from '../wallets/service.ts';
 import { findWalletById } from '../wallets/store.ts';
+import { type SaleItemInput, cartFromItems, checkCartAmount, checkStock, moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from '../products/index.ts';
+import type { ProductDoc } from '@tapline/shared/sync-protocol';
 import {
   type PosSessionRow,
   type SessionScope,
@@ -60,6 +62,12 @@ export function sessionTapUrl(publicBaseUrl: string, sessionId: string): string 
   return `${publicBaseUrl}/tap/${sessionId}`;
 }
 
+/** A session's lines as the API answers them (docs/catalogue.md), or nothing for a session without items. */
+function sessionLines(row: PosSessionRow) {
+  const lines = storedLines(row.items);
+  return lines ? saleLineRecords(lines, Number(row.cart_discount ?? 0), row.currency) : {};
+}
+
 /** A session as the API answers it; `forPayer` leaves out what only its merchant may see (callbackUrl). */
 export function sessionRecord(row: PosSessionRow, publicBaseUrl: string, options: { forPayer?: boolean } = {}) {
   const tapUrl = sessionTapUrl(publicBaseUrl, row.id);
@@ -84,6 +92,7 @@ export function sessionRecord(row: PosSessionRow, publicBaseUrl: string, options
     ...(ended && (row.status === 'completed' || row.status === 'failed') ? { completedAt: ended } : {}),
     ...(ended ? { endedAt: ended } : {}),
     ...(row.error_message ? { errorMessage: row.error_message } : {}),
+    ...sessionLines(row),
   };
 }
 
@@ -98,6 +107,7 @@ function eventData(row: PosSessionRow): Record<string, unknown> {
     walletRef: row.status === 'completed' ? row.wallet_ref : null,
     completedAt: row.ended_at?.toISOString() ?? null,
     ...(row.status === 'failed' ? { errorMessage: row.error_message } : {}),
+    ...sessionLines(row),
   };
 }
 
@@ -140,7 +150,14 @@ export interface PosService {
   /** `id`: derived from an Idempotency-Key (derivedUuid); a retry after a crash answers the session its first run created. */
   create(
     merchant: PosMerchant,
-    fields: { amount: number; currency: string; description?: string | undefined; callbackUrl?: string | undefined },
+    fields: {
+      amount: number;
+      currency: string;
+      description?: string | undefined;
+      callbackUrl?: string | undefined;
+      items?: SaleItemInput[] | undefined;
+      discount?: number | undefined;
+    },
     id?: string,
   ): Promise<PosSessionRow>;
   get(scope: SessionScope, id: string): Promise<PosSessionRow>;
@@ -184,14 +201,22 @@ export function posService(context: AppContext): PosService {
       transferId: sessionTransferId(sessionId),
       pinWalletId: byTag ? payer.pinWalletId : null,
     };
-    let result = await runTap(db, { ...fields, callbacksAllowed: false });
+    // A session selling catalogue products settles in a transaction that locks them first, checks
+    // their stock, and decrements it with the payment (docs/catalogue.md, Stock).
+    const stocked = await stockedSession(scope, sessionId);
+    let restocked: ProductDoc[] = [];
+    let result = stocked ? ({ outcome: 'needs_transaction', row: undefined } as const) : await runTap(db, { ...fields, callbacksAllowed: false });
     if (result.outcome === 'needs_transaction') {
       result = await db.transaction(async (tx) => {
+        restocked = [];
+        if (stocked) await checkStock(tx, stocked.scope, stocked.lines, { lock: true });
         const settled = await runTap(tx, { ...fields, callbacksAllowed: true });
         if ((settled.outcome === 'completed' || settled.outcome === 'failed') && settled.row) await enqueueCallback(tx, settled.row, now);
+        if (stocked && settled.outcome === 'completed') restocked = await moveSaleStock(tx, stocked.scope, unitsByProduct(stocked.lines), -1, now);
         return settled;
       });
     }
+    if (stocked && restocked.length > 0) context.sync.productsChanged(stocked.scope.merchantId, stocked.scope.mode, restocked);
     const { outcome, row } = result;
     switch (outcome) {
       case 'completed':
@@ -218,6 +243,15 @@ export function posService(context: AppContext): PosService {
       case 'needs_transaction':
         throw new Error('pos_tap asked for a transaction inside one');
     }
+  }
+
+  /** The lines of a pending session that names catalogue products, with its merchant's scope; undefined otherwise. */
+  async function stockedSession(scope: SessionScope, sessionId: string) {
+    const row = await findSession(db, sessionId, scope);
+    if (!row || row.status !== 'pending') return undefined;
+    const lines = storedLines(row.items);
+    if (!lines || !lines.some((line) => line.productId !== null)) return undefined;
+    return { lines, scope: { merchantId: row.merchant_id, mode: row.mode } };
   }
 
   /** A session as it stands now: a pending one past its 90 seconds is expired on the way. */
@@ -254,6 +288,13 @@ export function posService(context: AppContext): PosService {
       const currency = supportedCurrency(fields.currency);
       const amount = toMinor(fields.amount, currency);
       const callbackUrl = fields.callbackUrl === undefined ? null : validateWebhookUrl(fields.callbackUrl, merchant.mode, 'callbackUrl');
+      const cart = fields.items === undefined ? null : cartFromItems(fields.items, fields.discount, currency);
+      if (cart === null && fields.discount !== undefined) throw badRequest('items_invalid', 'A cart discount needs items');
+      if (cart) {
+        checkCartAmount(cart, amount, currency);
+        // Refused before anything is charged; checked again, under lock, when the tap settles.
+        await checkStock(db, { merchantId: merchant.merchantId, mode: merchant.mode }, cart.lines, { lock: false });
+      }
       const createdAt = context.now();
       const id = derivedId ?? randomUUID();
       const row = await insertSession(relaxed, {
@@ -268,6 +309,8 @@ export function posService(context: AppContext): PosService {
         callbackUrl,
         createdAt,
         expiresAt: new Date(createdAt.getTime() + POS_SESSION_TTL_SECONDS * 1000),
+        items: cart ? JSON.stringify(cart.lines) : null,
+        cartDiscount: cart ? cart.discount : null,
       });
       if (row) return row;
       const existing = derivedId ? await current({ mode: merchant.mode, merchantId: merchant.merchantId }, id) : undefined;

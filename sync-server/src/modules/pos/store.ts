@@ -22,10 +22,14 @@ export interface PosSessionRow {
   created_at: Date;
   expires_at: Date;
   ended_at: Date | null;
+  /** The lines sold (shared/src/cart.ts SaleLines, jsonb), for a session created with items. */
+  items: unknown;
+  /** The cart discount, minor units. */
+  cart_discount: number | null;
 }
 
 const SESSION_COLUMNS =
-  'id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, description, callback_url, status, tag_id, payer_handle, payer_wallet_id, wallet_ref, error_message, created_at, expires_at, ended_at';
+  'id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, description, callback_url, status, tag_id, payer_handle, payer_wallet_id, wallet_ref, error_message, created_at, expires_at, ended_at, items, cart_discount';
 
 /** Who may see a session: its merchant in one mode (keys, terminals), or anyone of that mode (a paying wallet holder). */
 export interface SessionScope {
@@ -59,11 +63,13 @@ export async function insertSession(
     callbackUrl: string | null;
     createdAt: Date;
     expiresAt: Date;
+    items?: string | null;
+    cartDiscount?: number | null;
   },
 ): Promise<PosSessionRow | undefined> {
   const [row] = await db.query<PosSessionRow>(
-    `INSERT INTO pos_sessions (id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, description, callback_url, created_at, expires_at, updated_at)
-     SELECT $1, $2, $3, w.id, $5, $6, $7, $8, $9, $10, $11, $10
+    `INSERT INTO pos_sessions (id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, description, callback_url, created_at, expires_at, updated_at, items, cart_discount)
+     SELECT $1, $2, $3, w.id, $5, $6, $7, $8, $9, $10, $11, $10, $12::jsonb, $13
      FROM wallets w WHERE w.handle = $4 AND w.mode = $3 AND w.owner_type = 'merchant' AND w.merchant_id = $2
      ON CONFLICT (id) DO NOTHING
      RETURNING ${SESSION_COLUMNS}`,
@@ -79,6 +85,8 @@ export async function insertSession(
       fields.callbackUrl,
       fields.createdAt,
       fields.expiresAt,
+      fields.items ?? null,
+      fields.cartDiscount ?? null,
     ],
     { prepareAs: 'pos_insert_session' },
   );
