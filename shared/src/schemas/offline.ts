@@ -1,3 +1,4 @@
+import { SaleLineRecord, SaleTotals } from './pos.ts';
 import { type Static, Type } from 'typebox';
 import { CurrencyCode, ListQuery, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 import { TerminalLanguage } from './merchant.ts';
@@ -61,6 +62,9 @@ export const OfflinePaymentRecord = Type.Object({
   capturedAt: Timestamp,
   receivedAt: Timestamp,
   settledAt: Timestamp,
+  items: Type.Optional(Type.Array(SaleLineRecord, { description: 'The lines sold, when the terminal sent them' })),
+  cartDiscount: Type.Optional(Type.Number({ description: 'The cart discount, major units' })),
+  totals: Type.Optional(SaleTotals),
 });
 
 export const OfflinePaymentListQuery = Type.Object({

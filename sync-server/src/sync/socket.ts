@@ -35,7 +35,7 @@ import { offlinePaymentSettler } from '../modules/offline/payment-push.ts';
 import { recordContact } from '../modules/offline/policy.ts';
 import { type PushAnswer, type PushTerminal, settlePush } from '../modules/offline/push.ts';
 import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
-import { productDocument, productsAfter } from '../modules/products/index.ts';
+import { findProducts, productDocument, productsAfter } from '../modules/products/index.ts';
 import { type TerminalSyncRow, findTerminalForSync, terminalPaymentsAfter, terminalSalesAfter } from '../modules/offline/store.ts';
 
 interface TerminalSocketData {
@@ -122,6 +122,19 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     }
     const { terminalId, merchantId, mode, handle } = credential.principal;
     return { terminalId, merchantId, mode, handle };
+  }
+
+  /** Offline sales that settled moved their products' stock: every kiosk of the merchant hears of it. */
+  async function streamSoldProducts(terminal: TerminalSocketData, documents: readonly SyncDocument[]): Promise<void> {
+    const ids = new Set<string>();
+    for (const doc of documents) {
+      if (doc.status !== 'accepted' || !('items' in doc) || !doc.items) continue;
+      for (const line of doc.items) if (line.productId) ids.add(line.productId);
+    }
+    if (ids.size === 0) return;
+    const scope = { merchantId: terminal.merchantId, mode: terminal.mode };
+    const tracked = (await findProducts(db, scope, [...ids])).filter((row) => row.track_stock);
+    context.sync.productsChanged(terminal.merchantId, terminal.mode, tracked.map(productDocument));
   }
 
   /** What a terminal is told after every connect, and again when it changes. */
@@ -231,6 +244,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
         const message: StreamMessage<SyncDocument> = { collection: request.collection, documents: recorded, checkpoint: { serverSeq: newest } };
         socket.to(roomOf(terminal.terminalId)).emit(SYNC_EVENTS.stream, message);
       }
+      await streamSoldProducts(terminal, answer.conflicts);
       return answer.rejected.length > 0 ? answer : { conflicts: answer.conflicts };
     });
 

@@ -7,6 +7,7 @@ import { enqueueEvents } from '../../events/outbox.ts';
 import { LedgerError, type LedgerErrorCode, personToMerchantArguments } from '../../ledger/ledger.ts';
 import { tagNoPinLimits } from '../wearables/store.ts';
 import { publicKeyMap } from './keys.ts';
+import { lockProducts, moveSaleStock, unitsByProduct } from '../products/index.ts';
 import { exposureBudgets, exposureDecline, paymentPolicyDecline } from './policy.ts';
 import { type CollectionSettler, type PushTerminal, type PushedDocument, inSavepoint } from './push.ts';
 import {
@@ -139,11 +140,17 @@ export function offlinePaymentSettler(context: AppContext): CollectionSettler<Of
       if (entry.verdict) continue;
       const { candidate } = entry;
       if (candidate.invalid !== null) entry.verdict = declined('invalid_document', candidate.invalid);
+      else if (candidate.cartProblem !== null) entry.verdict = declined(candidate.cartProblem.code, candidate.cartProblem.message);
       else {
         const rule = paymentPolicyDecline(candidate, terminal.limits, terminal.createdAt, now);
         if (rule) entry.verdict = declined(rule.code, rule.reason);
       }
     }
+    // The catalogue products these sales name, locked before any ledger account (the order a
+    // tap at the till takes): their stock moves with the payments, never refused (oversold).
+    const productScope = { merchantId: terminal.merchantId, mode: terminal.mode };
+    const sold = unitsByProduct(batch.flatMap((entry) => (entry.verdict === null ? (entry.candidate.cart?.lines ?? []) : [])));
+    if (sold.size > 0) await lockProducts(tx, productScope, [...sold.keys()]);
     const taps = batch.filter((entry) => entry.verdict === null && entry.candidate.kind === 'tap');
     if (taps.length > 0) await settleTaps(tx, terminal, scope, taps, now);
     for (const entry of batch) {
@@ -156,6 +163,8 @@ export function offlinePaymentSettler(context: AppContext): CollectionSettler<Of
       else throw outcome.error;
     }
     const rows = await insertOfflinePayments(tx, batch.map((entry) => paymentRow(scope, entry.candidate, entry.verdict!, now, entry.seq)));
+    const accepted = unitsByProduct(batch.flatMap((entry) => (entry.verdict?.status === 'accepted' ? (entry.candidate.cart?.lines ?? []) : [])));
+    if (accepted.size > 0) await moveSaleStock(tx, productScope, accepted, -1, now);
     await enqueueEvents(tx, rows.map((row) => paymentEvent(row, now)));
     return rows;
   }

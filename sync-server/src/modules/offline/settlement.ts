@@ -15,6 +15,8 @@ import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { LedgerError, type TransferLeg, transfer } from '../../ledger/ledger.ts';
 import { normalizeTagId } from '../wearables/service.ts';
 import { publicKeyMap } from './keys.ts';
+import type { Cart, CartError } from '@tapline/shared/cart';
+import { cartOfDocument, saleLineRecords, storedLines } from '../products/index.ts';
 import { type OfflinePaymentRow, endVoucher, findOfflinePayment, insertOfflinePayment, lockVoucherByHash, nextTerminalSeq } from './store.ts';
 
 /** Where an offline payment settles: the merchant's wallet in the terminal's mode. */
@@ -37,6 +39,10 @@ export interface Candidate {
   description: string;
   capturedAt: Date;
   invalid: string | null;
+  /** The lines sold, when sent and they add up to `amount` (docs/catalogue.md). */
+  cart: Cart | null;
+  /** Why the lines sent cannot be kept: the document is declined with this CartError's code. */
+  cartProblem: CartError | null;
 }
 
 export type Verdict =
@@ -92,6 +98,7 @@ export function candidateOf(doc: Record<string, unknown>, id: string, scopeCurre
     description,
     capturedAt: Number.isNaN(capturedAt.getTime()) ? new Date(0) : capturedAt,
     invalid: problems.length > 0 ? problems.join('; ') : null,
+    ...cartOfDocument(doc.items, doc.discountMinor, amount),
   };
 }
 
@@ -113,7 +120,20 @@ export function paymentDocument(row: OfflinePaymentRow): OfflinePaymentDoc {
     ...(row.decline_code ? { declineCode: row.decline_code, declineReason: row.decline_reason ?? '' } : {}),
     settledAt: row.settled_at.toISOString(),
     serverSeq: row.server_seq,
+    ...documentLines(row),
   };
+}
+
+/** A payment's lines as the replica holds them (minor units), when it has some. */
+function documentLines(row: OfflinePaymentRow): Pick<OfflinePaymentDoc, 'items' | 'discountMinor'> {
+  const items = storedLines(row.items);
+  return items ? { items, discountMinor: Number(row.cart_discount ?? 0) } : {};
+}
+
+/** A payment's lines as the API and webhooks answer them (major units), when it has some. */
+function recordLines(row: OfflinePaymentRow) {
+  const items = storedLines(row.items);
+  return items ? saleLineRecords(items, Number(row.cart_discount ?? 0), row.currency) : {};
 }
 
 /** The merchant-facing record (API and webhooks): amounts in major units. */
@@ -135,6 +155,7 @@ export function paymentRecord(row: OfflinePaymentRow) {
     capturedAt: row.captured_at.toISOString(),
     receivedAt: row.received_at.toISOString(),
     settledAt: row.settled_at.toISOString(),
+    ...recordLines(row),
   };
 }
 
@@ -181,6 +202,8 @@ export function paymentRow(scope: SettlementScope, candidate: Candidate, verdict
     decline_reason: verdict.status === 'declined' ? verdict.reason : null,
     settled_at: now,
     server_seq: seq,
+    items: candidate.cart?.lines ?? null,
+    cart_discount: candidate.cart ? candidate.cart.discount : null,
   };
 }
 
@@ -191,7 +214,7 @@ export function paymentEvent(row: OfflinePaymentRow, now: Date): NewEvent {
     merchantId: row.merchant_id,
     mode: row.mode,
     type: row.status === 'accepted' ? 'offline.payment.accepted' : 'offline.payment.declined',
-    data: { paymentId: record.id, terminalId: record.terminalId, kind: record.kind, amount: record.amount, currency: record.currency, payerHandle: record.payerHandle, walletRef: record.walletRef, declineCode: record.declineCode, declineReason: record.declineReason, capturedAt: record.capturedAt },
+    data: { paymentId: record.id, terminalId: record.terminalId, kind: record.kind, amount: record.amount, currency: record.currency, payerHandle: record.payerHandle, walletRef: record.walletRef, declineCode: record.declineCode, declineReason: record.declineReason, capturedAt: record.capturedAt, ...recordLines(row) },
     at: now,
   };
 }

@@ -95,10 +95,14 @@ export interface OfflinePaymentRow {
   decline_reason: string | null;
   settled_at: Date;
   server_seq: number;
+  /** The lines sold (shared/src/cart.ts SaleLines, jsonb), when the terminal sent them and they add up. */
+  items: unknown;
+  /** The cart discount, minor units. */
+  cart_discount: number | null;
 }
 
 const PAYMENT_COLUMNS =
-  'id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, amount, currency, description, captured_at, received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq';
+  'id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, amount, currency, description, captured_at, received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq, items, cart_discount';
 
 export async function findOfflinePayment(db: Queryable, id: string): Promise<OfflinePaymentRow | undefined> {
   const [row] = await db.query<OfflinePaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM offline_payments WHERE id = $1`, [id], { prepareAs: 'offline_payment_find' });
@@ -158,14 +162,16 @@ export async function insertOfflinePayments(tx: Queryable, rows: readonly (Offli
   const times = (name: 'captured_at' | 'received_at' | 'settled_at') => rows.map((row) => row[name].toISOString());
   return tx.query<OfflinePaymentRow>(
     `INSERT INTO offline_payments (id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, voucher_hash, amount, currency, description, captured_at,
-       received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq)
+       received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq, items, cart_discount)
      SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int8[], $10::text[], $11::text[],
-       $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::timestamptz[], $21::int8[])
+       $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::timestamptz[], $21::int8[],
+       $22::jsonb[], $23::int8[])
      RETURNING ${PAYMENT_COLUMNS}`,
     [
       column('id'), column('terminal_id'), column('merchant_id'), column('mode'), column('kind'), column('tag_id'), column('voucher_id'), column('voucher_hash'),
       column('amount'), column('currency'), column('description'), times('captured_at'), times('received_at'), column('status'), column('payer_wallet_id'),
       column('payer_handle'), column('transfer_id'), column('decline_code'), column('decline_reason'), times('settled_at'), column('server_seq'),
+      rows.map((row) => (row.items === null || row.items === undefined ? null : JSON.stringify(row.items))), column('cart_discount'),
     ],
     { prepareAs: 'offline_payments_insert_many' },
   );

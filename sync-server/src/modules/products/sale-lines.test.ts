@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { randomUUID } from 'node:crypto';
+import type { OfflinePaymentDoc, ProductDoc, StreamMessage } from '@tapline/shared/sync-protocol';
+import { SYNC_EVENTS } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
+import { conflictsOf, connectTerminal, push } from '../offline/test-helpers.ts';
 import { balanceMinor } from '../../testing/ledger.ts';
 import { type TestServer, uniqueHandle, useTestServer } from '../../testing/server.ts';
 
@@ -157,6 +161,44 @@ for (const target of await databaseTargets()) {
       const refusedIndex = answers.findIndex((a) => a.status === 409);
       const pending = await s.request<Session>('GET', `/api/pos/sessions/${sessions[refusedIndex]!}`, { headers: key });
       assert.equal(pending.body.status, 'pending', 'the refused session is left for the kiosk to cancel');
+    });
+
+    it('offline sales carry their lines: kept and answered, never refused for stock (oversold), mismatches declined with the CartError code while the rest settle', async () => {
+      const s = server();
+      const { key, productId, tags } = await shopWithStock(s, 1, 1);
+      const terminal = await s.request<{ id: string; token: string }>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till' } });
+      const { socket } = await connectTerminal(s, `term.${terminal.body.token}`);
+      const doc = (amountMinor: number, items: unknown, extra: Record<string, unknown> = {}): OfflinePaymentDoc => ({
+        id: randomUUID(), terminalId: terminal.body.id, kind: 'tap', tagId: tags[0]!, amountMinor, currency: 'NGN', description: 'Malt',
+        capturedAt: new Date().toISOString(), status: 'queued', serverSeq: 0, items: items as OfflinePaymentDoc['items'], ...extra,
+      });
+      const line = { productId, name: 'Malt', quantity: 3, unitPrice: 50_000, discount: 0, taxRate: 750, taxInclusive: true };
+      const good = doc(140_000, [line], { discountMinor: 10_000 });
+      const mismatch = doc(100, [line]);
+      const badQuantity = doc(50_000, [{ ...line, quantity: 0 }]);
+      const streamed = new Promise<StreamMessage<ProductDoc>>((resolve) => socket.on(SYNC_EVENTS.stream, (message: StreamMessage<ProductDoc>) => {
+        if (message.collection === 'products') resolve(message);
+      }));
+      const verdicts = conflictsOf(await push(socket, [good, mismatch, badQuantity]));
+      const byId = new Map(verdicts.map((v) => [v.id, v]));
+      assert.equal(byId.get(good.id)!.status, 'accepted', JSON.stringify(byId.get(good.id)));
+      assert.deepEqual(byId.get(good.id)!.items, [line]);
+      assert.equal(byId.get(good.id)!.discountMinor, 10_000);
+      assert.deepEqual([byId.get(mismatch.id)!.status, byId.get(mismatch.id)!.declineCode], ['declined', 'items_total_mismatch']);
+      assert.deepEqual([byId.get(badQuantity.id)!.status, byId.get(badQuantity.id)!.declineCode], ['declined', 'item_quantity_invalid']);
+      const product = await s.request<{ stock: number; oversold: boolean }>('GET', `/api/merchant/products/${productId}`, { headers: key });
+      assert.deepEqual([product.body.stock, product.body.oversold], [-2, true], 'three sold offline with one in stock: oversold by two');
+      const message = await streamed;
+      assert.deepEqual(message.documents.map((d) => [d.id, d.stock]), [[productId, -2]]);
+      const record = await s.request<{ items: Line[]; totals: unknown; cartDiscount: number }>('GET', `/api/offline/payments/${good.id}`, { headers: key });
+      assert.equal(record.status, 200);
+      assert.deepEqual(record.body.totals, { subtotal: 1500, discount: 100, tax: 97.67, total: 1400 });
+      assert.equal(record.body.items[0]!.quantity, 3);
+      assert.equal(record.body.cartDiscount, 100);
+      const replay = conflictsOf(await push(socket, [good]));
+      assert.equal(replay[0]!.status, 'accepted');
+      const again = await s.request<{ stock: number }>('GET', `/api/merchant/products/${productId}`, { headers: key });
+      assert.equal(again.body.stock, -2, 'a replayed push moves no stock');
     });
   });
 }

@@ -75,9 +75,9 @@ export function checkCartAmount(cart: Cart, amountMinor: number, currency: strin
  * A pushed document's lines, read defensively (the terminal's replica is not trusted): the cart,
  * or the CartError that declines the document. `undefined` items: a sale without lines.
  */
-export function cartOfDocument(items: unknown, discountMinor: unknown, amountMinor: number): { cart: Cart | null; problem: CartError | null } {
-  if (items === undefined || items === null) return { cart: null, problem: null };
-  if (!Array.isArray(items)) return { cart: null, problem: new CartError('items_invalid', 'items must be an array of sale lines') };
+export function cartOfDocument(items: unknown, discountMinor: unknown, amountMinor: number): { cart: Cart | null; cartProblem: CartError | null } {
+  if (items === undefined || items === null) return { cart: null, cartProblem: null };
+  if (!Array.isArray(items)) return { cart: null, cartProblem: new CartError('items_invalid', 'items must be an array of sale lines') };
   const lines = items.map((item: unknown) => {
     if (item === null || typeof item !== 'object') return item as SaleLine;
     const line = item as Record<string, unknown>;
@@ -94,9 +94,9 @@ export function cartOfDocument(items: unknown, discountMinor: unknown, amountMin
   const cart: Cart = { lines, discount: (discountMinor ?? 0) as number };
   try {
     assertCartMatches(cart, amountMinor);
-    return { cart, problem: null };
+    return { cart, cartProblem: null };
   } catch (error) {
-    if (error instanceof CartError) return { cart: null, problem: error };
+    if (error instanceof CartError) return { cart: null, cartProblem: error };
     throw error;
   }
 }
