@@ -1,4 +1,5 @@
 import type { RxJsonSchema } from 'rxdb';
+import type { ProductDoc as ReplicatedProductDoc } from '@tapline/shared/sync-protocol';
 
 /**
  * The merchant's catalogue on the kiosk: the `products` collection the sync server replicates
@@ -9,29 +10,8 @@ import type { RxJsonSchema } from 'rxdb';
  * Amounts are minor units and tax rates basis points, like the rest of the sync protocol (the
  * JSON API speaks major units and percents).
  */
-export interface ProductDoc {
-  /** `prod_…`, the server's id. */
-  id: string;
-  name: string;
-  /** One unit's price in minor units (tax included when `taxInclusive`). */
-  priceMinor: number;
-  currency: string;
-  sku: string | null;
-  barcode: string | null;
-  category: string | null;
-  /** Basis points (750 = 7.5 %). */
-  taxRate: number;
-  taxInclusive: boolean;
-  imageUrl: string | null;
-  trackStock: boolean;
-  /** Units on hand when `trackStock` (below zero when oversold), else null. */
-  stock: number | null;
-  /** An archived product is `active: false` (or deleted from the replica): never sold. */
-  active: boolean;
-  updatedAt: string;
-  /** The server's order of changes to the merchant's products: pull checkpoints count in it. */
-  serverSeq: number;
-}
+/** A product as the replica keeps it (shared/src/sync-protocol.ts; RxDB keeps `_deleted` itself). */
+export type ProductDoc = Omit<ReplicatedProductDoc, '_deleted'>;
 
 const NULLABLE_TEXT = (maxLength: number) => ({ type: ['string', 'null'], maxLength }) as const;
 
@@ -79,6 +59,9 @@ export function sellable(product: ProductDoc, currency: string): boolean {
   return product.active && product.currency === currency;
 }
 
+/** One collator for every sort (far faster than localeCompare over thousands of names). */
+const BY_NAME = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
 /** How many results a search answers at most (a screenful is fewer). */
 export const SEARCH_LIMIT = 60;
 
@@ -96,7 +79,7 @@ export class CatalogueIndex {
 
   constructor(products: Iterable<ProductDoc>, currency: string) {
     const kept = [...products].filter((product) => sellable(product, currency));
-    kept.sort((a, b) => a.name.localeCompare(b.name));
+    kept.sort((a, b) => BY_NAME.compare(a.name, b.name));
     this.#products = kept;
     this.#texts = kept.map(searchText);
     const categories = new Set<string>();
@@ -106,7 +89,7 @@ export class CatalogueIndex {
     }
     // A SKU answers a scan too, unless a barcode already does.
     for (const product of kept) if (product.sku !== null && product.sku !== '' && !this.#byCode.has(product.sku)) this.#byCode.set(product.sku, product);
-    this.#categories = [...categories].sort((a, b) => a.localeCompare(b));
+    this.#categories = [...categories].sort(BY_NAME.compare);
   }
 
   get size(): number {

@@ -45,7 +45,7 @@ const CART_FIELDS = {
 } as const;
 
 /** An offline payment as the replica keeps it: a sale from the cart carries its lines. */
-export type OfflinePaymentRecord = OfflinePaymentDoc & { items?: SaleLine[]; discountMinor?: number };
+export type OfflinePaymentRecord = OfflinePaymentDoc;
 
 /**
  * Version 1 added the sale's lines (CART_FIELDS) to pos_sales and offline_payments: documents

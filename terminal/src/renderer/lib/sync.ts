@@ -50,8 +50,8 @@ export interface ReplicatedCollections {
   products?: ProductCollection;
 }
 
-/** The pushed collections of the protocol, and the pulled-only catalogue. */
-export type ReplicatedName = SyncCollection | 'products';
+/** The collections of the protocol: two pushed, the catalogue pulled only. */
+export type ReplicatedName = SyncCollection;
 
 /** What every replicated document has: an id, and the server's order of changes. */
 interface ReplicatedDocument {
@@ -89,6 +89,44 @@ function toServer<D extends ReplicatedDocument>(doc: WithDeleted<D> | undefined)
 
 export type Ask = <T>(event: string, request: unknown) => Promise<T>;
 
+interface PullAnswer<D> {
+  documents: D[];
+  checkpoint: SyncCheckpoint | null;
+}
+
+/**
+ * Pulls with one request read ahead: a full batch means more are waiting (a fresh kiosk pulling a
+ * catalogue of thousands), so the next batch is asked for while RxDB stores this one. The
+ * read-ahead is used only when RxDB then asks from exactly that checkpoint; a failed one is
+ * forgotten and asked again. What changed after it was answered has a later serverSeq, so it
+ * comes with a later pull or the stream.
+ */
+export function pullWithReadAhead<D>(pull: (checkpoint: SyncCheckpoint | null, batchSize: number) => Promise<PullAnswer<D>>) {
+  let ahead: { from: number; batchSize: number; answer: Promise<PullAnswer<D>> } | null = null;
+  return {
+    async take(checkpoint: SyncCheckpoint | null, batchSize: number): Promise<PullAnswer<D>> {
+      const from = checkpoint?.serverSeq ?? -1;
+      const kept = ahead !== null && ahead.from === from && ahead.batchSize === batchSize ? ahead.answer : null;
+      ahead = null;
+      let answer: PullAnswer<D>;
+      try {
+        answer = kept === null ? await pull(checkpoint, batchSize) : await kept;
+      } catch (error) {
+        if (kept === null) throw error;
+        answer = await pull(checkpoint, batchSize);
+      }
+      if (answer.documents.length === batchSize && answer.checkpoint !== null) {
+        const next = answer.checkpoint;
+        const request = pull(next, batchSize);
+        // A read-ahead nobody takes must not be an unhandled rejection.
+        request.catch(() => undefined);
+        ahead = { from: next.serverSeq, batchSize, answer: request };
+      }
+      return answer;
+    },
+  };
+}
+
 /** One collection's replication, as the connection drives it. */
 interface CollectionReplication {
   /** The first call starts it; later ones (reconnects) make it look again for what changed. */
@@ -118,6 +156,7 @@ export function replicateCollection<D extends ReplicatedDocument>(
   options: { push: boolean } = { push: true },
 ): CollectionReplication {
   const stream$ = new Subject<RxReplicationPullStreamItem<D, SyncCheckpoint>>();
+  const pullAhead = pullWithReadAhead<D>((checkpoint, batchSize) => ask(SYNC_EVENTS.pull, { collection: name, checkpoint, batchSize } satisfies PullRequest));
   const replication = replicateRxCollection<D, SyncCheckpoint>({
     replicationIdentifier: `tapline-sync-${name}-${terminalId}`,
     collection,
@@ -129,8 +168,7 @@ export function replicateCollection<D extends ReplicatedDocument>(
       batchSize: SYNC_BATCH_SIZE_MAX,
       stream$: stream$.asObservable(),
       handler: async (checkpoint, batchSize) => {
-        const request: Omit<PullRequest, 'collection'> & { collection: ReplicatedName } = { collection: name, checkpoint: checkpoint ?? null, batchSize: Math.min(batchSize, SYNC_BATCH_SIZE_MAX) };
-        const answer = await ask<{ documents: D[]; checkpoint: SyncCheckpoint | null }>(SYNC_EVENTS.pull, request);
+        const answer = await pullAhead.take(checkpoint ?? null, Math.min(batchSize, SYNC_BATCH_SIZE_MAX));
         return { documents: answer.documents.map(fromServer), checkpoint: answer.checkpoint ?? checkpoint };
       },
     },
