@@ -1,6 +1,6 @@
 import { type RxCollection, type RxDatabase, type RxJsonSchema, addRxPlugin, createRxDatabase } from 'rxdb';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
-import { MAX_CART_LINES, MAX_LINE_NAME_LENGTH, MAX_LINE_QUANTITY, MAX_TAX_RATE_BPS, type SaleLine } from '@tapline/shared/cart';
+import { MAX_CART_LINES, MAX_LINE_NAME_LENGTH, MAX_LINE_QUANTITY, MAX_TAX_RATE_BPS } from '@tapline/shared/cart';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { GIFT_CARD_DESIGN_THEMES, GIFT_CARD_LIMITS } from '@tapline/shared/gift-card-rules';
 import { OFFLINE_PAYMENT_KINDS, OFFLINE_PAYMENT_STATUSES, type GiftCardSaleDoc, type OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
