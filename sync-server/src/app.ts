@@ -28,7 +28,7 @@ import { walletPayRoutes } from './modules/wearables/wallet-pay.ts';
 import { holderWearableRoutes } from './modules/wearables/holder-routes.ts';
 import { refreshNoPinLimitDefaults, startNoPinLimitDefaultsRefresh } from './modules/wearables/no-pin-limits.ts';
 import { posRoutes } from './modules/pos/routes.ts';
-import { productRoutes } from './modules/products/index.ts';
+import { productRoutes, saleRoutes } from './modules/products/index.ts';
 import { payrollRoutes } from './modules/payroll/routes.ts';
 import { startPosSessionSweeper } from './modules/pos/service.ts';
 import { webRoutes } from './web/routes.ts';
@@ -145,7 +145,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, webRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, webRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);

@@ -72,3 +72,105 @@ export const CatalogueProductListQuery = Type.Object({
 });
 
 export const CatalogueProductParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+// Sales, refunds, manager PINs and reports (docs/catalogue.md).
+
+const RefundLineRecord = Type.Object({
+  line: Type.Integer(),
+  productId: Nullable(Type.String()),
+  name: Type.String(),
+  quantity: Type.Integer(),
+  amount: Type.Number({ description: 'Major units' }),
+});
+
+export const RefundBody = Type.Object({
+  saleId: Type.String({ minLength: 1, maxLength: 64, description: 'A POS session id or an offline payment id' }),
+  lines: Type.Optional(Type.Array(Type.Object({ line: Type.Integer({ minimum: 0, maximum: 199 }), quantity: Type.Integer({ minimum: 1, maximum: 9999 }) }), {
+    minItems: 1,
+    maxItems: 200,
+    description: 'Lines to refund (0-based index, units); none: everything not yet refunded',
+  })),
+  managerPin: Type.Optional(Type.String({ pattern: '^[0-9]{4,8}$', description: 'The terminal\'s manager PIN: required with a terminal token, not with the merchant key' })),
+  reason: Type.Optional(Type.String({ maxLength: 300 })),
+});
+
+export const RefundRecord = Type.Object({
+  id: Type.String({ description: 'rf_…' }),
+  saleId: Type.String(),
+  saleKind: Type.Union([Type.Literal('pos_session'), Type.Literal('offline_payment')]),
+  amount: Type.Number({ description: 'Major units' }),
+  currency: Type.String(),
+  lines: Type.Array(RefundLineRecord),
+  reason: Nullable(Type.String()),
+  terminalId: Nullable(Type.String({ description: 'The terminal that refunded; null for the merchant key' })),
+  walletRef: Type.String({ description: 'The correcting ledger transfer' }),
+  payerHandle: Nullable(Type.String()),
+  createdAt: Timestamp,
+});
+
+const SaleLineOut = Type.Object({
+  line: Type.Integer(),
+  productId: Nullable(Type.String()),
+  name: Type.String(),
+  quantity: Type.Integer(),
+  unitPrice: Type.Number(),
+  discount: Type.Number(),
+  taxRate: Type.Number(),
+  taxInclusive: Type.Boolean(),
+  net: Type.Number(),
+  tax: Type.Number(),
+  total: Type.Number(),
+});
+
+export const SaleRecord = Type.Object({
+  saleId: Type.String(),
+  kind: Type.Union([Type.Literal('pos_session'), Type.Literal('offline_payment')]),
+  terminalId: Nullable(Type.String()),
+  status: Type.String(),
+  amount: Type.Number(),
+  currency: Type.String(),
+  payerHandle: Nullable(Type.String()),
+  walletRef: Nullable(Type.String()),
+  createdAt: Timestamp,
+  settledAt: Nullable(Timestamp),
+  items: Nullable(Type.Array(SaleLineOut)),
+  cartDiscount: Type.Number(),
+  totals: Nullable(Type.Object({ subtotal: Type.Number(), discount: Type.Number(), tax: Type.Number(), total: Type.Number() })),
+  refunds: Type.Array(RefundRecord),
+  refunded: Type.Number(),
+  refundable: Type.Number(),
+  refundableLines: Type.Array(Type.Object({ line: Type.Integer(), quantity: Type.Integer(), amount: Type.Number() })),
+});
+
+export const SaleParams = Type.Object({ saleId: Type.String({ maxLength: 64 }) });
+
+export const ManagerPinBody = Type.Object({ pin: Type.String({ pattern: '^[0-9]{4,8}$', description: '4 to 8 digits' }) });
+export const ManagerPinResponse = Type.Object({ terminalId: Type.String(), managerPinSet: Type.Boolean() });
+
+export const CloseDayBody = Type.Object({ managerPin: Type.Optional(Type.String({ pattern: '^[0-9]{4,8}$' })) });
+
+const Tally = Type.Object({ count: Type.Integer(), amount: Type.Number({ description: 'Major units' }) });
+
+export const DayReport = Type.Object({
+  id: Nullable(Type.String({ description: 'zr_…; null for an X report' })),
+  kind: Type.Union([Type.Literal('X'), Type.Literal('Z')]),
+  number: Nullable(Type.Integer({ description: 'The Z report\'s number for this terminal (1, 2, 3…); null for X' })),
+  nextNumber: Type.Optional(Type.Integer({ description: 'X: the number the Z report closing this day will get' })),
+  terminalId: Type.String(),
+  openedAt: Timestamp,
+  closedAt: Timestamp,
+  currency: Type.String(),
+  methods: Type.Object({ walletTap: Tally, qrOnline: Tally, offlineVoucher: Tally, offlineTap: Tally, giftCard: Tally }),
+  online: Tally,
+  offline: Tally,
+  declinedOffline: Tally,
+  giftCardsSold: Tally,
+  refunds: Tally,
+  taxes: Type.Array(Type.Object({ rate: Type.Number({ description: 'Percent' }), taxable: Type.Number(), tax: Type.Number() })),
+  gross: Type.Number(),
+  net: Type.Number(),
+  oversold: Type.Array(Type.Object({ productId: Type.String(), name: Type.String(), stock: Type.Integer() })),
+});
+
+export const TerminalReportParams = Type.Object({ id: Type.String({ maxLength: 64 }), reportId: Type.String({ maxLength: 64 }) });
+export const ReportParams = Type.Object({ reportId: Type.String({ maxLength: 64 }) });

@@ -36,6 +36,9 @@ const OVERRIDES: Readonly<Record<string, string>> = {
   'GET /api/fx': 'getPublicFxRate',
   'POST /api/merchant/products/:id/archive': 'archiveMerchantProduct',
   'POST /api/merchant/products/:id/unarchive': 'unarchiveMerchantProduct',
+  'GET /api/pos/reports/current': 'getCurrentPosReport',
+  'POST /api/pos/reports': 'closePosDay',
+  'PUT /api/merchant/terminals/:id/manager-pin': 'setMerchantTerminalManagerPin',
 };
 
 function pascal(segment: string): string {

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { type SaleLine, cartTotals } from '@tapline/shared/cart';
+import { toMajor } from '@tapline/shared/money';
+import type { ProductDoc } from '@tapline/shared/sync-protocol';
+import type { AppContext } from '../../context.ts';
+import type { Mode } from '../../auth/secrets.ts';
+import { enqueueEvent } from '../../events/outbox.ts';
+import { badRequest, conflict, notFound } from '../../http/errors.ts';
+import { displayHandle } from '../../http/validate.ts';
+import { walletAccount } from '../../ledger/accounts.ts';
+import { transfer } from '../../ledger/ledger.ts';
+import { checkManagerPin } from './manager-pin.ts';
+import { moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from './sales.ts';
+import { type RefundRow, type SaleRow, findRefund, findSale, insertRefund, merchantWalletId, refundsOfSale } from './sales-store.ts';
+
+/** Who asks: the merchant's key (no PIN) or one of its terminals (its own sales, with the manager PIN). */
+export interface SaleActor {
+  merchantId: string;
+  mode: Mode;
+  terminalId: string | null;
+}
+
+export interface RefundRequest {
+  saleId: string;
+  lines?: { line: number; quantity: number }[] | undefined;
+  managerPin?: string | undefined;
+  reason?: string | undefined;
+}
+
+const saleNotFound = (id: string) => notFound('sale_not_found', `No sale ${id}`);
+const REFUNDABLE_STATUS: Record<SaleRow['kind'], string> = { pos_session: 'completed', offline_payment: 'accepted' };
+
+/** Half-up share of `total` for `units` of `quantity` (integers): shares of every unit add up to `total`. */
+function share(total: number, units: number, quantity: number): number {
+  return Number((BigInt(total) * BigInt(units) * 2n + BigInt(quantity)) / (BigInt(quantity) * 2n));
+}
+
+/** Units already refunded per line of a sale. */
+function refundedUnits(refunds: readonly RefundRow[]): Map<number, number> {
+  const units = new Map<number, number>();
+  for (const refund of refunds) for (const line of refund.lines) units.set(line.line, (units.get(line.line) ?? 0) + line.quantity);
+  return units;
+}
+
+/** What is left to refund of a sale: its amount, and per line the units and their amount. */
+function refundable(sale: SaleRow, refunds: readonly RefundRow[]) {
+  const paid = sale.status === REFUNDABLE_STATUS[sale.kind] ? Number(sale.amount) : 0;
+  const refunded = refunds.reduce((sum, refund) => sum + Number(refund.amount), 0);
+  const lines = storedLines(sale.items);
+  const done = refundedUnits(refunds);
+  const totals = lines ? cartTotals({ lines, discount: Number(sale.cart_discount ?? 0) }) : null;
+  const perLine = (lines ?? []).map((line, index) => {
+    const before = done.get(index) ?? 0;
+    const total = totals!.lines[index]!.total;
+    return { line: index, quantity: line.quantity - before, amount: share(total, line.quantity, line.quantity) - share(total, before, line.quantity) };
+  });
+  return { paid, refunded, left: Math.max(paid - refunded, 0), lines, perLine, done, totals };
+}
+
+export function refundRecord(row: RefundRow, sale: Pick<SaleRow, 'items' | 'payer_handle'>) {
+  const lines = storedLines(sale.items);
+  return {
+    id: row.id,
+    saleId: row.sale_id,
+    saleKind: row.sale_kind,
+    amount: toMajor(Number(row.amount), row.currency),
+    currency: row.currency,
+    lines: row.lines.map((line) => ({
+      line: line.line,
+      productId: lines?.[line.line]?.productId ?? null,
+      name: lines?.[line.line]?.name ?? '',
+      quantity: line.quantity,
+      amount: toMajor(line.amount, row.currency),
+    })),
+    reason: row.reason,
+    terminalId: row.refunded_by_terminal_id,
+    walletRef: row.transfer_id,
+    payerHandle: sale.payer_handle ? displayHandle(sale.payer_handle) : null,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
+  const state = refundable(sale, refunds);
+  const major = (minor: number) => toMajor(minor, sale.currency);
+  return {
+    saleId: sale.id,
+    kind: sale.kind,
+    terminalId: sale.terminal_id,
+    status: sale.status,
+    amount: major(Number(sale.amount)),
+    currency: sale.currency,
+    payerHandle: sale.payer_handle ? displayHandle(sale.payer_handle) : null,
+    walletRef: sale.transfer_id,
+    createdAt: sale.created_at.toISOString(),
+    settledAt: sale.settled_at?.toISOString() ?? null,
+    ...(state.lines ? saleLineRecords(state.lines, Number(sale.cart_discount ?? 0), sale.currency) : { items: null, cartDiscount: 0, totals: null }),
+    refunds: refunds.map((refund) => refundRecord(refund, sale)),
+    refunded: major(state.refunded),
+    refundable: major(state.left),
+    refundableLines: state.perLine.filter((line) => line.quantity > 0).map((line) => ({ line: line.line, quantity: line.quantity, amount: major(line.amount) })),
+  };
+}
+
+/** docs/catalogue.md, "Sales and refunds". */
+export function refundsService(context: AppContext) {
+  const { db } = context;
+
+  async function visibleSale(actor: SaleActor, saleId: string, lock: boolean, tx = db as Parameters<typeof findSale>[0]): Promise<SaleRow> {
+    const sale = await findSale(tx, actor, saleId, { lock });
+    // A terminal refunds and reads its own sales only.
+    if (!sale || (actor.terminalId !== null && sale.terminal_id !== actor.terminalId)) throw saleNotFound(saleId);
+    return sale;
+  }
+
+  return {
+    async sale(actor: SaleActor, saleId: string) {
+      const sale = await visibleSale(actor, saleId, false);
+      return saleRecord(sale, await refundsOfSale(db, sale.id));
+    },
+
+    /** `derived`: an id derived from the Idempotency-Key, so that a retry after a crash finds the refund its first run made. */
+    async refund(actor: SaleActor, request: RefundRequest, derived: string | undefined) {
+      const id = `rf_${(derived ?? randomUUID()).replaceAll('-', '')}`;
+      if (derived) {
+        const existing = await findRefund(db, id);
+        if (existing) {
+          const sale = await visibleSale(actor, existing.sale_id, false);
+          return refundRecord(existing, sale);
+        }
+      }
+      // Found before the PIN is spent: an unknown sale costs no attempt.
+      await visibleSale(actor, request.saleId, false);
+      if (actor.terminalId !== null) await checkManagerPin(db, actor.terminalId, request.managerPin);
+      const now = context.now();
+      let restocked: ProductDoc[] = [];
+      const { row, sale } = await db.transaction(async (tx) => {
+        restocked = [];
+        const sale = await visibleSale(actor, request.saleId, true, tx);
+        if (sale.status !== REFUNDABLE_STATUS[sale.kind] || !sale.payer_wallet_id || !sale.transfer_id) {
+          throw conflict('sale_not_refundable', `Sale ${sale.id} is ${sale.status}: only a completed sale can be refunded`);
+        }
+        const refunds = await refundsOfSale(tx, sale.id);
+        const state = refundable(sale, refunds);
+        let amount: number;
+        let lines: { line: number; quantity: number; amount: number }[];
+        if (request.lines === undefined) {
+          lines = state.perLine.filter((line) => line.quantity > 0);
+          amount = state.left;
+        } else {
+          if (!state.lines) throw badRequest('refund_line_invalid', 'This sale has no lines: refund it in full (no lines)');
+          const asked = new Map<number, number>();
+          for (const { line, quantity } of request.lines) asked.set(line, (asked.get(line) ?? 0) + quantity);
+          lines = [...asked].sort(([a], [b]) => a - b).map(([line, quantity]) => {
+            const sold: SaleLine | undefined = state.lines![line];
+            const before = state.done.get(line) ?? 0;
+            if (!sold || quantity < 1 || before + quantity > sold.quantity) {
+              throw badRequest('refund_line_invalid', `Line ${line} cannot refund ${quantity} more (sold ${sold?.quantity ?? 0}, refunded ${before})`);
+            }
+            const total = state.totals!.lines[line]!.total;
+            return { line, quantity, amount: share(total, before + quantity, sold.quantity) - share(total, before, sold.quantity) };
+          });
+          amount = lines.reduce((sum, line) => sum + line.amount, 0);
+        }
+        if (amount <= 0 || state.left === 0) throw conflict('nothing_to_refund', `Sale ${sale.id} has nothing left to refund`);
+        if (amount > state.left) throw conflict('refund_exceeds_sale', `Refunds of sale ${sale.id} would exceed what was paid`);
+        const merchantWallet = sale.merchant_wallet_id ?? (await merchantWalletId(tx, sale.merchant_id, sale.mode));
+        if (!merchantWallet) throw new Error(`merchant ${sale.merchant_id} has no ${sale.mode} wallet`);
+        const transferId = `wtx_refund_${id.slice(3)}`;
+        // The correcting transfer: the merchant's wallet back to the wallet that paid (no negative wallet: 422 insufficient_funds).
+        await transfer(tx, {
+          id: transferId,
+          mode: sale.mode,
+          kind: 'pos_refund',
+          legs: [
+            { account: walletAccount(merchantWallet, sale.currency), amount: -amount },
+            { account: walletAccount(sale.payer_wallet_id, sale.currency), amount },
+          ],
+          metadata: { saleId: sale.id, refundId: id },
+        });
+        const row = await insertRefund(tx, {
+          id,
+          sale_id: sale.id,
+          sale_kind: sale.kind,
+          merchant_id: sale.merchant_id,
+          mode: sale.mode,
+          sale_terminal_id: sale.terminal_id,
+          refunded_by_terminal_id: actor.terminalId,
+          amount,
+          currency: sale.currency,
+          lines,
+          reason: request.reason?.trim() || null,
+          payer_wallet_id: sale.payer_wallet_id,
+          transfer_id: transferId,
+        }, now);
+        // Stock comes back for the units refunded of tracked products.
+        if (state.lines) {
+          const units = unitsByProduct(lines.map((line) => ({ ...state.lines![line.line]!, quantity: line.quantity })));
+          restocked = await moveSaleStock(tx, { merchantId: sale.merchant_id, mode: sale.mode }, units, 1, now);
+        }
+        await enqueueEvent(tx, { merchantId: sale.merchant_id, mode: sale.mode, type: 'pos.refund.created', data: refundRecord(row, sale), at: now });
+        return { row, sale };
+      });
+      if (restocked.length > 0) context.sync.productsChanged(sale.merchant_id, sale.mode, restocked);
+      return refundRecord(row, sale);
+    },
+  };
+}

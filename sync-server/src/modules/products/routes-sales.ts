@@ -1,0 +1,140 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
+import {
+  CloseDayBody,
+  DayReport,
+  ErrorBody,
+  ListOf,
+  ListQuery,
+  ManagerPinBody,
+  ManagerPinResponse,
+  RefundBody,
+  RefundRecord,
+  ReportParams,
+  SaleParams,
+  SaleRecord,
+  TerminalReportParams,
+} from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import { principalAs, principalOf } from '../../auth/hooks.ts';
+import { forbidden, notFound } from '../../http/errors.ts';
+import { derivedUuid, idempotencyScope } from '../../http/idempotency.ts';
+import { setManagerPin } from './manager-pin.ts';
+import { type SaleActor, refundsService } from './refunds.ts';
+import { type TerminalActor, reportsService } from './reports.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+const merchantOrTerminal = { auth: ['merchant', 'terminal'] } as const;
+const TerminalParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+/** The manager PIN stays out of the stored request hash; a refused PIN or a lock-out is not kept, so a retry with the right PIN runs. */
+const pinAsCredential = {
+  scope: (request: FastifyRequest) => idempotencyScope(request.credential.state === 'valid' ? request.credential.principal : undefined),
+  secrets: ['managerPin'],
+  beforeReplay: async () => undefined,
+  forgetStatuses: [403, 429],
+} as const;
+
+function actorOf(request: FastifyRequest): SaleActor {
+  const principal = principalOf(request);
+  if (principal.kind === 'merchant') return { merchantId: principal.merchantId, mode: principal.mode, terminalId: null };
+  if (principal.kind === 'terminal') return { merchantId: principal.merchantId, mode: principal.mode, terminalId: principal.terminalId };
+  throw forbidden('credential_not_allowed', 'Sales need a merchant API key or a terminal token');
+}
+
+function terminalOf(request: FastifyRequest): TerminalActor {
+  const principal = principalAs(request, 'terminal');
+  return { merchantId: principal.merchantId, mode: principal.mode, terminalId: principal.terminalId };
+}
+
+const REFUND_RULES = `Only a completed POS session or an accepted offline payment. The money goes back from the merchant's wallet to the wallet
+that paid, by a ledger transfer in the same transaction as the refund, its stock and its pos.refund.created event. All refunds of a sale
+together never exceed what was paid (409 refund_exceeds_sale, nothing_to_refund); a line refunds at most its units not yet refunded (400
+refund_line_invalid); a sale without lines refunds in full only. 422 insufficient_funds when the merchant's wallet cannot pay it back. A
+terminal refunds its own sales with its manager PIN (403 manager_pin_required, manager_pin_not_set, wrong_manager_pin; 429
+manager_pin_locked after five wrong PINs); the merchant key needs no PIN.`;
+
+/** docs/catalogue.md: sales, refunds, manager PINs, X and Z reports. HTTP only. */
+export async function saleRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+  const refunds = refundsService(context);
+  const reports = reportsService(context);
+
+  app.post('/api/pos/refunds', {
+    config: { ...merchantOrTerminal, idempotency: 'optional', idempotencyBodyCredential: pinAsCredential },
+    schema: { tags: ['pos'], summary: 'Refund a sale in full or by lines', description: REFUND_RULES, body: RefundBody, response: { 201: RefundRecord, ...errors } },
+  }, async (request, reply) => {
+    const refund = await refunds.refund(actorOf(request), request.body as Static<typeof RefundBody>, derivedUuid(request, 'pos_refund'));
+    return reply.status(201).send(refund);
+  });
+
+  app.get('/api/pos/sales/:saleId', {
+    config: merchantOrTerminal,
+    schema: {
+      tags: ['pos'],
+      summary: 'A sale (POS session or offline payment) with its lines, its refunds and what is still refundable',
+      params: SaleParams,
+      response: { 200: SaleRecord, ...errors },
+    },
+  }, async (request) => refunds.sale(actorOf(request), (request.params as Static<typeof SaleParams>).saleId));
+
+  app.put('/api/merchant/terminals/:id/manager-pin', {
+    config: { auth: ['merchant'] },
+    schema: {
+      tags: ['merchant'],
+      summary: 'Set the terminal\'s manager PIN (refunds and Z reports at the kiosk): 4 to 8 digits, stored with scrypt; clears its lock-out',
+      params: TerminalParams,
+      body: ManagerPinBody,
+      response: { 200: ManagerPinResponse, ...errors },
+    },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const terminalId = (request.params as Static<typeof TerminalParams>).id;
+    const set = await setManagerPin(context.db, principal, terminalId, (request.body as Static<typeof ManagerPinBody>).pin);
+    if (!set) throw notFound('terminal_not_found', `No terminal ${terminalId}`);
+    return { terminalId, managerPinSet: true };
+  });
+
+  app.get('/api/pos/reports/current', {
+    config: { auth: ['terminal'] },
+    schema: { tags: ['pos'], summary: 'The X report: running totals of the terminal\'s open day (nothing is stored)', response: { 200: DayReport, ...errors } },
+  }, async (request) => reports.current(terminalOf(request)));
+
+  app.post('/api/pos/reports', {
+    config: { auth: ['terminal'], idempotency: 'optional', idempotencyBodyCredential: pinAsCredential },
+    schema: {
+      tags: ['pos'],
+      summary: 'The Z report: closes the terminal\'s day with the manager PIN; numbered per terminal, never changed afterwards',
+      body: CloseDayBody,
+      response: { 201: DayReport, ...errors },
+    },
+  }, async (request, reply) => {
+    const report = await reports.close(terminalOf(request), (request.body as Static<typeof CloseDayBody>).managerPin, derivedUuid(request, 'z_report'));
+    return reply.status(201).send(report);
+  });
+
+  app.get('/api/pos/reports/:reportId', {
+    config: { auth: ['terminal'] },
+    schema: { tags: ['pos'], summary: 'One of the terminal\'s Z reports', params: ReportParams, response: { 200: DayReport, ...errors } },
+  }, async (request) => {
+    const actor = terminalOf(request);
+    return reports.get(actor, actor.terminalId, (request.params as Static<typeof ReportParams>).reportId);
+  });
+
+  app.get('/api/merchant/terminals/:id/reports', {
+    config: { auth: ['merchant'] },
+    schema: { tags: ['merchant'], summary: 'A terminal\'s Z reports, newest first', params: TerminalParams, querystring: ListQuery, response: { 200: ListOf(DayReport), ...errors } },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const query = request.query as Static<typeof ListQuery>;
+    return reports.list(principal, (request.params as Static<typeof TerminalParams>).id, query.limit ?? 20, query.offset ?? 0);
+  });
+
+  app.get('/api/merchant/terminals/:id/reports/:reportId', {
+    config: { auth: ['merchant'] },
+    schema: { tags: ['merchant'], summary: 'One Z report of a terminal', params: TerminalReportParams, response: { 200: DayReport, ...errors } },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const params = request.params as Static<typeof TerminalReportParams>;
+    return reports.get(principal, params.id, params.reportId);
+  });
+}

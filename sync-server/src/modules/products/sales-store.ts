@@ -1,0 +1,173 @@
+import type { Queryable } from '../../db/database.ts';
+import type { Mode } from '../../auth/secrets.ts';
+
+/** A completed sale of either kind, as refunds and reports read it (minor units). */
+export interface SaleRow {
+  id: string;
+  kind: 'pos_session' | 'offline_payment';
+  merchant_id: string;
+  mode: Mode;
+  terminal_id: string | null;
+  status: string;
+  amount: number;
+  currency: string;
+  payer_wallet_id: string | null;
+  payer_handle: string | null;
+  merchant_wallet_id: string | null;
+  transfer_id: string | null;
+  created_at: Date;
+  settled_at: Date | null;
+  items: unknown;
+  cart_discount: number | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A sale by id (a POS session or an offline payment) of a merchant in one mode; with `lock`, its
+ * row stays locked until the caller's transaction ends (one refund of a sale at a time).
+ */
+export async function findSale(db: Queryable, scope: { merchantId: string; mode: Mode }, id: string, options: { lock: boolean }): Promise<SaleRow | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const suffix = options.lock ? ' FOR UPDATE' : '';
+  const [session] = await db.query<SaleRow>(
+    `SELECT id::text, 'pos_session' AS kind, merchant_id, mode, terminal_id, status, amount, currency, payer_wallet_id, payer_handle, merchant_wallet_id,
+       wallet_ref AS transfer_id, created_at, ended_at AS settled_at, items, cart_discount
+     FROM pos_sessions WHERE id = $1 AND merchant_id = $2 AND mode = $3${suffix}`,
+    [id.toLowerCase(), scope.merchantId, scope.mode],
+  );
+  if (session) return session;
+  const [payment] = await db.query<SaleRow>(
+    `SELECT p.id::text, 'offline_payment' AS kind, p.merchant_id, p.mode, p.terminal_id, p.status, p.amount, p.currency, p.payer_wallet_id, p.payer_handle,
+       NULL::text AS merchant_wallet_id, p.transfer_id, p.captured_at AS created_at, p.settled_at, p.items, p.cart_discount
+     FROM offline_payments p WHERE p.id = $1::uuid AND p.merchant_id = $2 AND p.mode = $3${suffix}`,
+    [id.toLowerCase(), scope.merchantId, scope.mode],
+  );
+  return payment;
+}
+
+export interface RefundRow {
+  id: string;
+  sale_id: string;
+  sale_kind: 'pos_session' | 'offline_payment';
+  merchant_id: string;
+  mode: Mode;
+  sale_terminal_id: string | null;
+  refunded_by_terminal_id: string | null;
+  amount: number;
+  currency: string;
+  lines: { line: number; quantity: number; amount: number }[];
+  reason: string | null;
+  payer_wallet_id: string;
+  transfer_id: string;
+  created_at: Date;
+}
+
+const REFUND_COLUMNS = 'id, sale_id::text, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, created_at';
+
+function parsed(row: RefundRow): RefundRow {
+  return { ...row, lines: typeof row.lines === 'string' ? (JSON.parse(row.lines) as RefundRow['lines']) : row.lines };
+}
+
+export async function refundsOfSale(db: Queryable, saleId: string): Promise<RefundRow[]> {
+  const rows = await db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM sale_refunds WHERE sale_id = $1::uuid ORDER BY created_at, id`, [saleId]);
+  return rows.map(parsed);
+}
+
+export async function findRefund(db: Queryable, id: string): Promise<RefundRow | undefined> {
+  const [row] = await db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM sale_refunds WHERE id = $1`, [id]);
+  return row ? parsed(row) : undefined;
+}
+
+export async function insertRefund(tx: Queryable, row: Omit<RefundRow, 'created_at'>, now: Date): Promise<RefundRow> {
+  const [inserted] = await tx.query<RefundRow>(
+    `INSERT INTO sale_refunds (id, sale_id, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, created_at)
+     VALUES ($1, $2::uuid, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14) RETURNING ${REFUND_COLUMNS}`,
+    [row.id, row.sale_id, row.sale_kind, row.merchant_id, row.mode, row.sale_terminal_id, row.refunded_by_terminal_id, row.amount, row.currency, JSON.stringify(row.lines), row.reason, row.payer_wallet_id, row.transfer_id, now],
+  );
+  return parsed(inserted!);
+}
+
+export async function merchantWalletId(db: Queryable, merchantId: string, mode: Mode): Promise<string | undefined> {
+  const [row] = await db.query<{ id: string }>(`SELECT id FROM wallets WHERE merchant_id = $1 AND mode = $2 AND owner_type = 'merchant'`, [merchantId, mode]);
+  return row?.id;
+}
+
+/** A terminal's sales, refunds and gift cards between two instants (after `from`, up to `to`): what a day report adds up. */
+export async function terminalDay(db: Queryable, terminalId: string, from: Date, to: Date) {
+  const sessions = await db.query<{ amount: number; tag_id: string | null; items: unknown; cart_discount: number | null }>(
+    `SELECT amount, tag_id, items, cart_discount FROM pos_sessions WHERE terminal_id = $1 AND status = 'completed' AND ended_at > $2 AND ended_at <= $3`,
+    [terminalId, from, to],
+  );
+  const payments = await db.query<{ amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null }>(
+    `SELECT amount, kind, status, items, cart_discount FROM offline_payments WHERE terminal_id = $1 AND settled_at > $2 AND settled_at <= $3`,
+    [terminalId, from, to],
+  );
+  const giftCards = await db.query<{ amount: number }>(
+    `SELECT amount FROM terminal_gift_card_sales WHERE terminal_id = $1 AND status = 'accepted' AND settled_at > $2 AND settled_at <= $3`,
+    [terminalId, from, to],
+  );
+  const refunds = await db.query<{ amount: number }>(
+    `SELECT amount FROM sale_refunds WHERE sale_terminal_id = $1 AND created_at > $2 AND created_at <= $3`,
+    [terminalId, from, to],
+  );
+  return { sessions, payments, giftCards, refunds };
+}
+
+export async function oversoldProducts(db: Queryable, merchantId: string, mode: Mode) {
+  return db.query<{ id: string; name: string; stock: number }>(
+    `SELECT id, name, stock FROM products WHERE merchant_id = $1 AND mode = $2 AND track_stock AND stock < 0 ORDER BY name, id`,
+    [merchantId, mode],
+  );
+}
+
+export interface ReportRow {
+  id: string;
+  terminal_id: string;
+  merchant_id: string;
+  mode: Mode;
+  number: number;
+  opened_at: Date;
+  closed_at: Date;
+  report: unknown;
+}
+
+const REPORT_COLUMNS = 'id, terminal_id, merchant_id, mode, number, opened_at, closed_at, report';
+
+/** The terminal's row locked (one Z report at a time), with when its open day began. */
+export async function lockTerminalDay(tx: Queryable, terminalId: string): Promise<{ openedAt: Date; number: number } | undefined> {
+  const [terminal] = await tx.query<{ created_at: Date }>('SELECT created_at FROM terminals WHERE id = $1 FOR UPDATE', [terminalId]);
+  if (!terminal) return undefined;
+  return openDay(tx, terminalId, terminal.created_at);
+}
+
+export async function openDay(db: Queryable, terminalId: string, createdAt?: Date): Promise<{ openedAt: Date; number: number }> {
+  const [last] = await db.query<{ number: number; closed_at: Date }>('SELECT number, closed_at FROM terminal_reports WHERE terminal_id = $1 ORDER BY number DESC LIMIT 1', [terminalId]);
+  if (last) return { openedAt: last.closed_at, number: last.number + 1 };
+  const start = createdAt ?? (await db.query<{ created_at: Date }>('SELECT created_at FROM terminals WHERE id = $1', [terminalId]))[0]?.created_at ?? new Date(0);
+  return { openedAt: start, number: 1 };
+}
+
+export async function insertReport(tx: Queryable, row: ReportRow): Promise<ReportRow> {
+  const [inserted] = await tx.query<ReportRow>(
+    `INSERT INTO terminal_reports (${REPORT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb) RETURNING ${REPORT_COLUMNS}`,
+    [row.id, row.terminal_id, row.merchant_id, row.mode, row.number, row.opened_at, row.closed_at, JSON.stringify(row.report)],
+  );
+  return inserted!;
+}
+
+export async function findReport(db: Queryable, terminalId: string, id: string): Promise<ReportRow | undefined> {
+  const [row] = await db.query<ReportRow>(`SELECT ${REPORT_COLUMNS} FROM terminal_reports WHERE id = $1 AND terminal_id = $2`, [id, terminalId]);
+  return row;
+}
+
+export async function listReports(db: Queryable, terminalId: string, limit: number, offset: number): Promise<{ rows: ReportRow[]; total: number }> {
+  const rows = await db.query<ReportRow>(`SELECT ${REPORT_COLUMNS} FROM terminal_reports WHERE terminal_id = $1 ORDER BY number DESC LIMIT $2 OFFSET $3`, [terminalId, limit, offset]);
+  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM terminal_reports WHERE terminal_id = $1', [terminalId]);
+  return { rows, total: Number(count?.total ?? 0) };
+}
+
+export async function findTerminal(db: Queryable, scope: { merchantId: string; mode: Mode }, terminalId: string) {
+  const [row] = await db.query<{ id: string; created_at: Date }>('SELECT id, created_at FROM terminals WHERE id = $1 AND merchant_id = $2 AND mode = $3', [terminalId, scope.merchantId, scope.mode]);
+  return row;
+}
