@@ -283,5 +283,102 @@ for (const target of await databaseTargets()) {
       assert.deepEqual([maltAfter.body.stock, maltAfter.body.oversold], [-1, true], 'sold offline below zero: oversold');
       await page.close();
     });
+
+    it('refunds a cart sale by lines from the history with the manager PIN, and closes the day with a Z report that matches the server', async () => {
+      const { s, key, terminalId, terminalToken, payer, tagId, jollof, zobo } = await shop();
+      const pin = await s.request<{ managerPinSet: boolean }>('PUT', `/api/merchant/terminals/${terminalId}/manager-pin`, { headers: key, body: { pin: '2468' } });
+      assert.equal(pin.status, 200, JSON.stringify(pin.body));
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await page.locator('#sale[data-catalogue-size="3"]').waitFor(SYNC_WAIT);
+      await scan(page, '6151100000012');
+      await scan(page, '6151100000012');
+      await productNamed(page, zobo.id);
+      await page.locator(`#cart li[data-product="${zobo.id}"]`).waitFor();
+      const cart: Cart = {
+        lines: [
+          { productId: jollof.id, name: 'Jollof rice', quantity: 2, unitPrice: 1_500, discount: 0, taxRate: 750, taxInclusive: true },
+          { productId: zobo.id, name: 'Zobo', quantity: 1, unitPrice: 300, discount: 0, taxRate: 0, taxInclusive: true },
+        ],
+        discount: 0,
+      };
+      const total = cartTotals(cart).total;
+      await page.click('#charge-button');
+      await page.locator('#waiting').waitFor();
+      assert.ok(reader.tap(tagId));
+      await page.locator('#result[data-status="completed"]').waitFor({ timeout: 15_000 });
+      await page.click('#new-sale');
+      const payerPaid = await balanceMinor(s, payer, 'NGN');
+
+      // The refund: one Jollof of the two, from the sales history.
+      await page.click('#history-button');
+      await page.locator('#history tr[data-outcome="paid"] .refund').click();
+      await page.locator('#refund[data-state="choose"]').waitFor();
+      assert.match(await page.locator('#refund-left').innerText(), /NGN\s*33\.00/);
+      await page.click('#refund-none');
+      await page.click('#refund tr[data-line="0"] .step:has-text("+")');
+      assert.match(await page.locator('#refund-button').innerText(), /Refund NGN\s*15\.00/);
+      for (const size of [{ width: 800, height: 600 }, KIOSK.viewport]) {
+        await page.setViewportSize(size);
+        await page.screenshot({ path: `${ARTIFACTS}terminal-refund-${size.width}x${size.height}-${target.name}.png` });
+      }
+      await assertAccessible(page, 'the refund screen');
+      await page.click('#refund-button');
+      for (const digit of '1111') await page.click(`#pin-${digit}`);
+      await page.click('#pin-ok');
+      await page.locator('#refund-error[data-code="wrong_manager_pin"]').waitFor();
+      const jobsBefore = printer.jobs.length;
+      for (const digit of '2468') await page.click(`#pin-${digit}`);
+      await page.click('#pin-ok');
+      await page.locator('#refund[data-state="done"]').waitFor();
+      await printedAfter(printer, jobsBefore);
+      const refundId = (await page.locator('#refund-done').getAttribute('data-refund-id'))!;
+      assert.match(refundId, /^rf_/);
+      assert.equal((await balanceMinor(s, payer, 'NGN')) - payerPaid, 1_500, 'one Jollof went back to the payer');
+      const refundLines = printedLines(printer);
+      assert.equal(printer.jobs.at(-1)!.jobId, `refund-${refundId}`);
+      for (const expected of [/^Jollof rice$/, /^ {2}1 x 15\.00 +15\.00$/, /REFUND -NGN 15\.00/, /^Refunded to +Wallet$/]) {
+        assert.ok(refundLines.some((line) => expected.test(line)), `${expected} on the refund receipt:\n${refundLines.join('\n')}`);
+      }
+      await page.click('#refund-finish');
+      await page.click('#history-back');
+
+      // End of day: the X report on screen is the server's; the Z closes the day, numbered, and prints.
+      await page.click('#day-report-button');
+      await page.locator('#day-report[data-kind="X"]').waitFor();
+      const terminal = { authorization: `Bearer term.${terminalToken}` };
+      const x = await s.request<{ gross: number; net: number; refunds: { count: number; amount: number } }>('GET', '/api/pos/reports/current', { headers: terminal });
+      assert.equal(x.status, 200);
+      assert.equal(Number(await page.locator('#report-gross').getAttribute('data-amount')), toMinor(String(x.body.gross), 'NGN'));
+      assert.equal(Number(await page.locator('#report-gross').getAttribute('data-amount')), total);
+      assert.equal(Number(await page.locator('#report-refunds').getAttribute('data-amount')), 1_500);
+      assert.equal(Number(await page.locator('#report-net').getAttribute('data-amount')), total - 1_500);
+      assert.equal(Number(await page.locator('#report-walletTap').getAttribute('data-count')), 1);
+      for (const size of [{ width: 800, height: 600 }, KIOSK.viewport]) {
+        await page.setViewportSize(size);
+        await page.screenshot({ path: `${ARTIFACTS}terminal-x-report-${size.width}x${size.height}-${target.name}.png` });
+      }
+      await assertAccessible(page, 'the end-of-day screen');
+      const beforeZ = printer.jobs.length;
+      await page.click('#report-close');
+      for (const digit of '2468') await page.click(`#pin-${digit}`);
+      await page.click('#pin-ok');
+      await page.locator('#day-report[data-kind="Z"][data-number="1"]').waitFor();
+      await printedAfter(printer, beforeZ);
+      await page.screenshot({ path: `${ARTIFACTS}terminal-z-report-${target.name}.png` });
+      const zLines = printedLines(printer);
+      for (const expected of [/^Z REPORT No\. 1$/, /^Tap \(NFC\) \(1\) +33\.00$/, /^Refunds \(1\) +-15\.00$/, /NET NGN 18\.00/, /^Tax 7\.5 % +\d+\.\d\d$/]) {
+        assert.ok(zLines.some((line) => expected.test(line)), `${expected} on the Z report:\n${zLines.join('\n')}`);
+      }
+      const reports = await s.request<{ data: { number: number; gross: number; net: number; refunds: { amount: number } }[] }>('GET', `/api/merchant/terminals/${terminalId}/reports`, { headers: key });
+      assert.equal(reports.status, 200);
+      assert.deepEqual(reports.body.data.map((report) => [report.number, toMinor(String(report.gross), 'NGN'), toMinor(String(report.net), 'NGN')]), [[1, total, total - 1_500]]);
+      // The next day starts empty.
+      await page.click('#report-back');
+      await page.click('#day-report-button');
+      await page.locator('#day-report[data-kind="X"]').waitFor();
+      assert.equal(await page.locator('#report-gross').getAttribute('data-amount'), '0');
+      await page.close();
+    });
   });
 }

@@ -63,6 +63,10 @@ function server() {
       return session();
     },
     tap: async () => session(),
+    sale: () => Promise.reject(new Error('not used here')),
+    refund: () => Promise.reject(new Error('not used here')),
+    currentReport: () => Promise.reject(new Error('not used here')),
+    closeDay: () => Promise.reject(new Error('not used here')),
   } satisfies Api;
   return { api, state };
 }

@@ -1,8 +1,9 @@
-import type { GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings } from '@tapline/hardware/src/printer/layouts.ts';
+import type { EndOfDayReport, GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings, RefundReceipt } from '@tapline/hardware/src/printer/layouts.ts';
+import { toMinor } from '@tapline/shared/money';
 import { DEFAULT_LANGUAGE, languageOf, translator } from '@tapline/shared/i18n';
 import type { Cart } from '@tapline/shared/cart';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
-import type { PosContext } from './api.ts';
+import type { DayReport, PosContext, RefundRecord, SaleRecord, Tally } from './api.ts';
 import { type GiftCardSale, printedExpiry } from './gift-card-sales.ts';
 import { type PosSaleDoc, saleCart } from './pos-sales.ts';
 import type { TerminalConfig } from './terminal-config.ts';
@@ -10,7 +11,7 @@ import type { TerminalConfig } from './terminal-config.ts';
 export interface ReceiptRequest {
   merchant: MerchantHeader;
   settings: ReceiptSettings;
-  receipt: PosPaymentReceipt | OfflinePaymentReceipt | GiftCardSaleReceipt;
+  receipt: PosPaymentReceipt | OfflinePaymentReceipt | GiftCardSaleReceipt | RefundReceipt | EndOfDayReport;
   /** One job per sale: a second request for the same sale does not print twice. */
   jobId: string;
 }
@@ -58,8 +59,10 @@ export function posPaymentReceipt(sale: PosSaleDoc, context: PosContext, config:
  * (the original's would be taken for the same job and not print).
  */
 export function reprinted(request: ReceiptRequest, now: Date): ReceiptRequest {
-  if (request.receipt.kind === 'gift-card-sale') throw new Error('a gift card cannot be printed again: its code is not kept');
-  return { ...request, receipt: { ...request.receipt, reprint: true }, jobId: `${request.jobId}-copy-${now.getTime()}` };
+  const { receipt } = request;
+  if (receipt.kind === 'gift-card-sale') throw new Error('a gift card cannot be printed again: its code is not kept');
+  if (receipt.kind !== 'pos-payment' && receipt.kind !== 'offline-payment') throw new Error(`a ${receipt.kind} receipt is not reprinted from the sales history`);
+  return { ...request, receipt: { ...receipt, reprint: true }, jobId: `${request.jobId}-copy-${now.getTime()}` };
 }
 
 /**
@@ -114,5 +117,63 @@ export function giftCardSaleReceipt(sale: GiftCardSale, context: PosContext, con
       soldAt: doc.capturedAt,
     },
     jobId: `giftcard-${doc.id}`,
+  };
+}
+
+/** The refund receipt: the lines given back with what each returned, the total, to whom. Job `refund-<id>`. */
+export function refundReceipt(refund: RefundRecord, sale: SaleRecord, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
+  const unitPrice = new Map((sale.items ?? []).map((item) => [item.line, toMinor(item.unitPrice, sale.currency)]));
+  return {
+    ...header(context, config, language),
+    receipt: {
+      kind: 'refund',
+      refundNumber: refund.id,
+      originalReceiptNumber: sale.saleId.slice(0, 12),
+      items: refund.lines.map((line) => ({ name: line.name, quantity: line.quantity, unitPriceMinor: unitPrice.get(line.line) ?? 0, amountMinor: toMinor(line.amount, refund.currency) })),
+      amountMinor: toMinor(refund.amount, refund.currency),
+      currency: refund.currency,
+      method: 'wallet',
+      ...(refund.reason === null ? {} : { reason: refund.reason }),
+      refundedAt: refund.createdAt,
+    },
+    jobId: `refund-${refund.id}`,
+  };
+}
+
+/** Money in by method as the report prints it; gift cards sold are listed apart (not money in the wallet). */
+const REPORT_METHODS = [
+  ['walletTap', 'nfc_tap'],
+  ['qrOnline', 'qr'],
+  ['offlineVoucher', 'offline_qr'],
+  ['offlineTap', 'offline_tap'],
+] as const;
+
+/**
+ * The X (running) or Z (closing) report on the receipt printer, from the server's report, with
+ * what this till still has waiting to sync. Job `zreport-<id>` (printed once) or `xreport-<time>`.
+ */
+export function dayReportReceipt(report: DayReport, sync: { queued: number; online: boolean; lastSyncAt: string | null }, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
+  const minor = (amount: number) => toMinor(amount, report.currency);
+  const tally = (entry: Tally) => ({ count: entry.count, amountMinor: minor(entry.amount) });
+  return {
+    ...header(context, config, language),
+    receipt: {
+      kind: 'end-of-day',
+      businessDate: report.openedAt.slice(0, 10),
+      currency: report.currency,
+      openedAt: report.openedAt,
+      closedAt: report.closedAt,
+      totals: REPORT_METHODS.map(([name, method]) => ({ method, ...tally(report.methods[name]) })),
+      refunds: tally(report.refunds),
+      offline: { ...tally(report.offline), pendingSync: sync.queued },
+      sync: { state: !sync.online ? 'offline' : sync.queued > 0 ? 'pending' : 'in_sync', pendingDocuments: sync.queued, ...(sync.lastSyncAt === null ? {} : { lastSyncedAt: sync.lastSyncAt }) },
+      report: report.kind === 'Z' && report.number !== null ? { type: 'Z', number: report.number } : { type: 'X' },
+      online: tally(report.online),
+      declinedOffline: tally(report.declinedOffline),
+      giftCardsSold: tally(report.giftCardsSold),
+      taxes: report.taxes.map((tax) => ({ rate: Math.round(tax.rate * 100), taxableMinor: minor(tax.taxable), taxMinor: minor(tax.tax) })),
+      oversold: report.oversold.map((product) => ({ name: product.name, stock: product.stock })),
+    },
+    jobId: report.kind === 'Z' && report.id !== null ? `zreport-${report.id}` : `xreport-${Date.parse(report.closedAt)}`,
   };
 }
