@@ -32,8 +32,19 @@ interface Product {
 }
 
 /** Resolves once the printer holds more than `count` jobs. */
-async function printedAfter(printer: VirtualPrinter, count: number): Promise<void> {
-  while (printer.jobs.length <= count) await new Promise((resolve) => printer.once('job', resolve));
+async function printedAfter(printer: VirtualPrinter, count: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (printer.jobs.length <= count) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`no receipt printed within ${timeoutMs} ms (${printer.jobs.length} jobs)`);
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, left);
+      printer.once('job', () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      });
+    });
+  }
 }
 
 /** The text lines of a printed job, as the virtual printer laid them out. */
@@ -331,6 +342,8 @@ for (const target of await databaseTargets()) {
       for (const digit of '2468') await page.click(`#pin-${digit}`);
       await page.click('#pin-ok');
       await page.locator('#refund[data-state="done"]').waitFor();
+      await page.locator('#refund-receipt-status').waitFor();
+      assert.equal(await page.locator('#refund-receipt-status').innerText(), 'Printed');
       await printedAfter(printer, jobsBefore);
       const refundId = (await page.locator('#refund-done').getAttribute('data-refund-id'))!;
       assert.match(refundId, /^rf_/);

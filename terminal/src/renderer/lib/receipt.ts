@@ -1,5 +1,5 @@
 import type { EndOfDayReport, GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings, RefundReceipt } from '@tapline/hardware/src/printer/layouts.ts';
-import { toMinor } from '@tapline/shared/money';
+import { minorFromMajor as toMinor } from '@tapline/shared/money';
 import { DEFAULT_LANGUAGE, languageOf, translator } from '@tapline/shared/i18n';
 import type { Cart } from '@tapline/shared/cart';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
@@ -127,7 +127,8 @@ export function refundReceipt(refund: RefundRecord, sale: SaleRecord, context: P
     ...header(context, config, language),
     receipt: {
       kind: 'refund',
-      refundNumber: refund.id,
+      // rf_ and 12 hex: unique enough to find it, short enough for a barcode on 58 mm paper.
+      refundNumber: refund.id.slice(0, 15),
       originalReceiptNumber: sale.saleId.slice(0, 12),
       items: refund.lines.map((line) => ({ name: line.name, quantity: line.quantity, unitPriceMinor: unitPrice.get(line.line) ?? 0, amountMinor: toMinor(line.amount, refund.currency) })),
       amountMinor: toMinor(refund.amount, refund.currency),
