@@ -20,27 +20,15 @@ export const CreateCatalogueProductBody = Type.Object({
   barcode: Type.Optional(Nullable(Barcode)),
   category: Type.Optional(Nullable(Category)),
   taxRate: Type.Optional(TaxRatePercent),
-  taxInclusive: Type.Optional(Type.Boolean({ default: true })),
+  taxInclusive: Type.Optional(Type.Boolean({ description: 'Default true' })),
   imageUrl: Type.Optional(Nullable(ImageUrl)),
-  trackStock: Type.Optional(Type.Boolean({ default: false })),
+  trackStock: Type.Optional(Type.Boolean({ description: 'Default false' })),
   stock: Type.Optional(Nullable(Stock)),
-  active: Type.Optional(Type.Boolean({ default: true })),
+  active: Type.Optional(Type.Boolean({ description: 'Default true' })),
 }, { additionalProperties: false });
 
-export const UpdateCatalogueProductBody = Type.Object({
-  name: Type.Optional(ProductName),
-  price: Type.Optional(Price),
-  currency: Type.Optional(CurrencyCode),
-  sku: Type.Optional(Nullable(Sku)),
-  barcode: Type.Optional(Nullable(Barcode)),
-  category: Type.Optional(Nullable(Category)),
-  taxRate: Type.Optional(TaxRatePercent),
-  taxInclusive: Type.Optional(Type.Boolean()),
-  imageUrl: Type.Optional(Nullable(ImageUrl)),
-  trackStock: Type.Optional(Type.Boolean()),
-  stock: Type.Optional(Nullable(Stock)),
-  active: Type.Optional(Type.Boolean()),
-}, { additionalProperties: false, minProperties: 1 });
+/** Any of the create fields (no defaults: what is not sent is kept). */
+export const UpdateCatalogueProductBody = Type.Partial(CreateCatalogueProductBody, { additionalProperties: false, minProperties: 1 });
 
 export const CatalogueProductRecord = Type.Object({
   id: Type.String({ description: 'prod_…' }),

@@ -41,6 +41,13 @@ wallet) answers 403 pin_required and the session stays pending: repeat the tap w
 answers 200 with that session (a retry whose answer was lost); another tag gets 409. With a callbackUrl, pos.session.completed or pos.session.failed is POSTed to it, signed
 x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.`;
 
+const ITEMS_RULES = `items (docs/catalogue.md): the lines sold, in major units with taxRate in percent, and discount (the cart's). They
+must add up to amount: 400 items_total_mismatch (details: itemsTotal, amount), or the rule they break: items_invalid, items_too_many,
+item_product_invalid, item_name_invalid, item_quantity_invalid, item_price_invalid, item_discount_invalid, item_tax_rate_invalid,
+item_tax_inclusive_invalid, discount_invalid. 404 product_not_found for a productId not in the catalogue; 409 out_of_stock (details:
+productId, available, requested) when a tracked product has fewer units, before anything is charged. The session answers its items
+(each line's discount, net, tax and total), cartDiscount and totals, and so do its callbacks.`;
+
 /** Spec, "POS": sessions, taps, cancel, polling; plus paying a session with @handle and PIN (no NFC). */
 export async function posRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const { db, config } = context;
@@ -54,7 +61,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
       summary: 'Open a POS session: amount in major units, currency, description, optional callbackUrl; lives 90 seconds',
       description:
         `${STATE_MACHINE}\n\nIdempotency-Key honoured: the session id derives from the key, so a retry (even after a crash of the ` +
-        'server mid-request) answers the same session, with Idempotent-Replayed: true when the first answer was recorded.',
+        'server mid-request) answers the same session, with Idempotent-Replayed: true when the first answer was recorded.\n\n' + ITEMS_RULES,
       body: CreatePosSessionBody,
       response: { 201: PosSessionRecord, ...errors },
     },
@@ -112,7 +119,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
     schema: {
       tags: ['pos'],
       summary: 'Submit a tap: the tag pays the session (one ledger transfer from its wallet to the merchant\'s)',
-      description: STATE_MACHINE,
+      description: `${STATE_MACHINE}\n\nA session with catalogue items: 409 out_of_stock (details: productId, available, requested) when a tracked product no longer has the units; nothing is charged and the session stays pending.`,
       params: SessionParams,
       body: PosTapBody,
       response: { 200: PosSessionRecord, ...errors },

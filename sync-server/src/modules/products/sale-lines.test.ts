@@ -176,16 +176,18 @@ for (const target of await databaseTargets()) {
       const good = doc(140_000, [line], { discountMinor: 10_000 });
       const mismatch = doc(100, [line]);
       const badQuantity = doc(50_000, [{ ...line, quantity: 0 }]);
+      const nulName = doc(50_000, [{ ...line, quantity: 1, name: 'Ma\u0000lt' }]);
       const streamed = new Promise<StreamMessage<ProductDoc>>((resolve) => socket.on(SYNC_EVENTS.stream, (message: StreamMessage<ProductDoc>) => {
         if (message.collection === 'products') resolve(message);
       }));
-      const verdicts = conflictsOf(await push(socket, [good, mismatch, badQuantity]));
+      const verdicts = conflictsOf(await push(socket, [good, mismatch, badQuantity, nulName]));
       const byId = new Map(verdicts.map((v) => [v.id, v]));
       assert.equal(byId.get(good.id)!.status, 'accepted', JSON.stringify(byId.get(good.id)));
       assert.deepEqual(byId.get(good.id)!.items, [line]);
       assert.equal(byId.get(good.id)!.discountMinor, 10_000);
       assert.deepEqual([byId.get(mismatch.id)!.status, byId.get(mismatch.id)!.declineCode], ['declined', 'items_total_mismatch']);
       assert.deepEqual([byId.get(badQuantity.id)!.status, byId.get(badQuantity.id)!.declineCode], ['declined', 'item_quantity_invalid']);
+      assert.deepEqual([byId.get(nulName.id)!.status, byId.get(nulName.id)!.declineCode], ['declined', 'item_name_invalid']);
       const product = await s.request<{ stock: number; oversold: boolean }>('GET', `/api/merchant/products/${productId}`, { headers: key });
       assert.deepEqual([product.body.stock, product.body.oversold], [-2, true], 'three sold offline with one in stock: oversold by two');
       const message = await streamed;

@@ -85,23 +85,30 @@ function optionalText(value: string | null | undefined): string | null {
   return trimmed === '' ? null : trimmed;
 }
 
-/** A product as the API answers it (docs/catalogue.md). */
-export function productRecord(row: ProductRow) {
+/** The fields every form of a product shares (API, replica, update), as stored. */
+function sharedFields(row: ProductRow) {
   return {
-    id: row.id,
     name: row.name,
-    price: toMajor(row.price, row.currency),
     currency: row.currency,
     sku: row.sku,
     barcode: row.barcode,
     category: row.category,
-    taxRate: bpsToPercent(row.tax_rate),
     taxInclusive: row.tax_inclusive,
     imageUrl: row.image_url,
     trackStock: row.track_stock,
     stock: row.track_stock ? row.stock : null,
-    oversold: row.track_stock && (row.stock ?? 0) < 0,
     active: row.active,
+  };
+}
+
+/** A product as the API answers it (docs/catalogue.md). */
+export function productRecord(row: ProductRow) {
+  return {
+    id: row.id,
+    ...sharedFields(row),
+    price: toMajor(row.price, row.currency),
+    taxRate: bpsToPercent(row.tax_rate),
+    oversold: row.track_stock && (row.stock ?? 0) < 0,
     archivedAt: row.archived_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -112,18 +119,9 @@ export function productRecord(row: ProductRow) {
 export function productDocument(row: ProductRow): ProductDoc {
   return {
     id: row.id,
-    name: row.name,
+    ...sharedFields(row),
     priceMinor: row.price,
-    currency: row.currency,
-    sku: row.sku,
-    barcode: row.barcode,
-    category: row.category,
     taxRate: row.tax_rate,
-    taxInclusive: row.tax_inclusive,
-    imageUrl: row.image_url,
-    trackStock: row.track_stock,
-    stock: row.track_stock ? row.stock : null,
-    active: row.active,
     updatedAt: row.updated_at.toISOString(),
     serverSeq: row.server_seq,
     _deleted: row.archived_at !== null,
@@ -183,20 +181,7 @@ export function productsService(context: AppContext) {
   }
 
   function fieldsOf(row: ProductRow): ProductFields {
-    return {
-      name: row.name,
-      price: row.price,
-      currency: row.currency,
-      sku: row.sku,
-      barcode: row.barcode,
-      category: row.category,
-      taxRate: row.tax_rate,
-      taxInclusive: row.tax_inclusive,
-      imageUrl: row.image_url,
-      trackStock: row.track_stock,
-      stock: row.stock,
-      active: row.active,
-    };
+    return { ...sharedFields(row), price: row.price, taxRate: row.tax_rate };
   }
 
   /** Tells the scope's connected kiosks about changed products. */
