@@ -200,3 +200,69 @@ describe('virtual printer previews of the six layouts', () => {
     }
   }
 });
+
+describe('itemised receipts from the till\'s cart', () => {
+  const pos = SAMPLE_RECEIPTS['pos-payment'] as Extract<ReceiptInput, { kind: 'pos-payment' }>;
+  const offline = SAMPLE_RECEIPTS['offline-payment'] as Extract<ReceiptInput, { kind: 'offline-payment' }>;
+  // Jollof 2 x 1,500.00 with 100.00 off, 7.5 % included; Malt 1 x 500.00, 7.5 % added; a bag, no tax; 50.00 off the cart.
+  const cart = {
+    lines: [
+      { productId: 'prod_j', name: 'Jollof rice', quantity: 2, unitPrice: 150_000, discount: 10_000, taxRate: 750, taxInclusive: true },
+      { productId: 'prod_m', name: 'Malt', quantity: 1, unitPrice: 50_000, discount: 0, taxRate: 750, taxInclusive: false },
+      { productId: null, name: 'Bag', quantity: 1, unitPrice: 5_000, discount: 0, taxRate: 0, taxInclusive: true },
+    ],
+    discount: 5_000,
+  };
+
+  it('prints lines, quantities, discounts, taxes by rate and the total of shared/src/cart.ts', () => {
+    for (const paperWidth of [58, 80] as const) {
+      const document = layoutReceipt(SAMPLE_MERCHANT, sampleSettings(paperWidth), { ...pos, description: '', amountMinor: 343_696, cart });
+      const lines = texts(document);
+      for (const block of document.blocks) if (block.kind === 'text') assert.ok(Array.from(block.text).length <= COLUMNS[paperWidth] / (block.size ?? 1), block.text);
+      assert.ok(lines.includes('Jollof rice'), lines.join('\n'));
+      assert.ok(lines.some((line) => /^ {2}2 x 1,500\.00 +3,000\.00$/.test(line)), lines.join('\n'));
+      assert.ok(lines.some((line) => /^ {2}Discount +-100\.00$/.test(line)), lines.join('\n'));
+      assert.ok(lines.some((line) => /^Subtotal +3,550\.00$/.test(line)), lines.join('\n'));
+      assert.ok(lines.some((line) => /^Cart discount +-50\.00$/.test(line)), lines.join('\n'));
+      // One rate, included on one line and added on another: named without "(incl.)".
+      assert.ok(lines.some((line) => /^Tax 7\.5 % +\d+\.\d\d$/.test(line)), lines.join('\n'));
+      assert.ok(lines.some((line) => /PAID +NGN 3,436\.96/.test(line)), lines.join('\n'));
+      assert.ok(lines.some((line) => /^Method +Tap \(NFC\)$/.test(line)));
+    }
+  });
+
+  it('marks an included tax, and prints an offline cart sale as OFFLINE - PENDING SYNC in French', () => {
+    const inclusive = { lines: [cart.lines[0]!], discount: 0 };
+    const lines = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), { ...pos, amountMinor: 290_000, cart: inclusive }));
+    assert.ok(lines.some((line) => /^Tax 7\.5 % \(incl\.\) +202\.33$/.test(line)), lines.join('\n'));
+    const french = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr' }, { ...offline, amountMinor: 290_000, cart: inclusive }));
+    assert.ok(french.some((line) => /^Taxe 7,5 % \(incl\.\) +202,33$/.test(line)), french.join('\n'));
+    assert.ok(french.some((line) => /^ {2}2 x 1 500,00 +3 000,00$/.test(line)), french.join('\n'));
+    assert.ok(french.filter((line) => line === 'HORS LIGNE - EN ATTENTE' || line.includes('HORS LIGNE')).length >= 2, french.join('\n'));
+  });
+
+  it('refuses a cart whose lines are malformed rather than print wrong numbers', () => {
+    assert.throws(() => layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), { ...pos, cart: { lines: [{ ...cart.lines[0]!, quantity: 0 }], discount: 0 } }), /quantity/);
+  });
+
+  it('prints an X report marked as running and a numbered Z report with online, declined, gift cards, taxes and oversold products', () => {
+    const base = SAMPLE_RECEIPTS['end-of-day'] as Extract<ReceiptInput, { kind: 'end-of-day' }>;
+    const extra = { online: { count: 5, amountMinor: 200_000 }, declinedOffline: { count: 1, amountMinor: 9_900 }, giftCardsSold: { count: 2, amountMinor: 1_000_000 }, taxes: [{ rate: 750, taxableMinor: 100_000, taxMinor: 7_500 }], oversold: [{ name: 'Malt', stock: -2 }] };
+    const x = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(58), { ...base, ...extra, report: { type: 'X' } }));
+    assert.ok(x.includes('X REPORT - DAY STILL OPEN'), x.join('\n'));
+    const z = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), { ...base, ...extra, report: { type: 'Z', number: 7 } }));
+    assert.ok(z.includes('Z REPORT No. 7'), z.join('\n'));
+    assert.ok(z.some((line) => /^Online \(5\) +2,000\.00$/.test(line)), z.join('\n'));
+    assert.ok(z.some((line) => /^Declined offline \(1\) +99\.00$/.test(line)));
+    assert.ok(z.some((line) => /^Gift cards sold \(2\) +10,000\.00$/.test(line)));
+    assert.ok(z.some((line) => /^Tax 7\.5 % +75\.00$/.test(line)));
+    assert.ok(z.some((line) => /^Malt +-2$/.test(line)));
+  });
+
+  it('prints a refund by lines with each line\'s refunded amount', () => {
+    const refund = SAMPLE_RECEIPTS.refund as Extract<ReceiptInput, { kind: 'refund' }>;
+    const lines = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), { ...refund, items: [{ name: 'Jollof rice', quantity: 1, unitPriceMinor: 150_000, amountMinor: 143_750 }], amountMinor: 143_750 }));
+    assert.ok(lines.some((line) => /^ {2}1 x 1,500\.00 +1,437\.50$/.test(line)), lines.join('\n'));
+    assert.ok(lines.some((line) => line.includes('REFUND -NGN 1,437.50')), lines.join('\n'));
+  });
+});

@@ -3,6 +3,7 @@
  * output is a ReceiptDocument that fits 58 mm (32 columns) or 80 mm (48 columns) paper.
  * No Node APIs here, so the terminal UI can build receipts itself as well.
  */
+import { type Cart, cartTotals } from '@tapline/shared/cart';
 import { DEFAULT_LANGUAGE, type MessageKey, type Translator, languageOf, translator } from '@tapline/shared/i18n';
 import { codepageForLanguage } from './codepages.ts';
 import type { MonochromeImage, PaperWidth, ReceiptDocument } from './document.ts';
@@ -52,12 +53,16 @@ export interface PosPaymentReceipt {
   walletRef: string;
   tagId?: string;
   completedAt: string;
+  /** The sale's lines (a sale from the till's cart): printed itemised, with discounts and taxes by rate. */
+  cart?: Cart;
 }
 
 export interface SaleLine {
   name: string;
   quantity: number;
   unitPriceMinor: number;
+  /** What the line comes to when it is not quantity × unit price (a refunded line: its share of what was paid). */
+  amountMinor?: number;
 }
 
 export interface PaymentLine {
@@ -106,6 +111,8 @@ export interface OfflinePaymentReceipt {
   takenAt: string;
   /** A copy printed again later (sales history). */
   reprint?: boolean;
+  /** The sale's lines (a sale from the till's cart): printed itemised. */
+  cart?: Cart;
 }
 
 export interface RefundReceipt {
@@ -137,6 +144,16 @@ export interface EndOfDayReport {
   refunds: { count: number; amountMinor: number };
   offline: { count: number; amountMinor: number; pendingSync: number };
   sync: { state: 'in_sync' | 'pending' | 'offline'; lastSyncedAt?: string; pendingDocuments: number };
+  /** The server's X (running, the day stays open) or Z report (closes the day, numbered). */
+  report?: { type: 'X' | 'Z'; number?: number };
+  /** Online sales, declined offline payments, gift cards sold. */
+  online?: { count: number; amountMinor: number };
+  declinedOffline?: { count: number; amountMinor: number };
+  giftCardsSold?: { count: number; amountMinor: number };
+  /** Taxes of the day's itemised sales by rate (basis points). */
+  taxes?: { rate: number; taxableMinor: number; taxMinor: number }[];
+  /** Tracked products sold below zero (offline sales). */
+  oversold?: { name: string; stock: number }[];
 }
 
 export type ReceiptInput = PosPaymentReceipt | StoreSaleReceipt | GiftCardSaleReceipt | OfflinePaymentReceipt | RefundReceipt | EndOfDayReport;
@@ -183,10 +200,39 @@ function total(builder: ReceiptBuilder, t: Translator<MessageKey>, label: string
   else builder.row(label, money, { bold: true });
 }
 
+/** A tax rate in basis points as the receipt's language writes a percentage ("7.5 %", "7,5 %"). */
+function taxRateLabel(t: Translator<MessageKey>, settings: ReceiptSettings, rateBps: number): string {
+  return t.t('receipt.taxAt', { rate: new Intl.NumberFormat(settings.language, { maximumFractionDigits: 2 }).format(rateBps / 100) });
+}
+
+/**
+ * A cart's lines (quantity × unit price, the line's own discount), the cart discount, the taxes
+ * by rate (included or added), and the total: the numbers of shared/src/cart.ts, which the server
+ * checked the sale with.
+ */
+function cartLines(builder: ReceiptBuilder, t: Translator<MessageKey>, settings: ReceiptSettings, cart: Cart, currency: string): number {
+  const totals = cartTotals(cart);
+  builder.rule();
+  for (const line of cart.lines) {
+    builder.text(line.name);
+    builder.row(`  ${line.quantity} x ${formatAmount(t, line.unitPrice, currency)}`, formatAmount(t, line.quantity * line.unitPrice, currency));
+    if (line.discount > 0) builder.row(`  ${t.t('receipt.discount')}`, formatAmount(t, -line.discount, currency));
+  }
+  builder.rule();
+  builder.row(t.t('receipt.subtotal'), formatAmount(t, totals.subtotal, currency));
+  if (cart.discount > 0) builder.row(t.t('receipt.cartDiscount'), formatAmount(t, -cart.discount, currency));
+  for (const tax of totals.taxes) {
+    if (tax.rate === 0) continue;
+    const inclusive = cart.lines.every((line) => line.taxRate !== tax.rate || line.taxInclusive);
+    builder.row(`${taxRateLabel(t, settings, tax.rate)}${inclusive ? ` ${t.t('receipt.included')}` : ''}`, formatAmount(t, tax.tax, currency));
+  }
+  return totals.total;
+}
+
 function itemLines(builder: ReceiptBuilder, t: Translator<MessageKey>, items: readonly SaleLine[], currency: string): number {
   let sum = 0;
   for (const item of items) {
-    const lineTotal = item.quantity * item.unitPriceMinor;
+    const lineTotal = item.amountMinor ?? item.quantity * item.unitPriceMinor;
     sum += lineTotal;
     builder.text(item.name);
     builder.row(`  ${item.quantity} x ${formatAmount(t, item.unitPriceMinor, currency)}`, formatAmount(t, lineTotal, currency));
@@ -202,7 +248,8 @@ export function posPaymentReceipt(merchant: MerchantHeader, settings: ReceiptSet
   reprintMark(builder, t, receipt.reprint);
   builder.feed();
   meta(builder, t, settings, t.t('receipt.session'), receipt.sessionId.slice(0, 8), receipt.completedAt);
-  builder.text(receipt.description);
+  if (receipt.description !== '') builder.text(receipt.description);
+  if (receipt.cart !== undefined) cartLines(builder, t, settings, receipt.cart, receipt.currency);
   total(builder, t, t.t('receipt.paid'), receipt.amountMinor, receipt.currency);
   builder.rule();
   builder.row(t.t('receipt.method'), paymentMethodLabel(t, receipt.method ?? 'nfc_tap'));
@@ -274,6 +321,7 @@ export function offlinePaymentReceipt(merchant: MerchantHeader, settings: Receip
   if (receipt.payerHandle !== undefined) builder.row(t.t('receipt.payer'), `@${receipt.payerHandle.replace(/^@/, '')}`);
   if (receipt.tagId !== undefined) builder.row(t.t('receipt.tag'), receipt.tagId);
   if (receipt.description !== undefined) builder.text(receipt.description);
+  if (receipt.cart !== undefined) cartLines(builder, t, settings, receipt.cart, receipt.currency);
   total(builder, t, t.t('receipt.amount'), receipt.amountMinor, receipt.currency);
   builder.rule();
   builder.text(t.t('receipt.ref', { id: receipt.paymentId }));
@@ -310,6 +358,10 @@ export function endOfDayReport(merchant: MerchantHeader, settings: ReceiptSettin
   const { currency } = report;
   header(builder, t, merchant);
   builder.big(t.t('receipt.endOfDay'));
+  if (report.report !== undefined) {
+    const title = report.report.type === 'Z' ? t.t('receipt.zReport', { number: report.report.number ?? '' }) : t.t('receipt.xReport');
+    builder.text(title, { align: 'center', bold: true, invert: report.report.type === 'X' });
+  }
   builder.text(t.t('receipt.businessDate', { date: report.businessDate }), { align: 'center' }).feed();
   if (settings.terminalName !== undefined) builder.row(t.t('receipt.terminal'), settings.terminalName);
   builder.row(t.t('receipt.opened'), formatDateTime(report.openedAt, settings.timeZone));
@@ -329,6 +381,18 @@ export function endOfDayReport(merchant: MerchantHeader, settings: ReceiptSettin
   builder.row(t.t('receipt.refunds', { count: report.refunds.count }), formatAmount(t, -report.refunds.amountMinor, currency));
   total(builder, t, t.t('receipt.net'), gross - report.refunds.amountMinor, currency);
   builder.rule();
+  if (report.online !== undefined) builder.row(t.t('receipt.online', { count: report.online.count }), formatAmount(t, report.online.amountMinor, currency));
+  if (report.declinedOffline !== undefined) builder.row(t.t('receipt.declinedOffline', { count: report.declinedOffline.count }), formatAmount(t, report.declinedOffline.amountMinor, currency));
+  if (report.giftCardsSold !== undefined) builder.row(t.t('receipt.giftCardsSold', { count: report.giftCardsSold.count }), formatAmount(t, report.giftCardsSold.amountMinor, currency));
+  if (report.taxes !== undefined && report.taxes.length > 0) {
+    builder.rule().text(t.t('receipt.taxes'), { bold: true });
+    for (const tax of report.taxes) builder.row(taxRateLabel(t, settings, tax.rate), formatAmount(t, tax.taxMinor, currency));
+  }
+  if (report.oversold !== undefined && report.oversold.length > 0) {
+    builder.rule().text(t.t('receipt.oversold'), { bold: true });
+    for (const product of report.oversold) builder.row(product.name, String(product.stock));
+  }
+  if (report.online !== undefined || report.taxes !== undefined) builder.rule();
   builder.text(t.t('receipt.offlinePayments'), { bold: true });
   builder.row(t.t('receipt.takenOffline', { count: report.offline.count }), formatAmount(t, report.offline.amountMinor, currency));
   builder.row(t.t('receipt.pendingSync'), String(report.offline.pendingSync));

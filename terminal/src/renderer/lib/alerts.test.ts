@@ -8,7 +8,7 @@ import { firstValueFrom, filter } from 'rxjs';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import { acknowledgeAlert, openAlerts$, paidAfterLocalEndAlert, watchForAlerts } from './alerts.ts';
 import type { PosSaleDoc } from './pos-sales.ts';
-import { GIFT_CARD_SALE_SCHEMA, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_SCHEMA, POS_SALE_SCHEMA, type Replica } from './replica.ts';
+import { GIFT_CARD_SALE_SCHEMA, KEEP_AS_IS, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_SCHEMA, POS_SALE_SCHEMA, type Replica } from './replica.ts';
 
 const NOW = new Date('2026-11-24T12:00:00Z');
 const closers: (() => Promise<unknown>)[] = [];
@@ -18,12 +18,12 @@ async function replica(): Promise<Replica> {
   const db = await createRxDatabase({ name: `alerts_test_${closers.length}_${Date.now()}`, storage: getRxStorageMemory(), multiInstance: false });
   closers.push(() => db.close());
   const c = await db.addCollections({
-    offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA },
+    offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
-    pos_sales: { schema: POS_SALE_SCHEMA },
+    pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: KEEP_AS_IS },
     kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA },
   });
-  return { db: db as never, payments: c.offline_payments, giftCardSales: c.gift_card_sales, posSales: c.pos_sales, alerts: c.kiosk_alerts } as Replica;
+  return { db: db as never, payments: c.offline_payments, giftCardSales: c.gift_card_sales, posSales: c.pos_sales, alerts: c.kiosk_alerts } as unknown as Replica;
 }
 
 const payment = (fields: Partial<OfflinePaymentDoc>): OfflinePaymentDoc => ({ id: 'pay_1', terminalId: 't', kind: 'tap', tagId: 'TG00000001', amountMinor: 500, currency: 'NGN', description: '', capturedAt: NOW.toISOString(), status: 'queued', serverSeq: 0, ...fields });

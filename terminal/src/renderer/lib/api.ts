@@ -1,4 +1,5 @@
 import type { PosSessionRecord } from '@tapline/shared/schemas';
+import type { SessionItem } from './till-cart.ts';
 
 export type PosSession = PosSessionRecord;
 
@@ -32,6 +33,76 @@ export function isUnreachable(error: unknown): boolean {
 
 /** Statuses after which a session never changes again. */
 export const FINAL_STATUSES: ReadonlySet<PosSession['status']> = new Set(['completed', 'failed', 'expired', 'cancelled']);
+
+/** A line of a sale as the server answers it (major units; `discount` is everything taken off it). */
+export interface SaleLineRecord {
+  line: number;
+  productId?: string | null;
+  name: string;
+  quantity: number;
+  unitPrice: number;
+  discount: number;
+  taxRate: number;
+  taxInclusive: boolean;
+  net: number;
+  tax: number;
+  total: number;
+}
+
+/** GET /api/pos/sales/{saleId}: a sale with its lines, refunds and what is still refundable. */
+export interface SaleRecord {
+  saleId: string;
+  kind: 'pos_session' | 'offline_payment';
+  status: string;
+  amount: number;
+  currency: string;
+  payerHandle?: string | null;
+  createdAt: string;
+  items: SaleLineRecord[] | null;
+  refunds: RefundRecord[];
+  refunded: number;
+  refundable: number;
+  refundableLines: { line: number; quantity: number; amount: number }[];
+}
+
+/** POST /api/pos/refunds: the refund made. */
+export interface RefundRecord {
+  id: string;
+  saleId: string;
+  amount: number;
+  currency: string;
+  lines: { line: number; productId?: string | null; name: string; quantity: number; amount: number }[];
+  reason: string | null;
+  walletRef: string;
+  payerHandle?: string | null;
+  createdAt: string;
+}
+
+export interface Tally {
+  count: number;
+  amount: number;
+}
+
+/** An X report (the open day, `id` and `number` null) or a Z report (closed, numbered). Major units. */
+export interface DayReport {
+  id: string | null;
+  kind: 'X' | 'Z';
+  terminalId: string;
+  number: number | null;
+  openedAt: string;
+  closedAt: string;
+  currency: string;
+  methods: { walletTap: Tally; qrOnline: Tally; offlineVoucher: Tally; offlineTap: Tally; giftCard: Tally };
+  online: Tally;
+  offline: Tally;
+  declinedOffline: Tally;
+  giftCardsSold: Tally;
+  refunds: Tally;
+  taxes: { rate: number; taxable: number; tax: number }[];
+  gross: number;
+  net: number;
+  oversold: { productId: string; name: string; stock: number }[];
+}
 
 /** POST /api/terminals/pair: what a pairing code is exchanged for (no credential needed). */
 export interface PairedTerminal {
@@ -79,7 +150,7 @@ export function createApi(terminalToken: string) {
   return {
     context: () => call<PosContext>('GET', '/api/pos/context'),
     // The sale's id as the key: a Charge repeated after a lost answer or a reload opens one session.
-    createSession: (body: { amount: number; currency: string; description?: string }, idempotencyKey: string) => call<PosSession>('POST', '/api/pos/sessions', body, { 'idempotency-key': `sale-${idempotencyKey}` }),
+    createSession: (body: { amount: number; currency: string; description?: string; items?: SessionItem[]; discount?: number }, idempotencyKey: string) => call<PosSession>('POST', '/api/pos/sessions', body, { 'idempotency-key': `sale-${idempotencyKey}` }),
     session: (sessionId: string) => call<PosSession>('GET', sessionPath(sessionId)),
     // The key makes a retried tap (an answer lost on the network) replay instead of answering 409.
     // A tap answered pin_required is sent again with the customer's PIN: each PIN try is a request
@@ -87,6 +158,12 @@ export function createApi(terminalToken: string) {
     tap: (sessionId: string, tagId: string, pin?: { pin: string; attempt: number }) =>
       call<PosSession>('POST', `${sessionPath(sessionId)}/tap`, pin === undefined ? { tagId } : { tagId, pin: pin.pin }, { 'idempotency-key': `tap-${sessionId}-${tagId}${pin === undefined ? '' : `-pin${pin.attempt}`}` }),
     cancel: (sessionId: string) => call<PosSession>('POST', `${sessionPath(sessionId)}/cancel`),
+    // Refunds and the day's reports (docs/catalogue.md): the terminal's manager PIN authorises them.
+    sale: (saleId: string) => call<SaleRecord>('GET', `/api/pos/sales/${encodeURIComponent(saleId)}`),
+    refund: (body: { saleId: string; lines?: { line: number; quantity: number }[]; managerPin: string; reason?: string }, idempotencyKey: string) =>
+      call<RefundRecord>('POST', '/api/pos/refunds', body, { 'idempotency-key': `refund-${idempotencyKey}` }),
+    currentReport: () => call<DayReport>('GET', '/api/pos/reports/current'),
+    closeDay: (managerPin: string, idempotencyKey: string) => call<DayReport>('POST', '/api/pos/reports', { managerPin }, { 'idempotency-key': `zreport-${idempotencyKey}` }),
   };
 }
 

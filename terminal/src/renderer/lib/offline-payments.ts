@@ -1,12 +1,16 @@
 import { type OfflineDecision, offlineDecision } from '@tapline/shared/offline-policy';
 import { VOUCHER_PROBLEM_MESSAGES, checkVoucher } from '@tapline/shared/offline-qr';
+import type { SaleLine } from '@tapline/shared/cart';
 import type { OfflinePaymentDoc, SyncHello } from '@tapline/shared/sync-protocol';
 
-/** A payment the cashier is about to take without the server: what was typed on the keypad. */
+/** A payment the cashier is about to take without the server: what was typed on the keypad, or the cart. */
 export interface OfflineSale {
   amountMinor: number;
   currency: string;
   description: string;
+  /** A sale from the cart: its lines (minor units, basis points) and cart discount, which the server checks add up to the amount. */
+  items?: SaleLine[];
+  discountMinor?: number;
 }
 
 export type Refusal = { ok: false; code: string; reason: string };
@@ -24,7 +28,8 @@ function decide(hello: SyncHello, docs: readonly OfflinePaymentDoc[], sale: Offl
 }
 
 function queuedDoc(hello: SyncHello, sale: OfflineSale, now: Date, id: string, fields: Pick<OfflinePaymentDoc, 'kind'> & Partial<OfflinePaymentDoc>): OfflinePaymentDoc {
-  return { id, terminalId: hello.terminal.id, amountMinor: sale.amountMinor, currency: sale.currency, description: sale.description, capturedAt: now.toISOString(), status: 'queued', serverSeq: 0, ...fields };
+  const cart = sale.items === undefined ? {} : { items: sale.items, discountMinor: sale.discountMinor ?? 0 };
+  return { id, terminalId: hello.terminal.id, amountMinor: sale.amountMinor, currency: sale.currency, description: sale.description, capturedAt: now.toISOString(), status: 'queued', serverSeq: 0, ...cart, ...fields };
 }
 
 /**

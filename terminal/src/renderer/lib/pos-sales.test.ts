@@ -9,7 +9,7 @@ import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import { type Api, ApiError, type PosSession } from './api.ts';
 import { PAID_BY_QR_CODE, PosSales, offlinePaymentGate } from './pos-sales.ts';
-import { POS_SALE_SCHEMA, type PosSaleCollection } from './replica.ts';
+import { KEEP_AS_IS, POS_SALE_SCHEMA, type PosSaleCollection } from './replica.ts';
 
 const databases: RxDatabase[] = [];
 after(() => Promise.all(databases.map((db) => db.close())));
@@ -17,14 +17,14 @@ after(() => Promise.all(databases.map((db) => db.close())));
 async function collection(): Promise<PosSaleCollection> {
   const db = await createRxDatabase({ name: `pos_sales_test_${databases.length}_${Date.now()}`, storage: getRxStorageMemory(), multiInstance: false });
   databases.push(db);
-  return (await db.addCollections({ pos_sales: { schema: POS_SALE_SCHEMA } })).pos_sales as PosSaleCollection;
+  return (await db.addCollections({ pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: KEEP_AS_IS } })).pos_sales as PosSaleCollection;
 }
 
 const UNREACHABLE = () => new ApiError('The terminal cannot reach the server', 'network_error', 0);
 
 /** A server with one session whose status the test sets; `down` makes every call fail on the network. */
 function server() {
-  const state = { down: false, status: 'pending' as PosSession['status'], calls: [] as string[], keys: [] as string[] };
+  const state = { down: false, status: 'pending' as PosSession['status'], calls: [] as string[], keys: [] as string[], bodies: [] as unknown[] };
   const session = (): PosSession => ({
     sessionId: 'ses_1',
     status: state.status,
@@ -46,9 +46,10 @@ function server() {
   };
   const api = {
     context: async () => ({}) as never,
-    createSession: async (_body: unknown, key: string) => {
+    createSession: async (body: unknown, key: string) => {
       await call('create');
       state.keys.push(key);
+      state.bodies.push(body);
       return session();
     },
     session: async () => {
@@ -62,6 +63,10 @@ function server() {
       return session();
     },
     tap: async () => session(),
+    sale: () => Promise.reject(new Error('not used here')),
+    refund: () => Promise.reject(new Error('not used here')),
+    currentReport: () => Promise.reject(new Error('not used here')),
+    closeDay: () => Promise.reject(new Error('not used here')),
   } satisfies Api;
   return { api, state };
 }
@@ -83,6 +88,16 @@ describe('sales kept in the replica', () => {
     assert.deepEqual((await sales.open())?.id, sale.id, 'the open sale is found again (a reload)');
     await sales.close(sale.id, NOW);
     assert.equal(await sales.open(), null);
+  });
+
+  it('sends a cart sale as the session\'s items and discount in major units, and keeps its lines for the receipt', async () => {
+    const { api, state } = server();
+    const sales = new PosSales(await collection(), api, 'trm_1');
+    const cart = { lines: [{ productId: 'prod_j', name: 'Jollof', quantity: 2, unitPrice: 62_500, discount: 500, taxRate: 750, taxInclusive: true }], discount: 0 };
+    const sale = await sales.charge({ amountMinor: 124_500, currency: 'NGN', description: '', cart }, NOW);
+    assert.deepEqual(state.bodies, [{ amount: 1245, currency: 'NGN', items: [{ productId: 'prod_j', name: 'Jollof', quantity: 2, unitPrice: 625, discount: 5, taxRate: 7.5, taxInclusive: true }] }]);
+    assert.deepEqual([sale.items, sale.discountMinor], [cart.lines, 0]);
+    assert.deepEqual((await sales.get(sale.id))?.items, cart.lines);
   });
 
   it('removes a sale whose session could not be opened: nothing can have been paid', async () => {

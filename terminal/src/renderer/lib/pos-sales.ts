@@ -1,9 +1,11 @@
 import type { MangoQuery } from 'rxdb';
+import type { Cart, SaleLine } from '@tapline/shared/cart';
 import { toMajor } from '@tapline/shared/money';
 import type { OfflinePaymentDoc, SyncDocument } from '@tapline/shared/sync-protocol';
 import { type Api, ApiError, FINAL_STATUSES, type PosSession, isUnreachable } from './api.ts';
 import type { PosSaleCollection } from './replica.ts';
 import type { PushGate } from './sync.ts';
+import { sessionItems } from './till-cart.ts';
 
 /**
  * A sale charged through the server (a POS session), kept in the replica from Charge on, so a
@@ -50,6 +52,14 @@ export interface PosSaleDoc {
   receiptPrinted?: boolean;
   /** The cashier left the outcome: only a sale without it is resumed at start. */
   closedAt?: string;
+  /** A sale from the cart: its lines and cart discount (minor units), sent as the session's items and printed on the receipt. */
+  items?: SaleLine[];
+  discountMinor?: number;
+}
+
+/** The cart a stored sale was charged with, or null for a keypad amount. */
+export function saleCart(doc: Pick<PosSaleDoc, 'items' | 'discountMinor'>): Cart | null {
+  return doc.items === undefined || doc.items.length === 0 ? null : { lines: doc.items, discount: doc.discountMinor ?? 0 };
 }
 
 export function isServerFinal(doc: Pick<PosSaleDoc, 'status'>): boolean {
@@ -106,8 +116,10 @@ export class PosSales {
    * refuses or cannot be reached, nothing could be paid (no code was shown): the sale is removed
    * and the error thrown for the Sale screen.
    */
-  async charge(sale: { amountMinor: number; currency: string; description: string }, now: Date): Promise<PosSaleDoc> {
-    const doc: PosSaleDoc = { id: crypto.randomUUID(), terminalId: this.#terminalId, ...sale, capturedAt: now.toISOString(), status: 'opening' };
+  async charge(sale: { amountMinor: number; currency: string; description: string; cart?: Cart }, now: Date): Promise<PosSaleDoc> {
+    const { cart, ...fields } = sale;
+    const lines = cart === undefined || cart.lines.length === 0 ? {} : { items: cart.lines, discountMinor: cart.discount };
+    const doc: PosSaleDoc = { id: crypto.randomUUID(), terminalId: this.#terminalId, ...fields, ...lines, capturedAt: now.toISOString(), status: 'opening' };
     await this.#collection.insert(doc);
     // Registered as this sale's resolution, so the poll loop does not send the request a second time.
     const work = this.#openSession(doc).finally(() => this.#inFlight.delete(doc.id));
@@ -122,9 +134,15 @@ export class PosSales {
 
   async #openSession(doc: PosSaleDoc): Promise<PosSaleDoc> {
     let session: PosSession;
+    const cart = saleCart(doc);
     try {
       session = await this.#api.createSession(
-        { amount: toMajor(doc.amountMinor, doc.currency), currency: doc.currency, ...(doc.description === '' ? {} : { description: doc.description }) },
+        {
+          amount: toMajor(doc.amountMinor, doc.currency),
+          currency: doc.currency,
+          ...(doc.description === '' ? {} : { description: doc.description }),
+          ...(cart === null ? {} : sessionItems(cart, doc.currency)),
+        },
         doc.id,
       );
     } catch (error) {

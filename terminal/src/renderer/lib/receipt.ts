@@ -1,15 +1,17 @@
-import type { GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings } from '@tapline/hardware/src/printer/layouts.ts';
+import type { EndOfDayReport, GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings, RefundReceipt } from '@tapline/hardware/src/printer/layouts.ts';
+import { minorFromMajor as toMinor } from '@tapline/shared/money';
 import { DEFAULT_LANGUAGE, languageOf, translator } from '@tapline/shared/i18n';
+import type { Cart } from '@tapline/shared/cart';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
-import type { PosContext } from './api.ts';
+import type { DayReport, PosContext, RefundRecord, SaleRecord, Tally } from './api.ts';
 import { type GiftCardSale, printedExpiry } from './gift-card-sales.ts';
-import type { PosSaleDoc } from './pos-sales.ts';
+import { type PosSaleDoc, saleCart } from './pos-sales.ts';
 import type { TerminalConfig } from './terminal-config.ts';
 
 export interface ReceiptRequest {
   merchant: MerchantHeader;
   settings: ReceiptSettings;
-  receipt: PosPaymentReceipt | OfflinePaymentReceipt | GiftCardSaleReceipt;
+  receipt: PosPaymentReceipt | OfflinePaymentReceipt | GiftCardSaleReceipt | RefundReceipt | EndOfDayReport;
   /** One job per sale: a second request for the same sale does not print twice. */
   jobId: string;
 }
@@ -24,6 +26,11 @@ function header(context: PosContext, config: TerminalConfig, language: string | 
     merchant: { name: context.merchant.name, handle: context.merchant.handle },
     settings: { ...config.receipt, ...(language === undefined ? {} : { language }), ...(context.terminal ? { terminalName: context.terminal.name } : {}) },
   };
+}
+
+/** An itemised receipt's lines, when the sale came from the cart. */
+function cartField(cart: Cart | null): { cart?: Cart } {
+  return cart === null ? {} : { cart };
 }
 
 /** The receipt of a sale the customer paid (by tap or on the QR code's page). Job `pos-<sessionId>`: printed once. */
@@ -41,6 +48,7 @@ export function posPaymentReceipt(sale: PosSaleDoc, context: PosContext, config:
       walletRef: sale.walletRef ?? '',
       ...(sale.tagId === undefined ? {} : { tagId: sale.tagId }),
       completedAt: sale.completedAt ?? sale.endedAt ?? sale.capturedAt,
+      ...cartField(saleCart(sale)),
     },
     jobId: `pos-${sale.sessionId ?? sale.id}`,
   };
@@ -51,8 +59,10 @@ export function posPaymentReceipt(sale: PosSaleDoc, context: PosContext, config:
  * (the original's would be taken for the same job and not print).
  */
 export function reprinted(request: ReceiptRequest, now: Date): ReceiptRequest {
-  if (request.receipt.kind === 'gift-card-sale') throw new Error('a gift card cannot be printed again: its code is not kept');
-  return { ...request, receipt: { ...request.receipt, reprint: true }, jobId: `${request.jobId}-copy-${now.getTime()}` };
+  const { receipt } = request;
+  if (receipt.kind === 'gift-card-sale') throw new Error('a gift card cannot be printed again: its code is not kept');
+  if (receipt.kind !== 'pos-payment' && receipt.kind !== 'offline-payment') throw new Error(`a ${receipt.kind} receipt is not reprinted from the sales history`);
+  return { ...request, receipt: { ...receipt, reprint: true }, jobId: `${request.jobId}-copy-${now.getTime()}` };
 }
 
 /**
@@ -72,6 +82,7 @@ export function offlinePaymentReceipt(doc: OfflinePaymentDoc, context: PosContex
       ...(doc.payerHandle === undefined ? {} : { payerHandle: doc.payerHandle }),
       ...(doc.tagId === undefined ? {} : { tagId: doc.tagId }),
       takenAt: doc.capturedAt,
+      ...cartField(saleCart(doc as OfflinePaymentDoc & Pick<PosSaleDoc, 'items' | 'discountMinor'>)),
     },
     jobId: `offline-${doc.id}`,
   };
@@ -106,5 +117,64 @@ export function giftCardSaleReceipt(sale: GiftCardSale, context: PosContext, con
       soldAt: doc.capturedAt,
     },
     jobId: `giftcard-${doc.id}`,
+  };
+}
+
+/** The refund receipt: the lines given back with what each returned, the total, to whom. Job `refund-<id>`. */
+export function refundReceipt(refund: RefundRecord, sale: SaleRecord, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
+  const unitPrice = new Map((sale.items ?? []).map((item) => [item.line, toMinor(item.unitPrice, sale.currency)]));
+  return {
+    ...header(context, config, language),
+    receipt: {
+      kind: 'refund',
+      // rf_ and 12 hex: unique enough to find it, short enough for a barcode on 58 mm paper.
+      refundNumber: refund.id.slice(0, 15),
+      originalReceiptNumber: sale.saleId.slice(0, 12),
+      items: refund.lines.map((line) => ({ name: line.name, quantity: line.quantity, unitPriceMinor: unitPrice.get(line.line) ?? 0, amountMinor: toMinor(line.amount, refund.currency) })),
+      amountMinor: toMinor(refund.amount, refund.currency),
+      currency: refund.currency,
+      method: 'wallet',
+      ...(refund.reason === null ? {} : { reason: refund.reason }),
+      refundedAt: refund.createdAt,
+    },
+    jobId: `refund-${refund.id}`,
+  };
+}
+
+/** Money in by method as the report prints it; gift cards sold are listed apart (not money in the wallet). */
+const REPORT_METHODS = [
+  ['walletTap', 'nfc_tap'],
+  ['qrOnline', 'qr'],
+  ['offlineVoucher', 'offline_qr'],
+  ['offlineTap', 'offline_tap'],
+] as const;
+
+/**
+ * The X (running) or Z (closing) report on the receipt printer, from the server's report, with
+ * what this till still has waiting to sync. Job `zreport-<id>` (printed once) or `xreport-<time>`.
+ */
+export function dayReportReceipt(report: DayReport, sync: { queued: number; online: boolean; lastSyncAt: string | null }, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
+  const minor = (amount: number) => toMinor(amount, report.currency);
+  const tally = (entry: Tally) => ({ count: entry.count, amountMinor: minor(entry.amount) });
+  return {
+    ...header(context, config, language),
+    receipt: {
+      kind: 'end-of-day',
+      businessDate: report.openedAt.slice(0, 10),
+      currency: report.currency,
+      openedAt: report.openedAt,
+      closedAt: report.closedAt,
+      totals: REPORT_METHODS.map(([name, method]) => ({ method, ...tally(report.methods[name]) })),
+      refunds: tally(report.refunds),
+      offline: { ...tally(report.offline), pendingSync: sync.queued },
+      sync: { state: !sync.online ? 'offline' : sync.queued > 0 ? 'pending' : 'in_sync', pendingDocuments: sync.queued, ...(sync.lastSyncAt === null ? {} : { lastSyncedAt: sync.lastSyncAt }) },
+      report: report.kind === 'Z' && report.number !== null ? { type: 'Z', number: report.number } : { type: 'X' },
+      online: tally(report.online),
+      declinedOffline: tally(report.declinedOffline),
+      giftCardsSold: tally(report.giftCardsSold),
+      taxes: report.taxes.map((tax) => ({ rate: Math.round(tax.rate * 100), taxableMinor: minor(tax.taxable), taxMinor: minor(tax.tax) })),
+      oversold: report.oversold.map((product) => ({ name: product.name, stock: product.stock })),
+    },
+    jobId: report.kind === 'Z' && report.id !== null ? `zreport-${report.id}` : `xreport-${Date.parse(report.closedAt)}`,
   };
 }

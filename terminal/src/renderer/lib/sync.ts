@@ -1,10 +1,9 @@
 import { type MangoQuery, type RxCollection, type RxReplicationPullStreamItem, type WithDeleted } from 'rxdb';
 import { replicateRxCollection } from 'rxdb/plugins/replication';
-import { type Observable, type Subscription, Subject, combineLatest, map } from 'rxjs';
+import { type Observable, type Subscription, Subject, combineLatest, map, of } from 'rxjs';
 import { type Socket, io } from 'socket.io-client';
 import {
   type PullRequest,
-  type PullResponse,
   type PushRequest,
   type PushResponse,
   type StreamMessage,
@@ -18,7 +17,7 @@ import {
   type SyncHello,
   isSyncFailure,
 } from '@tapline/shared/sync-protocol';
-import type { GiftCardSaleCollection, OfflinePaymentCollection } from './replica.ts';
+import type { GiftCardSaleCollection, OfflinePaymentCollection, ProductCollection } from './replica.ts';
 
 /**
  * connecting: not connected yet since start. online: connected, nothing waiting. syncing:
@@ -47,6 +46,17 @@ export type PushGate = (collection: SyncCollection, docs: SyncDocument[]) => Pro
 export interface ReplicatedCollections {
   offline_payments: OfflinePaymentCollection;
   gift_card_sales: GiftCardSaleCollection;
+  /** Pull only: the merchant's catalogue (lib/catalogue.ts). */
+  products?: ProductCollection;
+}
+
+/** The collections of the protocol: two pushed, the catalogue pulled only. */
+export type ReplicatedName = SyncCollection;
+
+/** What every replicated document has: an id, and the server's order of changes. */
+interface ReplicatedDocument {
+  id: string;
+  serverSeq: number;
 }
 
 /** How long one pull or push may wait for the server's acknowledgement before it is retried. */
@@ -63,25 +73,66 @@ const RECONNECT_DELAY_MS = 500;
 const RECONNECT_DELAY_MS_MAX = 1_000;
 const RECONNECT_RANDOMIZATION = 0.25;
 
-/** The server knows nothing of deletion: documents are never deleted, only settled. */
-function fromServer<D extends SyncDocument>(doc: D): WithDeleted<D> {
-  return { ...doc, _deleted: false };
+/**
+ * Payments and gift card sales are never deleted, only settled; a product the merchant archived
+ * may come with `_deleted: true`, which RxDB takes as a deletion.
+ */
+function fromServer<D extends ReplicatedDocument>(doc: D): WithDeleted<D> {
+  return { ...doc, _deleted: (doc as { _deleted?: unknown })._deleted === true };
 }
 
 /** RxDB's own fields (_deleted, _meta, _rev...) stay on the terminal. */
-function toServer<D extends SyncDocument>(doc: WithDeleted<D> | undefined): D | undefined {
+function toServer<D extends ReplicatedDocument>(doc: WithDeleted<D> | undefined): D | undefined {
   if (doc === undefined) return undefined;
   return Object.fromEntries(Object.entries(doc).filter(([name]) => !name.startsWith('_'))) as unknown as D;
 }
 
-type Ask = <T>(event: string, request: unknown) => Promise<T>;
+export type Ask = <T>(event: string, request: unknown) => Promise<T>;
+
+interface PullAnswer<D> {
+  documents: D[];
+  checkpoint: SyncCheckpoint | null;
+}
+
+/**
+ * Pulls with one request read ahead: a full batch means more are waiting (a fresh kiosk pulling a
+ * catalogue of thousands), so the next batch is asked for while RxDB stores this one. The
+ * read-ahead is used only when RxDB then asks from exactly that checkpoint; a failed one is
+ * forgotten and asked again. What changed after it was answered has a later serverSeq, so it
+ * comes with a later pull or the stream.
+ */
+export function pullWithReadAhead<D>(pull: (checkpoint: SyncCheckpoint | null, batchSize: number) => Promise<PullAnswer<D>>) {
+  let ahead: { from: number; batchSize: number; answer: Promise<PullAnswer<D>> } | null = null;
+  return {
+    async take(checkpoint: SyncCheckpoint | null, batchSize: number): Promise<PullAnswer<D>> {
+      const from = checkpoint?.serverSeq ?? -1;
+      const kept = ahead !== null && ahead.from === from && ahead.batchSize === batchSize ? ahead.answer : null;
+      ahead = null;
+      let answer: PullAnswer<D>;
+      try {
+        answer = kept === null ? await pull(checkpoint, batchSize) : await kept;
+      } catch (error) {
+        if (kept === null) throw error;
+        answer = await pull(checkpoint, batchSize);
+      }
+      if (answer.documents.length === batchSize && answer.checkpoint !== null) {
+        const next = answer.checkpoint;
+        const request = pull(next, batchSize);
+        // A read-ahead nobody takes must not be an unhandled rejection.
+        request.catch(() => undefined);
+        ahead = { from: next.serverSeq, batchSize, answer: request };
+      }
+      return answer;
+    },
+  };
+}
 
 /** One collection's replication, as the connection drives it. */
 interface CollectionReplication {
   /** The first call starts it; later ones (reconnects) make it look again for what changed. */
   connected(): void;
   /** A `sync:stream` message for this collection. */
-  streamed(message: StreamMessage<SyncDocument>): void;
+  streamed(message: { documents: unknown[]; checkpoint: SyncCheckpoint }): void;
   active$: Observable<boolean>;
   error$: Observable<Error>;
   /** How many of its documents wait for the server's verdict. */
@@ -93,9 +144,19 @@ interface CollectionReplication {
  * RxDB's replication of one collection over the shared socket: pull by the collection's serverSeq
  * checkpoint, push (the verdicts come back as conflicts: RxDB's default handler keeps the
  * server's master state), and the pull stream fed by `sync:stream` messages for this collection.
+ * `push: false` (the catalogue) replicates the server's documents only. Exported for the
+ * catalogue's bench (lib/catalogue-replication.test.ts).
  */
-function replicateCollection<D extends SyncDocument>(name: SyncCollection, collection: RxCollection<D>, terminalId: string, ask: Ask, gate: PushGate | null): CollectionReplication {
+export function replicateCollection<D extends ReplicatedDocument>(
+  name: ReplicatedName,
+  collection: RxCollection<D>,
+  terminalId: string,
+  ask: Ask,
+  gate: PushGate | null,
+  options: { push: boolean } = { push: true },
+): CollectionReplication {
   const stream$ = new Subject<RxReplicationPullStreamItem<D, SyncCheckpoint>>();
+  const pullAhead = pullWithReadAhead<D>((checkpoint, batchSize) => ask(SYNC_EVENTS.pull, { collection: name, checkpoint, batchSize } satisfies PullRequest));
   const replication = replicateRxCollection<D, SyncCheckpoint>({
     replicationIdentifier: `tapline-sync-${name}-${terminalId}`,
     collection,
@@ -107,22 +168,22 @@ function replicateCollection<D extends SyncDocument>(name: SyncCollection, colle
       batchSize: SYNC_BATCH_SIZE_MAX,
       stream$: stream$.asObservable(),
       handler: async (checkpoint, batchSize) => {
-        const request: PullRequest = { collection: name, checkpoint: checkpoint ?? null, batchSize: Math.min(batchSize, SYNC_BATCH_SIZE_MAX) };
-        const answer = await ask<PullResponse<D>>(SYNC_EVENTS.pull, request);
+        const answer = await pullAhead.take(checkpoint ?? null, Math.min(batchSize, SYNC_BATCH_SIZE_MAX));
         return { documents: answer.documents.map(fromServer), checkpoint: answer.checkpoint ?? checkpoint };
       },
     },
-    push: {
+    push: options.push ? {
       batchSize: SYNC_BATCH_SIZE_MAX,
       handler: async (rows) => {
         const all = rows.map((row) => ({ assumedMasterState: toServer(row.assumedMasterState) ?? null, newDocumentState: toServer(row.newDocumentState)! }));
         // Held back documents answer as a conflict with their local master state, which RxDB keeps.
-        const kept = gate === null ? new Map<string, SyncDocument>() : await gate(name, all.map((row) => row.newDocumentState));
+        const kept = gate === null || name === 'products' ? new Map<string, SyncDocument>() : await gate(name, all.map((row) => row.newDocumentState as unknown as SyncDocument));
         const sent = all.filter((row) => !kept.has(row.newDocumentState.id));
-        const answered = sent.length === 0 ? [] : (await ask<PushResponse<D>>(SYNC_EVENTS.push, { collection: name, rows: sent } satisfies PushRequest<D>)).conflicts;
-        return [...answered, ...([...kept.values()] as D[])].map(fromServer);
+        const request = { collection: name, rows: sent } as unknown as PushRequest;
+        const answered = sent.length === 0 ? [] : (await ask<PushResponse<D & SyncDocument>>(SYNC_EVENTS.push, request)).conflicts;
+        return [...(answered as D[]), ...([...kept.values()] as unknown as D[])].map(fromServer);
       },
-    },
+    } : undefined,
   });
   const queued = { selector: { status: 'queued' } } as MangoQuery<D>;
   return {
@@ -135,7 +196,8 @@ function replicateCollection<D extends SyncDocument>(name: SyncCollection, colle
     },
     active$: replication.active$,
     error$: replication.error$,
-    queued$: collection.find(queued).$.pipe(map((docs) => docs.length)),
+    // Only pushed documents wait for a verdict.
+    queued$: options.push ? collection.find(queued).$.pipe(map((docs) => docs.length)) : of(0),
     cancel: () => replication.cancel(),
   };
 }
@@ -155,7 +217,7 @@ export class SyncConnection {
   readonly #waitingForConnection = new Set<{ resolve: () => void; reject: (error: Error) => void }>();
   #reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   #stopped = false;
-  readonly #replications: ReadonlyMap<SyncCollection, CollectionReplication>;
+  readonly #replications: ReadonlyMap<ReplicatedName, CollectionReplication>;
   readonly #subscriptions: Subscription[] = [];
   readonly #listeners = new Set<(snapshot: SyncSnapshot) => void>();
   readonly #helloListeners = new Set<(hello: SyncHello) => void>();
@@ -169,9 +231,10 @@ export class SyncConnection {
     this.#snapshot = { ...this.#snapshot, lastSyncAt: options.lastSyncAt ?? null };
     const ask: Ask = (event, request) => this.#ask(event, request);
     const gate = options.pushGate ?? null;
-    this.#replications = new Map<SyncCollection, CollectionReplication>([
+    this.#replications = new Map<ReplicatedName, CollectionReplication>([
       ['offline_payments', replicateCollection('offline_payments', collections.offline_payments, terminalId, ask, gate)],
       ['gift_card_sales', replicateCollection('gift_card_sales', collections.gift_card_sales, terminalId, ask, gate)],
+      ...(collections.products === undefined ? [] : [['products', replicateCollection('products', collections.products, terminalId, ask, null, { push: false })] as const]),
     ]);
   }
 
@@ -219,7 +282,7 @@ export class SyncConnection {
       this.#update({ lastSyncAt: new Date().toISOString() });
       for (const listener of this.#helloListeners) listener(hello);
     });
-    socket.on(SYNC_EVENTS.stream, (message: StreamMessage<SyncDocument>) => {
+    socket.on(SYNC_EVENTS.stream, (message: Omit<StreamMessage<SyncDocument>, 'collection'> & { collection: ReplicatedName }) => {
       if (!Array.isArray(message?.documents)) return;
       this.#replications.get(message.collection)?.streamed(message);
     });
