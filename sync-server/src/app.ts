@@ -47,6 +47,7 @@ import { registerMetrics } from './metrics/plugin.ts';
 import { readinessRoutes } from './modules/health/ready.ts';
 import { SyncNotifier } from './sync/notifier.ts';
 import { registerOpenApi } from './openapi/register.ts';
+import { merchantKeyRoutes, merchantUserRoutes, sessionResolver } from './modules/merchant-users/index.ts';
 
 export interface BuildAppOptions {
   config: Config;
@@ -134,7 +135,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   const isAdminToken = adminTokenChecker(options.adminTokenHash);
   // First, so that its request histogram sees every route.
   registerMetrics(app, db, isAdminToken);
-  registerAuth(app, db, isAdminToken);
+  registerAuth(app, db, isAdminToken, { resolveSession: sessionResolver(context), publicBaseUrl: config.publicBaseUrl });
   await registerRateLimits(app, db, { store: config.rateLimitStore, scale: options.rateLimitScale ?? config.rateLimitScale, windowMs: config.rateLimitWindowSeconds * 1000 });
   registerInputGuard(app);
   registerIdempotency(app, db);
@@ -144,7 +145,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, webRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, merchantUserRoutes, merchantKeyRoutes, webRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);

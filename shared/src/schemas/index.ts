@@ -16,3 +16,4 @@ export * from './offline.ts';
 export * from './subscriptions.ts';
 export * from './payroll.ts';
 export * from './checkout.ts';
+export * from './merchant-users.ts';

@@ -1,0 +1,3 @@
+export { merchantUserRoutes } from './routes.ts';
+export { merchantKeyRoutes } from './keys.ts';
+export { sessionResolver } from './service.ts';
