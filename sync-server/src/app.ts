@@ -31,6 +31,7 @@ import { posRoutes } from './modules/pos/routes.ts';
 import { payrollRoutes } from './modules/payroll/routes.ts';
 import { startPosSessionSweeper } from './modules/pos/service.ts';
 import { webRoutes } from './web/routes.ts';
+import { dashboardRoutes } from './web/dashboard.ts';
 import { giftCardRoutes, startGiftCardJobs } from './modules/gift-cards/routes.ts';
 import type { MailTransport } from './modules/store/mail.ts';
 import { startStoreJobs, storeRoutes } from './modules/store/routes.ts';
@@ -47,7 +48,7 @@ import { registerMetrics } from './metrics/plugin.ts';
 import { readinessRoutes } from './modules/health/ready.ts';
 import { SyncNotifier } from './sync/notifier.ts';
 import { registerOpenApi } from './openapi/register.ts';
-import { merchantKeyRoutes, merchantUserRoutes, sessionResolver } from './modules/merchant-users/index.ts';
+import { merchantKeyRoutes, merchantUserRoutes, salesRoutes, sessionResolver } from './modules/merchant-users/index.ts';
 
 export interface BuildAppOptions {
   config: Config;
@@ -145,7 +146,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, merchantUserRoutes, merchantKeyRoutes, webRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);

@@ -70,3 +70,19 @@ export const ApiKeyRecord = Type.Object({
   expiresAt: Nullable(Timestamp),
   active: Type.Boolean({ description: 'false once its grace period has ended' }),
 });
+
+export const SalesDailyQuery = Type.Object({
+  days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30, description: 'How many UTC days, today included' })),
+});
+export const SalesDailyResponse = Type.Object({
+  days: Type.Integer(),
+  from: Type.String({ description: 'The first day (UTC), YYYY-MM-DD' }),
+  currencies: Type.Array(
+    Type.Object({
+      currency: Type.String(),
+      total: Type.Number({ description: 'Major units' }),
+      count: Type.Integer(),
+      daily: Type.Array(Type.Object({ date: Type.String(), amount: Type.Number({ description: 'Major units' }), count: Type.Integer() })),
+    }),
+  ),
+});

@@ -2419,7 +2419,7 @@ export interface paths {
          *     (test unless it says live). Every call that changes something must send the session's csrfToken in x-csrf-token, and
          *     one from another site (Origin, Sec-Fetch-Site) is refused (403 csrf_failed). Roles: owner (everything), manager
          *     (everything but API keys, publishable keys, the webhook secret and the team), viewer (reading only); others get 403
-         *     role_forbidden. A session ends after 30 minutes without a call or 12 hours after sign-in (401 session_expired), at
+         *     role_forbidden. A session ends after 30 minutes without a call or 12 hours after sign-in (401 dashboard_session_expired), at
          *     sign-out, or when its user is removed. Five failed sign-ins in a row lock the account for 15 minutes (429
          *     sign_in_locked with Retry-After).
          */
@@ -2580,6 +2580,23 @@ export interface paths {
         put?: never;
         /** Replace one key: a new key (shown once); the old one keeps working for graceHours (0..24) */
         post: operations["rotateMerchantKeyPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/sales/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sales per UTC day and currency (POS sessions completed, offline payments accepted), oldest day first */
+        get: operations["getMerchantSalesDaily"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4856,6 +4873,23 @@ export interface components {
             /** Format: date-time */
             previousKeyExpiresAt: string;
         };
+        SalesDailyResponse: {
+            days: number;
+            /** @description The first day (UTC), YYYY-MM-DD */
+            from: string;
+            currencies: {
+                currency: string;
+                /** @description Major units */
+                total: number;
+                count: number;
+                daily: {
+                    date: string;
+                    /** @description Major units */
+                    amount: number;
+                    count: number;
+                }[];
+            }[];
+        };
         SeedBody: {
             /**
              * @description test or live; default test (the test catalogue; test and live never mix)
@@ -6365,7 +6399,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotateKeyResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6374,7 +6408,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6383,7 +6417,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6459,7 +6493,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantSettingsResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6468,7 +6502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6477,7 +6511,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6549,7 +6583,16 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceResponse"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6558,7 +6601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6620,7 +6663,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6629,7 +6672,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6638,7 +6681,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6696,7 +6739,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateTerminalResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6705,7 +6748,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6714,7 +6757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6788,7 +6831,7 @@ export interface operations {
                     "application/json": components["schemas"]["TerminalRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6797,7 +6840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6806,7 +6849,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6875,7 +6918,7 @@ export interface operations {
                     "application/json": components["schemas"]["TerminalSettingsRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6884,7 +6927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6893,7 +6936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6976,7 +7019,7 @@ export interface operations {
                     "application/json": components["schemas"]["PairingCodeResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `pairing_code_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`, `pairing_code_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6985,7 +7028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6994,7 +7037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7580,7 +7623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7589,7 +7632,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7598,7 +7641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7654,7 +7697,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7663,7 +7706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7672,7 +7715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7737,7 +7780,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7746,7 +7789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7755,7 +7798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7877,7 +7920,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_required`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `receiver_invalid`, `country_not_supported`, `amount_too_small`, `receiver_is_sender`, `quote_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_required`, `idempotency_key_invalid`, `invalid_mode`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `receiver_invalid`, `country_not_supported`, `amount_too_small`, `receiver_is_sender`, `quote_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7886,7 +7929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7895,7 +7938,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8145,7 +8188,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8154,7 +8197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8163,7 +8206,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8313,7 +8356,7 @@ export interface operations {
                     "application/json": components["schemas"]["FxQuoteResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `same_country`, `same_currency`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`, `same_country`, `same_currency`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8322,7 +8365,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8331,7 +8374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8390,7 +8433,7 @@ export interface operations {
                     "application/json": components["schemas"]["FxRatesResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8399,7 +8442,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8408,7 +8451,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8544,7 +8587,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillPayment"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `account_ref_invalid`, `amount_mismatch`, `amount_out_of_range`, `bill_type_mismatch`, `currency_mismatch`, `plan_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `account_ref_invalid`, `amount_mismatch`, `amount_out_of_range`, `bill_type_mismatch`, `currency_mismatch`, `plan_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8553,7 +8596,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8562,7 +8605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8663,7 +8706,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillPayment"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8672,7 +8715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8681,7 +8724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8753,7 +8796,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8762,7 +8805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8771,7 +8814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8833,7 +8876,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `amount_bounds_invalid`, `amount_bounds_with_fixed_amount`, `amount_required`, `amount_out_of_range`, `expires_at_invalid`, `single_use_conflict`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `amount_bounds_invalid`, `amount_bounds_with_fixed_amount`, `amount_required`, `amount_out_of_range`, `expires_at_invalid`, `single_use_conflict`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8842,7 +8885,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8851,7 +8894,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8943,7 +8986,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8952,7 +8995,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8961,7 +9004,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9026,7 +9069,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLink"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9035,7 +9078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9044,7 +9087,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9236,7 +9279,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayIdentity"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9245,7 +9288,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9254,7 +9297,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9486,7 +9529,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9495,7 +9538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9504,7 +9547,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9595,7 +9638,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9604,7 +9647,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9613,7 +9656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `holder_consent_required`, `wrong_pin`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `holder_consent_required`, `wrong_pin`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9696,7 +9739,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9705,7 +9748,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9714,7 +9757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9783,7 +9826,7 @@ export interface operations {
                     "application/json": components["schemas"]["WearableRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9792,7 +9835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9801,7 +9844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `holder_consent_required`, `wrong_pin`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `holder_consent_required`, `wrong_pin`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10572,7 +10615,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10581,7 +10624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10590,7 +10633,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10677,7 +10720,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10686,7 +10729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10695,7 +10738,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10807,7 +10850,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10816,7 +10859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10825,7 +10868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10923,7 +10966,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10932,7 +10975,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10941,7 +10984,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `tag_disabled`, `pin_required`, `wrong_pin`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `tag_disabled`, `pin_required`, `wrong_pin`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11063,7 +11106,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11072,7 +11115,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11081,7 +11124,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11276,7 +11319,16 @@ export interface operations {
                     "application/json": components["schemas"]["PosContextResponse"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The request is invalid. Codes include: `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11285,7 +11337,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11349,7 +11401,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11358,7 +11410,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11367,7 +11419,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11442,7 +11494,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardIssued"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_required`, `amount_too_large`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`, `amount_required`, `amount_too_large`, `currency_required`, `currency_mismatch`, `date_invalid`, `deliver_at_after_expiry`, `delivery_conflicts_with_lock`, `delivery_incomplete`, `subscription_gift_incomplete`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11451,7 +11503,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11460,7 +11512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `subscription_gift_merchant_only`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `subscription_gift_merchant_only`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11567,7 +11619,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardBulkResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `count_out_of_range`, `currency_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`, `count_out_of_range`, `currency_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11576,7 +11628,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11585,7 +11637,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11683,7 +11735,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardImportResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `too_many_rows`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`, `too_many_rows`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11692,7 +11744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11701,7 +11753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11799,7 +11851,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardRedeemResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11808,7 +11860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11817,7 +11869,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `wrong_pin`, `pin_required`, `handle_locked`, `card_not_accepted`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `wrong_pin`, `pin_required`, `handle_locked`, `card_not_accepted`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11928,7 +11980,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardAnalytics"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11937,7 +11989,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11946,7 +11998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12002,7 +12054,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12011,7 +12063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12020,7 +12072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12093,7 +12145,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12102,7 +12154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_admin_token`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12111,7 +12163,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14003,7 +14055,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14012,7 +14064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14021,7 +14073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14079,7 +14131,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardProgramRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14088,7 +14140,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14097,7 +14149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14171,7 +14223,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardProgramDetail"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14180,7 +14232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14189,7 +14241,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14267,7 +14319,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardProgramRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14276,7 +14328,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14285,7 +14337,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14385,7 +14437,7 @@ export interface operations {
                     "application/json": components["schemas"]["GiftCardProgramIssueResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14394,7 +14446,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14403,7 +14455,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14511,7 +14563,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14520,7 +14572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14529,7 +14581,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14587,7 +14639,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRuleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14596,7 +14648,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14605,7 +14657,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14679,7 +14731,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRuleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14688,7 +14740,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14697,7 +14749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14766,7 +14818,7 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRuleRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14775,7 +14827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14784,7 +14836,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14886,7 +14938,7 @@ export interface operations {
                     "application/json": components["schemas"]["EvaluateRewardResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14895,7 +14947,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14904,7 +14956,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15002,7 +15054,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15011,7 +15063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15020,7 +15072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15078,7 +15130,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionPlanRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15087,7 +15139,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15096,7 +15148,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15170,7 +15222,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionPlanRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15179,7 +15231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15188,7 +15240,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15257,7 +15309,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionPlanRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15266,7 +15318,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15275,7 +15327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15366,7 +15418,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15375,7 +15427,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15384,7 +15436,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16512,7 +16564,7 @@ export interface operations {
                     "application/json": components["schemas"]["OfflinePaymentRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `voucher_malformed`, `voucher_signature_invalid`, `voucher_unknown`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`, `voucher_malformed`, `voucher_signature_invalid`, `voucher_unknown`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16521,7 +16573,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16530,7 +16582,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16639,7 +16691,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16648,7 +16700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16657,7 +16709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16713,7 +16765,7 @@ export interface operations {
                     "application/json": components["schemas"]["OfflinePaymentRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16722,7 +16774,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_terminal_token`, `terminal_revoked`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16731,7 +16783,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16796,7 +16848,7 @@ export interface operations {
                     "application/json": components["schemas"]["OfflineLimitsRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16805,7 +16857,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16814,7 +16866,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16888,7 +16940,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16897,7 +16949,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16906,7 +16958,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16968,7 +17020,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `customer_fields_not_allowed`, `customer_handle_required`, `wallet_pin_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`, `customer_fields_not_allowed`, `customer_handle_required`, `wallet_pin_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16977,7 +17029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16986,7 +17038,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `wrong_pin`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `wrong_pin`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17087,7 +17139,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17096,7 +17148,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17105,7 +17157,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17178,7 +17230,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17187,7 +17239,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17196,7 +17248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17265,7 +17317,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17274,7 +17326,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_wallet_token`, `wallet_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17283,7 +17335,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17381,7 +17433,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_required`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_required`, `idempotency_key_invalid`, `invalid_mode`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17390,7 +17442,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17399,7 +17451,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17507,7 +17559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17516,7 +17568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17525,7 +17577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17587,7 +17639,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17596,7 +17648,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17605,7 +17657,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17706,7 +17758,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17715,7 +17767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17724,7 +17776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17793,7 +17845,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `idempotency_key_invalid`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `idempotency_key_invalid`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17802,7 +17854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17811,7 +17863,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17894,7 +17946,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollRunRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17903,7 +17955,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17912,7 +17964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17994,7 +18046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18003,7 +18055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18012,7 +18064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18083,7 +18135,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollItemRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`, `currency_mismatch`, `item_destination_invalid`, `receiver_is_sender`, `too_many_items`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18092,7 +18144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18101,7 +18153,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18202,7 +18254,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayrollItemRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18211,7 +18263,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18220,7 +18272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18289,7 +18341,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18298,7 +18350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18307,7 +18359,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18387,7 +18439,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18396,7 +18448,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18405,7 +18457,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `origin_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `origin_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18463,7 +18515,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatePublishableKeyResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18472,7 +18524,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18481,7 +18533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `origin_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `origin_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18555,7 +18607,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublishableKeyRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18564,7 +18616,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18573,7 +18625,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18677,7 +18729,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `idempotency_key_invalid`, `invalid_mode`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18686,7 +18738,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18695,7 +18747,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `origin_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `origin_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18787,7 +18839,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18796,7 +18848,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18805,7 +18857,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19198,7 +19250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19279,7 +19331,16 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardSession"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19288,7 +19349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19340,7 +19401,16 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19349,7 +19419,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19405,7 +19475,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19414,7 +19493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19468,7 +19547,16 @@ export interface operations {
                     "application/json": components["schemas"]["TotpEnrolment"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The request is invalid. Codes include: `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19477,7 +19565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19535,7 +19623,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpStatus"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19544,7 +19632,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19553,7 +19641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19629,7 +19717,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpStatus"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19638,7 +19726,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19647,7 +19735,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19727,7 +19815,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19736,7 +19824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19745,7 +19833,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19803,7 +19891,7 @@ export interface operations {
                     "application/json": components["schemas"]["InviteUserResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19812,7 +19900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19821,7 +19909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19893,7 +19981,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19902,7 +19990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19911,7 +19999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19980,7 +20068,7 @@ export interface operations {
                     "application/json": components["schemas"]["MerchantUserRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19989,7 +20077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19998,7 +20086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20087,7 +20175,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20096,7 +20184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20105,7 +20193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20165,7 +20253,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotateKeyResponse"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20174,7 +20262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20183,7 +20271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20212,6 +20300,81 @@ export interface operations {
             };
             /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMerchantSalesDaily: {
+        parameters: {
+            query?: {
+                /** @description How many UTC days, today included */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SalesDailyResponse"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,3 +1,4 @@
 export { merchantUserRoutes } from './routes.ts';
 export { merchantKeyRoutes } from './keys.ts';
+export { salesRoutes } from './sales.ts';
 export { sessionResolver } from './service.ts';

@@ -183,7 +183,7 @@ for (const target of await databaseTargets()) {
       clock.advance(30 * 60_000);
       const idle = await browser.call('GET', '/api/merchant/balance');
       assert.equal(idle.status, 401);
-      assert.equal(idle.body.code, 'session_expired');
+      assert.equal(idle.body.code, 'dashboard_session_expired');
 
       const { browser: busy } = await ownerSession();
       for (let minutes = 0; minutes < 12 * 60 - 20; minutes += 20) {
@@ -193,7 +193,7 @@ for (const target of await databaseTargets()) {
       clock.advance(20 * 60_000);
       const absolute = await busy.call('GET', '/api/merchant/balance');
       assert.equal(absolute.status, 401);
-      assert.equal(absolute.body.code, 'session_expired');
+      assert.equal(absolute.body.code, 'dashboard_session_expired');
     });
 
     it('signs out one session, and everywhere', async () => {
@@ -351,6 +351,35 @@ for (const target of await databaseTargets()) {
       assert.equal(noMerchant.status, 404);
       const notAdmin = await server().request('POST', `/api/admin/merchants/mer_nope/owner`, { body: { email: uniqueEmail('z') } });
       assert.equal(notAdmin.status, 401);
+    });
+
+    it('charts sales per day: a POS sale opened from the dashboard and paid by a tap', async () => {
+      const { browser, merchant } = await ownerSession();
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const payer = `payer_${process.pid}_${Date.now() % 100000}`;
+      await server().createWallet({ handle: payer, fund: 1000 });
+      const tag = await server().request<{ tagId: string }>('POST', '/api/wearables', { headers: key, body: { handle: payer, tagType: 'ring', displayName: 'Ring' } });
+      assert.equal(tag.status, 201);
+      const empty = await browser.call('GET', '/api/merchant/sales/daily?days=7');
+      assert.equal(empty.status, 200);
+      assert.deepEqual(empty.body.currencies, []);
+      const sale = await browser.call('POST', '/api/pos/sessions', { body: { amount: 12.5, currency: 'NGN', description: 'Jollof' } });
+      assert.equal(sale.status, 201, JSON.stringify(sale.body));
+      const paid = await server().request('POST', `/api/pos/sessions/${String(sale.body.sessionId)}/tap`, { headers: key, body: { tagId: tag.body.tagId } });
+      assert.equal(paid.body.status, 'completed', JSON.stringify(paid.body));
+      const sales = await browser.call('GET', '/api/merchant/sales/daily?days=7');
+      const [ngn] = sales.body.currencies as { currency: string; total: number; count: number; daily: { date: string; amount: number; count: number }[] }[];
+      assert.equal(sales.body.days, 7);
+      assert.equal(ngn!.currency, 'NGN');
+      assert.equal(ngn!.total, 12.5);
+      assert.equal(ngn!.count, 1);
+      assert.equal(ngn!.daily.length, 7);
+      assert.deepEqual(ngn!.daily.at(-1), { date: clock.now().toISOString().slice(0, 10), amount: 12.5, count: 1 });
+      assert.equal(ngn!.daily.slice(0, 6).reduce((sum, day) => sum + day.amount, 0), 0);
+      const live = await browser.call('GET', '/api/merchant/sales/daily?days=7', { headers: { 'x-tapline-mode': 'live' } });
+      assert.deepEqual(live.body.currencies, []);
+      const tooMany = await browser.call('GET', '/api/merchant/sales/daily?days=91');
+      assert.equal(tooMany.status, 400);
     });
 
     it('keeps API-key calls unaffected and refuses session-only routes to a key', async () => {

@@ -59,7 +59,7 @@ calls of every /api route that accepts a merchant API key, as that merchant, in 
 (test unless it says live). Every call that changes something must send the session's csrfToken in x-csrf-token, and
 one from another site (Origin, Sec-Fetch-Site) is refused (403 csrf_failed). Roles: owner (everything), manager
 (everything but API keys, publishable keys, the webhook secret and the team), viewer (reading only); others get 403
-role_forbidden. A session ends after 30 minutes without a call or 12 hours after sign-in (401 session_expired), at
+role_forbidden. A session ends after 30 minutes without a call or 12 hours after sign-in (401 dashboard_session_expired), at
 sign-out, or when its user is removed. Five failed sign-ins in a row lock the account for 15 minutes (429
 sign_in_locked with Retry-After).`;
 

@@ -164,7 +164,7 @@ export function sessionResolver(context: AppContext) {
     const now = context.now();
     const state = sessionState(row, now);
     if (state === 'invalid' || !row) return { state: 'invalid', kind: 'merchant', code: 'invalid_session', message: 'Signed out: sign in again' };
-    if (state === 'expired') return { state: 'invalid', kind: 'merchant', code: 'session_expired', message: 'The session has expired: sign in again' };
+    if (state === 'expired') return { state: 'invalid', kind: 'merchant', code: 'dashboard_session_expired', message: 'The session has expired: sign in again' };
     if (now.getTime() - row.last_used_at.getTime() >= TOUCH_EVERY_MS) await touchSession(context.db, tokenHash, now);
     return {
       state: 'valid',
