@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { ApiKeyRecord, ErrorBody, ListOf, ListQuery, RotateKeyBody, RotateKeyResponse } from '@tapline/shared/schemas';
+import { ApiKeyRecord, ErrorBody, ListOf, ListQuery, MerchantSettingsResponse, RotateKeyBody, RotateKeyResponse } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
-import { notFound } from '../../http/errors.ts';
-import { rotateApiKey } from '../merchants/store.ts';
+import { notFound, unprocessable } from '../../http/errors.ts';
+import { enqueueEvent } from '../../events/outbox.ts';
+import { findMerchant, rotateApiKey } from '../merchants/store.ts';
 
 const ownerOnly = { auth: ['merchant'], roles: ['owner'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
@@ -36,6 +37,34 @@ function keyRecord(row: KeyRow, now: Date) {
  * rotate): list them and rotate one with a grace period. The owner only, or an API key.
  */
 export async function merchantKeyRoutes(app: FastifyInstance, { db, now }: AppContext): Promise<void> {
+  app.post('/api/merchant/webhooks/test', {
+    config: { auth: ['merchant'] },
+    schema: {
+      tags: ['webhooks'],
+      summary: 'Send a test event (webhook.test) to the webhook URL: it is delivered, retried and listed like any other',
+      description: 'A merchant without a webhook URL answers 422 webhook_url_missing.',
+      response: { 202: Type.Object({ eventId: Type.String() }), ...errors, 422: ErrorBody },
+    },
+  }, async (request, reply) => {
+    const principal = principalAs(request, 'merchant');
+    const event = await db.transaction(async (tx) => {
+      const [merchant] = await tx.query<{ webhook_url: string | null }>('SELECT webhook_url FROM merchants WHERE id = $1', [principal.merchantId]);
+      if (!merchant?.webhook_url) throw unprocessable('webhook_url_missing', 'Set a webhook URL first (PATCH /api/merchant/settings {webhookUrl})');
+      return enqueueEvent(tx, { merchantId: principal.merchantId, mode: principal.mode, type: 'webhook.test', data: { message: 'A test event from your Tapline dashboard' }, at: now() });
+    });
+    return reply.status(202).send({ eventId: event.id });
+  });
+
+
+  app.get('/api/merchant/settings', {
+    config: { auth: ['merchant'] },
+    schema: { tags: ['merchant'], summary: 'The webhook URL (the secret is never shown again: rotate it for a new one)', response: { 200: MerchantSettingsResponse, ...errors } },
+  }, async (request) => {
+    const merchant = await findMerchant(db, principalAs(request, 'merchant').merchantId);
+    if (!merchant) throw notFound('merchant_not_found', 'Merchant not found');
+    return { webhookUrl: merchant.webhook_url };
+  });
+
   app.get('/api/merchant/keys', {
     config: ownerOnly,
     schema: {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import { databaseTargets } from '../../testing/databases.ts';
-import { ADMIN, ManualClock, type TestServer, useTestServer } from '../../testing/index.ts';
+import { ADMIN, ManualClock, type TestServer, WebhookReceiver, useTestServer } from '../../testing/index.ts';
 
 interface Answer {
   status: number;
@@ -255,6 +255,7 @@ for (const target of await databaseTargets()) {
       assert.equal((await manager.call('POST', '/api/merchant/terminals', { body: { name: 'By manager' } })).status, 201);
       const settings = await manager.call('PATCH', '/api/merchant/settings', { body: { webhookUrl: 'http://127.0.0.1:9/hook' } });
       assert.equal(settings.status, 200);
+      assert.deepEqual((await viewer.call('GET', '/api/merchant/settings')).body, { webhookUrl: 'http://127.0.0.1:9/hook' });
       for (const [method, path, body] of [
         ['GET', '/api/merchant/keys', undefined],
         ['GET', '/api/merchant/users', undefined],
@@ -380,6 +381,38 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(live.body.currencies, []);
       const tooMany = await browser.call('GET', '/api/merchant/sales/daily?days=91');
       assert.equal(tooMany.status, 400);
+    });
+
+    it('sends a test event to the webhook URL and redelivers a failed delivery from a session', async () => {
+      const receiver = await WebhookReceiver.start();
+      try {
+        const { browser } = await ownerSession();
+        const noUrl = await browser.call('POST', '/api/merchant/webhooks/test');
+        assert.equal(noUrl.status, 422);
+        assert.equal(noUrl.body.code, 'webhook_url_missing');
+        assert.equal((await browser.call('PATCH', '/api/merchant/settings', { body: { webhookUrl: receiver.url } })).status, 200);
+        receiver.respond((count) => (count === 1 ? 500 : 200));
+        const sent = await browser.call('POST', '/api/merchant/webhooks/test');
+        assert.equal(sent.status, 202);
+        assert.match(String(sent.body.eventId), /^evt_/);
+        assert.equal(await server().context.events.runOnce(), 1);
+        assert.equal(receiver.received.length, 1);
+        assert.equal(receiver.bodies()[0]!.event, 'webhook.test');
+        const listed = await browser.call('GET', '/api/merchant/webhook-deliveries');
+        const [delivery] = listed.body.data as { id: string; eventId: string; state: string; attemptCount: number }[];
+        assert.equal(delivery!.eventId, sent.body.eventId);
+        assert.equal(delivery!.state, 'pending');
+        assert.equal(delivery!.attemptCount, 1);
+        const again = await browser.call('POST', `/api/merchant/webhook-deliveries/${delivery!.id}/redeliver`);
+        assert.equal(again.status, 200);
+        assert.equal(again.body.state, 'succeeded');
+        assert.equal(again.body.attemptCount, 2);
+        assert.equal(receiver.received.length, 2);
+        const live = await browser.call('GET', '/api/merchant/webhook-deliveries', { headers: { 'x-tapline-mode': 'live' } });
+        assert.equal(live.body.total, 0);
+      } finally {
+        await receiver.close();
+      }
     });
 
     it('keeps API-key calls unaffected and refuses session-only routes to a key', async () => {

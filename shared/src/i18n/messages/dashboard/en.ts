@@ -107,9 +107,11 @@ export const dashboardEn = {
     state: 'State',
     attempts: 'Attempts',
     lastStatus: 'Last answer',
+    sendTest: 'Send a test event',
+    testSent: 'Test event sent: it appears in the deliveries.',
     redeliver: 'Redeliver',
     noDeliveries: 'No deliveries yet.',
-    states: { pending: 'Pending', delivering: 'Delivering', delivered: 'Delivered', failed: 'Failed' },
+    states: { pending: 'Pending', delivering: 'Delivering', succeeded: 'Delivered', failed: 'Failed' },
   },
   team: {
     heading: 'Team',

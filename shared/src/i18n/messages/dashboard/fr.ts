@@ -109,9 +109,11 @@ export const dashboardFr: Messages['dashboard'] = {
     state: 'État',
     attempts: 'Tentatives',
     lastStatus: 'Dernière réponse',
+    sendTest: 'Envoyer un événement de test',
+    testSent: 'Événement de test envoyé : il apparaît dans les envois.',
     redeliver: 'Renvoyer',
     noDeliveries: 'Pas encore d\'envoi.',
-    states: { pending: 'En attente', delivering: 'En cours', delivered: 'Livré', failed: 'Échec' },
+    states: { pending: 'En attente', delivering: 'En cours', succeeded: 'Livré', failed: 'Échec' },
   },
   team: {
     heading: 'Équipe',

@@ -109,9 +109,11 @@ export const dashboardPt: Messages['dashboard'] = {
     state: 'Estado',
     attempts: 'Tentativas',
     lastStatus: 'Última resposta',
+    sendTest: 'Enviar um evento de teste',
+    testSent: 'Evento de teste enviado: aparece nas entregas.',
     redeliver: 'Reenviar',
     noDeliveries: 'Ainda sem entregas.',
-    states: { pending: 'Pendente', delivering: 'A entregar', delivered: 'Entregue', failed: 'Falhou' },
+    states: { pending: 'Pendente', delivering: 'A entregar', succeeded: 'Entregue', failed: 'Falhou' },
   },
   team: {
     heading: 'Equipa',

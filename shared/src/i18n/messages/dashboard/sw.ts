@@ -109,9 +109,11 @@ export const dashboardSw: Messages['dashboard'] = {
     state: 'Hali',
     attempts: 'Majaribio',
     lastStatus: 'Jibu la mwisho',
+    sendTest: 'Tuma tukio la majaribio',
+    testSent: 'Tukio la majaribio limetumwa: linaonekana kwenye uwasilishaji.',
     redeliver: 'Tuma tena',
     noDeliveries: 'Bado hakuna uwasilishaji.',
-    states: { pending: 'Inasubiri', delivering: 'Inawasilishwa', delivered: 'Imewasilishwa', failed: 'Imeshindwa' },
+    states: { pending: 'Inasubiri', delivering: 'Inawasilishwa', succeeded: 'Imewasilishwa', failed: 'Imeshindwa' },
   },
   team: {
     heading: 'Timu',
