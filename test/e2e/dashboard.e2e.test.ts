@@ -55,6 +55,8 @@ for (const target of await databaseTargets()) {
     async function shoot(page: Page, name: string): Promise<void> {
       for (const [label, viewport] of [['1366x768', DESKTOP], ['1024x768', KIOSK]] as const) {
         await page.setViewportSize(viewport);
+        // Two frames: the chart library redraws on its ResizeObserver's next callback.
+        await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
         await page.screenshot({ path: `${ARTIFACTS}${target.name}-${name}-${label}.png`, fullPage: true });
       }
       await page.setViewportSize(DESKTOP);
