@@ -23,7 +23,7 @@ await ensureDashboardBuilt(DASHBOARD_DIR);
 const PASSWORD = 'a long enough password';
 const DESKTOP = { width: 1366, height: 768 };
 const KIOSK = { width: 1024, height: 768 };
-type DashboardPage = 'overview' | 'payments' | 'terminals' | 'developers' | 'team' | 'account';
+type DashboardPage = 'overview' | 'payments' | 'terminals' | 'giftCards' | 'developers' | 'team' | 'account';
 
 for (const target of await databaseTargets()) {
   describe(`merchant dashboard in Chromium on ${target.name}`, () => {
@@ -155,6 +155,29 @@ for (const target of await databaseTargets()) {
       assert.equal(paired.status, 200, 'the code shown pairs a kiosk');
       await assertAccessible(page, 'terminals');
       await shoot(page, 'terminals');
+    });
+
+    it('imports gift cards from a CSV file: good rows issued with their codes, a bad row reported', async () => {
+      const page = owner.page;
+      await open(page, 'giftCards');
+      const csv = 'amount,currency,message\r\n25,NGN,"Happy birthday, Ada"\r\n10.50,NGN,\r\n1.234,NGN,too many decimals\r\n';
+      await page.locator('input[name=cards-csv]').setInputFiles({ name: 'cards.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      await page.getByRole('button', { name: 'Import' }).click();
+      await page.locator('[data-imported]').waitFor();
+      assert.equal(await page.locator('[data-imported]').innerText(), '2 issued, 1 refused.');
+      assert.equal(await page.locator('tr[data-failed-row]').count(), 1);
+      assert.equal(await page.locator('tr[data-failed-row]').getAttribute('data-failed-row'), '3');
+      const codes = await page.locator('[data-card-code]').allInnerTexts();
+      assert.equal(codes.length, 2);
+      await page.locator('tr[data-card]').nth(1).waitFor();
+      const cards = await server().request<{ data: { amount: number; message: string | null }[]; total: number }>('GET', '/api/merchant/gift-cards', { headers: { 'x-merchant-api-key': owner.merchant.testKey } });
+      assert.equal(cards.body.total, 2);
+      assert.deepEqual(cards.body.data.map((card) => card.amount).sort((a, b) => a - b), [10.5, 25]);
+      assert.ok(cards.body.data.some((card) => card.message === 'Happy birthday, Ada'), 'a quoted field with a comma stays one field');
+      const verified = await server().request('GET', `/api/gift-cards/verify?code=${encodeURIComponent(codes[0]!)}`);
+      assert.equal(verified.status, 200, 'the code shown is the card\'s');
+      await assertAccessible(page, 'gift cards');
+      await shoot(page, 'gift-cards');
     });
 
     it('rotates a key with a grace period and shows the new key once', async () => {
