@@ -133,7 +133,7 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(rows.at(-1), [s.context.now().toISOString().slice(0, 10), 42.5, 2]);
       assert.equal(rows.slice(0, 29).reduce((sum, row) => sum + row[1], 0), 0);
       // The chart library drew into the canvas (its backing store has the box's size).
-      const canvas = await page.$eval('figure.chart canvas', (element) => ({ width: (element as HTMLCanvasElement).width, height: (element as HTMLCanvasElement).height }));
+      const canvas = await page.evaluate<{ width: number; height: number }>(`(() => { const c = document.querySelector('figure.chart canvas'); return { width: c.width, height: c.height }; })()`);
       assert.ok(canvas.width > 300 && canvas.height > 100, JSON.stringify(canvas));
       assert.equal((await page.locator('[data-balance="NGN"]').innerText()).replace(/\s/g, ' '), 'NGN 1,000,042.50');
       await assertAccessible(page, 'overview');

@@ -68,7 +68,10 @@ export interface paths {
         /** List merchants */
         get: operations["listAdminMerchants"];
         put?: never;
-        /** Create a merchant with test and live keys and a wallet at its handle */
+        /**
+         * Create a merchant with test and live keys and a wallet at its handle
+         * @description With ownerEmail the answer carries the dashboard owner's one-time set-up link (ownerSetupUrl); an address that already signs in to a merchant answers 409 email_taken.
+         */
         post: operations["createAdminMerchant"];
         delete?: never;
         options?: never;
@@ -2378,7 +2381,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Give a merchant an owner account: a one-time set-up link (7 days) where the owner chooses a password */
+        /**
+         * Give a merchant an owner account: a one-time set-up link (7 days) where the owner chooses a password
+         * @description Unknown merchant 404 merchant_not_found; an address that already signs in to a merchant 409 email_taken. Asking again for the same owner replaces the link.
+         */
         post: operations["createAdminMerchantOwner"];
         delete?: never;
         options?: never;
@@ -2395,7 +2401,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Follow a set-up or invitation link: choose the password (the link is then used up) */
+        /**
+         * Follow a set-up or invitation link: choose the password (the link is then used up)
+         * @description Unknown link 404 link_not_found; used 410 link_used; past its 7 days 410 link_expired.
+         */
         post: operations["createDashboardLinksAccept"];
         delete?: never;
         options?: never;
@@ -2422,7 +2431,8 @@ export interface paths {
          *     (everything but API keys, publishable keys, the webhook secret and the team), viewer (reading only); others get 403
          *     role_forbidden. A session ends after 30 minutes without a call or 12 hours after sign-in (401 dashboard_session_expired), at
          *     sign-out, or when its user is removed. Five failed sign-ins in a row lock the account for 15 minutes (429
-         *     sign_in_locked with Retry-After).
+         *     sign_in_locked with Retry-After). A wrong address or password answers 401 invalid_credentials; with TOTP on, 401
+         *     totp_required until a code is sent, 401 invalid_totp_code for a wrong or reused one.
          */
         post: operations["createDashboardSession"];
         delete?: never;
@@ -2527,7 +2537,10 @@ export interface paths {
         /** The team: people who sign in to the dashboard */
         get: operations["listMerchantUsers"];
         put?: never;
-        /** Invite a person with a role: a one-time link (7 days) where they choose a password */
+        /**
+         * Invite a person with a role: a one-time link (7 days) where they choose a password
+         * @description The owner only (403 role_forbidden). An address already in this team or signing in to another merchant: 409 email_taken.
+         */
         post: operations["createMerchantUser"];
         delete?: never;
         options?: never;
@@ -2545,11 +2558,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a team member: their sessions and links stop working at once */
+        /**
+         * Remove a team member: their sessions and links stop working at once
+         * @description Unknown member 404 user_not_found; the last owner 409 last_owner.
+         */
         delete: operations["deleteMerchantUser"];
         options?: never;
         head?: never;
-        /** Change a team member's role */
+        /**
+         * Change a team member's role
+         * @description Unknown member 404 user_not_found; demoting the last owner 409 last_owner.
+         */
         patch: operations["updateMerchantUser"];
         trace?: never;
     };
@@ -3346,6 +3365,8 @@ export interface components {
             /** @description ISO 4217 currency code */
             currency: string;
             webhookUrl?: string;
+            /** @description The owner of the merchant dashboard: the answer carries their one-time set-up link */
+            ownerEmail?: string;
         };
         CreateMerchantResponse: {
             id: string;
@@ -3362,6 +3383,10 @@ export interface components {
             rateLimitMultiplier: number;
             /** Format: date-time */
             createdAt: string;
+            /** @description With ownerEmail: the owner's one-time dashboard set-up link (7 days), shown once */
+            ownerSetupUrl?: string;
+            /** Format: date-time */
+            ownerSetupExpiresAt?: string;
         };
         CreatePaymentLinkBody: {
             /** @description Decimal amount in major units (12.50); at most the currency's ISO 4217 decimals, over 0, at most 1e12 */
@@ -19173,8 +19198,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `merchant_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `email_taken`. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19267,6 +19301,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `link_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Expired. Codes include: `link_used`, `link_expired`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is too large. Codes include: `payload_too_large`. */
             413: {
                 headers: {
@@ -19343,7 +19395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `dashboard_session_expired`. */
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `dashboard_session_expired`, `invalid_credentials`, `totp_required`, `invalid_totp_code`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20011,6 +20063,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description It conflicts with the current state. Codes include: `email_taken`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is too large. Codes include: `payload_too_large`. */
             413: {
                 headers: {
@@ -20101,8 +20162,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `user_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `last_owner`. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20188,8 +20258,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `user_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `last_owner`. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -415,6 +415,24 @@ for (const target of await databaseTargets()) {
       }
     });
 
+    it('answers the owner\'s set-up link when the merchant is created with ownerEmail', async () => {
+      const { request } = server();
+      const email = uniqueEmail('created');
+      const created = await request('POST', '/api/admin/merchants', { headers: ADMIN, body: { name: 'Kiosk Ltd', handle: `kiosk_${process.pid}_${emailCounter}`, country: 'NG', currency: 'NGN', ownerEmail: email } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.equal(created.body.ownerSetupExpiresAt, new Date(clock.now().getTime() + 7 * 24 * 3600_000).toISOString());
+      assert.equal((await request('POST', '/api/dashboard/links/accept', { body: { token: tokenOf(created.body.ownerSetupUrl), password: PASSWORD } })).body.role, 'owner');
+      const browser = new Browser(server);
+      assert.equal((await browser.signIn(email, PASSWORD)).status, 201);
+      const taken = await request('POST', '/api/admin/merchants', { headers: ADMIN, body: { name: 'Again', handle: `again_${process.pid}_${emailCounter}`, country: 'NG', currency: 'NGN', ownerEmail: email } });
+      assert.equal(taken.status, 409);
+      assert.equal(taken.body.code, 'email_taken');
+      const notCreated = await request('GET', '/api/admin/merchants?limit=100', { headers: ADMIN });
+      assert.ok(!(notCreated.body.data as { name: string }[]).some((merchant) => merchant.name === 'Again'), 'no merchant without its owner');
+      const plain = await server().createMerchant();
+      assert.equal((plain as Record<string, unknown>).ownerSetupUrl, undefined);
+    });
+
     it('keeps API-key calls unaffected and refuses session-only routes to a key', async () => {
       const { merchant } = await ownerSession();
       const byKey = await server().request('GET', '/api/dashboard/session', { headers: { 'x-merchant-api-key': merchant.testKey } });

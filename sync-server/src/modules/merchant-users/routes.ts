@@ -61,7 +61,8 @@ one from another site (Origin, Sec-Fetch-Site) is refused (403 csrf_failed). Rol
 (everything but API keys, publishable keys, the webhook secret and the team), viewer (reading only); others get 403
 role_forbidden. A session ends after 30 minutes without a call or 12 hours after sign-in (401 dashboard_session_expired), at
 sign-out, or when its user is removed. Five failed sign-ins in a row lock the account for 15 minutes (429
-sign_in_locked with Retry-After).`;
+sign_in_locked with Retry-After). A wrong address or password answers 401 invalid_credentials; with TOTP on, 401
+totp_required until a code is sent, 401 invalid_totp_code for a wrong or reused one.`;
 
 /** Dashboard users: set-up links, sign-in, sessions, TOTP, the team (README.md). */
 export async function merchantUserRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
@@ -72,6 +73,7 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
     schema: {
       tags: ['admin'],
       summary: 'Give a merchant an owner account: a one-time set-up link (7 days) where the owner chooses a password',
+      description: 'Unknown merchant 404 merchant_not_found; an address that already signs in to a merchant 409 email_taken. Asking again for the same owner replaces the link.',
       params: IdParams,
       body: OwnerSetupBody,
       response: { 201: OwnerSetupResponse, ...errors, 409: ErrorBody },
@@ -89,6 +91,7 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
     schema: {
       tags: ['dashboard'],
       summary: 'Follow a set-up or invitation link: choose the password (the link is then used up)',
+      description: 'Unknown link 404 link_not_found; used 410 link_used; past its 7 days 410 link_expired.',
       body: AcceptLinkBody,
       response: { 200: AcceptLinkResponse, ...errors, 410: ErrorBody },
     },
@@ -200,6 +203,7 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
     schema: {
       tags: ['dashboard'],
       summary: 'Invite a person with a role: a one-time link (7 days) where they choose a password',
+      description: 'The owner only (403 role_forbidden). An address already in this team or signing in to another merchant: 409 email_taken.',
       body: InviteUserBody,
       response: { 201: InviteUserResponse, ...errors, 409: ErrorBody },
     },
@@ -226,7 +230,7 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
 
   app.patch('/api/merchant/users/:id', {
     config: ownerOnly,
-    schema: { tags: ['dashboard'], summary: 'Change a team member\'s role', params: IdParams, body: UpdateUserBody, response: { 200: MerchantUserRecord, ...errors, 409: ErrorBody } },
+    schema: { tags: ['dashboard'], summary: 'Change a team member\'s role', description: 'Unknown member 404 user_not_found; demoting the last owner 409 last_owner.', params: IdParams, body: UpdateUserBody, response: { 200: MerchantUserRecord, ...errors, 409: ErrorBody } },
   }, async (request) => {
     const user = await teamMember(request);
     const { role } = request.body as Static<typeof UpdateUserBody>;
@@ -237,7 +241,7 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
 
   app.delete('/api/merchant/users/:id', {
     config: ownerOnly,
-    schema: { tags: ['dashboard'], summary: 'Remove a team member: their sessions and links stop working at once', params: IdParams, response: { 204: Type.Null(), ...errors, 409: ErrorBody } },
+    schema: { tags: ['dashboard'], summary: 'Remove a team member: their sessions and links stop working at once', description: 'Unknown member 404 user_not_found; the last owner 409 last_owner.', params: IdParams, response: { 204: Type.Null(), ...errors, 409: ErrorBody } },
   }, async (request, reply) => {
     const user = await teamMember(request);
     await assertNotLastOwner(user);

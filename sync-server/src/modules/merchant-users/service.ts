@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import type { MerchantRole } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
+import type { Database } from '../../db/database.ts';
 import type { Credential } from '../../auth/principal.ts';
 import { type Mode, hashPin, randomHex, sha256Hex, verifyPin } from '../../auth/secrets.ts';
 import { MODE_HEADER, csrfTokenFor } from '../../auth/dashboard-session.ts';
@@ -48,15 +49,21 @@ export function linkUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl}/dashboard/#/setup/${token}`;
 }
 
+/** 409 email_taken unless `email` may join `merchantId`'s team (a new address, or one this team removed). */
+export async function assertEmailFree(db: Database, emailInput: string, merchantId?: string): Promise<void> {
+  const email = normaliseEmail(emailInput);
+  const existing = await findUserByEmail(db, email);
+  if (existing && (existing.merchant_id !== merchantId || !existing.removed_at)) {
+    throw conflict('email_taken', existing.merchant_id === merchantId ? `${email} is already a member of this team` : `${email} already signs in to another merchant`);
+  }
+}
+
 /** A user (new, or one removed and brought back) with a fresh one-time link. */
 export async function inviteUser(context: AppContext, merchantId: string, emailInput: string, role: MerchantRole, purpose: 'setup' | 'invite') {
   const email = normaliseEmail(emailInput);
   const now = context.now();
   const expiresAt = new Date(now.getTime() + LINK_VALID_DAYS * 24 * 60 * MINUTE);
-  const existing = await findUserByEmail(context.db, email);
-  if (existing && (existing.merchant_id !== merchantId || !existing.removed_at)) {
-    throw conflict('email_taken', existing.merchant_id === merchantId ? `${email} is already a member of this team` : `${email} already signs in to another merchant`);
-  }
+  await assertEmailFree(context.db, email, merchantId);
   return context.db.transaction(async (tx) => {
     const user = await upsertInvitedUser(tx, merchantId, email, role);
     if (!user) throw conflict('email_taken', `${email} already signs in to another merchant`);
