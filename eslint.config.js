@@ -28,7 +28,7 @@ export default tseslint.config(
     languageOptions: { parserOptions: { parser: tseslint.parser } },
   },
   {
-    files: ['terminal/src/renderer/**/*.{ts,svelte}'],
+    files: ['terminal/src/renderer/**/*.{ts,svelte}', 'dashboard/src/app/**/*.{ts,svelte}'],
     languageOptions: { globals: { ...globals.browser } },
   },
 );

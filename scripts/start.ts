@@ -2,11 +2,18 @@
 // kiosk terminal pointed at it, with the hardware simulators when no reader or printer is set.
 // Ctrl-C closes the terminal first (its requests go to the server), then the server.
 import { runFromEnvironment } from '../sync-server/src/main.ts';
+import { ensureDashboardBuilt } from '../dashboard/src/build.ts';
 import { startTerminalHost } from '../terminal/src/host/index.ts';
 import type { TerminalHost } from '../terminal/src/host/index.ts';
 
 let terminal: TerminalHost | undefined;
+// The merchant dashboard (/dashboard): built by Vite when dashboard/dist is missing or its sources changed.
+if (!process.env.DASHBOARD_DIR) {
+  const started = Date.now();
+  if (await ensureDashboardBuilt()) console.log(`Dashboard built in ${Date.now() - started} ms`);
+}
 const server = await runFromEnvironment({ beforeShutdown: async () => terminal?.close() });
+console.log(`Merchant dashboard: ${server.url}/dashboard/ (an owner's set-up link: POST /api/admin/merchants/<id>/owner {"email": ...})`);
 
 try {
   terminal = await startTerminalHost({ syncServerUrl: server.url });

@@ -32,6 +32,7 @@ import { productRoutes, saleRoutes } from './modules/products/index.ts';
 import { payrollRoutes } from './modules/payroll/routes.ts';
 import { startPosSessionSweeper } from './modules/pos/service.ts';
 import { webRoutes } from './web/routes.ts';
+import { dashboardRoutes } from './web/dashboard.ts';
 import { giftCardRoutes, startGiftCardJobs } from './modules/gift-cards/routes.ts';
 import type { MailTransport } from './modules/store/mail.ts';
 import { startStoreJobs, storeRoutes } from './modules/store/routes.ts';
@@ -48,6 +49,7 @@ import { registerMetrics } from './metrics/plugin.ts';
 import { readinessRoutes } from './modules/health/ready.ts';
 import { SyncNotifier } from './sync/notifier.ts';
 import { registerOpenApi } from './openapi/register.ts';
+import { merchantKeyRoutes, merchantUserRoutes, salesRoutes, sessionResolver } from './modules/merchant-users/index.ts';
 
 export interface BuildAppOptions {
   config: Config;
@@ -139,7 +141,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   const isAdminToken = adminTokenChecker(options.adminTokenHash);
   // First, so that its request histogram sees every route.
   registerMetrics(app, db, isAdminToken);
-  registerAuth(app, db, isAdminToken);
+  registerAuth(app, db, isAdminToken, { resolveSession: sessionResolver(context), publicBaseUrl: config.publicBaseUrl });
   await registerRateLimits(app, db, { store: config.rateLimitStore, scale: options.rateLimitScale ?? config.rateLimitScale, windowMs: config.rateLimitWindowSeconds * 1000 });
   registerInputGuard(app);
   registerIdempotency(app, db);
@@ -149,7 +151,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, webRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);

@@ -77,6 +77,8 @@ export interface Config {
   /** A second listen address serving only GET /metrics without a credential; undefined port: none (GET /metrics on the API port needs the admin token). */
   metricsHost: string;
   metricsPort: number | undefined;
+  /** The built merchant dashboard served at /dashboard (DASHBOARD_DIR; default dashboard/dist, which `npm start` builds). */
+  dashboardDir: string;
 }
 
 /** Default fee schedule, percent of the amount; PAYMENT_FEES overrides entries (JSON). */
@@ -230,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     secretsKey,
     dataDir: resolve(env.DATA_DIR?.trim() || './data'),
+    dashboardDir: resolve(env.DASHBOARD_DIR?.trim() || new URL('../../dashboard/dist', import.meta.url).pathname),
     adminToken,
     logLevel,
     rateLimitStore,

@@ -32,6 +32,7 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RENDERER = join(ROOT, 'terminal/src/renderer');
 const WEB = join(ROOT, 'sync-server/src/web');
+const DASHBOARD = join(ROOT, 'dashboard/src/app');
 const PAGE_SCRIPTS = ['pos.js', 'pay.js', 'offline-qr.js'].map((name) => join(WEB, 'assets', name));
 const SERVER_PAGES = [join(WEB, 'routes.ts'), join(WEB, 'html.ts'), join(WEB, 'i18n-page.ts')];
 
@@ -225,6 +226,12 @@ describe('no UI words outside the message catalogues', () => {
   it('finds none in the kiosk\'s Svelte screens', () => {
     const files = svelteFiles(RENDERER);
     assert.ok(files.length >= 15, `${files.length} .svelte files`);
+    assert.deepEqual(files.flatMap((file) => templateProblems(file)), []);
+  });
+
+  it('finds none in the merchant dashboard\'s Svelte pages', () => {
+    const files = svelteFiles(DASHBOARD);
+    assert.ok(files.length >= 10, `${files.length} .svelte files`);
     assert.deepEqual(files.flatMap((file) => templateProblems(file)), []);
   });
 

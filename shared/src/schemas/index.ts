@@ -17,3 +17,4 @@ export * from './subscriptions.ts';
 export * from './payroll.ts';
 export * from './checkout.ts';
 export * from './products.ts';
+export * from './merchant-users.ts';

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { CountryCode, CurrencyCode, HandleInput, MajorAmount, Mode, Pin, Timestamp } from './common.ts';
+import { Email } from './merchant-users.ts';
 
 export const Destination = Type.Object({
   type: Type.Union([Type.Literal('mobile_wallet'), Type.Literal('bank_account')]),
@@ -18,6 +19,7 @@ export const CreateMerchantBody = Type.Object({
   country: CountryCode,
   currency: CurrencyCode,
   webhookUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  ownerEmail: Type.Optional({ ...Email, description: 'The owner of the merchant dashboard: the answer carries their one-time set-up link' }),
 });
 export type CreateMerchantBody = Static<typeof CreateMerchantBody>;
 
@@ -33,6 +35,8 @@ export const CreateMerchantResponse = Type.Object({
   webhookUrl: Type.Union([Type.String(), Type.Null()]),
   rateLimitMultiplier: Type.Integer(),
   createdAt: Timestamp,
+  ownerSetupUrl: Type.Optional(Type.String({ description: 'With ownerEmail: the owner\'s one-time dashboard set-up link (7 days), shown once' })),
+  ownerSetupExpiresAt: Type.Optional(Timestamp),
 });
 
 export const MerchantRecord = Type.Object({

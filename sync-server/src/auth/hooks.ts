@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import { ApiError, forbidden, unauthorized } from '../http/errors.ts';
 import { type AdminTokenCheck, type Credential, type Principal, type PrincipalKind, resolveCredential } from './principal.ts';
+import { type SessionResolver, enforceSessionRules, sessionTokenOf } from './dashboard-session.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -20,12 +21,24 @@ const NONE: Credential = { state: 'none' };
  * enforces the route's `config.auth` in preValidation, so an unauthenticated call gets 401 before
  * its body is judged.
  */
-export function registerAuth(app: FastifyInstance, db: Database, isAdminToken: AdminTokenCheck): void {
+export function registerAuth(
+  app: FastifyInstance,
+  db: Database,
+  isAdminToken: AdminTokenCheck,
+  dashboard?: { resolveSession: SessionResolver; publicBaseUrl: string },
+): void {
   app.decorateRequest('credential', null as never);
   app.addHook('onRequest', async (request) => {
     request.credential = NONE;
     if (!request.url.startsWith('/api/')) return;
     request.credential = await resolveCredential(db, isAdminToken, request.headers);
+    // A dashboard session cookie stands for the merchant on the routes a merchant may call, when
+    // no credential header is sent (a header always wins, and needs no CSRF token).
+    if (request.credential.state === 'none' && dashboard) {
+      const config = request.routeOptions.config;
+      const token = config?.auth?.includes('merchant') && !config.ignoresSession ? sessionTokenOf(request) : undefined;
+      if (token) request.credential = await dashboard.resolveSession(token, request);
+    }
   });
   app.addHook('preValidation', async (request) => {
     const allowed = request.routeOptions.config.auth;
@@ -42,6 +55,9 @@ export function registerAuth(app: FastifyInstance, db: Database, isAdminToken: A
     if (credential.state === 'invalid') throw unauthorized(credential.code, credential.message);
     if (!allowed.includes(credential.principal.kind)) {
       throw forbidden('credential_not_allowed', `A ${credential.principal.kind} credential cannot call this endpoint; it needs ${describeKinds(allowed)}`);
+    }
+    if (credential.principal.kind === 'merchant' && credential.principal.session && dashboard) {
+      enforceSessionRules(request, credential.principal.session, dashboard.publicBaseUrl);
     }
   });
 }

@@ -3,8 +3,19 @@ import { type Mode, constantTimeEqual, merchantKeyMode, publishableKeyMode, sha2
 import { rememberedLookup } from './credential-cache.ts';
 
 /** Who is calling, as established from the request's credential. Every non-admin principal has a mode. */
+/** A dashboard session behind a merchant principal (modules/merchant-users): who signed in and their role. */
+export interface MerchantSessionInfo {
+  userId: string;
+  role: 'owner' | 'manager' | 'viewer';
+  /** SHA-256 of the session token (sign-out revokes it). */
+  tokenHash: string;
+  /** The token the dashboard must echo in x-csrf-token on every state-changing call. */
+  csrfToken: string;
+}
+
 export type Principal =
-  | { kind: 'merchant'; merchantId: string; handle: string; mode: Mode; keyId: string; rateLimitMultiplier: number }
+  /** keyId is the API key's id, or `user:<id>` for a dashboard session (then `session` is set). */
+  | { kind: 'merchant'; merchantId: string; handle: string; mode: Mode; keyId: string; rateLimitMultiplier: number; session?: MerchantSessionInfo }
   | { kind: 'terminal'; terminalId: string; merchantId: string; handle: string; mode: Mode; rateLimitMultiplier: number }
   | { kind: 'wallet'; walletId: string; handle: string; mode: Mode; sessionHash: string }
   | { kind: 'agent'; agentId: string; walletId: string; handle: string; mode: Mode }

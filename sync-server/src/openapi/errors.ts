@@ -31,7 +31,8 @@ export interface RouteFacts {
 }
 
 const CREDENTIAL_CODES: Record<PrincipalKind, readonly string[]> = {
-  merchant: ['invalid_api_key', 'api_key_expired'],
+  // A dashboard session cookie stands for the merchant too (modules/merchant-users).
+  merchant: ['invalid_api_key', 'api_key_expired', 'invalid_session', 'dashboard_session_expired'],
   terminal: ['invalid_terminal_token', 'terminal_revoked'],
   wallet: ['invalid_wallet_token', 'wallet_session_expired'],
   agent: ['invalid_agent_token', 'agent_session_expired'],
@@ -234,6 +235,11 @@ export function errorCodesFor(operationId: string, facts: RouteFacts): Map<numbe
     add(codes, 401, ['authentication_required', 'invalid_authorization_header', 'invalid_credential']);
     for (const kind of facts.auth) add(codes, 401, CREDENTIAL_CODES[kind]);
     for (const kindCodes of Object.values(CREDENTIAL_CODES)) add(codes, 401, kindCodes);
+    // A dashboard session: its CSRF token and its role, and the mode switch (auth/dashboard-session.ts).
+    if (facts.auth.includes('merchant')) {
+      add(codes, 400, ['invalid_mode']);
+      add(codes, 403, ['csrf_failed', 'role_forbidden']);
+    }
   }
   if (facts.isApi) add(codes, 403, ['credential_not_allowed']);
   const flow = flowCodesOf(operationId);

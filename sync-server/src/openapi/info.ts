@@ -43,6 +43,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'offline', description: 'Offline QR vouchers, offline payments settled from terminals, terminals\' offline limits.' },
   { name: 'store', description: 'The store: products, checkout by wallet PIN or gift card, orders, reviews, flash sales.' },
   { name: 'merchant', description: 'The merchant\'s own account: keys, webhook settings, balance, kiosk terminals.' },
+  { name: 'dashboard', description: 'The merchant dashboard\'s people: set-up and invitation links, sign-in, cookie sessions with CSRF tokens, TOTP, the team and its roles.' },
   { name: 'webhooks', description: 'Webhook deliveries, their attempts, and redelivery.' },
   { name: 'wallet', description: 'A wallet holder\'s session, balance, tags and payments.' },
   { name: 'agent', description: 'Agent sessions and balance.' },

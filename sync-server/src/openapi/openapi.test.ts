@@ -84,11 +84,11 @@ describe('OpenAPI document', () => {
     }
     const byId = Object.fromEntries(operations.map(({ operation }) => [operation.operationId, operation]));
     const schemes = (id: string) => byId[id]!.security!.flatMap((requirement) => Object.keys(requirement)).sort();
-    assert.deepEqual(schemes('createPayment'), ['merchantBearer', 'merchantKey']);
-    assert.deepEqual(schemes('tapPosSession'), ['merchantBearer', 'merchantKey', 'terminalToken']);
+    assert.deepEqual(schemes('createPayment'), ['dashboardSession', 'merchantBearer', 'merchantKey']);
+    assert.deepEqual(schemes('tapPosSession'), ['dashboardSession', 'merchantBearer', 'merchantKey', 'terminalToken']);
     assert.deepEqual(schemes('getWalletBalance'), ['walletToken']);
     assert.deepEqual(schemes('createAgentGiftCard'), ['agentToken']);
-    assert.deepEqual(schemes('createCheckoutSession'), ['merchantBearer', 'merchantKey', 'publishableKey']);
+    assert.deepEqual(schemes('createCheckoutSession'), ['dashboardSession', 'merchantBearer', 'merchantKey', 'publishableKey']);
     assert.deepEqual(schemes('createAdminMerchant'), ['adminToken']);
     assert.deepEqual(schemes('getMetrics'), ['adminToken']);
     assert.deepEqual(byId.getPayment!.security, []);

@@ -18,6 +18,12 @@ export const SECURITY_SCHEMES = {
     bearerFormat: 'mk_test_<64 hex> | mk_live_<64 hex>',
     description: 'The same merchant key as `Authorization: Bearer mk_...`.',
   },
+  dashboardSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'tapline_session',
+    description: 'A merchant dashboard session (POST /api/dashboard/sessions): the merchant, in the mode of the x-tapline-mode header (test by default); calls that change something also send x-csrf-token, and the user\'s role (owner, manager, viewer) limits what it may do.',
+  },
   terminalToken: {
     type: 'http',
     scheme: 'bearer',
@@ -53,7 +59,7 @@ export const SECURITY_SCHEMES = {
 export type SecuritySchemeName = keyof typeof SECURITY_SCHEMES;
 
 const SCHEMES_OF_KIND: Record<PrincipalKind, readonly SecuritySchemeName[]> = {
-  merchant: ['merchantKey', 'merchantBearer'],
+  merchant: ['merchantKey', 'merchantBearer', 'dashboardSession'],
   terminal: ['terminalToken'],
   wallet: ['walletToken'],
   agent: ['agentToken'],

@@ -4,6 +4,8 @@
  * typecheck`. Keys are camelCase; `_one` / `_other` suffixes are i18next plural forms chosen
  * by `count`. `{{name}}` is an interpolated value (amounts come formatted, never as numbers).
  */
+import { dashboardEn } from './dashboard/en.ts';
+
 export const en = {
   common: {
     language: 'Language',
@@ -694,4 +696,5 @@ export const en = {
       offline_tap: 'Offline tap',
     },
   },
+  dashboard: dashboardEn,
 };

@@ -1,4 +1,5 @@
 import type { Messages } from '../index.ts';
+import { dashboardFr } from './dashboard/fr.ts';
 
 /** French. Straight apostrophes: receipt printers' code pages have no curly ones. */
 export const fr: Messages = {
@@ -690,4 +691,5 @@ export const fr: Messages = {
       offline_tap: 'Badge hors ligne',
     },
   },
+  dashboard: dashboardFr,
 };

@@ -1,4 +1,5 @@
 import type { Messages } from '../index.ts';
+import { dashboardPt } from './dashboard/pt.ts';
 
 /** Portuguese as written in Angola and Mozambique (European spelling). */
 export const pt: Messages = {
@@ -690,4 +691,5 @@ export const pt: Messages = {
       offline_tap: 'Toque offline',
     },
   },
+  dashboard: dashboardPt,
 };

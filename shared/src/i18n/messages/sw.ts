@@ -1,4 +1,5 @@
 import type { Messages } from '../index.ts';
+import { dashboardSw } from './dashboard/sw.ts';
 
 /** Swahili (Kenya and Tanzania). */
 export const sw: Messages = {
@@ -690,4 +691,5 @@ export const sw: Messages = {
       offline_tap: 'Mguso nje ya mtandao',
     },
   },
+  dashboard: dashboardSw,
 };

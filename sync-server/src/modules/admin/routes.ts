@@ -29,6 +29,7 @@ import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { type MerchantRow, findMerchant, insertApiKey, insertMerchant, listMerchants, newWebhookSecret, updateMerchant } from '../merchants/store.ts';
 import { handleIsTaken, insertAgent, insertWallet } from '../wallets/store.ts';
 import { requireWallet } from '../wallets/service.ts';
+import { assertEmailFree, inviteUser } from '../merchant-users/index.ts';
 
 const admin = { auth: ['admin'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody };
@@ -69,6 +70,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     schema: {
       tags: ['admin'],
       summary: 'Create a merchant with test and live keys and a wallet at its handle',
+      description: 'With ownerEmail the answer carries the dashboard owner\'s one-time set-up link (ownerSetupUrl); an address that already signs in to a merchant answers 409 email_taken.',
       body: CreateMerchantBody,
       response: { 201: CreateMerchantResponse, ...errors },
     },
@@ -81,6 +83,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     const webhookUrl = body.webhookUrl ? validateWebhookUrl(body.webhookUrl, 'test') : null;
     const taken = await handleIsTaken(db, handle);
     if (taken.test || taken.live) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken`);
+    if (body.ownerEmail !== undefined) await assertEmailFree(db, body.ownerEmail);
     const webhookSecret = newWebhookSecret();
     const created = await db
       .transaction(async (tx) => {
@@ -106,11 +109,14 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
         return { merchant, testKey: testKey.key, liveKey: liveKey.key };
       })
       .catch((error: unknown) => rethrowHandleTaken(error, handle));
+    // The dashboard owner's set-up link (modules/merchant-users); POST /api/admin/merchants/{id}/owner issues one later too.
+    const owner = body.ownerEmail === undefined ? undefined : await inviteUser(context, created.merchant.id, body.ownerEmail, 'owner', 'setup');
     return reply.status(201).send({
       ...merchantRecord(created.merchant),
       testKey: created.testKey,
       liveKey: created.liveKey,
       webhookSecret,
+      ...(owner ? { ownerSetupUrl: owner.url, ownerSetupExpiresAt: owner.expiresAt.toISOString() } : {}),
     });
   });
 

@@ -82,7 +82,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
   const record = (row: Parameters<typeof checkoutRecord>[0]) => checkoutRecord(row, config.publicBaseUrl);
 
   app.post('/api/merchant/publishable-keys', {
-    config: merchantOnly,
+    config: { ...merchantOnly, roles: ['owner'] },
     schema: {
       tags: ['checkout'],
       summary: 'Create a publishable key for the browser drop-in (mode of the calling key); the key is shown once',
@@ -105,7 +105,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
   });
 
   app.get('/api/merchant/publishable-keys', {
-    config: merchantOnly,
+    config: { ...merchantOnly, roles: ['owner'] },
     schema: { tags: ['checkout'], summary: 'List publishable keys of the calling key\'s mode (without the keys themselves)', description: KEYS_DESCRIPTION, querystring: ListQuery, response: { 200: ListOf(PublishableKeyRecord), ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
@@ -115,7 +115,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
   });
 
   app.delete('/api/merchant/publishable-keys/:id', {
-    config: merchantOnly,
+    config: { ...merchantOnly, roles: ['owner'] },
     schema: { tags: ['checkout'], summary: 'Revoke a publishable key: it stops working at once (401)', params: IdParams, response: { 200: PublishableKeyRecord, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');

@@ -15,7 +15,7 @@ import {
 } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
-import { notFound } from '../../http/errors.ts';
+import { forbidden, notFound } from '../../http/errors.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { type TerminalRow, insertTerminal, listTerminals, newWebhookSecret, revokeTerminal, rotateApiKey, updateWebhookSettings } from '../merchants/store.ts';
@@ -23,6 +23,8 @@ import { balanceResponse, requireWallet } from '../wallets/service.ts';
 import { issuePairingCode, pairingAnswer } from '../terminals/pairing.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
+/** Keys are the owner's: a dashboard session of another role is refused (auth/dashboard-session.ts). */
+const ownerOnly = { auth: ['merchant'], roles: ['owner'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
 function terminalRecord(row: TerminalRow) {
@@ -40,7 +42,7 @@ function terminalRecord(row: TerminalRow) {
 /** The merchant's own account: key rotation, webhook settings, balance, kiosk terminals. */
 export async function merchantRoutes(app: FastifyInstance, { db, secrets, now }: AppContext): Promise<void> {
   app.post('/api/merchant/keys/rotate', {
-    config: merchantOnly,
+    config: ownerOnly,
     schema: {
       tags: ['merchant'],
       summary: 'Replace the calling key; it keeps working for graceHours (0..24)',
@@ -49,6 +51,7 @@ export async function merchantRoutes(app: FastifyInstance, { db, secrets, now }:
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
+    if (principal.session) throw forbidden('session_has_no_key', 'A dashboard session has no calling key: rotate a key by its id (POST /api/merchant/keys/{id}/rotate)');
     const graceHours = (request.body as Static<typeof RotateKeyBody> | undefined)?.graceHours ?? 0;
     const rotated = await db.transaction((tx) => rotateApiKey(tx, principal.keyId, principal.merchantId, principal.mode, graceHours));
     credentialsChanged();
@@ -61,6 +64,9 @@ export async function merchantRoutes(app: FastifyInstance, { db, secrets, now }:
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
     const body = request.body as Static<typeof MerchantSettingsBody>;
+    if (body.rotateWebhookSecret === true && principal.session && principal.session.role !== 'owner') {
+      throw forbidden('role_forbidden', 'Only an owner can rotate the webhook secret');
+    }
     const webhookUrl = body.webhookUrl === undefined || body.webhookUrl === null ? body.webhookUrl : validateWebhookUrl(body.webhookUrl, principal.mode);
     const newSecret = body.rotateWebhookSecret === true ? newWebhookSecret() : null;
     const merchant = await updateWebhookSettings(db, principal.merchantId, { webhookUrl, sealedNewSecret: newSecret === null ? null : secrets.seal(newSecret) });

@@ -1,0 +1,52 @@
+/** CSV (RFC 4180): quoted fields, doubled quotes, CRLF or LF lines. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]!;
+    if (quoted) {
+      if (char === '"' && text[index + 1] === '"') {
+        field += '"';
+        index++;
+      } else if (char === '"') quoted = false;
+      else field += char;
+    } else if (char === '"') quoted = true;
+    else if (char === ',') {
+      row.push(field);
+      field = '';
+    } else if (char === '\n' || char === '\r') {
+      if (char === '\r' && text[index + 1] === '\n') index++;
+      row.push(field);
+      if (row.some((cell) => cell.trim() !== '')) rows.push(row);
+      row = [];
+      field = '';
+    } else field += char;
+  }
+  row.push(field);
+  if (row.some((cell) => cell.trim() !== '')) rows.push(row);
+  return rows;
+}
+
+/** Objects keyed by the header row's names (trimmed); empty cells are left out. */
+export function csvRecords(text: string): Record<string, string>[] {
+  const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''));
+  if (!header) return [];
+  const names = header.map((name) => name.trim());
+  return rows.map((row) => Object.fromEntries(names.flatMap((name, index) => (row[index]?.trim() ? [[name, row[index]!.trim()]] : []))));
+}
+
+export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  const cell = (value: unknown) => `"${String(value ?? '').replaceAll('"', '""')}"`;
+  return `${[header, ...rows].map((row) => row.map(cell).join(',')).join('\r\n')}\r\n`;
+}
+
+/** Offers `text` to the browser as a file download. */
+export function download(name: string, text: string): void {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
+  link.download = name;
+  link.click();
+  URL.revokeObjectURL(link.href);
+}

@@ -1,0 +1,219 @@
+import type { Queryable } from '../../db/database.ts';
+import { newId, randomHex, sha256Hex } from '../../auth/secrets.ts';
+import type { MerchantRole } from '@tapline/shared/schemas';
+
+export interface UserRow {
+  id: string;
+  merchant_id: string;
+  email: string;
+  role: MerchantRole;
+  password_hash: string | null;
+  failed_attempts: number;
+  locked_until: Date | null;
+  totp_secret_sealed: string | null;
+  totp_pending_sealed: string | null;
+  /** int8: a string from pg, a number from PGlite. */
+  totp_last_step: string | number | null;
+  created_at: Date;
+  removed_at: Date | null;
+}
+
+const USER_COLUMNS = 'id, merchant_id, email, role, password_hash, failed_attempts, locked_until, totp_secret_sealed, totp_pending_sealed, totp_last_step, created_at, removed_at';
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
+  const [row] = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM merchant_users WHERE email = $1`, [email]);
+  return row;
+}
+
+export async function findUser(db: Queryable, id: string, merchantId?: string): Promise<UserRow | undefined> {
+  const [row] = await db.query<UserRow>(
+    `SELECT ${USER_COLUMNS} FROM merchant_users WHERE id = $1 AND ($2::text IS NULL OR merchant_id = $2) AND removed_at IS NULL`,
+    [id, merchantId ?? null],
+  );
+  return row;
+}
+
+/** A new user, or a removed one of the same merchant brought back (an address belongs to one merchant). */
+export async function upsertInvitedUser(tx: Queryable, merchantId: string, email: string, role: MerchantRole): Promise<UserRow | undefined> {
+  const [row] = await tx.query<UserRow>(
+    `INSERT INTO merchant_users (id, merchant_id, email, role) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (email) DO UPDATE SET role = EXCLUDED.role, removed_at = NULL, password_hash = NULL, failed_attempts = 0,
+       locked_until = NULL, totp_secret_sealed = NULL, totp_pending_sealed = NULL, totp_last_step = NULL
+     WHERE merchant_users.merchant_id = EXCLUDED.merchant_id AND merchant_users.removed_at IS NOT NULL
+     RETURNING ${USER_COLUMNS}`,
+    [newId('usr'), merchantId, email, role],
+  );
+  return row;
+}
+
+export async function listUsers(db: Queryable, merchantId: string, limit: number, offset: number): Promise<{ rows: UserRow[]; total: number }> {
+  const rows = await db.query<UserRow>(
+    `SELECT ${USER_COLUMNS} FROM merchant_users WHERE merchant_id = $1 AND removed_at IS NULL ORDER BY created_at, id LIMIT $2 OFFSET $3`,
+    [merchantId, limit, offset],
+  );
+  const [count] = await db.query<{ total: number | string }>('SELECT count(*)::int8 AS total FROM merchant_users WHERE merchant_id = $1 AND removed_at IS NULL', [merchantId]);
+  return { rows, total: Number(count?.total ?? 0) };
+}
+
+export async function countActiveOwners(db: Queryable, merchantId: string): Promise<number> {
+  const [row] = await db.query<{ total: number | string }>(
+    "SELECT count(*)::int8 AS total FROM merchant_users WHERE merchant_id = $1 AND role = 'owner' AND removed_at IS NULL",
+    [merchantId],
+  );
+  return Number(row?.total ?? 0);
+}
+
+export async function setRole(tx: Queryable, id: string, role: MerchantRole): Promise<UserRow | undefined> {
+  const [row] = await tx.query<UserRow>(`UPDATE merchant_users SET role = $2 WHERE id = $1 RETURNING ${USER_COLUMNS}`, [id, role]);
+  return row;
+}
+
+export async function removeUser(tx: Queryable, id: string, now: Date): Promise<void> {
+  await tx.query('UPDATE merchant_users SET removed_at = $2 WHERE id = $1', [id, now]);
+  await tx.query('UPDATE merchant_user_links SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL', [id, now]);
+  await revokeUserSessions(tx, id, now);
+}
+
+// ---- one-time links ----
+
+export type LinkPurpose = 'setup' | 'invite';
+
+/** A one-time link token for the user (previous unused ones stop working); answered once, stored as SHA-256. */
+export async function issueLink(tx: Queryable, userId: string, purpose: LinkPurpose, now: Date, expiresAt: Date): Promise<string> {
+  await tx.query('UPDATE merchant_user_links SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL', [userId, now]);
+  const token = randomHex(32);
+  await tx.query('INSERT INTO merchant_user_links (token_hash, user_id, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+    sha256Hex(token),
+    userId,
+    purpose,
+    now,
+    expiresAt,
+  ]);
+  return token;
+}
+
+/** Uses a link once: the user it belongs to, or why not. */
+export async function consumeLink(tx: Queryable, token: string, now: Date): Promise<{ outcome: 'ok'; userId: string } | { outcome: 'unknown' | 'expired' | 'used' }> {
+  const [row] = await tx.query<{ user_id: string; expires_at: Date; used_at: Date | null }>(
+    'SELECT user_id, expires_at, used_at FROM merchant_user_links WHERE token_hash = $1 FOR UPDATE',
+    [sha256Hex(token)],
+  );
+  if (!row) return { outcome: 'unknown' };
+  if (row.used_at) return { outcome: 'used' };
+  if (row.expires_at.getTime() <= now.getTime()) return { outcome: 'expired' };
+  await tx.query('UPDATE merchant_user_links SET used_at = $2 WHERE token_hash = $1', [sha256Hex(token), now]);
+  return { outcome: 'ok', userId: row.user_id };
+}
+
+export async function setPassword(tx: Queryable, userId: string, passwordHash: string): Promise<void> {
+  await tx.query('UPDATE merchant_users SET password_hash = $2, failed_attempts = 0, locked_until = NULL WHERE id = $1', [userId, passwordHash]);
+}
+
+// ---- sign-in attempts (the lock-out) ----
+
+export type Attempt = { outcome: 'allowed'; attempt: number } | { outcome: 'locked'; lockedUntil: Date };
+
+/**
+ * Counts a sign-in attempt before the slow password check, so parallel guesses cannot slip past
+ * the limit: `max` wrong attempts in a row lock the user for `lockMinutes` (clock: `now`).
+ */
+export async function reserveAttempt(db: Queryable, userId: string, now: Date, max: number, lockMinutes: number): Promise<Attempt> {
+  const [row] = await db.query<{ failed_attempts: number; locked_until: Date | null }>(
+    `UPDATE merchant_users SET failed_attempts = CASE WHEN locked_until IS NOT NULL AND locked_until > $2 THEN failed_attempts ELSE failed_attempts + 1 END
+     WHERE id = $1 RETURNING failed_attempts, locked_until`,
+    [userId, now],
+  );
+  if (!row) throw new Error(`merchant user ${userId} vanished`);
+  if (row.locked_until && row.locked_until.getTime() > now.getTime()) return { outcome: 'locked', lockedUntil: row.locked_until };
+  if (row.failed_attempts > max) return { outcome: 'locked', lockedUntil: await lockUser(db, userId, now, lockMinutes) };
+  return { outcome: 'allowed', attempt: row.failed_attempts };
+}
+
+export async function lockUser(db: Queryable, userId: string, now: Date, lockMinutes: number): Promise<Date> {
+  const until = new Date(now.getTime() + lockMinutes * 60_000);
+  await db.query('UPDATE merchant_users SET failed_attempts = 0, locked_until = $2 WHERE id = $1', [userId, until]);
+  return until;
+}
+
+/** A correct password (and code): the count starts again. */
+export async function clearAttempts(db: Queryable, userId: string): Promise<void> {
+  await db.query('UPDATE merchant_users SET failed_attempts = 0, locked_until = NULL WHERE id = $1', [userId]);
+}
+
+/** A right password still waiting for its TOTP code: that attempt is not counted as a failure. */
+export async function forgiveAttempt(db: Queryable, userId: string): Promise<void> {
+  await db.query('UPDATE merchant_users SET failed_attempts = greatest(failed_attempts - 1, 0) WHERE id = $1', [userId]);
+}
+
+// ---- TOTP ----
+
+export async function setPendingTotp(db: Queryable, userId: string, sealed: string | null): Promise<void> {
+  await db.query('UPDATE merchant_users SET totp_pending_sealed = $2 WHERE id = $1', [userId, sealed]);
+}
+
+export async function enableTotp(db: Queryable, userId: string, step: number): Promise<void> {
+  await db.query('UPDATE merchant_users SET totp_secret_sealed = totp_pending_sealed, totp_pending_sealed = NULL, totp_last_step = $2 WHERE id = $1', [userId, step]);
+}
+
+export async function disableTotp(db: Queryable, userId: string): Promise<void> {
+  await db.query('UPDATE merchant_users SET totp_secret_sealed = NULL, totp_pending_sealed = NULL, totp_last_step = NULL WHERE id = $1', [userId]);
+}
+
+/** Records the time step of an accepted code; false when a code of this step or a later one was already used. */
+export async function claimTotpStep(db: Queryable, userId: string, step: number): Promise<boolean> {
+  const rows = await db.query('UPDATE merchant_users SET totp_last_step = $2 WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id', [userId, step]);
+  return rows.length === 1;
+}
+
+// ---- sessions ----
+
+export interface SessionRow {
+  user_id: string;
+  created_at: Date;
+  last_used_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+  role: MerchantRole;
+  email: string;
+  removed_at: Date | null;
+  totp_enabled: boolean;
+  merchant_id: string;
+  merchant_name: string;
+  handle: string;
+  currency: string;
+  rate_limit_multiplier: number;
+}
+
+export async function insertSession(db: Queryable, tokenHash: string, userId: string, now: Date, expiresAt: Date): Promise<void> {
+  await db.query('INSERT INTO merchant_user_sessions (token_hash, user_id, created_at, last_used_at, expires_at) VALUES ($1, $2, $3, $3, $4)', [
+    tokenHash,
+    userId,
+    now,
+    expiresAt,
+  ]);
+}
+
+export async function findSession(db: Queryable, tokenHash: string): Promise<SessionRow | undefined> {
+  const [row] = await db.query<SessionRow>(
+    `SELECT s.user_id, s.created_at, s.last_used_at, s.expires_at, s.revoked_at, u.role, u.email, u.removed_at,
+            u.totp_secret_sealed IS NOT NULL AS totp_enabled, u.merchant_id, m.name AS merchant_name, m.handle, m.currency, m.rate_limit_multiplier
+     FROM merchant_user_sessions s JOIN merchant_users u ON u.id = s.user_id JOIN merchants m ON m.id = u.merchant_id
+     WHERE s.token_hash = $1`,
+    [tokenHash],
+    { prepareAs: 'auth_dashboard_session' },
+  );
+  return row;
+}
+
+export async function touchSession(db: Queryable, tokenHash: string, now: Date): Promise<void> {
+  await db.query('UPDATE merchant_user_sessions SET last_used_at = $2 WHERE token_hash = $1 AND last_used_at < $2', [tokenHash, now]);
+}
+
+export async function revokeSession(db: Queryable, tokenHash: string, now: Date): Promise<void> {
+  await db.query('UPDATE merchant_user_sessions SET revoked_at = coalesce(revoked_at, $2) WHERE token_hash = $1', [tokenHash, now]);
+}
+
+export async function revokeUserSessions(db: Queryable, userId: string, now: Date): Promise<number> {
+  const rows = await db.query('UPDATE merchant_user_sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING token_hash', [userId, now]);
+  return rows.length;
+}
