@@ -49,8 +49,14 @@ export type SyncHandshakeError = (typeof SYNC_HANDSHAKE_ERRORS)[number];
 export const SYNC_COLLECTIONS = ['offline_payments', 'gift_card_sales', 'products'] as const;
 export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 
-/** At most this many documents in one pull answer or one push. */
+/** At most this many documents in one push (each settles money: a push is one transaction). */
 export const SYNC_BATCH_SIZE_MAX = 100;
+/**
+ * At most this many documents in one pull answer. Pulls only read, and a fresh kiosk pulls the
+ * whole catalogue (thousands of products) before it can sell items offline: fewer, larger
+ * answers reach it sooner than many round trips.
+ */
+export const SYNC_PULL_BATCH_SIZE_MAX = 500;
 
 export const OFFLINE_PAYMENT_KINDS = ['tap', 'qr'] as const;
 export type OfflinePaymentKind = (typeof OFFLINE_PAYMENT_KINDS)[number];

@@ -89,9 +89,10 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   }],
   // Public, but a credential sent is checked: the owner sees more.
   ['getPayment', { 401: ['invalid_api_key', 'api_key_expired', 'invalid_authorization_header', 'invalid_credential'], 404: ['payment_not_found'] }],
-  ['createPosSession', { 400: MONEY_INPUT[400] }],
+  // A cart's tracked product short of stock is refused before any charge (modules/products).
+  ['createPosSession', { 400: MONEY_INPUT[400], 409: ['out_of_stock'] }],
   ['getPosSession', { 404: ['session_not_found'] }],
-  ['tapPosSession', { 403: ['tag_disabled', 'pin_required', ...WALLET_PIN[403]], 404: ['session_not_found', 'tag_not_found'], 409: ['session_not_pending'], 410: ['session_expired'], 429: WALLET_PIN[429] }],
+  ['tapPosSession', { 403: ['tag_disabled', 'pin_required', ...WALLET_PIN[403]], 404: ['session_not_found', 'tag_not_found'], 409: ['session_not_pending', 'out_of_stock'], 410: ['session_expired'], 429: WALLET_PIN[429] }],
   ['cancelPosSession', { 404: ['session_not_found'], 409: ['session_not_pending'], 410: ['session_expired'] }],
   ['payPosSession', { 400: ['payer_is_merchant'], 404: ['session_not_found'], 409: ['session_not_pending'], 410: ['session_expired'] }],
   ['createCheckoutSession', { 400: MONEY_INPUT[400], 403: ['origin_not_allowed'] }],

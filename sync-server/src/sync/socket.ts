@@ -9,6 +9,7 @@ import {
   type ReplicatedDocument,
   type StreamMessage,
   SYNC_BATCH_SIZE_MAX,
+  SYNC_PULL_BATCH_SIZE_MAX,
   SYNC_COLLECTIONS,
   SYNC_EVENTS,
   SYNC_NAMESPACE,
@@ -212,7 +213,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       if (!collection) return failure('unknown_collection', `collection must be one of ${SYNC_COLLECTIONS.join(', ')}`);
       const after = request.checkpoint?.serverSeq ?? 0;
       if (!Number.isSafeInteger(after) || after < 0) return failure('invalid_checkpoint', 'checkpoint.serverSeq must be a non-negative integer');
-      const batchSize = Math.min(Math.max(Number.isSafeInteger(request.batchSize) ? request.batchSize : SYNC_BATCH_SIZE_MAX, 1), SYNC_BATCH_SIZE_MAX);
+      const batchSize = Math.min(Math.max(Number.isSafeInteger(request.batchSize) ? request.batchSize : SYNC_PULL_BATCH_SIZE_MAX, 1), SYNC_PULL_BATCH_SIZE_MAX);
       const documents = await collection.pull(terminal, after, batchSize);
       const last = documents.at(-1);
       return { documents, checkpoint: last ? { serverSeq: last.serverSeq } : (request.checkpoint ?? null) };

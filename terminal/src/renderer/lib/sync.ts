@@ -8,6 +8,7 @@ import {
   type PushResponse,
   type StreamMessage,
   SYNC_BATCH_SIZE_MAX,
+  SYNC_PULL_BATCH_SIZE_MAX,
   SYNC_EVENTS,
   SYNC_HANDSHAKE_ERRORS,
   SYNC_NAMESPACE,
@@ -165,10 +166,10 @@ export function replicateCollection<D extends ReplicatedDocument>(
     waitForLeadership: false,
     autoStart: false,
     pull: {
-      batchSize: SYNC_BATCH_SIZE_MAX,
+      batchSize: SYNC_PULL_BATCH_SIZE_MAX,
       stream$: stream$.asObservable(),
       handler: async (checkpoint, batchSize) => {
-        const answer = await pullAhead.take(checkpoint ?? null, Math.min(batchSize, SYNC_BATCH_SIZE_MAX));
+        const answer = await pullAhead.take(checkpoint ?? null, Math.min(batchSize, SYNC_PULL_BATCH_SIZE_MAX));
         return { documents: answer.documents.map(fromServer), checkpoint: answer.checkpoint ?? checkpoint };
       },
     },
