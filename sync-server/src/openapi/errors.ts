@@ -42,6 +42,8 @@ const CREDENTIAL_CODES: Record<PrincipalKind, readonly string[]> = {
 
 const WALLET_PIN = { 403: ['wrong_pin'], 429: ['pin_attempts_exceeded'] };
 const MONEY_INPUT = { 400: ['amount_invalid', 'amount_too_many_decimals', 'amount_must_not_be_zero', 'amount_must_be_positive', 'amount_too_large', 'currency_not_supported'] };
+const MANAGER_PIN = { 403: ['manager_pin_required', 'manager_pin_not_set', 'wrong_manager_pin'], 429: ['manager_pin_locked'] };
+const CART = ['items_invalid', 'items_too_many', 'item_product_invalid', 'item_name_invalid', 'item_quantity_invalid', 'item_price_invalid', 'item_discount_invalid', 'item_tax_rate_invalid', 'item_tax_inclusive_invalid', 'discount_invalid', 'items_total_mismatch'];
 
 type Codes = Readonly<Record<number, readonly string[]>>;
 
@@ -81,6 +83,23 @@ const PAYROLL_ITEMS: Codes = { 400: ['currency_mismatch', 'item_destination_inva
  * pattern for the surfaces that repeat (gift cards under /api/merchant, /api/wallet, /api/agent).
  */
 const FLOW_CODES: readonly [string | RegExp, Codes][] = [
+  // The till's cart (shared/src/cart.ts) and the catalogue (modules/products).
+  ['createPosSession', { 400: [...MONEY_INPUT[400], ...CART], 404: ['product_not_found'], 409: ['out_of_stock'] }],
+  [/^createMerchantProduct$/, { 400: ['invalid_price', 'invalid_tax_rate', 'invalid_image_url', 'stock_required', 'currency_not_supported'], 409: ['sku_taken'] }],
+  ['updateMerchantProduct', { 400: ['invalid_price', 'invalid_tax_rate', 'invalid_image_url', 'stock_required'], 404: ['product_not_found'], 409: ['sku_taken'] }],
+  [/^(get|archive|unarchive)MerchantProduct$/, { 404: ['product_not_found'], 409: ['sku_taken'] }],
+  ['createPosRefund', { 400: ['refund_line_invalid'], 403: MANAGER_PIN[403], 404: ['sale_not_found'], 409: ['sale_not_refundable', 'nothing_to_refund'], 422: ['insufficient_funds'], 429: MANAGER_PIN[429] }],
+  ['getPosSale', { 404: ['sale_not_found'] }],
+  ['closePosDay', { 403: MANAGER_PIN[403], 429: MANAGER_PIN[429] }],
+  ['getPosReport', { 404: ['report_not_found'] }],
+  [/^(listMerchantTerminalReports|getMerchantTerminalReport)$/, { 404: ['terminal_not_found', 'report_not_found'] }],
+  ['setMerchantTerminalManagerPin', { 404: ['terminal_not_found'] }],
+  // Dashboard sessions (modules/merchant-users, auth/dashboard-session.ts).
+  ['createAdminMerchant', { 409: ['handle_taken', 'email_taken'] }],
+  [/^(getDashboardSession|createDashboardSessionsRevokeAll|createDashboardTotp)$/, { 403: ['session_required'] }],
+  ['createDashboardTotpConfirm', { 400: ['invalid_totp_code'], 403: ['session_required'] }],
+  ['rotateMerchantKeyPost', { 404: ['api_key_not_found'] }],
+  ['rotateMerchantKey', { 403: ['session_has_no_key'] }],
   ['createPayment', {
     400: [...MONEY_INPUT[400], 'receiver_invalid', 'country_not_supported', 'amount_too_small', 'receiver_is_sender', 'quote_mismatch'],
     404: ['recipient_not_found', 'wallet_not_found', 'quote_not_found'],
@@ -89,8 +108,6 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   }],
   // Public, but a credential sent is checked: the owner sees more.
   ['getPayment', { 401: ['invalid_api_key', 'api_key_expired', 'invalid_authorization_header', 'invalid_credential'], 404: ['payment_not_found'] }],
-  // A cart's tracked product short of stock is refused before any charge (modules/products).
-  ['createPosSession', { 400: MONEY_INPUT[400], 409: ['out_of_stock'] }],
   ['getPosSession', { 404: ['session_not_found'] }],
   ['tapPosSession', { 403: ['tag_disabled', 'pin_required', ...WALLET_PIN[403]], 404: ['session_not_found', 'tag_not_found'], 409: ['session_not_pending', 'out_of_stock'], 410: ['session_expired'], 429: WALLET_PIN[429] }],
   ['cancelPosSession', { 404: ['session_not_found'], 409: ['session_not_pending'], 410: ['session_expired'] }],

@@ -6393,7 +6393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `handle_taken`. */
+            /** @description It conflicts with the current state. Codes include: `handle_taken`, `email_taken`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7008,7 +7008,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `session_has_no_key`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11500,7 +11500,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `invalid_mode`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `invalid_mode`, `items_invalid`, `items_too_many`, `item_product_invalid`, `item_name_invalid`, `item_quantity_invalid`, `item_price_invalid`, `item_discount_invalid`, `item_tax_rate_invalid`, `item_tax_inclusive_invalid`, `discount_invalid`, `items_total_mismatch`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11527,7 +11527,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`. */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `product_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `out_of_stock`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11788,7 +11797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `session_not_pending`. */
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `session_not_pending`, `out_of_stock`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12301,7 +12310,7 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogueProductRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `invalid_mode`, `stock_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `invalid_mode`, `invalid_price`, `invalid_tax_rate`, `invalid_image_url`, `stock_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12438,8 +12447,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `product_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `sku_taken`. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12498,7 +12516,7 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogueProductRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `url_invalid`, `url_not_allowed`, `invalid_mode`, `stock_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `url_invalid`, `url_not_allowed`, `invalid_mode`, `invalid_price`, `invalid_tax_rate`, `invalid_image_url`, `stock_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12525,7 +12543,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `product_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12635,8 +12653,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `product_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `sku_taken`. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12736,7 +12763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `product_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12852,7 +12879,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `refund_exceeds_sale`, `nothing_to_refund`. */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `sale_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12962,7 +12998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `sale_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13049,7 +13085,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `terminal_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13219,7 +13255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `manager_pin_required`, `manager_pin_not_set`, `wrong_manager_pin`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13264,7 +13300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `manager_pin_locked`, `rate_limited`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -13338,7 +13374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `report_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13429,7 +13465,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `terminal_not_found`, `report_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13513,7 +13549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `terminal_not_found`, `report_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21687,7 +21723,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `session_required`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21849,7 +21885,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `session_required`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21939,7 +21975,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `session_required`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22015,7 +22051,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpStatus"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`, `invalid_totp_code`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22033,7 +22069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`, `session_required`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22818,7 +22854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not found (or another merchant's, or of the other mode). */
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `api_key_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
