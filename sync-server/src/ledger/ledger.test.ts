@@ -45,7 +45,7 @@ for (const target of await databaseTargets()) {
           transfer(tx, {
             id: 't2',
             mode: 'test',
-            kind: 'p2p',
+            kind: 'wallet_payment',
             legs: [
               { account: walletAccount('wal_a', 'NGN'), amount: -1001 },
               { account: walletAccount('wal_b', 'NGN'), amount: 1001 },
@@ -63,7 +63,7 @@ for (const target of await databaseTargets()) {
     it('refuses unbalanced transfers and zero legs', async () => {
       await assert.rejects(
         db.transaction((tx) =>
-          transfer(tx, { id: 't3', mode: 'test', kind: 'x', legs: [
+          transfer(tx, { id: 't3', mode: 'test', kind: 'wallet_payment', legs: [
             { account: walletAccount('wal_a', 'NGN'), amount: -10 },
             { account: walletAccount('wal_b', 'NGN'), amount: 9 },
           ] }),
@@ -72,7 +72,7 @@ for (const target of await databaseTargets()) {
       );
       await assert.rejects(
         db.transaction((tx) =>
-          transfer(tx, { id: 't4', mode: 'test', kind: 'x', legs: [
+          transfer(tx, { id: 't4', mode: 'test', kind: 'wallet_payment', legs: [
             { account: walletAccount('wal_a', 'NGN'), amount: -10 },
             { account: walletAccount('wal_b', 'USD'), amount: 10 },
           ] }),
@@ -84,7 +84,7 @@ for (const target of await databaseTargets()) {
     it('balances per currency in a multi-currency transfer through the FX account', async () => {
       await fund('t5', 'wal_c', 10_000, 'USD');
       await db.transaction((tx) =>
-        transfer(tx, { id: 't6', mode: 'test', kind: 'fx', legs: [
+        transfer(tx, { id: 't6', mode: 'test', kind: 'payment_debit', legs: [
           { account: walletAccount('wal_c', 'USD'), amount: -1000 },
           { account: systemAccount('fx', 'USD'), amount: 1000 },
           { account: systemAccount('fx', 'NGN'), amount: -1_500_000 },
@@ -99,7 +99,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await accountBalance(db, walletAccount('wal_a', 'NGN'), 'live'), 0);
       await assert.rejects(
         db.transaction((tx) =>
-          transfer(tx, { id: 't7', mode: 'live', kind: 'p2p', legs: [
+          transfer(tx, { id: 't7', mode: 'live', kind: 'wallet_payment', legs: [
             { account: walletAccount('wal_a', 'NGN'), amount: -1 },
             { account: walletAccount('wal_b', 'NGN'), amount: 1 },
           ] }),

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import { PG_ERROR, pgErrorCode } from '../../db/database.ts';
 import { enqueueEvents } from '../../events/outbox.ts';
-import { LedgerError, type LedgerErrorCode, personToMerchantArguments } from '../../ledger/ledger.ts';
+import { LedgerError, type LedgerErrorCode, postOfflineTaps } from '../../ledger/ledger.ts';
 import { tagNoPinLimits } from '../wearables/store.ts';
 import { publicKeyMap } from './keys.ts';
 import { exposureBudgets, exposureDecline, paymentPolicyDecline } from './policy.ts';
@@ -102,24 +102,18 @@ export function offlinePaymentSettler(context: AppContext): CollectionSettler<Of
     // Every tap's transfer in one call, in the order they were taken, each spending its window's budget.
     const transfers = paying.map(({ tap, payer }) => ({
       id: offlineTransferId(tap.candidate.id),
-      mode: terminal.mode,
-      kind: 'offline_tap',
       payerWalletId: payer.walletId,
-      merchantWalletId: terminal.wallet.id,
-      currency: tap.candidate.currency,
       amount: tap.candidate.amount,
       metadata: { offlinePaymentId: tap.candidate.id, terminalId: scope.terminalId },
     }));
-    const posted = transfers.map(personToMerchantArguments);
-    const [row] = await tx.query<{ results: string[] }>(
-      'SELECT offline_post_taps($1, $2, $3, $4::text[], $5::text[], $6::int8[], $7::text[], $8::jsonb[], $9::int4[], $10::int8[]) AS results',
-      [
-        terminal.mode, terminal.wallet.id, terminal.limits.currency, transfers.map((t) => t.id), transfers.map((t) => t.payerWalletId), transfers.map((t) => t.amount),
-        posted.map((p) => p.fingerprint), posted.map((p) => p.metadata), budgets.windowOf.map((window) => window + 1), budgets.remaining,
-      ],
-      { prepareAs: 'offline_post_taps' },
-    );
-    const results = row?.results ?? [];
+    const results = await postOfflineTaps(tx, {
+      mode: terminal.mode,
+      merchantWalletId: terminal.wallet.id,
+      currency: terminal.limits.currency,
+      taps: transfers,
+      windows: budgets.windowOf.map((window) => window + 1),
+      budgets: budgets.remaining,
+    });
     for (const [index, { tap, payer }] of paying.entries()) {
       const result = results[index];
       if (result === 'created' || result === 'exists') {

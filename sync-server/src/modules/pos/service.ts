@@ -8,8 +8,8 @@ import type { Mode } from '../../auth/secrets.ts';
 import { conflict, forbidden, gone, notFound } from '../../http/errors.ts';
 import { displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
-import { enqueueEvent } from '../../events/outbox.ts';
-import { recordLedgerTransfer } from '../../metrics/registry.ts';
+import { posTap } from '../../ledger/pos-tap.ts';
+import { transferIds } from '../../ledger/ledger.ts';
 import { normalizeTagId, tagDisabled, tagNotFound } from '../wearables/service.ts';
 import { findWearable } from '../wearables/store.ts';
 import { checkWalletPin } from '../wallets/service.ts';
@@ -23,7 +23,6 @@ import {
   insertSession,
   lockSession,
   markCancelled,
-  runTap,
 } from './store.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -87,36 +86,9 @@ export function sessionRecord(row: PosSessionRow, publicBaseUrl: string, options
   };
 }
 
-/** The body of pos.session.completed (spec, Events) and pos.session.failed (CONTRACT.md: plus errorMessage). */
-function eventData(row: PosSessionRow): Record<string, unknown> {
-  return {
-    sessionId: row.id,
-    merchantId: row.merchant_id,
-    amount: toMajor(row.amount, row.currency),
-    currency: row.currency,
-    payerHandle: row.payer_handle ? displayHandle(row.payer_handle) : null,
-    walletRef: row.status === 'completed' ? row.wallet_ref : null,
-    completedAt: row.ended_at?.toISOString() ?? null,
-    ...(row.status === 'failed' ? { errorMessage: row.error_message } : {}),
-  };
-}
-
-async function enqueueCallback(tx: Queryable, row: PosSessionRow, now: Date): Promise<void> {
-  if (!row.callback_url) return;
-  await enqueueEvent(tx, {
-    merchantId: row.merchant_id,
-    mode: row.mode,
-    type: row.status === 'completed' ? 'pos.session.completed' : 'pos.session.failed',
-    data: eventData(row),
-    targets: [{ url: row.callback_url, signatureFormat: 'sha256=' }],
-    includeWebhook: false,
-    at: now,
-  });
-}
-
 /** The ledger transfer of a session: one per session, so a session can never be paid twice. */
 export function sessionTransferId(sessionId: string): string {
-  return `wtx_pos_${sessionId.replaceAll('-', '')}`;
+  return transferIds.posSession(sessionId);
 }
 
 type Gate = { open: true } | { open: false; expired: PosSessionRow };
@@ -157,9 +129,9 @@ export function posService(context: AppContext): PosService {
   /**
    * tapped -> processing -> completed | failed (spec, POS session status), in pos_tap: one
    * statement that is its own transaction, so the payer's debit and the merchant's credit (ONE
-   * ledger transfer, the last statement before the commit) and the session's new state commit
-   * together, in a single round trip. A session with a callbackUrl is settled inside a transaction
-   * that also writes its pos.session.completed / pos.session.failed event to the outbox.
+   * ledger transfer, the last statement before the commit), the session's new state and, for a
+   * session with a callbackUrl, its pos.session.completed / pos.session.failed event commit
+   * together, in a single round trip.
    */
   async function settle(
     scope: SessionScope,
@@ -184,20 +156,9 @@ export function posService(context: AppContext): PosService {
       transferId: sessionTransferId(sessionId),
       pinWalletId: byTag ? payer.pinWalletId : null,
     };
-    let result = await runTap(db, { ...fields, callbacksAllowed: false });
-    if (result.outcome === 'needs_transaction') {
-      result = await db.transaction(async (tx) => {
-        const settled = await runTap(tx, { ...fields, callbacksAllowed: true });
-        if ((settled.outcome === 'completed' || settled.outcome === 'failed') && settled.row) await enqueueCallback(tx, settled.row, now);
-        return settled;
-      });
-    }
-    const { outcome, row } = result;
+    const { outcome, row } = await posTap<PosSessionRow>(db, fields);
     switch (outcome) {
       case 'completed':
-        // pos_tap posts its transfer itself (one round trip), past ledger.ts's counting.
-        recordLedgerTransfer('pos_payment');
-        return row!;
       case 'failed':
         return row!;
       case 'expired':
@@ -215,8 +176,6 @@ export function posService(context: AppContext): PosService {
         throw tagDisabled(tagId ?? '');
       case 'pin_required':
         throw pinRequired(tagId ?? '');
-      case 'needs_transaction':
-        throw new Error('pos_tap asked for a transaction inside one');
     }
   }
 
