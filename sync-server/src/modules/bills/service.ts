@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { toMajor, toMinor } from '@tapline/shared/money';
+import { percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import type { Config } from '../../config.ts';
 import type { Database, Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
@@ -8,7 +8,6 @@ import { badRequest, notFound, unprocessable } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { type TransferLeg, transfer } from '../../ledger/ledger.ts';
-import { feeMinor } from '../fx/decimal.ts';
 import { ensureSandboxFloat } from '../payments/service.ts';
 import { findWallet } from '../wallets/store.ts';
 import { type Biller, type BillType, findBiller } from './catalogue.ts';
@@ -175,7 +174,7 @@ export async function payBill(deps: BillDeps, caller: { merchantId: string; hand
   const wallet = await findWallet(deps.db, caller.handle, caller.mode);
   if (!wallet) throw notFound('wallet_not_found', `The merchant has no ${caller.mode} wallet`);
   await ensureSandboxFloat(deps, wallet, biller.currency);
-  const fee = feeMinor(amount, deps.config.feePercentByRail.bills ?? '0');
+  const fee = percentOf(amount, deps.config.feePercentByRail.bills ?? '0', 'up');
   const now = deps.now();
   const base: Omit<BillRow, 'updated_at'> = {
     id: billId, merchant_id: caller.merchantId, mode: caller.mode, bill_type: biller.billType, biller_id: biller.id, account_ref: accountRef, amount,

@@ -1,7 +1,33 @@
 import type { Database } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import { Poller } from '../../jobs/poller.ts';
-import { type Decimal, applySpread, crossRate, parseDecimal } from './decimal.ts';
+import { type Decimal, divideDecimal, multiplyDecimal, parseDecimal, roundSignificant } from '@tapline/shared/money';
+
+/**
+ * The FX rate rules, on the exact decimals of @tapline/shared/money:
+ * - A mid-market cross rate from/to is USD->to divided by USD->from (the published USD table),
+ *   rounded half-even to RATE_SIGNIFICANT_DIGITS significant digits.
+ * - The merchant's rate is the mid rate times (1 - spread/100), rounded DOWN to the same number of
+ *   significant digits (the platform's favour).
+ * - A converted amount rounds DOWN to the target's minor unit and a fee UP (the platform's
+ *   favour): convertMinor(..., 'down') and percentOf(..., 'up') at the call sites.
+ */
+export const RATE_SIGNIFICANT_DIGITS = 10;
+
+/** The mid-market cross rate from -> to, given each currency's units per 1 USD. */
+export function crossRate(usdToFrom: Decimal, usdToTo: Decimal): Decimal {
+  return divideDecimal(usdToTo, usdToFrom, RATE_SIGNIFICANT_DIGITS, 'half_even');
+}
+
+/** The mid rate less a spread in percent ("1.25"), rounded down. A zero spread keeps the mid rate. */
+export function applySpread(mid: Decimal, spreadPercent: string): Decimal {
+  const spread = parseDecimal(spreadPercent);
+  if (spread.units === 0n) return mid;
+  // mid * (100 - spread) / 100
+  const factor = { units: 100n * 10n ** BigInt(spread.scale) - spread.units, scale: spread.scale + 2 };
+  if (factor.units <= 0n) throw new RangeError('spread must be below 100%');
+  return roundSignificant(multiplyDecimal(mid, factor), RATE_SIGNIFICANT_DIGITS, 'down');
+}
 import { type FxRateProvider, type UsdRateTable, parseUsdTable } from './providers.ts';
 
 /** One rate table in use: where it came from, its own date, and when this server last fetched it. */

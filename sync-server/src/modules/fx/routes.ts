@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { SUPPORTED_CURRENCIES, currencyOfCountry } from '@tapline/shared/countries';
-import { toMajor, toMinor } from '@tapline/shared/money';
+import { convertMinor, decimalToNumber, formatDecimal, percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import { ErrorBody, FX_ROUNDING_RULES, FxQuoteQuery, FxQuoteResponse, FxRatesQuery, FxRatesResponse, PublicFxQuery, PublicFxResponse } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { newId } from '../../auth/secrets.ts';
 import { badRequest } from '../../http/errors.ts';
 import { supportedCountry, supportedCurrency } from '../../http/validate.ts';
-import { convertMinor, decimalToNumber, feeMinor, formatDecimal } from './decimal.ts';
 import { insertQuote } from './store.ts';
 
 /** A quote locks its rate this long (CONTRACT.md). */
@@ -41,7 +40,7 @@ export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: Ap
       toCurrency,
       rate: decimalToNumber(rate),
       amount: toMajor(amount, fromCurrency),
-      receive: toMajor(convertMinor(amount, fromCurrency, rate, toCurrency), toCurrency),
+      receive: toMajor(convertMinor(amount, fromCurrency, toCurrency, rate, 'down'), toCurrency),
       asOf: snapshot.asOf,
       updatedAt: snapshot.updatedAt.toISOString(),
     };
@@ -66,8 +65,8 @@ export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: Ap
     const rail = query.rail ?? 'mobile_money';
     const snapshot = await fx.snapshot();
     const { mid, rate, spreadPercent } = fx.merchantRate(snapshot, from, to);
-    const receive = convertMinor(amount, from, rate, to);
-    const fee = feeMinor(amount, config.feePercentByRail[rail] ?? '0');
+    const receive = convertMinor(amount, from, to, rate, 'down');
+    const fee = percentOf(amount, config.feePercentByRail[rail] ?? '0', 'up');
     const at = now();
     const quote = await insertQuote(db, {
       id: newId('fxq'),

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ADMIN, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
-import { formatDecimal } from '../fx/decimal.ts';
+import { formatDecimal } from '@tapline/shared/money';
 import {
   DAY,
   MINUTE,

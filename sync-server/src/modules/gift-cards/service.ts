@@ -1,4 +1,4 @@
-import { toMinor } from '@tapline/shared/money';
+import { percentOf, toMinor } from '@tapline/shared/money';
 import {
   GIFT_CARD_LIMITS,
   type GiftCardBulkBody,
@@ -17,7 +17,7 @@ import { LedgerError, type TransferLeg, transfer } from '../../ledger/ledger.ts'
 import { findWallet } from '../wallets/store.ts';
 import { subscriptionGiftPeriod } from '../subscriptions/gifts.ts';
 import { canonicalCode, codeHash, codePrefixOf, newGiftCardCode, qrPng, qrPngs } from './codes.ts';
-import { type RateSource, convertMinor, decimalFraction } from './fx.ts';
+import { type RateSource, convertMinor } from './fx.ts';
 import { type IssuedRecord, cardRecord, effectiveStatus, issuedRecord, redeemedCard, redemptionRecord } from './records.ts';
 import {
   type ActivationRow,
@@ -152,12 +152,6 @@ function sumByCurrency(cards: readonly { currency: string; amount: number }[]): 
   const totals = new Map<string, number>();
   for (const card of cards) totals.set(card.currency, (totals.get(card.currency) ?? 0) + card.amount);
   return totals;
-}
-
-/** floor(amount x percent / 100), exactly. */
-export function percentOf(amount: number, percent: string): number {
-  const { digits, scale } = decimalFraction(percent);
-  return Number((BigInt(amount) * digits) / (100n * 10n ** BigInt(scale)));
 }
 
 interface CardDraft extends CardFields {
@@ -607,7 +601,7 @@ export class GiftCardService {
     const rules = await matchingRewardRules(this.db, issuer.merchantId!, issuer.mode, currency, spend);
     let best: { rule: RewardRuleRow; reward: number } | undefined;
     for (const rule of rules) {
-      const raw = percentOf(spend, rule.percent);
+      const raw = percentOf(spend, rule.percent, 'down');
       const reward = rule.max_reward === null ? raw : Math.min(raw, rule.max_reward);
       if (reward <= 0) continue;
       if (!best || reward > best.reward || (reward === best.reward && Number(rule.percent) > Number(best.rule.percent))) best = { rule, reward };
@@ -740,7 +734,7 @@ export class GiftCardService {
       if (card.status !== 'active') throw stateError(card.status);
       const drawn = requested ?? card.amount_remaining;
       if (drawn > card.amount_remaining) throw this.overdrawn();
-      const credited = card.subscription_plan_id !== null ? 0 : convertMinor(drawn, card.currency, target, fx.rate, 'floor');
+      const credited = card.subscription_plan_id !== null ? 0 : convertMinor(drawn, card.currency, target, fx.rate, 'down');
       if (card.subscription_plan_id === null && credited <= 0) {
         throw unprocessable('amount_too_small_to_convert', `${drawn} minor units of ${card.currency} convert to nothing in ${target}`);
       }

@@ -1,4 +1,4 @@
-import { toMajor, toMinor } from '@tapline/shared/money';
+import { percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import type { Config } from '../../config.ts';
 import type { Database, Queryable } from '../../db/database.ts';
 import { type Mode, newId } from '../../auth/secrets.ts';
@@ -7,7 +7,6 @@ import { badRequest, conflict, gone, notFound } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { type TransferLeg, transfer } from '../../ledger/ledger.ts';
-import { feeMinor } from '../fx/decimal.ts';
 import { paymentEventData } from '../payments/service.ts';
 import { type PaymentRow, insertPayment } from '../payments/store.ts';
 import { checkWalletPin } from '../wallets/service.ts';
@@ -192,7 +191,7 @@ export async function payLink(deps: LinkPayDeps, linkId: string, body: { handle:
       throw badRequest('amount_out_of_range', `The amount must be between ${link.min_amount === null ? 'any' : toMajor(link.min_amount, link.currency)} and ${link.max_amount === null ? 'any' : toMajor(link.max_amount, link.currency)} ${link.currency}`);
     }
   }
-  const fee = feeMinor(amount, deps.config.feePercentByRail.payment_link ?? '0');
+  const fee = percentOf(amount, deps.config.feePercentByRail.payment_link ?? '0', 'up');
   if (amount - fee <= 0) throw badRequest('amount_too_small', 'The amount does not cover the fee');
 
   const handle = canonicalHandle(body.handle);

@@ -16,7 +16,7 @@ export async function terminalOfflineLimits(context: Pick<AppContext, 'config' |
     if (dollars === 0) return 0;
     try {
       const { rate } = await fxServiceRateSource(context.fx).rate('USD', currency);
-      return convertMinor(dollars * 100, 'USD', currency, rate, 'floor');
+      return convertMinor(dollars * 100, 'USD', currency, rate, 'down');
     } catch {
       return 0;
     }

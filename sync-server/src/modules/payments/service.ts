@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { currencyOfCountry } from '@tapline/shared/countries';
-import { toMajor, toMinor } from '@tapline/shared/money';
+import { convertMinor, type Decimal, formatDecimal, parseDecimal, percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import type { Config } from '../../config.ts';
 import type { Database, Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
@@ -9,7 +9,6 @@ import { type ApiError, badRequest, gone, notFound, unprocessable } from '../../
 import { displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { LedgerError, transfer } from '../../ledger/ledger.ts';
-import { type Decimal, convertMinor, feeMinor, formatDecimal, parseDecimal } from '../fx/decimal.ts';
 import type { FxRateService } from '../fx/rates.ts';
 import { findQuote } from '../fx/store.ts';
 import { type WalletRow, findWallet } from '../wallets/store.ts';
@@ -435,9 +434,9 @@ export async function preparePayment(deps: PaymentsDeps, caller: MerchantCaller,
   }
 
   const { rate, mid, quoteId } = await rateFor(deps, caller, body.quoteId, currency, destinationCurrency, now);
-  const destinationAmount = convertMinor(amount, currency, rate, destinationCurrency);
+  const destinationAmount = convertMinor(amount, currency, destinationCurrency, rate, 'down');
   if (destinationAmount <= 0) throw badRequest('amount_too_small', `${body.amount} ${currency} converts to less than the smallest unit of ${destinationCurrency}`);
-  const fee = feeMinor(amount, deps.config.feePercentByRail[rail] ?? '0');
+  const fee = percentOf(amount, deps.config.feePercentByRail[rail] ?? '0', 'up');
 
   await ensureSandboxFloat(deps, wallet, currency);
 

@@ -1,7 +1,6 @@
-import { currencyExponent } from '@tapline/shared/money';
+import { percentOf } from '@tapline/shared/money';
 import { badRequest, unprocessable } from '../../http/errors.ts';
-import { decimalFraction } from '../gift-cards/fx.ts';
-import { percentOf } from '../gift-cards/service.ts';
+import { convertMinor } from '../gift-cards/fx.ts';
 import type { FlashSaleRow, ProductRow, ReferralRow } from './sql.ts';
 
 /**
@@ -32,7 +31,7 @@ export function parsePercent(value: number, allowHundred: boolean, field = 'disc
 }
 
 export function salePrice(product: Pick<ProductRow, 'base_price'>, sale: Pick<FlashSaleRow, 'discount_type' | 'discount_percent' | 'discount_amount'>): number {
-  const discount = sale.discount_type === 'percent' ? percentOf(product.base_price, sale.discount_percent ?? '0') : Math.min(sale.discount_amount ?? 0, product.base_price);
+  const discount = sale.discount_type === 'percent' ? percentOf(product.base_price, sale.discount_percent ?? '0', 'down') : Math.min(sale.discount_amount ?? 0, product.base_price);
   return product.base_price - discount;
 }
 
@@ -54,7 +53,7 @@ export function referralRefusal(code: ReferralRow | undefined, now: Date): Refer
 }
 
 export function referralDiscount(subtotal: number, code: ReferralRow, orderCurrency: string): number {
-  if (code.discount_type === 'percent') return percentOf(subtotal, code.discount_percent ?? '0');
+  if (code.discount_type === 'percent') return percentOf(subtotal, code.discount_percent ?? '0', 'down');
   if (code.currency !== orderCurrency) {
     throw unprocessable('referral_currency_mismatch', `Referral code ${code.code} takes ${code.currency} off and applies only to orders in ${code.currency}; this order is in ${orderCurrency}`);
   }
@@ -63,19 +62,8 @@ export function referralDiscount(subtotal: number, code: ReferralRow, orderCurre
 
 /**
  * minor units of `from` -> minor units of `to` at `rate` (units of `to` per unit of `from`, an
- * exact decimal string), rounded UP: minor x rate x 10^(exponent_to - exponent_from).
+ * exact decimal string), rounded UP: the wallet never pays less than the price.
  */
 export function convertUp(minor: number, from: string, to: string, rate: string): number {
-  if (from === to) return minor;
-  const { digits, scale } = decimalFraction(rate);
-  const shift = currencyExponent(to) - currencyExponent(from);
-  let numerator = BigInt(minor) * digits;
-  let denominator = 10n ** BigInt(scale);
-  if (shift >= 0) numerator *= 10n ** BigInt(shift);
-  else denominator *= 10n ** BigInt(-shift);
-  let result = numerator / denominator;
-  if (numerator % denominator !== 0n) result += 1n;
-  const converted = Number(result);
-  if (!Number.isSafeInteger(converted)) throw unprocessable('amount_too_large', 'The converted amount is too large');
-  return converted;
+  return convertMinor(minor, from, to, rate, 'up');
 }

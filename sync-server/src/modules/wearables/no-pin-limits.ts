@@ -25,8 +25,8 @@ export async function refreshNoPinLimitDefaults(context: Pick<AppContext, 'db' |
     }
     limits.push({
       currency,
-      perTap: convertMinor(context.config.noPinPerTapUsd * 100, 'USD', currency, rate, 'floor'),
-      perDay: convertMinor(context.config.noPinPerDayUsd * 100, 'USD', currency, rate, 'floor'),
+      perTap: convertMinor(context.config.noPinPerTapUsd * 100, 'USD', currency, rate, 'down'),
+      perDay: convertMinor(context.config.noPinPerDayUsd * 100, 'USD', currency, rate, 'down'),
     });
   }
   await saveNoPinLimitDefaults(context.db, limits, context.now());
