@@ -133,8 +133,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   registerErrorHandling(app);
   const isAdminToken = adminTokenChecker(options.adminTokenHash);
   // First, so that its request histogram sees every route.
-  registerMetrics(app, db, isAdminToken);
-  registerAuth(app, db, isAdminToken);
+  registerMetrics(app, db, isAdminToken, now);
+  registerAuth(app, db, isAdminToken, now);
   await registerRateLimits(app, db, { store: config.rateLimitStore, scale: options.rateLimitScale ?? config.rateLimitScale, windowMs: config.rateLimitWindowSeconds * 1000 });
   registerInputGuard(app);
   registerIdempotency(app, db);

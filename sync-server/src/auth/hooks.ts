@@ -20,12 +20,12 @@ const NONE: Credential = { state: 'none' };
  * enforces the route's `config.auth` in preValidation, so an unauthenticated call gets 401 before
  * its body is judged.
  */
-export function registerAuth(app: FastifyInstance, db: Database, isAdminToken: AdminTokenCheck): void {
+export function registerAuth(app: FastifyInstance, db: Database, isAdminToken: AdminTokenCheck, now: () => Date): void {
   app.decorateRequest('credential', null as never);
   app.addHook('onRequest', async (request) => {
     request.credential = NONE;
     if (!request.url.startsWith('/api/')) return;
-    request.credential = await resolveCredential(db, isAdminToken, request.headers);
+    request.credential = await resolveCredential(db, isAdminToken, request.headers, now());
   });
   app.addHook('preValidation', async (request) => {
     const allowed = request.routeOptions.config.auth;

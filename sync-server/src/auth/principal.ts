@@ -49,6 +49,7 @@ export async function resolveCredential(
   db: Database,
   isAdminToken: AdminTokenCheck,
   headers: Record<string, string | string[] | undefined>,
+  now: Date,
 ): Promise<Credential> {
   const apiKeyHeader = headers['x-merchant-api-key'];
   const authorization = headers.authorization;
@@ -61,11 +62,11 @@ export async function resolveCredential(
   }
   if (presented === undefined) return { state: 'none' };
 
-  if (presented.startsWith('mk_')) return resolveMerchantKey(db, presented);
-  if (presented.startsWith('pk_')) return resolvePublishableKey(db, presented);
+  if (presented.startsWith('mk_')) return resolveMerchantKey(db, presented, now);
+  if (presented.startsWith('pk_')) return resolvePublishableKey(db, presented, now);
   if (presented.startsWith('wallet.')) return resolveWalletToken(db, stripPrefix(presented, 'wallet.'));
   if (presented.startsWith('agent.')) return resolveAgentToken(db, stripPrefix(presented, 'agent.'));
-  if (presented.startsWith('term.')) return resolveTerminalToken(db, stripPrefix(presented, 'term.'));
+  if (presented.startsWith('term.')) return resolveTerminalToken(db, stripPrefix(presented, 'term.'), now);
   if (presented.startsWith('admin.')) {
     return isAdminToken(presented.slice('admin.'.length))
       ? { state: 'valid', principal: { kind: 'admin' } }
@@ -74,11 +75,11 @@ export async function resolveCredential(
   return invalid('unknown', 'invalid_credential', 'Unrecognised credential: send a merchant key (mk_test_/mk_live_), a publishable key (pk_test_/pk_live_) or a wallet., agent., term. or admin. token');
 }
 
-async function resolveMerchantKey(db: Database, key: string): Promise<Credential> {
+async function resolveMerchantKey(db: Database, key: string, now: Date): Promise<Credential> {
   const mode = merchantKeyMode(key);
   if (!mode) return invalid('merchant', 'invalid_api_key', 'Malformed API key: expected mk_test_ or mk_live_ followed by 64 lower-case hex characters');
   const keyHash = sha256Hex(key);
-  const row = await rememberedLookup(db, `key:${keyHash}`, async () => {
+  const row = await rememberedLookup(db, `key:${keyHash}`, now, async () => {
     const rows = await db.query<{ id: string; merchant_id: string; mode: Mode; expires_at: Date | null; handle: string; rate_limit_multiplier: number }>(
       `SELECT k.id, k.merchant_id, k.mode, k.expires_at, m.handle, m.rate_limit_multiplier
        FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1`,
@@ -88,18 +89,18 @@ async function resolveMerchantKey(db: Database, key: string): Promise<Credential
     return rows[0];
   });
   if (!row || row.mode !== mode) return invalid('merchant', 'invalid_api_key', 'Unknown API key');
-  if (row.expires_at && row.expires_at.getTime() <= Date.now()) return invalid('merchant', 'api_key_expired', 'This API key was rotated and its grace period has ended');
+  if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return invalid('merchant', 'api_key_expired', 'This API key was rotated and its grace period has ended');
   return {
     state: 'valid',
     principal: { kind: 'merchant', merchantId: row.merchant_id, handle: row.handle, mode: row.mode, keyId: row.id, rateLimitMultiplier: row.rate_limit_multiplier },
   };
 }
 
-async function resolvePublishableKey(db: Database, key: string): Promise<Credential> {
+async function resolvePublishableKey(db: Database, key: string, now: Date): Promise<Credential> {
   const mode = publishableKeyMode(key);
   if (!mode) return invalid('publishable', 'invalid_publishable_key', 'Malformed publishable key: expected pk_test_ or pk_live_ followed by 32 lower-case hex characters');
   const keyHash = sha256Hex(key);
-  const row = await rememberedLookup(db, `publishable:${keyHash}`, async () => {
+  const row = await rememberedLookup(db, `publishable:${keyHash}`, now, async () => {
     const rows = await db.query<{ id: string; merchant_id: string; mode: Mode; revoked: boolean; allowed_origins: string[] | null; handle: string; rate_limit_multiplier: number }>(
       `SELECT k.id, k.merchant_id, k.mode, k.revoked_at IS NOT NULL AS revoked, k.allowed_origins, m.handle, m.rate_limit_multiplier
        FROM publishable_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1`,
@@ -153,10 +154,10 @@ async function resolveAgentToken(db: Database, token: string): Promise<Credentia
   return { state: 'valid', principal: { kind: 'agent', agentId: row.agent_id, walletId: row.wallet_id, handle: row.handle, mode: row.mode } };
 }
 
-async function resolveTerminalToken(db: Database, token: string): Promise<Credential> {
+async function resolveTerminalToken(db: Database, token: string, now: Date): Promise<Credential> {
   if (!TOKEN.test(token)) return invalid('terminal', 'invalid_terminal_token', 'Malformed terminal token');
   const tokenHash = sha256Hex(token);
-  const row = await rememberedLookup(db, `terminal:${tokenHash}`, async () => {
+  const row = await rememberedLookup(db, `terminal:${tokenHash}`, now, async () => {
     const rows = await db.query<{ id: string; merchant_id: string; handle: string; mode: Mode; revoked: boolean; rate_limit_multiplier: number }>(
       `SELECT t.id, t.merchant_id, m.handle, t.mode, t.revoked_at IS NOT NULL AS revoked, m.rate_limit_multiplier
        FROM terminals t JOIN merchants m ON m.id = t.merchant_id WHERE t.token_hash = $1`,

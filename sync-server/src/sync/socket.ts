@@ -107,7 +107,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
 
   async function authenticate(token: unknown): Promise<TerminalSocketData | SyncHandshakeError> {
     if (typeof token !== 'string' || token.trim() === '') return 'missing_token';
-    const credential = await resolveCredential(db, () => false, { authorization: `Bearer ${token.trim()}` });
+    const credential = await resolveCredential(db, () => false, { authorization: `Bearer ${token.trim()}` }, context.now());
     if (credential.state !== 'valid' || credential.principal.kind !== 'terminal') {
       return credential.state === 'invalid' && credential.code === 'terminal_revoked' ? 'terminal_revoked' : 'invalid_terminal_token';
     }

@@ -12,10 +12,10 @@ export async function requireWallet(db: Queryable, handle: string, mode: Mode): 
   return wallet;
 }
 
-function lockedError(lockedUntil: Date): ApiError {
-  const seconds = Math.max(1, Math.ceil((lockedUntil.getTime() - Date.now()) / 1000));
+/** 429 with Retry-After counted by the clock that judges the lock-out (the database's: see reservePinAttempt), never the process's. */
+function lockedError(lockedUntil: Date, retryAfterSeconds: number): ApiError {
   return new ApiError(429, 'pin_attempts_exceeded', `Too many wrong PINs: this wallet is locked until ${lockedUntil.toISOString()}`, {
-    headers: { 'retry-after': String(seconds) },
+    headers: { 'retry-after': String(retryAfterSeconds) },
   });
 }
 
@@ -27,7 +27,7 @@ function lockedError(lockedUntil: Date): ApiError {
 export async function checkWalletPin(db: Database, wallet: WalletRow, pin: string): Promise<void> {
   if (!wallet.pin_hash) throw forbidden('pin_not_set', `${displayHandle(wallet.handle)} has no PIN and cannot sign in with one`);
   const reservation = await reservePinAttempt(db, wallet.id);
-  if (reservation.outcome === 'locked') throw lockedError(reservation.lockedUntil);
+  if (reservation.outcome === 'locked') throw lockedError(reservation.lockedUntil, reservation.retryAfterSeconds);
   const correct = await verifyPin(pin, wallet.pin_hash);
   const lockedUntil = await settlePinAttempt(db, wallet.id, reservation.attempt, correct);
   if (!correct) {

@@ -72,32 +72,36 @@ export async function handleIsTaken(db: Queryable, handle: string): Promise<{ te
 export const PIN_ATTEMPTS_MAX = 5;
 export const PIN_LOCK_MINUTES = 15;
 
-export type PinAttempt = { outcome: 'allowed'; attempt: number } | { outcome: 'locked'; lockedUntil: Date };
+/** `retryAfterSeconds`: until the lock ends, by the database's clock, the one that judges the lock-out (at least 1). */
+export type PinAttempt = { outcome: 'allowed'; attempt: number } | { outcome: 'locked'; lockedUntil: Date; retryAfterSeconds: number };
 
 /**
  * Reserves a PIN attempt before the (slow) PIN check, so concurrent guesses cannot all slip in
  * before the counter moves: at most PIN_ATTEMPTS_MAX checks per lock-out window.
  */
 export async function reservePinAttempt(db: Queryable, walletId: string): Promise<PinAttempt> {
-  const [row] = await db.query<{ failed_pin_attempts: number; locked_until: Date | null; locked: boolean }>(
+  const [row] = await db.query<{ failed_pin_attempts: number; locked_until: Date | null; locked: boolean; retry_after_seconds: number }>(
     `UPDATE wallets SET failed_pin_attempts = CASE WHEN locked_until IS NOT NULL AND locked_until > now()
                                                   THEN failed_pin_attempts ELSE failed_pin_attempts + 1 END
      WHERE id = $1
-     RETURNING failed_pin_attempts, locked_until, (locked_until IS NOT NULL AND locked_until > now()) AS locked`,
+     RETURNING failed_pin_attempts, locked_until, (locked_until IS NOT NULL AND locked_until > now()) AS locked, ${RETRY_AFTER_SECONDS}`,
     [walletId],
   );
   if (!row) throw new Error(`wallet ${walletId} vanished`);
-  if (row.locked && row.locked_until) return { outcome: 'locked', lockedUntil: row.locked_until };
-  if (row.failed_pin_attempts > PIN_ATTEMPTS_MAX) return { outcome: 'locked', lockedUntil: await lockWallet(db, walletId) };
+  if (row.locked && row.locked_until) return { outcome: 'locked', lockedUntil: row.locked_until, retryAfterSeconds: row.retry_after_seconds };
+  if (row.failed_pin_attempts > PIN_ATTEMPTS_MAX) return { outcome: 'locked', ...(await lockWallet(db, walletId)) };
   return { outcome: 'allowed', attempt: row.failed_pin_attempts };
 }
 
-async function lockWallet(db: Queryable, walletId: string): Promise<Date> {
-  const [row] = await db.query<{ locked_until: Date }>(
-    `UPDATE wallets SET failed_pin_attempts = 0, locked_until = now() + make_interval(mins => $2) WHERE id = $1 RETURNING locked_until`,
+/** Seconds until locked_until by the database's clock, at least 1. */
+const RETRY_AFTER_SECONDS = 'greatest(1, ceil(extract(epoch FROM coalesce(locked_until, now()) - now())))::int4 AS retry_after_seconds';
+
+async function lockWallet(db: Queryable, walletId: string): Promise<{ lockedUntil: Date; retryAfterSeconds: number }> {
+  const [row] = await db.query<{ locked_until: Date; retry_after_seconds: number }>(
+    `UPDATE wallets SET failed_pin_attempts = 0, locked_until = now() + make_interval(mins => $2) WHERE id = $1 RETURNING locked_until, ${RETRY_AFTER_SECONDS}`,
     [walletId, PIN_LOCK_MINUTES],
   );
-  return row!.locked_until;
+  return { lockedUntil: row!.locked_until, retryAfterSeconds: row!.retry_after_seconds };
 }
 
 /** Records the result of a reserved attempt; returns the lock end when this wrong PIN locked the wallet. */
@@ -106,7 +110,7 @@ export async function settlePinAttempt(db: Queryable, walletId: string, attempt:
     await db.query('UPDATE wallets SET failed_pin_attempts = 0, locked_until = NULL WHERE id = $1', [walletId]);
     return undefined;
   }
-  if (attempt >= PIN_ATTEMPTS_MAX) return lockWallet(db, walletId);
+  if (attempt >= PIN_ATTEMPTS_MAX) return (await lockWallet(db, walletId)).lockedUntil;
   return undefined;
 }
 
