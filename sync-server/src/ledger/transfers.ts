@@ -51,6 +51,8 @@ export const transferIds = {
   checkout: (sessionId: string) => `checkout:${sessionId}`,
   /** The one transfer that pays a subscription's period. */
   subscriptionCharge: (subscriptionId: string, period: number) => `subscription_charge:${subscriptionId}:${period}`,
+  /** The one transfer of an offline payment a terminal captured. */
+  offlinePayment: (paymentId: string) => `offline:${paymentId}`,
   /** A step of a payment or bill: `<id>:debit`, `<id>:settle`, `<id>:refund`. */
   step: (id: string, step: 'debit' | 'settle' | 'refund') => `${id}:${step}`,
 } as const;

@@ -7,7 +7,7 @@ import type { Mode } from '../../auth/secrets.ts';
 import { badRequest, notFound, unprocessable } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { type TransferLeg, transfer } from '../../ledger/ledger.ts';
+import { type TransferLeg, transfer, transferIds } from '../../ledger/ledger.ts';
 import { ensureSandboxFloat } from '../payments/service.ts';
 import { findWallet } from '../wallets/store.ts';
 import { type Biller, type BillType, findBiller } from './catalogue.ts';
@@ -195,10 +195,10 @@ export async function payBill(deps: BillDeps, caller: { merchantId: string; hand
         failure_reason: result.failureReason ?? null,
       });
       if (!row) return (await tx.query<BillRow>('SELECT * FROM bill_payments WHERE id = $1', [billId]))[0]!;
-      await transfer(tx, { id: `${billId}:debit`, mode: caller.mode, kind: 'bill_debit', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'funding'), metadata: { billId } });
+      await transfer(tx, { id: transferIds.step(billId, 'debit'), mode: caller.mode, kind: 'bill_debit', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'funding'), metadata: { billId } });
       if (result.status === 'failed') {
         await transfer(tx, {
-          id: `${billId}:refund`, mode: caller.mode, kind: 'bill_refund', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'funding').map((leg) => ({ ...leg, amount: -leg.amount })), metadata: { billId },
+          id: transferIds.step(billId, 'refund'), mode: caller.mode, kind: 'bill_refund', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'funding').map((leg) => ({ ...leg, amount: -leg.amount })), metadata: { billId },
         });
       }
       return row;
@@ -208,7 +208,7 @@ export async function payBill(deps: BillDeps, caller: { merchantId: string; hand
   const pending = await deps.db.transaction(async (tx) => {
     const row = await insertBill(tx, base);
     if (!row) return { row: (await tx.query<BillRow>('SELECT * FROM bill_payments WHERE id = $1', [billId]))[0]!, created: false };
-    await transfer(tx, { id: `${billId}:debit`, mode: caller.mode, kind: 'bill_debit', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'rail_clearing'), metadata: { billId } });
+    await transfer(tx, { id: transferIds.step(billId, 'debit'), mode: caller.mode, kind: 'bill_debit', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'rail_clearing'), metadata: { billId } });
     return { row, created: true };
   });
   if (!pending.created || pending.row.status !== 'pending') return pending.row;
@@ -224,12 +224,12 @@ export async function payBill(deps: BillDeps, caller: { merchantId: string; hand
     if (!locked || locked.status !== 'pending') return locked!;
     if (result.status === 'completed') {
       await transfer(tx, {
-        id: `${billId}:settle`, mode: caller.mode, kind: 'bill_settlement',
+        id: transferIds.step(billId, 'settle'), mode: caller.mode, kind: 'bill_settlement',
         legs: [{ account: systemAccount('rail_clearing', biller.currency), amount: -amount }, { account: systemAccount('funding', biller.currency), amount }],
       });
     } else {
       await transfer(tx, {
-        id: `${billId}:refund`, mode: caller.mode, kind: 'bill_refund', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'rail_clearing').map((leg) => ({ ...leg, amount: -leg.amount })), metadata: { billId },
+        id: transferIds.step(billId, 'refund'), mode: caller.mode, kind: 'bill_refund', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'rail_clearing').map((leg) => ({ ...leg, amount: -leg.amount })), metadata: { billId },
       });
     }
     const [row] = await tx.query<BillRow>(

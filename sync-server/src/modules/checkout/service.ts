@@ -7,7 +7,7 @@ import { enqueueEvent } from '../../events/outbox.ts';
 import { badRequest, conflict, gone, notFound, unprocessable } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { transfer, transferPersonToMerchant } from '../../ledger/ledger.ts';
+import { transfer, transferIds, transferPersonToMerchant } from '../../ledger/ledger.ts';
 import { railAvailableIn } from '../payments/rails.ts';
 import { findMerchant } from '../merchants/store.ts';
 import { checkWalletPin } from '../wallets/service.ts';
@@ -101,7 +101,7 @@ function notPayable(row: CheckoutSessionRow) {
 
 /** The ledger transfer that pays a session: one per session, so it can never be paid twice. */
 export function checkoutTransferId(sessionId: string): string {
-  return `checkout:${sessionId}`;
+  return transferIds.checkout(sessionId);
 }
 
 export const SANDBOX_COLLECTION_FAILURE = 'The provider declined the collection (sandbox reference test_failure)';

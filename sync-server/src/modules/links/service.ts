@@ -6,7 +6,7 @@ import { enqueueEvent } from '../../events/outbox.ts';
 import { badRequest, conflict, gone, notFound } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { type TransferLeg, transfer } from '../../ledger/ledger.ts';
+import { type TransferLeg, transfer, transferIds } from '../../ledger/ledger.ts';
 import { paymentEventData } from '../payments/service.ts';
 import { type PaymentRow, insertPayment } from '../payments/store.ts';
 import { checkWalletPin } from '../wallets/service.ts';
@@ -228,7 +228,7 @@ export async function payLink(deps: LinkPayDeps, linkId: string, body: { handle:
       { account: walletAccount(merchantWallet.id, link.currency), amount: amount - fee },
     ];
     if (fee > 0) legs.push({ account: systemAccount('fees', link.currency), amount: fee });
-    await transfer(tx, { id: `${paymentId}:debit`, mode: link.mode, kind: 'payment_link', legs, metadata: { paymentId, paymentLinkId: link.id } });
+    await transfer(tx, { id: transferIds.step(paymentId, 'debit'), mode: link.mode, kind: 'payment_link', legs, metadata: { paymentId, paymentLinkId: link.id } });
     const inserted = (await insertPayment(tx, {
       id: paymentId,
       merchant_id: link.merchant_id,

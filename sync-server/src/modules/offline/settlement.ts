@@ -12,7 +12,7 @@ import type { ApiError } from '../../http/errors.ts';
 import { badRequest, conflict, gone, unprocessable } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { LedgerError, type TransferLeg, transfer } from '../../ledger/ledger.ts';
+import { LedgerError, type TransferLeg, transfer, transferIds } from '../../ledger/ledger.ts';
 import { normalizeTagId } from '../wearables/service.ts';
 import { publicKeyMap } from './keys.ts';
 import { type OfflinePaymentRow, endVoucher, findOfflinePayment, insertOfflinePayment, lockVoucherByHash, nextTerminalSeq } from './store.ts';
@@ -44,7 +44,7 @@ export type Verdict =
   | { status: 'declined'; code: string; reason: string; payerWalletId?: string; payerHandle?: string; voucherId?: string | null };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-export const offlineTransferId = (paymentId: string) => `offline:${paymentId}`;
+export const offlineTransferId = transferIds.offlinePayment;
 
 /** Whether a pushed document can be stored at all: without a UUID id there is no idempotency key. */
 export function documentId(doc: unknown): string | undefined {

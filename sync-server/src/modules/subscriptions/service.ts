@@ -6,7 +6,7 @@ import { type Mode, newId } from '../../auth/secrets.ts';
 import { conflict, notFound, unprocessable } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
-import { LedgerError, transferPersonToMerchant } from '../../ledger/ledger.ts';
+import { LedgerError, transferIds, transferPersonToMerchant } from '../../ledger/ledger.ts';
 import { type PlanRow, findPlan, latestActivationEnd } from '../gift-cards/store.ts';
 import { addMonths } from '../gift-cards/validation.ts';
 import { findMerchant } from '../merchants/store.ts';
@@ -47,7 +47,7 @@ export function planNotFound(id: string) {
 
 /** The ledger transfer that pays one period: derived from the subscription and the period, so a re-run can never charge twice. */
 export function chargeTransferId(subscriptionId: string, period: number): string {
-  return `subscription_charge:${subscriptionId}:${period}`;
+  return transferIds.subscriptionCharge(subscriptionId, period);
 }
 
 /** Whether a caller may see a subscription: its merchant, or its holder, in the same mode. */
