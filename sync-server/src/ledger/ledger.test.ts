@@ -34,6 +34,17 @@ for (const target of await databaseTargets()) {
       assert.equal(await accountBalance(db, systemAccount('funding', 'NGN'), 'test'), -1000);
     });
 
+    it('builds one fingerprint in the database: kind, then the legs sorted in code-unit order, whatever order they come in', async () => {
+      const fingerprint = async (types: string[], ids: string[], currencies: string[], amounts: number[]) =>
+        (await db.query<{ f: string }>('SELECT ledger_fingerprint($1, $2::text[], $3::text[], $4::text[], $5::bigint[]) AS f', ['wallet_payment', types, ids, currencies, amounts]))[0]!.f;
+      const two = 'wallet_payment|wallet/W_b/NGN:-5,wallet/w_a/NGN:5';
+      assert.equal(await fingerprint(['wallet', 'wallet'], ['w_a', 'W_b'], ['NGN', 'NGN'], [5, -5]), two);
+      assert.equal(await fingerprint(['wallet', 'wallet'], ['W_b', 'w_a'], ['NGN', 'NGN'], [-5, 5]), two);
+      const three = 'wallet_payment|system/fees/NGN:1,wallet/W_b/NGN:-5,wallet/w_a/NGN:4';
+      assert.equal(await fingerprint(['wallet', 'system', 'wallet'], ['w_a', 'fees', 'W_b'], ['NGN', 'NGN', 'NGN'], [4, 1, -5]), three);
+      assert.equal(await fingerprint(['wallet', 'wallet', 'system'], ['W_b', 'w_a', 'fees'], ['NGN', 'NGN', 'NGN'], [-5, 4, 1]), three);
+    });
+
     it('refuses the same id with different legs', async () => {
       await assert.rejects(fund('t1', 'wal_a', 999), (error: unknown) => error instanceof LedgerError && error.code === 'exists_with_different_legs');
       assert.equal(await accountBalance(db, walletAccount('wal_a', 'NGN'), 'test'), 1000);
