@@ -177,3 +177,21 @@ async function resolveTerminalToken(db: Database, token: string): Promise<Creden
 export function adminTokenChecker(tokenHash: string): AdminTokenCheck {
   return (token) => constantTimeEqual(sha256Hex(token), tokenHash);
 }
+
+/** Whose Idempotency-Keys a principal's are: a merchant's (with its terminals) per mode, a wallet's, an agent's. */
+export function idempotencyScope(principal: Principal | undefined): string {
+  if (!principal) return 'public';
+  switch (principal.kind) {
+    case 'merchant':
+    case 'terminal':
+      return `merchant:${principal.merchantId}:${principal.mode}`;
+    case 'wallet':
+      return `wallet:${principal.walletId}`;
+    case 'agent':
+      return `agent:${principal.agentId}`;
+    case 'admin':
+      return 'admin';
+    case 'publishable':
+      return `publishable:${principal.keyId}`;
+  }
+}

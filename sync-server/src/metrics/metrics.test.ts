@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { databaseTargets } from '../testing/databases.ts';
 import { ADMIN, uniqueHandle, useTestServer } from '../testing/server.ts';
-import { connectTerminal } from '../modules/offline/test-helpers.ts';
+import { connectTerminal } from '../testing/offline.ts';
 import { startMetricsListener } from './listener.ts';
 import { databaseErrorCode, recordSyncPush, recordSyncVerdict } from './registry.ts';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { before, describe, it } from 'node:test';
-import { publishedDocument, serializeDocument } from './document.ts';
+import { publishedDocument, serializeDocument } from '../testing/openapi-document.ts';
 import { FLOW_KEYS } from './errors.ts';
 import { operationsWithExamples } from './examples.ts';
 import { SECURITY_SCHEMES } from './security.ts';

@@ -10,7 +10,7 @@ import { checkLedger } from '../ledger/check.ts';
 import { databaseTargets } from '../testing/databases.ts';
 import { balanceMinor } from '../testing/ledger.ts';
 import { type TestServer, uniqueHandle, useTestServer } from '../testing/server.ts';
-import { conflictsOf, connectTerminal, pull, push } from '../modules/offline/test-helpers.ts';
+import { conflictsOf, connectTerminal, pull, push } from '../testing/offline.ts';
 
 type Doc = OfflinePaymentDoc;
 

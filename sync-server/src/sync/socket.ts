@@ -24,16 +24,9 @@ import { type Database, isDatabaseUnavailable } from '../db/database.ts';
 import { PostgresDatabase, sidePool } from '../db/postgres.ts';
 import { resolveCredential } from '../auth/principal.ts';
 import { ApiError } from '../http/errors.ts';
-import { requireWallet } from '../modules/wallets/service.ts';
-import { publicKeys } from '../modules/offline/keys.ts';
-import { terminalOfflineLimits } from '../modules/offline/limits.ts';
-import { paymentDocument } from '../modules/offline/settlement.ts';
-import { giftCardSaleSettler, saleDocument } from '../modules/offline/gift-card-sales.ts';
-import { offlinePaymentSettler } from '../modules/offline/payment-push.ts';
-import { recordContact } from '../modules/offline/policy.ts';
-import { type PushAnswer, type PushTerminal, settlePush } from '../modules/offline/push.ts';
+import { requireWallet } from '../modules/wallets/index.ts';
+import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordContact, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSalesAfter } from '../modules/offline/index.ts';
 import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
-import { type TerminalSyncRow, findTerminalForSync, terminalPaymentsAfter, terminalSalesAfter } from '../modules/offline/store.ts';
 
 interface TerminalSocketData {
   terminalId: string;

@@ -7,6 +7,9 @@ import type { Database } from '../db/database.ts';
 import { sha256Hex } from '../auth/secrets.ts';
 import { type DatabaseTarget } from './databases.ts';
 
+/** The application builder, for the tests that build their own instances (shared rate limits, clusters). */
+export { buildApp };
+
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 /** The key test servers seal stored secrets with (never a key file in the working directory). */
 export const TEST_SECRETS_KEY_HEX = '7e57'.repeat(16);

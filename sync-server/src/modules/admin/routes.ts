@@ -26,9 +26,8 @@ import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
-import { type MerchantRow, findMerchant, insertApiKey, insertMerchant, listMerchants, newWebhookSecret, updateMerchant } from '../merchants/store.ts';
-import { handleIsTaken, insertAgent, insertWallet } from '../wallets/store.ts';
-import { requireWallet } from '../wallets/service.ts';
+import { type MerchantRow, findMerchant, insertApiKey, insertMerchant, listMerchants, newWebhookSecret, updateMerchant } from '../merchants/index.ts';
+import { handleIsTaken, insertAgent, insertWallet, requireWallet } from '../wallets/index.ts';
 
 const admin = { auth: ['admin'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody };

@@ -6,8 +6,7 @@ import { principalAs } from '../../auth/hooks.ts';
 import { constantTimeEqual, sha256Hex } from '../../auth/secrets.ts';
 import { unauthorized } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { findAgent, findWalletById, insertAgentSession } from '../wallets/store.ts';
-import { balanceResponse, requireWallet } from '../wallets/service.ts';
+import { balanceResponse, findAgent, findWalletById, insertAgentSession, requireWallet } from '../wallets/index.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 

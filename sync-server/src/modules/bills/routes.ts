@@ -21,7 +21,7 @@ refunded). Live: a bill-payment adapter must be configured for the biller, other
 
 export async function billRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const { db } = context;
-  const deps = { db, config: context.config, now: context.now, billerProviders: context.providers.billers };
+  const deps = { db, config: context.config, now: context.now, billerProviders: context.billerProviders };
 
   app.get('/api/bills/billers', {
     schema: {

@@ -8,9 +8,9 @@ import { badRequest, notFound, unprocessable } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { type TransferLeg, transfer } from '../../ledger/ledger.ts';
-import { feeMinor } from '../fx/decimal.ts';
-import { ensureSandboxFloat } from '../payments/service.ts';
-import { findWallet } from '../wallets/store.ts';
+import { feeMinor } from '../fx/index.ts';
+import { ensureSandboxFloat } from '../payments/index.ts';
+import { findWallet } from '../wallets/index.ts';
 import { type Biller, type BillType, findBiller } from './catalogue.ts';
 import type { BillResult, BillerProvider } from './providers.ts';
 

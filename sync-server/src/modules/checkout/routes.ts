@@ -17,7 +17,7 @@ import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { corsPreflight } from '../../http/cors.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
-import { describeRails } from '../payments/rails.ts';
+import { describeRails } from '../payments/index.ts';
 import { type CheckoutCaller, type PayCheckoutBody, checkoutRecord, checkoutService, payerOf } from './service.ts';
 import { type PublishableKeyRow, insertPublishableKey, listPublishableKeys, revokePublishableKey } from './store.ts';
 

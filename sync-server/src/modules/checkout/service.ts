@@ -8,10 +8,9 @@ import { badRequest, conflict, gone, notFound, unprocessable } from '../../http/
 import { canonicalHandle, displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { transfer, transferPersonToMerchant } from '../../ledger/ledger.ts';
-import { railAvailableIn } from '../payments/rails.ts';
-import { findMerchant } from '../merchants/store.ts';
-import { checkWalletPin } from '../wallets/service.ts';
-import { type WalletRow, findWallet } from '../wallets/store.ts';
+import { railAvailableIn } from '../payments/index.ts';
+import { findMerchant } from '../merchants/index.ts';
+import { type WalletRow, checkWalletPin, findWallet } from '../wallets/index.ts';
 import {
   type CheckoutPaymentMethod,
   type CheckoutRail,

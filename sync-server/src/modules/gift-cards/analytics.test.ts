@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ADMIN, useTestServer } from '../../testing/server.ts';
 import { formatDecimal } from '../fx/decimal.ts';
-import { DAY, type Json, agent, holder, issueCard, merchant, redeem, runJobs, testClock } from './test-helpers.ts';
+import { DAY, type Json, agent, holder, issueCard, merchant, redeem, runJobs, testClock } from '../../testing/gift-cards.ts';
 
 type Figures = {
   issuedCount: number;

@@ -1,7 +1,6 @@
 import { currencyExponent } from '@tapline/shared/money';
 import { unprocessable } from '../../http/errors.ts';
-import { formatDecimal } from '../fx/decimal.ts';
-import type { FxRateService } from '../fx/rates.ts';
+import { type FxRateService, formatDecimal } from '../fx/index.ts';
 
 /**
  * The narrow seam gift cards need from FX: the mid-market rate between two currencies as an

@@ -18,7 +18,7 @@ import {
   monthsAfter,
   systemBalance,
   testClock,
-} from './test-helpers.ts';
+} from '../../testing/gift-cards.ts';
 
 const SPEC_RESPONSE_FIELDS = [
   'id',

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/database.ts';
 import { principalOf } from '../../auth/hooks.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { findWallet, findWalletById } from '../wallets/store.ts';
+import { findWallet, findWalletById } from '../wallets/index.ts';
 import type { Issuer, Redeemer } from './service.ts';
 
 /** The three surfaces that issue and redeem: /api/merchant, /api/wallet and /api/agent gift-cards. */

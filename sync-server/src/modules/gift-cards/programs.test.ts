@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
 import { uniqueHandle, useTestServer } from '../../testing/server.ts';
-import { HOUR, type IssuedCard, type Json, assertLiabilityMatchesCards, balanceMinor, holder, merchant, redeem, runJobs, testClock } from './test-helpers.ts';
+import { HOUR, type IssuedCard, type Json, assertLiabilityMatchesCards, balanceMinor, holder, merchant, redeem, runJobs, testClock } from '../../testing/gift-cards.ts';
 
 type ProgramIssue = {
   batchId: string;

@@ -19,7 +19,7 @@ import {
   runJobs,
   systemBalance,
   testClock,
-} from './test-helpers.ts';
+} from '../../testing/gift-cards.ts';
 
 type Redeemed = {
   card: { id: string; status: string; amount: number; amountRemaining: number; currency: string; locked: boolean; hasPin: boolean };

@@ -34,20 +34,22 @@ import { activationRecord, planRecord, programRecord, rewardRuleRecord } from '.
 import { giftCardErrors } from './routes-issuer.ts';
 import type { GiftCardService } from './service.ts';
 import {
-  findPlan,
   findProgram,
   findRewardRule,
-  insertPlan,
   insertProgram,
   insertRewardRule,
-  listActivations,
-  listPlans,
   listPrograms,
   listRewardRules,
   saveRewardRule,
-  updatePlan,
   updateProgram,
 } from './store.ts';
+import {
+  findPlan,
+  insertPlan,
+  listActivations,
+  listPlans,
+  updatePlan,
+} from '../subscriptions/index.ts';
 import { parsePercent } from './validation.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;

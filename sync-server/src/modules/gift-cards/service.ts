@@ -14,31 +14,26 @@ import { ApiError, badRequest, conflict, forbidden, gone, notFound, unprocessabl
 import { displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { LedgerError, type TransferLeg, transfer } from '../../ledger/ledger.ts';
-import { findWallet } from '../wallets/store.ts';
-import { subscriptionGiftPeriod } from '../subscriptions/gifts.ts';
+import { findWallet } from '../wallets/index.ts';
+import { subscriptionGiftPeriod } from '../subscriptions/index.ts';
 import { canonicalCode, codeHash, codePrefixOf, newGiftCardCode, qrPng, qrPngs } from './codes.ts';
 import { type RateSource, convertMinor, decimalFraction } from './fx.ts';
 import { type IssuedRecord, cardRecord, effectiveStatus, issuedRecord, redeemedCard, redemptionRecord } from './records.ts';
 import {
-  type ActivationRow,
   type CardRow,
   type CardSource,
   type NewCard,
   type ProgramRow,
   type RedemptionRow,
   type RewardRuleRow,
-  activationsOf,
   claimDueDelivery,
   claimExpiredCards,
   drawFromCard,
   endCard,
   existingExternalRefs,
-  findActivation,
   findCard,
   findCardByHash,
-  findPlan,
   findRedemption,
-  insertActivation,
   insertCards,
   insertRedemption,
   lockCard,
@@ -52,6 +47,13 @@ import {
   singleIssuesSince,
   verifyMissesOf,
 } from './store.ts';
+import {
+  type ActivationRow,
+  activationsOf,
+  findActivation,
+  findPlan,
+  insertActivation,
+} from '../subscriptions/index.ts';
 import {
   type CardFields,
   addMonths,

@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
-import { type WalletRow, findWallet } from '../wallets/store.ts';
+import { type WalletRow, findWallet } from '../wallets/index.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 

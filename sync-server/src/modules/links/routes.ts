@@ -7,7 +7,7 @@ import { newId } from '../../auth/secrets.ts';
 import { notFound } from '../../http/errors.ts';
 import { canonicalHandle } from '../../http/validate.ts';
 import { idempotentId } from '../../http/idempotency.ts';
-import { findMerchant } from '../merchants/store.ts';
+import { findMerchant } from '../merchants/index.ts';
 import { LINK_PAGE_HEADERS, LINK_PAGE_SCRIPT, linkPage, messagePage } from './page.ts';
 import { type CreateLinkBody, createLink, deactivateLink, findLink, linkRecord, listLinks, payLink, provePayer } from './service.ts';
 

@@ -7,11 +7,9 @@ import { badRequest, conflict, gone, notFound } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { type TransferLeg, transfer } from '../../ledger/ledger.ts';
-import { feeMinor } from '../fx/decimal.ts';
-import { paymentEventData } from '../payments/service.ts';
-import { type PaymentRow, insertPayment } from '../payments/store.ts';
-import { checkWalletPin } from '../wallets/service.ts';
-import { findWallet, findWalletById } from '../wallets/store.ts';
+import { feeMinor } from '../fx/index.ts';
+import { type PaymentRow, insertPayment, paymentEventData } from '../payments/index.ts';
+import { checkWalletPin, findWallet, findWalletById } from '../wallets/index.ts';
 
 export interface LinkRow {
   id: string;

@@ -18,9 +18,9 @@ import { principalAs } from '../../auth/hooks.ts';
 import { notFound } from '../../http/errors.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
-import { type TerminalRow, insertTerminal, listTerminals, newWebhookSecret, revokeTerminal, rotateApiKey, updateWebhookSettings } from '../merchants/store.ts';
-import { balanceResponse, requireWallet } from '../wallets/service.ts';
-import { issuePairingCode, pairingAnswer } from '../terminals/pairing.ts';
+import { type TerminalRow, insertTerminal, listTerminals, newWebhookSecret, revokeTerminal, rotateApiKey, updateWebhookSettings } from '../merchants/index.ts';
+import { balanceResponse, requireWallet } from '../wallets/index.ts';
+import { issuePairingCode, pairingAnswer } from '../terminals/index.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };

@@ -1,7 +1,7 @@
 import type { OfflineLimits } from '@tapline/shared/sync-protocol';
 import type { AppContext } from '../../context.ts';
-import { convertMinor, fxServiceRateSource } from '../gift-cards/fx.ts';
-import { noPinLimitDefault } from '../wearables/store.ts';
+import { convertMinor, fxServiceRateSource } from '../gift-cards/index.ts';
+import { noPinLimitDefault } from '../wearables/index.ts';
 import type { TerminalSyncRow } from './store.ts';
 
 /**

@@ -8,7 +8,7 @@ import { balanceMinor, systemBalance } from '../../testing/ledger.ts';
 import { uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
 import { releaseExpiredVouchers } from './vouchers.ts';
-import { conflictsOf, connectTerminal, pull, push } from './test-helpers.ts';
+import { conflictsOf, connectTerminal, pull, push } from '../../testing/offline.ts';
 
 type Voucher = { id: string; status: string; amount: number; currency: string; expiresAt: string; qrPayload?: string; handle: string; usedAmount?: number };
 type Payment = { id: string; status: string; amount: number; payerHandle: string | null; declineCode: string | null; walletRef: string | null; terminalId: string | null };

@@ -1,11 +1,10 @@
 import { toMajor } from '@tapline/shared/money';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import type { AppContext } from '../../context.ts';
-import type { Queryable } from '../../db/database.ts';
-import { PG_ERROR, pgErrorCode } from '../../db/database.ts';
+import { PG_ERROR, type Queryable, pgErrorCode } from '../../db/database.ts';
 import { enqueueEvents } from '../../events/outbox.ts';
 import { LedgerError, type LedgerErrorCode, personToMerchantArguments } from '../../ledger/ledger.ts';
-import { tagNoPinLimits } from '../wearables/store.ts';
+import { tagNoPinLimits } from '../wearables/index.ts';
 import { publicKeyMap } from './keys.ts';
 import { exposureBudgets, exposureDecline, paymentPolicyDecline } from './policy.ts';
 import { type CollectionSettler, type PushTerminal, type PushedDocument, inSavepoint } from './push.ts';

@@ -24,7 +24,7 @@ import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { derivedId, idempotentId } from '../../http/idempotency.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
-import { requireWallet } from '../wallets/service.ts';
+import { requireWallet } from '../wallets/index.ts';
 import { publicKeys } from './keys.ts';
 import { terminalOfflineLimits } from './limits.ts';
 import { offlineSettlement, paymentRecord } from './settlement.ts';

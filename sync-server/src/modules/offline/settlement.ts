@@ -5,15 +5,13 @@ import { type OfflinePaymentDoc, SYNC_TEXT_LIMITS } from '@tapline/shared/sync-p
 import { storableText, textProblem, textProblemMessage } from '@tapline/shared/text';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
-import type { Mode } from '../../auth/secrets.ts';
-import { sha256Hex } from '../../auth/secrets.ts';
+import { type Mode, sha256Hex } from '../../auth/secrets.ts';
 import { type NewEvent, enqueueEvent } from '../../events/outbox.ts';
-import type { ApiError } from '../../http/errors.ts';
-import { badRequest, conflict, gone, unprocessable } from '../../http/errors.ts';
+import { type ApiError, badRequest, conflict, gone, unprocessable } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { LedgerError, type TransferLeg, transfer } from '../../ledger/ledger.ts';
-import { normalizeTagId } from '../wearables/service.ts';
+import { normalizeTagId } from '../wearables/index.ts';
 import { publicKeyMap } from './keys.ts';
 import { type OfflinePaymentRow, endVoucher, findOfflinePayment, insertOfflinePayment, lockVoucherByHash, nextTerminalSeq } from './store.ts';
 

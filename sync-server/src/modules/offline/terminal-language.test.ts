@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { SYNC_EVENTS, type SyncHello } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { useTestServer } from '../../testing/server.ts';
-import { connectTerminal } from './test-helpers.ts';
+import { connectTerminal } from '../../testing/offline.ts';
 
 type Terminal = { id: string; token: string; name: string; language: string };
 

@@ -39,7 +39,7 @@ ${FX_ROUNDING_RULES}`;
 
 export async function paymentRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
   const { db, payments } = context;
-  const deps = { db, config: context.config, now: context.now, fx: context.fx, payoutProviders: context.providers.payouts };
+  const deps = { db, config: context.config, now: context.now, fx: context.fx, payoutProviders: context.payoutProviders };
 
   app.post('/api/pay', {
     config: { auth: ['merchant'], idempotency: 'required' },

@@ -9,10 +9,8 @@ import { type ApiError, badRequest, gone, notFound, unprocessable } from '../../
 import { displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { LedgerError, transfer } from '../../ledger/ledger.ts';
-import { type Decimal, convertMinor, feeMinor, formatDecimal, parseDecimal } from '../fx/decimal.ts';
-import type { FxRateService } from '../fx/rates.ts';
-import { findQuote } from '../fx/store.ts';
-import { type WalletRow, findWallet } from '../wallets/store.ts';
+import { type Decimal, type FxRateService, convertMinor, feeMinor, findQuote, formatDecimal, parseDecimal } from '../fx/index.ts';
+import { type WalletRow, findWallet } from '../wallets/index.ts';
 import { debitBatcher } from './batcher.ts';
 import { type PaymentMoney, debitRequest, postDebit, postRefund, postReversal, postSettlement } from './movements.ts';
 import { type PayoutProvider, findPayoutProvider } from './providers.ts';

@@ -12,9 +12,10 @@ import {
 import type { AppContext } from '../../context.ts';
 import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
-import { derivedUuid, idempotencyScope } from '../../http/idempotency.ts';
+import { derivedUuid } from '../../http/idempotency.ts';
+import { idempotencyScope } from '../../auth/principal.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { findMerchant } from '../merchants/store.ts';
+import { findMerchant } from '../merchants/index.ts';
 import { type PosMerchant, posService, sessionRecord } from './service.ts';
 import { expireMerchantSessions, listSessions } from './store.ts';
 

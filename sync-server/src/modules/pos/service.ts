@@ -10,10 +10,8 @@ import { displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
 import { recordLedgerTransfer } from '../../metrics/registry.ts';
-import { normalizeTagId, tagDisabled, tagNotFound } from '../wearables/service.ts';
-import { findWearable } from '../wearables/store.ts';
-import { checkWalletPin } from '../wallets/service.ts';
-import { findWalletById } from '../wallets/store.ts';
+import { findWearable, normalizeTagId, tagDisabled, tagNotFound } from '../wearables/index.ts';
+import { checkWalletPin, findWalletById } from '../wallets/index.ts';
 import {
   type PosSessionRow,
   type SessionScope,

@@ -17,7 +17,7 @@ import {
   stockOf,
   systemBalance,
   testClock,
-} from './test-helpers.ts';
+} from '../../testing/store.ts';
 
 for (const target of await databaseTargets()) {
   describe(`store checkout on ${target.name}`, () => {

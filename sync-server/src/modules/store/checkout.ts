@@ -7,13 +7,8 @@ import { ApiError, badRequest, conflict, forbidden, unprocessable } from '../../
 import { displayHandle, supportedCountry } from '../../http/validate.ts';
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { type TransferLeg, accountBalance, transfer, walletBalances } from '../../ledger/ledger.ts';
-import { checkWalletPin } from '../wallets/service.ts';
-import type { WalletRow } from '../wallets/store.ts';
-import { canonicalCode as canonicalCardCode, codeHash } from '../gift-cards/codes.ts';
-import type { RateSource } from '../gift-cards/fx.ts';
-import { effectiveStatus } from '../gift-cards/records.ts';
-import { type GiftCardService, giftCardNotFound, stateError } from '../gift-cards/service.ts';
-import { type CardRow, drawFromCard, findCardByHash, lockCard } from '../gift-cards/store.ts';
+import { type WalletRow, checkWalletPin } from '../wallets/index.ts';
+import { type CardRow, type GiftCardService, type RateSource, canonicalCode as canonicalCardCode, codeHash, drawFromCard, effectiveStatus, findCardByHash, giftCardNotFound, lockCard, stateError } from '../gift-cards/index.ts';
 import { buyerWallet, productNotFound } from './common.ts';
 import { convertUp, referralDiscount, referralRefusal, safeProduct, salePrice } from './pricing.ts';
 import { canonicalCode as canonicalReferral } from './referrals.ts';

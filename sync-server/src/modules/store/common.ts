@@ -2,8 +2,7 @@ import type { Database, Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { type ApiError, badRequest, notFound } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle } from '../../http/validate.ts';
-import { type WalletRow, findWallet } from '../wallets/store.ts';
-import { checkWalletPin } from '../wallets/service.ts';
+import { type WalletRow, checkWalletPin, findWallet } from '../wallets/index.ts';
 
 /** The store's catalogue, codes and sales are per mode; without one, the test catalogue (CONTRACT.md: mode defaults to test). */
 export function storeModeOf(mode: Mode | undefined): Mode {

@@ -18,7 +18,7 @@ import {
   stockOf,
   systemBalance,
   testClock,
-} from './test-helpers.ts';
+} from '../../testing/store.ts';
 
 for (const target of await databaseTargets()) {
   describe(`store orders, refunds and reviews on ${target.name}`, () => {

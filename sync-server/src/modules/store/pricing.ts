@@ -1,7 +1,6 @@
 import { currencyExponent } from '@tapline/shared/money';
 import { badRequest, unprocessable } from '../../http/errors.ts';
-import { decimalFraction } from '../gift-cards/fx.ts';
-import { percentOf } from '../gift-cards/service.ts';
+import { decimalFraction, percentOf } from '../gift-cards/index.ts';
 import type { FlashSaleRow, ProductRow, ReferralRow } from './sql.ts';
 
 /**

@@ -22,8 +22,7 @@ import {
   UpdateReferralBody,
 } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
-import type { RateSource } from '../gift-cards/fx.ts';
-import type { GiftCardService } from '../gift-cards/service.ts';
+import type { GiftCardService, RateSource } from '../gift-cards/index.ts';
 import { adminList, archiveProduct, createProduct, seedProducts, updateProduct } from './catalogue.ts';
 import { productNotFound, storeModeOf } from './common.ts';
 import { adminListFlashSales, createFlashSale, updateFlashSale } from './flash-sales.ts';

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { fxServiceRateSource } from '../gift-cards/fx.ts';
-import { giftCardService } from '../gift-cards/routes.ts';
+import { fxServiceRateSource, giftCardService } from '../gift-cards/index.ts';
 import { MailOutbox, type MailTransport, mailTransportFromConfig } from './mail.ts';
 import { adminStoreRoutes } from './routes-admin.ts';
 import { publicStoreRoutes } from './routes-public.ts';

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/database.ts';
 import { newId } from '../../auth/secrets.ts';
 import type { AppContext } from '../../context.ts';
 import { canonicalHandle, displayHandle } from '../../http/validate.ts';
-import { findWallet } from '../wallets/store.ts';
+import { findWallet } from '../wallets/index.ts';
 import { storeModeOf, productNotFound, walletNotFound } from './common.ts';
 import { stockAlertRecord } from './records.ts';
 import { type ProductRow, claimWaitingAlerts, findProductBySlug, insertMails, insertNotifications, insertStockAlert } from './sql.ts';

@@ -13,14 +13,14 @@ import {
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../auth/hooks.ts';
 import { badRequest, forbidden } from '../../http/errors.ts';
-import { idempotencyScope, idempotentId } from '../../http/idempotency.ts';
+import { idempotentId } from '../../http/idempotency.ts';
+import { idempotencyScope } from '../../auth/principal.ts';
 import { canonicalHandle } from '../../http/validate.ts';
-import type { PlanRow } from '../gift-cards/store.ts';
-import { checkWalletPin, requireWallet } from '../wallets/service.ts';
+import { checkWalletPin, requireWallet } from '../wallets/index.ts';
 import { SubscriptionJobs } from './jobs.ts';
 import { chargeRecord, subscriptionRecord } from './records.ts';
 import { type Subscriber, SubscriptionService } from './service.ts';
-import { type SubscriptionScope, listCharges, listSubscriptions } from './store.ts';
+import { type PlanRow, type SubscriptionScope, listCharges, listSubscriptions } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 /** The merchant (its subscribers) and the wallet holder (their own subscriptions). */

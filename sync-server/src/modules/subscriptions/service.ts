@@ -7,20 +7,22 @@ import { conflict, notFound, unprocessable } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
 import { LedgerError, transferPersonToMerchant } from '../../ledger/ledger.ts';
-import { type PlanRow, findPlan, latestActivationEnd } from '../gift-cards/store.ts';
-import { addMonths } from '../gift-cards/validation.ts';
-import { findMerchant } from '../merchants/store.ts';
-import { findWallet } from '../wallets/store.ts';
+import { addMonths } from '@tapline/shared/gift-card-rules';
+import { findMerchant } from '../merchants/index.ts';
+import { findWallet } from '../wallets/index.ts';
 import {
   type CancellationReason,
   type ChargeRow,
+  type PlanRow,
   type SubscriptionRow,
   type SubscriptionScope,
   claimDueSubscription,
+  findPlan,
   findRunningSubscription,
   findSubscription,
   insertCharge,
   insertSubscription,
+  latestActivationEnd,
   lockPlanHolder,
   lockSubscription,
   saveSubscription,

@@ -4,7 +4,7 @@ import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { randomHex, sha256Hex, type Mode } from '../../auth/secrets.ts';
 import { ApiError, badRequest, conflict, gone, notFound } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { qrPng } from '../gift-cards/codes.ts';
+import { qrPng } from '../gift-cards/index.ts';
 
 /**
  * Pairing a kiosk with a short code: the merchant reads the code (or shows its QR code to the

@@ -2,8 +2,7 @@ import type { Database } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { forbidden } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { checkWalletPin } from '../wallets/service.ts';
-import type { WalletRow } from '../wallets/store.ts';
+import { type WalletRow, checkWalletPin } from '../wallets/index.ts';
 import type { TagConsent } from './store.ts';
 
 /**

@@ -14,7 +14,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { requireWallet } from '../wallets/service.ts';
+import { requireWallet } from '../wallets/index.ts';
 import { type TagActivityRow, type WearableRow, findWearable, insertWearable, listTagActivity, listWearables, setNoPinLimits, updateWearable } from './store.ts';
 import { normalizeTagId, tagNotFound, wearableRecord } from './service.ts';
 import { holderNoPinLimit } from './no-pin-limits.ts';

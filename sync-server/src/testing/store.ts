@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { SMTPServer } from 'smtp-server';
-import { ADMIN, type ApiResponse, type TestServer, uniqueHandle } from '../../testing/server.ts';
+import { ADMIN, type ApiResponse, type TestServer, uniqueHandle } from './server.ts';
 
-export { balanceMinor, systemBalance } from '../../testing/ledger.ts';
+export { balanceMinor, systemBalance } from './ledger.ts';
 
 /** Shared by the store suites (not a test file itself). */
 

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import type { SubscriptionChargeRecord, SubscriptionRecord } from '@tapline/shared/schemas';
-import type { ApiResponse, TestServer } from '../../testing/server.ts';
-import { ADMIN } from '../../testing/server.ts';
-import { holder } from '../gift-cards/test-helpers.ts';
-import { subscriptionJobs } from './routes.ts';
+import { ADMIN, type ApiResponse, type TestServer } from './server.ts';
+import { holder } from './gift-cards.ts';
+import { subscriptionJobs } from '../modules/subscriptions/routes.ts';
 
 /** Shared by the subscription suites (not a test file itself). */
 

@@ -2,7 +2,7 @@
 import { after } from 'node:test';
 import { io, type Socket } from 'socket.io-client';
 import { type OfflinePaymentDoc, type PullResponse, type PushResponse, SYNC_EVENTS, SYNC_NAMESPACE, type SyncCollection, type SyncDocument, type SyncFailure, type SyncHello } from '@tapline/shared/sync-protocol';
-import type { TestServer } from '../../testing/server.ts';
+import type { TestServer } from './server.ts';
 
 const sockets: Socket[] = [];
 after(() => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import type { AppContext } from '../../context.ts';
-import { ADMIN, type ApiResponse, type TestServer, uniqueHandle } from '../../testing/server.ts';
-import { giftCardJobs } from './routes.ts';
+import type { AppContext } from '../context.ts';
+import { ADMIN, type ApiResponse, type TestServer, uniqueHandle } from './server.ts';
+import { giftCardJobs } from '../modules/gift-cards/routes.ts';
 
-export { balanceMinor, systemBalance } from '../../testing/ledger.ts';
+export { balanceMinor, systemBalance } from './ledger.ts';
 
 /** Shared by the gift-card suites (not a test file itself). */
 
