@@ -2,7 +2,7 @@ import { toMajor } from '@tapline/shared/money';
 import { STORE_LIMITS } from '@tapline/shared/schemas';
 import { displayHandle } from '../../http/validate.ts';
 import { salePrice } from './pricing.ts';
-import type { FlashSaleRow, NotificationRow, OrderRow, ProductRow, ReferralRow, ReviewRow, StockAlertRow } from './sql.ts';
+import type { FlashSaleRow, NotificationRow, OrderRow, ProductRow, ReferralRow, ReviewRow, StockAlertRow } from './store.ts';
 
 /** Row -> API shapes. Money leaves in major units; handles with their @. */
 

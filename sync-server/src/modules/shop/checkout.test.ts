@@ -17,7 +17,7 @@ import {
   stockOf,
   systemBalance,
   testClock,
-} from '../../testing/store.ts';
+} from '../../testing/shop.ts';
 
 for (const target of await databaseTargets()) {
   describe(`store checkout on ${target.name}`, () => {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ADMIN, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
-import { balanceMinor, buyer, checkout, createProduct, stockOf, systemBalance, testClock } from '../../testing/store.ts';
+import { balanceMinor, buyer, checkout, createProduct, stockOf, systemBalance, testClock } from '../../testing/shop.ts';
 
 for (const target of await databaseTargets()) {
   describe(`store checkout under concurrency on ${target.name}`, () => {

@@ -18,7 +18,7 @@ import { principalAs } from '../../auth/hooks.ts';
 import { notFound } from '../../http/errors.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
-import { type TerminalRow, insertTerminal, listTerminals, newWebhookSecret, revokeTerminal, rotateApiKey, updateWebhookSettings } from '../merchants/index.ts';
+import { type TerminalRow, insertTerminal, listTerminals, newWebhookSecret, revokeTerminal, rotateApiKey, updateWebhookSettings } from './store.ts';
 import { balanceResponse, requireWallet } from '../wallets/index.ts';
 import { issuePairingCode, pairingAnswer } from '../terminals/index.ts';
 

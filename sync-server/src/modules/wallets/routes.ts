@@ -5,7 +5,8 @@ import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { canonicalHandle, displayHandle } from '../../http/validate.ts';
 import { notFound } from '../../http/errors.ts';
-import { balanceResponse, checkWalletPin, findWallet, insertWalletSession, requireWallet, revokeWalletSession } from '../wallets/index.ts';
+import { balanceResponse, checkWalletPin, requireWallet } from './service.ts';
+import { findWallet, insertWalletSession, revokeWalletSession } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 

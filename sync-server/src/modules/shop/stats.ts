@@ -4,7 +4,7 @@ import type { Mode } from '../../auth/secrets.ts';
 import { supportedCurrency } from '../../http/validate.ts';
 import { type RateSource, convertMinor } from '../gift-cards/index.ts';
 import { storeModeOf } from './common.ts';
-import { revenueByCurrency, storeCounts } from './sql.ts';
+import { revenueByCurrency, storeCounts } from './store.ts';
 
 /**
  * GET /api/admin/store/stats, per mode. Revenue is the net total (after discounts) of the orders

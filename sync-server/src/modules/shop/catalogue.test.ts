@@ -4,7 +4,7 @@ import { databaseTargets } from '../../testing/databases.ts';
 import { ADMIN, useTestServer } from '../../testing/server.ts';
 import { convertMinor, fxServiceRateSource } from '../gift-cards/fx.ts';
 import { convertUp } from './pricing.ts';
-import { HOUR, type Json, type Product, buyer, checkout, createProduct, testClock, uniqueSlug } from '../../testing/store.ts';
+import { HOUR, type Json, type Product, buyer, checkout, createProduct, testClock, uniqueSlug } from '../../testing/shop.ts';
 
 type Page<T> = { data: T[]; total: number; limit: number; offset: number };
 

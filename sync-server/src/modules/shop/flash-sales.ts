@@ -7,7 +7,7 @@ import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { parseTime, productNotFound, storeModeOf } from './common.ts';
 import { parsePercent } from './pricing.ts';
 import { flashSaleRecord } from './records.ts';
-import { type FlashSaleRow, type ProductRow, findProduct, insertFlashSale, listFlashSales, listRunningSales, lockFlashSale, lockProduct, overlappingSales, saveFlashSale } from './sql.ts';
+import { type FlashSaleRow, type ProductRow, findProduct, insertFlashSale, listFlashSales, listRunningSales, lockFlashSale, lockProduct, overlappingSales, saveFlashSale } from './store.ts';
 
 /**
  * Flash sales. One sale at a time per product (overlapping windows are refused, 409). A sale

@@ -8,7 +8,7 @@ import { supportedCurrency } from '../../http/validate.ts';
 import { parseTime, storeModeOf } from './common.ts';
 import { parsePercent, referralRefusal } from './pricing.ts';
 import { referralRecord } from './records.ts';
-import { findReferral, findReferralByCode, insertReferral, listReferrals, saveReferral } from './sql.ts';
+import { findReferral, findReferralByCode, insertReferral, listReferrals, saveReferral } from './store.ts';
 
 /**
  * Referral (promo) codes: percent or fixed (fixed in one currency, applied only to orders in it),

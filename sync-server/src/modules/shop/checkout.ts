@@ -28,7 +28,7 @@ import {
   takeSaleUnits,
   takeStock,
   useReferral,
-} from './sql.ts';
+} from './store.ts';
 
 /**
  * The checkout (POST /api/store/checkout). The slow and outside work happens first, outside any

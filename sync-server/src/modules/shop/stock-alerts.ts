@@ -5,7 +5,7 @@ import { canonicalHandle, displayHandle } from '../../http/validate.ts';
 import { findWallet } from '../wallets/index.ts';
 import { storeModeOf, productNotFound, walletNotFound } from './common.ts';
 import { stockAlertRecord } from './records.ts';
-import { type ProductRow, claimWaitingAlerts, findProductBySlug, insertMails, insertNotifications, insertStockAlert } from './sql.ts';
+import { type ProductRow, claimWaitingAlerts, findProductBySlug, insertMails, insertNotifications, insertStockAlert } from './store.ts';
 
 /**
  * Stock alerts. A subscription waits until the product's stock is raised to a positive value (an

@@ -30,7 +30,7 @@ import { adminOrder, adminOrders, transitionOrder } from './orders.ts';
 import { adminProductRecord } from './records.ts';
 import { adminListReferrals, createReferral, updateReferral } from './referrals.ts';
 import { storeErrors } from './routes-public.ts';
-import { findProduct, runningSales } from './sql.ts';
+import { findProduct, runningSales } from './store.ts';
 import { storeStats } from './stats.ts';
 
 const admin = { auth: ['admin'] } as const;

@@ -23,7 +23,7 @@ import {
   reviewSummary,
   runningSales,
   saveProduct,
-} from './sql.ts';
+} from './store.ts';
 import { notifyIfBackInStock } from './stock-alerts.ts';
 
 /** Products: the public catalogue (active products only) and the admin's management. */

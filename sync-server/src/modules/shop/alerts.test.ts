@@ -4,7 +4,7 @@ import { databaseTargets } from '../../testing/databases.ts';
 import { ADMIN, useTestServer } from '../../testing/server.ts';
 import { type MailMessage, type MailTransport, SmtpMailTransport } from './mail.ts';
 import { storeMailOutbox } from './routes.ts';
-import { type Json, type Order, buyer, checkout, createProduct, startSmtpCapture, testClock } from '../../testing/store.ts';
+import { type Json, type Order, buyer, checkout, createProduct, startSmtpCapture, testClock } from '../../testing/shop.ts';
 
 for (const target of await databaseTargets()) {
   describe(`store stock alerts on ${target.name}`, () => {

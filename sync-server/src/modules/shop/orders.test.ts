@@ -18,7 +18,7 @@ import {
   stockOf,
   systemBalance,
   testClock,
-} from '../../testing/store.ts';
+} from '../../testing/shop.ts';
 
 for (const target of await databaseTargets()) {
   describe(`store orders, refunds and reviews on ${target.name}`, () => {

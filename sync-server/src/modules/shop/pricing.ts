@@ -1,7 +1,7 @@
 import { currencyExponent } from '@tapline/shared/money';
 import { badRequest, unprocessable } from '../../http/errors.ts';
 import { decimalFraction, percentOf } from '../gift-cards/index.ts';
-import type { FlashSaleRow, ProductRow, ReferralRow } from './sql.ts';
+import type { FlashSaleRow, ProductRow, ReferralRow } from './store.ts';
 
 /**
  * The store's money arithmetic, in integer minor units only (never floating point):

@@ -11,7 +11,7 @@ import { type GiftCardService, lockCard } from '../gift-cards/index.ts';
 import { orderEventData } from './checkout.ts';
 import { orderNotFound, provenBuyer, storeModeOf } from './common.ts';
 import { orderRecord } from './records.ts';
-import { type OrderRow, findOrder, findProduct, insertStoreEvent, listOrders, listOrdersOfWallet, lockOrder, releaseSaleUnits, returnStock, updateOrderState } from './sql.ts';
+import { type OrderRow, findOrder, findProduct, insertStoreEvent, listOrders, listOrdersOfWallet, lockOrder, releaseSaleUnits, returnStock, updateOrderState } from './store.ts';
 import { notifyIfBackInStock } from './stock-alerts.ts';
 
 /**

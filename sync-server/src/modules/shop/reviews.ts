@@ -4,7 +4,7 @@ import { conflict, forbidden, unprocessable } from '../../http/errors.ts';
 import { productNotFound, provenBuyer } from './common.ts';
 import { PURCHASED_STATES } from './orders.ts';
 import { reviewRecord } from './records.ts';
-import { findOrder, findProductBySlug, insertReview } from './sql.ts';
+import { findOrder, findProductBySlug, insertReview } from './store.ts';
 
 /**
  * Reviews (POST /api/store/reviews, buyer handle + wallet PIN). The spec asks for a completed

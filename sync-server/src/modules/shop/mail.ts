@@ -1,7 +1,7 @@
 import { createTransport } from 'nodemailer';
 import type { Database } from '../../db/database.ts';
 import { Poller } from '../../jobs/poller.ts';
-import { claimDueMails, countPendingMails, markMailFailed, markMailSent } from './sql.ts';
+import { claimDueMails, countPendingMails, markMailFailed, markMailSent } from './store.ts';
 
 /** One e-mail. */
 export interface MailMessage {

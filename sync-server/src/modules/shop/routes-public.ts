@@ -37,7 +37,7 @@ import { myOrders, publicOrder } from './orders.ts';
 import { notificationRecord, orderRecord } from './records.ts';
 import { validateReferral } from './referrals.ts';
 import { createReview } from './reviews.ts';
-import { listNotifications } from './sql.ts';
+import { listNotifications } from './store.ts';
 import { subscribe } from './stock-alerts.ts';
 
 export const storeErrors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };

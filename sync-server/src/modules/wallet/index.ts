@@ -1,2 +1,0 @@
-/** The wallet module's public entry: other modules, app.ts, sync/ and web/ import only this file. */
-export { walletRoutes } from './routes.ts';
