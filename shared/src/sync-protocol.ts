@@ -49,83 +49,21 @@ export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 /** At most this many documents in one pull answer or one push. */
 export const SYNC_BATCH_SIZE_MAX = 100;
 
-export const OFFLINE_PAYMENT_KINDS = ['tap', 'qr'] as const;
-export type OfflinePaymentKind = (typeof OFFLINE_PAYMENT_KINDS)[number];
-
-/** queued: taken by the terminal, not yet settled. accepted / declined: the server's verdict. */
-export const OFFLINE_PAYMENT_STATUSES = ['queued', 'accepted', 'declined'] as const;
-export type OfflinePaymentStatus = (typeof OFFLINE_PAYMENT_STATUSES)[number];
-
 /**
- * A payment the terminal took without the sync server: a wearable tap (the tag's id) or an
- * offline QR voucher (the scanned payload, see offline-qr.ts).
+ * The replicated documents, `OfflinePaymentDoc` (a payment the terminal took without the server:
+ * a wearable tap or an offline QR voucher) and `GiftCardSaleDoc` (a gift card sold at the till,
+ * whose code only the printout carries): one TypeBox schema each in sync-documents.ts, from which
+ * their types and the kiosk's RxDB schemas come.
  */
-export interface OfflinePaymentDoc {
-  /** UUID v4 made by the terminal before it stores the payment: the idempotency key. */
-  id: string;
-  terminalId: string;
-  kind: OfflinePaymentKind;
-  /** kind `tap`: the tag read at the reader (TG + 8 hex). */
-  tagId?: string;
-  /**
-   * kind `qr`: the voucher payload as scanned (TLQ1....). The server keeps only its hash, so the
-   * master state it answers does not carry it; voucherId stays.
-   */
-  voucher?: string;
-  /** kind `qr`: the voucher's id (its claims' `id`), so a voucher pays once per terminal even offline. */
-  voucherId?: string;
-  /** Integer minor units of `currency`. */
-  amountMinor: number;
-  currency: string;
-  description: string;
-  /** When the terminal took the payment (its clock, ISO 8601). */
-  capturedAt: string;
-  status: OfflinePaymentStatus;
-  /** Set by the server with a verdict. */
-  payerHandle?: string;
-  /** The ledger transfer of an accepted payment. */
-  walletRef?: string;
-  /** A declined payment: the rule that failed (insufficient_funds, tag_disabled, voucher_already_used, ...). */
-  declineCode?: string;
-  declineReason?: string;
-  settledAt?: string;
-  /**
-   * The server's order of changes to this terminal's documents (0 until the server has it).
-   * Pull checkpoints count in it.
-   */
-  serverSeq: number;
-}
-
-/**
- * A gift card sold at the till (paid at the till, funded from the merchant's wallet). The terminal
- * makes the card's code itself (`gc_` + 64 hex from 32 random bytes, see gift-card-code.ts),
- * prints it for the customer and keeps only its SHA-256 here: the code never enters the replica
- * or the network. The card works once the sale is accepted (when the terminal syncs).
- */
-export interface GiftCardSaleDoc {
-  /** UUID v4 made by the terminal: the idempotency key. */
-  id: string;
-  terminalId: string;
-  /** SHA-256 (lower-case hex) of the code printed for the customer. */
-  codeHash: string;
-  /** The code's first 10 characters, printed and shown to staff to tell cards apart. */
-  codePrefix: string;
-  /** Integer minor units of `currency` (a gift-card currency: USD, GHS, NGN, KES, ZAR, EUR, GBP). */
-  amountMinor: number;
-  currency: string;
-  designTheme?: 'default' | 'birthday' | 'business' | 'celebration';
-  /** At most 160 characters. */
-  message?: string;
-  capturedAt: string;
-  status: OfflinePaymentStatus;
-  /** Set by the server when accepted: the card's id and expiry. */
-  cardId?: string;
-  expiresAt?: string;
-  declineCode?: string;
-  declineReason?: string;
-  settledAt?: string;
-  serverSeq: number;
-}
+export {
+  type GiftCardSaleDoc,
+  OFFLINE_PAYMENT_KINDS,
+  OFFLINE_PAYMENT_STATUSES,
+  type OfflinePaymentDoc,
+  type OfflinePaymentKind,
+  type OfflinePaymentStatus,
+} from './sync-documents.ts';
+import type { GiftCardSaleDoc, OfflinePaymentDoc } from './sync-documents.ts';
 
 /** A document of either collection. */
 export type SyncDocument = OfflinePaymentDoc | GiftCardSaleDoc;
