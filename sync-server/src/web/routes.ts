@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import type { TypedApp } from '../http/typed-app.ts';
 import QRCode from 'qrcode';
 import { Type } from 'typebox';
 import { SUPPORTED_CURRENCIES } from '@tapline/shared/countries';
@@ -110,7 +111,7 @@ ${header(i18n, request.subtitle)}
 }
 
 /** The pages of ARCHITECTURE.md's web/: /pos, /tap/<tagId or sessionId>, /pay/<handle>, and their assets. */
-export async function webRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function webRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, config } = context;
   const pos = posService(context);
   const checkout = checkoutService(context);

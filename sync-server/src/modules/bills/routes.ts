@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import { BillPayRequest, BillPayment, Biller, BillerQuery, ErrorBody, ListOf } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
@@ -19,7 +19,7 @@ the token and the kWh), cable TV to a smartcard number. The wallet is debited am
 Sandbox (mk_test_): the result comes at once; reference test_failure makes the biller refuse (status failed, debit
 refunded). Live: a bill-payment adapter must be configured for the biller, otherwise 422 biller_unavailable.`;
 
-export async function billRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function billRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db } = context;
   const deps = { db, config: context.config, now: context.now, billerProviders: context.billerProviders };
 
@@ -31,7 +31,7 @@ export async function billRoutes(app: FastifyInstance, context: AppContext): Pro
       response: { 200: ListOf(Biller), 400: ErrorBody, 429: ErrorBody },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof BillerQuery>;
+    const query = request.query;
     const country = query.country ? supportedCountry(query.country) : undefined;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
 import {
   CHECKOUT_SESSION_TTL_SECONDS,
@@ -76,7 +77,7 @@ function checkoutCaller(request: FastifyRequest): CheckoutCaller {
 }
 
 /** Publishable keys and checkout sessions: what the browser drop-in (/sdk/service.js) works with. */
-export async function checkoutRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function checkoutRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, config } = context;
   const checkout = checkoutService(context);
   const record = (row: Parameters<typeof checkoutRecord>[0]) => checkoutRecord(row, config.publicBaseUrl);
@@ -109,7 +110,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
     schema: { tags: ['checkout'], summary: 'List publishable keys of the calling key\'s mode (without the keys themselves)', description: KEYS_DESCRIPTION, querystring: ListQuery, response: { 200: ListOf(PublishableKeyRecord), ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const { limit = 20, offset = 0 } = request.query;
     const page = await listPublishableKeys(db, principal.merchantId, principal.mode, limit, offset);
     return { data: page.rows.map(publishableKeyRecord), total: page.total, limit, offset };
   });
@@ -119,7 +120,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
     schema: { tags: ['checkout'], summary: 'Revoke a publishable key: it stops working at once (401)', params: IdParams, response: { 200: PublishableKeyRecord, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
+    const { id } = request.params;
     const row = await revokePublishableKey(db, id, principal.merchantId, principal.mode, context.now());
     credentialsChanged();
     if (!row) throw notFound('publishable_key_not_found', `No publishable key ${id}`);
@@ -137,7 +138,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
       response: { 201: CheckoutSession, ...errors },
     },
   }, async (request, reply) => {
-    const row = await checkout.create(checkoutCaller(request), request.body as Static<typeof CreateCheckoutSessionBody>, request.headers);
+    const row = await checkout.create(checkoutCaller(request), request.body, request.headers);
     return reply.status(201).send(record(row));
   });
 
@@ -152,7 +153,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
       response: { 200: CheckoutSession, ...errors },
     },
   }, async (request) => {
-    const row = await checkout.get(checkoutCaller(request), (request.params as Static<typeof IdParams>).id);
+    const row = await checkout.get(checkoutCaller(request), request.params.id);
     return record(row);
   });
 

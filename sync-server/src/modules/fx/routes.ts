@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { SUPPORTED_CURRENCIES, currencyOfCountry } from '@tapline/shared/countries';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import { ErrorBody, FX_ROUNDING_RULES, FxQuoteQuery, FxQuoteResponse, FxRatesQuery, FxRatesResponse, PublicFxQuery, PublicFxResponse } from '@tapline/shared/schemas';
@@ -15,7 +14,7 @@ import { insertQuote } from './store.ts';
 export const QUOTE_TTL_SECONDS = 60;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
-export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: AppContext): Promise<void> {
+export async function fxRoutes(app: TypedApp, { db, config, now, fx }: AppContext): Promise<void> {
   app.get('/api/fx', {
     schema: {
       tags: ['fx'],
@@ -25,7 +24,7 @@ export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: Ap
       response: { 200: PublicFxResponse, 400: ErrorBody, 429: ErrorBody },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof PublicFxQuery>;
+    const query = request.query;
     const from = supportedCountry(query.from, 'from');
     const to = supportedCountry(query.to, 'to');
     if (from === to) throw badRequest('same_country', 'from and to must be different countries');
@@ -58,7 +57,7 @@ export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: Ap
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const query = request.query as Static<typeof FxQuoteQuery>;
+    const query = request.query;
     const from = supportedCurrency(query.from, 'from');
     const to = supportedCurrency(query.to, 'to');
     if (from === to) throw badRequest('same_currency', 'from and to must be different currencies');
@@ -113,7 +112,7 @@ export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: Ap
       response: { 200: FxRatesResponse, ...errors },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof FxRatesQuery>;
+    const query = request.query;
     const from = query.from ? supportedCurrency(query.from, 'from') : undefined;
     const to = query.to ? supportedCurrency(query.to, 'to') : undefined;
     const snapshot = await fx.snapshot();

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
 import { type RateSource, fxServiceRateSource } from './fx.ts';
 import { GiftCardJobs } from './jobs.ts';
@@ -21,7 +21,7 @@ export function giftCardService(context: AppContext, rates: RateSource = fxServi
 }
 
 /** Gift cards on every surface: merchant, wallet and agent issue/redeem, public verify, programs, rewards, admin. */
-export async function giftCardRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function giftCardRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const rates = fxServiceRateSource(context.fx);
   const service = giftCardService(context, rates);
   for (const surface of ['merchant', 'wallet', 'agent'] as const) await issuerSurfaceRoutes(app, context, service, rates, surface);
@@ -36,7 +36,7 @@ export function giftCardJobs(context: AppContext, onError: (error: unknown) => v
 }
 
 /** Starts the worker when the app is ready and stops it (waiting for a run in flight) on close. */
-export function startGiftCardJobs(app: FastifyInstance, context: AppContext): void {
+export function startGiftCardJobs(app: TypedApp, context: AppContext): void {
   const jobs = giftCardJobs(context, (error) => app.log.error({ err: error }, 'gift card jobs failed'));
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', async () => jobs.stop());

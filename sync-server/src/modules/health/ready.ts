@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { listMigrations } from '../../db/migrate.ts';
@@ -32,7 +32,7 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
  * it shuts down. A load balancer or orchestrator takes it out on 503 and restarts it only on
  * liveness failures.
  */
-export async function readinessRoutes(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export async function readinessRoutes(app: TypedApp, { db }: AppContext): Promise<void> {
   const shipped = listMigrations().map((migration) => migration.version);
   const expected = shipped.at(-1) ?? 0;
   let shuttingDown = false;

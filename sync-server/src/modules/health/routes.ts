@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { Type } from 'typebox';
 import { ErrorBody } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -9,7 +9,7 @@ const Health = Type.Object({
   dbLatency: Type.Union([Type.Number({ description: 'Milliseconds for a round trip to the database' }), Type.Null()]),
 });
 
-export async function healthRoutes(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export async function healthRoutes(app: TypedApp, { db }: AppContext): Promise<void> {
   const startedAt = process.hrtime.bigint();
   app.get('/api/health', {
     // A 503 can also come from the error handler (a credential sent along could not be checked

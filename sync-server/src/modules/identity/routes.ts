@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { type Destination, ErrorBody, PayIdentity, UpdateDestinationsBody } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -53,7 +53,7 @@ export function validateDestinations(destinations: readonly Destination[]): Dest
 }
 
 /** Pay Identity: an @handle resolves to its linked destinations; holders manage theirs on the wallet surface. */
-export async function identityRoutes(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export async function identityRoutes(app: TypedApp, { db }: AppContext): Promise<void> {
   app.get('/api/pay-identity/:handle', {
     config: { auth: ['merchant'] },
     schema: {
@@ -92,7 +92,7 @@ export async function identityRoutes(app: FastifyInstance, { db }: AppContext): 
     },
   }, async (request) => {
     const principal = principalAs(request, 'wallet');
-    const body = request.body as Static<typeof UpdateDestinationsBody>;
+    const body = request.body;
     const destinations = validateDestinations(body.destinations);
     const [row] = await db.query<WalletRow>(
       `UPDATE wallets SET destinations = $2::jsonb, preferred_rail = CASE WHEN $3 THEN $4 ELSE preferred_rail END

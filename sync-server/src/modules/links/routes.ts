@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
 import { CreatePaymentLinkBody, ErrorBody, ListOf, PayLinkBody, PayLinkResponse, PaymentLink, PaymentLinkListQuery } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -15,7 +16,7 @@ const merchantOnly = { auth: ['merchant'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
-export async function linkRoutes(app: FastifyInstance, { db, config, now }: AppContext): Promise<void> {
+export async function linkRoutes(app: TypedApp, { db, config, now }: AppContext): Promise<void> {
   const owned = async (id: string, merchantId: string, mode: string) => {
     const row = await findLink(db, id);
     if (!row || row.merchant_id !== merchantId || row.mode !== mode) throw notFound('payment_link_not_found', `No payment link ${id}`);
@@ -44,7 +45,7 @@ export async function linkRoutes(app: FastifyInstance, { db, config, now }: AppC
     schema: { tags: ['payment links'], summary: 'The merchant\'s payment links in the key\'s mode, newest first', querystring: PaymentLinkListQuery, response: { 200: ListOf(PaymentLink), ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const query = request.query as Static<typeof PaymentLinkListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listLinks(db, principal.merchantId, principal.mode, query.active, limit, offset);

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import { ErrorBody, FX_ROUNDING_RULES, ListOf, PaymentListQuery, PaymentRecord, PayRequest } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
@@ -37,7 +37,7 @@ Events (webhooks): payment.completed, payment.failed, payment.reversed.
 
 ${FX_ROUNDING_RULES}`;
 
-export async function paymentRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function paymentRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, payments } = context;
   const deps = { db, config: context.config, now: context.now, fx: context.fx, payoutProviders: context.payoutProviders };
 
@@ -56,7 +56,7 @@ export async function paymentRoutes(app: FastifyInstance, context: AppContext): 
     const seed = idempotentId(request, 'pay')!;
     const paymentId = `pay_${seed.slice(seed.indexOf(':') + 1)}`;
     const caller = { merchantId: principal.merchantId, handle: principal.handle, mode: principal.mode };
-    const created = await createPayment(deps, caller, request.body as Static<typeof PayRequest> as PayBody, paymentId);
+    const created = await createPayment(deps, caller, request.body as PayBody, paymentId);
     let row = created.row;
     if (created.created && row.scenario === 'provider') {
       // Submit to the payout adapter now; the scheduler retries if this process dies first.
@@ -94,7 +94,7 @@ export async function paymentRoutes(app: FastifyInstance, context: AppContext): 
     schema: { tags: ['payments'], summary: 'The merchant\'s payments in the key\'s mode, newest first', querystring: PaymentListQuery, response: { 200: ListOf(PaymentRecord), ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const query = request.query as Static<typeof PaymentListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listPayments(db, principal.merchantId, principal.mode, { status: query.status }, limit, offset);

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import {
   CreatePosSessionBody,
   ErrorBody,
@@ -43,7 +44,7 @@ answers 200 with that session (a retry whose answer was lost); another tag gets 
 x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.`;
 
 /** Spec, "POS": sessions, taps, cancel, polling; plus paying a session with @handle and PIN (no NFC). */
-export async function posRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function posRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, config } = context;
   const pos = posService(context);
   const record = (row: Parameters<typeof sessionRecord>[0]) => sessionRecord(row, config.publicBaseUrl);
@@ -60,7 +61,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
       response: { 201: PosSessionRecord, ...errors },
     },
   }, async (request, reply) => {
-    const body = request.body as Static<typeof CreatePosSessionBody>;
+    const body = request.body;
     const row = await pos.create(posMerchant(request), body, derivedUuid(request, 'pos_session'));
     return reply.status(201).send(record(row));
   });
@@ -75,7 +76,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
     },
   }, async (request) => {
     const merchant = posMerchant(request);
-    const query = request.query as Static<typeof PosSessionListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     await expireMerchantSessions(db, merchant.merchantId, merchant.mode, context.now());
@@ -93,7 +94,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
     },
   }, async (request) => {
     const merchant = posMerchant(request);
-    const row = await pos.get({ mode: merchant.mode, merchantId: merchant.merchantId }, (request.params as Static<typeof SessionParams>).sessionId);
+    const row = await pos.get({ mode: merchant.mode, merchantId: merchant.merchantId }, request.params.sessionId);
     return record(row);
   });
 
@@ -119,8 +120,8 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
       response: { 200: PosSessionRecord, ...errors },
     },
   }, async (request) => {
-    const { tagId, pin } = request.body as Static<typeof PosTapBody>;
-    const row = await pos.tap(posMerchant(request), (request.params as Static<typeof SessionParams>).sessionId, tagId, pin);
+    const { tagId, pin } = request.body;
+    const row = await pos.tap(posMerchant(request), request.params.sessionId, tagId, pin);
     return record(row);
   });
 
@@ -133,7 +134,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
       response: { 200: PosSessionRecord, ...errors },
     },
   }, async (request) => {
-    const row = await pos.cancel(posMerchant(request), (request.params as Static<typeof SessionParams>).sessionId);
+    const row = await pos.cancel(posMerchant(request), request.params.sessionId);
     return record(row);
   });
 
@@ -148,7 +149,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
     },
   }, async (request) => {
     const wallet = principalAs(request, 'wallet');
-    const row = await pos.payWithWallet(wallet, (request.params as Static<typeof SessionParams>).sessionId);
+    const row = await pos.payWithWallet(wallet, request.params.sessionId);
     return sessionRecord(row, config.publicBaseUrl, { forPayer: true });
   });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import { POS_SESSION_TTL_SECONDS } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -320,7 +320,7 @@ export async function sweepExpiredPosSessions(db: Database, now: Date): Promise<
 }
 
 /** Runs the sweeper every `intervalMs` on the app's clock until the app closes; 0 disables it. */
-export function startPosSessionSweeper(app: FastifyInstance, context: AppContext, intervalMs: number): void {
+export function startPosSessionSweeper(app: TypedApp, context: AppContext, intervalMs: number): void {
   if (intervalMs <= 0) return;
   let inFlight: Promise<void> | undefined;
   const timer = setInterval(() => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
 import {
   AdminOrderListQuery,
@@ -38,13 +38,13 @@ const tags = ['store', 'admin'];
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 /** The store's admin surface (Authorization: Bearer admin.<token>). */
-export async function adminStoreRoutes(app: FastifyInstance, context: AppContext, giftCards: GiftCardService, rates: RateSource): Promise<void> {
+export async function adminStoreRoutes(app: TypedApp, context: AppContext, giftCards: GiftCardService, rates: RateSource): Promise<void> {
   const { db } = context;
 
   app.get('/api/admin/store/products', {
     config: admin,
     schema: { tags, summary: 'Products of a mode in every status (draft, active, archived), newest first', querystring: AdminProductListQuery, response: { 200: ListOf(AdminProduct), ...storeErrors } },
-  }, async (request) => adminList(db, context.now(), request.query as Static<typeof AdminProductListQuery>));
+  }, async (request) => adminList(db, context.now(), request.query));
 
   app.post('/api/admin/store/products', {
     config: admin,
@@ -55,7 +55,7 @@ export async function adminStoreRoutes(app: FastifyInstance, context: AppContext
       body: CreateProductBody,
       response: { 201: AdminProduct, ...storeErrors },
     },
-  }, async (request, reply) => reply.status(201).send(await createProduct(context, request.body as Static<typeof CreateProductBody>)));
+  }, async (request, reply) => reply.status(201).send(await createProduct(context, request.body)));
 
   app.get('/api/admin/store/products/:id', {
     config: admin,
@@ -77,7 +77,7 @@ export async function adminStoreRoutes(app: FastifyInstance, context: AppContext
       body: UpdateProductBody,
       response: { 200: AdminProduct, ...storeErrors },
     },
-  }, async (request) => updateProduct(context, (request.params as { id: string }).id, request.body as Static<typeof UpdateProductBody>));
+  }, async (request) => updateProduct(context, (request.params as { id: string }).id, request.body));
 
   app.delete('/api/admin/store/products/:id', {
     config: admin,
@@ -101,7 +101,7 @@ export async function adminStoreRoutes(app: FastifyInstance, context: AppContext
   app.get('/api/admin/store/flash-sales', {
     config: admin,
     schema: { tags, summary: 'Flash sales of a mode, newest start first', querystring: FlashSaleListQuery, response: { 200: ListOf(FlashSaleRecord), ...storeErrors } },
-  }, async (request) => adminListFlashSales(context, request.query as Static<typeof FlashSaleListQuery>));
+  }, async (request) => adminListFlashSales(context, request.query));
 
   app.post('/api/admin/store/flash-sales', {
     config: admin,
@@ -112,7 +112,7 @@ export async function adminStoreRoutes(app: FastifyInstance, context: AppContext
       body: CreateFlashSaleBody,
       response: { 201: FlashSaleRecord, ...storeErrors },
     },
-  }, async (request, reply) => reply.status(201).send(await createFlashSale(context, request.body as Static<typeof CreateFlashSaleBody>)));
+  }, async (request, reply) => reply.status(201).send(await createFlashSale(context, request.body)));
 
   app.patch('/api/admin/store/flash-sales/:id', {
     config: admin,
@@ -124,12 +124,12 @@ export async function adminStoreRoutes(app: FastifyInstance, context: AppContext
       body: UpdateFlashSaleBody,
       response: { 200: FlashSaleRecord, ...storeErrors },
     },
-  }, async (request) => updateFlashSale(context, (request.params as { id: string }).id, request.body as Static<typeof UpdateFlashSaleBody>));
+  }, async (request) => updateFlashSale(context, (request.params as { id: string }).id, request.body));
 
   app.get('/api/admin/store/referrals', {
     config: admin,
     schema: { tags, summary: 'Referral codes of a mode, newest first', querystring: FlashSaleListQuery, response: { 200: ListOf(ReferralRecord), ...storeErrors } },
-  }, async (request) => adminListReferrals(context, request.query as Static<typeof FlashSaleListQuery>));
+  }, async (request) => adminListReferrals(context, request.query));
 
   app.post('/api/admin/store/referrals', {
     config: admin,
@@ -140,17 +140,17 @@ export async function adminStoreRoutes(app: FastifyInstance, context: AppContext
       body: CreateReferralBody,
       response: { 201: ReferralRecord, ...storeErrors },
     },
-  }, async (request, reply) => reply.status(201).send(await createReferral(context, request.body as Static<typeof CreateReferralBody>)));
+  }, async (request, reply) => reply.status(201).send(await createReferral(context, request.body)));
 
   app.patch('/api/admin/store/referrals/:id', {
     config: admin,
     schema: { tags, summary: 'Activate or deactivate a code, change maxUses, expiresAt or description', params: IdParams, body: UpdateReferralBody, response: { 200: ReferralRecord, ...storeErrors } },
-  }, async (request) => updateReferral(context, (request.params as { id: string }).id, request.body as Static<typeof UpdateReferralBody>));
+  }, async (request) => updateReferral(context, (request.params as { id: string }).id, request.body));
 
   app.get('/api/admin/store/orders', {
     config: admin,
     schema: { tags, summary: 'Orders of a mode, newest first; filters status and buyerHandle', querystring: AdminOrderListQuery, response: { 200: ListOf(StoreOrder), ...storeErrors } },
-  }, async (request) => adminOrders(db, request.query as Static<typeof AdminOrderListQuery>));
+  }, async (request) => adminOrders(db, request.query));
 
   app.get('/api/admin/store/orders/:id', {
     config: admin,
@@ -167,7 +167,7 @@ export async function adminStoreRoutes(app: FastifyInstance, context: AppContext
       body: AdminOrderPatchBody,
       response: { 200: StoreOrder, ...storeErrors },
     },
-  }, async (request) => transitionOrder(context, giftCards, (request.params as { id: string }).id, request.body as Static<typeof AdminOrderPatchBody>));
+  }, async (request) => transitionOrder(context, giftCards, (request.params as { id: string }).id, request.body));
 
   app.get('/api/admin/store/stats', {
     config: admin,
@@ -178,5 +178,5 @@ export async function adminStoreRoutes(app: FastifyInstance, context: AppContext
       querystring: StoreStatsQuery,
       response: { 200: StoreStats, ...storeErrors },
     },
-  }, async (request) => storeStats(context, rates, request.query as Static<typeof StoreStatsQuery>));
+  }, async (request) => storeStats(context, rates, request.query));
 }

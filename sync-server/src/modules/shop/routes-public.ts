@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
 import {
   CheckoutBody,
@@ -61,7 +62,7 @@ Idempotency-Key (optional): keyed per buyer handle; a retry with the same body a
 
 Answer 201 {order, walletDebit, giftCardDebit, remaining}: walletDebit and giftCardDebit in the order currency; remaining is the wallet's balance after the debit, in remainingCurrency (the currency it paid in).`;
 
-export async function publicStoreRoutes(app: FastifyInstance, context: AppContext, giftCards: GiftCardService, rates: RateSource): Promise<void> {
+export async function publicStoreRoutes(app: TypedApp, context: AppContext, giftCards: GiftCardService, rates: RateSource): Promise<void> {
   const { db } = context;
 
   app.get('/api/store/products', {
@@ -72,7 +73,7 @@ export async function publicStoreRoutes(app: FastifyInstance, context: AppContex
       querystring: ProductListQuery,
       response: { 200: ListOf(StoreProduct), ...storeErrors },
     },
-  }, async (request) => publicList(context, rates, request.query as Static<typeof ProductListQuery>));
+  }, async (request) => publicList(context, rates, request.query));
 
   app.get('/api/store/products/:slug', {
     schema: {
@@ -83,7 +84,7 @@ export async function publicStoreRoutes(app: FastifyInstance, context: AppContex
       querystring: ProductDetailQuery,
       response: { 200: StoreProductDetail, ...storeErrors },
     },
-  }, async (request) => publicDetail(context, rates, (request.params as { slug: string }).slug, request.query as Static<typeof ProductDetailQuery>));
+  }, async (request) => publicDetail(context, rates, (request.params as { slug: string }).slug, request.query));
 
   const checkoutBody = (request: FastifyRequest) => request.body as Static<typeof CheckoutBody>;
   app.post('/api/store/checkout', {
@@ -140,7 +141,7 @@ export async function publicStoreRoutes(app: FastifyInstance, context: AppContex
       body: MyOrdersBody,
       response: { 200: ListOf(StoreOrder), ...storeErrors },
     },
-  }, async (request) => myOrders(context, request.body as Static<typeof MyOrdersBody>));
+  }, async (request) => myOrders(context, request.body));
 
   app.get('/api/store/flash-sales/active', {
     schema: {
@@ -160,7 +161,7 @@ export async function publicStoreRoutes(app: FastifyInstance, context: AppContex
       body: ReviewBody,
       response: { 201: ReviewRecord, ...storeErrors },
     },
-  }, async (request, reply) => reply.status(201).send(await createReview(context, request.body as Static<typeof ReviewBody>)));
+  }, async (request, reply) => reply.status(201).send(await createReview(context, request.body)));
 
   app.post('/api/store/stock-alerts', {
     schema: {
@@ -171,7 +172,7 @@ export async function publicStoreRoutes(app: FastifyInstance, context: AppContex
       response: { 200: StockAlertRecord, 201: StockAlertRecord, ...storeErrors },
     },
   }, async (request, reply) => {
-    const outcome = await subscribe(context, request.body as Static<typeof StockAlertBody>);
+    const outcome = await subscribe(context, request.body);
     return reply.status(outcome.created ? 201 : 200).send(outcome.alert);
   });
 
@@ -183,7 +184,7 @@ export async function publicStoreRoutes(app: FastifyInstance, context: AppContex
       body: ValidateReferralBody,
       response: { 200: ValidateReferralResponse, ...storeErrors },
     },
-  }, async (request) => validateReferral(context, request.body as Static<typeof ValidateReferralBody>));
+  }, async (request) => validateReferral(context, request.body));
 
   app.get('/api/wallet/notifications', {
     config: { auth: ['wallet'] },
@@ -195,7 +196,7 @@ export async function publicStoreRoutes(app: FastifyInstance, context: AppContex
     },
   }, async (request) => {
     const principal = principalAs(request, 'wallet');
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const { limit = 20, offset = 0 } = request.query;
     const page = await listNotifications(db, principal.walletId, limit, offset);
     return { data: page.rows.map(notificationRecord), total: page.total, limit, offset };
   });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
 import { fxServiceRateSource, giftCardService } from '../gift-cards/index.ts';
 import { MailOutbox, type MailTransport, mailTransportFromConfig } from './mail.ts';
@@ -19,7 +19,7 @@ export function storeMailOutbox(context: AppContext): MailOutbox {
  * validation and the wallet's notices; the admin surface; and the mail outbox worker.
  * `mailTransport` replaces the configured one (SMTP_URL, or disabled) in tests.
  */
-export async function storeRoutes(app: FastifyInstance, context: AppContext, mailTransport?: MailTransport): Promise<void> {
+export async function storeRoutes(app: TypedApp, context: AppContext, mailTransport?: MailTransport): Promise<void> {
   const rates = fxServiceRateSource(context.fx);
   const giftCards = giftCardService(context, rates);
   const transport = mailTransport ?? mailTransportFromConfig(context.config, (message) => app.log.warn(message));
@@ -39,7 +39,7 @@ export async function storeRoutes(app: FastifyInstance, context: AppContext, mai
 }
 
 /** Starts the mail worker when the app is ready and stops it (waiting for a run in flight) on close. */
-export function startStoreJobs(app: FastifyInstance, context: AppContext): void {
+export function startStoreJobs(app: TypedApp, context: AppContext): void {
   const outbox = storeMailOutbox(context);
   app.addHook('onReady', async () => outbox.start());
   app.addHook('onClose', async () => outbox.stop());

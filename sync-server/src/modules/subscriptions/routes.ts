@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
 import {
   CancelSubscriptionBody,
@@ -66,14 +67,14 @@ export function subscriptionJobs(context: AppContext, onError: (error: unknown) 
 }
 
 /** Starts the worker when the app is ready and stops it (waiting for a run in flight) on close. */
-export function startSubscriptionJobs(app: FastifyInstance, context: AppContext): void {
+export function startSubscriptionJobs(app: TypedApp, context: AppContext): void {
   const jobs = subscriptionJobs(context, (error) => app.log.error({ err: error }, 'subscription renewals failed'));
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', async () => jobs.stop());
 }
 
 /** Spec: "POST or related calls under /api/subscriptions". */
-export async function subscriptionRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function subscriptionRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db } = context;
   const service = subscriptionService(context);
   const createBody = (request: FastifyRequest) => request.body as Static<typeof CreateSubscriptionBody>;
@@ -153,7 +154,7 @@ Idempotency-Key honoured: the first answer is replayed, never a second charge.`,
       response: { 200: ListOf(SubscriptionRecord), ...errors },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof SubscriptionListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listSubscriptions(db, scopeOf(request), { status: query.status, planId: query.planId }, limit, offset);
@@ -169,7 +170,7 @@ Idempotency-Key honoured: the first answer is replayed, never a second charge.`,
       response: { 200: SubscriptionRecord, ...errors },
     },
   }, async (request) => {
-    const { id } = request.params as Static<typeof IdParams>;
+    const { id } = request.params;
     return subscriptionRecord(await service.get(scopeOf(request), id));
   });
 
@@ -183,9 +184,9 @@ Idempotency-Key honoured: the first answer is replayed, never a second charge.`,
       response: { 200: ListOf(SubscriptionChargeRecord), ...errors },
     },
   }, async (request) => {
-    const { id } = request.params as Static<typeof IdParams>;
+    const { id } = request.params;
     const subscription = await service.get(scopeOf(request), id);
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const { limit = 20, offset = 0 } = request.query;
     const page = await listCharges(db, subscription.id, limit, offset);
     return { data: page.rows.map(chargeRecord), total: page.total, limit, offset };
   });
@@ -206,8 +207,8 @@ Idempotency-Key honoured: the first answer is replayed, never a second charge.`,
       response: { 200: SubscriptionRecord, ...errors },
     },
   }, async (request) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    const body = request.body as Static<typeof CancelSubscriptionBody>;
+    const { id } = request.params;
+    const body = request.body;
     return subscriptionRecord(await service.cancel(scopeOf(request), id, body.atPeriodEnd ?? true));
   });
 }

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import { BalanceResponse, ErrorBody, SessionResponse, WalletSessionBody } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
@@ -11,7 +11,7 @@ import { findWallet, insertWalletSession, revokeWalletSession } from './store.ts
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
 /** The wallet holder's surface: sign in with handle and PIN, then `Bearer wallet.<token>`. */
-export async function walletRoutes(app: FastifyInstance, { db, config }: AppContext): Promise<void> {
+export async function walletRoutes(app: TypedApp, { db, config }: AppContext): Promise<void> {
   app.post('/api/wallet/sessions', {
     schema: {
       tags: ['wallet'],
@@ -20,7 +20,7 @@ export async function walletRoutes(app: FastifyInstance, { db, config }: AppCont
       response: { 201: SessionResponse, ...errors },
     },
   }, async (request, reply) => {
-    const body = request.body as Static<typeof WalletSessionBody>;
+    const body = request.body;
     const handle = canonicalHandle(body.handle);
     // Without a mode, the test wallet is meant when there is one (provisioning defaults to test).
     const wallet = body.mode ? await findWallet(db, handle, body.mode) : ((await findWallet(db, handle, 'test')) ?? (await findWallet(db, handle, 'live')));

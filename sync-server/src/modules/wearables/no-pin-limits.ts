@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { SUPPORTED_CURRENCIES } from '@tapline/shared/countries';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
@@ -33,7 +33,7 @@ export async function refreshNoPinLimitDefaults(context: Pick<AppContext, 'db' |
 }
 
 /** Follows the FX table: the defaults are written again every FX_REFRESH_MS while the app runs. */
-export function startNoPinLimitDefaultsRefresh(app: FastifyInstance, context: AppContext): void {
+export function startNoPinLimitDefaultsRefresh(app: TypedApp, context: AppContext): void {
   const poller = new Poller(() => refreshNoPinLimitDefaults(context), context.config.fxRefreshMs, (error) => app.log.error({ err: error }, 'no-PIN limit defaults refresh failed'));
   app.addHook('onReady', async () => poller.start());
   app.addHook('onClose', async () => poller.stop());

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import {
   CreateWearableBody,
   ErrorBody,
@@ -41,7 +41,7 @@ function listOwner(owner: Owner): WearableOwner {
 }
 
 /** Spec, "Tap wearables": register, resolve (public, counted), change; plus the owner's list. */
-export async function wearableRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function wearableRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, config } = context;
 
   async function ownedTag(owner: Owner, rawTagId: string): Promise<WearableRow> {
@@ -68,7 +68,7 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
     },
   }, async (request, reply) => {
     const owner = ownerOf(principalOf(request));
-    const body = request.body as Static<typeof CreateWearableBody>;
+    const body = request.body;
     const handle = body.handle === undefined ? owner.handle : canonicalHandle(body.handle);
     if (owner.kind === 'wallet' && handle !== owner.handle) {
       throw forbidden('handle_not_yours', `A wallet holder registers tags for their own handle ${displayHandle(owner.handle)} only`);
@@ -97,7 +97,7 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
     },
   }, async (request) => {
     const owner = ownerOf(principalOf(request));
-    const query = request.query as Static<typeof WearableListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listWearables(db, listOwner(owner), { handle: query.handle === undefined ? undefined : canonicalHandle(query.handle), status: query.status }, limit, offset);
@@ -109,7 +109,7 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
     schema: { tags: ['wearables'], summary: 'One of the caller\'s tags', params: TagParams, response: { 200: WearableRecord, ...errors } },
   }, async (request) => {
     const owner = ownerOf(principalOf(request));
-    const row = await ownedTag(owner, (request.params as Static<typeof TagParams>).tagId);
+    const row = await ownedTag(owner, request.params.tagId);
     return wearableRecord(row, config.publicBaseUrl);
   });
 
@@ -129,8 +129,8 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
     },
   }, async (request) => {
     const owner = ownerOf(principalOf(request));
-    const row = await ownedTag(owner, (request.params as Static<typeof TagParams>).tagId);
-    const body = request.body as Static<typeof UpdateWearableBody>;
+    const row = await ownedTag(owner, request.params.tagId);
+    const body = request.body;
     let walletId: string | undefined;
     let handle: string | undefined;
     let consent: TagConsent | undefined;
@@ -177,7 +177,7 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
       response: { 200: TapResolveResponse, ...errors },
     },
   }, async (request) => {
-    const resolved = await resolveTag(db, (request.params as Static<typeof TagParams>).tagId, context.now());
+    const resolved = await resolveTag(db, request.params.tagId, context.now());
     return {
       tagId: resolved.tagId,
       handle: displayHandle(resolved.handle),
