@@ -8,210 +8,57 @@ import { GIFT_CARD_SALE_SCHEMA, OFFLINE_PAYMENT_SCHEMA } from './replica.ts';
 // by an earlier kiosk opens only if the schema hashes the same, so the derived schemas must be
 // exactly the hand-written ones they replaced (below, as they were) until a schema version says
 // otherwise.
+const ISO_TIME = { type: 'string', maxLength: 40 };
+const TEXT = { type: 'string', maxLength: 1000 };
+const SETTLED_DOCUMENT = {
+  id: { type: 'string', maxLength: 36 },
+  terminalId: { type: 'string', maxLength: 64 },
+  amountMinor: { type: 'integer', minimum: 1 },
+  currency: { type: 'string', maxLength: 3 },
+  capturedAt: ISO_TIME,
+  status: { type: 'string', enum: ['queued', 'accepted', 'declined'], maxLength: 8 },
+  declineCode: { type: 'string', maxLength: 64 },
+  declineReason: TEXT,
+  settledAt: ISO_TIME,
+  serverSeq: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, multipleOf: 1 },
+};
 const HAND_WRITTEN = {
-  "offline_payments": {
-    "title": "offline payment",
-    "version": 0,
-    "primaryKey": "id",
-    "type": "object",
-    "properties": {
-      "id": {
-        "type": "string",
-        "maxLength": 36
-      },
-      "terminalId": {
-        "type": "string",
-        "maxLength": 64
-      },
-      "amountMinor": {
-        "type": "integer",
-        "minimum": 1
-      },
-      "currency": {
-        "type": "string",
-        "maxLength": 3
-      },
-      "capturedAt": {
-        "type": "string",
-        "maxLength": 40
-      },
-      "status": {
-        "type": "string",
-        "enum": [
-          "queued",
-          "accepted",
-          "declined"
-        ],
-        "maxLength": 8
-      },
-      "declineCode": {
-        "type": "string",
-        "maxLength": 64
-      },
-      "declineReason": {
-        "type": "string",
-        "maxLength": 1000
-      },
-      "settledAt": {
-        "type": "string",
-        "maxLength": 40
-      },
-      "serverSeq": {
-        "type": "integer",
-        "minimum": 0,
-        "maximum": 9007199254740991,
-        "multipleOf": 1
-      },
-      "kind": {
-        "type": "string",
-        "enum": [
-          "tap",
-          "qr"
-        ],
-        "maxLength": 3
-      },
-      "tagId": {
-        "type": "string",
-        "maxLength": 64
-      },
-      "voucher": {
-        "type": "string",
-        "maxLength": 2000
-      },
-      "voucherId": {
-        "type": "string",
-        "maxLength": 80
-      },
-      "description": {
-        "type": "string",
-        "maxLength": 1000
-      },
-      "payerHandle": {
-        "type": "string",
-        "maxLength": 64
-      },
-      "walletRef": {
-        "type": "string",
-        "maxLength": 128
-      }
+  offline_payments: {
+    title: 'offline payment',
+    version: 0,
+    primaryKey: 'id',
+    type: 'object',
+    properties: {
+      ...SETTLED_DOCUMENT,
+      kind: { type: 'string', enum: ['tap', 'qr'], maxLength: 3 },
+      tagId: { type: 'string', maxLength: 64 },
+      voucher: { type: 'string', maxLength: 2000 },
+      voucherId: { type: 'string', maxLength: 80 },
+      description: TEXT,
+      payerHandle: { type: 'string', maxLength: 64 },
+      walletRef: { type: 'string', maxLength: 128 },
     },
-    "required": [
-      "id",
-      "terminalId",
-      "kind",
-      "amountMinor",
-      "currency",
-      "description",
-      "capturedAt",
-      "status",
-      "serverSeq"
-    ],
-    "indexes": [
-      "status",
-      "capturedAt"
-    ]
+    required: ['id', 'terminalId', 'kind', 'amountMinor', 'currency', 'description', 'capturedAt', 'status', 'serverSeq'],
+    indexes: ['status', 'capturedAt'],
   },
-  "gift_card_sales": {
-    "title": "gift card sale",
-    "version": 0,
-    "primaryKey": "id",
-    "type": "object",
-    "properties": {
-      "id": {
-        "type": "string",
-        "maxLength": 36
-      },
-      "terminalId": {
-        "type": "string",
-        "maxLength": 64
-      },
-      "amountMinor": {
-        "type": "integer",
-        "minimum": 1
-      },
-      "currency": {
-        "type": "string",
-        "maxLength": 3
-      },
-      "capturedAt": {
-        "type": "string",
-        "maxLength": 40
-      },
-      "status": {
-        "type": "string",
-        "enum": [
-          "queued",
-          "accepted",
-          "declined"
-        ],
-        "maxLength": 8
-      },
-      "declineCode": {
-        "type": "string",
-        "maxLength": 64
-      },
-      "declineReason": {
-        "type": "string",
-        "maxLength": 1000
-      },
-      "settledAt": {
-        "type": "string",
-        "maxLength": 40
-      },
-      "serverSeq": {
-        "type": "integer",
-        "minimum": 0,
-        "maximum": 9007199254740991,
-        "multipleOf": 1
-      },
-      "codeHash": {
-        "type": "string",
-        "maxLength": 64
-      },
-      "codePrefix": {
-        "type": "string",
-        "maxLength": 10
-      },
-      "designTheme": {
-        "type": "string",
-        "enum": [
-          "default",
-          "birthday",
-          "business",
-          "celebration"
-        ],
-        "maxLength": 16
-      },
-      "message": {
-        "type": "string",
-        "maxLength": 160
-      },
-      "cardId": {
-        "type": "string",
-        "maxLength": 64
-      },
-      "expiresAt": {
-        "type": "string",
-        "maxLength": 40
-      }
+  gift_card_sales: {
+    title: 'gift card sale',
+    version: 0,
+    primaryKey: 'id',
+    type: 'object',
+    properties: {
+      ...SETTLED_DOCUMENT,
+      codeHash: { type: 'string', maxLength: 64 },
+      codePrefix: { type: 'string', maxLength: 10 },
+      designTheme: { type: 'string', enum: ['default', 'birthday', 'business', 'celebration'], maxLength: 16 },
+      message: { type: 'string', maxLength: 160 },
+      cardId: { type: 'string', maxLength: 64 },
+      expiresAt: ISO_TIME,
     },
-    "required": [
-      "id",
-      "terminalId",
-      "codeHash",
-      "codePrefix",
-      "amountMinor",
-      "currency",
-      "capturedAt",
-      "status",
-      "serverSeq"
-    ],
-    "indexes": [
-      "status",
-      "capturedAt"
-    ]
-  }
-} as const;
+    required: ['id', 'terminalId', 'codeHash', 'codePrefix', 'amountMinor', 'currency', 'capturedAt', 'status', 'serverSeq'],
+    indexes: ['status', 'capturedAt'],
+  },
+};
 
 const HASHES = {
   offline_payments: 'ccbb868102bbd47703fe0b1f6cd7c6a38df23e240d460df3bc990a14e63d4c92',
