@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import svelte from 'eslint-plugin-svelte';
 import globals from 'globals';
+import layers from './eslint.layers.js';
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', '**/test-artifacts/**', '**/.vite/**'] },
@@ -28,7 +29,9 @@ export default tseslint.config(
     languageOptions: { parserOptions: { parser: tseslint.parser } },
   },
   {
-    files: ['terminal/src/renderer/**/*.{ts,svelte}', 'dashboard/src/app/**/*.{ts,svelte}'],
+    files: ['terminal/src/renderer/**/*.{ts,svelte}', 'dashboard/src/app/**/*.{ts,svelte}', 'web/src/{lib,pages,sdk}/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },
   },
+  // The allowed imports between packages and between the server's layers (eslint.layers.js).
+  ...layers,
 );

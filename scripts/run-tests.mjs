@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { availableParallelism } from 'node:os';
 
 const root = new URL('..', import.meta.url).pathname;
-const roots = ['shared/src', 'hardware/src', 'sync-server/src', 'terminal/src', 'sdk', 'test'];
+const roots = ['shared/src', 'hardware/src', 'sync-server/src', 'terminal/src', 'web/src', 'sdk', 'test'];
 const skipDirs = new Set(['node_modules', 'dist', 'test-artifacts', '.vite']);
 
 function collect(dir, out) {
@@ -28,6 +28,10 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// The front ends the tests load (the server's pages and drop-in, the dashboard), built once here
+// when their sources changed rather than by test files racing each other.
+const built = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-front-ends.ts'], { cwd: root, stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
 const concurrency = process.env.TEST_CONCURRENCY ?? String(Math.max(2, availableParallelism()));
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
   cwd: root,

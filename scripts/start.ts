@@ -2,19 +2,33 @@
 // kiosk terminal pointed at it, with the hardware simulators when no reader or printer is set.
 // Ctrl-C closes the terminal first (its requests go to the server), then the server.
 import { runFromEnvironment } from '../sync-server/src/main.ts';
-import { ensureDashboardBuilt } from '../dashboard/src/build.ts';
+import { ensureDashboardBuilt, watchDashboard } from '../dashboard/src/build.ts';
+import { ensureWebBuilt, watchWeb } from '../web/src/build.ts';
+import type { BuildWatcher } from '../web/src/build/cached-build.ts';
 import { startTerminalHost } from '../terminal/src/host/index.ts';
 import type { TerminalHost } from '../terminal/src/host/index.ts';
 
 let terminal: TerminalHost | undefined;
-// The merchant dashboard (/dashboard): built by Vite when dashboard/dist is missing or its sources changed.
+const watchers: BuildWatcher[] = [];
+// The front ends the server serves, built by Vite when missing or their sources changed, then
+// rebuilt on every change while it runs (the server reads the files on each request).
+if (!process.env.WEB_DIR) {
+  const started = Date.now();
+  if (await ensureWebBuilt()) console.log(`Pages and checkout drop-in built in ${Date.now() - started} ms`);
+  watchers.push(watchWeb());
+}
 if (!process.env.DASHBOARD_DIR) {
   const started = Date.now();
   if (await ensureDashboardBuilt()) console.log(`Dashboard built in ${Date.now() - started} ms`);
+  watchers.push(watchDashboard());
 }
-const server = await runFromEnvironment({ beforeShutdown: async () => terminal?.close() });
+const server = await runFromEnvironment({
+  beforeShutdown: async () => {
+    for (const watcher of watchers) watcher.close();
+    await terminal?.close();
+  },
+});
 console.log(`Merchant dashboard: ${server.url}/dashboard/ (an owner's set-up link: POST /api/admin/merchants/<id>/owner {"email": ...})`);
-
 try {
   terminal = await startTerminalHost({ syncServerUrl: server.url });
 } catch (error) {

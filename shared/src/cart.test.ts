@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Cart, CartError, type SaleLine, assertCartMatches, cartTotals } from './cart.ts';
+import { type Cart, CartError, type SaleLine, assertCartMatches, cartTotals, taxRows } from './cart.ts';
 
 const line = (over: Partial<SaleLine> = {}): SaleLine => ({ productId: 'prod_1', name: 'Jollof rice', quantity: 1, unitPrice: 150_000, discount: 0, taxRate: 0, taxInclusive: true, ...over });
 const refuses = (cart: Cart, code: string) => assert.throws(() => cartTotals(cart), (error: unknown) => error instanceof CartError && error.code === code, code);
@@ -43,6 +43,19 @@ describe('cart totals', () => {
     assert.deepEqual(totals.lines.map((l) => [l.discount, l.net, l.tax, l.total]), [[1_075, 9_000, 675, 9_675], [500, 4_500, 0, 4_500]]);
     assert.deepEqual(totals.taxes, [{ rate: 0, taxable: 4_500, tax: 0 }, { rate: 750, taxable: 9_000, tax: 675 }]);
     assert.equal(totals.total, 14_175);
+  });
+
+  it('splits one rate into its included and its added tax for the kiosk and the receipt', () => {
+    // 7.5 % included in 1 075.00, 7.5 % added to 200.00, 16 % added to 100.00, a line at 0 %.
+    const cart: Cart = { lines: [line({ unitPrice: 107_500, taxRate: 750 }), line({ unitPrice: 20_000, taxRate: 750, taxInclusive: false }), line({ unitPrice: 10_000, taxRate: 1600, taxInclusive: false }), line({ unitPrice: 500 })], discount: 0 };
+    const totals = cartTotals(cart);
+    const rows = taxRows(cart, totals);
+    assert.deepEqual(rows, [
+      { rate: 750, included: true, taxable: 100_000, tax: 7_500 },
+      { rate: 750, included: false, taxable: 20_000, tax: 1_500 },
+      { rate: 1600, included: false, taxable: 10_000, tax: 1_600 },
+    ]);
+    assert.equal(rows.reduce((sum, row) => sum + row.tax, 0), totals.tax);
   });
 
   it('stays exact at the largest amounts (no floating point)', () => {

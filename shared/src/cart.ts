@@ -172,6 +172,33 @@ export function cartTotals(cart: Cart): CartTotals {
   };
 }
 
+/** Tax at one rate charged one way: included in the lines' prices, or added on top of them. */
+export interface TaxRow {
+  rate: number;
+  included: boolean;
+  taxable: number;
+  tax: number;
+}
+
+/**
+ * A cart's taxes for the kiosk and the receipt: per rate, and apart for the lines whose price
+ * includes it and those it is added to, since one rate can be both in one cart (a shelf price and
+ * a custom-priced service). Rates sold at 0 are left out. Rows sum to `totals.tax`.
+ */
+export function taxRows(cart: Cart, totals: CartTotals): TaxRow[] {
+  const rows = new Map<string, TaxRow>();
+  cart.lines.forEach((line, index) => {
+    if (line.taxRate === 0) return;
+    const computed = totals.lines[index]!;
+    const key = `${line.taxRate}:${line.taxInclusive}`;
+    const row = rows.get(key) ?? { rate: line.taxRate, included: line.taxInclusive, taxable: 0, tax: 0 };
+    row.taxable += computed.net;
+    row.tax += computed.tax;
+    rows.set(key, row);
+  });
+  return [...rows.values()].sort((a, b) => a.rate - b.rate || Number(b.included) - Number(a.included));
+}
+
 /**
  * The server's check: the lines are well formed and add up to exactly the amount charged.
  * Throws a CartError (`items_total_mismatch` when they do not add up).

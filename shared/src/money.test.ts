@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AFRICAN_COUNTRIES, SUPPORTED_CURRENCIES, currencyOfCountry } from './countries.ts';
-import { MoneyError, currencyExponent, formatAmount, formatMinor, formatMoney, minorFromMajor, toMajor, toMinor } from './money.ts';
+import { MoneyError, convertMinor, currencyExponent, divideRounded, formatAmount, formatMinor, formatMoney, minorFromMajor, parseDecimal, percentOf, toMajor, toMinor } from './money.ts';
 
 const rejects = (amount: number | string, currency: string, code: string) =>
   assert.throws(() => toMinor(amount, currency), (error: unknown) => error instanceof MoneyError && error.code === code, `${amount} ${currency}`);
@@ -95,5 +95,40 @@ describe('money', () => {
     assert.equal(minorFromMajor(-19.99, 'USD'), -1999);
     assert.equal(minorFromMajor(1.005, 'TND'), 1005);
     assert.throws(() => minorFromMajor(0.5, 'XOF'), (error: unknown) => error instanceof MoneyError && error.code === 'amount_too_many_decimals');
+  });
+});
+
+describe('money arithmetic with an explicit rounding rule', () => {
+  it('rounds a quotient down, up, half up and half even', () => {
+    const all = (n: bigint, d: bigint) => (['down', 'up', 'half_up', 'half_even'] as const).map((rule) => divideRounded(n, d, rule));
+    assert.deepEqual(all(7n, 2n), [3n, 4n, 4n, 4n]); // 3.5: the tie goes up, and to the even 4
+    assert.deepEqual(all(5n, 2n), [2n, 3n, 3n, 2n]); // 2.5: half even keeps the even 2
+    assert.deepEqual(all(10n, 3n), [3n, 4n, 3n, 3n]);
+    assert.deepEqual(all(20n, 3n), [6n, 7n, 7n, 7n]);
+    assert.deepEqual(all(9n, 3n), [3n, 3n, 3n, 3n]);
+    assert.throws(() => divideRounded(-1n, 2n, 'down'), RangeError);
+  });
+
+  it('takes percentages of minor units exactly, by the rule the caller names', () => {
+    assert.equal(percentOf(100_000, '1.5', 'up'), 1_500);
+    assert.equal(percentOf(333, '1', 'up'), 4); // a fee: 3.33 rounds up
+    assert.equal(percentOf(333, '1', 'down'), 3); // a discount: rounds down
+    assert.equal(percentOf(250, '1', 'half_up'), 3);
+    assert.equal(percentOf(250, '1', 'half_even'), 2);
+    assert.equal(percentOf(999, parseDecimal('12.5'), 'down'), 124);
+    assert.equal(percentOf(0, '50', 'up'), 0);
+    assert.throws(() => percentOf(1.5, '1', 'up'), (error: unknown) => error instanceof MoneyError && error.code === 'amount_invalid');
+  });
+
+  it('converts minor units between currencies of different exponents at an exact rate', () => {
+    // 1000.00 NGN at 0.09680394702 KES per NGN = 96.80394702 KES: 9680 cents down, 9681 up.
+    assert.equal(convertMinor(100_000, 'NGN', 'KES', '0.09680394702', 'down'), 9_680);
+    assert.equal(convertMinor(100_000, 'NGN', 'KES', '0.09680394702', 'up'), 9_681);
+    // USD (2 decimals) -> UGX (0 decimals): 1.00 USD at 3914.668234 = 3914.668234 UGX.
+    assert.equal(convertMinor(100, 'USD', 'UGX', '3914.668234', 'half_up'), 3_915);
+    // TND (3 decimals) -> LYD (3 decimals).
+    assert.equal(convertMinor(1_000, 'TND', 'LYD', parseDecimal('3.1'), 'down'), 3_100);
+    assert.equal(convertMinor(1234, 'NGN', 'NGN', '2', 'down'), 1234, 'a currency converts to itself unchanged');
+    assert.throws(() => convertMinor(Number.MAX_SAFE_INTEGER, 'USD', 'NGN', '1000', 'down'), (error: unknown) => error instanceof MoneyError && error.code === 'amount_too_large');
   });
 });

@@ -138,3 +138,151 @@ export function formatMoney(minor: number, currency: string, locale = 'en'): str
 export function formatAmount(minor: number, currency: string, locale = 'en'): string {
   return numberFormat(locale, currency, 'decimal').format(formatMinor(minor, currency) as Intl.StringNumericLiteral);
 }
+
+// Exact decimal arithmetic -------------------------------------------------------------------
+//
+// Rates, percentages and conversions: a value is `units / 10^scale` with BigInt units, so no money
+// figure ever passes through binary floating point. Every operation that can lose digits takes
+// the rounding rule as an explicit argument; the rule each product uses is named at its call site
+// (FX: converted amounts round down, fees up; the shop: discounts down, conversions into the
+// wallet's currency up; reports half up).
+
+/** How a result that falls between two representable values is rounded (amounts here are >= 0). */
+export type Rounding =
+  | 'down' // toward zero (floor for amounts >= 0)
+  | 'up' // away from zero (ceil for amounts >= 0)
+  | 'half_up' // to the nearest, a tie away from zero
+  | 'half_even'; // to the nearest, a tie to the even neighbour (banker's rounding)
+
+/** An exact decimal: units / 10^scale. */
+export interface Decimal {
+  units: bigint;
+  scale: number;
+}
+
+const TEN = 10n;
+
+function pow10(exponent: number): bigint {
+  return TEN ** BigInt(exponent);
+}
+
+/** Parses a decimal string or a JS number (through its shortest round-trip text) exactly. */
+export function parseDecimal(input: string | number): Decimal {
+  const text = typeof input === 'number' ? String(input) : input.trim();
+  const match = /^(-?)(\d+)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(text);
+  if (!match) throw new RangeError(`not a decimal number: ${JSON.stringify(input)}`);
+  const [, sign, whole = '0', fraction = '', exponentText] = match;
+  let units = BigInt(`${whole}${fraction}`);
+  let scale = fraction.length - Number(exponentText ?? 0);
+  if (scale < 0) {
+    units *= pow10(-scale);
+    scale = 0;
+  }
+  return normalizeDecimal({ units: sign === '-' ? -units : units, scale });
+}
+
+/** Removes trailing zeros: one value, one representation. */
+export function normalizeDecimal(value: Decimal): Decimal {
+  let { units, scale } = value;
+  while (scale > 0 && units % TEN === 0n) {
+    units /= TEN;
+    scale -= 1;
+  }
+  return { units, scale };
+}
+
+/** Plain decimal text without exponent: "0.0007541". */
+export function formatDecimal(value: Decimal): string {
+  const { units, scale } = normalizeDecimal(value);
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString();
+  if (scale === 0) return `${negative ? '-' : ''}${digits}`;
+  const padded = digits.padStart(scale + 1, '0');
+  return `${negative ? '-' : ''}${padded.slice(0, padded.length - scale)}.${padded.slice(padded.length - scale)}`;
+}
+
+/** The value as a JSON number; exact for values of at most 15 significant digits (our rates). */
+export function decimalToNumber(value: Decimal): number {
+  return Number(formatDecimal(value));
+}
+
+export function multiplyDecimal(a: Decimal, b: Decimal): Decimal {
+  return normalizeDecimal({ units: a.units * b.units, scale: a.scale + b.scale });
+}
+
+/** numerator / denominator (numerator >= 0, denominator > 0) as an integer, rounded by `rounding`. */
+export function divideRounded(numerator: bigint, denominator: bigint, rounding: Rounding): bigint {
+  if (numerator < 0n || denominator <= 0n) throw new RangeError('divideRounded takes a numerator >= 0 and a denominator > 0');
+  const quotient = numerator / denominator;
+  const remainder = numerator % denominator;
+  if (remainder === 0n || rounding === 'down') return quotient;
+  if (rounding === 'up') return quotient + 1n;
+  const twice = remainder * 2n;
+  if (twice > denominator) return quotient + 1n;
+  if (twice < denominator) return quotient;
+  return rounding === 'half_up' || quotient % 2n === 1n ? quotient + 1n : quotient;
+}
+
+function digitCount(value: bigint): number {
+  return (value < 0n ? -value : value).toString().length;
+}
+
+/** numerator / denominator (both > 0) rounded to `digits` significant digits. */
+function divideSignificant(numerator: bigint, denominator: bigint, digits: number, rounding: Rounding): Decimal {
+  if (numerator <= 0n || denominator <= 0n) throw new RangeError('rates and amounts must be positive');
+  // Pick the scale at which the integer quotient has exactly `digits` digits.
+  let scale = digits - (digitCount(numerator) - digitCount(denominator));
+  const quotientAt = (s: number) => (s >= 0 ? (numerator * pow10(s)) / denominator : numerator / (denominator * pow10(-s)));
+  while (digitCount(quotientAt(scale)) > digits) scale -= 1;
+  while (digitCount(quotientAt(scale)) < digits) scale += 1;
+  const quotient = divideRounded(scale >= 0 ? numerator * pow10(scale) : numerator, scale >= 0 ? denominator : denominator * pow10(-scale), rounding);
+  if (scale < 0) return { units: quotient * pow10(-scale), scale: 0 };
+  return normalizeDecimal({ units: quotient, scale });
+}
+
+/** a / b (both > 0) to `digits` significant digits. */
+export function divideDecimal(a: Decimal, b: Decimal, digits: number, rounding: Rounding): Decimal {
+  // a/b = (a.units / 10^a.scale) / (b.units / 10^b.scale) = a.units * 10^b.scale / (b.units * 10^a.scale)
+  return divideSignificant(a.units * pow10(b.scale), b.units * pow10(a.scale), digits, rounding);
+}
+
+/** Rounds a positive value to `digits` significant digits. */
+export function roundSignificant(value: Decimal, digits: number, rounding: Rounding): Decimal {
+  return divideSignificant(value.units, pow10(value.scale), digits, rounding);
+}
+
+function asDecimal(value: Decimal | string): Decimal {
+  return typeof value === 'string' ? parseDecimal(value) : value;
+}
+
+function safeMinor(value: bigint, what: string): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new MoneyError('amount_too_large', `The ${what} is too large`);
+  return Number(value);
+}
+
+/**
+ * Integer minor units of `from` as integer minor units of `to` at `rate` (units of `to` per 1 unit
+ * of `from`, exact): minor x rate x 10^(exponent_to - exponent_from), rounded by `rounding`. The
+ * same currency converts to itself unchanged. A result beyond the safe integers is a MoneyError
+ * amount_too_large.
+ */
+export function convertMinor(minor: number, from: string, to: string, rate: Decimal | string, rounding: Rounding): number {
+  if (from === to) return minor;
+  if (!Number.isSafeInteger(minor) || minor < 0) throw new MoneyError('amount_invalid', 'Minor units must be a safe integer >= 0');
+  const exact = asDecimal(rate);
+  if (exact.units < 0n) throw new RangeError('a rate must not be negative');
+  const shift = currencyExponent(to) - currencyExponent(from);
+  let numerator = BigInt(minor) * exact.units;
+  let denominator = pow10(exact.scale);
+  if (shift >= 0) numerator *= pow10(shift);
+  else denominator *= pow10(-shift);
+  return safeMinor(divideRounded(numerator, denominator, rounding), 'converted amount');
+}
+
+/** `percent` % of integer minor units (amount x percent / 100, exact), rounded by `rounding`: a fee, a discount, a reward. */
+export function percentOf(minor: number, percent: Decimal | string, rounding: Rounding): number {
+  if (!Number.isSafeInteger(minor) || minor < 0) throw new MoneyError('amount_invalid', 'Minor units must be a safe integer >= 0');
+  const exact = asDecimal(percent);
+  if (exact.units < 0n) throw new RangeError('a percentage must not be negative');
+  return safeMinor(divideRounded(BigInt(minor) * exact.units, 100n * pow10(exact.scale), rounding), 'amount');
+}

@@ -20,8 +20,6 @@
  * replica sums them to enforce offline exposure limits and must never add floating point money.
  */
 
-import type { SaleLine } from './cart.ts';
-
 export const SYNC_PROTOCOL_VERSION = 1;
 export const SYNC_NAMESPACE = '/sync';
 
@@ -34,6 +32,12 @@ export const SYNC_EVENTS = {
   push: 'sync:push',
   /** Server -> terminal: StreamMessage, documents that changed on the server. */
   stream: 'sync:stream',
+  /**
+   * Terminal -> server with an acknowledgement: SyncStatus -> SyncStatusAnswer | SyncFailure. How
+   * many documents the terminal holds unsent, after each connect and whenever that number changes,
+   * so its merchant sees a kiosk that has sales waiting (the dashboard's terminals page).
+   */
+  status: 'sync:status',
 } as const;
 
 /** Messages of a refused handshake (the `connect_error`'s `message`). */
@@ -58,121 +62,23 @@ export const SYNC_BATCH_SIZE_MAX = 100;
  */
 export const SYNC_PULL_BATCH_SIZE_MAX = 500;
 
-export const OFFLINE_PAYMENT_KINDS = ['tap', 'qr'] as const;
-export type OfflinePaymentKind = (typeof OFFLINE_PAYMENT_KINDS)[number];
-
-/** queued: taken by the terminal, not yet settled. accepted / declined: the server's verdict. */
-export const OFFLINE_PAYMENT_STATUSES = ['queued', 'accepted', 'declined'] as const;
-export type OfflinePaymentStatus = (typeof OFFLINE_PAYMENT_STATUSES)[number];
-
 /**
- * A payment the terminal took without the sync server: a wearable tap (the tag's id) or an
- * offline QR voucher (the scanned payload, see offline-qr.ts).
+ * The replicated documents, `OfflinePaymentDoc` (a payment the terminal took without the server:
+ * a wearable tap or an offline QR voucher) and `GiftCardSaleDoc` (a gift card sold at the till,
+ * whose code only the printout carries), pushed by the terminal, and `ProductDoc` (the merchant's
+ * catalogue), pulled only: one TypeBox schema each in sync-documents.ts, from which their types and
+ * the kiosk's RxDB schemas come.
  */
-export interface OfflinePaymentDoc {
-  /** UUID v4 made by the terminal before it stores the payment: the idempotency key. */
-  id: string;
-  terminalId: string;
-  kind: OfflinePaymentKind;
-  /** kind `tap`: the tag read at the reader (TG + 8 hex). */
-  tagId?: string;
-  /**
-   * kind `qr`: the voucher payload as scanned (TLQ1....). The server keeps only its hash, so the
-   * master state it answers does not carry it; voucherId stays.
-   */
-  voucher?: string;
-  /** kind `qr`: the voucher's id (its claims' `id`), so a voucher pays once per terminal even offline. */
-  voucherId?: string;
-  /** Integer minor units of `currency`. */
-  amountMinor: number;
-  currency: string;
-  description: string;
-  /** When the terminal took the payment (its clock, ISO 8601). */
-  capturedAt: string;
-  status: OfflinePaymentStatus;
-  /** Set by the server with a verdict. */
-  payerHandle?: string;
-  /** The ledger transfer of an accepted payment. */
-  walletRef?: string;
-  /** A declined payment: the rule that failed (insufficient_funds, tag_disabled, voucher_already_used, ...). */
-  declineCode?: string;
-  declineReason?: string;
-  settledAt?: string;
-  /**
-   * The lines sold (shared/src/cart.ts: minor units, tax rates in basis points), when the sale was
-   * made from a cart. The server declines a document whose lines do not add up to `amountMinor`
-   * (declineCode `items_total_mismatch` or another CartError code); it never declines one for stock.
-   */
-  items?: SaleLine[];
-  /** The cart discount in minor units (shared between the lines by cartTotals); 0 when absent. */
-  discountMinor?: number;
-  /**
-   * The server's order of changes to this terminal's documents (0 until the server has it).
-   * Pull checkpoints count in it.
-   */
-  serverSeq: number;
-}
-
-/**
- * A product of the merchant's catalogue as the kiosk's replica holds it (pull only: the server
- * is its only author). Amounts in minor units, the tax rate in basis points. An archived product
- * replicates with `_deleted: true`; a deactivated one stays with `active: false` (not for sale).
- */
-export interface ProductDoc {
-  /** `prod_…` */
-  id: string;
-  name: string;
-  /** One unit's price, integer minor units of `currency` (tax included when taxInclusive). */
-  priceMinor: number;
-  currency: string;
-  sku: string | null;
-  barcode: string | null;
-  category: string | null;
-  /** Basis points (750 = 7.5 %). */
-  taxRate: number;
-  taxInclusive: boolean;
-  imageUrl: string | null;
-  trackStock: boolean;
-  /** Units in stock when trackStock (negative: oversold by offline sales); null otherwise. */
-  stock: number | null;
-  active: boolean;
-  updatedAt: string;
-  /** The server's order of changes to the merchant's products in this mode: the pull checkpoint. */
-  serverSeq: number;
-  /** True when the merchant archived the product. */
-  _deleted: boolean;
-}
-
-/**
- * A gift card sold at the till (paid at the till, funded from the merchant's wallet). The terminal
- * makes the card's code itself (`gc_` + 64 hex from 32 random bytes, see gift-card-code.ts),
- * prints it for the customer and keeps only its SHA-256 here: the code never enters the replica
- * or the network. The card works once the sale is accepted (when the terminal syncs).
- */
-export interface GiftCardSaleDoc {
-  /** UUID v4 made by the terminal: the idempotency key. */
-  id: string;
-  terminalId: string;
-  /** SHA-256 (lower-case hex) of the code printed for the customer. */
-  codeHash: string;
-  /** The code's first 10 characters, printed and shown to staff to tell cards apart. */
-  codePrefix: string;
-  /** Integer minor units of `currency` (a gift-card currency: USD, GHS, NGN, KES, ZAR, EUR, GBP). */
-  amountMinor: number;
-  currency: string;
-  designTheme?: 'default' | 'birthday' | 'business' | 'celebration';
-  /** At most 160 characters. */
-  message?: string;
-  capturedAt: string;
-  status: OfflinePaymentStatus;
-  /** Set by the server when accepted: the card's id and expiry. */
-  cardId?: string;
-  expiresAt?: string;
-  declineCode?: string;
-  declineReason?: string;
-  settledAt?: string;
-  serverSeq: number;
-}
+export {
+  type GiftCardSaleDoc,
+  OFFLINE_PAYMENT_KINDS,
+  OFFLINE_PAYMENT_STATUSES,
+  type OfflinePaymentDoc,
+  type OfflinePaymentKind,
+  type OfflinePaymentStatus,
+  type ProductDoc,
+} from './sync-documents.ts';
+import type { GiftCardSaleDoc, OfflinePaymentDoc, ProductDoc } from './sync-documents.ts';
 
 /** A document of a collection the terminal pushes. */
 export type SyncDocument = OfflinePaymentDoc | GiftCardSaleDoc;
@@ -254,7 +160,9 @@ export interface StreamMessage<D extends ReplicatedDocument = OfflinePaymentDoc>
 
 /**
  * An acknowledgement that failed as a whole: a malformed request (`unknown_collection`,
- * `invalid_push`), a revoked terminal, or a server fault (`server_error`, `database_unavailable`).
+ * `invalid_push`, `invalid_checkpoint`, `invalid_status`, `pull_only`), a revoked terminal
+ * (`terminal_revoked`), too many messages (`rate_limited`, see SYNC_MESSAGES_PER_SECOND), or a
+ * server fault (`server_error`, `database_unavailable`).
  * Nothing was stored; the terminal may send the same request again.
  */
 export interface SyncFailure {
@@ -289,6 +197,35 @@ export interface OfflineQrKey {
   algorithm: 'Ed25519';
   /** The raw 32-byte public key, base64url. */
   publicKey: string;
+}
+
+/**
+ * The longest an offline payment may wait to reach the server (a terminal's maxAgeHours, the
+ * server's OFFLINE_MAX_AGE_HOURS): older, it is declined `offline_payment_too_old`, so the
+ * server needs no record of a terminal's contacts before then.
+ */
+export const OFFLINE_MAX_AGE_HOURS_MAX = 720;
+
+/** The largest queued count a terminal may report (a replica never holds more). */
+export const SYNC_QUEUED_MAX = 1_000_000;
+
+/**
+ * How many acknowledged messages (pull, push, status) one connection may send: on average
+ * SYNC_MESSAGES_PER_SECOND, and up to SYNC_MESSAGE_BURST at once (a token bucket). A kiosk sends
+ * one push or pull at a time and a few a second when it catches up; a connection that sends more
+ * (a loop) is answered the SyncFailure `rate_limited` without the server reading or writing
+ * anything, and may send again a moment later.
+ */
+export const SYNC_MESSAGES_PER_SECOND = 50;
+export const SYNC_MESSAGE_BURST = 200;
+
+/** What a terminal reports of itself: its documents of every pushed collection still unsent. */
+export interface SyncStatus {
+  queued: number;
+}
+
+export interface SyncStatusAnswer {
+  ok: true;
 }
 
 /** Sent by the server after every connect. */

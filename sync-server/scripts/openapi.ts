@@ -1,7 +1,7 @@
 // npm run openapi: writes the server's OpenAPI document to openapi.json at the repository root.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { publishedDocument, serializeDocument } from '../src/openapi/document.ts';
+import { publishedDocument, serializeDocument } from '../src/testing/openapi-document.ts';
 
 const target = fileURLToPath(new URL('../../openapi.json', import.meta.url));
 const document = await publishedDocument();

@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import type { Database } from './db/database.ts';
 import { registerAuth } from './auth/hooks.ts';
-import { adminTokenChecker } from './auth/principal.ts';
+import { adminTokenChecker, idempotencyScope } from './auth/principal.ts';
 import { registerRateLimits } from './auth/rate-limit.ts';
 import { notFound, registerErrorHandling } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
@@ -14,40 +14,35 @@ import { registerInputGuard } from './http/input-guard.ts';
 import { JSON_DEPTH_MAX, registerJsonBody } from './http/json-body.ts';
 import { loggedRequest } from './http/log-redaction.ts';
 import { EventDispatcher, scaledRetryDelays } from './events/dispatcher.ts';
-import { webhookRoutes } from './modules/webhooks/routes.ts';
-import { type MoneyServiceOptions, createMoneyServices } from './modules/payments/runtime.ts';
-import { moneyRoutes } from './modules/payments/register.ts';
-import { adminRoutes } from './modules/admin/routes.ts';
-import { agentRoutes } from './modules/agent/routes.ts';
-import { healthRoutes } from './modules/health/routes.ts';
-import { merchantRoutes } from './modules/merchant/routes.ts';
-import { terminalRoutes } from './modules/terminals/routes.ts';
-import { walletRoutes } from './modules/wallet/routes.ts';
-import { wearableRoutes } from './modules/wearables/routes.ts';
-import { walletPayRoutes } from './modules/wearables/wallet-pay.ts';
-import { holderWearableRoutes } from './modules/wearables/holder-routes.ts';
-import { refreshNoPinLimitDefaults, startNoPinLimitDefaultsRefresh } from './modules/wearables/no-pin-limits.ts';
-import { posRoutes } from './modules/pos/routes.ts';
+import { webhookRoutes } from './modules/webhooks/index.ts';
+import { EmbeddedRateProvider, type FxRateProvider, FxRateService, UrlRateProvider, fxRoutes } from './modules/fx/index.ts';
+import { type PayoutProvider, paymentRoutes, paymentScheduler } from './modules/payments/index.ts';
+import { type BillerProvider, billRoutes } from './modules/bills/index.ts';
+import { linkRoutes } from './modules/links/index.ts';
+import { identityRoutes } from './modules/identity/index.ts';
+import { adminRoutes } from './modules/admin/index.ts';
+import { agentRoutes } from './modules/agent/index.ts';
+import { healthRoutes, readinessRoutes } from './modules/health/index.ts';
+import { merchantRoutes, sealStoredWebhookSecrets } from './modules/merchants/index.ts';
+import { terminalRoutes } from './modules/terminals/index.ts';
+import { walletRoutes } from './modules/wallets/index.ts';
+import { holderWearableRoutes, refreshNoPinLimitDefaults, startNoPinLimitDefaultsRefresh, walletPayRoutes, wearableRoutes } from './modules/wearables/index.ts';
+import { posRoutes, startPosSessionSweeper } from './modules/pos/index.ts';
 import { productRoutes, saleRoutes } from './modules/products/index.ts';
-import { payrollRoutes } from './modules/payroll/routes.ts';
-import { startPosSessionSweeper } from './modules/pos/service.ts';
+import { payrollRoutes } from './modules/payroll/index.ts';
 import { webRoutes } from './web/routes.ts';
 import { dashboardRoutes } from './web/dashboard.ts';
-import { giftCardRoutes, startGiftCardJobs } from './modules/gift-cards/routes.ts';
-import type { MailTransport } from './modules/store/mail.ts';
-import { startStoreJobs, storeRoutes } from './modules/store/routes.ts';
-import { startSubscriptionJobs, subscriptionRoutes } from './modules/subscriptions/routes.ts';
+import { giftCardRoutes, startGiftCardJobs } from './modules/gift-cards/index.ts';
+import { type MailTransport, startStoreJobs, storeRoutes } from './modules/shop/index.ts';
+import { startSubscriptionJobs, subscriptionRoutes } from './modules/subscriptions/index.ts';
 import { buildValidator } from './http/validation.ts';
 import { createSecretBox, keyFromFile } from './auth/secret-box.ts';
-import { sealStoredWebhookSecrets } from './modules/merchants/store.ts';
-import { offlineRoutes, startOfflineJobs } from './modules/offline/routes.ts';
-import { checkoutRoutes } from './modules/checkout/routes.ts';
-import { currentSigner } from './modules/offline/keys.ts';
+import { currentSigner, offlineRoutes, startOfflineJobs } from './modules/offline/index.ts';
+import { checkoutRoutes } from './modules/checkout/index.ts';
 import { attachSyncEndpoint } from './sync/socket.ts';
 import { SYNC_NAMESPACE } from '@tapline/shared/sync-protocol';
 import { registerMetrics } from './metrics/plugin.ts';
-import { readinessRoutes } from './modules/health/ready.ts';
-import { SyncNotifier } from './sync/notifier.ts';
+import { SyncNotifier } from './events/sync-notifier.ts';
 import { registerOpenApi } from './openapi/register.ts';
 import { merchantKeyRoutes, merchantUserRoutes, salesRoutes, sessionResolver } from './modules/merchant-users/index.ts';
 
@@ -140,18 +135,18 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   registerErrorHandling(app);
   const isAdminToken = adminTokenChecker(options.adminTokenHash);
   // First, so that its request histogram sees every route.
-  registerMetrics(app, db, isAdminToken);
-  registerAuth(app, db, isAdminToken, { resolveSession: sessionResolver(context), publicBaseUrl: config.publicBaseUrl });
+  registerMetrics(app, db, isAdminToken, now);
+  registerAuth(app, db, isAdminToken, now, { resolveSession: sessionResolver(context), publicBaseUrl: config.publicBaseUrl });
   await registerRateLimits(app, db, { store: config.rateLimitStore, scale: options.rateLimitScale ?? config.rateLimitScale, windowMs: config.rateLimitWindowSeconds * 1000 });
   registerInputGuard(app);
-  registerIdempotency(app, db);
+  registerIdempotency(app, db, (request) => idempotencyScope(request.credential.state === 'valid' ? request.credential.principal : undefined));
   registerCors(app);
 
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request) => {
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, moneyRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);
@@ -186,4 +181,45 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     await Promise.all([context.events.stop(), context.payments.stop(), context.fx.stop()]);
   });
   return { app, context };
+}
+
+interface MoneyServiceOptions {
+  config: Config;
+  db: Database;
+  now: () => Date;
+  payoutProviders?: readonly PayoutProvider[] | undefined;
+  billerProviders?: readonly BillerProvider[] | undefined;
+  /** Replaces the configured FX provider (tests). */
+  fxProvider?: FxRateProvider | undefined;
+  onError: (scope: string, error: unknown) => void;
+}
+
+/**
+ * The FX rate service, the payment scheduler and the provider adapters, built from the configuration:
+ * the context fields the fx, payments and bills modules declare (their index.ts).
+ */
+function createMoneyServices(options: MoneyServiceOptions): Pick<AppContext, 'fx' | 'payments' | 'payoutProviders' | 'billerProviders'> {
+  const { config, db, now } = options;
+  const embedded = new EmbeddedRateProvider();
+  const provider = options.fxProvider ?? (config.fxSourceUrl ? new UrlRateProvider(config.fxSourceUrl) : embedded);
+  const fx = new FxRateService({
+    db,
+    now,
+    provider,
+    // The pinned table only when a live source has never answered and none of its tables was saved.
+    ...(provider !== embedded ? { fallback: embedded } : {}),
+    refreshMs: config.fxRefreshMs,
+    spreadPercent: config.fxSpreadPercent,
+    onError: (error) => options.onError('fx refresh', error),
+  });
+  const payouts = options.payoutProviders ?? [];
+  const payments = paymentScheduler({
+    db,
+    now,
+    stepMs: config.sandboxStepMs,
+    pollIntervalMs: config.schedulerPollMs,
+    payoutProviders: payouts,
+    onError: (error) => options.onError('payment scheduler', error),
+  });
+  return { fx, payments, payoutProviders: payouts, billerProviders: options.billerProviders ?? [] };
 }

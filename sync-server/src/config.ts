@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { parseSecretsKey } from './auth/secret-box.ts';
+import { OFFLINE_MAX_AGE_HOURS_MAX } from '@tapline/shared/sync-protocol';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -79,6 +80,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** The built merchant dashboard served at /dashboard (DASHBOARD_DIR; default dashboard/dist, which `npm start` builds). */
   dashboardDir: string;
+  /** The built server pages and checkout drop-in served at /web and /sdk/service.js (WEB_DIR; default web/dist, which `npm start` builds). */
+  webDir: string;
 }
 
 /** Default fee schedule, percent of the amount; PAYMENT_FEES overrides entries (JSON). */
@@ -233,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey,
     dataDir: resolve(env.DATA_DIR?.trim() || './data'),
     dashboardDir: resolve(env.DASHBOARD_DIR?.trim() || new URL('../../dashboard/dist', import.meta.url).pathname),
+    webDir: resolve(env.WEB_DIR?.trim() || new URL('../../web/dist', import.meta.url).pathname),
     adminToken,
     logLevel,
     rateLimitStore,
@@ -259,7 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storeMailIntervalMs: integer(env, 'STORE_MAIL_INTERVAL_MS', 10_000, 0, 3_600_000, problems),
     offlinePerPaymentUsd: integer(env, 'OFFLINE_PER_PAYMENT_USD', 20, 0, 1_000_000, problems),
     offlineTotalUsd: integer(env, 'OFFLINE_TOTAL_USD', 200, 0, 10_000_000, problems),
-    offlineMaxAgeHours: integer(env, 'OFFLINE_MAX_AGE_HOURS', 72, 1, 24 * 30, problems),
+    offlineMaxAgeHours: integer(env, 'OFFLINE_MAX_AGE_HOURS', 72, 1, OFFLINE_MAX_AGE_HOURS_MAX, problems),
     offlineQrSettlementGraceHours: integer(env, 'OFFLINE_QR_SETTLEMENT_GRACE_HOURS', 72, 0, 24 * 30, problems),
     offlineQrJobIntervalMs: integer(env, 'OFFLINE_QR_JOB_INTERVAL_MS', 60_000, 0, 3_600_000, problems),
     subscriptionJobIntervalMs: integer(env, 'SUBSCRIPTION_JOB_INTERVAL_MS', 10_000, 0, 3_600_000, problems),

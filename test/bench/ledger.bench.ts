@@ -33,7 +33,7 @@ async function timed(db: PostgresDatabase, label: string, wrapping: Wrapping, le
       const id = `${label}_${wrapping}_${sequence++}`;
       const { from, to } = legsFor(sequence);
       const started = performance.now();
-      const request = { id, mode: 'test' as const, kind: 'bench', legs: [
+      const request = { id, mode: 'test' as const, kind: 'wallet_payment' as const, legs: [
         { account: walletAccount(from, 'NGN'), amount: -100 },
         { account: walletAccount(to, 'NGN'), amount: 100 },
       ] };

@@ -7,7 +7,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
 import { type TestServer, balanceMinor, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 
@@ -15,8 +15,8 @@ const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url
 /** A customer in Lagos: the drop-in reads the country from the browser's language and time zone. */
 const LAGOS = { viewport: { width: 1024, height: 800 }, locale: 'en-NG', timezoneId: 'Africa/Lagos' };
 
-/** A merchant's shop page, as a merchant would write it: the drop-in's script tag and a Pay button. */
-function shopPage(baseUrl: string, publishableKey: string): string {
+/** A merchant's shop page, as a merchant would write it: the drop-in's script tag and a Pay button (`extra`: more options, as source). */
+function shopPage(baseUrl: string, publishableKey: string, extra = ''): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Ada Fabrics</title>
 <style>/* Merchant CSS that would wreck a modal living in the page's DOM. */ * { font-family: serif !important; color: magenta !important; } button { display: none; } #buy { display: inline-block; }</style>
@@ -25,7 +25,7 @@ function shopPage(baseUrl: string, publishableKey: string): string {
 <script>
 document.getElementById('buy').addEventListener('click', function () {
   Tapline.checkout({
-    publishableKey: ${JSON.stringify(publishableKey)}, amount: 45, currency: 'NGN', reference: 'order-1042', description: 'Blue ankara, 2 yards',
+    publishableKey: ${JSON.stringify(publishableKey)}, amount: 45, currency: 'NGN', reference: 'order-1042', description: 'Blue ankara, 2 yards',${extra}
     onSuccess: function (session) { document.getElementById('outcome').textContent = 'paid ' + session.id + ' ' + session.status; },
     onCancel: function () { document.getElementById('outcome').textContent = 'cancelled'; }
   });
@@ -65,11 +65,11 @@ for (const target of await databaseTargets()) {
       const payer = uniqueHandle('chidi');
       await s.createWallet({ handle: payer, fund: customer.fund, pin: '4829' });
       shopHtml = shopPage(s.baseUrl, key.body.key);
-      return { merchant, payer, merchantBefore: await balanceMinor(s, merchant.handle, 'NGN') };
+      return { merchant, payer, publishableKey: key.body.key, merchantBefore: await balanceMinor(s, merchant.handle, 'NGN') };
     }
 
-    async function openCheckout(): Promise<Page> {
-      const page = await trackedPage(browser, LAGOS, pageErrors);
+    async function openCheckout(context: BrowserContextOptions = LAGOS): Promise<Page> {
+      const page = await trackedPage(browser, context, pageErrors);
       await page.goto(shopUrl);
       await page.click('#buy');
       // Locators pierce the drop-in's open shadow root.
@@ -139,6 +139,69 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#outcome').innerText(), 'cancelled');
       assert.deepEqual(pageErrors, []);
       await page.context().close();
+    });
+
+    it('speaks the buyer\'s language: French from the browser, Portuguese from the locale option, English for a language not served', async () => {
+      const s = server();
+      const { payer, publishableKey } = await setup(s, { fund: 100 });
+      const text = async (page: Page, selector: string) => (await page.locator(selector).innerText()).replace(/\s+/g, ' ').trim();
+
+      // A French-speaking buyer in Nigeria (fr-NG): Nigeria's rails, the catalogues' French words, French money.
+      const french = await openCheckout({ ...LAGOS, locale: 'fr-NG' });
+      assert.deepEqual(await french.locator('[role="tab"]').allInnerTexts(), ['Monnaie mobile', 'Virement bancaire', 'Code QR', 'Portefeuille Tapline']);
+      assert.equal(await french.locator('[role="dialog"]').getAttribute('lang'), 'fr');
+      assert.equal(await french.locator('[role="dialog"]').getAttribute('aria-label'), 'Paiement Tapline');
+      assert.equal(await french.locator('button.close').getAttribute('aria-label'), 'Fermer');
+      assert.equal(await text(french, '.merchant'), 'Payer Ada Fabrics');
+      assert.equal(await text(french, '#amount'), '45,00 NGN');
+      assert.equal(await text(french, '.badge'), 'Mode test');
+      assert.equal(await text(french, '#pay-mobile_money'), 'Payer 45,00 NGN');
+      assert.equal(await french.locator('#tp-phone').getAttribute('placeholder'), '+234 801 234 5678');
+      await french.click('#pay-mobile_money');
+      assert.equal(await text(french, '#error'), 'Saisissez votre numéro de monnaie mobile, par exemple +2348012345678');
+      await french.click('[data-tab="wallet"]');
+      assert.equal(await text(french, 'label[for="tp-handle"]'), 'Votre @identifiant');
+      assert.equal(await text(french, 'label[for="tp-pin"]'), 'Code PIN du portefeuille');
+      assert.equal(await french.locator('#tp-pin').getAttribute('placeholder'), '4 à 8 chiffres');
+      await french.click('#pay-wallet');
+      assert.equal(await text(french, '#error'), 'Saisissez votre @identifiant.');
+      await french.fill('#tp-handle', `@${payer}`);
+      await french.fill('#tp-pin', '1111');
+      await french.click('#pay-wallet');
+      await french.locator('#error').filter({ hasText: 'Code PIN incorrect.' }).waitFor();
+      for (const [size, viewport] of [['1366x768', { width: 1366, height: 768 }], ['390x844', { width: 390, height: 844 }]] as const) {
+        await french.setViewportSize(viewport);
+        await french.screenshot({ path: `${ARTIFACTS}checkout-fr-wallet-${size}-${target.name}.png` });
+      }
+      await french.fill('#tp-pin', '4829');
+      await french.click('#pay-wallet');
+      await french.locator('#result[data-status="paid"]').waitFor({ state: 'visible' });
+      assert.equal(await text(french, '#result-title'), 'Paiement reçu');
+      assert.equal(await text(french, '#result-message'), '45,00 NGN payé à Ada Fabrics pour order-1042.');
+      assert.equal(await text(french, '#done'), 'Terminé');
+      await french.screenshot({ path: `${ARTIFACTS}checkout-fr-paid-390x844-${target.name}.png` });
+      await french.context().close();
+
+      // The merchant's page says Portuguese: it wins over the browser's French.
+      shopHtml = shopPage(s.baseUrl, publishableKey, " locale: 'pt-MZ',");
+      const portuguese = await openCheckout({ ...LAGOS, locale: 'fr-NG' });
+      assert.deepEqual(await portuguese.locator('[role="tab"]').allInnerTexts(), ['Dinheiro móvel', 'Transferência bancária', 'Código QR', 'Carteira Tapline']);
+      assert.equal(await text(portuguese, '.merchant'), 'Pagar a Ada Fabrics');
+      assert.equal(await portuguese.locator('[role="dialog"]').getAttribute('lang'), 'pt');
+      await portuguese.click('[data-tab="qr"]');
+      assert.equal(await portuguese.locator('#tp-qr').getAttribute('alt'), 'Código QR: leia-o com o telemóvel para pagar');
+      await portuguese.setViewportSize({ width: 390, height: 844 });
+      await portuguese.screenshot({ path: `${ARTIFACTS}checkout-pt-qr-390x844-${target.name}.png` });
+      await portuguese.context().close();
+
+      // A German browser and no option: English, as before.
+      shopHtml = shopPage(s.baseUrl, publishableKey);
+      const german = await openCheckout({ ...LAGOS, locale: 'de-DE' });
+      assert.deepEqual(await german.locator('[role="tab"]').allInnerTexts(), ['Mobile money', 'Bank transfer', 'QR code', 'Tapline wallet']);
+      assert.equal(await german.locator('[role="dialog"]').getAttribute('lang'), 'en');
+      assert.equal(await text(german, '#pay-mobile_money'), 'Pay NGN 45.00');
+      await german.context().close();
+      assert.deepEqual(pageErrors, []);
     });
 
     it('detects the country from the languages, then the time zone, and leaves the rest to the server', async () => {

@@ -4,25 +4,17 @@
 // refused, sign-out, expiry, role limits); axe-core on every page; screenshots at 1366x768 and
 // 1024x768 under test-artifacts/dashboard/ for people to look at.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ensureDashboardBuilt } from '@tapline/dashboard/build';
 import { ADMIN, WebhookReceiver, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
+import { DASHBOARD_DIR, DESKTOP, PASSWORD, type ShotSize, openPage, prepareDashboard, shoot as shootAt, signIn as signInAt } from './dashboard.ts';
 
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
-/** Built once for every suite of this file (a fresh build is reused: ensureDashboardBuilt). */
-const DASHBOARD_DIR = fileURLToPath(new URL('../../test-artifacts/dashboard-build/', import.meta.url));
-await ensureDashboardBuilt(DASHBOARD_DIR);
+await prepareDashboard();
 
-const PASSWORD = 'a long enough password';
-const DESKTOP = { width: 1366, height: 768 };
-const KIOSK = { width: 1024, height: 768 };
 type DashboardPage = 'overview' | 'payments' | 'terminals' | 'giftCards' | 'developers' | 'team' | 'account';
 
 for (const target of await databaseTargets()) {
@@ -38,7 +30,6 @@ for (const target of await databaseTargets()) {
     let owner: { page: Page; context: BrowserContext; email: string; merchant: { id: string; handle: string; testKey: string } };
 
     before(async () => {
-      mkdirSync(ARTIFACTS, { recursive: true });
       browser = await launchChromium();
       receiver = await WebhookReceiver.start();
       evilSite = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title><p>elsewhere</p>'));
@@ -52,28 +43,9 @@ for (const target of await databaseTargets()) {
       await new Promise((resolve) => evilSite?.close(resolve));
     });
 
-    async function shoot(page: Page, name: string): Promise<void> {
-      for (const [label, viewport] of [['1366x768', DESKTOP], ['1024x768', KIOSK]] as const) {
-        await page.setViewportSize(viewport);
-        // Two frames: the chart library redraws on its ResizeObserver's next callback.
-        await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
-        await page.screenshot({ path: `${ARTIFACTS}${target.name}-${name}-${label}.png`, fullPage: true });
-      }
-      await page.setViewportSize(DESKTOP);
-    }
-
-    async function signIn(page: Page, email: string): Promise<void> {
-      await page.goto(`${server().baseUrl}/login`);
-      await page.locator('input[name=email]').fill(email);
-      await page.locator('input[name=password]').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.locator('nav a[href="#/overview"]').waitFor();
-    }
-
-    async function open(page: Page, name: DashboardPage): Promise<void> {
-      await page.locator(`nav a[href="#/${name}"]`).click();
-      await page.locator('main h1').waitFor();
-    }
+    const shoot = (page: Page, name: string, sizes?: readonly ShotSize[]) => shootAt(page, target.name, name, sizes);
+    const signIn = (page: Page, email: string) => signInAt(page, server().baseUrl, email);
+    const open = (page: Page, name: DashboardPage) => openPage(page, name);
 
     it('sets the owner\'s password through the set-up link and signs in from /login', async () => {
       const s = server();
@@ -180,6 +152,27 @@ for (const target of await databaseTargets()) {
       await shoot(page, 'gift-cards');
     });
 
+    it('reads a spreadsheet\'s Windows-1252 CSV with its accents, and refuses a file over 1 MB without sending it', async () => {
+      const page = owner.page;
+      const key = { 'x-merchant-api-key': owner.merchant.testKey };
+      const total = async () => (await server().request<{ total: number }>('GET', '/api/merchant/gift-cards', { headers: key })).body.total;
+      const before = await total();
+      // é is one byte (0xE9) in Windows-1252 and not UTF-8 on its own: read as UTF-8 it would become U+FFFD.
+      await page.locator('input[name=cards-csv]').setInputFiles({ name: 'excel.csv', mimeType: 'text/csv', buffer: Buffer.from('amount,currency,message\r\n5,NGN,Bonne fête Adé\r\n', 'latin1') });
+      await page.getByRole('button', { name: 'Import' }).click();
+      await page.getByText('1 issued, 0 refused.').waitFor();
+      const cards = await server().request<{ data: { message: string | null }[] }>('GET', '/api/merchant/gift-cards', { headers: key });
+      assert.ok(cards.body.data.some((card) => card.message === 'Bonne fête Adé'), JSON.stringify(cards.body.data.map((card) => card.message)));
+      assert.equal(await total(), before + 1);
+
+      const huge = Buffer.alloc(1_000_001, 'a');
+      await page.locator('input[name=cards-csv]').setInputFiles({ name: 'huge.csv', mimeType: 'text/csv', buffer: huge });
+      await page.getByRole('button', { name: 'Import' }).click();
+      await page.getByRole('alert').filter({ hasText: 'larger than 1 MB' }).waitFor();
+      assert.equal(await total(), before + 1, 'nothing was issued');
+      await shoot(page, 'gift-cards-file-too-large');
+    });
+
     it('rotates a key with a grace period and shows the new key once', async () => {
       const page = owner.page;
       await open(page, 'developers');
@@ -225,10 +218,18 @@ for (const target of await databaseTargets()) {
       await open(page, 'payments');
       await page.locator('table.list tbody tr button').first().waitFor();
       assert.equal(await page.locator('table.list tbody tr').count(), 1);
+      assert.equal(await page.locator('table.list tbody tr [data-status]').first().innerText(), 'Completed');
       await page.locator('table.list tbody tr button').first().click();
       await page.locator('.timeline li').first().waitFor();
+      // The details in the shared shape: facts in words, the timeline's statuses in words.
+      const detail = page.locator('[data-detail]');
+      assert.match(await detail.locator('h2').innerText(), new RegExp(`^Payment details · ${String(paid.body.paymentId)}$`));
+      assert.deepEqual(await detail.locator('[data-timeline] li strong').allInnerTexts(), ['Pending', 'Completed']);
+      const facts = Object.fromEntries(await detail.locator('dl.facts > div').evaluateAll((pairs) => pairs.map((pair) => [pair.querySelector('dt')?.textContent, pair.querySelector('dd')?.textContent?.replace(/\s+/g, ' ')])));
+      assert.deepEqual([facts.Status, facts.Amount, facts.Rail, facts.Receiver, facts.Reference], ['Completed', 'NGN 25.00', 'Mobile money', 'Wanjiru Kamau · +254712345678', 'test_success']);
+      assert.match(String(facts['Recipient gets']), /^KES \d/);
       await assertAccessible(page, 'payments');
-      await shoot(page, 'payments');
+      await shoot(page, 'payments', ['1366x768', '1024x768', '390x844']);
 
       await open(page, 'team');
       await page.locator('input[name=invite-email]').fill(`viewer.${uniqueHandle('v')}@example.com`);

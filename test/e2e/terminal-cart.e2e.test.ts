@@ -215,9 +215,14 @@ for (const target of await databaseTargets()) {
       const shown = (minor: number) => (minor / 100).toLocaleString('en-US', { minimumFractionDigits: 2 });
       assert.match(await page.locator('#cart-total').innerText(), new RegExp(`NGN\\s*${shown(totals.total).replace('.', '\\.')}`));
       assert.match(await page.locator('#cart-subtotal').innerText(), /NGN\s*40\.00/);
-      assert.equal(await page.locator('#cart .tax[data-rate="750"] dt').innerText(), 'Tax 7.5 % (added)');
+      // One rate, included in Jollof's price and added to Malt's: a row each.
+      const [jollofTax, maltTax] = [totals.lines[0]!.tax, totals.lines[1]!.tax];
+      assert.equal(await page.locator('#cart .tax[data-rate="750"][data-included="true"] dt').innerText(), 'Tax 7.5 % (included)');
+      assert.equal(Number(await page.locator('#cart .tax[data-rate="750"][data-included="true"]').getAttribute('data-tax')), jollofTax);
+      assert.equal(await page.locator('#cart .tax[data-rate="750"][data-included="false"] dt').innerText(), 'Tax 7.5 % (added)');
+      assert.equal(Number(await page.locator('#cart .tax[data-rate="750"][data-included="false"]').getAttribute('data-tax')), maltTax);
       assert.match(await page.locator('#charge-button').innerText(), new RegExp(`Charge NGN\\s*${shown(totals.total).replace('.', '\\.')}`));
-      for (const size of [KIOSK.viewport, { width: 800, height: 600 }]) {
+      for (const size of [KIOSK.viewport, { width: 1366, height: 768 }, { width: 800, height: 600 }, { width: 800, height: 480 }]) {
         await page.setViewportSize(size);
         await page.screenshot({ path: `${ARTIFACTS}terminal-cart-${size.width}x${size.height}-${target.name}.png` });
         const charge = await page.locator('#charge-button').boundingBox();
@@ -246,7 +251,7 @@ for (const target of await databaseTargets()) {
 
       const lines = printedLines(printer);
       assert.equal(printer.jobs.at(-1)!.jobId, `pos-${sessionId}`);
-      for (const expected of [/^Jollof rice$/, /^ {2}2 x 15\.00 +30\.00$/, /^ {2}Discount +-1\.00$/, /^Malt$/, /^Custom amount$/, /^Subtotal +40\.00$/, /^Cart discount +-0\.50$/, /^Tax 7\.5 % +\d+\.\d\d$/, /^Method +Tap \(NFC\)$/]) {
+      for (const expected of [/^Jollof rice$/, /^ {2}2 x 15\.00 +30\.00$/, /^ {2}Discount +-1\.00$/, /^Malt$/, /^Custom amount$/, /^Subtotal +40\.00$/, /^Cart discount +-0\.50$/, new RegExp(`^Tax 7\\.5 % \\(incl\\.\\) +${shown(jollofTax).replace('.', '\\.')}$`), new RegExp(`^Tax 7\\.5 % \\(added\\) +${shown(maltTax).replace('.', '\\.')}$`), /^Method +Tap \(NFC\)$/]) {
         assert.ok(lines.some((line) => expected.test(line)), `${expected} on the receipt:\n${lines.join('\n')}`);
       }
       assert.ok(lines.some((line) => line.includes(`PAID NGN ${shown(totals.total)}`)), lines.join('\n'));
@@ -259,7 +264,7 @@ for (const target of await databaseTargets()) {
       await page.close();
     });
 
-    it('refuses online a cart with more than the stock before any charge, and sells it offline all the same, printed itemised and marked offline', async () => {
+    it('refuses online a cart with more than the stock before any charge, sells exactly the stock, and sells more offline all the same, printed itemised and marked offline', async () => {
       const { s, key, terminalToken, payer, tagId, malt } = await shop();
       const page = await trackedPage(browser, KIOSK, pageErrors);
       await signInKiosk(page, host, terminalToken);
@@ -269,10 +274,25 @@ for (const target of await databaseTargets()) {
       assert.match(await page.locator(`#sale .short[data-product="${malt.id}"]`).innerText(), /Only 5 of Malt in stock/);
       const payerBefore = await balanceMinor(s, payer, 'NGN');
       await page.click('#charge-button');
-      await page.locator('#sale-error[data-code="out_of_stock"]').waitFor();
-      assert.match(await page.locator('#sale-error').innerText(), /out of stock: nothing was charged/);
+      await page.locator(`#line-refused[data-code="out_of_stock"][data-product="${malt.id}"]`).waitFor();
+      assert.equal(await page.locator('#line-refused p').innerText(), 'Only 5 of Malt in stock: nothing was charged. Take it out or change the quantity.');
       assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore);
       await page.screenshot({ path: `${ARTIFACTS}terminal-cart-out-of-stock-${target.name}.png` });
+
+      // At the boundary: one fewer, exactly the 5 in stock, sells online and leaves none.
+      await page.click(`#cart li[data-product="${malt.id}"] .step:has-text("−")`);
+      assert.equal(await page.locator('#line-refused').count(), 0, 'a change to the cart clears the refusal');
+      await page.click('#charge-button');
+      await page.locator('#waiting').waitFor();
+      assert.ok(reader.tap(tagId));
+      await page.locator('#result[data-status="completed"]').waitFor({ timeout: 15_000 });
+      assert.equal(payerBefore - (await balanceMinor(s, payer, 'NGN')), cartTotals({ lines: [{ productId: malt.id, name: 'Malt', quantity: 5, unitPrice: 500, discount: 0, taxRate: 750, taxInclusive: false }], discount: 0 }).total);
+      assert.equal((await s.request<Product>('GET', `/api/merchant/products/${malt.id}`, { headers: key })).body.stock, 0);
+      await page.click('#new-sale');
+      await page.locator(`#items button[data-product="${malt.id}"]`).waitFor();
+      for (let i = 0; i < 6; i += 1) await scan(page, '6151100000029');
+      await page.locator(`#cart li[data-product="${malt.id}"] .count:has-text("6")`).waitFor();
+      const offlineBefore = await balanceMinor(s, payer, 'NGN');
 
       // Offline, the sale is never refused for stock.
       relay.cut();
@@ -287,14 +307,46 @@ for (const target of await databaseTargets()) {
       await page.locator('#offline-result[data-status="queued"]').waitFor();
       await printedAfter(printer, jobsBefore);
       const lines = printedLines(printer);
-      for (const expected of [/^Malt$/, /^ {2}6 x 5\.00 +30\.00$/, /^Tax 7\.5 % +2\.25$/, /^OFFLINE - PENDING SYNC$/]) {
+      for (const expected of [/^Malt$/, /^ {2}6 x 5\.00 +30\.00$/, /^Tax 7\.5 % \(added\) +2\.25$/, /^OFFLINE - PENDING SYNC$/]) {
         assert.ok(lines.some((line) => expected.test(line)), `${expected} on the receipt:\n${lines.join('\n')}`);
       }
       relay.restore();
       await page.locator('#offline-result[data-status="accepted"]').waitFor(SYNC_WAIT);
-      assert.equal(payerBefore - (await balanceMinor(s, payer, 'NGN')), total, 'the offline sale settled for its cart total');
+      assert.equal(offlineBefore - (await balanceMinor(s, payer, 'NGN')), total, 'the offline sale settled for its cart total');
       const maltAfter = await s.request<Product>('GET', `/api/merchant/products/${malt.id}`, { headers: key });
-      assert.deepEqual([maltAfter.body.stock, maltAfter.body.oversold], [-1, true], 'sold offline below zero: oversold');
+      assert.deepEqual([maltAfter.body.stock, maltAfter.body.oversold], [-6, true], 'sold offline below zero: oversold');
+      await page.close();
+    });
+
+    it('names an item the server no longer sells (archived after it was rung up) in the kiosk\'s language, takes it out, and charges the rest', async () => {
+      const { s, key, terminalToken, payer, tagId, jollof, zobo } = await shop();
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await page.locator('#sale[data-catalogue-size="3"]').waitFor(SYNC_WAIT);
+      await page.selectOption('#language-switcher', 'fr');
+      await scan(page, '6151100000012');
+      await productNamed(page, zobo.id);
+      await page.locator(`#cart li[data-product="${zobo.id}"]`).waitFor();
+      // The manager archives the Jollof while it sits in the cart.
+      assert.equal((await s.request('POST', `/api/merchant/products/${jollof.id}/archive`, { headers: key })).status, 200);
+      const payerBefore = await balanceMinor(s, payer, 'NGN');
+      await page.click('#charge-button');
+      await page.locator(`#line-refused[data-code="product_unavailable"][data-product="${jollof.id}"]`).waitFor();
+      assert.equal(await page.locator('#line-refused p').innerText(), "Jollof rice n'est plus en vente : rien n'a été débité. Retirez-le du panier pour continuer.");
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore, 'nothing charged');
+      for (const size of [{ width: 800, height: 480 }, KIOSK.viewport]) {
+        await page.setViewportSize(size);
+        await page.screenshot({ path: `${ARTIFACTS}terminal-cart-unavailable-${size.width}x${size.height}-${target.name}.png` });
+      }
+      await assertAccessible(page, 'the sale screen with a refused item');
+      await page.click('#remove-refused');
+      assert.equal(await page.locator('#line-refused').count(), 0);
+      assert.deepEqual(await page.locator('#cart li').evaluateAll((items) => items.map((item) => item.getAttribute('data-product'))), [zobo.id]);
+      await page.click('#charge-button');
+      await page.locator('#waiting').waitFor();
+      assert.ok(reader.tap(tagId));
+      await page.locator('#result[data-status="completed"]').waitFor({ timeout: 15_000 });
+      assert.equal(payerBefore - (await balanceMinor(s, payer, 'NGN')), 300, 'the rest of the cart was charged');
       await page.close();
     });
 
@@ -389,6 +441,21 @@ for (const target of await databaseTargets()) {
       const reports = await s.request<{ data: { number: number; gross: number; net: number; refunds: { amount: number } }[] }>('GET', `/api/merchant/terminals/${terminalId}/reports`, { headers: key });
       assert.equal(reports.status, 200);
       assert.deepEqual(reports.body.data.map((report) => [report.number, toMinor(String(report.gross), 'NGN'), toMinor(String(report.net), 'NGN')]), [[1, total, total - 1_500]]);
+      // The Z report's totals are the ledger's movements for this terminal that day: the merchant
+      // wallet's credits for its sales, its debits for their refunds.
+      const [ledger] = await s.db.query<{ sales: string; refunds: string }>(
+        `SELECT coalesce(sum(p.amount) FILTER (WHERE t.kind <> 'pos_refund'), 0) AS sales, coalesce(-sum(p.amount) FILTER (WHERE t.kind = 'pos_refund'), 0) AS refunds
+         FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id JOIN ledger_transfers t ON t.id = p.transfer_id
+         JOIN wallets w ON w.id = a.owner_id AND a.owner_type = 'wallet'
+         WHERE w.owner_type = 'merchant' AND a.mode = 'test' AND (
+           t.id IN (SELECT wallet_ref FROM pos_sessions WHERE terminal_id = $1 AND status = 'completed')
+           OR t.id IN (SELECT transfer_id FROM offline_payments WHERE terminal_id = $1 AND status = 'accepted')
+           OR t.id IN (SELECT transfer_id FROM sale_refunds WHERE sale_terminal_id = $1))`,
+        [terminalId],
+      );
+      const z = reports.body.data[0]!;
+      assert.deepEqual([Number(ledger!.sales), Number(ledger!.refunds)], [toMinor(String(z.gross), 'NGN'), toMinor(String(z.refunds.amount), 'NGN')]);
+      assert.deepEqual([Number(ledger!.sales), Number(ledger!.refunds)], [total, 1_500]);
       // The next day starts empty.
       await page.click('#report-back');
       await page.click('#day-report-button');

@@ -18,9 +18,10 @@
 //    its helpers: the API's own words, not a page's), a log line, an HTTP header value
 //    ("Bearer …"), or an import. In the pages' scripts, any string with a letter assigned to
 //    textContent, innerText, placeholder, title or alt fails as well.
-// 7. Not covered: sdk-service.js (the checkout drop-in merchants embed on their own sites,
-//    English for now), the status bar's technical detail tooltips (for support), and server
-//    words passed through (an API error's text for a code the catalogue does not know).
+// 7. Not covered: the status bar's technical detail tooltips (for support), and server words
+//    passed through (an API error's text for a code the catalogue does not know). The checkout
+//    drop-in (web/src/sdk/service.ts) is checked as a page script: its words come from the
+//    catalogues too (web/src/sdk/word-keys.ts).
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RENDERER = join(ROOT, 'terminal/src/renderer');
 const WEB = join(ROOT, 'sync-server/src/web');
 const DASHBOARD = join(ROOT, 'dashboard/src/app');
-const PAGE_SCRIPTS = ['pos.js', 'pay.js', 'offline-qr.js'].map((name) => join(WEB, 'assets', name));
+const PAGE_SCRIPTS = [...['pos', 'pay', 'offline-qr'].map((name) => join(ROOT, 'web/src/pages', `${name}.ts`)), ...['api', 'dom', 'page-i18n'].map((name) => join(ROOT, 'web/src/lib', `${name}.ts`)), join(ROOT, 'web/src/sdk/service.ts')];
 const SERVER_PAGES = [join(WEB, 'routes.ts'), join(WEB, 'html.ts'), join(WEB, 'i18n-page.ts')];
 
 const PEOPLE_ATTRIBUTES = new Set(['placeholder', 'title', 'alt', 'aria-label', 'aria-description', 'label']);

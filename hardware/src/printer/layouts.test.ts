@@ -224,8 +224,9 @@ describe('itemised receipts from the till\'s cart', () => {
       assert.ok(lines.some((line) => /^ {2}Discount +-100\.00$/.test(line)), lines.join('\n'));
       assert.ok(lines.some((line) => /^Subtotal +3,550\.00$/.test(line)), lines.join('\n'));
       assert.ok(lines.some((line) => /^Cart discount +-50\.00$/.test(line)), lines.join('\n'));
-      // One rate, included on one line and added on another: named without "(incl.)".
-      assert.ok(lines.some((line) => /^Tax 7\.5 % +\d+\.\d\d$/.test(line)), lines.join('\n'));
+      // One rate, included on one line and added on another: a row each (the cart discount shared first).
+      assert.ok(lines.some((line) => /^Tax 7\.5 % \(incl\.\) +199\.39$/.test(line)), lines.join('\n'));
+      assert.ok(lines.some((line) => /^Tax 7\.5 % \(added\) +36\.96$/.test(line)), lines.join('\n'));
       assert.ok(lines.some((line) => /PAID +NGN 3,436\.96/.test(line)), lines.join('\n'));
       assert.ok(lines.some((line) => /^Method +Tap \(NFC\)$/.test(line)));
     }
@@ -237,6 +238,10 @@ describe('itemised receipts from the till\'s cart', () => {
     assert.ok(lines.some((line) => /^Tax 7\.5 % \(incl\.\) +202\.33$/.test(line)), lines.join('\n'));
     const french = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr' }, { ...offline, amountMinor: 290_000, cart: inclusive }));
     assert.ok(french.some((line) => /^Taxe 7,5 % \(incl\.\) +202,33$/.test(line)), french.join('\n'));
+    for (const [language, added] of [['fr', 'Taxe 7,5 % \\(en sus\\) +36,96'], ['pt', 'Imposto 7,5 % \\(acrescido\\) +36,96'], ['sw', 'Kodi 7.5 % \\(imeongezwa\\) +36.96']] as const) {
+      const printed = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(58), language }, { ...pos, amountMinor: 343_696, cart }));
+      assert.ok(printed.some((line) => new RegExp(`^${added}$`).test(line)), printed.join('\n'));
+    }
     assert.ok(french.some((line) => /^ {2}2 x 1 500,00 +3 000,00$/.test(line)), french.join('\n'));
     assert.ok(french.filter((line) => line === 'HORS LIGNE - EN ATTENTE' || line.includes('HORS LIGNE')).length >= 2, french.join('\n'));
   });

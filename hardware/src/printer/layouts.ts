@@ -3,7 +3,7 @@
  * output is a ReceiptDocument that fits 58 mm (32 columns) or 80 mm (48 columns) paper.
  * No Node APIs here, so the terminal UI can build receipts itself as well.
  */
-import { type Cart, cartTotals } from '@tapline/shared/cart';
+import { type Cart, cartTotals, taxRows } from '@tapline/shared/cart';
 import { DEFAULT_LANGUAGE, type MessageKey, type Translator, languageOf, translator } from '@tapline/shared/i18n';
 import { codepageForLanguage } from './codepages.ts';
 import type { MonochromeImage, PaperWidth, ReceiptDocument } from './document.ts';
@@ -207,7 +207,7 @@ function taxRateLabel(t: Translator<MessageKey>, settings: ReceiptSettings, rate
 
 /**
  * A cart's lines (quantity × unit price, the line's own discount), the cart discount, the taxes
- * by rate (included or added), and the total: the numbers of shared/src/cart.ts, which the server
+ * by rate (the included and the added tax of one rate on rows of their own), and the total: the numbers of shared/src/cart.ts, which the server
  * checked the sale with.
  */
 function cartLines(builder: ReceiptBuilder, t: Translator<MessageKey>, settings: ReceiptSettings, cart: Cart, currency: string): number {
@@ -221,10 +221,8 @@ function cartLines(builder: ReceiptBuilder, t: Translator<MessageKey>, settings:
   builder.rule();
   builder.row(t.t('receipt.subtotal'), formatAmount(t, totals.subtotal, currency));
   if (cart.discount > 0) builder.row(t.t('receipt.cartDiscount'), formatAmount(t, -cart.discount, currency));
-  for (const tax of totals.taxes) {
-    if (tax.rate === 0) continue;
-    const inclusive = cart.lines.every((line) => line.taxRate !== tax.rate || line.taxInclusive);
-    builder.row(`${taxRateLabel(t, settings, tax.rate)}${inclusive ? ` ${t.t('receipt.included')}` : ''}`, formatAmount(t, tax.tax, currency));
+  for (const tax of taxRows(cart, totals)) {
+    builder.row(`${taxRateLabel(t, settings, tax.rate)} ${t.t(tax.included ? 'receipt.included' : 'receipt.added')}`, formatAmount(t, tax.tax, currency));
   }
   return totals.total;
 }

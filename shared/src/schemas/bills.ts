@@ -1,5 +1,5 @@
-import { Type } from 'typebox';
-import { CountryCode, CurrencyCode, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
+import { type Static, Type } from 'typebox';
+import { CountryCode, CurrencyCode, ListQuery, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 
 export const BillType = literalUnion(['airtime', 'electricity', 'cable_tv', 'data']);
 
@@ -34,9 +34,18 @@ export const BillPayRequest = Type.Object({
   reference: Type.Optional(Type.String({ maxLength: 100, description: 'Your reference. Sandbox: test_failure makes the bill fail (and the debit is refunded)' })),
 });
 
+export const BillStatus = literalUnion(['pending', 'completed', 'failed']);
+
+/** GET /api/bills/payments: the merchant's bill payments, filtered by status and billType. */
+export const BillPaymentListQuery = Type.Object({
+  ...ListQuery.properties,
+  status: Type.Optional(BillStatus),
+  billType: Type.Optional(BillType),
+});
+
 export const BillPayment = Type.Object({
   id: Type.String({ description: 'bill_...' }),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')]),
+  status: BillStatus,
   success: Type.Boolean(),
   mode: Mode,
   billType: BillType,
@@ -55,4 +64,6 @@ export const BillPayment = Type.Object({
   providerReference: Type.Union([Type.String(), Type.Null()]),
   failureReason: Type.Optional(Type.String()),
   createdAt: Timestamp,
+  updatedAt: { ...Timestamp, description: 'The last change: when the biller\'s answer settled or refunded the bill' },
 });
+export type BillPayment = Static<typeof BillPayment>;

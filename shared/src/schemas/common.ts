@@ -1,4 +1,5 @@
 import { type Static, type TLiteral, type TSchema, type TSchemaOptions, Type } from 'typebox';
+import { HANDLE_PATTERN, PIN_PATTERN } from '../wallet-input.ts';
 
 /**
  * A union of the given string literals, typed as that union: `Type.Union(list.map(Type.Literal))`
@@ -23,13 +24,13 @@ export const ErrorBody = Type.Object(
 export type ErrorBody = Static<typeof ErrorBody>;
 
 /** Handles are accepted with or without `@`, in any case; the service lower-cases them. */
-export const HandleInput = Type.String({ pattern: '^@?[A-Za-z0-9_.]{3,30}$', description: 'An @handle: 3 to 30 of a-z, 0-9, _ and .; the @ is optional' });
+export const HandleInput = Type.String({ pattern: HANDLE_PATTERN.source, description: 'An @handle: 3 to 30 of a-z, 0-9, _ and .; the @ is optional' });
 export const CountryCode = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 country code' });
 export const CurrencyCode = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 currency code' });
 export const Mode = Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test (sandbox) or live' });
 export type Mode = Static<typeof Mode>;
 export const MajorAmount = Type.Number({ description: 'Decimal amount in major units (12.50); at most the currency\'s ISO 4217 decimals, over 0, at most 1e12' });
-export const Pin = Type.String({ pattern: '^[0-9]{4,8}$', description: '4 to 8 digits' });
+export const Pin = Type.String({ pattern: PIN_PATTERN.source, description: '4 to 8 digits' });
 export const Timestamp = Type.String({ format: 'date-time' });
 
 export const ListQuery = Type.Object({

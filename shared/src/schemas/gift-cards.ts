@@ -101,10 +101,13 @@ const cardProperties = {
 export const GiftCardRecord = Type.Object(cardProperties);
 export type GiftCardRecord = Static<typeof GiftCardRecord>;
 
+// Optional: the code is never stored, so an Idempotent-Replayed answer omits code and qrPng, and
+// so does a batch's answer when a re-run of its Idempotency-Key (after a crash) finds the cards
+// its first run made.
 const issuedProperties = {
   ...cardProperties,
-  code: Type.String({ description: 'gc_ + 64 hex. Returned in plaintext in this answer only (never stored; an Idempotent-Replayed answer omits code and qrPng)' }),
-  qrPng: Type.String({ description: 'The code as a QR code: a PNG data URL, data:image/png;base64,...' }),
+  code: Type.Optional(Type.String({ description: 'gc_ + 64 hex. Returned in plaintext in this answer only (never stored; an Idempotent-Replayed answer omits code and qrPng)' })),
+  qrPng: Type.Optional(Type.String({ description: 'The code as a QR code: a PNG data URL, data:image/png;base64,...' })),
 };
 export const GiftCardIssued = Type.Object(issuedProperties);
 export type GiftCardIssued = Static<typeof GiftCardIssued>;

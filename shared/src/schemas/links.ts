@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { CurrencyCode, HandleInput, MajorAmount, Mode, Pin, Timestamp, literalUnion } from './common.ts';
 
 export const CreatePaymentLinkBody = Type.Object({
@@ -37,6 +37,7 @@ export const PaymentLink = Type.Object({
   updatedAt: Timestamp,
   deactivatedAt: Type.Union([Timestamp, Type.Null()]),
 });
+export type PaymentLink = Static<typeof PaymentLink>;
 
 export const PaymentLinkListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),

@@ -37,6 +37,8 @@ export const TerminalRecord = Type.Object({
   revokedAt: Type.Union([Type.String(), Type.Null()]),
   lastSeenAt: Type.Union([Type.String(), Type.Null()]),
   language: TerminalLanguage,
+  queuedCount: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Offline payments and gift-card sales the kiosk last said it holds unsent (null: it has not said yet). The server learns of them only when the kiosk syncs.' }),
+  queuedReportedAt: Type.Union([Timestamp, Type.Null()], { description: 'When the kiosk last reported queuedCount' }),
 });
 
 /** A code that pairs a kiosk with its terminal (POST /api/terminals/pair): 10 minutes, once. */

@@ -2,6 +2,7 @@ import { SaleLineRecord, SaleTotals } from './pos.ts';
 import { type Static, Type } from 'typebox';
 import { CurrencyCode, ListQuery, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 import { TerminalLanguage } from './merchant.ts';
+import { OFFLINE_MAX_AGE_HOURS_MAX } from '../sync-protocol.ts';
 
 export const VOUCHER_STATUSES = ['active', 'used', 'revoked', 'expired'] as const;
 export const VoucherStatus = literalUnion(VOUCHER_STATUSES);
@@ -66,6 +67,7 @@ export const OfflinePaymentRecord = Type.Object({
   cartDiscount: Type.Optional(Type.Number({ description: 'The cart discount, major units' })),
   totals: Type.Optional(SaleTotals),
 });
+export type OfflinePaymentRecord = Static<typeof OfflinePaymentRecord>;
 
 export const OfflinePaymentListQuery = Type.Object({
   ...ListQuery.properties,
@@ -77,10 +79,11 @@ export const OfflineLimitsBody = Type.Object({
   offlineLimits: Type.Optional(Type.Object({
     perPayment: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e12 }), Type.Null()], { description: 'Largest single offline payment, major units of the merchant currency; 0 turns offline payments off; null: the default' })),
     total: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e12 }), Type.Null()], { description: 'Most the terminal may hold unsettled; null: the default' })),
-    maxAgeHours: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 720 }), Type.Null()], { description: 'A queued offline payment older than this stops further offline payments until the terminal syncs; null: the default' })),
+    maxAgeHours: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: OFFLINE_MAX_AGE_HOURS_MAX }), Type.Null()], { description: 'A queued offline payment older than this stops further offline payments until the terminal syncs; null: the default' })),
   })),
   language: Type.Optional(TerminalLanguage),
-}, { description: 'PATCH /api/merchant/terminals/<id>: offlineLimits, language, or both (at least one)' });
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 80, pattern: '\\S', description: 'The terminal\'s name (trimmed; not blank)' })),
+}, { description: 'PATCH /api/merchant/terminals/<id>: offlineLimits, language, name, or any of them (at least one)' });
 export type OfflineLimitsBody = Static<typeof OfflineLimitsBody>;
 
 export const OfflineLimitsRecord = Type.Object({
@@ -91,8 +94,9 @@ export const OfflineLimitsRecord = Type.Object({
   maxAgeHours: Type.Number(),
 });
 
-/** PATCH /api/merchant/terminals/<id>: the terminal's offline limits and its language. */
+/** PATCH /api/merchant/terminals/<id>: the terminal's offline limits, its language and its name. */
 export const TerminalSettingsRecord = Type.Object({
   ...OfflineLimitsRecord.properties,
   language: TerminalLanguage,
+  name: Type.String(),
 });

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { CountryCode, CurrencyCode, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 import { RailName } from './fx.ts';
 
@@ -81,10 +81,15 @@ export const PaymentRecord = Type.Object({
   reference: Type.Optional(Nullable(Type.String())),
   paymentLinkId: Type.Optional(Nullable(Type.String())),
 });
+export type PaymentRecord = Static<typeof PaymentRecord>;
 
 export const PaymentListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(PaymentStatus),
+  paymentLinkId: Type.Optional(Type.String({
+    pattern: '^plink_[A-Za-z0-9_-]{1,64}$',
+    description: 'Only the payments made through this payment link (plink_...). A link of another merchant or mode matches none: an empty list, as for any other filter; a malformed id is a 400 validation_failed',
+  })),
 });
 

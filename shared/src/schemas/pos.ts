@@ -77,6 +77,7 @@ export const PosSessionRecord = Type.Object({
   createdAt: Timestamp,
   merchantId: Type.String(),
   mode: Mode,
+  terminalId: Type.Optional(Type.String({ description: 'The terminal that opened the session; absent when a merchant key did' })),
   payerHandle: Type.Optional(Type.String({ description: 'Present when completed (and on a failed settlement)' })),
   walletRef: Type.Optional(Type.String({ description: 'The wallet transfer reference, present when completed' })),
   tagId: Type.Optional(Type.String()),
@@ -93,6 +94,7 @@ export const PosSessionListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(PosSessionStatus),
+  terminalId: Type.Optional(Type.String({ maxLength: 100, description: 'Only the sessions this terminal opened' })),
 });
 
 /** GET /api/pos/context: who the /pos page is signed in as. */

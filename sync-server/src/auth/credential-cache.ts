@@ -29,22 +29,22 @@ export function credentialsChanged(): void {
   generation++;
 }
 
-/** `lookup()`'s row for `key` on `db`, from the last second's answers when there is one. */
-export async function rememberedLookup<Row>(db: object, key: string, lookup: () => Promise<Row | undefined>): Promise<Row | undefined> {
+/** `lookup()`'s row for `key` on `db`, from the last second's answers when there is one; `now`: the app's clock (context.now()). */
+export async function rememberedLookup<Row>(db: object, key: string, now: Date, lookup: () => Promise<Row | undefined>): Promise<Row | undefined> {
   let entries = caches.get(db);
   if (!entries) {
     entries = new Map();
     caches.set(db, entries);
   }
-  const now = Date.now();
+  const at = now.getTime();
   const hit = entries.get(key);
-  if (hit && hit.until > now) return hit.row as Row;
+  if (hit && hit.until > at) return hit.row as Row;
   const startedIn = generation;
   const row = await lookup();
   // A change that committed while the lookup ran may be missing from its answer: do not keep it.
   if (row !== undefined && startedIn === generation) {
     if (entries.size >= MAX_ENTRIES) entries.clear();
-    entries.set(key, { row, until: now + TTL_MS });
+    entries.set(key, { row, until: at + TTL_MS });
   }
   return row;
 }

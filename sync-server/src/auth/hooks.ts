@@ -25,13 +25,14 @@ export function registerAuth(
   app: FastifyInstance,
   db: Database,
   isAdminToken: AdminTokenCheck,
+  now: () => Date,
   dashboard?: { resolveSession: SessionResolver; publicBaseUrl: string },
 ): void {
   app.decorateRequest('credential', null as never);
   app.addHook('onRequest', async (request) => {
     request.credential = NONE;
     if (!request.url.startsWith('/api/')) return;
-    request.credential = await resolveCredential(db, isAdminToken, request.headers);
+    request.credential = await resolveCredential(db, isAdminToken, request.headers, now());
     // A dashboard session cookie stands for the merchant on the routes a merchant may call, when
     // no credential header is sent (a header always wins, and needs no CSRF token).
     if (request.credential.state === 'none' && dashboard) {

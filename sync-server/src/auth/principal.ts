@@ -60,6 +60,7 @@ export async function resolveCredential(
   db: Database,
   isAdminToken: AdminTokenCheck,
   headers: Record<string, string | string[] | undefined>,
+  now: Date,
 ): Promise<Credential> {
   const apiKeyHeader = headers['x-merchant-api-key'];
   const authorization = headers.authorization;
@@ -72,11 +73,11 @@ export async function resolveCredential(
   }
   if (presented === undefined) return { state: 'none' };
 
-  if (presented.startsWith('mk_')) return resolveMerchantKey(db, presented);
-  if (presented.startsWith('pk_')) return resolvePublishableKey(db, presented);
-  if (presented.startsWith('wallet.')) return resolveWalletToken(db, stripPrefix(presented, 'wallet.'));
-  if (presented.startsWith('agent.')) return resolveAgentToken(db, stripPrefix(presented, 'agent.'));
-  if (presented.startsWith('term.')) return resolveTerminalToken(db, stripPrefix(presented, 'term.'));
+  if (presented.startsWith('mk_')) return resolveMerchantKey(db, presented, now);
+  if (presented.startsWith('pk_')) return resolvePublishableKey(db, presented, now);
+  if (presented.startsWith('wallet.')) return resolveWalletToken(db, stripPrefix(presented, 'wallet.'), now);
+  if (presented.startsWith('agent.')) return resolveAgentToken(db, stripPrefix(presented, 'agent.'), now);
+  if (presented.startsWith('term.')) return resolveTerminalToken(db, stripPrefix(presented, 'term.'), now);
   if (presented.startsWith('admin.')) {
     return isAdminToken(presented.slice('admin.'.length))
       ? { state: 'valid', principal: { kind: 'admin' } }
@@ -85,11 +86,11 @@ export async function resolveCredential(
   return invalid('unknown', 'invalid_credential', 'Unrecognised credential: send a merchant key (mk_test_/mk_live_), a publishable key (pk_test_/pk_live_) or a wallet., agent., term. or admin. token');
 }
 
-async function resolveMerchantKey(db: Database, key: string): Promise<Credential> {
+async function resolveMerchantKey(db: Database, key: string, now: Date): Promise<Credential> {
   const mode = merchantKeyMode(key);
   if (!mode) return invalid('merchant', 'invalid_api_key', 'Malformed API key: expected mk_test_ or mk_live_ followed by 64 lower-case hex characters');
   const keyHash = sha256Hex(key);
-  const row = await rememberedLookup(db, `key:${keyHash}`, async () => {
+  const row = await rememberedLookup(db, `key:${keyHash}`, now, async () => {
     const rows = await db.query<{ id: string; merchant_id: string; mode: Mode; expires_at: Date | null; handle: string; rate_limit_multiplier: number }>(
       `SELECT k.id, k.merchant_id, k.mode, k.expires_at, m.handle, m.rate_limit_multiplier
        FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1`,
@@ -99,18 +100,18 @@ async function resolveMerchantKey(db: Database, key: string): Promise<Credential
     return rows[0];
   });
   if (!row || row.mode !== mode) return invalid('merchant', 'invalid_api_key', 'Unknown API key');
-  if (row.expires_at && row.expires_at.getTime() <= Date.now()) return invalid('merchant', 'api_key_expired', 'This API key was rotated and its grace period has ended');
+  if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return invalid('merchant', 'api_key_expired', 'This API key was rotated and its grace period has ended');
   return {
     state: 'valid',
     principal: { kind: 'merchant', merchantId: row.merchant_id, handle: row.handle, mode: row.mode, keyId: row.id, rateLimitMultiplier: row.rate_limit_multiplier },
   };
 }
 
-async function resolvePublishableKey(db: Database, key: string): Promise<Credential> {
+async function resolvePublishableKey(db: Database, key: string, now: Date): Promise<Credential> {
   const mode = publishableKeyMode(key);
   if (!mode) return invalid('publishable', 'invalid_publishable_key', 'Malformed publishable key: expected pk_test_ or pk_live_ followed by 32 lower-case hex characters');
   const keyHash = sha256Hex(key);
-  const row = await rememberedLookup(db, `publishable:${keyHash}`, async () => {
+  const row = await rememberedLookup(db, `publishable:${keyHash}`, now, async () => {
     const rows = await db.query<{ id: string; merchant_id: string; mode: Mode; revoked: boolean; allowed_origins: string[] | null; handle: string; rate_limit_multiplier: number }>(
       `SELECT k.id, k.merchant_id, k.mode, k.revoked_at IS NOT NULL AS revoked, k.allowed_origins, m.handle, m.rate_limit_multiplier
        FROM publishable_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.key_hash = $1`,
@@ -135,13 +136,13 @@ async function resolvePublishableKey(db: Database, key: string): Promise<Credent
   };
 }
 
-async function resolveWalletToken(db: Database, token: string): Promise<Credential> {
+async function resolveWalletToken(db: Database, token: string, now: Date): Promise<Credential> {
   if (!TOKEN.test(token)) return invalid('wallet', 'invalid_wallet_token', 'Malformed wallet token');
   const tokenHash = sha256Hex(token);
   const rows = await db.query<{ wallet_id: string; handle: string; mode: Mode; expired: boolean; revoked: boolean }>(
-    `SELECT s.wallet_id, w.handle, s.mode, s.expires_at <= now() AS expired, s.revoked_at IS NOT NULL AS revoked
+    `SELECT s.wallet_id, w.handle, s.mode, s.expires_at <= $2 AS expired, s.revoked_at IS NOT NULL AS revoked
      FROM wallet_sessions s JOIN wallets w ON w.id = s.wallet_id WHERE s.token_hash = $1`,
-    [tokenHash],
+    [tokenHash, now],
     { prepareAs: 'auth_wallet_token' },
   );
   const row = rows[0];
@@ -150,12 +151,12 @@ async function resolveWalletToken(db: Database, token: string): Promise<Credenti
   return { state: 'valid', principal: { kind: 'wallet', walletId: row.wallet_id, handle: row.handle, mode: row.mode, sessionHash: tokenHash } };
 }
 
-async function resolveAgentToken(db: Database, token: string): Promise<Credential> {
+async function resolveAgentToken(db: Database, token: string, now: Date): Promise<Credential> {
   if (!TOKEN.test(token)) return invalid('agent', 'invalid_agent_token', 'Malformed agent token');
   const rows = await db.query<{ agent_id: string; wallet_id: string; handle: string; mode: Mode; expired: boolean; disabled: boolean }>(
-    `SELECT s.agent_id, a.wallet_id, w.handle, s.mode, s.expires_at <= now() AS expired, a.disabled_at IS NOT NULL AS disabled
+    `SELECT s.agent_id, a.wallet_id, w.handle, s.mode, s.expires_at <= $2 AS expired, a.disabled_at IS NOT NULL AS disabled
      FROM agent_sessions s JOIN agents a ON a.id = s.agent_id JOIN wallets w ON w.id = a.wallet_id WHERE s.token_hash = $1`,
-    [sha256Hex(token)],
+    [sha256Hex(token), now],
     { prepareAs: 'auth_agent_token' },
   );
   const row = rows[0];
@@ -164,10 +165,10 @@ async function resolveAgentToken(db: Database, token: string): Promise<Credentia
   return { state: 'valid', principal: { kind: 'agent', agentId: row.agent_id, walletId: row.wallet_id, handle: row.handle, mode: row.mode } };
 }
 
-async function resolveTerminalToken(db: Database, token: string): Promise<Credential> {
+async function resolveTerminalToken(db: Database, token: string, now: Date): Promise<Credential> {
   if (!TOKEN.test(token)) return invalid('terminal', 'invalid_terminal_token', 'Malformed terminal token');
   const tokenHash = sha256Hex(token);
-  const row = await rememberedLookup(db, `terminal:${tokenHash}`, async () => {
+  const row = await rememberedLookup(db, `terminal:${tokenHash}`, now, async () => {
     const rows = await db.query<{ id: string; merchant_id: string; handle: string; mode: Mode; revoked: boolean; rate_limit_multiplier: number }>(
       `SELECT t.id, t.merchant_id, m.handle, t.mode, t.revoked_at IS NOT NULL AS revoked, m.rate_limit_multiplier
        FROM terminals t JOIN merchants m ON m.id = t.merchant_id WHERE t.token_hash = $1`,
@@ -187,4 +188,22 @@ async function resolveTerminalToken(db: Database, token: string): Promise<Creden
 /** Builds the admin token check from the configured token or the stored hash of a generated one. */
 export function adminTokenChecker(tokenHash: string): AdminTokenCheck {
   return (token) => constantTimeEqual(sha256Hex(token), tokenHash);
+}
+
+/** Whose Idempotency-Keys a principal's are: a merchant's (with its terminals) per mode, a wallet's, an agent's. */
+export function idempotencyScope(principal: Principal | undefined): string {
+  if (!principal) return 'public';
+  switch (principal.kind) {
+    case 'merchant':
+    case 'terminal':
+      return `merchant:${principal.merchantId}:${principal.mode}`;
+    case 'wallet':
+      return `wallet:${principal.walletId}`;
+    case 'agent':
+      return `agent:${principal.agentId}`;
+    case 'admin':
+      return 'admin';
+    case 'publishable':
+      return `publishable:${principal.keyId}`;
+  }
 }

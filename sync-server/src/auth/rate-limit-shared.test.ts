@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { openDatabase } from '../db/open.ts';
 import { createPostgresDatabase, databaseTargets } from '../testing/databases.ts';
-import { ADMIN, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY_HEX } from '../testing/server.ts';
+import { ADMIN, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY_HEX, buildApp } from '../testing/server.ts';
 import { sha256Hex } from './secrets.ts';
 
 const hasPostgres = (await databaseTargets()).some((target) => target.name === 'postgres');

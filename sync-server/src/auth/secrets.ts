@@ -8,10 +8,7 @@ export function randomHex(bytes = 32): string {
   return randomBytes(bytes).toString('hex');
 }
 
-/** Opaque identifiers with a type prefix (`mer_`, `wal_`...): 16 random bytes, URL-safe. */
-export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(16).toString('base64url')}`;
-}
+export { newId } from '../db/ids.ts';
 
 /** Secrets are stored only as SHA-256: they carry 256 bits of entropy, so no slow KDF is needed. */
 export function sha256Hex(value: string): string {

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Database } from './database.ts';
 
 const migrationsDirectory = fileURLToPath(new URL('./migrations/', import.meta.url));
+const functionsDirectory = fileURLToPath(new URL('./functions/', import.meta.url));
 const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;
 /** Arbitrary constant: serialises migrations of several instances starting on one PostgreSQL. */
 const MIGRATION_LOCK_KEY = 727_274_001;
@@ -21,7 +22,24 @@ export function listMigrations(): Migration[] {
     .sort((a, b) => a.version - b.version);
 }
 
-/** Applies every numbered migration not yet recorded in schema_migrations, each in its own transaction. */
+/**
+ * The database functions, one file each in db/functions/ (CREATE OR REPLACE FUNCTION ...), in
+ * file-name order. They are the one definition of every function: applied after the migrations on
+ * every start, so a change to a function is a diff of one file.
+ */
+export function listFunctionFiles(): { name: string; sql: string }[] {
+  return readdirSync(functionsDirectory)
+    .filter((file) => file.endsWith('.sql'))
+    .sort()
+    .map((file) => ({ name: file, sql: readFileSync(functionsDirectory + file, 'utf8') }));
+}
+
+/**
+ * Applies every numbered migration not yet recorded in schema_migrations, each in its own
+ * transaction, then (re)defines every function of db/functions/ in one transaction. Migrations are
+ * immutable history; a function they defined is superseded by its file (migration 021 drops the
+ * ones whose signature changed).
+ */
 export async function migrate(db: Database): Promise<number[]> {
   await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version integer PRIMARY KEY,
@@ -30,19 +48,30 @@ export async function migrate(db: Database): Promise<number[]> {
   )`);
   if (db.kind === 'postgres') await db.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
   try {
-    const applied = new Set((await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((row) => row.version));
-    const newlyApplied: number[] = [];
-    for (const migration of listMigrations()) {
-      if (applied.has(migration.version)) continue;
-      await db.transaction(async (tx) => {
-        // Multi-statement SQL cannot take parameters; run it whole, then record it.
-        await tx.exec(migration.sql);
-        await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
-      });
-      newlyApplied.push(migration.version);
-    }
+    const newlyApplied = await applyMigrations(db);
+    await db.transaction(async (tx) => {
+      // The files reference each other; their bodies are checked when they first run, not here.
+      await tx.exec('SET LOCAL check_function_bodies = off');
+      for (const file of listFunctionFiles()) await tx.exec(file.sql);
+    });
     return newlyApplied;
   } finally {
     if (db.kind === 'postgres') await db.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
   }
+}
+
+/** Applies every numbered migration not yet recorded in schema_migrations, each in its own transaction. */
+async function applyMigrations(db: Database): Promise<number[]> {
+  const applied = new Set((await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((row) => row.version));
+  const newlyApplied: number[] = [];
+  for (const migration of listMigrations()) {
+    if (applied.has(migration.version)) continue;
+    await db.transaction(async (tx) => {
+      // Multi-statement SQL cannot take parameters; run it whole, then record it.
+      await tx.exec(migration.sql);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    });
+    newlyApplied.push(migration.version);
+  }
+  return newlyApplied;
 }

@@ -22,8 +22,8 @@ export interface NewEvent {
    */
   targets?: EventTarget[];
   includeWebhook?: boolean;
-  /** Event time and first delivery due time; defaults to the real clock. Pass context.now(). */
-  at?: Date;
+  /** Event time and first delivery due time: the app's clock (context.now()), so an injected test clock and the dispatcher agree. */
+  at: Date;
 }
 
 /**
@@ -33,9 +33,8 @@ export interface NewEvent {
  */
 export async function enqueueEvent(tx: Queryable, event: NewEvent): Promise<{ id: string; body: string }> {
   const id = newId('evt');
-  // The event time is also when its first delivery is due: pass `at` from the app's clock
-  // (context.now()) so an injected test clock and the dispatcher agree.
-  const at = event.at ?? new Date();
+  // The event time is also when its first delivery is due.
+  const at = event.at;
   const body = JSON.stringify({ id, event: event.type, ...event.data, timestamp: at.toISOString() });
   await tx.query('INSERT INTO events (id, merchant_id, mode, type, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [id, event.merchantId, event.mode, event.type, body, at], {
     prepareAs: 'events_insert',
@@ -63,7 +62,7 @@ export async function enqueueEvents(tx: Queryable, events: readonly NewEvent[]):
   if (events.length === 0) return [];
   const rendered = events.map((event) => {
     const id = newId('evt');
-    const at = event.at ?? new Date();
+    const at = event.at;
     return { id, at, event, body: JSON.stringify({ id, event: event.type, ...event.data, timestamp: at.toISOString() }) };
   });
   const merchantIds = [...new Set(events.filter((event) => event.includeWebhook !== false).map((event) => event.merchantId))];

@@ -48,6 +48,12 @@ function describeIssue(context: string, issue: ValidationIssue): { field: string
 }
 
 /** Maps every failure to the CONTRACT.md error body; only unexpected faults become a 500. */
+/** A Retry-After in whole seconds from `now` until `until` (a Date or epoch ms): rounded up, at least 1. */
+export function retryAfterSeconds(until: Date | number, now: Date): number {
+  const untilMs = typeof until === 'number' ? until : until.getTime();
+  return Math.max(1, Math.ceil((untilMs - now.getTime()) / 1000));
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) {

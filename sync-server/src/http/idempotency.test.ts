@@ -16,7 +16,7 @@ for (const target of await databaseTargets()) {
       app.addHook('onRequest', async (request) => {
         request.credential = { state: 'none' };
       });
-      registerIdempotency(app, database());
+      registerIdempotency(app, database(), () => 'public');
       app.post('/thing', { config: { idempotency: 'required' } }, async (request) => handler(idempotentId(request, 'thing')!));
       await app.ready();
       return app;

@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Database, relaxedCommits } from '../db/database.ts';
-import type { Principal } from '../auth/principal.ts';
+import { type Database, type Queryable, relaxedCommits } from '../db/database.ts';
 import { badRequest, conflict, unprocessable } from './errors.ts';
 import { OWNER_SILENT_AFTER_SECONDS, registerClaimOwner } from './claim-owner.ts';
 import { JSON_DEPTH_MAX, bodyTooDeep } from './json-body.ts';
@@ -24,11 +23,16 @@ declare module 'fastify' {
      * before a stored answer is replayed (a replay must not answer a wrong PIN); answers with a
      * status in `forgetStatuses` (a wrong PIN, a lock-out) are not stored, so a corrected retry
      * with the same key runs afresh.
+     *
+     * `scope` and `beforeReplay` are methods, not function properties, on purpose: a route passes
+     * callbacks that take its request as its schemas type it (`FastifyRequest<{ Params; Body }>`),
+     * which TypeScript accepts only for a method's (bivariant) parameter. That is sound here:
+     * they run in preHandler, after Fastify validated the params and body against those schemas.
      */
     idempotencyBodyCredential?: {
-      scope: (request: FastifyRequest) => string;
+      scope(request: FastifyRequest): string;
       secrets: readonly string[];
-      beforeReplay: (request: FastifyRequest) => Promise<void>;
+      beforeReplay(request: FastifyRequest): Promise<void>;
       forgetStatuses: readonly number[];
     };
   }
@@ -47,24 +51,6 @@ export const IDEMPOTENCY_TTL_HOURS = 24;
  */
 const ABANDONED_AFTER_SECONDS = 120;
 const KEY_LENGTH_MAX = 255;
-
-/** Whose Idempotency-Keys a principal's are: a merchant's (with its terminals) per mode, a wallet's, an agent's. */
-export function idempotencyScope(principal: Principal | undefined): string {
-  if (!principal) return 'public';
-  switch (principal.kind) {
-    case 'merchant':
-    case 'terminal':
-      return `merchant:${principal.merchantId}:${principal.mode}`;
-    case 'wallet':
-      return `wallet:${principal.walletId}`;
-    case 'agent':
-      return `agent:${principal.agentId}`;
-    case 'admin':
-      return 'admin';
-    case 'publishable':
-      return `publishable:${principal.keyId}`;
-  }
-}
 
 /** Bodies deeper than JSON_DEPTH_MAX are refused when parsed; this bound holds for any other input too. */
 function canonicalJson(value: unknown, depth = 0): string {
@@ -134,7 +120,12 @@ export function derivedUuid(request: FastifyRequest, purpose: string): string | 
  * `Idempotent-Replayed: true`; a different body is a 422; a request still running is a 409.
  * Records live in the database, so every instance and every restart agree.
  */
-export function registerIdempotency(app: FastifyInstance, db: Database): void {
+/**
+ * The Idempotency-Key guard of every route whose config asks for one. `scopeOf` says whose keys a
+ * request's are (auth/principal.ts, idempotencyScope): this layer sits below auth and does not read
+ * credentials itself (app.ts wires the two).
+ */
+export function registerIdempotency(app: FastifyInstance, db: Database, scopeOf: (request: FastifyRequest) => string): void {
   app.decorateRequest('idempotency', null);
   const relaxed = relaxedCommits(db).query;
   const owner = registerClaimOwner(app, db);
@@ -150,7 +141,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
     }
     if (key.length > KEY_LENGTH_MAX) throw badRequest('idempotency_key_invalid', `Idempotency-Key must be 1 to ${KEY_LENGTH_MAX} characters`);
     const bodyCredential = request.routeOptions.config.idempotencyBodyCredential;
-    const scope = bodyCredential ? bodyCredential.scope(request) : idempotencyScope(request.credential.state === 'valid' ? request.credential.principal : undefined);
+    const scope = bodyCredential ? bodyCredential.scope(request) : scopeOf(request);
     const hash = requestHash(request);
 
     // One statement claims the key: concurrent duplicates queue on the row and all but the
@@ -234,4 +225,16 @@ export function registerIdempotency(app: FastifyInstance, db: Database): void {
     }
     return payload;
   });
+}
+
+/**
+ * Forgets at most `limit` Idempotency-Key records past their IDEMPOTENCY_TTL_HOURS (the payment
+ * scheduler's sweep calls it). Judged by the database's clock, as the claim that made them was.
+ */
+export async function deleteExpiredIdempotencyKeys(db: Queryable, limit: number): Promise<void> {
+  await db.query(
+    `DELETE FROM idempotency_keys WHERE (scope, key) IN (
+       SELECT scope, key FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1) LIMIT $2)`,
+    [IDEMPOTENCY_TTL_HOURS, limit],
+  );
 }

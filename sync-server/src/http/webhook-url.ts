@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { Mode } from '../auth/secrets.ts';
+import type { Mode } from '../ledger/accounts.ts';
 import { badRequest } from './errors.ts';
 
 function isPrivateIpv4(address: string): boolean {

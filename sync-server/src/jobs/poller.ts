@@ -45,6 +45,26 @@ export class Poller {
   }
 }
 
+/** A durable job as its module hands it out: one run on demand (tests, with the injected clock), or a timer. */
+export interface PolledJob<Run> {
+  runOnce(): Promise<Run>;
+  start(): void;
+  /** Waits for a run in progress. */
+  stop(): Promise<void>;
+}
+
+/** `runOnce` every `intervalMs` once started; `intervalMs` 0: no timer, runOnce only. */
+export function polledJob<Run>(runOnce: () => Promise<Run>, intervalMs: number, onError: (error: unknown) => void): PolledJob<Run> {
+  const poller = intervalMs > 0 ? new Poller(runOnce, intervalMs, onError) : undefined;
+  return {
+    runOnce,
+    start: () => poller?.start(),
+    stop: async () => {
+      await poller?.stop();
+    },
+  };
+}
+
 /** Runs `work` over `items` with at most `limit` in flight. */
 export async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;

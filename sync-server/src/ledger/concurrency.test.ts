@@ -58,7 +58,7 @@ for (const target of await databaseTargets()) {
           const job = work[next++]!;
           try {
             const result = await db.transaction((tx) =>
-              transfer(tx, { id: job.id, mode: 'test', kind: 'p2p', legs: [
+              transfer(tx, { id: job.id, mode: 'test', kind: 'wallet_payment', legs: [
                 { account: walletAccount(job.from, 'KES'), amount: -job.amount },
                 { account: walletAccount(job.to, 'KES'), amount: job.amount },
               ] }),

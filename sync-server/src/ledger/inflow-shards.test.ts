@@ -20,7 +20,7 @@ const pay = (server: TestServer, id: string, fromWalletId: string, toWalletId: s
     transfer(tx, {
       id,
       mode: 'test',
-      kind: 'p2p',
+      kind: 'wallet_payment',
       legs: [
         { account: walletAccount(fromWalletId, 'NGN'), amount: -amount },
         { account: walletAccount(toWalletId, 'NGN'), amount },
@@ -52,7 +52,9 @@ for (const target of await databaseTargets()) {
       assert.ok(results.length === 24 && results.every((result) => result.status === 'created'));
       const rows = await rowsOf(server, merchantWalletId);
       const shards = rows.filter((row) => row.shard > 0);
-      assert.ok(shards.length >= 2 && shards.length <= 16, `credits landed on ${shards.length} shards`);
+      // One shard per database connection (ledger_inflow_shard): PGlite has one connection.
+      if (target.name === 'pglite') assert.equal(shards.length, 1);
+      else assert.ok(shards.length >= 2 && shards.length <= 16, `credits landed on ${shards.length} shards`);
       // Every credit went to a shard, the sandbox float given at provisioning included.
       assert.equal(rows.find((row) => row.shard === 0)?.balance ?? 0, 0);
       assert.equal(shards.reduce((sum, row) => sum + row.balance, 0), float + 24 * 250);

@@ -34,6 +34,17 @@ for (const target of await databaseTargets()) {
       assert.equal(await accountBalance(db, systemAccount('funding', 'NGN'), 'test'), -1000);
     });
 
+    it('builds one fingerprint in the database: kind, then the legs sorted in code-unit order, whatever order they come in', async () => {
+      const fingerprint = async (types: string[], ids: string[], currencies: string[], amounts: number[]) =>
+        (await db.query<{ f: string }>('SELECT ledger_fingerprint($1, $2::text[], $3::text[], $4::text[], $5::bigint[]) AS f', ['wallet_payment', types, ids, currencies, amounts]))[0]!.f;
+      const two = 'wallet_payment|wallet/W_b/NGN:-5,wallet/w_a/NGN:5';
+      assert.equal(await fingerprint(['wallet', 'wallet'], ['w_a', 'W_b'], ['NGN', 'NGN'], [5, -5]), two);
+      assert.equal(await fingerprint(['wallet', 'wallet'], ['W_b', 'w_a'], ['NGN', 'NGN'], [-5, 5]), two);
+      const three = 'wallet_payment|system/fees/NGN:1,wallet/W_b/NGN:-5,wallet/w_a/NGN:4';
+      assert.equal(await fingerprint(['wallet', 'system', 'wallet'], ['w_a', 'fees', 'W_b'], ['NGN', 'NGN', 'NGN'], [4, 1, -5]), three);
+      assert.equal(await fingerprint(['wallet', 'wallet', 'system'], ['W_b', 'w_a', 'fees'], ['NGN', 'NGN', 'NGN'], [-5, 4, 1]), three);
+    });
+
     it('refuses the same id with different legs', async () => {
       await assert.rejects(fund('t1', 'wal_a', 999), (error: unknown) => error instanceof LedgerError && error.code === 'exists_with_different_legs');
       assert.equal(await accountBalance(db, walletAccount('wal_a', 'NGN'), 'test'), 1000);
@@ -45,7 +56,7 @@ for (const target of await databaseTargets()) {
           transfer(tx, {
             id: 't2',
             mode: 'test',
-            kind: 'p2p',
+            kind: 'wallet_payment',
             legs: [
               { account: walletAccount('wal_a', 'NGN'), amount: -1001 },
               { account: walletAccount('wal_b', 'NGN'), amount: 1001 },
@@ -63,7 +74,7 @@ for (const target of await databaseTargets()) {
     it('refuses unbalanced transfers and zero legs', async () => {
       await assert.rejects(
         db.transaction((tx) =>
-          transfer(tx, { id: 't3', mode: 'test', kind: 'x', legs: [
+          transfer(tx, { id: 't3', mode: 'test', kind: 'wallet_payment', legs: [
             { account: walletAccount('wal_a', 'NGN'), amount: -10 },
             { account: walletAccount('wal_b', 'NGN'), amount: 9 },
           ] }),
@@ -72,7 +83,7 @@ for (const target of await databaseTargets()) {
       );
       await assert.rejects(
         db.transaction((tx) =>
-          transfer(tx, { id: 't4', mode: 'test', kind: 'x', legs: [
+          transfer(tx, { id: 't4', mode: 'test', kind: 'wallet_payment', legs: [
             { account: walletAccount('wal_a', 'NGN'), amount: -10 },
             { account: walletAccount('wal_b', 'USD'), amount: 10 },
           ] }),
@@ -84,7 +95,7 @@ for (const target of await databaseTargets()) {
     it('balances per currency in a multi-currency transfer through the FX account', async () => {
       await fund('t5', 'wal_c', 10_000, 'USD');
       await db.transaction((tx) =>
-        transfer(tx, { id: 't6', mode: 'test', kind: 'fx', legs: [
+        transfer(tx, { id: 't6', mode: 'test', kind: 'payment_debit', legs: [
           { account: walletAccount('wal_c', 'USD'), amount: -1000 },
           { account: systemAccount('fx', 'USD'), amount: 1000 },
           { account: systemAccount('fx', 'NGN'), amount: -1_500_000 },
@@ -99,7 +110,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await accountBalance(db, walletAccount('wal_a', 'NGN'), 'live'), 0);
       await assert.rejects(
         db.transaction((tx) =>
-          transfer(tx, { id: 't7', mode: 'live', kind: 'p2p', legs: [
+          transfer(tx, { id: 't7', mode: 'live', kind: 'wallet_payment', legs: [
             { account: walletAccount('wal_a', 'NGN'), amount: -1 },
             { account: walletAccount('wal_b', 'NGN'), amount: 1 },
           ] }),

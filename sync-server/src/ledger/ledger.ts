@@ -1,6 +1,9 @@
 import type { Queryable } from '../db/database.ts';
 import { type AccountRef, type Mode, accountOwnerId } from './accounts.ts';
+import type { TransferKind } from './transfers.ts';
 import { recordLedgerTransfer } from '../metrics/registry.ts';
+
+export { TRANSFER_KINDS, type TransferKind, transferIds } from './transfers.ts';
 
 /** One leg of a transfer: a signed amount in integer minor units; positive credits the account. */
 export interface TransferLeg {
@@ -12,8 +15,8 @@ export interface TransferRequest {
   /** Caller-chosen unique id: a retry with the same id and legs answers `exists`. */
   id: string;
   mode: Mode;
-  /** What the transfer is for, e.g. `wallet_credit`, `pos_payment`. */
-  kind: string;
+  /** What the transfer is for (TRANSFER_KINDS in transfers.ts), e.g. `wallet_credit`, `pos_payment`. */
+  kind: TransferKind;
   legs: readonly TransferLeg[];
   metadata?: Record<string, unknown>;
 }
@@ -45,20 +48,15 @@ export class LedgerError extends Error {
 /** At most this many legs in one transfer: a bound on lock sets and statement size. */
 export const TRANSFER_LEGS_MAX = 64;
 
-/** The legs in a canonical order: a retried id must carry the same content. */
-function fingerprint(request: TransferRequest): string {
-  const legs = request.legs
-    .map((leg) => `${leg.account.ownerType}/${accountOwnerId(leg.account)}/${leg.account.currency}:${leg.amount}`)
-    .sort();
-  return `${request.kind}|${legs.join(',')}`;
-}
+/** The eight arguments of the SQL function ledger_post_transfer, as transferArguments renders them. */
+export type TransferArguments = [id: string, mode: string, kind: string, ownerTypes: string[], ownerIds: string[], currencies: string[], amounts: number[], metadata: string];
 
 /**
- * Checks a transfer request in memory and renders the nine arguments of the SQL function
- * ledger_post_transfer (id, mode, kind, owner types, owner ids, currencies, amounts, fingerprint,
- * metadata), for callers that post a transfer inside a larger statement of their own.
+ * Checks a transfer request in memory and renders the eight arguments of the SQL function
+ * ledger_post_transfer (id, mode, kind, owner types, owner ids, currencies, amounts, metadata).
+ * The fingerprint a retry is compared by is built in the database (ledger_fingerprint).
  */
-export function transferArguments(request: TransferRequest): [string, string, string, string[], string[], string[], number[], string, string] {
+export function transferArguments(request: TransferRequest): TransferArguments {
   if (request.legs.length < 2 || request.legs.length > TRANSFER_LEGS_MAX) throw new LedgerError('transfer_must_have_two_legs');
   for (const leg of request.legs) {
     if (!Number.isSafeInteger(leg.amount)) throw new LedgerError('amount_must_be_safe_integer');
@@ -72,9 +70,18 @@ export function transferArguments(request: TransferRequest): [string, string, st
     request.legs.map((leg) => accountOwnerId(leg.account)),
     request.legs.map((leg) => leg.account.currency),
     request.legs.map((leg) => leg.amount),
-    fingerprint(request),
     JSON.stringify(request.metadata ?? {}),
   ];
+}
+
+/** The answer of ledger_post_transfer (or of a function that calls it) as a TransferResult, or the LedgerError it names. */
+export function transferOutcome(kind: string, result: string | undefined, accountId?: number | null): TransferResult {
+  if (result === 'created') {
+    recordLedgerTransfer(kind);
+    return { status: 'created' };
+  }
+  if (result === 'exists') return { status: 'exists' };
+  throw new LedgerError((result ?? 'account_not_ready') as LedgerErrorCode, accountId ?? undefined);
 }
 
 /**
@@ -83,25 +90,20 @@ export function transferArguments(request: TransferRequest): [string, string, st
  */
 export async function transfer(tx: Queryable, request: TransferRequest): Promise<TransferResult> {
   const rows = await tx.query<{ result: string; account_id: number | null }>(
-    'SELECT result, account_id FROM ledger_post_transfer($1, $2, $3, $4::text[], $5::text[], $6::text[], $7::bigint[], $8, $9::jsonb)',
+    'SELECT result, account_id FROM ledger_post_transfer($1, $2, $3, $4::text[], $5::text[], $6::text[], $7::bigint[], $8::jsonb)',
     transferArguments(request),
     { prepareAs: 'ledger_post_transfer' },
   );
   const outcome = rows[0];
   if (!outcome) throw new Error('ledger_post_transfer returned no row');
-  if (outcome.result === 'created') {
-    recordLedgerTransfer(request.kind);
-    return { status: 'created' };
-  }
-  if (outcome.result === 'exists') return { status: 'exists' };
-  throw new LedgerError(outcome.result as LedgerErrorCode, outcome.account_id ?? undefined);
+  return transferOutcome(request.kind, outcome.result, outcome.account_id);
 }
 
 /** A person's wallet paying a merchant's wallet in one currency: the common two-leg transfer. */
 export interface PersonToMerchantRequest {
   id: string;
   mode: Mode;
-  kind: string;
+  kind: TransferKind;
   payerWalletId: string;
   merchantWalletId: string;
   currency: string;
@@ -110,11 +112,12 @@ export interface PersonToMerchantRequest {
 }
 
 /**
- * The checked fingerprint and metadata of a person-to-merchant transfer, as the general path would
- * record them: for callers that post such transfers in SQL of their own (offline_post_taps).
+ * The legs of a person-to-merchant payment in the order ledger_post_transfer's four-statement
+ * path recognises (payer -amount, merchant +amount).
  */
-export function personToMerchantArguments(request: PersonToMerchantRequest): { fingerprint: string; metadata: string } {
-  const full: TransferRequest = {
+export function personToMerchantTransfer(request: PersonToMerchantRequest): TransferRequest {
+  if (!Number.isSafeInteger(request.amount) || request.amount <= 0) throw new LedgerError('amount_must_not_be_zero');
+  return {
     id: request.id,
     mode: request.mode,
     kind: request.kind,
@@ -124,28 +127,11 @@ export function personToMerchantArguments(request: PersonToMerchantRequest): { f
     ],
     ...(request.metadata ? { metadata: request.metadata } : {}),
   };
-  // The same checks and fingerprint as the general path.
-  const [, , , , , , , fingerprint, metadata] = transferArguments(full);
-  if (request.amount <= 0) throw new LedgerError('amount_must_not_be_zero');
-  return { fingerprint, metadata };
 }
 
-/**
- * The common two-leg transfer, posted by ledger_post_person_to_merchant (migration 014): four
- * statements when the accounts allow it, the general function otherwise, with the same results and
- * the same rows as transfer(). For hot paths (offline taps); everything else calls transfer().
- */
-export async function transferPersonToMerchant(tx: Queryable, request: PersonToMerchantRequest): Promise<TransferResult> {
-  const { fingerprint, metadata } = personToMerchantArguments(request);
-  const rows = await tx.query<{ result: string }>(
-    'SELECT ledger_post_person_to_merchant($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb) AS result',
-    [request.id, request.mode, request.kind, request.payerWalletId, request.merchantWalletId, request.currency, request.amount, fingerprint, metadata],
-    { prepareAs: 'ledger_post_person_to_merchant' },
-  );
-  const result = rows[0]?.result;
-  if (result === 'created') recordLedgerTransfer(request.kind);
-  if (result === 'created' || result === 'exists') return { status: result };
-  throw new LedgerError((result ?? 'account_not_ready') as LedgerErrorCode);
+/** transfer() of a person-to-merchant payment: a thin, named caller of the one path. */
+export function transferPersonToMerchant(tx: Queryable, request: PersonToMerchantRequest): Promise<TransferResult> {
+  return transfer(tx, personToMerchantTransfer(request));
 }
 
 export interface Balance {
@@ -170,4 +156,74 @@ export async function accountBalance(db: Queryable, account: AccountRef, mode: M
     [account.ownerType, accountOwnerId(account), account.currency, mode],
   );
   return rows[0]?.balance ?? 0;
+}
+
+/**
+ * payments_insert_with_debits: payments rows and their debits in ONE statement (group commit of
+ * POST /api/pay; see modules/payments/batcher.ts). Each payment's transfer goes through
+ * ledger_post_transfer; answers, per payment in order, 'created', 'exists', 'payment_exists' or the
+ * ledger rule that refused it (with the account, for insufficient_funds).
+ */
+export function postPaymentsWithDebits(
+  db: Queryable,
+  payments: readonly Record<string, unknown>[],
+  transfers: readonly TransferArguments[],
+): Promise<{ payment_id: string; result: string; account_id: number | null }[]> {
+  return db.query<{ payment_id: string; result: string; account_id: number | null }>(
+    'SELECT payment_id, result, account_id FROM payments_insert_with_debits($1::jsonb, $2::jsonb)',
+    [JSON.stringify(payments), JSON.stringify(transfers.map((args) => [...args.slice(0, 7), JSON.parse(args[7]) as unknown]))],
+    { prepareAs: 'payments_insert_with_debits' },
+  );
+}
+
+/** Whether the wallet has a ledger account in this currency and mode yet (accounts open on first use). */
+export async function hasWalletAccount(db: Queryable, walletId: string, currency: string, mode: Mode): Promise<boolean> {
+  const [row] = await db.query('SELECT 1 FROM ledger_accounts WHERE owner_type = $1 AND owner_id = $2 AND currency = $3 AND mode = $4', ['wallet', walletId, currency, mode]);
+  return row !== undefined;
+}
+
+/**
+ * Locks the main accounts (shard 0) of these wallets in one currency and mode, in the ledger's lock
+ * order (lock_rank, id), inside the caller's transaction: a caller about to post several transfers
+ * from these wallets (a push of offline taps) takes them all at once, before any merchant account,
+ * so two such callers paying from the same wallets wait for each other instead of deadlocking.
+ */
+export async function lockWalletAccounts(tx: Queryable, walletIds: readonly string[], currency: string, mode: Mode): Promise<void> {
+  await tx.query(
+    `SELECT 1 FROM ledger_accounts WHERE owner_type = 'wallet' AND owner_id = ANY ($1::text[]) AND currency = $2 AND mode = $3 AND shard = 0
+     ORDER BY lock_rank, id FOR NO KEY UPDATE`,
+    [walletIds, currency, mode],
+    { prepareAs: 'offline_lock_payers' },
+  );
+}
+
+/**
+ * offline_post_taps: the offline taps of one push to one merchant's wallet, in the order given,
+ * each a person-to-merchant transfer (kind offline_tap) through ledger_post_transfer that spends
+ * its offline window's budget (`windows`: 1-based index into `budgets`). Answers each tap's
+ * result: created, exists, offline_exposure_limit, or the ledger rule that failed.
+ */
+export async function postOfflineTaps(
+  tx: Queryable,
+  batch: {
+    mode: Mode;
+    merchantWalletId: string;
+    currency: string;
+    taps: readonly { id: string; payerWalletId: string; amount: number; metadata: Record<string, unknown> }[];
+    windows: readonly number[];
+    budgets: readonly number[];
+  },
+): Promise<string[]> {
+  for (const tap of batch.taps) if (!Number.isSafeInteger(tap.amount) || tap.amount <= 0) throw new LedgerError('amount_must_not_be_zero');
+  const [row] = await tx.query<{ results: string[] }>(
+    'SELECT offline_post_taps($1, $2, $3, $4::text[], $5::text[], $6::int8[], $7::jsonb[], $8::int4[], $9::int8[]) AS results',
+    [
+      batch.mode, batch.merchantWalletId, batch.currency, batch.taps.map((t) => t.id), batch.taps.map((t) => t.payerWalletId), batch.taps.map((t) => t.amount),
+      batch.taps.map((t) => JSON.stringify(t.metadata)), [...batch.windows], [...batch.budgets],
+    ],
+    { prepareAs: 'offline_post_taps' },
+  );
+  const results = row?.results ?? [];
+  results.forEach((result) => result === 'created' && recordLedgerTransfer('offline_tap'));
+  return results;
 }

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { databaseTargets } from '../testing/databases.ts';
 import { ADMIN, uniqueHandle, useTestServer } from '../testing/server.ts';
-import { connectTerminal } from '../modules/offline/test-helpers.ts';
+import { connectTerminal } from '../testing/offline.ts';
 import { startMetricsListener } from './listener.ts';
 import { databaseErrorCode, recordSyncPush, recordSyncVerdict } from './registry.ts';
 
@@ -21,7 +21,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 
 for (const target of await databaseTargets()) {
   describe(`Prometheus metrics and readiness on ${target.name}`, () => {
-    const server = useTestServer(target, { rateLimitScale: 20 });
+    let offsetMs = 0;
+    const server = useTestServer(target, { rateLimitScale: 20, now: () => new Date(Date.now() + offsetMs) });
     const scrape = async () => {
       const answer = await fetch(`${server().baseUrl}/metrics`, { headers: ADMIN });
       assert.equal(answer.status, 200);
@@ -81,7 +82,7 @@ for (const target of await databaseTargets()) {
       const [expected] = await s.db.query<{ pending: number }>(`SELECT count(*)::int8 AS pending FROM event_deliveries WHERE state IN ('pending', 'delivering')`);
       assert.ok((expected?.pending ?? 0) >= 1, 'the callback waits in the outbox (the dispatcher does not run in tests)');
       await s.db.query(`UPDATE event_deliveries SET next_attempt_at = now() - interval '90 seconds' WHERE url = 'http://127.0.0.1:9/callback'`);
-      await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the one-second reuse of an outbox read
+      offsetMs += 1_100; // past the one-second reuse of an outbox read, on the app's clock
       let text = await scrape();
       assert.equal(sample(text, 'tapline_outbox_deliveries_pending'), expected?.pending);
       const age = sample(text, 'tapline_outbox_oldest_due_delivery_age_seconds') ?? 0;

@@ -31,13 +31,13 @@ const OUTBOX_READ_REUSE_MS = 1_000;
  * the PostgreSQL pool). GET /metrics needs the admin token: it is never open to the LAN by default
  * (METRICS_PORT serves it on a separate, loopback-by-default address instead; see listener.ts).
  */
-export function registerMetrics(app: FastifyInstance, db: Database, isAdminToken: AdminTokenCheck): void {
+export function registerMetrics(app: FastifyInstance, db: Database, isAdminToken: AdminTokenCheck, now: () => Date): void {
   const registry = new Registry();
   let terminals: () => number = () => 0;
 
   let outboxRead: { at: number; value: Promise<{ pending: number; oldestDueSeconds: number }> } | undefined;
   const outbox = () => {
-    if (!outboxRead || Date.now() - outboxRead.at > OUTBOX_READ_REUSE_MS) {
+    if (!outboxRead || now().getTime() - outboxRead.at > OUTBOX_READ_REUSE_MS) {
       // Both numbers come from the partial index of deliveries not yet done.
       const value = db
         .query<{ pending: number; oldest_due_seconds: number | null }>(
@@ -46,7 +46,7 @@ export function registerMetrics(app: FastifyInstance, db: Database, isAdminToken
            FROM event_deliveries WHERE state IN ('pending', 'delivering')`,
         )
         .then(([row]) => ({ pending: row?.pending ?? 0, oldestDueSeconds: Math.max(0, row?.oldest_due_seconds ?? 0) }));
-      outboxRead = { at: Date.now(), value };
+      outboxRead = { at: now().getTime(), value };
     }
     return outboxRead.value;
   };

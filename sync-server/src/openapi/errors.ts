@@ -84,7 +84,7 @@ const PAYROLL_ITEMS: Codes = { 400: ['currency_mismatch', 'item_destination_inva
  */
 const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   // The till's cart (shared/src/cart.ts) and the catalogue (modules/products).
-  ['createPosSession', { 400: [...MONEY_INPUT[400], ...CART], 404: ['product_not_found'], 409: ['out_of_stock'] }],
+  ['createPosSession', { 400: [...MONEY_INPUT[400], ...CART], 404: ['product_not_found'], 409: ['out_of_stock', 'product_unavailable'] }],
   [/^createMerchantProduct$/, { 400: ['invalid_price', 'invalid_tax_rate', 'invalid_image_url', 'stock_required', 'currency_not_supported'], 409: ['sku_taken'] }],
   ['updateMerchantProduct', { 400: ['invalid_price', 'invalid_tax_rate', 'invalid_image_url', 'stock_required'], 404: ['product_not_found'], 409: ['sku_taken'] }],
   [/^(get|archive|unarchive)MerchantProduct$/, { 404: ['product_not_found'], 409: ['sku_taken'] }],
@@ -109,7 +109,7 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   // Public, but a credential sent is checked: the owner sees more.
   ['getPayment', { 401: ['invalid_api_key', 'api_key_expired', 'invalid_authorization_header', 'invalid_credential'], 404: ['payment_not_found'] }],
   ['getPosSession', { 404: ['session_not_found'] }],
-  ['tapPosSession', { 403: ['tag_disabled', 'pin_required', ...WALLET_PIN[403]], 404: ['session_not_found', 'tag_not_found'], 409: ['session_not_pending', 'out_of_stock'], 410: ['session_expired'], 429: WALLET_PIN[429] }],
+  ['tapPosSession', { 403: ['tag_disabled', 'pin_required', ...WALLET_PIN[403]], 404: ['session_not_found', 'tag_not_found'], 409: ['session_not_pending', 'out_of_stock', 'product_unavailable'], 410: ['session_expired'], 429: WALLET_PIN[429] }],
   ['cancelPosSession', { 404: ['session_not_found'], 409: ['session_not_pending'], 410: ['session_expired'] }],
   ['payPosSession', { 400: ['payer_is_merchant'], 404: ['session_not_found'], 409: ['session_not_pending'], 410: ['session_expired'] }],
   ['createCheckoutSession', { 400: MONEY_INPUT[400], 403: ['origin_not_allowed'] }],

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { before, describe, it } from 'node:test';
-import { publishedDocument, serializeDocument } from './document.ts';
+import { publishedDocument, serializeDocument } from '../testing/openapi-document.ts';
 import { FLOW_KEYS } from './errors.ts';
 import { assertErrorAnswersDocumented, documentPath, undocumentedErrorAnswers, watchErrorAnswers } from './error-coverage.ts';
 import { registerOpenApi } from './register.ts';

@@ -31,6 +31,7 @@ const OVERRIDES: Readonly<Record<string, string>> = {
   'DELETE /api/admin/store/products/:id': 'archiveAdminStoreProduct',
   'GET /api/health/ready': 'getReadiness',
   'GET /api/bills/billers': 'listBillers',
+  'GET /api/bills/payments': 'listBillPayments',
   'GET /api/bills/payments/:id': 'getBillPayment',
   'GET /api/store/flash-sales/active': 'listActiveStoreFlashSales',
   'GET /api/fx': 'getPublicFxRate',

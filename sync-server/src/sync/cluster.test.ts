@@ -5,12 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type OfflinePaymentDoc, SYNC_EVENTS, type StreamMessage, type SyncHello } from '@tapline/shared/sync-protocol';
-import { buildApp } from '../app.ts';
 import { sha256Hex } from '../auth/secrets.ts';
 import { loadConfig } from '../config.ts';
 import { databaseTargets } from '../testing/databases.ts';
-import { TEST_ADMIN_TOKEN, TEST_SECRETS_KEY_HEX, type TestServer, uniqueHandle, useTestServer } from '../testing/server.ts';
-import { conflictsOf, connectTerminal, push } from '../modules/offline/test-helpers.ts';
+import { TEST_ADMIN_TOKEN, TEST_SECRETS_KEY_HEX, type TestServer, buildApp, uniqueHandle, useTestServer } from '../testing/server.ts';
+import { conflictsOf, connectTerminal, push } from '../testing/offline.ts';
 
 for (const target of (await databaseTargets()).filter((candidate) => candidate.name === 'postgres')) {
   describe('two sync servers on one PostgreSQL', () => {

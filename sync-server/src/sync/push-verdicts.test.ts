@@ -10,7 +10,7 @@ import { checkLedger } from '../ledger/check.ts';
 import { databaseTargets } from '../testing/databases.ts';
 import { balanceMinor } from '../testing/ledger.ts';
 import { type TestServer, uniqueHandle, useTestServer } from '../testing/server.ts';
-import { conflictsOf, connectTerminal, pull, push } from '../modules/offline/test-helpers.ts';
+import { conflictsOf, connectTerminal, pull, push } from '../testing/offline.ts';
 
 type Doc = OfflinePaymentDoc;
 
@@ -107,6 +107,19 @@ for (const target of await databaseTargets()) {
       await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), capturedAt: '+275760-09-13T00:00:00.001Z' }), 'invalid_document');
       // A kiosk whose clock battery died: a time the rules judge.
       await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), capturedAt: '1970-01-01T00:00:00.000Z' }), 'captured_before_terminal');
+    });
+
+    it('declines what the document schema refuses where no rule of the server looks (a tap carrying a voucher that is not text)', async () => {
+      const s = server();
+      const number = await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), voucher: 42 }), 'invalid_document');
+      assert.equal(number.declineReason, 'voucher must be string');
+      const long = await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), voucher: 'TLQ1.'.padEnd(2_001, 'x') }), 'invalid_document');
+      assert.equal(long.declineReason, 'voucher must not have more than 2000 characters');
+      // A rule's own sentence is not repeated by the schema's: one reason per field.
+      const both = await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), amountMinor: 'ten' }), 'invalid_document');
+      assert.equal(both.declineReason, 'amountMinor must be a positive integer');
+      // A cart discount without lines is the cart rules' to judge, with their code.
+      await goodBadGood(s, (terminalId) => ({ ...tapDoc(terminalId, 'TG00000000', 100), discountMinor: 'lots' }), 'items_invalid');
     });
 
     it('declines a gift-card sale whose design theme is not a string, and settles the others', async () => {

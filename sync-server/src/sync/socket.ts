@@ -9,16 +9,20 @@ import {
   type ReplicatedDocument,
   type StreamMessage,
   SYNC_BATCH_SIZE_MAX,
-  SYNC_PULL_BATCH_SIZE_MAX,
   SYNC_COLLECTIONS,
   SYNC_EVENTS,
   SYNC_NAMESPACE,
   SYNC_PROTOCOL_VERSION,
+  SYNC_MESSAGE_BURST,
+  SYNC_MESSAGES_PER_SECOND,
+  SYNC_QUEUED_MAX,
   type SyncCollection,
   type SyncDocument,
   type SyncFailure,
   type SyncHandshakeError,
   type SyncHello,
+  type SyncStatus,
+  type SyncStatusAnswer,
 } from '@tapline/shared/sync-protocol';
 import type pg from 'pg';
 import { createAdapter } from '@socket.io/postgres-adapter';
@@ -27,17 +31,12 @@ import { type Database, isDatabaseUnavailable } from '../db/database.ts';
 import { PostgresDatabase, sidePool } from '../db/postgres.ts';
 import { resolveCredential } from '../auth/principal.ts';
 import { ApiError } from '../http/errors.ts';
-import { requireWallet } from '../modules/wallets/service.ts';
-import { publicKeys } from '../modules/offline/keys.ts';
-import { terminalOfflineLimits } from '../modules/offline/limits.ts';
-import { paymentDocument } from '../modules/offline/settlement.ts';
-import { giftCardSaleSettler, saleDocument } from '../modules/offline/gift-card-sales.ts';
-import { offlinePaymentSettler } from '../modules/offline/payment-push.ts';
-import { recordContact } from '../modules/offline/policy.ts';
-import { type PushAnswer, type PushTerminal, settlePush } from '../modules/offline/push.ts';
+import { requireWallet } from '../modules/wallets/index.ts';
+import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordContact, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSalesAfter } from '../modules/offline/index.ts';
 import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
+import { messageBudget } from './message-budget.ts';
+import { pullBatchSize } from './pull-batch-size.ts';
 import { findProducts, productDocument, productsAfter } from '../modules/products/index.ts';
-import { type TerminalSyncRow, findTerminalForSync, terminalPaymentsAfter, terminalSalesAfter } from '../modules/offline/store.ts';
 
 interface TerminalSocketData {
   terminalId: string;
@@ -117,7 +116,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
 
   async function authenticate(token: unknown): Promise<TerminalSocketData | SyncHandshakeError> {
     if (typeof token !== 'string' || token.trim() === '') return 'missing_token';
-    const credential = await resolveCredential(db, () => false, { authorization: `Bearer ${token.trim()}` });
+    const credential = await resolveCredential(db, () => false, { authorization: `Bearer ${token.trim()}` }, context.now());
     if (credential.state !== 'valid' || credential.principal.kind !== 'terminal') {
       return credential.state === 'invalid' && credential.code === 'terminal_revoked' ? 'terminal_revoked' : 'invalid_terminal_token';
     }
@@ -181,9 +180,17 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       return next;
     };
 
+    // A kiosk in a loop would otherwise cost a terminal lookup and a write per message, and grow
+    // this connection's queue without bound: over its budget, it is refused before any of that.
+    const budget = messageBudget(SYNC_MESSAGES_PER_SECOND, SYNC_MESSAGE_BURST);
+
     const handle = <Request, Answer>(event: string, work: (request: Request, current: TerminalSyncRow) => Promise<Answer>) => {
       socket.on(event, (request: Request, ack: unknown) => {
         if (typeof ack !== 'function') return;
+        if (!budget.take()) {
+          ack(failure('rate_limited', `This terminal sent more than ${SYNC_MESSAGES_PER_SECOND} sync messages a second; nothing was stored, send it again in a moment`));
+          return;
+        }
         void serial(async () => {
           try {
             const current = await findTerminalForSync(db, terminal.terminalId);
@@ -213,8 +220,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       if (!collection) return failure('unknown_collection', `collection must be one of ${SYNC_COLLECTIONS.join(', ')}`);
       const after = request.checkpoint?.serverSeq ?? 0;
       if (!Number.isSafeInteger(after) || after < 0) return failure('invalid_checkpoint', 'checkpoint.serverSeq must be a non-negative integer');
-      const batchSize = Math.min(Math.max(Number.isSafeInteger(request.batchSize) ? request.batchSize : SYNC_PULL_BATCH_SIZE_MAX, 1), SYNC_PULL_BATCH_SIZE_MAX);
-      const documents = await collection.pull(terminal, after, batchSize);
+      const documents = await collection.pull(terminal, after, pullBatchSize(request.batchSize));
       const last = documents.at(-1);
       return { documents, checkpoint: last ? { serverSeq: last.serverSeq } : (request.checkpoint ?? null) };
     });
@@ -247,6 +253,15 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       }
       await streamSoldProducts(terminal, answer.conflicts);
       return answer.rejected.length > 0 ? answer : { conflicts: answer.conflicts };
+    });
+
+    handle<SyncStatus, SyncStatusAnswer | SyncFailure>(SYNC_EVENTS.status, async (request) => {
+      const queued = request?.queued;
+      if (typeof queued !== 'number' || !Number.isSafeInteger(queued) || queued < 0 || queued > SYNC_QUEUED_MAX) {
+        return failure('invalid_status', `queued must be an integer from 0 to ${SYNC_QUEUED_MAX}`);
+      }
+      await recordQueuedCount(db, terminal.terminalId, queued, context.now());
+      return { ok: true };
     });
 
     void serial(async () => {

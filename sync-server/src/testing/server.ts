@@ -4,9 +4,13 @@ import type { AppContext } from '../context.ts';
 import { type BuildAppOptions, buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { ensureWebBuilt } from '@tapline/web/build';
 import { sha256Hex } from '../auth/secrets.ts';
 import { type DatabaseTarget } from './databases.ts';
 import { type ErrorAnswer, assertErrorAnswersDocumented, watchErrorAnswers } from '../openapi/error-coverage.ts';
+
+/** The application builder, for the tests that build their own instances (shared rate limits, clusters). */
+export { buildApp };
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 /** The key test servers seal stored secrets with (never a key file in the working directory). */
@@ -63,6 +67,8 @@ export function useTestServer(target: DatabaseTarget, options: TestServerOptions
   before(async () => {
     const opened = await target.open();
     const config = loadConfig({ ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', SANDBOX_FLOAT: '1000000', ...options.env });
+    // The pages' scripts and the drop-in, as npm start serves them: built when their sources changed.
+    if (!options.env?.WEB_DIR) await ensureWebBuilt(config.webDir);
     const { app, context } = await buildApp({
       config,
       db: opened.db,

@@ -1,14 +1,15 @@
-import { readFile, stat } from 'node:fs/promises';
-import { extname, join, normalize, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { extname, normalize } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
+import { fileIn } from './static-file.ts';
 
 /**
  * The merchant dashboard (dashboard/): a Vite build of Svelte pages served from
  * `config.dashboardDir` at /dashboard/. `/`, `/login` and `/dashboard` lead there. The page
  * calls /api with its session cookie (modules/merchant-users). Built by `npm start`
- * (dashboard/src/build.ts); a server without a build answers 503 dashboard_not_built.
+ * (dashboard/src/build.ts, with web/src/build/cached-build.ts); a server without a build answers 503 dashboard_not_built.
  */
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -28,16 +29,6 @@ const DASHBOARD_HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
-
-async function fileIn(root: string, relativePath: string): Promise<string | undefined> {
-  const path = normalize(join(root, relativePath));
-  if (path !== root && !path.startsWith(root.endsWith(sep) ? root : root + sep)) return undefined;
-  try {
-    return (await stat(path)).isFile() ? path : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export async function dashboardRoutes(app: FastifyInstance, { config }: AppContext): Promise<void> {
   const root = normalize(config.dashboardDir);

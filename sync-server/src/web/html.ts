@@ -1,4 +1,4 @@
-/** Server-rendered pages: a tiny layout and HTML escaping. No template engine, no build step. */
+/** Server-rendered pages: a tiny layout and HTML escaping. Their scripts are built by Vite (web/). */
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -35,8 +35,8 @@ export interface PageOptions {
   body: RawHtml;
   /** data-* attributes on <body>: how a page hands server facts to its script without inline code. */
   data?: Record<string, string>;
-  /** Script files under /web/ to load (deferred, in this order, after the translator /web/i18n.js). */
-  scripts?: string[];
+  /** The page's script: web/src/pages/<name>.ts, built to /web/pages/<name>.js (an ES module, deferred). */
+  script?: string;
   /** The page's language (html lang) and the JSON its scripts translate with (i18n-page.ts). */
   language: string;
   i18nData?: string;
@@ -58,10 +58,9 @@ export function page(options: PageOptions): string {
   const data = Object.entries(options.data ?? {})
     .map(([key, value]) => ` data-${key}="${escapeHtml(value)}"`)
     .join('');
-  const names = options.scripts ?? [];
-  const scripts = (names.length > 0 ? ['i18n.js', ...names] : []).map((name) => `<script src="/web/${escapeHtml(name)}" defer></script>`).join('');
+  const script = options.script === undefined ? '' : `<script type="module" src="/web/pages/${escapeHtml(options.script)}.js"></script>`;
   // A data block, never executed: the Content-Security-Policy's script-src does not apply to it.
-  const i18n = options.i18nData === undefined || names.length === 0 ? '' : `<script type="application/json" id="tapline-i18n">${options.i18nData}</script>\n`;
+  const i18n = options.i18nData === undefined || script === '' ? '' : `<script type="application/json" id="tapline-i18n">${options.i18nData}</script>\n`;
   return `<!doctype html>
 <html lang="${escapeHtml(options.language)}">
 <head>
@@ -71,7 +70,7 @@ export function page(options: PageOptions): string {
 <title>${escapeHtml(options.title)}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/web/style.css">
-${i18n}${scripts}
+${i18n}${script}
 </head>
 <body${data}>
 ${options.body.html}

@@ -34,8 +34,8 @@ for (const target of await databaseTargets()) {
       assert.equal(data.language, 'fr');
       assert.equal(data.messages.web.offlineQr.title, 'Payer là où il n\'y a pas de réseau');
       assert.equal(data.messages.errors.wrong_pin, 'Code PIN incorrect.');
-      // The translator loads before the page's own script.
-      assert.ok(french.html.indexOf('/web/i18n.js') < french.html.indexOf('/web/offline-qr.js') && french.html.includes('/web/i18n.js'));
+      // The page's script (built by Vite from web/src/pages) comes after the data it reads.
+      assert.ok(french.html.indexOf('id="tapline-i18n"') < french.html.indexOf('<script type="module" src="/web/pages/offline-qr.js">') && french.html.includes('/web/pages/offline-qr.js'));
 
       const chosen = await get('/wallet/offline-qr?lang=pt', { 'accept-language': 'fr' });
       assert.match(chosen.html, /<html lang="pt">/);
@@ -96,13 +96,21 @@ for (const target of await databaseTargets()) {
       assert.equal(redirect.headers.get('location'), `/pay/${customer}?source=nfc&lang=fr`);
     });
 
-    it('serves the pages\' translator as one script built from the shared code', async () => {
-      const script = await get('/web/i18n.js');
+    it('serves the pages\' scripts built by Vite with the shared translator and money format, and nothing outside the build', async () => {
+      const script = await get('/web/pages/offline-qr.js');
       assert.equal(script.status, 200);
       assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
-      assert.match(script.html, /TaplineI18n/);
-      assert.ok(script.html.length > 10_000 && script.html.length < 200_000, `${script.html.length} bytes`);
-      assert.equal((await get('/web/i18n.js')).html, script.html, 'built once');
+      assert.equal(script.headers.get('cache-control'), 'no-cache');
+      // The shared chunk it imports holds i18next and the one money format (Intl.NumberFormat with currencyDisplay "code").
+      const imported = [...script.html.matchAll(/from\s*["']\.\/chunks\/([\w.-]+\.js)["']/g)].map((match) => match[1]);
+      assert.ok(imported.length > 0, script.html.slice(0, 300));
+      const chunks = await Promise.all(imported.map((name) => get(`/web/pages/chunks/${name}`)));
+      assert.ok(chunks.every((chunk) => chunk.status === 200));
+      assert.ok(chunks.some((chunk) => chunk.html.includes('currencyDisplay')), 'the money format is bundled');
+      assert.equal((await get('/web/style.css')).headers.get('content-type'), 'text/css; charset=utf-8');
+      for (const path of ['/web/nothing.js', '/web/%2e%2e/package.json', '/web/pages/../../package.json', '/web/sdk/service.js', '/web/i18n.js']) {
+        assert.equal((await get(path)).status, 404, path);
+      }
     });
   });
 }

@@ -1,32 +1,30 @@
-import { readFileSync } from 'node:fs';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { readFile } from 'node:fs/promises';
+import { extname, normalize } from 'node:path';
+import type { FastifyReply } from 'fastify';
+import type { TypedApp } from '../http/typed-app.ts';
 import QRCode from 'qrcode';
 import { Type } from 'typebox';
 import { SUPPORTED_CURRENCIES } from '@tapline/shared/countries';
+import { HANDLE_PATTERN as HANDLE } from '@tapline/shared/wallet-input';
 import type { AppContext } from '../context.ts';
 import type { Mode } from '../auth/secrets.ts';
 import { ApiError } from '../http/errors.ts';
 import { displayHandle } from '../http/validate.ts';
-import { findMerchant } from '../modules/merchants/store.ts';
-import { findWallet } from '../modules/wallets/store.ts';
-import { normalizeTagId, resolveTag } from '../modules/wearables/service.ts';
-import { posService } from '../modules/pos/service.ts';
-import { findSession } from '../modules/pos/store.ts';
-import { checkoutService } from '../modules/checkout/service.ts';
+import { findMerchant } from '../modules/merchants/index.ts';
+import { findWallet } from '../modules/wallets/index.ts';
+import { normalizeTagId, resolveTag } from '../modules/wearables/index.ts';
+import { findSession, posService } from '../modules/pos/index.ts';
+import { checkoutService } from '../modules/checkout/index.ts';
 import { PAGE_SECURITY_HEADERS, type RawHtml, html, page } from './html.ts';
 import { type PageI18n, pageI18n, requestedLanguage, withLanguage } from './i18n-page.ts';
-import { pageI18nScript } from './page-script.ts';
+import { fileIn } from './static-file.ts';
 
-/** The browser files under ./assets, read once: plain CSS and vanilla JS, no build step. */
-const ASSETS: Record<string, string> = {
-  'style.css': 'text/css; charset=utf-8',
-  'pos.js': 'text/javascript; charset=utf-8',
-  'pay.js': 'text/javascript; charset=utf-8',
-  'offline-qr.js': 'text/javascript; charset=utf-8',
-};
-const assetBodies = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8')]));
-/** The browser drop-in merchants embed cross-origin: {base_url}/sdk/service.js. */
-const SDK_SCRIPT = readFileSync(new URL('./assets/sdk-service.js', import.meta.url), 'utf8');
+/**
+ * Built by Vite from web/ (WEB_DIR): the pages' scripts and stylesheet under /web/, the drop-in
+ * at /sdk/service.js. Read from disk on every request, so a rebuild (`npm start` watches the
+ * sources) is served at once; the server sends them no-cache for the same reason.
+ */
+const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 /**
  * Loaded by other sites' pages: any origin may fetch it (CORS, and CORP for pages that isolate
  * themselves); cached briefly so a fix reaches every merchant's checkout within minutes.
@@ -39,7 +37,6 @@ const SDK_HEADERS = {
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const HANDLE = /^@?[A-Za-z0-9_.]{3,30}$/;
 const QR_TEXT_LENGTH_MAX = 512;
 /** The links /pos/qr.svg draws: POS sessions (/tap/<id>) and checkout sessions (/pay/checkout/<id>). */
 const QR_PREFIXES = ['/tap/', '/pay/checkout/'];
@@ -107,34 +104,33 @@ ${header(i18n, request.subtitle)}
   ${payResult('')}
 </section>
 </main>`;
-  return sendPage(reply, 200, page({ title: t.t('web.pay.documentTitle', { amount: amountLabel }), language: i18n.language, i18nData: i18n.scriptData, body, scripts: ['pay.js'], data: request.data }));
+  return sendPage(reply, 200, page({ title: t.t('web.pay.documentTitle', { amount: amountLabel }), language: i18n.language, i18nData: i18n.scriptData, body, script: 'pay', data: request.data }));
 }
 
 /** The pages of ARCHITECTURE.md's web/: /pos, /tap/<tagId or sessionId>, /pay/<handle>, and their assets. */
-export async function webRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function webRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, config } = context;
   const pos = posService(context);
   const checkout = checkoutService(context);
   const hidden = { schema: { hide: true } };
 
+  const webDir = normalize(config.webDir);
+
   app.get('/sdk/service.js', hidden, async (_request, reply) => {
-    return reply.headers(SDK_HEADERS).type('text/javascript; charset=utf-8').send(SDK_SCRIPT);
+    const file = await fileIn(webDir, 'sdk/service.js');
+    if (!file) throw new ApiError(503, 'pages_not_built', 'The pages and the drop-in have not been built: run npm start, or npm run build -w @tapline/web');
+    return reply.headers(SDK_HEADERS).type('text/javascript; charset=utf-8').send(await readFile(file));
   });
 
-  // The pages' translator, bundled from the shared code on first use (page-script.ts).
-  app.get('/web/i18n.js', hidden, async (_request, reply) => {
-    return reply.headers({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' }).type('text/javascript; charset=utf-8').send(await pageI18nScript());
-  });
-
-  app.get('/web/:name', hidden, async (request, reply) => {
-    const { name } = request.params as { name: string };
-    const type = ASSETS[name];
-    const body = assetBodies.get(name);
-    if (!type || body === undefined) {
+  app.get('/web/*', hidden, async (request, reply) => {
+    const rest = (request.params as { '*': string })['*'];
+    const type = TYPES[extname(rest)];
+    const file = type && !rest.startsWith('sdk/') ? await fileIn(webDir, rest) : undefined;
+    if (!type || !file) {
       const i18n = pageI18n(request);
       return sendPage(reply, 404, messagePage(i18n, i18n.t.t('web.notFound.title'), i18n.t.t('web.notFound.text')));
     }
-    return reply.headers({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' }).type(type).send(body);
+    return reply.headers({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' }).type(type).send(await readFile(file));
   });
 
   app.get('/pos', hidden, async (request, reply) => {
@@ -191,11 +187,11 @@ ${header(i18n, t.t('web.brandSubtitle.pos'))}
   <button id="new-sale" type="button" class="primary big">${t.t('web.pos.newSale')}</button>
 </section>
 </main>`;
-    return sendPage(reply, 200, page({ title: t.t('web.pos.documentTitle'), language: i18n.language, i18nData: i18n.scriptData, body, scripts: ['pos.js'], data: { page: 'pos' } }));
+    return sendPage(reply, 200, page({ title: t.t('web.pos.documentTitle'), language: i18n.language, i18nData: i18n.scriptData, body, script: 'pos', data: { page: 'pos' } }));
   });
 
   app.get('/pos/qr.svg', { schema: { hide: true, querystring: Type.Object({ data: Type.String({ minLength: 1, maxLength: QR_TEXT_LENGTH_MAX }) }) } }, async (request, reply) => {
-    const { data } = request.query as { data: string };
+    const { data } = request.query;
     // Only our own pay links: the endpoint is not a general-purpose QR generator.
     if (!QR_PREFIXES.some((prefix) => data.startsWith(`${config.publicBaseUrl}${prefix}`))) {
       throw new ApiError(400, 'qr_data_not_allowed', 'Only this service\'s /tap/ and /pay/checkout/ links are rendered as QR codes');
@@ -278,7 +274,7 @@ ${header(i18n, t.t('web.brandSubtitle.offlineQr'))}
   </div>
 </section>
 </main>`;
-    return sendPage(reply, 200, page({ title: t.t('web.offlineQr.documentTitle'), language: i18n.language, i18nData: i18n.scriptData, body, scripts: ['offline-qr.js'] }));
+    return sendPage(reply, 200, page({ title: t.t('web.offlineQr.documentTitle'), language: i18n.language, i18nData: i18n.scriptData, body, script: 'offline-qr' }));
   });
 
   /** The page behind a checkout session's QR code: the customer pays it with @handle and PIN. */
@@ -340,6 +336,6 @@ ${header(i18n, t.t(wallets.length === 1 && wallet.mode === 'test' ? 'web.brandSu
   ${payResult('center')}
 </section>
 </main>`;
-    return sendPage(reply, 200, page({ title: t.t('web.pay.documentTitleHandle', { handle: displayHandle(handle) }), language: i18n.language, i18nData: i18n.scriptData, body, scripts: ['pay.js'], data }));
+    return sendPage(reply, 200, page({ title: t.t('web.pay.documentTitleHandle', { handle: displayHandle(handle) }), language: i18n.language, i18nData: i18n.scriptData, body, script: 'pay', data }));
   });
 }

@@ -20,7 +20,13 @@ export function forkUtilityProcess<Out>(utilityProcess: ElectronLike['utilityPro
   child.on('exit', () => void (exited = true));
   return {
     postMessage: (message) => {
-      if (!exited) child.postMessage(message);
+      if (exited) return;
+      try {
+        child.postMessage(message);
+      } catch {
+        // The process is going away and its exit is still on its way (its channel closes first):
+        // the message is dropped like one sent after the exit; the exit listener restarts it.
+      }
     },
     kill: () => {
       if (!exited) child.kill();

@@ -24,8 +24,8 @@ export function whenSignedOut(handler: () => void): void {
   onSignedOut = handler;
 }
 
-export async function api<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { 'x-tapline-mode': mode };
+export async function api<T = Record<string, unknown>>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+  const headers: Record<string, string> = { ...extraHeaders, 'x-tapline-mode': mode };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;

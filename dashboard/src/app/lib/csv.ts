@@ -1,3 +1,21 @@
+/** The largest CSV file the dashboard reads: 500 rows (an import's most) fit many times over. */
+export const CSV_MAX_BYTES = 1_000_000;
+
+/**
+ * A CSV file's text, or null when it is larger than CSV_MAX_BYTES. UTF-8 when the bytes are UTF-8;
+ * otherwise Windows-1252, which is what a spreadsheet saves on Windows: read as UTF-8 its accented
+ * names ("Adé", "São") would reach the cards as replacement characters.
+ */
+export async function readCsvFile(file: Blob): Promise<string | null> {
+  if (file.size > CSV_MAX_BYTES) return null;
+  const bytes = await file.arrayBuffer();
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return new TextDecoder('windows-1252').decode(bytes);
+  }
+}
+
 /** CSV (RFC 4180): quoted fields, doubled quotes, CRLF or LF lines. */
 export function parseCsv(text: string): string[][] {
   const rows: string[][] = [];

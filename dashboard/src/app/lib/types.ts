@@ -2,5 +2,42 @@ import type { DashboardSession } from '@tapline/shared/schemas';
 
 export type Session = DashboardSession;
 export type Role = Session['user']['role'];
-export type Route = 'overview' | 'payments' | 'terminals' | 'giftCards' | 'developers' | 'team' | 'account';
-export const ROUTES: readonly Route[] = ['overview', 'payments', 'terminals', 'giftCards', 'developers', 'team', 'account'];
+export type Route =
+  | 'overview'
+  | 'payments'
+  | 'posSessions'
+  | 'offlinePayments'
+  | 'paymentLinks'
+  | 'bills'
+  | 'payroll'
+  | 'subscriptions'
+  | 'terminals'
+  | 'reports'
+  | 'refunds'
+  | 'catalogue'
+  | 'wearables'
+  | 'giftCards'
+  | 'rewards'
+  | 'developers'
+  | 'team'
+  | 'account';
+export const ROUTES: readonly Route[] = [
+  'overview',
+  'payments',
+  'posSessions',
+  'offlinePayments',
+  'paymentLinks',
+  'bills',
+  'payroll',
+  'subscriptions',
+  'terminals',
+  'reports',
+  'refunds',
+  'catalogue',
+  'wearables',
+  'giftCards',
+  'rewards',
+  'developers',
+  'team',
+  'account',
+];

@@ -233,10 +233,11 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set a terminal's offline limits and its language
+         * Set a terminal's offline limits, its language and its name
          * @description offlineLimits defaults: OFFLINE_PER_PAYMENT_USD (20) and OFFLINE_TOTAL_USD (200) converted into the merchant currency at the mid
          *     rate, OFFLINE_MAX_AGE_HOURS (72). language: en, fr, pt or sw (default en), the kiosk's default language (the cashier may switch on
-         *     screen) and its receipts'. A connected terminal receives both at once in a new sync hello.
+         *     screen) and its receipts'. name: 1 to 80 characters, trimmed (the dashboard renames a terminal). A connected terminal receives
+         *     the changes at once in a new sync hello.
          */
         patch: operations["updateMerchantTerminal"];
         trace?: never;
@@ -510,7 +511,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchant's payments in the key's mode, newest first */
+        /**
+         * The merchant's payments in the key's mode, newest first
+         * @description Filters: status; paymentLinkId, the payments a payment link received (each carries that paymentLinkId). A filter that matches nothing of this merchant in this mode, such as another merchant's link, answers an empty list.
+         */
         get: operations["listPayments"];
         put?: never;
         post?: never;
@@ -628,6 +632,23 @@ export interface paths {
          *     refunded). Live: a bill-payment adapter must be configured for the biller, otherwise 422 biller_unavailable.
          */
         post: operations["payBill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bills/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchant's bill payments in the key's mode, newest first (filters: status, billType) */
+        get: operations["listBillPayments"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -915,7 +936,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the merchant's POS sessions in the credential's mode, newest first */
+        /** List the merchant's POS sessions in the credential's mode, newest first (filters: status, terminalId) */
         get: operations["listPosSessions"];
         put?: never;
         /**
@@ -937,7 +958,8 @@ export interface paths {
          *     must add up to amount: 400 items_total_mismatch (details: itemsTotal, amount), or the rule they break: items_invalid, items_too_many,
          *     item_product_invalid, item_name_invalid, item_quantity_invalid, item_price_invalid, item_discount_invalid, item_tax_rate_invalid,
          *     item_tax_inclusive_invalid, discount_invalid. 404 product_not_found for a productId not in the catalogue; 409 out_of_stock (details:
-         *     productId, available, requested) when a tracked product has fewer units, before anything is charged. The session answers its items
+         *     productId, available, requested) when a tracked product has fewer units, and 409 product_unavailable (details: productId, name,
+         *     reason archived or inactive) when a product is no longer sold, both before anything is charged. The session answers its items
          *     (each line's discount, net, tax and total), cartDiscount and totals, and so do its callbacks.
          */
         post: operations["createPosSession"];
@@ -986,7 +1008,7 @@ export interface paths {
          *     answers 200 with that session (a retry whose answer was lost); another tag gets 409. With a callbackUrl, pos.session.completed or pos.session.failed is POSTed to it, signed
          *     x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.
          *
-         *     A session with catalogue items: 409 out_of_stock (details: productId, available, requested) when a tracked product no longer has the units; nothing is charged and the session stays pending.
+         *     A session with catalogue items: 409 out_of_stock (details: productId, available, requested) when a tracked product no longer has the units, 409 product_unavailable (details: productId, name, reason) when a product was archived or deactivated since; nothing is charged and the session stays pending.
          */
         post: operations["tapPosSession"];
         delete?: never;
@@ -3414,8 +3436,7 @@ export interface components {
         BillPayment: {
             /** @description bill_... */
             id: string;
-            /** @enum {string} */
-            status: "pending" | "completed" | "failed";
+            status: components["schemas"]["BillStatus"];
             success: boolean;
             mode: components["schemas"]["Mode"];
             billType: components["schemas"]["BillType"];
@@ -3439,7 +3460,14 @@ export interface components {
             failureReason?: string;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description The last change: when the biller's answer settled or refunded the bill
+             */
+            updatedAt: string;
         };
+        /** @enum {string} */
+        BillStatus: "pending" | "completed" | "failed";
         /** @enum {string} */
         BillType: "airtime" | "electricity" | "cable_tv" | "data";
         Biller: {
@@ -4267,9 +4295,9 @@ export interface components {
                 /** Format: date-time */
                 updatedAt: string;
                 /** @description gc_ + 64 hex. Returned in plaintext in this answer only (never stored; an Idempotent-Replayed answer omits code and qrPng) */
-                code: string;
+                code?: string;
                 /** @description The code as a QR code: a PNG data URL, data:image/png;base64,... */
-                qrPng: string;
+                qrPng?: string;
                 index: number;
             }[];
             failed: components["schemas"]["GiftCardRowFailure"][];
@@ -4319,9 +4347,9 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             /** @description gc_ + 64 hex. Returned in plaintext in this answer only (never stored; an Idempotent-Replayed answer omits code and qrPng) */
-            code: string;
+            code?: string;
             /** @description The code as a QR code: a PNG data URL, data:image/png;base64,... */
-            qrPng: string;
+            qrPng?: string;
         };
         /**
          * @description merchant (API key), wallet (wallet holder) or agent
@@ -4404,9 +4432,9 @@ export interface components {
                 /** Format: date-time */
                 updatedAt: string;
                 /** @description gc_ + 64 hex. Returned in plaintext in this answer only (never stored; an Idempotent-Replayed answer omits code and qrPng) */
-                code: string;
+                code?: string;
                 /** @description The code as a QR code: a PNG data URL, data:image/png;base64,... */
-                qrPng: string;
+                qrPng?: string;
                 index: number;
             }[];
             failed: components["schemas"]["GiftCardRowFailure"][];
@@ -4717,7 +4745,7 @@ export interface components {
             /** @description Holder routes only: what taps without the PIN took today (UTC) */
             spentToday?: number;
         };
-        /** @description PATCH /api/merchant/terminals/<id>: offlineLimits, language, or both (at least one) */
+        /** @description PATCH /api/merchant/terminals/<id>: offlineLimits, language, name, or any of them (at least one) */
         OfflineLimitsBody: {
             offlineLimits?: {
                 /** @description Largest single offline payment, major units of the merchant currency; 0 turns offline payments off; null: the default */
@@ -4728,6 +4756,8 @@ export interface components {
                 maxAgeHours?: number | null;
             };
             language?: components["schemas"]["TerminalLanguage"];
+            /** @description The terminal's name (trimmed; not blank) */
+            name?: string;
         };
         OfflineLimitsRecord: {
             terminalId: string;
@@ -5114,6 +5144,8 @@ export interface components {
             createdAt: string;
             merchantId: string;
             mode: components["schemas"]["Mode"];
+            /** @description The terminal that opened the session; absent when a merchant key did */
+            terminalId?: string;
             /** @description Present when completed (and on a failed settlement) */
             payerHandle?: string;
             /** @description The wallet transfer reference, present when completed */
@@ -5745,6 +5777,10 @@ export interface components {
             revokedAt: string | null;
             lastSeenAt: string | null;
             language: components["schemas"]["TerminalLanguage"];
+            /** @description Offline payments and gift-card sales the kiosk last said it holds unsent (null: it has not said yet). The server learns of them only when the kiosk syncs. */
+            queuedCount: number | null;
+            /** @description When the kiosk last reported queuedCount */
+            queuedReportedAt: string | null;
         };
         TerminalSettingsRecord: {
             terminalId: string;
@@ -5753,6 +5789,7 @@ export interface components {
             total: number;
             maxAgeHours: number;
             language: components["schemas"]["TerminalLanguage"];
+            name: string;
         };
         TimelineEntry: {
             status: components["schemas"]["PaymentStatus"];
@@ -8917,6 +8954,8 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 status?: "pending" | "processing" | "completed" | "failed" | "reversed";
+                /** @description Only the payments made through this payment link (plink_...). A link of another merchant or mode matches none: an empty list, as for any other filter; a malformed id is a 400 validation_failed */
+                paymentLinkId?: string;
             };
             header?: never;
             path?: never;
@@ -9405,6 +9444,88 @@ export interface operations {
             };
             /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `biller_unavailable`. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listBillPayments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                status?: "pending" | "completed" | "failed";
+                billType?: "airtime" | "electricity" | "cable_tv" | "data";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BillPayment"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11371,6 +11492,8 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 status?: "pending" | "tapped" | "processing" | "completed" | "failed" | "expired" | "cancelled";
+                /** @description Only the sessions this terminal opened */
+                terminalId?: string;
             };
             header?: never;
             path?: never;
@@ -11536,7 +11659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `out_of_stock`. */
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `out_of_stock`, `product_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11797,7 +11920,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `session_not_pending`, `out_of_stock`. */
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `session_not_pending`, `out_of_stock`, `product_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import {
   CreateAgentBody,
@@ -26,9 +26,8 @@ import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
-import { type MerchantRow, findMerchant, insertApiKey, insertMerchant, listMerchants, newWebhookSecret, updateMerchant } from '../merchants/store.ts';
-import { handleIsTaken, insertAgent, insertWallet } from '../wallets/store.ts';
-import { requireWallet } from '../wallets/service.ts';
+import { type MerchantRow, findMerchant, insertApiKey, insertMerchant, listMerchants, newWebhookSecret, updateMerchant } from '../merchants/index.ts';
+import { handleIsTaken, insertAgent, insertWallet, requireWallet } from '../wallets/index.ts';
 import { assertEmailFree, inviteUser } from '../merchant-users/index.ts';
 
 const admin = { auth: ['admin'] } as const;
@@ -62,7 +61,7 @@ function rethrowHandleTaken(error: unknown, handle: string): never {
 }
 
 /** Provisioning (CONTRACT.md): merchants, wallets, agents and sandbox funds. Admin token only. */
-export async function adminRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function adminRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, config, secrets } = context;
 
   app.post('/api/admin/merchants', {
@@ -75,7 +74,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
       response: { 201: CreateMerchantResponse, ...errors },
     },
   }, async (request, reply) => {
-    const body = request.body as Static<typeof CreateMerchantBody>;
+    const body = request.body;
     const handle = canonicalHandle(body.handle);
     const country = supportedCountry(body.country);
     const currency = supportedCurrency(body.currency);
@@ -124,7 +123,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     config: admin,
     schema: { tags: ['admin'], summary: 'List merchants', querystring: ListQuery, response: { 200: ListOf(MerchantRecord), ...errors } },
   }, async (request) => {
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const { limit = 20, offset = 0 } = request.query;
     const page = await listMerchants(db, limit, offset);
     return { data: page.rows.map(merchantRecord), total: page.total, limit, offset };
   });
@@ -133,7 +132,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     config: admin,
     schema: { tags: ['admin'], summary: 'A merchant', params: Type.Object({ id: Type.String() }), response: { 200: MerchantRecord, ...errors } },
   }, async (request) => {
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const merchant = await findMerchant(db, id);
     if (!merchant) throw notFound('merchant_not_found', `No merchant ${id}`);
     return merchantRecord(merchant);
@@ -149,8 +148,8 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
       response: { 200: MerchantRecord, ...errors },
     },
   }, async (request) => {
-    const { id } = request.params as { id: string };
-    const body = request.body as Static<typeof UpdateMerchantBody>;
+    const { id } = request.params;
+    const body = request.body;
     const merchant = await updateMerchant(db, id, { rateLimitMultiplier: body.rateLimitMultiplier, name: body.name?.trim() });
     credentialsChanged();
     if (!merchant) throw notFound('merchant_not_found', `No merchant ${id}`);
@@ -161,7 +160,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     config: admin,
     schema: { tags: ['admin'], summary: 'Create a customer wallet', body: CreateWalletBody, response: { 201: WalletRecord, ...errors } },
   }, async (request, reply) => {
-    const body = request.body as Static<typeof CreateWalletBody>;
+    const body = request.body;
     const { handle, mode, country, currency } = walletIdentity(body);
     const destinations = (body.destinations ?? []).map((destination) => ({
       ...destination,
@@ -195,8 +194,8 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
       response: { 200: CreditWalletResponse, ...errors, 422: ErrorBody },
     },
   }, async (request) => {
-    const body = request.body as Static<typeof CreditWalletBody>;
-    const handle = canonicalHandle((request.params as { handle: string }).handle);
+    const body = request.body;
+    const handle = canonicalHandle(request.params.handle);
     const mode = body.mode ?? 'test';
     const currency = supportedCurrency(body.currency);
     const amount = toMinor(body.amount, currency);
@@ -222,7 +221,7 @@ export async function adminRoutes(app: FastifyInstance, context: AppContext): Pr
     config: admin,
     schema: { tags: ['admin'], summary: 'Create an agent with a wallet at its handle', body: CreateAgentBody, response: { 201: CreateAgentResponse, ...errors } },
   }, async (request, reply) => {
-    const body = request.body as Static<typeof CreateAgentBody>;
+    const body = request.body;
     const { handle, mode, country, currency } = walletIdentity(body);
     await assertHandleFree(db, handle, mode);
     const agent = await db

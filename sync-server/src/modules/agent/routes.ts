@@ -1,27 +1,25 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { AgentSessionBody, BalanceResponse, ErrorBody, SessionResponse } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { constantTimeEqual, sha256Hex } from '../../auth/secrets.ts';
 import { unauthorized } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { findAgent, findWalletById, insertAgentSession } from '../wallets/store.ts';
-import { balanceResponse, requireWallet } from '../wallets/service.ts';
+import { balanceResponse, findAgent, findWalletById, insertAgentSession, requireWallet } from '../wallets/index.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
 /** Agents (cash-in points, resellers) sign in with their id and secret, then `Bearer agent.<token>`. */
-export async function agentRoutes(app: FastifyInstance, { db, config }: AppContext): Promise<void> {
+export async function agentRoutes(app: TypedApp, { db, config, now }: AppContext): Promise<void> {
   app.post('/api/agent/sessions', {
     schema: { tags: ['agent'], summary: 'Sign in as an agent', body: AgentSessionBody, response: { 201: SessionResponse, ...errors } },
   }, async (request, reply) => {
-    const body = request.body as Static<typeof AgentSessionBody>;
+    const body = request.body;
     const agent = await findAgent(db, body.agentId);
     const secretMatches = constantTimeEqual(sha256Hex(body.secret), agent?.secret_hash ?? sha256Hex('no agent'));
     if (!agent || agent.disabled || !secretMatches) throw unauthorized('invalid_agent_credentials', 'Unknown agent or wrong secret');
     const wallet = await findWalletById(db, agent.wallet_id);
-    const session = await insertAgentSession(db, agent.id, agent.mode, config.sessionTtlSeconds);
+    const session = await insertAgentSession(db, agent.id, agent.mode, config.sessionTtlSeconds, now());
     return reply.status(201).send({ token: session.token, expiresAt: session.expiresAt.toISOString(), handle: displayHandle(wallet?.handle ?? ''), mode: agent.mode });
   });
 

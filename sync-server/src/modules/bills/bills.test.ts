@@ -124,6 +124,35 @@ for (const target of await databaseTargets()) {
       assert.equal(await balance(server(), merchant.testKey, 'NGN'), before - 1000);
     });
 
+    it('lists the merchant\'s bills newest first, filtered by status and billType, paged, in the key\'s mode only', async () => {
+      const merchant = await server().createMerchant();
+      const other = await server().createMerchant();
+      const headers = { 'x-merchant-api-key': merchant.testKey };
+      const pay = (body: Record<string, unknown>) => server().request<{ id: string }>('POST', '/api/bills/pay', { headers, body });
+      const airtime = { billType: 'airtime', billerId: 'mtn-ng-airtime', accountRef: '08031234567' };
+      const ids: string[] = [];
+      for (const amount of [100, 200, 300]) ids.push((await pay({ ...airtime, amount })).body.id);
+      ids.push((await pay({ ...airtime, amount: 400, reference: 'test_failure' })).body.id);
+      ids.push((await pay({ billType: 'electricity', billerId: 'ikedc-prepaid', accountRef: '45012345678', amount: 5000 })).body.id);
+      await server().request('POST', '/api/bills/pay', { headers: { 'x-merchant-api-key': other.testKey }, body: { ...airtime, amount: 100 } });
+      type Page = { data: { id: string; status: string; billType: string; amount: number }[]; total: number; limit: number; offset: number };
+      const list = (query: string, key = merchant.testKey) => server().request<Page>('GET', `/api/bills/payments${query}`, { headers: { 'x-merchant-api-key': key } });
+      const all = await list('');
+      assert.equal(all.status, 200);
+      assert.deepEqual([all.body.total, all.body.limit, all.body.offset], [5, 20, 0]);
+      assert.deepEqual(all.body.data.map((bill) => bill.id), [...ids].reverse(), 'newest first');
+      const paged = await list('?limit=2&offset=2');
+      assert.deepEqual([paged.body.total, paged.body.data.map((bill) => bill.id)], [5, [ids[2], ids[1]]]);
+      const failed = await list('?status=failed');
+      assert.deepEqual([failed.body.total, failed.body.data.map((bill) => [bill.id, bill.amount])], [1, [[ids[3], 400]]]);
+      const power = await list('?billType=electricity&status=completed');
+      assert.deepEqual([power.body.total, power.body.data.map((bill) => bill.billType)], [1, ['electricity']]);
+      assert.equal((await list('', merchant.liveKey)).body.total, 0, 'live mode has none');
+      const bad = await server().request('GET', '/api/bills/payments?status=lost', { headers });
+      assert.deepEqual([bad.status, bad.body.code], [400, 'validation_failed']);
+      assert.equal((await server().request('GET', '/api/bills/payments')).status, 401);
+    });
+
     it('live: 422 biller_unavailable without an adapter; through an adapter otherwise; 422 insufficient_funds', async () => {
       const merchant = await server().createMerchant();
       const headers = { 'x-merchant-api-key': merchant.liveKey };

@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
-import { BillPayRequest, BillPayment, Biller, BillerQuery, ErrorBody, ListOf } from '@tapline/shared/schemas';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
+import { BillPayRequest, BillPayment, BillPaymentListQuery, Biller, BillerQuery, ErrorBody, ListOf } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { newId } from '../../auth/secrets.ts';
@@ -8,7 +8,8 @@ import { notFound } from '../../http/errors.ts';
 import { idempotentId } from '../../http/idempotency.ts';
 import { supportedCountry } from '../../http/validate.ts';
 import { BILLERS } from './catalogue.ts';
-import { type BillBody, billRecord, findBill, payBill } from './service.ts';
+import { billRecord, payBill } from './service.ts';
+import { findBill, listBills } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
@@ -19,9 +20,9 @@ the token and the kWh), cable TV to a smartcard number. The wallet is debited am
 Sandbox (mk_test_): the result comes at once; reference test_failure makes the biller refuse (status failed, debit
 refunded). Live: a bill-payment adapter must be configured for the biller, otherwise 422 biller_unavailable.`;
 
-export async function billRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function billRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db } = context;
-  const deps = { db, config: context.config, now: context.now, billerProviders: context.providers.billers };
+  const deps = { db, config: context.config, now: context.now, billerProviders: context.billerProviders };
 
   app.get('/api/bills/billers', {
     schema: {
@@ -31,7 +32,7 @@ export async function billRoutes(app: FastifyInstance, context: AppContext): Pro
       response: { 200: ListOf(Biller), 400: ErrorBody, 429: ErrorBody },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof BillerQuery>;
+    const query = request.query;
     const country = query.country ? supportedCountry(query.country) : undefined;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
@@ -46,8 +47,25 @@ export async function billRoutes(app: FastifyInstance, context: AppContext): Pro
     const principal = principalAs(request, 'merchant');
     const seed = idempotentId(request, 'bill');
     const billId = seed ? `bill_${seed.slice(seed.indexOf(':') + 1)}` : newId('bill');
-    const row = await payBill(deps, { merchantId: principal.merchantId, handle: principal.handle, mode: principal.mode }, request.body as BillBody, billId);
+    const row = await payBill(deps, { merchantId: principal.merchantId, handle: principal.handle, mode: principal.mode }, request.body, billId);
     return reply.status(201).send(billRecord(row));
+  });
+
+  app.get('/api/bills/payments', {
+    config: { auth: ['merchant'] },
+    schema: {
+      tags: ['bills'],
+      summary: 'The merchant\'s bill payments in the key\'s mode, newest first (filters: status, billType)',
+      querystring: BillPaymentListQuery,
+      response: { 200: ListOf(BillPayment), ...errors },
+    },
+  }, async (request) => {
+    const principal = principalAs(request, 'merchant');
+    const query = request.query;
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    const page = await listBills(db, { merchantId: principal.merchantId, mode: principal.mode }, { status: query.status, billType: query.billType }, limit, offset);
+    return { data: page.rows.map(billRecord), total: page.total, limit, offset };
   });
 
   app.get('/api/bills/payments/:id', {
@@ -55,7 +73,7 @@ export async function billRoutes(app: FastifyInstance, context: AppContext): Pro
     schema: { tags: ['bills'], summary: 'One bill payment', params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 200: BillPayment, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const row = await findBill(db, id);
     if (!row || row.merchant_id !== principal.merchantId || row.mode !== principal.mode) throw notFound('bill_not_found', `No bill payment ${id}`);
     return billRecord(row);

@@ -1,42 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { toMajor, toMinor } from '@tapline/shared/money';
+import { percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import type { Config } from '../../config.ts';
-import type { Database, Queryable } from '../../db/database.ts';
+import type { Database } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { badRequest, notFound, unprocessable } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { type TransferLeg, transfer } from '../../ledger/ledger.ts';
-import { feeMinor } from '../fx/decimal.ts';
-import { ensureSandboxFloat } from '../payments/service.ts';
-import { findWallet } from '../wallets/store.ts';
-import { type Biller, type BillType, findBiller } from './catalogue.ts';
+import { transfer, transferIds, type TransferLeg } from '../../ledger/ledger.ts';
+import { ensureSandboxFloat } from '../payments/index.ts';
+import { findWallet } from '../wallets/index.ts';
+import { type Biller, findBiller } from './catalogue.ts';
 import type { BillResult, BillerProvider } from './providers.ts';
-
-export interface BillRow {
-  id: string;
-  merchant_id: string;
-  mode: Mode;
-  bill_type: BillType;
-  biller_id: string;
-  account_ref: string;
-  amount: number;
-  currency: string;
-  fee: number;
-  status: 'pending' | 'completed' | 'failed';
-  plan_code: string | null;
-  token: string | null;
-  units: string | null;
-  customer_name: string | null;
-  reference: string | null;
-  failure_reason: string | null;
-  provider: string | null;
-  provider_reference: string | null;
-  wallet_id: string;
-  created_at: Date;
-  updated_at: Date;
-}
+import { type BillRow, findBill, insertBill, lockBill, recordBillResult } from './store.ts';
 
 export interface BillBody {
   billType: string;
@@ -80,6 +56,7 @@ export function billRecord(row: BillRow) {
     providerReference: row.provider_reference,
     ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
     createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
   };
 }
 
@@ -123,20 +100,6 @@ function sandboxResult(biller: Biller, billId: string, amount: number, reference
   return { status: 'completed', providerReference };
 }
 
-async function insertBill(tx: Queryable, row: Omit<BillRow, 'updated_at'>): Promise<BillRow | undefined> {
-  const [inserted] = await tx.query<BillRow>(
-    `INSERT INTO bill_payments (id, merchant_id, mode, bill_type, biller_id, account_ref, amount, currency, fee, status, plan_code, token, units,
-       customer_name, reference, failure_reason, provider, provider_reference, wallet_id, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $20)
-     ON CONFLICT (id) DO NOTHING RETURNING *`,
-    [
-      row.id, row.merchant_id, row.mode, row.bill_type, row.biller_id, row.account_ref, row.amount, row.currency, row.fee, row.status, row.plan_code,
-      row.token, row.units, row.customer_name, row.reference, row.failure_reason, row.provider, row.provider_reference, row.wallet_id, row.created_at,
-    ],
-  );
-  return inserted;
-}
-
 function debitLegs(walletId: string, currency: string, amount: number, fee: number, to: 'rail_clearing' | 'funding'): TransferLeg[] {
   const legs: TransferLeg[] = [
     { account: walletAccount(walletId, currency), amount: -(amount + fee) },
@@ -175,7 +138,7 @@ export async function payBill(deps: BillDeps, caller: { merchantId: string; hand
   const wallet = await findWallet(deps.db, caller.handle, caller.mode);
   if (!wallet) throw notFound('wallet_not_found', `The merchant has no ${caller.mode} wallet`);
   await ensureSandboxFloat(deps, wallet, biller.currency);
-  const fee = feeMinor(amount, deps.config.feePercentByRail.bills ?? '0');
+  const fee = percentOf(amount, deps.config.feePercentByRail.bills ?? '0', 'up');
   const now = deps.now();
   const base: Omit<BillRow, 'updated_at'> = {
     id: billId, merchant_id: caller.merchantId, mode: caller.mode, bill_type: biller.billType, biller_id: biller.id, account_ref: accountRef, amount,
@@ -195,11 +158,11 @@ export async function payBill(deps: BillDeps, caller: { merchantId: string; hand
         provider_reference: result.providerReference,
         failure_reason: result.failureReason ?? null,
       });
-      if (!row) return (await tx.query<BillRow>('SELECT * FROM bill_payments WHERE id = $1', [billId]))[0]!;
-      await transfer(tx, { id: `${billId}:debit`, mode: caller.mode, kind: 'bill_debit', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'funding'), metadata: { billId } });
+      if (!row) return (await findBill(tx, billId))!;
+      await transfer(tx, { id: transferIds.step(billId, 'debit'), mode: caller.mode, kind: 'bill_debit', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'funding'), metadata: { billId } });
       if (result.status === 'failed') {
         await transfer(tx, {
-          id: `${billId}:refund`, mode: caller.mode, kind: 'bill_refund', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'funding').map((leg) => ({ ...leg, amount: -leg.amount })), metadata: { billId },
+          id: transferIds.step(billId, 'refund'), mode: caller.mode, kind: 'bill_refund', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'funding').map((leg) => ({ ...leg, amount: -leg.amount })), metadata: { billId },
         });
       }
       return row;
@@ -208,8 +171,8 @@ export async function payBill(deps: BillDeps, caller: { merchantId: string; hand
 
   const pending = await deps.db.transaction(async (tx) => {
     const row = await insertBill(tx, base);
-    if (!row) return { row: (await tx.query<BillRow>('SELECT * FROM bill_payments WHERE id = $1', [billId]))[0]!, created: false };
-    await transfer(tx, { id: `${billId}:debit`, mode: caller.mode, kind: 'bill_debit', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'rail_clearing'), metadata: { billId } });
+    if (!row) return { row: (await findBill(tx, billId))!, created: false };
+    await transfer(tx, { id: transferIds.step(billId, 'debit'), mode: caller.mode, kind: 'bill_debit', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'rail_clearing'), metadata: { billId } });
     return { row, created: true };
   });
   if (!pending.created || pending.row.status !== 'pending') return pending.row;
@@ -221,28 +184,19 @@ export async function payBill(deps: BillDeps, caller: { merchantId: string; hand
     return pending.row;
   }
   return deps.db.transaction(async (tx) => {
-    const [locked] = await tx.query<BillRow>('SELECT * FROM bill_payments WHERE id = $1 FOR UPDATE', [billId]);
+    const locked = await lockBill(tx, billId);
     if (!locked || locked.status !== 'pending') return locked!;
     if (result.status === 'completed') {
       await transfer(tx, {
-        id: `${billId}:settle`, mode: caller.mode, kind: 'bill_settlement',
+        id: transferIds.step(billId, 'settle'), mode: caller.mode, kind: 'bill_settlement',
         legs: [{ account: systemAccount('rail_clearing', biller.currency), amount: -amount }, { account: systemAccount('funding', biller.currency), amount }],
       });
     } else {
       await transfer(tx, {
-        id: `${billId}:refund`, mode: caller.mode, kind: 'bill_refund', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'rail_clearing').map((leg) => ({ ...leg, amount: -leg.amount })), metadata: { billId },
+        id: transferIds.step(billId, 'refund'), mode: caller.mode, kind: 'bill_refund', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'rail_clearing').map((leg) => ({ ...leg, amount: -leg.amount })), metadata: { billId },
       });
     }
-    const [row] = await tx.query<BillRow>(
-      `UPDATE bill_payments SET status = $2, token = $3, units = $4, customer_name = $5, provider_reference = $6, failure_reason = $7, updated_at = $8
-       WHERE id = $1 RETURNING *`,
-      [billId, result.status, result.token ?? null, result.units ?? null, result.customerName ?? null, result.providerReference, result.failureReason ?? null, deps.now()],
-    );
+    const row = await recordBillResult(tx, billId, result, deps.now());
     return row!;
   });
-}
-
-export async function findBill(db: Queryable, id: string): Promise<BillRow | undefined> {
-  const [row] = await db.query<BillRow>('SELECT * FROM bill_payments WHERE id = $1', [id]);
-  return row;
 }

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
 import {
   CHECKOUT_SESSION_TTL_SECONDS,
@@ -17,8 +18,8 @@ import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { corsPreflight } from '../../http/cors.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
-import { describeRails } from '../payments/rails.ts';
-import { type CheckoutCaller, type PayCheckoutBody, checkoutRecord, checkoutService, payerOf } from './service.ts';
+import { describeRails } from '../payments/index.ts';
+import { type CheckoutCaller, checkoutRecord, checkoutService, payerOf } from './service.ts';
 import { type PublishableKeyRow, insertPublishableKey, listPublishableKeys, revokePublishableKey } from './store.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
@@ -76,7 +77,7 @@ function checkoutCaller(request: FastifyRequest): CheckoutCaller {
 }
 
 /** Publishable keys and checkout sessions: what the browser drop-in (/sdk/service.js) works with. */
-export async function checkoutRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function checkoutRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, config } = context;
   const checkout = checkoutService(context);
   const record = (row: Parameters<typeof checkoutRecord>[0]) => checkoutRecord(row, config.publicBaseUrl);
@@ -92,7 +93,8 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
     },
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
-    const allowedOrigins = (request.body as Static<typeof CreatePublishableKeyBody> | undefined)?.allowedOrigins;
+    // No body is {} (http/input-guard.ts): the key may be used from any origin.
+    const allowedOrigins = request.body.allowedOrigins;
     const created = await insertPublishableKey(db, { merchantId: principal.merchantId, mode: principal.mode, allowedOrigins: allowedOrigins ?? null, now: context.now() });
     return reply.status(201).send({
       id: created.row.id,
@@ -109,7 +111,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
     schema: { tags: ['checkout'], summary: 'List publishable keys of the calling key\'s mode (without the keys themselves)', description: KEYS_DESCRIPTION, querystring: ListQuery, response: { 200: ListOf(PublishableKeyRecord), ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const { limit = 20, offset = 0 } = request.query;
     const page = await listPublishableKeys(db, principal.merchantId, principal.mode, limit, offset);
     return { data: page.rows.map(publishableKeyRecord), total: page.total, limit, offset };
   });
@@ -119,7 +121,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
     schema: { tags: ['checkout'], summary: 'Revoke a publishable key: it stops working at once (401)', params: IdParams, response: { 200: PublishableKeyRecord, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
+    const { id } = request.params;
     const row = await revokePublishableKey(db, id, principal.merchantId, principal.mode, context.now());
     credentialsChanged();
     if (!row) throw notFound('publishable_key_not_found', `No publishable key ${id}`);
@@ -137,7 +139,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
       response: { 201: CheckoutSession, ...errors },
     },
   }, async (request, reply) => {
-    const row = await checkout.create(checkoutCaller(request), request.body as Static<typeof CreateCheckoutSessionBody>, request.headers);
+    const row = await checkout.create(checkoutCaller(request), request.body, request.headers);
     return reply.status(201).send(record(row));
   });
 
@@ -152,12 +154,12 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
       response: { 200: CheckoutSession, ...errors },
     },
   }, async (request) => {
-    const row = await checkout.get(checkoutCaller(request), (request.params as Static<typeof IdParams>).id);
+    const row = await checkout.get(checkoutCaller(request), request.params.id);
     return record(row);
   });
 
-  const payBody = (request: FastifyRequest) => request.body as PayCheckoutBody;
-  const sessionIdOf = (request: FastifyRequest) => (request.params as Static<typeof IdParams>).id;
+  /** The pay route's request as its schemas type it, for its body-credential callbacks (http/idempotency.ts). */
+  type PayRequest = FastifyRequest<{ Params: Static<typeof IdParams>; Body: Static<typeof PayCheckoutSessionBody> }>;
   corsPreflight(app, '/api/checkout/sessions/:id/pay', ['POST']);
   app.post('/api/checkout/sessions/:id/pay', {
     config: {
@@ -166,9 +168,9 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
       // Public route: the payer is named and proven in the body, so the key is theirs (per
       // session) and the PIN stays out of the stored request hash; a replay asks for the PIN again.
       idempotencyBodyCredential: {
-        scope: (request) => `checkout:${sessionIdOf(request)}:${payerOf(payBody(request))}`,
+        scope: (request: PayRequest) => `checkout:${request.params.id}:${payerOf(request.body)}`,
         secrets: ['pin'],
-        beforeReplay: (request) => checkout.provePayer(sessionIdOf(request), payBody(request)),
+        beforeReplay: (request: PayRequest) => checkout.provePayer(request.params.id, request.body),
         forgetStatuses: [403, 429],
       },
     },
@@ -182,7 +184,7 @@ export async function checkoutRoutes(app: FastifyInstance, context: AppContext):
       response: { 200: CheckoutSession, ...errors, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody },
     },
   }, async (request) => {
-    const row = await checkout.pay(sessionIdOf(request), payBody(request));
+    const row = await checkout.pay(request.params.id, request.body);
     return record(row);
   });
 }

@@ -7,11 +7,10 @@ import { enqueueEvent } from '../../events/outbox.ts';
 import { badRequest, conflict, gone, notFound, unprocessable } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { transfer, transferPersonToMerchant } from '../../ledger/ledger.ts';
-import { railAvailableIn } from '../payments/rails.ts';
-import { findMerchant } from '../merchants/store.ts';
-import { checkWalletPin } from '../wallets/service.ts';
-import { type WalletRow, findWallet } from '../wallets/store.ts';
+import { transfer, transferIds, transferPersonToMerchant } from '../../ledger/ledger.ts';
+import { railAvailableIn } from '../payments/index.ts';
+import { findMerchant } from '../merchants/index.ts';
+import { type WalletRow, checkWalletPin, findWallet, payerIsMerchant } from '../wallets/index.ts';
 import {
   type CheckoutPaymentMethod,
   type CheckoutRail,
@@ -101,7 +100,7 @@ function notPayable(row: CheckoutSessionRow) {
 
 /** The ledger transfer that pays a session: one per session, so it can never be paid twice. */
 export function checkoutTransferId(sessionId: string): string {
-  return `checkout:${sessionId}`;
+  return transferIds.checkout(sessionId);
 }
 
 export const SANDBOX_COLLECTION_FAILURE = 'The provider declined the collection (sandbox reference test_failure)';
@@ -140,8 +139,8 @@ export function checkoutService(context: AppContext) {
     const pin = required(body.pin, 'pin', 'wallet');
     const payer = await findWallet(db, handle, session.mode);
     if (!payer) throw notFound('wallet_not_found', `No ${session.mode} wallet ${displayHandle(handle)}`);
-    if (payer.id === session.merchant_wallet_id) throw badRequest('payer_is_merchant', 'The merchant cannot pay its own checkout');
-    await checkWalletPin(db, payer, pin);
+    if (payerIsMerchant(payer.id, session.merchant_wallet_id)) throw badRequest('payer_is_merchant', 'The merchant cannot pay its own checkout');
+    await checkWalletPin(db, payer, pin, context.now());
     return payer;
   }
 

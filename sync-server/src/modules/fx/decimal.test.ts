@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applySpread, convertMinor, crossRate, decimalToNumber, divide, feeMinor, formatDecimal, parseDecimal, roundSignificant } from './decimal.ts';
+import { convertMinor as convert, decimalToNumber, divideDecimal as divide, formatDecimal, parseDecimal, percentOf, roundSignificant } from '@tapline/shared/money';
+import { applySpread, crossRate } from './rates.ts';
+
+// The FX rules of fx/rates.ts: converted amounts round down, fees up.
+const convertMinor = (minor: number, from: string, rate: ReturnType<typeof parseDecimal>, to: string) => convert(minor, from, to, rate, 'down');
+const feeMinor = (minor: number, percent: string) => percentOf(minor, percent, 'up');
 
 const d = (text: string) => parseDecimal(text);
 

@@ -8,7 +8,7 @@ import { SUPPORTED_CURRENCIES } from '@tapline/shared/countries';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ManualClock } from '../../testing/receiver.ts';
 import { useTestServer } from '../../testing/server.ts';
-import { convertMinor, parseDecimal } from './decimal.ts';
+import { convertMinor, parseDecimal } from '@tapline/shared/money';
 import { EmbeddedRateProvider, UrlRateProvider } from './providers.ts';
 import { FxRateService } from './rates.ts';
 
@@ -95,7 +95,7 @@ for (const target of await databaseTargets()) {
       const zeroDecimals = await server().request('GET', '/api/fx/quote?from=XOF&to=GHS&amount=10000&rail=bank_transfer', { headers });
       assert.equal(zeroDecimals.status, 200);
       assert.equal(zeroDecimals.body.fee, 100);
-      assert.equal(zeroDecimals.body.receive, convertMinor(10_000, 'XOF', parseDecimal(String(zeroDecimals.body.rate)), 'GHS') / 100);
+      assert.equal(zeroDecimals.body.receive, convertMinor(10_000, 'XOF', 'GHS', parseDecimal(String(zeroDecimals.body.rate)), 'down') / 100);
     });
 
     it('a quoteId locks its rate for POST /api/pay while valid; expired 410, another merchant\'s 404, another corridor 400', async () => {

@@ -1,8 +1,35 @@
 import type { Database } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import { Poller } from '../../jobs/poller.ts';
-import { type Decimal, applySpread, crossRate, parseDecimal } from './decimal.ts';
+import { type Decimal, divideDecimal, multiplyDecimal, parseDecimal, roundSignificant } from '@tapline/shared/money';
+
+/**
+ * The FX rate rules, on the exact decimals of @tapline/shared/money:
+ * - A mid-market cross rate from/to is USD->to divided by USD->from (the published USD table),
+ *   rounded half-even to RATE_SIGNIFICANT_DIGITS significant digits.
+ * - The merchant's rate is the mid rate times (1 - spread/100), rounded DOWN to the same number of
+ *   significant digits (the platform's favour).
+ * - A converted amount rounds DOWN to the target's minor unit and a fee UP (the platform's
+ *   favour): convertMinor(..., 'down') and percentOf(..., 'up') at the call sites.
+ */
+export const RATE_SIGNIFICANT_DIGITS = 10;
+
+/** The mid-market cross rate from -> to, given each currency's units per 1 USD. */
+export function crossRate(usdToFrom: Decimal, usdToTo: Decimal): Decimal {
+  return divideDecimal(usdToTo, usdToFrom, RATE_SIGNIFICANT_DIGITS, 'half_even');
+}
+
+/** The mid rate less a spread in percent ("1.25"), rounded down. A zero spread keeps the mid rate. */
+export function applySpread(mid: Decimal, spreadPercent: string): Decimal {
+  const spread = parseDecimal(spreadPercent);
+  if (spread.units === 0n) return mid;
+  // mid * (100 - spread) / 100
+  const factor = { units: 100n * 10n ** BigInt(spread.scale) - spread.units, scale: spread.scale + 2 };
+  if (factor.units <= 0n) throw new RangeError('spread must be below 100%');
+  return roundSignificant(multiplyDecimal(mid, factor), RATE_SIGNIFICANT_DIGITS, 'down');
+}
 import { type FxRateProvider, type UsdRateTable, parseUsdTable } from './providers.ts';
+import { findRateTable, saveRateTable } from './store.ts';
 
 /** One rate table in use: where it came from, its own date, and when this server last fetched it. */
 export interface RateSnapshot {
@@ -93,12 +120,7 @@ export class FxRateService {
     try {
       const table = await provider.fetchTable();
       this.install(table, now());
-      await db
-        .query(
-          `INSERT INTO fx_rate_tables (source, as_of, fetched_at, usd_rates) VALUES ($1, $2, $3, $4::jsonb)
-           ON CONFLICT (source) DO UPDATE SET as_of = EXCLUDED.as_of, fetched_at = EXCLUDED.fetched_at, usd_rates = EXCLUDED.usd_rates`,
-          [provider.name, table.asOf, now(), JSON.stringify(Object.fromEntries(Object.entries(table.usdRates).map(([code, rate]) => [code.toLowerCase(), Number(rate)])))],
-        )
+      await saveRateTable(db, provider.name, table.asOf, now(), Object.fromEntries(Object.entries(table.usdRates).map(([code, rate]) => [code.toLowerCase(), Number(rate)])))
         .catch((error: unknown) => this.options.onError?.(error));
       return;
     } catch (error) {
@@ -106,10 +128,7 @@ export class FxRateService {
       if (this.current) return;
     }
     // Never fetched since start: the last good table saved by an earlier run, else the fallback.
-    const [saved] = await db.query<{ as_of: string; fetched_at: Date; usd_rates: Record<string, number> }>(
-      'SELECT as_of, fetched_at, usd_rates FROM fx_rate_tables WHERE source = $1',
-      [provider.name],
-    );
+    const saved = await findRateTable(db, provider.name);
     if (saved) {
       this.install(parseUsdTable({ date: saved.as_of, usd: saved.usd_rates }, provider.name), saved.fetched_at);
       return;

@@ -1,21 +1,19 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { SUPPORTED_CURRENCIES, currencyOfCountry } from '@tapline/shared/countries';
-import { toMajor, toMinor } from '@tapline/shared/money';
+import { convertMinor, decimalToNumber, formatDecimal, percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import { ErrorBody, FX_ROUNDING_RULES, FxQuoteQuery, FxQuoteResponse, FxRatesQuery, FxRatesResponse, PublicFxQuery, PublicFxResponse } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { newId } from '../../auth/secrets.ts';
 import { badRequest } from '../../http/errors.ts';
 import { supportedCountry, supportedCurrency } from '../../http/validate.ts';
-import { convertMinor, decimalToNumber, feeMinor, formatDecimal } from './decimal.ts';
 import { insertQuote } from './store.ts';
 
 /** A quote locks its rate this long (CONTRACT.md). */
 export const QUOTE_TTL_SECONDS = 60;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
-export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: AppContext): Promise<void> {
+export async function fxRoutes(app: TypedApp, { db, config, now, fx }: AppContext): Promise<void> {
   app.get('/api/fx', {
     schema: {
       tags: ['fx'],
@@ -25,7 +23,7 @@ export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: Ap
       response: { 200: PublicFxResponse, 400: ErrorBody, 429: ErrorBody },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof PublicFxQuery>;
+    const query = request.query;
     const from = supportedCountry(query.from, 'from');
     const to = supportedCountry(query.to, 'to');
     if (from === to) throw badRequest('same_country', 'from and to must be different countries');
@@ -41,7 +39,7 @@ export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: Ap
       toCurrency,
       rate: decimalToNumber(rate),
       amount: toMajor(amount, fromCurrency),
-      receive: toMajor(convertMinor(amount, fromCurrency, rate, toCurrency), toCurrency),
+      receive: toMajor(convertMinor(amount, fromCurrency, toCurrency, rate, 'down'), toCurrency),
       asOf: snapshot.asOf,
       updatedAt: snapshot.updatedAt.toISOString(),
     };
@@ -58,7 +56,7 @@ export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: Ap
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const query = request.query as Static<typeof FxQuoteQuery>;
+    const query = request.query;
     const from = supportedCurrency(query.from, 'from');
     const to = supportedCurrency(query.to, 'to');
     if (from === to) throw badRequest('same_currency', 'from and to must be different currencies');
@@ -66,8 +64,8 @@ export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: Ap
     const rail = query.rail ?? 'mobile_money';
     const snapshot = await fx.snapshot();
     const { mid, rate, spreadPercent } = fx.merchantRate(snapshot, from, to);
-    const receive = convertMinor(amount, from, rate, to);
-    const fee = feeMinor(amount, config.feePercentByRail[rail] ?? '0');
+    const receive = convertMinor(amount, from, to, rate, 'down');
+    const fee = percentOf(amount, config.feePercentByRail[rail] ?? '0', 'up');
     const at = now();
     const quote = await insertQuote(db, {
       id: newId('fxq'),
@@ -113,7 +111,7 @@ export async function fxRoutes(app: FastifyInstance, { db, config, now, fx }: Ap
       response: { 200: FxRatesResponse, ...errors },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof FxRatesQuery>;
+    const query = request.query;
     const from = query.from ? supportedCurrency(query.from, 'from') : undefined;
     const to = query.to ? supportedCurrency(query.to, 'to') : undefined;
     const snapshot = await fx.snapshot();

@@ -36,3 +36,22 @@ export async function findQuote(db: Queryable, id: string): Promise<QuoteRow | u
   const [row] = await db.query<QuoteRow>(`SELECT ${COLUMNS} FROM fx_quotes WHERE id = $1`, [id]);
   return row;
 }
+
+/** Forgets at most `limit` quotes that expired before `before` (the payment scheduler's sweep). */
+export async function deleteExpiredQuotes(db: Queryable, before: Date, limit: number): Promise<void> {
+  await db.query('DELETE FROM fx_quotes WHERE id IN (SELECT id FROM fx_quotes WHERE expires_at < $1 LIMIT $2)', [before, limit]);
+}
+
+/** The last good table of a rate source, kept so a restart without the source starts from it. */
+export async function saveRateTable(db: Queryable, source: string, asOf: string, fetchedAt: Date, usdRates: Record<string, number>): Promise<void> {
+  await db.query(
+    `INSERT INTO fx_rate_tables (source, as_of, fetched_at, usd_rates) VALUES ($1, $2, $3, $4::jsonb)
+     ON CONFLICT (source) DO UPDATE SET as_of = EXCLUDED.as_of, fetched_at = EXCLUDED.fetched_at, usd_rates = EXCLUDED.usd_rates`,
+    [source, asOf, fetchedAt, JSON.stringify(usdRates)],
+  );
+}
+
+export async function findRateTable(db: Queryable, source: string): Promise<{ as_of: string; fetched_at: Date; usd_rates: Record<string, number> } | undefined> {
+  const [row] = await db.query<{ as_of: string; fetched_at: Date; usd_rates: Record<string, number> }>('SELECT as_of, fetched_at, usd_rates FROM fx_rate_tables WHERE source = $1', [source]);
+  return row;
+}

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ADMIN, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
-import { DAY, HOUR, type Json, agent, assertLiabilityMatchesCards, balanceMinor, holder, issueCard, merchant, redeem, runJobs, testClock } from './test-helpers.ts';
+import { DAY, HOUR, type Json, agent, assertLiabilityMatchesCards, balanceMinor, holder, issueCard, merchant, redeem, runJobs, testClock } from '../../testing/gift-cards.ts';
 
 type Page = { data: Json[]; total: number; limit: number; offset: number };
 

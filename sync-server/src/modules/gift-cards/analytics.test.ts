@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ADMIN, useTestServer } from '../../testing/server.ts';
-import { formatDecimal } from '../fx/decimal.ts';
-import { DAY, type Json, agent, holder, issueCard, merchant, redeem, runJobs, testClock } from './test-helpers.ts';
+import { formatDecimal } from '@tapline/shared/money';
+import { DAY, type Json, agent, holder, issueCard, merchant, redeem, runJobs, testClock } from '../../testing/gift-cards.ts';
 
 type Figures = {
   issuedCount: number;

@@ -2,7 +2,8 @@ import { toMajor } from '@tapline/shared/money';
 import { GIFT_CARD_ISSUER_TYPES, GIFT_CARD_STATUSES } from '@tapline/shared/schemas';
 import type { Queryable } from '../../db/database.ts';
 import { type RateSource, convertMinor } from './fx.ts';
-import { type CardFilter, cardWhere } from './store.ts';
+import type { CardFilter } from './store.ts';
+import { type CurrencyFiguresRow, cardCount, cardCountsByIssuerType, cardCountsByStatus, cardTotalsByCurrency, currencyFigures, redemptionCount } from './analytics-store.ts';
 
 /**
  * Analytics (spec: issuedCount, issuedValue, redeemedCount, partialCount, activeCount,
@@ -26,19 +27,6 @@ export interface AnalyticsScope {
   homeCurrency: string;
 }
 
-interface CurrencyRow {
-  currency: string;
-  issued_count: number;
-  issued_value: number;
-  redeemed_count: number;
-  partial_count: number;
-  active_count: number;
-  outstanding_value: number;
-  total_drawn: number;
-  redeemed_any: number;
-  seconds_to_first: number;
-}
-
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
 function rate(redeemedAny: number, issued: number): number {
@@ -50,24 +38,10 @@ function averageMinutes(seconds: number, redeemedAny: number): number | null {
 }
 
 export async function computeAnalytics(db: Queryable, rates: RateSource, scope: AnalyticsScope, requestedCurrency?: string) {
-  const where = cardWhere(scope.filter);
-  const rows = await db.query<CurrencyRow>(
-    `SELECT c.currency,
-       count(*)::int8 AS issued_count,
-       coalesce(sum(c.amount), 0)::int8 AS issued_value,
-       count(*) FILTER (WHERE c.status = 'used')::int8 AS redeemed_count,
-       count(*) FILTER (WHERE c.first_redeemed_at IS NOT NULL AND c.amount_remaining > 0)::int8 AS partial_count,
-       count(*) FILTER (WHERE c.status = 'active')::int8 AS active_count,
-       coalesce(sum(c.amount_remaining) FILTER (WHERE c.status IN ('active', 'scheduled')), 0)::int8 AS outstanding_value,
-       coalesce(sum(c.amount - c.amount_remaining), 0)::int8 AS total_drawn,
-       count(c.first_redeemed_at)::int8 AS redeemed_any,
-       coalesce(sum(extract(epoch FROM (c.first_redeemed_at - c.created_at))), 0)::float8 AS seconds_to_first
-     FROM gift_cards c WHERE ${where.sql} GROUP BY c.currency ORDER BY c.currency`,
-    where.params,
-  );
+  const rows = await currencyFigures(db, scope.filter);
 
   const byCurrency: Record<string, ReturnType<typeof figures>> = {};
-  function figures(row: CurrencyRow) {
+  function figures(row: CurrencyFiguresRow) {
     return {
       issuedCount: row.issued_count,
       issuedValue: toMajor(row.issued_value, row.currency),
@@ -116,27 +90,16 @@ export async function computeAnalytics(db: Queryable, rates: RateSource, scope: 
 
 /** Admin aggregates over every card (one mode or both). */
 export async function computeStats(db: Queryable, filter: CardFilter, now: Date) {
-  const where = cardWhere(filter);
-  const params = where.params;
   const byStatus: Record<string, number> = Object.fromEntries(GIFT_CARD_STATUSES.map((status) => [status, 0]));
-  for (const row of await db.query<{ status: string; count: number }>(`SELECT c.status, count(*)::int8 AS count FROM gift_cards c WHERE ${where.sql} GROUP BY c.status`, params)) {
+  for (const row of await cardCountsByStatus(db, filter)) {
     byStatus[row.status] = row.count;
   }
   const byIssuerType: Record<string, number> = Object.fromEntries(GIFT_CARD_ISSUER_TYPES.map((type) => [type, 0]));
-  for (const row of await db.query<{ issuer_type: string; count: number }>(
-    `SELECT c.issuer_type, count(*)::int8 AS count FROM gift_cards c WHERE ${where.sql} GROUP BY c.issuer_type`,
-    params,
-  )) {
+  for (const row of await cardCountsByIssuerType(db, filter)) {
     byIssuerType[row.issuer_type] = row.count;
   }
   const byCurrency: Record<string, { issuedCount: number; issuedValue: number; outstandingValue: number; totalDrawn: number; returnedValue: number }> = {};
-  for (const row of await db.query<{ currency: string; issued_count: number; issued_value: number; outstanding: number; drawn: number; returned: number }>(
-    `SELECT c.currency, count(*)::int8 AS issued_count, sum(c.amount)::int8 AS issued_value,
-       coalesce(sum(c.amount_remaining) FILTER (WHERE c.status IN ('active', 'scheduled')), 0)::int8 AS outstanding,
-       sum(c.amount - c.amount_remaining)::int8 AS drawn, sum(c.returned_amount)::int8 AS returned
-     FROM gift_cards c WHERE ${where.sql} GROUP BY c.currency ORDER BY c.currency`,
-    params,
-  )) {
+  for (const row of await cardTotalsByCurrency(db, filter)) {
     byCurrency[row.currency] = {
       issuedCount: row.issued_count,
       issuedValue: toMajor(row.issued_value, row.currency),
@@ -145,18 +108,14 @@ export async function computeStats(db: Queryable, filter: CardFilter, now: Date)
       returnedValue: toMajor(row.returned, row.currency),
     };
   }
-  const [redemptions] = await db.query<{ count: number }>(
-    `SELECT count(*)::int8 AS count FROM gift_card_redemptions r JOIN gift_cards c ON c.id = r.card_id WHERE ${where.sql}`,
-    params,
-  );
-  const recentWhere = cardWhere({ ...filter, createdFrom: new Date(now.getTime() - 24 * 3600_000) });
-  const [recent] = await db.query<{ count: number }>(`SELECT count(*)::int8 AS count FROM gift_cards c WHERE ${recentWhere.sql}`, recentWhere.params);
+  const redemptions = await redemptionCount(db, filter);
+  const recent = await cardCount(db, { ...filter, createdFrom: new Date(now.getTime() - 24 * 3600_000) });
   return {
     totalCount: Object.values(byStatus).reduce((sum, count) => sum + count, 0),
     byStatus,
     byIssuerType,
     byCurrency,
-    redemptionCount: redemptions?.count ?? 0,
-    issuedLast24Hours: recent?.count ?? 0,
+    redemptionCount: redemptions,
+    issuedLast24Hours: recent,
   };
 }

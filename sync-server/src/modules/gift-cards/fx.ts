@@ -1,7 +1,6 @@
-import { currencyExponent } from '@tapline/shared/money';
+import { MoneyError, type Rounding, convertMinor as convertExactly, formatDecimal } from '@tapline/shared/money';
 import { unprocessable } from '../../http/errors.ts';
-import { formatDecimal } from '../fx/decimal.ts';
-import type { FxRateService } from '../fx/rates.ts';
+import type { FxRateService } from '../fx/index.ts';
 
 /**
  * The narrow seam gift cards need from FX: the mid-market rate between two currencies as an
@@ -12,36 +11,19 @@ export interface RateSource {
   rate(from: string, to: string): Promise<{ rate: string; asOf: string }>;
 }
 
-/** A positive decimal string as an exact fraction: digits / 10^scale. */
-export function decimalFraction(decimal: string): { digits: bigint; scale: number } {
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(decimal.trim());
-  if (!match) throw new Error(`not a positive decimal: ${decimal}`);
-  const [, whole = '0', fraction = ''] = match;
-  return { digits: BigInt(`${whole}${fraction}`), scale: fraction.length };
-}
-
-export type Rounding = 'floor' | 'half_up';
-
 /**
  * Converts integer minor units of `from` into integer minor units of `to` at `rate` (a decimal
- * string, units of `to` per unit of `from`), in exact integer arithmetic:
- * minor_to = minor_from x rate x 10^(exponent_to - exponent_from), then rounded.
- * Redemptions round down (`floor`: the FX desk never pays out a fraction it did not receive);
- * reports round half up.
+ * string, units of `to` per unit of `from`): convertMinor of @tapline/shared/money, with a result
+ * too large for the ledger answered as 422 amount_too_large. Redemptions round down (the FX desk
+ * never pays out a fraction it did not receive); reports round half up.
  */
 export function convertMinor(minor: number, from: string, to: string, rate: string, rounding: Rounding): number {
-  if (from === to) return minor;
-  const { digits, scale } = decimalFraction(rate);
-  const exponentShift = currencyExponent(to) - currencyExponent(from);
-  let numerator = BigInt(minor) * digits;
-  let denominator = 10n ** BigInt(scale);
-  if (exponentShift >= 0) numerator *= 10n ** BigInt(exponentShift);
-  else denominator *= 10n ** BigInt(-exponentShift);
-  let result = numerator / denominator;
-  if (rounding === 'half_up' && (numerator % denominator) * 2n >= denominator) result += 1n;
-  const converted = Number(result);
-  if (!Number.isSafeInteger(converted)) throw unprocessable('amount_too_large', 'The converted amount is too large');
-  return converted;
+  try {
+    return convertExactly(minor, from, to, rate, rounding);
+  } catch (error) {
+    if (error instanceof MoneyError && error.code === 'amount_too_large') throw unprocessable('amount_too_large', 'The converted amount is too large');
+    throw error;
+  }
 }
 
 /**

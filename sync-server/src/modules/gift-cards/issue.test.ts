@@ -18,7 +18,7 @@ import {
   monthsAfter,
   systemBalance,
   testClock,
-} from './test-helpers.ts';
+} from '../../testing/gift-cards.ts';
 
 const SPEC_RESPONSE_FIELDS = [
   'id',
@@ -392,6 +392,21 @@ for (const target of await databaseTargets()) {
       assert.equal(bulkReplay.body.batchId, bulk.body.batchId);
       assert.deepEqual(bulkReplay.body.cards.map((card) => card.id), bulk.body.cards.map((card) => card.id));
       assert.ok(bulkReplay.body.cards.every((card) => card.code === undefined && card.qrPng === undefined));
+      // The first answer lost in a crash (its claim abandoned): the re-run finds the batch its first
+      // run made and answers its cards without codes (never stored), not a 500 from the serializer.
+      await s.db.query(
+        `UPDATE idempotency_keys SET state = 'in_progress', response_status = NULL, response_body = NULL, completed_at = NULL, created_at = now() - interval '10 minutes' WHERE key = $1`,
+        [bulkKey['idempotency-key']],
+      );
+      const balanceBeforeRerun = await balanceMinor(s, shop.bare, 'NGN');
+      const rerun = await s.request<{ batchId: string; count: number; cards: IssuedCard[] }>('POST', '/api/merchant/gift-cards/bulk', { headers: bulkKey, body: { count: 2, amount: 1, currency: 'NGN' } });
+      assert.equal(rerun.status, 201, JSON.stringify(rerun.body).slice(0, 300));
+      assert.equal(rerun.headers.get('idempotent-replayed'), null, 'a re-run, not a replay');
+      assert.equal(rerun.body.batchId, bulk.body.batchId);
+      assert.equal(rerun.body.count, 2);
+      assert.deepEqual(rerun.body.cards.map((card) => card.id).sort(), bulk.body.cards.map((card) => card.id).sort());
+      assert.ok(rerun.body.cards.every((card) => card.code === undefined && card.qrPng === undefined));
+      assert.equal(await balanceMinor(s, shop.bare, 'NGN'), balanceBeforeRerun, 'nothing charged twice');
     });
   });
 }

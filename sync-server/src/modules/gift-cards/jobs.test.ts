@@ -4,7 +4,7 @@ import { databaseTargets } from '../../testing/databases.ts';
 import { useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
 import { giftCardJobs } from './routes.ts';
-import { DAY, HOUR, MINUTE, type Json, assertLiabilityMatchesCards, balanceMinor, holder, issueCard, merchant, redeem, testClock } from './test-helpers.ts';
+import { DAY, HOUR, MINUTE, type Json, assertLiabilityMatchesCards, balanceMinor, holder, issueCard, merchant, redeem, testClock } from '../../testing/gift-cards.ts';
 
 for (const target of await databaseTargets()) {
   describe(`gift card jobs on ${target.name}`, () => {

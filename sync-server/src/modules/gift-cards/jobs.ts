@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
-import { Poller } from '../../jobs/poller.ts';
-import type { GiftCardService } from './service.ts';
+import { type PolledJob, polledJob } from '../../jobs/poller.ts';
+import type { GiftCards } from './service.ts';
 import { deleteStaleVerifyMisses } from './store.ts';
 
 export interface GiftCardJobRun {
@@ -14,33 +14,16 @@ export interface GiftCardJobRun {
  * past their expiry (returning the balance to the issuer) and forgets old verify-miss counters.
  * Durable by construction: the card rows are the jobs, claimed with FOR UPDATE SKIP LOCKED, so
  * any instance, any time after a restart, catches up on everything due by its clock. Tests call
- * runOnce() with the injected clock instead of starting the timer.
+ * runOnce() with the injected clock instead of starting the timer. `intervalMs` 0: no timer.
  */
-export class GiftCardJobs {
-  private readonly poller: Poller | undefined;
-
-  constructor(
-    private readonly context: AppContext,
-    private readonly service: GiftCardService,
-    intervalMs: number,
-    onError: (error: unknown) => void,
-  ) {
-    this.poller = intervalMs > 0 ? new Poller(() => this.runOnce(), intervalMs, onError) : undefined;
-  }
-
-  async runOnce(): Promise<GiftCardJobRun> {
-    const deliveries = await this.service.deliverDue();
-    const expired = await this.service.expireDue();
-    await deleteStaleVerifyMisses(this.context.db, this.context.now());
+export function scheduledGiftCardJobs(context: AppContext, service: GiftCards, intervalMs: number, onError: (error: unknown) => void): PolledJob<GiftCardJobRun> {
+  async function runOnce(): Promise<GiftCardJobRun> {
+    const deliveries = await service.deliverDue();
+    const expired = await service.expireDue();
+    await deleteStaleVerifyMisses(context.db, context.now());
     return { delivered: deliveries.delivered, deliveryFailures: deliveries.failed, expired };
   }
-
-  start(): void {
-    this.poller?.start();
-  }
-
-  /** Waits for a run in progress. */
-  async stop(): Promise<void> {
-    await this.poller?.stop();
-  }
+  return polledJob(runOnce, intervalMs, onError);
 }
+
+export type GiftCardJobs = ReturnType<typeof scheduledGiftCardJobs>;

@@ -3,8 +3,8 @@ import type { Queryable } from '../../db/database.ts';
 import { principalOf } from '../../auth/hooks.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { findWallet, findWalletById } from '../wallets/store.ts';
-import type { Issuer, Redeemer } from './service.ts';
+import { findWallet, findWalletById } from '../wallets/index.ts';
+import type { Issuer, Redeemer } from './drafts.ts';
 
 /** The three surfaces that issue and redeem: /api/merchant, /api/wallet and /api/agent gift-cards. */
 export type Surface = 'merchant' | 'wallet' | 'agent';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
 import { uniqueHandle, useTestServer } from '../../testing/server.ts';
-import { HOUR, type IssuedCard, type Json, assertLiabilityMatchesCards, balanceMinor, holder, merchant, redeem, runJobs, testClock } from './test-helpers.ts';
+import { HOUR, type IssuedCard, type Json, assertLiabilityMatchesCards, balanceMinor, holder, merchant, redeem, runJobs, testClock } from '../../testing/gift-cards.ts';
 
 type ProgramIssue = {
   batchId: string;
@@ -10,7 +10,7 @@ type ProgramIssue = {
   failedCount: number;
   skippedCount: number;
   issued: (IssuedCard & { index: number })[];
-  failed: { index: number; code: string; reason: string }[];
+  failed: { index: number; code: string; reason: string; externalRef?: string }[];
   skipped: { index: number; externalRef: string; cardId: string; reason: string }[];
 };
 
@@ -74,12 +74,14 @@ for (const target of await databaseTargets()) {
             { handle: uniqueHandle('ghost'), amount: 5, currency: 'NGN', deliverAt },
             { handle: chidi!.handle, amount: 20, currency: 'NGN' },
             { handle: chidi!.handle, amount: 20, currency: 'NGN', deliverAt: '2020-01-01T00:00:00Z' },
+            // Locked to a handle nobody holds (a typo in the file): whoever claimed it later would own the card.
+            { handle: uniqueHandle('typo'), amount: 5, currency: 'NGN', externalRef: 'EMP-9' },
           ],
         },
       });
       assert.equal(first.status, 201, JSON.stringify(first.body));
       assert.equal(first.body.issuedCount, 3);
-      assert.equal(first.body.failedCount, 4);
+      assert.equal(first.body.failedCount, 5);
       assert.equal(first.body.skippedCount, 1);
       assert.deepEqual(first.body.issued.map((card) => [card.index, card.lockedToHandle, card.status, card.programId, card.message]), [
         [0, `@${ada!.handle}`, 'active', program.body.id, 'Thank you!'],
@@ -91,7 +93,9 @@ for (const target of await databaseTargets()) {
         [3, 'amount_too_many_decimals'],
         [5, 'wallet_not_found'],
         [7, 'deliver_at_must_be_future'],
+        [8, 'wallet_not_found'],
       ]);
+      assert.equal(first.body.failed[4]?.externalRef, 'EMP-9', 'a failed row names its externalRef');
       assert.deepEqual(first.body.skipped.map((skip) => [skip.index, skip.externalRef, skip.cardId]), [[4, 'EMP-1', first.body.issued[0]!.id]]);
       assert.equal(before - (await balanceMinor(s, shop.bare, 'NGN')), 17_000, 'only the issued cards are charged');
 

@@ -1,7 +1,8 @@
 import { toMajor } from '@tapline/shared/money';
 import type { GiftCardStatus } from '@tapline/shared/schemas';
 import { displayHandle } from '../../http/validate.ts';
-import type { ActivationRow, CardRow, PlanRow, ProgramRow, RedemptionRow, RewardRuleRow } from './store.ts';
+import type { CardRow, ProgramRow, RedemptionRow, RewardRuleRow } from './store.ts';
+import type { ActivationRow, PlanRow } from '../subscriptions/index.ts';
 
 /** Row -> API shapes. Money leaves in major units; handles with their @. */
 

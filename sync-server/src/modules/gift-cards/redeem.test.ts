@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ADMIN, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
-import { formatDecimal } from '../fx/decimal.ts';
+import { formatDecimal } from '@tapline/shared/money';
 import {
   DAY,
   MINUTE,
@@ -19,7 +19,7 @@ import {
   runJobs,
   systemBalance,
   testClock,
-} from './test-helpers.ts';
+} from '../../testing/gift-cards.ts';
 
 type Redeemed = {
   card: { id: string; status: string; amount: number; amountRemaining: number; currency: string; locked: boolean; hasPin: boolean };

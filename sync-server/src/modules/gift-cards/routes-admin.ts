@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import {
   AdminGiftCardAnalyticsQuery,
   AdminGiftCardListQuery,
@@ -19,7 +19,7 @@ import { computeAnalytics, computeStats } from './analytics.ts';
 import type { RateSource } from './fx.ts';
 import { cardRecord } from './records.ts';
 import { giftCardErrors } from './routes-issuer.ts';
-import { type GiftCardService, giftCardNotFound } from './service.ts';
+import { type GiftCards, giftCardNotFound } from './service.ts';
 import { findCard, listCards, listRedemptions } from './store.ts';
 
 const admin = { auth: ['admin'] } as const;
@@ -36,7 +36,7 @@ function dateBound(value: string | undefined, edge: 'from' | 'to', field: string
 }
 
 /** Admin: every card of the platform, stats, analytics by issuer, cancel and refund, redemption history. */
-export async function adminGiftCardRoutes(app: FastifyInstance, context: AppContext, service: GiftCardService, rates: RateSource): Promise<void> {
+export async function adminGiftCardRoutes(app: TypedApp, context: AppContext, service: GiftCards, rates: RateSource): Promise<void> {
   const { db } = context;
   const tags = ['gift-cards', 'admin'];
 
@@ -49,7 +49,7 @@ export async function adminGiftCardRoutes(app: FastifyInstance, context: AppCont
       response: { 200: ListOf(GiftCardRecord), ...giftCardErrors },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof AdminGiftCardListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const createdFrom = dateBound(query.from ?? query.startDate ?? query.dateFrom ?? query.createdFrom, 'from', 'from');
@@ -69,7 +69,7 @@ export async function adminGiftCardRoutes(app: FastifyInstance, context: AppCont
     config: admin,
     schema: { tags, summary: 'Aggregates over every card (one mode or both)', querystring: GiftCardStatsQuery, response: { 200: GiftCardStats, ...giftCardErrors } },
   }, async (request) => {
-    const { mode } = request.query as Static<typeof GiftCardStatsQuery>;
+    const { mode } = request.query;
     await service.expireDue();
     return computeStats(db, { mode }, context.now());
   });
@@ -83,7 +83,7 @@ export async function adminGiftCardRoutes(app: FastifyInstance, context: AppCont
       response: { 200: GiftCardAnalytics, ...giftCardErrors },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof AdminGiftCardAnalyticsQuery>;
+    const query = request.query;
     await service.expireDue();
     const scoped = query.issuerType !== undefined || query.issuerId !== undefined;
     return computeAnalytics(
@@ -103,7 +103,7 @@ export async function adminGiftCardRoutes(app: FastifyInstance, context: AppCont
     config: admin,
     schema: { tags, summary: 'Any card', params: CardParams, response: { 200: GiftCardRecord, ...giftCardErrors } },
   }, async (request) => {
-    const { id } = request.params as Static<typeof CardParams>;
+    const { id } = request.params;
     let card = await findCard(db, id);
     if (!card) throw giftCardNotFound();
     if (card.status === 'active' && card.expires_at.getTime() <= context.now().getTime()) {
@@ -125,8 +125,8 @@ export async function adminGiftCardRoutes(app: FastifyInstance, context: AppCont
       response: { 200: GiftCardRecord, ...giftCardErrors },
     },
   }, async (request) => {
-    const { id } = request.params as Static<typeof CardParams>;
-    const body = request.body as Static<typeof AdminGiftCardPatchBody>;
+    const { id } = request.params;
+    const body = request.body;
     return service.adminAction(id, body.action, body.reason);
   });
 
@@ -134,8 +134,8 @@ export async function adminGiftCardRoutes(app: FastifyInstance, context: AppCont
     config: admin,
     schema: { tags, summary: 'Redemption records of any card, oldest first', params: CardParams, querystring: ListQuery, response: { 200: ListOf(GiftCardRedemptionRecord), ...giftCardErrors } },
   }, async (request) => {
-    const { id } = request.params as Static<typeof CardParams>;
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const { id } = request.params;
+    const { limit = 20, offset = 0 } = request.query;
     if (!(await findCard(db, id))) throw giftCardNotFound();
     const page = await listRedemptions(db, id, limit, offset);
     return { data: await service.redemptionAnswers(page.rows), total: page.total, limit, offset };

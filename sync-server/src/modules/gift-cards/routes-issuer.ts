@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
 import {
   ErrorBody,
   GiftCardAnalytics,
@@ -27,7 +28,7 @@ import { derivedId } from '../../http/idempotency.ts';
 import { withoutSecrets } from './idempotency.ts';
 import { type Surface, issuerOf, redeemerOf } from './principals.ts';
 import { cardRecord } from './records.ts';
-import { type GiftCardService, type Issuer, giftCardNotFound } from './service.ts';
+import { type GiftCards, type Issuer, giftCardNotFound } from './service.ts';
 import { type CardRow, findCard, listCards, listRedemptions } from './store.ts';
 
 export const giftCardErrors = {
@@ -72,7 +73,7 @@ async function ownCard(context: AppContext, issuer: Issuer, id: string): Promise
 }
 
 /** Issue, bulk, import, redeem, list, detail, redemption history and analytics on one surface. */
-export async function issuerSurfaceRoutes(app: FastifyInstance, context: AppContext, service: GiftCardService, rates: RateSource, surface: Surface): Promise<void> {
+export async function issuerSurfaceRoutes(app: TypedApp, context: AppContext, service: GiftCards, rates: RateSource, surface: Surface): Promise<void> {
   const { db } = context;
   const base = `/api/${surface}/gift-cards`;
   const own = { auth: [surface] } as const;
@@ -83,7 +84,7 @@ export async function issuerSurfaceRoutes(app: FastifyInstance, context: AppCont
     config: { ...own, idempotency: 'optional', idempotencyRedact: withoutSecrets },
     schema: { tags, summary: 'Issue a gift card paid from the caller\'s wallet', description: ISSUE_RULES, body: IssueGiftCardBody, response: { 200: GiftCardRecord, 201: GiftCardIssued, ...giftCardErrors } },
   }, async (request, reply) => {
-    const outcome = await service.issue(await issuer(request), request.body as Static<typeof IssueGiftCardBody>, { cardId: derivedId(request, 'gift_card', 'gcard') });
+    const outcome = await service.issue(await issuer(request), request.body, { cardId: derivedId(request, 'gift_card', 'gcard') });
     if (!outcome.created) return reply.status(200).send(outcome.card);
     return reply.status(201).send(outcome.card);
   });
@@ -98,7 +99,7 @@ export async function issuerSurfaceRoutes(app: FastifyInstance, context: AppCont
       response: { 201: GiftCardBulkResponse, ...giftCardErrors },
     },
   }, async (request, reply) => {
-    const body = request.body as Static<typeof GiftCardBulkBody>;
+    const body = request.body;
     const result = await service.bulk(await issuer(request), body, { batchId: derivedId(request, 'gift_card_batch', 'gcb') });
     const answer = { batchId: result.batchId, count: result.cards.length, cards: result.cards };
     return reply.status(201).send(answer);
@@ -115,7 +116,7 @@ export async function issuerSurfaceRoutes(app: FastifyInstance, context: AppCont
       response: { 201: GiftCardImportResponse, ...giftCardErrors },
     },
   }, async (request, reply) => {
-    const body = request.body as Static<typeof GiftCardImportBody>;
+    const body = request.body;
     const result = await service.importCards(await issuer(request), body.cards, { batchId: derivedId(request, 'gift_card_batch', 'gcb') });
     const answer = { batchId: result.batchId, issuedCount: result.issuedCount, failedCount: result.failedCount, issued: result.issued, failed: result.failed };
     return reply.status(201).send(answer);
@@ -126,14 +127,14 @@ export async function issuerSurfaceRoutes(app: FastifyInstance, context: AppCont
     schema: { tags, summary: 'Redeem a gift card, in full or in part, into the caller\'s wallet', description: REDEEM_RULES, body: GiftCardRedeemBody, response: { 200: GiftCardRedeemResponse, ...giftCardErrors } },
   }, async (request) => {
     const redeemer = await redeemerOf(db, request);
-    return service.redeem(redeemer, request.body as Static<typeof GiftCardRedeemBody>, { redemptionId: derivedId(request, 'gift_card_redemption', 'gcr') });
+    return service.redeem(redeemer, request.body, { redemptionId: derivedId(request, 'gift_card_redemption', 'gcr') });
   });
 
   app.get(base, {
     config: own,
     schema: { tags, summary: 'The caller\'s own cards, newest first (expiry applied)', querystring: GiftCardListQuery, response: { 200: ListOf(GiftCardRecord), ...giftCardErrors } },
   }, async (request) => {
-    const query = request.query as Static<typeof GiftCardListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const who = await issuer(request);
@@ -147,7 +148,7 @@ export async function issuerSurfaceRoutes(app: FastifyInstance, context: AppCont
     config: own,
     schema: { tags, summary: 'Analytics of the caller\'s own cards', querystring: GiftCardAnalyticsQuery, response: { 200: GiftCardAnalytics, ...giftCardErrors } },
   }, async (request) => {
-    const query = request.query as Static<typeof GiftCardAnalyticsQuery>;
+    const query = request.query;
     const who = await issuer(request);
     await service.expireDue();
     return computeAnalytics(
@@ -162,7 +163,7 @@ export async function issuerSurfaceRoutes(app: FastifyInstance, context: AppCont
     config: own,
     schema: { tags, summary: 'One of the caller\'s own cards', params: CardParams, response: { 200: GiftCardRecord, ...giftCardErrors } },
   }, async (request) => {
-    const { id } = request.params as Static<typeof CardParams>;
+    const { id } = request.params;
     const who = await issuer(request);
     let card = await ownCard(context, who, id);
     if (card.status === 'active' && card.expires_at.getTime() <= context.now().getTime()) {
@@ -182,8 +183,8 @@ export async function issuerSurfaceRoutes(app: FastifyInstance, context: AppCont
       response: { 200: ListOf(GiftCardRedemptionRecord), ...giftCardErrors },
     },
   }, async (request) => {
-    const { id } = request.params as Static<typeof CardParams>;
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const { id } = request.params;
+    const { limit = 20, offset = 0 } = request.query;
     if (principalOf(request).kind === 'admin') {
       if (!(await findCard(db, id))) throw giftCardNotFound();
     } else {

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { toMinor } from '@tapline/shared/money';
 import {
   CreateGiftCardProgramBody,
@@ -32,22 +32,24 @@ import { withoutSecrets } from './idempotency.ts';
 import { issuerOf } from './principals.ts';
 import { activationRecord, planRecord, programRecord, rewardRuleRecord } from './records.ts';
 import { giftCardErrors } from './routes-issuer.ts';
-import type { GiftCardService } from './service.ts';
+import type { GiftCards } from './service.ts';
 import {
-  findPlan,
   findProgram,
   findRewardRule,
-  insertPlan,
   insertProgram,
   insertRewardRule,
-  listActivations,
-  listPlans,
   listPrograms,
   listRewardRules,
   saveRewardRule,
-  updatePlan,
   updateProgram,
 } from './store.ts';
+import {
+  findPlan,
+  insertPlan,
+  listActivations,
+  listPlans,
+  updatePlan,
+} from '../subscriptions/index.ts';
 import { parsePercent } from './validation.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
@@ -67,7 +69,7 @@ function minSpendMinor(value: number, currency: string): number {
 }
 
 /** B2B programs, cashback reward rules and the subscription plans a card can gift. Merchant key only. */
-export async function programRoutes(app: FastifyInstance, context: AppContext, service: GiftCardService, rates: RateSource): Promise<void> {
+export async function programRoutes(app: TypedApp, context: AppContext, service: GiftCards, rates: RateSource): Promise<void> {
   const { db } = context;
   const tags = ['gift-cards'];
 
@@ -78,7 +80,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     schema: { tags, summary: 'Create a gift card program {name, description}', body: CreateGiftCardProgramBody, response: { 201: GiftCardProgramRecord, ...giftCardErrors } },
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
-    const body = request.body as Static<typeof CreateGiftCardProgramBody>;
+    const body = request.body;
     const now = context.now();
     const row = await insertProgram(db, {
       id: newId('gcp'),
@@ -98,7 +100,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     schema: { tags, summary: 'List the merchant\'s programs, newest first', querystring: ListQuery, response: { 200: ListOf(GiftCardProgramRecord), ...giftCardErrors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const { limit = 20, offset = 0 } = request.query;
     const page = await listPrograms(db, principal.merchantId, principal.mode, limit, offset);
     return { data: page.rows.map(programRecord), total: page.total, limit, offset };
   });
@@ -108,7 +110,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     schema: { tags, summary: 'A program with the analytics of its cards', params: IdParams, response: { 200: GiftCardProgramDetail, ...giftCardErrors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
+    const { id } = request.params;
     const program = await findProgram(db, id, principal.merchantId, principal.mode);
     if (!program) throw programNotFound(id);
     const issuer = await issuerOf(db, request);
@@ -128,8 +130,8 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
-    const body = request.body as Static<typeof UpdateGiftCardProgramBody>;
+    const { id } = request.params;
+    const body = request.body;
     const status = body.status ?? (body.archived === undefined ? undefined : body.archived ? 'archived' : 'active');
     const description = body.description === undefined ? undefined : body.description === null ? null : body.description.trim() || null;
     const row = await updateProgram(db, id, principal.merchantId, principal.mode, { name: body.name?.trim(), description, status, now: context.now() });
@@ -150,10 +152,10 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     },
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
+    const { id } = request.params;
     const program = await findProgram(db, id, principal.merchantId, principal.mode);
     if (!program) throw programNotFound(id);
-    const body = request.body as Static<typeof GiftCardProgramIssueBody>;
+    const body = request.body;
     const result = await service.issueProgram(await issuerOf(db, request), program, body, { batchId: derivedId(request, 'gift_card_batch', 'gcb') });
     const { created: _created, ...answer } = result;
     return reply.status(201).send(answer);
@@ -171,7 +173,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     },
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
-    const body = request.body as Static<typeof CreateRewardRuleBody>;
+    const body = request.body;
     const now = context.now();
     const row = await insertRewardRule(db, {
       id: newId('rwr'),
@@ -194,7 +196,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     schema: { tags, summary: 'List reward rules (status filter), newest first', querystring: RewardRuleListQuery, response: { 200: ListOf(RewardRuleRecord), ...giftCardErrors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const query = request.query as Static<typeof RewardRuleListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listRewardRules(db, principal.merchantId, principal.mode, query.status, limit, offset);
@@ -206,7 +208,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     schema: { tags, summary: 'A reward rule', params: IdParams, response: { 200: RewardRuleRecord, ...giftCardErrors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
+    const { id } = request.params;
     const row = await findRewardRule(db, id, principal.merchantId, principal.mode);
     if (!row) throw ruleNotFound(id);
     return rewardRuleRecord(row);
@@ -223,8 +225,8 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
-    const body = request.body as Static<typeof UpdateRewardRuleBody>;
+    const { id } = request.params;
+    const body = request.body;
     const row = await findRewardRule(db, id, principal.merchantId, principal.mode);
     if (!row) throw ruleNotFound(id);
     const currency = body.currency ?? row.currency;
@@ -253,7 +255,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
       response: { 200: EvaluateRewardResponse, 201: EvaluateRewardResponse, ...giftCardErrors },
     },
   }, async (request, reply) => {
-    const body = request.body as Static<typeof EvaluateRewardBody>;
+    const body = request.body;
     const result = await service.evaluateReward(await issuerOf(db, request), body, { cardId: derivedId(request, 'gift_card', 'gcard') });
     const answer = {
       rewarded: result.rewarded,
@@ -281,7 +283,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     },
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
-    const body = request.body as Static<typeof CreateSubscriptionPlanBody>;
+    const body = request.body;
     const now = context.now();
     const row = await insertPlan(db, {
       id: newId('plan'),
@@ -303,7 +305,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     schema: { tags: planTags, summary: 'List subscription plans', querystring: ListQuery, response: { 200: ListOf(SubscriptionPlanRecord), ...giftCardErrors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const { limit = 20, offset = 0 } = request.query;
     const page = await listPlans(db, principal.merchantId, principal.mode, limit, offset);
     return { data: page.rows.map(planRecord), total: page.total, limit, offset };
   });
@@ -319,7 +321,7 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     schema: { tags: planTags, summary: 'A subscription plan', params: IdParams, response: { 200: SubscriptionPlanRecord, ...giftCardErrors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    return planRecord(await ownPlan(principal.merchantId, principal.mode, (request.params as Static<typeof IdParams>).id));
+    return planRecord(await ownPlan(principal.merchantId, principal.mode, request.params.id));
   });
 
   app.patch('/api/merchant/subscription-plans/:id', {
@@ -333,8 +335,8 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
-    const body = request.body as Static<typeof UpdateSubscriptionPlanBody>;
+    const { id } = request.params;
+    const body = request.body;
     const row = await updatePlan(db, id, principal.merchantId, principal.mode, { name: body.name?.trim() || undefined, active: body.active, now: context.now() });
     if (!row) throw notFound('subscription_plan_not_found', `No subscription plan ${id}`);
     return planRecord(row);
@@ -351,8 +353,8 @@ export async function programRoutes(app: FastifyInstance, context: AppContext, s
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const plan = await ownPlan(principal.merchantId, principal.mode, (request.params as Static<typeof IdParams>).id);
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const plan = await ownPlan(principal.merchantId, principal.mode, request.params.id);
+    const { limit = 20, offset = 0 } = request.query;
     const page = await listActivations(db, plan.id, limit, offset);
     return { data: page.rows.map(activationRecord), total: page.total, limit, offset };
   });

@@ -1,27 +1,15 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
-import { type RateSource, fxServiceRateSource } from './fx.ts';
-import { GiftCardJobs } from './jobs.ts';
+import { fxServiceRateSource } from './fx.ts';
+import { type GiftCardJobs, scheduledGiftCardJobs } from './jobs.ts';
 import { adminGiftCardRoutes } from './routes-admin.ts';
 import { issuerSurfaceRoutes } from './routes-issuer.ts';
 import { programRoutes } from './routes-programs.ts';
 import { publicGiftCardRoutes } from './routes-public.ts';
-import { GiftCardService } from './service.ts';
-
-/** One service per app context, shared by the routes and the worker. */
-const services = new WeakMap<AppContext, GiftCardService>();
-
-export function giftCardService(context: AppContext, rates: RateSource = fxServiceRateSource(context.fx)): GiftCardService {
-  let service = services.get(context);
-  if (!service) {
-    service = new GiftCardService(context, rates);
-    services.set(context, service);
-  }
-  return service;
-}
+import { giftCardService } from './service.ts';
 
 /** Gift cards on every surface: merchant, wallet and agent issue/redeem, public verify, programs, rewards, admin. */
-export async function giftCardRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function giftCardRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const rates = fxServiceRateSource(context.fx);
   const service = giftCardService(context, rates);
   for (const surface of ['merchant', 'wallet', 'agent'] as const) await issuerSurfaceRoutes(app, context, service, rates, surface);
@@ -32,11 +20,11 @@ export async function giftCardRoutes(app: FastifyInstance, context: AppContext):
 
 /** The gift-card worker for a context (tests: `giftCardJobs(server().context).runOnce()`). */
 export function giftCardJobs(context: AppContext, onError: (error: unknown) => void = () => undefined): GiftCardJobs {
-  return new GiftCardJobs(context, giftCardService(context), context.config.giftCardJobIntervalMs, onError);
+  return scheduledGiftCardJobs(context, giftCardService(context), context.config.giftCardJobIntervalMs, onError);
 }
 
 /** Starts the worker when the app is ready and stops it (waiting for a run in flight) on close. */
-export function startGiftCardJobs(app: FastifyInstance, context: AppContext): void {
+export function startGiftCardJobs(app: TypedApp, context: AppContext): void {
   const jobs = giftCardJobs(context, (error) => app.log.error({ err: error }, 'gift card jobs failed'));
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', async () => jobs.stop());

@@ -9,7 +9,7 @@ import { openDatabase } from '../../db/open.ts';
 import { createPostgresDatabase, databaseTargets } from '../../testing/databases.ts';
 import { startServerProcess } from '../../testing/server-process.ts';
 import { ADMIN, TEST_ADMIN_TOKEN, type TestServer, uniqueHandle, useTestServer } from '../../testing/server.ts';
-import { HOUR, type IssuedCard, type Json, holder, issueCard, merchant, redeem, runJobs, testClock } from './test-helpers.ts';
+import { HOUR, type IssuedCard, type Json, holder, issueCard, merchant, redeem, runJobs, testClock } from '../../testing/gift-cards.ts';
 
 /**
  * The plaintext code is returned once and stored nowhere (CONTRACT.md): these tests run every

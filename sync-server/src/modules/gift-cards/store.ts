@@ -135,6 +135,15 @@ export async function findCardByHash(db: Queryable, hash: string): Promise<CardR
   return row;
 }
 
+export async function codeTaken(db: Queryable, hash: string): Promise<boolean> {
+  const [row] = await db.query('SELECT 1 FROM gift_cards WHERE code_hash = $1', [hash]);
+  return row !== undefined;
+}
+
+export async function cardsOfBatch(db: Queryable, batchId: string): Promise<CardRow[]> {
+  return db.query<CardRow>('SELECT * FROM gift_cards WHERE batch_id = $1 ORDER BY created_at, id', [batchId]);
+}
+
 export async function findCard(db: Queryable, id: string): Promise<CardRow | undefined> {
   const [row] = await db.query<CardRow>('SELECT * FROM gift_cards WHERE id = $1', [id]);
   return row;
@@ -143,11 +152,6 @@ export async function findCard(db: Queryable, id: string): Promise<CardRow | und
 export async function lockCard(tx: Queryable, id: string): Promise<CardRow | undefined> {
   const [row] = await tx.query<CardRow>('SELECT * FROM gift_cards WHERE id = $1 FOR UPDATE', [id]);
   return row;
-}
-
-/** Serialises one issuer's single issues, so the 24-hour count cannot be raced past. */
-export async function lockIssuerWallet(tx: Queryable, walletId: string): Promise<void> {
-  await tx.query('SELECT id FROM wallets WHERE id = $1 FOR NO KEY UPDATE', [walletId]);
 }
 
 /** Single issues of one issuer since `since`: how many, and the oldest (when the window frees a slot). */
@@ -314,6 +318,20 @@ export async function drawFromCard(tx: Queryable, cardId: string, drawn: number,
 }
 
 /** Ends a card (expired, cancelled, refunded) and records what went back to the issuer. */
+/**
+ * Puts `amount` back on a card (a refunded shop order it paid for): active again, and a card the
+ * order had used up loses its end. The caller moves the money back to the liability.
+ */
+export async function restoreCardBalance(tx: Queryable, cardId: string, amount: number, now: Date): Promise<void> {
+  await tx.query(
+    `UPDATE gift_cards SET amount_remaining = amount_remaining + $2, status = 'active',
+       ended_at = CASE WHEN status = 'used' THEN NULL ELSE ended_at END, end_reason = CASE WHEN status = 'used' THEN NULL ELSE end_reason END,
+       updated_at = $3
+     WHERE id = $1`,
+    [cardId, amount, now],
+  );
+}
+
 export async function endCard(
   tx: Queryable,
   cardId: string,
@@ -546,101 +564,4 @@ export async function matchingRewardRules(db: Queryable, merchantId: string, mod
      ORDER BY created_at, id`,
     [merchantId, mode, currency, spend],
   );
-}
-
-export interface PlanRow {
-  id: string;
-  merchant_id: string;
-  mode: Mode;
-  name: string;
-  price: number;
-  currency: string;
-  billing_interval: string;
-  active: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export async function insertPlan(db: Queryable, row: PlanRow): Promise<PlanRow> {
-  const [created] = await db.query<PlanRow>(
-    `INSERT INTO subscription_plans (id, merchant_id, mode, name, price, currency, billing_interval, active, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-    [row.id, row.merchant_id, row.mode, row.name, row.price, row.currency, row.billing_interval, row.active, row.created_at, row.updated_at],
-  );
-  return created!;
-}
-
-export async function findPlan(db: Queryable, id: string): Promise<PlanRow | undefined> {
-  const [row] = await db.query<PlanRow>('SELECT * FROM subscription_plans WHERE id = $1', [id]);
-  return row;
-}
-
-/** Renames a plan or retires it (active false) in the caller's merchant and mode; undefined when it is not theirs. */
-export async function updatePlan(
-  db: Queryable,
-  id: string,
-  merchantId: string,
-  mode: Mode,
-  fields: { name?: string | undefined; active?: boolean | undefined; now: Date },
-): Promise<PlanRow | undefined> {
-  const [row] = await db.query<PlanRow>(
-    `UPDATE subscription_plans SET name = coalesce($4, name), active = coalesce($5, active), updated_at = $6
-     WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING *`,
-    [id, merchantId, mode, fields.name ?? null, fields.active ?? null, fields.now],
-  );
-  return row;
-}
-
-export async function listPlans(db: Queryable, merchantId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: PlanRow[]; total: number }> {
-  const rows = await db.query<PlanRow>(
-    'SELECT * FROM subscription_plans WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4',
-    [merchantId, mode, limit, offset],
-  );
-  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM subscription_plans WHERE merchant_id = $1 AND mode = $2', [merchantId, mode]);
-  return { rows, total: count?.total ?? 0 };
-}
-
-export interface ActivationRow {
-  id: string;
-  plan_id: string;
-  card_id: string;
-  mode: Mode;
-  wallet_id: string;
-  handle: string;
-  months: number;
-  starts_at: Date;
-  ends_at: Date;
-  created_at: Date;
-}
-
-/** The latest end of this wallet's activations of the plan (an activation extends from there). */
-export async function latestActivationEnd(tx: Queryable, planId: string, walletId: string): Promise<Date | null> {
-  const [row] = await tx.query<{ ends_at: Date | null }>('SELECT max(ends_at) AS ends_at FROM subscription_activations WHERE plan_id = $1 AND wallet_id = $2', [planId, walletId]);
-  return row?.ends_at ?? null;
-}
-
-export async function insertActivation(tx: Queryable, row: ActivationRow): Promise<ActivationRow> {
-  const [created] = await tx.query<ActivationRow>(
-    `INSERT INTO subscription_activations (id, plan_id, card_id, mode, wallet_id, handle, months, starts_at, ends_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-    [row.id, row.plan_id, row.card_id, row.mode, row.wallet_id, row.handle, row.months, row.starts_at, row.ends_at, row.created_at],
-  );
-  return created!;
-}
-
-export async function findActivation(db: Queryable, id: string): Promise<ActivationRow | undefined> {
-  const [row] = await db.query<ActivationRow>('SELECT * FROM subscription_activations WHERE id = $1', [id]);
-  return row;
-}
-
-export async function activationsOf(db: Queryable, ids: readonly string[]): Promise<Map<string, ActivationRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.query<ActivationRow>('SELECT * FROM subscription_activations WHERE id = ANY ($1::text[])', [ids]);
-  return new Map(rows.map((row) => [row.id, row]));
-}
-
-export async function listActivations(db: Queryable, planId: string, limit: number, offset: number): Promise<{ rows: ActivationRow[]; total: number }> {
-  const rows = await db.query<ActivationRow>('SELECT * FROM subscription_activations WHERE plan_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3', [planId, limit, offset]);
-  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM subscription_activations WHERE plan_id = $1', [planId]);
-  return { rows, total: count?.total ?? 0 };
 }

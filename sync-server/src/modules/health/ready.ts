@@ -1,7 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { listMigrations } from '../../db/migrate.ts';
+import { appliedMigrations } from './store.ts';
 
 const Readiness = Type.Object({
   ready: Type.Boolean({ description: 'true: send traffic here' }),
@@ -32,7 +33,7 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
  * it shuts down. A load balancer or orchestrator takes it out on 503 and restarts it only on
  * liveness failures.
  */
-export async function readinessRoutes(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export async function readinessRoutes(app: TypedApp, { db }: AppContext): Promise<void> {
   const shipped = listMigrations().map((migration) => migration.version);
   const expected = shipped.at(-1) ?? 0;
   let shuttingDown = false;
@@ -49,8 +50,7 @@ export async function readinessRoutes(app: FastifyInstance, { db }: AppContext):
   }, async (_request, reply) => {
     let versions: Set<number> | undefined;
     try {
-      const rows = await withDeadline(db.query<{ version: number }>('SELECT version FROM schema_migrations'), DATABASE_DEADLINE_MS);
-      versions = new Set(rows.map((row) => row.version));
+      versions = new Set(await withDeadline(appliedMigrations(db), DATABASE_DEADLINE_MS));
     } catch {
       versions = undefined;
     }

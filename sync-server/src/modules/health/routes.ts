@@ -1,7 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { Type } from 'typebox';
 import { ErrorBody } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
+import { ping } from './store.ts';
 
 const Health = Type.Object({
   ok: Type.Boolean(),
@@ -9,7 +10,7 @@ const Health = Type.Object({
   dbLatency: Type.Union([Type.Number({ description: 'Milliseconds for a round trip to the database' }), Type.Null()]),
 });
 
-export async function healthRoutes(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export async function healthRoutes(app: TypedApp, { db }: AppContext): Promise<void> {
   const startedAt = process.hrtime.bigint();
   app.get('/api/health', {
     // A 503 can also come from the error handler (a credential sent along could not be checked
@@ -19,7 +20,7 @@ export async function healthRoutes(app: FastifyInstance, { db }: AppContext): Pr
     const uptime = Number((process.hrtime.bigint() - startedAt) / 1_000_000n) / 1000;
     const began = performance.now();
     try {
-      await db.query('SELECT 1');
+      await ping(db);
       return { ok: true, uptime, dbLatency: Math.round((performance.now() - began) * 1000) / 1000 };
     } catch {
       return reply.status(503).send({ ok: false, uptime, dbLatency: null });

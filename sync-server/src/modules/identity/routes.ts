@@ -1,12 +1,12 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { type Destination, ErrorBody, PayIdentity, UpdateDestinationsBody } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
-import { type WalletRow, findWallet } from '../wallets/store.ts';
+import { type WalletRow, findWallet, updateDestinations } from '../wallets/index.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
@@ -53,7 +53,7 @@ export function validateDestinations(destinations: readonly Destination[]): Dest
 }
 
 /** Pay Identity: an @handle resolves to its linked destinations; holders manage theirs on the wallet surface. */
-export async function identityRoutes(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export async function identityRoutes(app: TypedApp, { db }: AppContext): Promise<void> {
   app.get('/api/pay-identity/:handle', {
     config: { auth: ['merchant'] },
     schema: {
@@ -65,7 +65,7 @@ export async function identityRoutes(app: FastifyInstance, { db }: AppContext): 
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const handle = canonicalHandle((request.params as { handle: string }).handle);
+    const handle = canonicalHandle(request.params.handle);
     const wallet = await findWallet(db, handle, principal.mode);
     if (!wallet) throw notFound('handle_not_found', `No ${principal.mode} wallet ${displayHandle(handle)}`);
     return identityOf(wallet);
@@ -92,13 +92,9 @@ export async function identityRoutes(app: FastifyInstance, { db }: AppContext): 
     },
   }, async (request) => {
     const principal = principalAs(request, 'wallet');
-    const body = request.body as Static<typeof UpdateDestinationsBody>;
+    const body = request.body;
     const destinations = validateDestinations(body.destinations);
-    const [row] = await db.query<WalletRow>(
-      `UPDATE wallets SET destinations = $2::jsonb, preferred_rail = CASE WHEN $3 THEN $4 ELSE preferred_rail END
-       WHERE id = $1 RETURNING id, handle, mode, owner_type, merchant_id, display_name, country, currency, pin_hash, preferred_rail, destinations, created_at`,
-      [principal.walletId, JSON.stringify(destinations), body.preferredRail !== undefined, body.preferredRail ?? null],
-    );
+    const row = await updateDestinations(db, principal.walletId, destinations, body.preferredRail);
     if (!row) throw notFound('wallet_not_found', 'Wallet not found');
     return identityOf(row);
   });

@@ -186,6 +186,53 @@ for (const target of await databaseTargets()) {
       assert.equal(await walletBalance(server(), payer), 499.5);
     });
 
+    it('GET /api/payments?paymentLinkId lists what one link received, newest first and paged; other links, merchants and modes stay out', async () => {
+      const merchant = await server().createMerchant();
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const [ada, bisi] = [uniqueHandle('ada'), uniqueHandle('bisi')];
+      await server().createWallet({ handle: ada, fund: 10_000 });
+      await server().createWallet({ handle: bisi, fund: 10_000 });
+      const tips = (await create(merchant.testKey, { currency: 'NGN', description: 'Tips' })).body;
+      const cake = (await create(merchant.testKey, { amount: 700, currency: 'NGN', description: 'Cake' })).body;
+      const paidIds: string[] = [];
+      for (const [handle, amount] of [[ada, 100], [bisi, 200], [ada, 300]] as const) {
+        const paid = await payLink(tips.id, { handle, pin: '1234', amount });
+        assert.equal(paid.status, 200, JSON.stringify(paid.body));
+        paidIds.push(String(paid.body.paymentId));
+        clock.advance(1000);
+      }
+      assert.equal((await payLink(cake.id, { handle: bisi, pin: '1234' })).status, 200);
+
+      type Page = { data: { id: string; amount: number; fee: number; status: string; senderName: string | null; paymentLinkId: string | null }[]; total: number; limit: number; offset: number };
+      const list = (query: string, headers: Record<string, string> = key) => server().request<Page>('GET', `/api/payments?${query}`, { headers });
+      const first = await list(`paymentLinkId=${tips.id}&limit=2`);
+      assert.equal(first.status, 200);
+      assert.deepEqual([first.body.total, first.body.limit, first.body.offset], [3, 2, 0]);
+      assert.deepEqual(first.body.data.map((payment) => [payment.id, payment.amount, payment.fee, payment.status, payment.senderName, payment.paymentLinkId]), [
+        [paidIds[2], 300, 4.5, 'completed', ada, tips.id],
+        [paidIds[1], 200, 3, 'completed', bisi, tips.id],
+      ]);
+      const second = await list(`paymentLinkId=${tips.id}&limit=2&offset=2`);
+      assert.deepEqual(second.body.data.map((payment) => [payment.id, payment.amount]), [[paidIds[0], 100]]);
+      assert.deepEqual((await list(`paymentLinkId=${cake.id}`)).body.data.map((payment) => [payment.amount, payment.senderName]), [[700, bisi]]);
+      assert.equal((await list(`paymentLinkId=${tips.id}&status=failed`)).body.total, 0, 'filters combine');
+      assert.equal((await list('')).body.total, 4, 'without the filter: every payment');
+
+      // Another merchant's link, the other mode or a link that does not exist: an empty list, as any filter that matches nothing.
+      const other = await server().createMerchant();
+      for (const [query, headers] of [[`paymentLinkId=${tips.id}`, { 'x-merchant-api-key': other.testKey }], [`paymentLinkId=${tips.id}`, { 'x-merchant-api-key': merchant.liveKey }], ['paymentLinkId=plink_missing', key]] as const) {
+        const empty = await list(query, headers);
+        assert.equal(empty.status, 200, query);
+        assert.deepEqual([empty.body.total, empty.body.data], [0, []], query);
+      }
+      for (const malformed of ['pay_123', 'plink_', 'plink_a%20b', `plink_${'x'.repeat(65)}`]) {
+        const refused = await server().request('GET', `/api/payments?paymentLinkId=${malformed}`, { headers: key });
+        assert.equal(refused.status, 400, malformed);
+        assert.equal(refused.body.code, 'validation_failed', malformed);
+        assert.match(String(refused.body.error), /paymentLinkId/, malformed);
+      }
+    });
+
     it('an expired link answers 410 (page and payment); a deactivated one too', async () => {
       const merchant = await server().createMerchant();
       const payer = uniqueHandle('late');

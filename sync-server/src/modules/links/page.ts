@@ -1,5 +1,6 @@
 import { formatMinor } from '@tapline/shared/money';
-import { type LinkRow, linkStatus } from './service.ts';
+import { linkStatus } from './service.ts';
+import type { LinkRow } from './store.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escape = (value: string) => value.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);

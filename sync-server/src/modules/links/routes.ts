@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
 import { CreatePaymentLinkBody, ErrorBody, ListOf, PayLinkBody, PayLinkResponse, PaymentLink, PaymentLinkListQuery } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -7,15 +8,16 @@ import { newId } from '../../auth/secrets.ts';
 import { notFound } from '../../http/errors.ts';
 import { canonicalHandle } from '../../http/validate.ts';
 import { idempotentId } from '../../http/idempotency.ts';
-import { findMerchant } from '../merchants/store.ts';
+import { findMerchant } from '../merchants/index.ts';
 import { LINK_PAGE_HEADERS, LINK_PAGE_SCRIPT, linkPage, messagePage } from './page.ts';
-import { type CreateLinkBody, createLink, deactivateLink, findLink, linkRecord, listLinks, payLink, provePayer } from './service.ts';
+import { createLink, linkRecord, payLink, provePayer } from './service.ts';
+import { deactivateLink, findLink, listLinks } from './store.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
-export async function linkRoutes(app: FastifyInstance, { db, config, now }: AppContext): Promise<void> {
+export async function linkRoutes(app: TypedApp, { db, config, now }: AppContext): Promise<void> {
   const owned = async (id: string, merchantId: string, mode: string) => {
     const row = await findLink(db, id);
     if (!row || row.merchant_id !== merchantId || row.mode !== mode) throw notFound('payment_link_not_found', `No payment link ${id}`);
@@ -35,7 +37,7 @@ export async function linkRoutes(app: FastifyInstance, { db, config, now }: AppC
     const principal = principalAs(request, 'merchant');
     const seed = idempotentId(request, 'plink');
     const id = seed ? `plink_${seed.slice(seed.indexOf(':') + 1, seed.indexOf(':') + 25)}` : newId('plink');
-    const row = await createLink(db, { merchantId: principal.merchantId, mode: principal.mode }, request.body as CreateLinkBody, now(), id);
+    const row = await createLink(db, { merchantId: principal.merchantId, mode: principal.mode }, request.body, now(), id);
     return reply.status(201).send(linkRecord(row, config.publicBaseUrl, now()));
   });
 
@@ -44,7 +46,7 @@ export async function linkRoutes(app: FastifyInstance, { db, config, now }: AppC
     schema: { tags: ['payment links'], summary: 'The merchant\'s payment links in the key\'s mode, newest first', querystring: PaymentLinkListQuery, response: { 200: ListOf(PaymentLink), ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const query = request.query as Static<typeof PaymentLinkListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listLinks(db, principal.merchantId, principal.mode, query.active, limit, offset);
@@ -57,7 +59,7 @@ export async function linkRoutes(app: FastifyInstance, { db, config, now }: AppC
     schema: { tags: ['payment links'], summary: 'One payment link', params: IdParams, response: { 200: PaymentLink, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const row = await owned((request.params as { id: string }).id, principal.merchantId, principal.mode);
+    const row = await owned(request.params.id, principal.merchantId, principal.mode);
     return linkRecord(row, config.publicBaseUrl, now());
   });
 
@@ -66,23 +68,24 @@ export async function linkRoutes(app: FastifyInstance, { db, config, now }: AppC
     schema: { tags: ['payment links'], summary: 'Deactivate a link: it can no longer be paid (410)', params: IdParams, response: { 200: PaymentLink, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     await owned(id, principal.merchantId, principal.mode);
     const row = await deactivateLink(db, id, principal.merchantId, principal.mode, now());
     if (!row) throw notFound('payment_link_not_found', `No payment link ${id}`);
     return linkRecord(row, config.publicBaseUrl, now());
   });
 
-  const payBody = (request: FastifyRequest) => request.body as Static<typeof PayLinkBody>;
+  /** The pay route's request as its schemas type it, for its body-credential callbacks (http/idempotency.ts). */
+  type PayRequest = FastifyRequest<{ Params: Static<typeof IdParams>; Body: Static<typeof PayLinkBody> }>;
   app.post('/api/payment-links/:id/pay', {
     config: {
       idempotency: 'optional',
       // Public route: the payer is named and proven in the body, so the key is theirs (per link)
       // and the PIN stays out of the stored request hash; a replay asks for the PIN again.
       idempotencyBodyCredential: {
-        scope: (request) => `payment_link:${(request.params as { id: string }).id}:${canonicalHandle(payBody(request).handle)}`,
+        scope: (request: PayRequest) => `payment_link:${request.params.id}:${canonicalHandle(request.body.handle)}`,
         secrets: ['pin'],
-        beforeReplay: (request) => provePayer(db, (request.params as { id: string }).id, payBody(request)),
+        beforeReplay: (request: PayRequest) => provePayer(db, request.params.id, request.body, now()),
         forgetStatuses: [403, 429],
       },
     },
@@ -96,15 +99,15 @@ export async function linkRoutes(app: FastifyInstance, { db, config, now }: AppC
       response: { 200: PayLinkResponse, ...errors, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody },
     },
   }, async (request) => {
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const derived = idempotentId(request, 'plink_pay');
     const paymentId = derived ? `pay_${derived.slice(derived.indexOf(':') + 1, derived.indexOf(':') + 33)}` : undefined;
-    return payLink({ db, config, now }, id, payBody(request), paymentId);
+    return payLink({ db, config, now }, id, request.body, paymentId);
   });
 
   // The public page. Not part of the JSON API: HTML, no rate-limit group, no credential.
-  app.get('/pay/link/:id', { schema: { hide: true } }, async (request, reply) => {
-    const { id } = request.params as { id: string };
+  app.get('/pay/link/:id', { schema: { hide: true, params: Type.Object({ id: Type.String() }) } }, async (request, reply) => {
+    const { id } = request.params;
     reply.headers(LINK_PAGE_HEADERS).type('text/html; charset=utf-8');
     const row = await findLink(db, id);
     if (!row) return reply.status(404).send(messagePage('Unknown payment link', 'There is no payment link at this address.'));

@@ -1,4 +1,4 @@
-import { toMajor, toMinor } from '@tapline/shared/money';
+import { percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import type { Config } from '../../config.ts';
 import type { Database, Queryable } from '../../db/database.ts';
 import { type Mode, newId } from '../../auth/secrets.ts';
@@ -6,32 +6,10 @@ import { enqueueEvent } from '../../events/outbox.ts';
 import { badRequest, conflict, gone, notFound } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { type TransferLeg, transfer } from '../../ledger/ledger.ts';
-import { feeMinor } from '../fx/decimal.ts';
-import { paymentEventData } from '../payments/service.ts';
-import { type PaymentRow, insertPayment } from '../payments/store.ts';
-import { checkWalletPin } from '../wallets/service.ts';
-import { findWallet, findWalletById } from '../wallets/store.ts';
-
-export interface LinkRow {
-  id: string;
-  merchant_id: string;
-  mode: Mode;
-  amount: number | null;
-  min_amount: number | null;
-  max_amount: number | null;
-  currency: string;
-  description: string | null;
-  reference: string | null;
-  single_use: boolean;
-  expires_at: Date | null;
-  active: boolean;
-  payment_count: number;
-  amount_collected: number;
-  deactivated_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+import { transfer, transferIds, type TransferLeg } from '../../ledger/ledger.ts';
+import { type PaymentRow, findLinkPayment, insertPayment, paymentEventData } from '../payments/index.ts';
+import { checkWalletPin, findMerchantWallet, findWallet, findWalletById, payerIsMerchant } from '../wallets/index.ts';
+import { type LinkRow, claimLinkPayment, findLink, insertLink } from './store.ts';
 
 export type LinkStatus = 'active' | 'inactive' | 'expired' | 'paid';
 
@@ -102,44 +80,20 @@ export async function createLink(db: Queryable, caller: { merchantId: string; mo
   const maxAmount = body.maxAmount === undefined ? null : toMinor(body.maxAmount, currency);
   if (minAmount !== null && maxAmount !== null && minAmount > maxAmount) throw badRequest('amount_bounds_invalid', 'minAmount must not exceed maxAmount');
   const expiresAt = body.expiresAt === undefined ? null : parseExpiry(body.expiresAt, now);
-  const [row] = await db.query<LinkRow>(
-    `INSERT INTO payment_links (id, merchant_id, mode, amount, min_amount, max_amount, currency, description, reference, single_use, expires_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
-     ON CONFLICT (id) DO UPDATE SET id = payment_links.id
-     RETURNING *`,
-    [id, caller.merchantId, caller.mode, amount, minAmount, maxAmount, currency, body.description ?? null, body.reference ?? null, singleUse, expiresAt, now],
-  );
-  return row!;
-}
-
-export async function findLink(db: Queryable, id: string): Promise<LinkRow | undefined> {
-  const [row] = await db.query<LinkRow>('SELECT * FROM payment_links WHERE id = $1', [id]);
-  return row;
-}
-
-export async function listLinks(db: Queryable, merchantId: string, mode: Mode, active: boolean | undefined, limit: number, offset: number): Promise<{ rows: LinkRow[]; total: number }> {
-  const params: unknown[] = [merchantId, mode];
-  let where = 'merchant_id = $1 AND mode = $2';
-  if (active !== undefined) {
-    params.push(active);
-    where += ` AND active = $${params.length}`;
-  }
-  const rows = await db.query<LinkRow>(`SELECT * FROM payment_links WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
-    ...(params as (string | boolean)[]),
-    limit,
-    offset,
-  ]);
-  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payment_links WHERE ${where}`, params as (string | boolean)[]);
-  return { rows, total: count?.total ?? 0 };
-}
-
-export async function deactivateLink(db: Queryable, id: string, merchantId: string, mode: Mode, now: Date): Promise<LinkRow | undefined> {
-  const [row] = await db.query<LinkRow>(
-    `UPDATE payment_links SET active = false, deactivated_at = coalesce(deactivated_at, $4), updated_at = $4
-     WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING *`,
-    [id, merchantId, mode, now],
-  );
-  return row;
+  return insertLink(db, {
+    id,
+    merchant_id: caller.merchantId,
+    mode: caller.mode,
+    amount,
+    min_amount: minAmount,
+    max_amount: maxAmount,
+    currency,
+    description: body.description ?? null,
+    reference: body.reference ?? null,
+    single_use: singleUse,
+    expires_at: expiresAt,
+    created_at: now,
+  });
 }
 
 /** Why a link cannot be paid now, as the API answers it: 410 inactive or expired, 409 a paid single-use link. */
@@ -163,11 +117,11 @@ export interface LinkPayDeps {
  * records the payment with its payment.completed event.
  */
 /** Proves a link's payer again (wrong PIN 403, lock-out 429) before a stored answer is replayed to them. */
-export async function provePayer(db: Database, linkId: string, body: { handle: string; pin: string }): Promise<void> {
+export async function provePayer(db: Database, linkId: string, body: { handle: string; pin: string }, now: Date): Promise<void> {
   const link = await findLink(db, linkId);
   const payer = link ? await findWallet(db, canonicalHandle(body.handle), link.mode) : undefined;
   if (!link || !payer) throw notFound('wallet_not_found', `No wallet ${displayHandle(canonicalHandle(body.handle))}`);
-  await checkWalletPin(db, payer, body.pin);
+  await checkWalletPin(db, payer, body.pin, now);
 }
 
 /**
@@ -192,35 +146,27 @@ export async function payLink(deps: LinkPayDeps, linkId: string, body: { handle:
       throw badRequest('amount_out_of_range', `The amount must be between ${link.min_amount === null ? 'any' : toMajor(link.min_amount, link.currency)} and ${link.max_amount === null ? 'any' : toMajor(link.max_amount, link.currency)} ${link.currency}`);
     }
   }
-  const fee = feeMinor(amount, deps.config.feePercentByRail.payment_link ?? '0');
+  const fee = percentOf(amount, deps.config.feePercentByRail.payment_link ?? '0', 'up');
   if (amount - fee <= 0) throw badRequest('amount_too_small', 'The amount does not cover the fee');
 
   const handle = canonicalHandle(body.handle);
   const payer = await findWallet(deps.db, handle, link.mode);
   if (!payer) throw notFound('wallet_not_found', `No ${link.mode} wallet ${displayHandle(handle)}`);
-  const merchantWallet = (await deps.db.query<{ id: string; handle: string; country: string }>(
-    `SELECT w.id, w.handle, w.country FROM wallets w WHERE w.merchant_id = $1 AND w.mode = $2 AND w.owner_type = 'merchant'`,
-    [link.merchant_id, link.mode],
-  ))[0];
+  const merchantWallet = await findMerchantWallet(deps.db, link.merchant_id, link.mode);
   if (!merchantWallet) throw notFound('wallet_not_found', 'The merchant has no wallet in this mode');
-  if (payer.id === merchantWallet.id) throw badRequest('payer_is_merchant', 'The merchant cannot pay its own link');
-  await checkWalletPin(deps.db, payer, body.pin);
+  if (payerIsMerchant(payer.id, merchantWallet.id)) throw badRequest('payer_is_merchant', 'The merchant cannot pay its own link');
+  await checkWalletPin(deps.db, payer, body.pin, deps.now());
 
   const now = deps.now();
   const paymentId = derivedPaymentId ?? newId('pay');
   const row = await deps.db.transaction(async (tx) => {
     if (derivedPaymentId) {
-      const [made] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 AND payment_link_id = $2', [derivedPaymentId, link.id]);
+      const made = await findLinkPayment(tx, derivedPaymentId, link.id);
       if (made) return made;
     }
-    const [claimed] = await tx.query<LinkRow>(
-      `UPDATE payment_links SET payment_count = payment_count + 1, amount_collected = amount_collected + $2, updated_at = $3
-       WHERE id = $1 AND active AND (expires_at IS NULL OR expires_at > $3) AND (NOT single_use OR payment_count = 0)
-       RETURNING *`,
-      [link.id, amount, now],
-    );
+    const claimed = await claimLinkPayment(tx, link.id, amount, now);
     if (!claimed) {
-      const [current] = await tx.query<LinkRow>('SELECT * FROM payment_links WHERE id = $1', [link.id]);
+      const current = await findLink(tx, link.id);
       assertPayable(current!, now);
       throw conflict('payment_link_already_paid', 'This payment link cannot be paid now');
     }
@@ -229,7 +175,7 @@ export async function payLink(deps: LinkPayDeps, linkId: string, body: { handle:
       { account: walletAccount(merchantWallet.id, link.currency), amount: amount - fee },
     ];
     if (fee > 0) legs.push({ account: systemAccount('fees', link.currency), amount: fee });
-    await transfer(tx, { id: `${paymentId}:debit`, mode: link.mode, kind: 'payment_link', legs, metadata: { paymentId, paymentLinkId: link.id } });
+    await transfer(tx, { id: transferIds.step(paymentId, 'debit'), mode: link.mode, kind: 'payment_link', legs, metadata: { paymentId, paymentLinkId: link.id } });
     const inserted = (await insertPayment(tx, {
       id: paymentId,
       merchant_id: link.merchant_id,

@@ -1,27 +1,18 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { ApiKeyRecord, ErrorBody, ListOf, ListQuery, MerchantSettingsResponse, RotateKeyBody, RotateKeyResponse } from '@tapline/shared/schemas';
+import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
-import type { Mode } from '../../auth/secrets.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { notFound, unprocessable } from '../../http/errors.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
-import { findMerchant, rotateApiKey } from '../merchants/store.ts';
+import { type ApiKeyRow, findMerchant, listApiKeys, lockApiKey, rotateApiKey } from '../merchants/index.ts';
 
 const ownerOnly = { auth: ['merchant'], roles: ['owner'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
-interface KeyRow {
-  id: string;
-  mode: Mode;
-  key_prefix: string;
-  created_at: Date;
-  expires_at: Date | null;
-}
-
-function keyRecord(row: KeyRow, now: Date) {
+function keyRecord(row: ApiKeyRow, now: Date) {
   return {
     id: row.id,
     mode: row.mode,
@@ -36,7 +27,7 @@ function keyRecord(row: KeyRow, now: Date) {
  * The merchant's secret API keys by id, for the dashboard (a session has no calling key to
  * rotate): list them and rotate one with a grace period. The owner only, or an API key.
  */
-export async function merchantKeyRoutes(app: FastifyInstance, { db, now }: AppContext): Promise<void> {
+export async function merchantKeyRoutes(app: TypedApp, { db, now }: AppContext): Promise<void> {
   app.post('/api/merchant/webhooks/test', {
     config: { auth: ['merchant'] },
     schema: {
@@ -48,7 +39,7 @@ export async function merchantKeyRoutes(app: FastifyInstance, { db, now }: AppCo
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
     const event = await db.transaction(async (tx) => {
-      const [merchant] = await tx.query<{ webhook_url: string | null }>('SELECT webhook_url FROM merchants WHERE id = $1', [principal.merchantId]);
+      const merchant = await findMerchant(tx, principal.merchantId);
       if (!merchant?.webhook_url) throw unprocessable('webhook_url_missing', 'Set a webhook URL first (PATCH /api/merchant/settings {webhookUrl})');
       return enqueueEvent(tx, { merchantId: principal.merchantId, mode: principal.mode, type: 'webhook.test', data: { message: 'A test event from your Tapline dashboard' }, at: now() });
     });
@@ -75,13 +66,9 @@ export async function merchantKeyRoutes(app: FastifyInstance, { db, now }: AppCo
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
-    const rows = await db.query<KeyRow>(
-      'SELECT id, mode, key_prefix, created_at, expires_at FROM api_keys WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at DESC, id LIMIT $3 OFFSET $4',
-      [principal.merchantId, principal.mode, limit, offset],
-    );
-    const [count] = await db.query<{ total: number | string }>('SELECT count(*)::int8 AS total FROM api_keys WHERE merchant_id = $1 AND mode = $2', [principal.merchantId, principal.mode]);
-    return { data: rows.map((row) => keyRecord(row, now())), total: Number(count?.total ?? 0), limit, offset };
+    const { limit = 20, offset = 0 } = request.query;
+    const { rows, total } = await listApiKeys(db, principal.merchantId, principal.mode, limit, offset);
+    return { data: rows.map((row) => keyRecord(row, now())), total, limit, offset };
   });
 
   app.post('/api/merchant/keys/:id/rotate', {
@@ -95,15 +82,13 @@ export async function merchantKeyRoutes(app: FastifyInstance, { db, now }: AppCo
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
-    const graceHours = (request.body as Static<typeof RotateKeyBody> | undefined)?.graceHours ?? 0;
+    const { id } = request.params;
+    // No body is {} (http/input-guard.ts): the old key stops at once.
+    const graceHours = request.body.graceHours ?? 0;
     const rotated = await db.transaction(async (tx) => {
-      const [key] = await tx.query<KeyRow>(
-        'SELECT id, mode, key_prefix, created_at, expires_at FROM api_keys WHERE id = $1 AND merchant_id = $2 AND mode = $3 FOR UPDATE',
-        [id, principal.merchantId, principal.mode],
-      );
+      const key = await lockApiKey(tx, id, principal.merchantId, principal.mode);
       if (!key || (key.expires_at && key.expires_at.getTime() <= now().getTime())) throw notFound('api_key_not_found', `No active ${principal.mode} API key ${id}`);
-      return rotateApiKey(tx, key.id, principal.merchantId, principal.mode, graceHours);
+      return rotateApiKey(tx, key.id, principal.merchantId, principal.mode, graceHours, now());
     });
     credentialsChanged();
     return { key: rotated.key, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };

@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import {
   AcceptLinkBody,
   AcceptLinkResponse,
@@ -18,14 +18,15 @@ import {
   TotpStatus,
   UpdateUserBody,
 } from '@tapline/shared/schemas';
+import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import type { MerchantSessionInfo } from '../../auth/principal.ts';
 import { clearSessionCookie, csrfTokenFor, setSessionCookie } from '../../auth/dashboard-session.ts';
 import { sha256Hex } from '../../auth/secrets.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.ts';
-import { qrPng } from '../gift-cards/codes.ts';
-import { findMerchant } from '../merchants/store.ts';
+import { qrPng } from '../gift-cards/index.ts';
+import { findMerchant } from '../merchants/index.ts';
 import { acceptLink, checkTotp, inviteUser, newTotpSecret, requestedMode, sessionAnswer, signIn } from './service.ts';
 import { type UserRow, countActiveOwners, disableTotp, enableTotp, findUser, listUsers, removeUser, revokeSession, revokeUserSessions, setPendingTotp, setRole } from './store.ts';
 
@@ -65,7 +66,7 @@ sign_in_locked with Retry-After). A wrong address or password answers 401 invali
 totp_required until a code is sent, 401 invalid_totp_code for a wrong or reused one.`;
 
 /** Dashboard users: set-up links, sign-in, sessions, TOTP, the team (README.md). */
-export async function merchantUserRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function merchantUserRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, secrets } = context;
 
   app.post('/api/admin/merchants/:id/owner', {
@@ -79,8 +80,8 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
       response: { 201: OwnerSetupResponse, ...errors, 409: ErrorBody },
     },
   }, async (request, reply) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    const { email } = request.body as Static<typeof OwnerSetupBody>;
+    const { id } = request.params;
+    const { email } = request.body;
     if (!(await findMerchant(db, id))) throw notFound('merchant_not_found', `No merchant ${id}`);
     const invited = await inviteUser(context, id, email, 'owner', 'setup');
     return reply.status(201).send({ userId: invited.user.id, email: invited.user.email, role: invited.user.role, setupUrl: invited.url, setupExpiresAt: invited.expiresAt.toISOString() });
@@ -96,7 +97,7 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
       response: { 200: AcceptLinkResponse, ...errors, 410: ErrorBody },
     },
   }, async (request) => {
-    const { token, password } = request.body as Static<typeof AcceptLinkBody>;
+    const { token, password } = request.body;
     const user = await acceptLink(context, token, password);
     return { email: user.email, role: user.role };
   });
@@ -111,7 +112,7 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
       response: { 201: DashboardSession, ...errors },
     },
   }, async (request, reply) => {
-    const session = await signIn(context, request.body as Static<typeof SignInBody>);
+    const session = await signIn(context, request.body);
     setSessionCookie(request, reply, session.token, session.maxAgeSeconds);
     return reply.status(201).send(await sessionAnswer(context, sha256Hex(session.token), csrfTokenFor(session.token), requestedMode(request)));
   });
@@ -131,7 +132,7 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
     const session = sessionOf(request);
     await revokeSession(db, session.tokenHash, context.now());
     clearSessionCookie(request, reply);
-    return reply.status(204).send();
+    return reply.status(204).send(null);
   });
 
   app.post('/api/dashboard/sessions/revoke-all', {
@@ -166,7 +167,7 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
     schema: { tags: ['dashboard'], summary: 'Confirm the enrolment with a code from the app: sign-in asks for a code from now on', body: TotpCodeBody, response: { 200: TotpStatus, ...errors, 409: ErrorBody } },
   }, async (request) => {
     const session = sessionOf(request);
-    const { code } = request.body as Static<typeof TotpCodeBody>;
+    const { code } = request.body;
     const user = await findUser(db, session.userId);
     if (!user?.totp_pending_sealed) throw conflict('totp_not_started', 'Start the enrolment first (POST /api/dashboard/totp)');
     const step = checkTotp(context, user.totp_pending_sealed, user.email, code);
@@ -180,7 +181,7 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
     schema: { tags: ['dashboard'], summary: 'Turn the second factor off (a current code proves the app is at hand)', body: TotpCodeBody, response: { 200: TotpStatus, ...errors, 409: ErrorBody } },
   }, async (request) => {
     const session = sessionOf(request);
-    const { code } = request.body as Static<typeof TotpCodeBody>;
+    const { code } = request.body;
     const user = await findUser(db, session.userId);
     if (!user?.totp_secret_sealed) throw conflict('totp_not_enabled', 'No second factor is enabled');
     if (checkTotp(context, user.totp_secret_sealed, user.email, code) === undefined) throw badRequest('invalid_totp_code', 'Wrong authenticator code');
@@ -193,7 +194,7 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
     schema: { tags: ['dashboard'], summary: 'The team: people who sign in to the dashboard', querystring: ListQuery, response: { 200: ListOf(MerchantUserRecord), ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const { limit = 20, offset = 0 } = request.query;
     const page = await listUsers(db, principal.merchantId, limit, offset);
     return { data: page.rows.map(userRecord), total: page.total, limit, offset };
   });
@@ -209,14 +210,13 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
     },
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
-    const { email, role } = request.body as Static<typeof InviteUserBody>;
+    const { email, role } = request.body;
     const invited = await inviteUser(context, principal.merchantId, email, role, 'invite');
     return reply.status(201).send({ ...userRecord(invited.user), inviteUrl: invited.url, inviteExpiresAt: invited.expiresAt.toISOString() });
   });
 
-  async function teamMember(request: FastifyRequest): Promise<UserRow> {
+  async function teamMember(request: FastifyRequest, id: string): Promise<UserRow> {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
     const user = await findUser(db, id, principal.merchantId);
     if (!user) throw notFound('user_not_found', `No team member ${id}`);
     return user;
@@ -232,8 +232,8 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
     config: ownerOnly,
     schema: { tags: ['dashboard'], summary: 'Change a team member\'s role', description: 'Unknown member 404 user_not_found; demoting the last owner 409 last_owner.', params: IdParams, body: UpdateUserBody, response: { 200: MerchantUserRecord, ...errors, 409: ErrorBody } },
   }, async (request) => {
-    const user = await teamMember(request);
-    const { role } = request.body as Static<typeof UpdateUserBody>;
+    const user = await teamMember(request, request.params.id);
+    const { role } = request.body;
     if (role !== 'owner') await assertNotLastOwner(user);
     const updated = await setRole(db, user.id, role);
     return userRecord(updated!);
@@ -243,9 +243,9 @@ export async function merchantUserRoutes(app: FastifyInstance, context: AppConte
     config: ownerOnly,
     schema: { tags: ['dashboard'], summary: 'Remove a team member: their sessions and links stop working at once', description: 'Unknown member 404 user_not_found; the last owner 409 last_owner.', params: IdParams, response: { 204: Type.Null(), ...errors, 409: ErrorBody } },
   }, async (request, reply) => {
-    const user = await teamMember(request);
+    const user = await teamMember(request, request.params.id);
     await assertNotLastOwner(user);
     await db.transaction((tx) => removeUser(tx, user.id, context.now()));
-    return reply.status(204).send();
+    return reply.status(204).send(null);
   });
 }

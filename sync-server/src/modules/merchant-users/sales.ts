@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
 import { toMajor } from '@tapline/shared/money';
 import { ErrorBody, SalesDailyQuery, SalesDailyResponse } from '@tapline/shared/schemas';
+import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
+import { dailySales } from './store.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -11,7 +11,7 @@ const DAY_MS = 86_400_000;
  * Sales per UTC day for the dashboard's charts: POS sessions completed (by when they ended) and
  * offline payments accepted (by when the terminal took them), in the caller's mode.
  */
-export async function salesRoutes(app: FastifyInstance, { db, now }: AppContext): Promise<void> {
+export async function salesRoutes(app: TypedApp, { db, now }: AppContext): Promise<void> {
   app.get('/api/merchant/sales/daily', {
     config: { auth: ['merchant'] },
     schema: {
@@ -22,20 +22,11 @@ export async function salesRoutes(app: FastifyInstance, { db, now }: AppContext)
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { days = 30 } = request.query as Static<typeof SalesDailyQuery>;
+    const { days = 30 } = request.query;
     const today = Math.floor(now().getTime() / DAY_MS) * DAY_MS;
     const from = new Date(today - (days - 1) * DAY_MS);
     const until = new Date(today + DAY_MS);
-    const rows = await db.query<{ day: string; currency: string; amount: string | number; count: string | number }>(
-      `SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, currency, sum(amount)::int8 AS amount, count(*)::int8 AS count FROM (
-         SELECT ended_at AS at, currency, amount FROM pos_sessions
-         WHERE merchant_id = $1 AND mode = $2 AND status = 'completed' AND ended_at >= $3 AND ended_at < $4
-         UNION ALL
-         SELECT captured_at, currency, amount FROM offline_payments
-         WHERE merchant_id = $1 AND mode = $2 AND status = 'accepted' AND captured_at >= $3 AND captured_at < $4
-       ) sales GROUP BY 1, 2 ORDER BY 2, 1`,
-      [principal.merchantId, principal.mode, from, until],
-    );
+    const rows = await dailySales(db, principal.merchantId, principal.mode, from, until);
     const dates = Array.from({ length: days }, (_, index) => new Date(from.getTime() + index * DAY_MS).toISOString().slice(0, 10));
     const byCurrency = new Map<string, Map<string, { amount: number; count: number }>>();
     for (const row of rows) {

@@ -6,7 +6,7 @@ import type { Database } from '../../db/database.ts';
 import type { Credential } from '../../auth/principal.ts';
 import { type Mode, hashPin, randomHex, sha256Hex, verifyPin } from '../../auth/secrets.ts';
 import { MODE_HEADER, csrfTokenFor } from '../../auth/dashboard-session.ts';
-import { ApiError, badRequest, conflict, gone, notFound, unauthorized } from '../../http/errors.ts';
+import { ApiError, badRequest, conflict, gone, notFound, retryAfterSeconds, unauthorized } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import {
   type SessionRow,
@@ -93,7 +93,7 @@ export async function acceptLink(context: AppContext, token: string, password: s
 }
 
 function lockedError(lockedUntil: Date, now: Date): ApiError {
-  const seconds = Math.max(1, Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000));
+  const seconds = retryAfterSeconds(lockedUntil, now);
   return new ApiError(429, 'sign_in_locked', `Too many failed sign-ins: this account is locked until ${lockedUntil.toISOString()}`, {
     headers: { 'retry-after': String(seconds) },
   });

@@ -217,3 +217,26 @@ export async function revokeUserSessions(db: Queryable, userId: string, now: Dat
   const rows = await db.query('UPDATE merchant_user_sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING token_hash', [userId, now]);
   return rows.length;
 }
+
+/**
+ * Sales per UTC day and currency from `from` (inclusive) to `until` (exclusive): POS sessions
+ * completed (by when they ended) and offline payments accepted (by when the terminal took them).
+ */
+export async function dailySales(
+  db: Queryable,
+  merchantId: string,
+  mode: string,
+  from: Date,
+  until: Date,
+): Promise<{ day: string; currency: string; amount: string | number; count: string | number }[]> {
+  return db.query<{ day: string; currency: string; amount: string | number; count: string | number }>(
+    `SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, currency, sum(amount)::int8 AS amount, count(*)::int8 AS count FROM (
+       SELECT ended_at AS at, currency, amount FROM pos_sessions
+       WHERE merchant_id = $1 AND mode = $2 AND status = 'completed' AND ended_at >= $3 AND ended_at < $4
+       UNION ALL
+       SELECT captured_at, currency, amount FROM offline_payments
+       WHERE merchant_id = $1 AND mode = $2 AND status = 'accepted' AND captured_at >= $3 AND captured_at < $4
+     ) sales GROUP BY 1, 2 ORDER BY 2, 1`,
+    [merchantId, mode, from, until],
+  );
+}

@@ -1,4 +1,5 @@
 import type { SecretBox } from '../../auth/secret-box.ts';
+import type { Language } from '@tapline/shared/i18n';
 import type { Queryable } from '../../db/database.ts';
 import { type Mode, newId, newMerchantKey, randomHex, sha256Hex } from '../../auth/secrets.ts';
 
@@ -96,14 +97,43 @@ export async function insertApiKey(tx: Queryable, merchantId: string, mode: Mode
  * Rotates the calling key: a new key of the same mode, and the old one expiring after the grace
  * period (now when 0). Returns the new key and when the old one stops working.
  */
-export async function rotateApiKey(tx: Queryable, keyId: string, merchantId: string, mode: Mode, graceHours: number): Promise<{ key: string; previousKeyExpiresAt: Date }> {
+export async function rotateApiKey(tx: Queryable, keyId: string, merchantId: string, mode: Mode, graceHours: number, now: Date): Promise<{ key: string; previousKeyExpiresAt: Date }> {
+  // The app's clock, which also judges a key's expiry (auth/principal.ts), not the database's.
   const [expiry] = await tx.query<{ expires_at: Date }>(
-    `UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'::timestamptz), now() + $2 * interval '1 hour')
+    `UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'::timestamptz), $3::timestamptz + $2 * interval '1 hour')
      WHERE id = $1 RETURNING expires_at`,
-    [keyId, graceHours],
+    [keyId, graceHours, now],
   );
   const created = await insertApiKey(tx, merchantId, mode);
   return { key: created.key, previousKeyExpiresAt: expiry!.expires_at };
+}
+
+/** A secret API key as its owner may see it: never the key, its first 12 characters. */
+export interface ApiKeyRow {
+  id: string;
+  mode: Mode;
+  key_prefix: string;
+  created_at: Date;
+  expires_at: Date | null;
+}
+
+/** A merchant's keys of one mode, newest first, and how many there are. */
+export async function listApiKeys(db: Queryable, merchantId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  const rows = await db.query<ApiKeyRow>(
+    'SELECT id, mode, key_prefix, created_at, expires_at FROM api_keys WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at DESC, id LIMIT $3 OFFSET $4',
+    [merchantId, mode, limit, offset],
+  );
+  const [count] = await db.query<{ total: number | string }>('SELECT count(*)::int8 AS total FROM api_keys WHERE merchant_id = $1 AND mode = $2', [merchantId, mode]);
+  return { rows, total: Number(count?.total ?? 0) };
+}
+
+/** One key of the merchant's mode, its row locked (a rotation). */
+export async function lockApiKey(tx: Queryable, id: string, merchantId: string, mode: Mode): Promise<ApiKeyRow | undefined> {
+  const [row] = await tx.query<ApiKeyRow>(
+    'SELECT id, mode, key_prefix, created_at, expires_at FROM api_keys WHERE id = $1 AND merchant_id = $2 AND mode = $3 FOR UPDATE',
+    [id, merchantId, mode],
+  );
+  return row;
 }
 
 export interface TerminalRow {
@@ -114,15 +144,17 @@ export interface TerminalRow {
   created_at: Date;
   revoked_at: Date | null;
   last_seen_at: Date | null;
-  /** ISO 639-1: the kiosk's default language and its receipts'. */
-  language: string;
+  queued_count: number | null;
+  queued_reported_at: Date | null;
+  /** ISO 639-1: the kiosk's default language and its receipts' (only catalogued ones are written). */
+  language: Language;
 }
 
-export async function insertTerminal(db: Queryable, merchantId: string, mode: Mode, name: string, language = 'en'): Promise<{ row: TerminalRow; token: string }> {
+export async function insertTerminal(db: Queryable, merchantId: string, mode: Mode, name: string, language: Language = 'en'): Promise<{ row: TerminalRow; token: string }> {
   const token = randomHex(32);
   const [row] = await db.query<TerminalRow>(
     `INSERT INTO terminals (id, merchant_id, mode, name, token_hash, language) VALUES ($1, $2, $3, $4, $5, $6)
-     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language`,
+     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language, queued_count, queued_reported_at`,
     [newId('trm'), merchantId, mode, name, sha256Hex(token), language],
   );
   return { row: row!, token };
@@ -130,7 +162,7 @@ export async function insertTerminal(db: Queryable, merchantId: string, mode: Mo
 
 export async function listTerminals(db: Queryable, merchantId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: TerminalRow[]; total: number }> {
   const rows = await db.query<TerminalRow>(
-    `SELECT id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language FROM terminals
+    `SELECT id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language, queued_count, queued_reported_at FROM terminals
      WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at, id LIMIT $3 OFFSET $4`,
     [merchantId, mode, limit, offset],
   );
@@ -138,11 +170,12 @@ export async function listTerminals(db: Queryable, merchantId: string, mode: Mod
   return { rows, total: count?.total ?? 0 };
 }
 
-export async function revokeTerminal(db: Queryable, id: string, merchantId: string, mode: Mode): Promise<TerminalRow | undefined> {
+/** Revokes a terminal at `now` (the app's clock); revoking it again keeps the first time. */
+export async function revokeTerminal(db: Queryable, id: string, merchantId: string, mode: Mode, now: Date): Promise<TerminalRow | undefined> {
   const [row] = await db.query<TerminalRow>(
-    `UPDATE terminals SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND merchant_id = $2 AND mode = $3
-     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language`,
-    [id, merchantId, mode],
+    `UPDATE terminals SET revoked_at = coalesce(revoked_at, $4) WHERE id = $1 AND merchant_id = $2 AND mode = $3
+     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language, queued_count, queued_reported_at`,
+    [id, merchantId, mode, now],
   );
   return row;
 }

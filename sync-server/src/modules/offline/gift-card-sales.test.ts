@@ -7,7 +7,7 @@ import { databaseTargets } from '../../testing/databases.ts';
 import { balanceMinor, systemBalance } from '../../testing/ledger.ts';
 import { type TestServer, uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
-import { conflictsOf, connectTerminal, pull, push } from './test-helpers.ts';
+import { conflictsOf, connectTerminal, pull, push } from '../../testing/offline.ts';
 
 /** A sale as the terminal stores it: the code stays with the customer's receipt, the hash goes in the document. */
 async function sale(terminalId: string, amountMinor: number, extra: Partial<GiftCardSaleDoc> = {}): Promise<{ doc: GiftCardSaleDoc; code: string }> {

@@ -5,14 +5,11 @@ import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
 import { type GiftCardSaleDoc, SYNC_TEXT_LIMITS } from '@tapline/shared/sync-protocol';
 import { storableText, textProblem, textProblemMessage } from '@tapline/shared/text';
 import type { AppContext } from '../../context.ts';
-import type { Queryable } from '../../db/database.ts';
-import { PG_ERROR, pgErrorCode } from '../../db/database.ts';
+import { PG_ERROR, type Queryable, pgErrorCode } from '../../db/database.ts';
 import { newId } from '../../auth/secrets.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
-import { GiftCardService } from '../gift-cards/service.ts';
-import { fxServiceRateSource } from '../gift-cards/fx.ts';
-import type { CardRow } from '../gift-cards/store.ts';
-import { CAPTURED_AT_PROBLEM, parseCapturedAt, timeDecline } from './policy.ts';
+import { type CardRow, giftCardService } from '../gift-cards/index.ts';
+import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';
 import { type CollectionSettler, type PushTerminal, inSavepoint } from './push.ts';
 import { type GiftCardSaleRow, findGiftCardSales, insertGiftCardSale } from './store.ts';
 
@@ -78,6 +75,7 @@ function saleOf(doc: Record<string, unknown>, id: string, fallbackCurrency: stri
   }
   const capturedAt = parseCapturedAt(doc.capturedAt);
   if (capturedAt === null) problems.push(CAPTURED_AT_PROBLEM);
+  problems.push(...schemaProblems('gift_card_sales', doc, problems));
   return {
     id,
     codeHash,
@@ -132,7 +130,7 @@ const SETTLEMENT_FAILED = {
  * push (the unique index on the hash) is declined `code_taken`.
  */
 export function giftCardSaleSettler(context: AppContext): CollectionSettler<GiftCardSaleRow, GiftCardSaleDoc> {
-  const cards = new GiftCardService(context, fxServiceRateSource(context.fx));
+  const cards = giftCardService(context);
 
   async function outcomeOf(tx: Queryable, terminal: PushTerminal, sale: Sale, now: Date): Promise<SaleOutcome> {
     if (sale.invalid !== null) return { declineCode: 'invalid_document', declineReason: sale.invalid };

@@ -1,7 +1,7 @@
 import type { OfflineLimits } from '@tapline/shared/sync-protocol';
 import type { AppContext } from '../../context.ts';
-import { convertMinor, fxServiceRateSource } from '../gift-cards/fx.ts';
-import { noPinLimitDefault } from '../wearables/store.ts';
+import { convertMinor, fxServiceRateSource } from '../gift-cards/index.ts';
+import { noPinLimitDefault } from '../wearables/index.ts';
 import type { TerminalSyncRow } from './store.ts';
 
 /**
@@ -16,7 +16,7 @@ export async function terminalOfflineLimits(context: Pick<AppContext, 'config' |
     if (dollars === 0) return 0;
     try {
       const { rate } = await fxServiceRateSource(context.fx).rate('USD', currency);
-      return convertMinor(dollars * 100, 'USD', currency, rate, 'floor');
+      return convertMinor(dollars * 100, 'USD', currency, rate, 'down');
     } catch {
       return 0;
     }

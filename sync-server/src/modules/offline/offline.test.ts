@@ -8,7 +8,7 @@ import { balanceMinor, systemBalance } from '../../testing/ledger.ts';
 import { uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
 import { releaseExpiredVouchers } from './vouchers.ts';
-import { conflictsOf, connectTerminal, pull, push } from './test-helpers.ts';
+import { conflictsOf, connectTerminal, pull, push } from '../../testing/offline.ts';
 
 type Voucher = { id: string; status: string; amount: number; currency: string; expiresAt: string; qrPayload?: string; handle: string; usedAmount?: number };
 type Payment = { id: string; status: string; amount: number; payerHandle: string | null; declineCode: string | null; walletRef: string | null; terminalId: string | null };
@@ -161,8 +161,9 @@ for (const target of await databaseTargets()) {
       assert.equal((await s.request('DELETE', `/api/merchant/terminals/${terminalId}`, { headers: key })).status, 200);
       const answer = await pull(socket, null);
       assert.deepEqual('code' in answer ? answer.code : 'no failure', 'terminal_revoked');
-      await new Promise((resolve) => setTimeout(resolve, 1100)); // the credential memory lasts one second
+      offsetMs += 1100; // the credential memory lasts one second of the app's clock
       await assert.rejects(connectTerminal(s, termToken), /terminal_revoked/);
+      offsetMs = 0;
     });
 
     it('greets a terminal with its merchant, mode, offline limits and the voucher keys; the merchant changes the limits', async () => {
@@ -186,7 +187,7 @@ for (const target of await databaseTargets()) {
         body: { offlineLimits: { perPayment: 5000, total: 20000.5, maxAgeHours: 12 } },
       });
       assert.equal(changed.status, 200, JSON.stringify(changed.body));
-      assert.deepEqual(changed.body, { terminalId, currency: 'NGN', perPayment: 5000, total: 20000.5, maxAgeHours: 12, language: 'en' });
+      assert.deepEqual(changed.body, { terminalId, currency: 'NGN', perPayment: 5000, total: 20000.5, maxAgeHours: 12, language: 'en', name: 'Front counter' });
       const noPinPerTapMaxMinor = hello.offlineLimits.noPinPerTapMaxMinor!;
       assert.ok(noPinPerTapMaxMinor > 0, 'the largest offline tap: the default no-PIN limit per tap');
       assert.deepEqual((await greeted).offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 500_000, totalMaxMinor: 2_000_050, maxAgeSeconds: 12 * 3600, noPinPerTapMaxMinor });
@@ -271,6 +272,10 @@ for (const target of await databaseTargets()) {
       assert.equal(badCheckpoint.code, 'invalid_checkpoint');
       const oddBatch = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.pull, { collection: 'offline_payments', checkpoint: null, batchSize: 'all' });
       assert.equal(oddBatch.documents.length, 5, 'a batch size that is not an integer means the largest');
+      const two = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.pull, { collection: 'offline_payments', checkpoint: null, batchSize: 2 });
+      assert.equal(two.documents.length, 2);
+      const none = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.pull, { collection: 'offline_payments', checkpoint: null, batchSize: 0 });
+      assert.equal(none.documents.length, 1, 'a batch size under 1 means 1');
       const notRows = await socket.timeout(5000).emitWithAck(SYNC_EVENTS.push, { collection: 'offline_payments', rows: 'none' });
       assert.equal(notRows.code, 'invalid_push');
       const tooMany = await push(socket, Array.from({ length: 101 }, () => tapDoc(terminalId, tagId, 100)));

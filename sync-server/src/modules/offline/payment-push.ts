@@ -1,11 +1,11 @@
 import { toMajor } from '@tapline/shared/money';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import type { AppContext } from '../../context.ts';
-import type { Queryable } from '../../db/database.ts';
-import { PG_ERROR, pgErrorCode } from '../../db/database.ts';
+import { PG_ERROR, type Queryable, pgErrorCode } from '../../db/database.ts';
 import { enqueueEvents } from '../../events/outbox.ts';
-import { LedgerError, type LedgerErrorCode, personToMerchantArguments } from '../../ledger/ledger.ts';
-import { tagNoPinLimits } from '../wearables/store.ts';
+import { LedgerError, type LedgerErrorCode, lockWalletAccounts, postOfflineTaps } from '../../ledger/ledger.ts';
+import { payerIsMerchant } from '../wallets/index.ts';
+import { type TagLookup, countTaps, tagNoPinLimits } from '../wearables/index.ts';
 import { publicKeyMap } from './keys.ts';
 import { lockProducts, moveSaleStock, unitsByProduct } from '../products/index.ts';
 import { exposureBudgets, exposureDecline, paymentPolicyDecline } from './policy.ts';
@@ -44,83 +44,48 @@ const settlementFailed = (): Verdict =>
 export function offlinePaymentSettler(context: AppContext): CollectionSettler<OfflinePaymentRow, OfflinePaymentDoc> {
   const vouchers = offlineSettlement(context);
 
-  /** Counts every tap on its tag and answers, per tag id, the wallet an active tag pays from. */
-  async function countTaps(tx: Queryable, tagIds: readonly string[], mode: string, now: Date): Promise<Map<string, { walletId: string; handle: string } | 'disabled' | 'unknown'>> {
-    const unique = [...new Set(tagIds)];
-    // The tags locked in one order (by id) before they are counted: two pushes tapping the same
-    // rings wait for each other instead of deadlocking.
-    const known = await tx.query<{ tag_id: string; status: string }>(
-      'SELECT tag_id, status FROM wearables WHERE tag_id = ANY ($1::text[]) AND mode = $2 ORDER BY tag_id FOR NO KEY UPDATE',
-      [unique, mode],
-      { prepareAs: 'wearables_lock_tags' },
-    );
-    const tags = new Map<string, { walletId: string; handle: string } | 'disabled' | 'unknown'>(unique.map((tagId) => [tagId, 'unknown']));
-    for (const row of known) if (row.status !== 'active') tags.set(row.tag_id, 'disabled');
-    const active = new Set(known.filter((row) => row.status === 'active').map((row) => row.tag_id));
-    if (active.size === 0) return tags;
-    const counted = await tx.query<{ tag_id: string; wallet_id: string; handle: string }>(
-      `UPDATE wearables w SET tap_count = w.tap_count + c.taps, last_tapped_at = $2
-       FROM (SELECT t.tag_id, count(*)::int8 AS taps FROM unnest($1::text[]) AS t (tag_id) GROUP BY t.tag_id) c
-       WHERE w.tag_id = c.tag_id
-       RETURNING w.tag_id, w.wallet_id, w.handle`,
-      [tagIds.filter((tagId) => active.has(tagId)), now],
-      { prepareAs: 'wearables_count_taps' },
-    );
-    for (const row of counted) tags.set(row.tag_id, { walletId: row.wallet_id, handle: row.handle });
-    return tags;
-  }
-
   /** The verdicts of taps that passed the policy's rules, in the order given (the order they were taken). */
   async function settleTaps(tx: Queryable, terminal: PushTerminal, scope: SettlementScope, taps: readonly Pending[], now: Date): Promise<void> {
+    // Every tap counted on its tag in one call (the tags locked in id order: two pushes tapping
+    // the same rings wait for each other instead of deadlocking).
     const tags = await countTaps(tx, taps.map((tap) => tap.candidate.tagId!), terminal.mode, now);
     const noPinLimits = await tagNoPinLimits(tx, [...tags.keys()], terminal.mode, terminal.limits.currency);
     const paying: { tap: Pending; payer: { walletId: string; handle: string } }[] = [];
     for (const tap of taps) {
       const tagId = tap.candidate.tagId!;
-      const tag = tags.get(tagId)!;
+      const tag: TagLookup = tags.get(tagId) ?? { outcome: 'unknown' };
       const noPinLimit = noPinLimits.get(tagId) ?? 0;
-      if (tag === 'unknown') tap.verdict = declined('tag_not_found', `No tag ${tagId} in ${terminal.mode} mode`);
-      else if (tag === 'disabled') tap.verdict = declined('tag_disabled', `Tag ${tagId} is disabled: it cannot pay`);
-      else if (tag.walletId === terminal.wallet.id) tap.verdict = declined('payer_is_merchant', 'The tag belongs to the merchant itself');
+      if (tag.outcome === 'unknown') tap.verdict = declined('tag_not_found', `No tag ${tagId} in ${terminal.mode} mode`);
+      else if (tag.outcome === 'disabled') tap.verdict = declined('tag_disabled', `Tag ${tagId} is disabled: it cannot pay`);
+      else if (payerIsMerchant(tag.walletId, terminal.wallet.id)) tap.verdict = declined('payer_is_merchant', 'The tag belongs to the merchant itself');
       // The holder's PIN cannot be asked offline: a tap over the tag's no-PIN limit never pays.
       else if (tap.candidate.amount > noPinLimit) {
         tap.verdict = declined('no_pin_limit_exceeded', `The tap is over the tag's limit for a payment without the holder's PIN (${toMajor(noPinLimit, tap.candidate.currency)} ${tap.candidate.currency}), which an offline terminal cannot ask`, {
           payerWalletId: tag.walletId,
           payerHandle: tag.handle,
         });
-      } else paying.push({ tap, payer: tag });
+      } else paying.push({ tap, payer: { walletId: tag.walletId, handle: tag.handle } });
     }
     if (paying.length === 0) return;
     const budgets = await exposureBudgets(tx, { id: terminal.terminalId, createdAt: terminal.createdAt }, terminal.limits.totalMaxMinor, paying.map(({ tap }) => tap.candidate.capturedAt));
     // Every payer's account locked at once in the ledger's lock order, before any merchant shard:
     // two pushes paying from the same wallets then wait for each other instead of deadlocking.
-    await tx.query(
-      `SELECT 1 FROM ledger_accounts WHERE owner_type = 'wallet' AND owner_id = ANY ($1::text[]) AND currency = $2 AND mode = $3 AND shard = 0
-       ORDER BY lock_rank, id FOR NO KEY UPDATE`,
-      [[...new Set(paying.map(({ payer }) => payer.walletId))], terminal.limits.currency, terminal.mode],
-      { prepareAs: 'offline_lock_payers' },
-    );
+    await lockWalletAccounts(tx, [...new Set(paying.map(({ payer }) => payer.walletId))], terminal.limits.currency, terminal.mode);
     // Every tap's transfer in one call, in the order they were taken, each spending its window's budget.
     const transfers = paying.map(({ tap, payer }) => ({
       id: offlineTransferId(tap.candidate.id),
-      mode: terminal.mode,
-      kind: 'offline_tap',
       payerWalletId: payer.walletId,
-      merchantWalletId: terminal.wallet.id,
-      currency: tap.candidate.currency,
       amount: tap.candidate.amount,
       metadata: { offlinePaymentId: tap.candidate.id, terminalId: scope.terminalId },
     }));
-    const posted = transfers.map(personToMerchantArguments);
-    const [row] = await tx.query<{ results: string[] }>(
-      'SELECT offline_post_taps($1, $2, $3, $4::text[], $5::text[], $6::int8[], $7::text[], $8::jsonb[], $9::int4[], $10::int8[]) AS results',
-      [
-        terminal.mode, terminal.wallet.id, terminal.limits.currency, transfers.map((t) => t.id), transfers.map((t) => t.payerWalletId), transfers.map((t) => t.amount),
-        posted.map((p) => p.fingerprint), posted.map((p) => p.metadata), budgets.windowOf.map((window) => window + 1), budgets.remaining,
-      ],
-      { prepareAs: 'offline_post_taps' },
-    );
-    const results = row?.results ?? [];
+    const results = await postOfflineTaps(tx, {
+      mode: terminal.mode,
+      merchantWalletId: terminal.wallet.id,
+      currency: terminal.limits.currency,
+      taps: transfers,
+      windows: budgets.windowOf.map((window) => window + 1),
+      budgets: budgets.remaining,
+    });
     for (const [index, { tap, payer }] of paying.entries()) {
       const result = results[index];
       if (result === 'created' || result === 'exists') {

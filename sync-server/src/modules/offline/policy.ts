@@ -1,6 +1,8 @@
-import type { OfflineLimits } from '@tapline/shared/sync-protocol';
+import { OFFLINE_MAX_AGE_HOURS_MAX, type OfflineLimits } from '@tapline/shared/sync-protocol';
 import { toMajor } from '@tapline/shared/money';
+import { type PushedCollection, pushedDocumentProblems } from '@tapline/shared/sync-documents';
 import type { Queryable } from '../../db/database.ts';
+import { contactsAround, insertContact, offlineWindowsUsed, pruneContacts } from './store.ts';
 
 /**
  * The offline policy a terminal is handed in its hello, enforced again by the server when what
@@ -31,6 +33,16 @@ export interface PolicyDecline {
 const EARLIEST_CAPTURE = Date.UTC(1970, 0, 1);
 const LATEST_CAPTURE = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 export const CAPTURED_AT_PROBLEM = 'capturedAt must be an ISO 8601 time between 1970 and 9999';
+
+/**
+ * What the document's schema (shared/src/sync-documents.ts) finds wrong that the rules above did
+ * not already say: a field a rule judged (its sentence starts with the field's name), or that
+ * `alsoJudged` names, is not reported twice.
+ */
+export function schemaProblems(collection: PushedCollection, doc: Record<string, unknown>, problems: readonly string[], alsoJudged: readonly string[] = []): string[] {
+  const judged = new Set([...problems.map((problem) => problem.split(' ')[0]), ...alsoJudged]);
+  return [...pushedDocumentProblems(collection, doc)].filter(([field]) => !judged.has(field)).map(([, problem]) => problem);
+}
 
 /**
  * A pushed `capturedAt` as a Date, or null when it is not a time the policy can judge. A kiosk
@@ -110,16 +122,7 @@ export async function exposureBudgets(tx: Queryable, terminal: { id: string; cre
   const latest = new Date(Math.max(...times));
   // The contacts that bound these captures: the last one at or before the earliest, every one
   // between, and the first one after the latest.
-  const contacts = await tx.query<{ connected_at: Date }>(
-    `SELECT connected_at FROM terminal_contacts
-     WHERE terminal_id = $1
-       AND connected_at >= coalesce((SELECT max(connected_at) FROM terminal_contacts WHERE terminal_id = $1 AND connected_at <= $2), '-infinity')
-       AND connected_at <= coalesce((SELECT min(connected_at) FROM terminal_contacts WHERE terminal_id = $1 AND connected_at > $3), 'infinity')
-     ORDER BY connected_at`,
-    [terminal.id, earliest, latest],
-    { prepareAs: 'terminal_contacts_around' },
-  );
-  const bounds = contacts.map((row) => row.connected_at.getTime());
+  const bounds = (await contactsAround(tx, terminal.id, earliest, latest)).map((at) => at.getTime());
   const starts: string[] = [];
   const ends: string[] = [];
   const windowByStart = new Map<number, number>();
@@ -135,14 +138,7 @@ export async function exposureBudgets(tx: Queryable, terminal: { id: string; cre
     ends.push(Number.isFinite(end) ? new Date(end).toISOString() : 'infinity');
     return starts.length - 1;
   });
-  const used = await tx.query<{ i: number; used: number }>(
-    `SELECT w.i::int4 AS i,
-       coalesce((SELECT sum(p.amount) FROM offline_payments p
-                 WHERE p.terminal_id = $1 AND p.status = 'accepted' AND p.kind = 'tap' AND p.captured_at >= w.s AND p.captured_at < w.e), 0)::int8 AS used
-     FROM unnest($2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS w (s, e, i)`,
-    [terminal.id, starts, ends],
-    { prepareAs: 'offline_window_used' },
-  );
+  const used = await offlineWindowsUsed(tx, terminal.id, starts, ends);
   const remaining = starts.map(() => totalMaxMinor);
   for (const row of used) remaining[row.i - 1] = totalMaxMinor - row.used;
   return { windowOf, remaining };
@@ -150,5 +146,7 @@ export async function exposureBudgets(tx: Queryable, terminal: { id: string; cre
 
 /** Records the start of a contact: the boundary of the terminal's offline windows. */
 export async function recordContact(db: Queryable, terminalId: string, at: Date): Promise<void> {
-  await db.query('INSERT INTO terminal_contacts (terminal_id, connected_at) VALUES ($1, $2) ON CONFLICT DO NOTHING', [terminalId, at]);
+  await insertContact(db, terminalId, at);
+  // No payment captured before the longest age a terminal may be given is ever judged again.
+  await pruneContacts(db, terminalId, new Date(at.getTime() - OFFLINE_MAX_AGE_HOURS_MAX * 3_600_000));
 }

@@ -1,6 +1,7 @@
 import type { OfflineLimits, PushRejection, SyncDocument } from '@tapline/shared/sync-protocol';
 import type { Database, Queryable } from '../../db/database.ts';
 import { PG_ERROR, isDatabaseUnavailable, pgErrorCode } from '../../db/database.ts';
+import { inSavepoint as inNamedSavepoint } from '../../db/savepoint.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { documentId } from './settlement.ts';
 import { reserveTerminalSeqs } from './store.ts';
@@ -55,17 +56,8 @@ export function isTransientDatabaseError(error: unknown): boolean {
  * transaction usable, and is answered as `{ failed }`; a transient database error is thrown (the
  * whole transaction must go).
  */
-export async function inSavepoint<T>(tx: Queryable, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
-  await tx.query('SAVEPOINT push_document');
-  try {
-    const value = await work();
-    await tx.query('RELEASE SAVEPOINT push_document');
-    return { ok: true, value };
-  } catch (error) {
-    if (isTransientDatabaseError(error)) throw error;
-    await tx.query('ROLLBACK TO SAVEPOINT push_document');
-    return { ok: false, error };
-  }
+export function inSavepoint<T>(tx: Queryable, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return inNamedSavepoint(tx, 'push_document', work, { rethrow: isTransientDatabaseError });
 }
 
 /**

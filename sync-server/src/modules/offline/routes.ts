@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/principal.ts';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
 import {
   CreateVoucherBody,
   ErrorBody,
@@ -24,11 +25,11 @@ import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { derivedId, idempotentId } from '../../http/idempotency.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
-import { requireWallet } from '../wallets/service.ts';
+import { requireWallet } from '../wallets/index.ts';
 import { publicKeys } from './keys.ts';
 import { terminalOfflineLimits } from './limits.ts';
 import { offlineSettlement, paymentRecord } from './settlement.ts';
-import { findOfflinePayment, findTerminalForSync, listOfflinePayments, setTerminalLanguage, setTerminalOfflineLimits } from './store.ts';
+import { findOfflinePayment, findTerminalForSync, listOfflinePayments, setTerminalLanguage, setTerminalName, setTerminalOfflineLimits } from './store.ts';
 import { releaseExpiredVouchers, voucherService } from './vouchers.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
@@ -45,7 +46,7 @@ back OFFLINE_QR_SETTLEMENT_GRACE_HOURS (72) after it expires, or at once when th
 voucher text is stored; its holder can be shown it again while it is active (GET).`;
 
 /** Offline QR vouchers, offline payments (as settled from terminals' syncs), and terminals' offline limits. */
-export async function offlineRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function offlineRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db } = context;
   const vouchers = voucherService(context);
   const settlement = offlineSettlement(context);
@@ -65,7 +66,7 @@ export async function offlineRoutes(app: FastifyInstance, context: AppContext): 
     },
   }, async (request, reply) => {
     const principal = principalAs(request, 'wallet');
-    const record = await vouchers.create(principal, request.body as Static<typeof CreateVoucherBody>, derivedId(request, 'oqr', 'oqr'));
+    const record = await vouchers.create(principal, request.body, derivedId(request, 'oqr', 'oqr'));
     return reply.status(201).send(record);
   });
 
@@ -73,14 +74,14 @@ export async function offlineRoutes(app: FastifyInstance, context: AppContext): 
     config: walletOnly,
     schema: { tags: ['offline'], summary: 'The holder\'s offline QR vouchers, newest first', querystring: VoucherListQuery, response: { 200: ListOf(VoucherRecord), ...errors } },
   }, async (request) => {
-    const query = request.query as Static<typeof VoucherListQuery>;
+    const query = request.query;
     return vouchers.list(principalAs(request, 'wallet'), query.status, query.limit ?? 20, query.offset ?? 0);
   });
 
   app.get('/api/offline/qr/:id', {
     config: walletOnly,
     schema: { tags: ['offline'], summary: 'One voucher, with its qrPayload while it is active', params: IdParams, response: { 200: VoucherRecord, ...errors } },
-  }, async (request) => vouchers.get(principalAs(request, 'wallet'), (request.params as { id: string }).id));
+  }, async (request) => vouchers.get(principalAs(request, 'wallet'), request.params.id));
 
   app.get('/api/offline/qr/:id/qr.svg', {
     config: walletOnly,
@@ -91,7 +92,7 @@ export async function offlineRoutes(app: FastifyInstance, context: AppContext): 
       response: { 200: Type.String({ description: 'image/svg+xml' }), ...errors, 409: ErrorBody },
     },
   }, async (request, reply) => {
-    const record = await vouchers.get(principalAs(request, 'wallet'), (request.params as { id: string }).id);
+    const record = await vouchers.get(principalAs(request, 'wallet'), request.params.id);
     if (record.qrPayload === undefined) throw conflict('voucher_not_active', `The voucher is ${record.status}: only an active voucher has a QR code`);
     // Error correction M keeps the ~220-character voucher a 49x49 code: easy for a scanner at a counter.
     const svg = await QRCode.toString(record.qrPayload, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
@@ -107,7 +108,7 @@ export async function offlineRoutes(app: FastifyInstance, context: AppContext): 
       params: IdParams,
       response: { 200: VoucherRecord, ...errors, 409: ErrorBody },
     },
-  }, async (request) => vouchers.revoke(principalAs(request, 'wallet'), (request.params as { id: string }).id));
+  }, async (request) => vouchers.revoke(principalAs(request, 'wallet'), request.params.id));
 
   app.post('/api/offline/qr/redeem', {
     config: { ...merchantOrTerminal, idempotency: 'optional' },
@@ -122,7 +123,7 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
     },
   }, async (request) => {
     const principal = merchantOrTerminalOf(request);
-    const body = request.body as Static<typeof RedeemVoucherBody>;
+    const body = request.body;
     const wallet = await requireWallet(db, principal.handle, principal.mode);
     const currency = supportedCurrency(body.currency ?? wallet.currency);
     const seed = idempotentId(request, 'oqr-redeem');
@@ -153,7 +154,7 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
     },
   }, async (request) => {
     const principal = merchantOrTerminalOf(request);
-    const query = request.query as Static<typeof OfflinePaymentListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const terminalId = principal.kind === 'terminal' ? principal.terminalId : query.terminalId;
@@ -166,7 +167,7 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
     schema: { tags: ['offline'], summary: 'One offline payment', params: IdParams, response: { 200: OfflinePaymentRecord, ...errors } },
   }, async (request) => {
     const principal = merchantOrTerminalOf(request);
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const row = /^[0-9a-fA-F-]{36}$/.test(id) ? await findOfflinePayment(db, id.toLowerCase()) : undefined;
     const visible = row && row.merchant_id === principal.merchantId && row.mode === principal.mode && (principal.kind !== 'terminal' || row.terminal_id === principal.terminalId);
     if (!visible) throw notFound('offline_payment_not_found', `No offline payment ${id}`);
@@ -178,28 +179,29 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
     schema: { tags: ['offline'], summary: 'What a terminal may take offline (major units of the merchant currency)', params: IdParams, response: { 200: OfflineLimitsRecord, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    return limitsRecord((request.params as { id: string }).id, principal.merchantId, principal.mode);
+    return limitsRecord(request.params.id, principal.merchantId, principal.mode);
   });
 
   app.patch('/api/merchant/terminals/:id', {
     config: { auth: ['merchant'] },
     schema: {
       tags: ['offline'],
-      summary: 'Set a terminal\'s offline limits and its language',
+      summary: 'Set a terminal\'s offline limits, its language and its name',
       description: `offlineLimits defaults: OFFLINE_PER_PAYMENT_USD (20) and OFFLINE_TOTAL_USD (200) converted into the merchant currency at the mid
 rate, OFFLINE_MAX_AGE_HOURS (72). language: en, fr, pt or sw (default en), the kiosk's default language (the cashier may switch on
-screen) and its receipts'. A connected terminal receives both at once in a new sync hello.`,
+screen) and its receipts'. name: 1 to 80 characters, trimmed (the dashboard renames a terminal). A connected terminal receives
+the changes at once in a new sync hello.`,
       params: IdParams,
       body: OfflineLimitsBody,
       response: { 200: TerminalSettingsRecord, ...errors },
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const terminal = await findTerminalForSync(db, id);
     if (!terminal || terminal.merchant_id !== principal.merchantId || terminal.mode !== principal.mode) throw notFound('terminal_not_found', `No terminal ${id}`);
-    const { offlineLimits, language } = request.body as OfflineLimitsBody;
-    if (offlineLimits === undefined && language === undefined) throw badRequest('validation_failed', 'Send offlineLimits, language or both');
+    const { offlineLimits, language, name } = request.body;
+    if (offlineLimits === undefined && language === undefined && name === undefined) throw badRequest('validation_failed', 'Send offlineLimits, language, name or several');
     if (offlineLimits !== undefined) {
       const minor = (value: number | null | undefined) => (value === undefined || value === null ? value : value === 0 ? 0 : toMinor(value, terminal.merchant_currency));
       await setTerminalOfflineLimits(db, id, principal.merchantId, principal.mode, {
@@ -209,8 +211,9 @@ screen) and its receipts'. A connected terminal receives both at once in a new s
       });
     }
     if (language !== undefined) await setTerminalLanguage(db, id, principal.merchantId, principal.mode, language);
+    if (name !== undefined) await setTerminalName(db, id, principal.merchantId, principal.mode, name.trim());
     context.sync.terminalChanged(id);
-    return { ...(await limitsRecord(id, principal.merchantId, principal.mode)), language: language ?? terminal.language };
+    return { ...(await limitsRecord(id, principal.merchantId, principal.mode)), language: language ?? terminal.language, name: name?.trim() ?? terminal.name };
   });
 
   async function limitsRecord(terminalId: string, merchantId: string, mode: string) {
@@ -241,7 +244,7 @@ function uuidFromSeed(seed: string): string {
 }
 
 /** Gives back the money of expired, unused vouchers (tests call releaseExpiredVouchers directly). */
-export function startOfflineJobs(app: FastifyInstance, context: AppContext): void {
+export function startOfflineJobs(app: TypedApp, context: AppContext): void {
   if (context.config.offlineQrJobIntervalMs === 0) return;
   const poller = new Poller(() => releaseExpiredVouchers(context), context.config.offlineQrJobIntervalMs, (error) => app.log.error({ err: error }, 'offline QR release failed'));
   app.addHook('onReady', async () => poller.start());

@@ -5,20 +5,19 @@ import { type OfflinePaymentDoc, SYNC_TEXT_LIMITS } from '@tapline/shared/sync-p
 import { storableText, textProblem, textProblemMessage } from '@tapline/shared/text';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
-import type { Mode } from '../../auth/secrets.ts';
-import { sha256Hex } from '../../auth/secrets.ts';
+import { type Mode, sha256Hex } from '../../auth/secrets.ts';
 import { type NewEvent, enqueueEvent } from '../../events/outbox.ts';
-import type { ApiError } from '../../http/errors.ts';
-import { badRequest, conflict, gone, unprocessable } from '../../http/errors.ts';
+import { type ApiError, badRequest, conflict, gone, unprocessable } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { LedgerError, type TransferLeg, transfer } from '../../ledger/ledger.ts';
-import { normalizeTagId } from '../wearables/service.ts';
+import { LedgerError, transfer, transferIds, type TransferLeg } from '../../ledger/ledger.ts';
+import { payerIsMerchant } from '../wallets/index.ts';
+import { normalizeTagId } from '../wearables/index.ts';
 import { publicKeyMap } from './keys.ts';
 import type { Cart, CartError } from '@tapline/shared/cart';
 import { cartOfDocument, saleLineRecords, storedLines } from '../products/index.ts';
 import { type OfflinePaymentRow, endVoucher, findOfflinePayment, insertOfflinePayment, lockVoucherByHash, nextTerminalSeq } from './store.ts';
-import { CAPTURED_AT_PROBLEM, parseCapturedAt } from './policy.ts';
+import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems } from './policy.ts';
 
 /** Where an offline payment settles: the merchant's wallet in the terminal's mode. */
 export interface SettlementScope {
@@ -51,7 +50,7 @@ export type Verdict =
   | { status: 'declined'; code: string; reason: string; payerWalletId?: string; payerHandle?: string; voucherId?: string | null };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-export const offlineTransferId = (paymentId: string) => `offline:${paymentId}`;
+export const offlineTransferId = transferIds.offlinePayment;
 
 /** Whether a pushed document can be stored at all: without a UUID id there is no idempotency key. */
 export function documentId(doc: unknown): string | undefined {
@@ -89,6 +88,9 @@ export function candidateOf(doc: Record<string, unknown>, id: string, scopeCurre
     // A declined document is still recorded: what cannot be stored is replaced.
     description = problem ? storableText(doc.description, SYNC_TEXT_LIMITS.description) : doc.description;
   }
+  const cart = cartOfDocument(doc.items, doc.discountMinor, amount);
+  const sorted = cart.cartProblem ? ['items', 'discountMinor'] : [];
+  problems.push(...schemaProblems('offline_payments', doc, problems, sorted));
   return {
     id,
     kind: kind ?? 'tap',
@@ -99,7 +101,7 @@ export function candidateOf(doc: Record<string, unknown>, id: string, scopeCurre
     description,
     capturedAt: capturedAt ?? new Date(0),
     invalid: problems.length > 0 ? problems.join('; ') : null,
-    ...cartOfDocument(doc.items, doc.discountMinor, amount),
+    ...cart,
   };
 }
 
@@ -236,7 +238,7 @@ export function offlineSettlement(context: AppContext) {
     if (!voucher) return declined('voucher_unknown', 'The QR code is signed but this server has no such voucher', { voucherId: check.voucher.claims.id });
     const state = VOUCHER_STATE_DECLINES[voucher.status];
     if (state) return declined(state.code, state.reason, { voucherId: voucher.id, payerWalletId: voucher.wallet_id, payerHandle: voucher.handle });
-    if (voucher.wallet_id === scope.merchantWalletId) return declined('payer_is_merchant', 'The voucher belongs to the merchant itself', { voucherId: voucher.id });
+    if (payerIsMerchant(voucher.wallet_id, scope.merchantWalletId)) return declined('payer_is_merchant', 'The voucher belongs to the merchant itself', { voucherId: voucher.id });
     const change = voucher.amount - candidate.amount;
     const legs: TransferLeg[] = [{ account: systemAccount('offline_qr_reserve', voucher.currency), amount: -voucher.amount }];
     // A voucher pays once: what the payment did not take goes back to the holder in the same transfer.

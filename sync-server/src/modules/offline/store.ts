@@ -1,3 +1,4 @@
+import type { Language } from '@tapline/shared/i18n';
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 
@@ -193,7 +194,7 @@ export async function listOfflinePayments(
 ): Promise<{ rows: OfflinePaymentRow[]; total: number }> {
   const where = 'merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR terminal_id = $3::text) AND ($4::text IS NULL OR status = $4::text)';
   const params = [scope.merchantId, scope.mode, scope.terminalId ?? null, scope.status ?? null];
-  const rows = await db.query<OfflinePaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM offline_payments WHERE ${where} ORDER BY received_at DESC, id LIMIT $5 OFFSET $6`, [...params, limit, offset]);
+  const rows = await db.query<OfflinePaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM offline_payments WHERE ${where} ORDER BY received_at DESC, captured_at DESC, id LIMIT $5 OFFSET $6`, [...params, limit, offset]);
   const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM offline_payments WHERE ${where}`, params);
   return { rows, total: count?.total ?? 0 };
 }
@@ -208,7 +209,7 @@ export interface TerminalSyncRow {
   offline_per_payment_max: number | null;
   offline_total_max: number | null;
   offline_max_age_seconds: number | null;
-  language: string;
+  language: Language;
   merchant_name: string;
   merchant_handle: string;
   merchant_currency: string;
@@ -249,8 +250,13 @@ export async function setTerminalOfflineLimits(
 }
 
 /** The language of a terminal's kiosk and receipts (the caller checked it has a catalogue). */
-export async function setTerminalLanguage(db: Queryable, terminalId: string, merchantId: string, mode: Mode, language: string): Promise<boolean> {
+export async function setTerminalLanguage(db: Queryable, terminalId: string, merchantId: string, mode: Mode, language: Language): Promise<boolean> {
   const rows = await db.query('UPDATE terminals SET language = $4 WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id', [terminalId, merchantId, mode, language]);
+  return rows.length > 0;
+}
+
+export async function setTerminalName(db: Queryable, terminalId: string, merchantId: string, mode: Mode, name: string): Promise<boolean> {
+  const rows = await db.query('UPDATE terminals SET name = $4 WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id', [terminalId, merchantId, mode, name]);
   return rows.length > 0;
 }
 
@@ -301,4 +307,91 @@ export async function terminalSalesAfter(db: Queryable, terminalId: string, afte
     afterSeq,
     limit,
   ]);
+}
+
+/** What the kiosk last said it holds unsent (SYNC_EVENTS.status), and when: a contact too (lastSeenAt). */
+export async function recordQueuedCount(db: Queryable, terminalId: string, queued: number, at: Date): Promise<void> {
+  await db.query('UPDATE terminals SET queued_count = $2, queued_reported_at = $3, last_seen_at = $3 WHERE id = $1', [terminalId, queued, at]);
+}
+
+/** A voucher signing key with its private key, sealed. */
+export interface SigningKeyRow {
+  id: string;
+  private_key_sealed: string;
+}
+
+/** The newest key that is not retired: the one that signs new vouchers. */
+export async function findCurrentSigningKey(db: Queryable): Promise<SigningKeyRow | undefined> {
+  const [row] = await db.query<SigningKeyRow>('SELECT id, private_key_sealed FROM offline_qr_keys WHERE retired_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1');
+  return row;
+}
+
+export async function findSigningKey(db: Queryable, keyId: string): Promise<SigningKeyRow | undefined> {
+  const [row] = await db.query<SigningKeyRow>('SELECT id, private_key_sealed FROM offline_qr_keys WHERE id = $1', [keyId]);
+  return row;
+}
+
+export async function insertSigningKey(db: Queryable, key: { id: string; publicKey: string; privateKeySealed: string; createdAt: Date }): Promise<SigningKeyRow> {
+  const [created] = await db.query<SigningKeyRow>(
+    'INSERT INTO offline_qr_keys (id, public_key, private_key_sealed, created_at) VALUES ($1, $2, $3, $4) RETURNING id, private_key_sealed',
+    [key.id, key.publicKey, key.privateKeySealed, key.createdAt],
+  );
+  return created!;
+}
+
+/** Every key's public half, oldest first. */
+export async function listPublicKeys(db: Queryable): Promise<{ id: string; public_key: string }[]> {
+  return db.query<{ id: string; public_key: string }>('SELECT id, public_key FROM offline_qr_keys ORDER BY created_at, id');
+}
+
+/**
+ * The contacts of a terminal that bound the capture times from `earliest` to `latest`: the last
+ * one at or before `earliest`, every one between, and the first one after `latest`, in order.
+ */
+export async function contactsAround(tx: Queryable, terminalId: string, earliest: Date, latest: Date): Promise<Date[]> {
+  const rows = await tx.query<{ connected_at: Date }>(
+    `SELECT connected_at FROM terminal_contacts
+     WHERE terminal_id = $1
+       AND connected_at >= coalesce((SELECT max(connected_at) FROM terminal_contacts WHERE terminal_id = $1 AND connected_at <= $2), '-infinity')
+       AND connected_at <= coalesce((SELECT min(connected_at) FROM terminal_contacts WHERE terminal_id = $1 AND connected_at > $3), 'infinity')
+     ORDER BY connected_at`,
+    [terminalId, earliest, latest],
+    { prepareAs: 'terminal_contacts_around' },
+  );
+  return rows.map((row) => row.connected_at);
+}
+
+/**
+ * What the terminal's accepted offline taps took in each window [starts[i], ends[i]) (timestamps
+ * as text, '-infinity' / 'infinity' for open ends): `i` counts from 1; a window without taps may
+ * be left out.
+ */
+export async function offlineWindowsUsed(tx: Queryable, terminalId: string, starts: readonly string[], ends: readonly string[]): Promise<{ i: number; used: number }[]> {
+  return tx.query<{ i: number; used: number }>(
+    `SELECT w.i::int4 AS i,
+       coalesce((SELECT sum(p.amount) FROM offline_payments p
+                 WHERE p.terminal_id = $1 AND p.status = 'accepted' AND p.kind = 'tap' AND p.captured_at >= w.s AND p.captured_at < w.e), 0)::int8 AS used
+     FROM unnest($2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS w (s, e, i)`,
+    [terminalId, starts, ends],
+    { prepareAs: 'offline_window_used' },
+  );
+}
+
+/** Records the start of a contact: the boundary of the terminal's offline windows. */
+export async function insertContact(db: Queryable, terminalId: string, at: Date): Promise<void> {
+  await db.query('INSERT INTO terminal_contacts (terminal_id, connected_at) VALUES ($1, $2) ON CONFLICT DO NOTHING', [terminalId, at]);
+}
+
+/**
+ * Forgets a terminal's contacts before `before`, but the last of them: it still starts the
+ * window that `before` falls in. A kiosk connects many times a day; without this the table grows
+ * for as long as the kiosk lives.
+ */
+export async function pruneContacts(db: Queryable, terminalId: string, before: Date): Promise<void> {
+  await db.query(
+    `DELETE FROM terminal_contacts
+     WHERE terminal_id = $1
+       AND connected_at < (SELECT max(connected_at) FROM terminal_contacts WHERE terminal_id = $1 AND connected_at < $2)`,
+    [terminalId, before],
+  );
 }

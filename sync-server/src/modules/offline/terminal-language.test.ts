@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SYNC_EVENTS, type SyncHello } from '@tapline/shared/sync-protocol';
+import { SYNC_EVENTS, SYNC_MESSAGE_BURST, SYNC_MESSAGES_PER_SECOND, type SyncHello } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { useTestServer } from '../../testing/server.ts';
-import { connectTerminal } from './test-helpers.ts';
+import { connectTerminal } from '../../testing/offline.ts';
 
 type Terminal = { id: string; token: string; name: string; language: string };
 
@@ -57,12 +57,73 @@ for (const target of await databaseTargets()) {
       assert.equal(list.body.data[0]?.language, 'pt');
     });
 
+    it('shows what the kiosk reports it holds unsent (sync:status), and refuses a count that is not one', async () => {
+      const s = server();
+      const merchant = await s.createMerchant();
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const terminal = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 3' } });
+      type Listed = { data: { queuedCount: number | null; queuedReportedAt: string | null }[] };
+      const before = await s.request<Listed>('GET', '/api/merchant/terminals', { headers: key });
+      assert.deepEqual([before.body.data[0]?.queuedCount, before.body.data[0]?.queuedReportedAt], [null, null], 'not reported yet');
+      const { socket } = await connectTerminal(s, `term.${terminal.body.token}`);
+      assert.deepEqual(await socket.timeout(5_000).emitWithAck(SYNC_EVENTS.status, { queued: 3 }), { ok: true });
+      for (const queued of [-1, 1.5, 'three', 2_000_000, null]) {
+        const answer = (await socket.timeout(5_000).emitWithAck(SYNC_EVENTS.status, { queued })) as { code: string };
+        assert.equal(answer.code, 'invalid_status', `queued ${String(queued)}`);
+      }
+      const after = await s.request<Listed>('GET', '/api/merchant/terminals', { headers: key });
+      assert.equal(after.body.data[0]?.queuedCount, 3);
+      assert.ok(after.body.data[0]?.queuedReportedAt, 'with the time of the report');
+      assert.deepEqual(await socket.timeout(5_000).emitWithAck(SYNC_EVENTS.status, { queued: 0 }), { ok: true });
+      const synced = await s.request<Listed>('GET', '/api/merchant/terminals', { headers: key });
+      assert.equal(synced.body.data[0]?.queuedCount, 0);
+      socket.disconnect();
+    });
+
+    it('answers a kiosk that reports in a loop rate_limited before doing any work, and hears it again a moment later', async () => {
+      const s = server();
+      const merchant = await s.createMerchant();
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const terminal = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 6' } });
+      const { socket } = await connectTerminal(s, `term.${terminal.body.token}`);
+      const flood = 3 * SYNC_MESSAGE_BURST;
+      const answers = (await Promise.all(Array.from({ length: flood }, (_, index) => socket.timeout(20_000).emitWithAck(SYNC_EVENTS.status, { queued: index })))) as ({ ok: true } | { code: string; error: string })[];
+      const refused = answers.filter((answer) => 'code' in answer);
+      const stored = answers.length - refused.length;
+      assert.ok(refused.every((answer) => 'code' in answer && answer.code === 'rate_limited' && /sync messages a second/.test(answer.error)), JSON.stringify(refused[0]));
+      // The burst, and what refilled while the messages arrived (a little, on a fast loop).
+      assert.ok(stored >= SYNC_MESSAGE_BURST && stored < SYNC_MESSAGE_BURST + SYNC_MESSAGES_PER_SECOND, `${stored} of ${flood} stored`);
+      assert.ok(refused.length > flood - SYNC_MESSAGE_BURST - SYNC_MESSAGES_PER_SECOND, `${refused.length} refused`);
+      // The last stored report is one that was answered ok, in order: never a refused one.
+      const lastStored = answers.findLastIndex((answer) => !('code' in answer));
+      const listed = await s.request<{ data: { queuedCount: number | null }[] }>('GET', '/api/merchant/terminals', { headers: key });
+      assert.equal(listed.body.data[0]?.queuedCount, lastStored);
+      await new Promise((resolve) => setTimeout(resolve, 1_000 / SYNC_MESSAGES_PER_SECOND * 3));
+      assert.deepEqual(await socket.timeout(5_000).emitWithAck(SYNC_EVENTS.status, { queued: 2 }), { ok: true }, 'the connection is heard again');
+      socket.disconnect();
+    });
+
+    it('renames a terminal with PATCH {name}: trimmed, listed, and heard by the connected kiosk', async () => {
+      const s = server();
+      const merchant = await s.createMerchant();
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const terminal = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 5', language: 'fr' } });
+      const { socket } = await connectTerminal(s, `term.${terminal.body.token}`);
+      const greeted = new Promise<SyncHello>((resolve) => socket.once(SYNC_EVENTS.hello, resolve));
+      const renamed = await s.request<{ name: string; language: string }>('PATCH', `/api/merchant/terminals/${terminal.body.id}`, { headers: key, body: { name: '  Back bar  ' } });
+      assert.deepEqual([renamed.status, renamed.body.name, renamed.body.language], [200, 'Back bar', 'fr']);
+      assert.equal((await greeted).terminal.name, 'Back bar');
+      socket.disconnect();
+      const list = await s.request<{ data: Terminal[] }>('GET', '/api/merchant/terminals', { headers: key });
+      assert.deepEqual(list.body.data.map((row) => [row.name, row.language]), [['Back bar', 'fr']]);
+    });
+
     it('refuses a language without a catalogue, an empty change and other merchants\' terminals', async () => {
       const s = server();
       const merchant = await s.createMerchant();
       const key = { 'x-merchant-api-key': merchant.testKey };
       const terminal = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 3' } });
-      for (const body of [{ language: 'de' }, { language: 'FR' }, { language: 7 }, {}, { name: 'renamed' }]) {
+      for (const body of [{ language: 'de' }, { language: 'FR' }, { language: 7 }, {}, { name: '   ' }, { name: '' }]) {
         const refused = await s.request<{ code: string; error: string }>('PATCH', `/api/merchant/terminals/${terminal.body.id}`, { headers: key, body });
         assert.equal(refused.status, 400, JSON.stringify(body));
         assert.equal(refused.body.code, 'validation_failed');

@@ -1,13 +1,12 @@
 import { toMajor, toMinor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
-import type { Mode } from '../../auth/secrets.ts';
-import { randomHex, sha256Hex } from '../../auth/secrets.ts';
+import { type Mode, randomHex, sha256Hex } from '../../auth/secrets.ts';
 import { conflict, notFound, unprocessable } from '../../http/errors.ts';
 import { displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { LedgerError, transfer } from '../../ledger/ledger.ts';
-import { findWalletById } from '../wallets/store.ts';
+import { findWalletById } from '../wallets/index.ts';
 import { currentSigner, signerForKey } from './keys.ts';
 import { type VoucherRow, endVoucher, findVoucher, insertVoucher, listVouchers, lockVoucher, releasableVoucherIds } from './store.ts';
 

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.ts';
-import { LedgerError, type LedgerErrorCode, type TransferRequest, transferArguments } from '../../ledger/ledger.ts';
+import { LedgerError, type LedgerErrorCode, type TransferArguments, type TransferRequest, postPaymentsWithDebits, transferArguments } from '../../ledger/ledger.ts';
 import { recordLedgerTransfer } from '../../metrics/registry.ts';
 
 /** How a payment's insert-and-debit came out. */
@@ -7,7 +7,7 @@ export type DebitOutcome = 'created' | 'exists' | 'payment_exists';
 
 interface Pending {
   payment: Record<string, unknown>;
-  transfer: unknown[];
+  transfer: TransferArguments;
   resolve: (outcome: DebitOutcome) => void;
   reject: (error: unknown) => void;
 }
@@ -36,14 +36,13 @@ export class DebitBatcher {
 
   submit(groupKey: string, payment: Record<string, unknown>, transfer: TransferRequest): Promise<DebitOutcome> {
     const args = transferArguments(transfer);
-    const transferJson: unknown[] = [...args.slice(0, 8), JSON.parse(args[8])];
     return new Promise<DebitOutcome>((resolve, reject) => {
       let queue = this.queues.get(groupKey);
       if (!queue) {
         queue = { items: [], running: false };
         this.queues.set(groupKey, queue);
       }
-      queue.items.push({ payment, transfer: transferJson, resolve, reject });
+      queue.items.push({ payment, transfer: args, resolve, reject });
       if (!queue.running) void this.drain(groupKey, queue);
     });
   }
@@ -75,11 +74,7 @@ export class DebitBatcher {
   }
 
   private run(group: readonly Pending[]) {
-    return this.db.query<{ payment_id: string; result: string; account_id: number | null }>(
-      'SELECT payment_id, result, account_id FROM payments_insert_with_debits($1::jsonb, $2::jsonb)',
-      [JSON.stringify(group.map((item) => item.payment)), JSON.stringify(group.map((item) => item.transfer))],
-      { prepareAs: 'payments_insert_with_debits' },
-    );
+    return postPaymentsWithDebits(this.db, group.map((item) => item.payment), group.map((item) => item.transfer));
   }
 
   private settle(group: readonly Pending[], rows: readonly { payment_id: string; result: string; account_id: number | null }[]): void {
@@ -87,7 +82,7 @@ export class DebitBatcher {
       const row = rows[index];
       if (!row || row.payment_id !== item.payment.id) item.reject(new Error('payments_insert_with_debits answered out of order'));
       else if (row.result === 'created' || row.result === 'exists' || row.result === 'payment_exists') {
-        if (row.result === 'created') recordLedgerTransfer(String(item.transfer[2]));
+        if (row.result === 'created') recordLedgerTransfer(item.transfer[2]);
         item.resolve(row.result);
       }
       else item.reject(new LedgerError(row.result as LedgerErrorCode, row.account_id ?? undefined));

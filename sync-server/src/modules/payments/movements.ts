@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { type TransferLeg, type TransferRequest, transfer } from '../../ledger/ledger.ts';
+import { type TransferLeg, type TransferRequest, transfer, transferIds } from '../../ledger/ledger.ts';
 
 /**
  * The ledger side of a payment. Every movement is one balanced transfer posted in the same
@@ -48,7 +48,7 @@ function negate(legs: TransferLeg[]): TransferLeg[] {
 /** The debit: the source wallet into rail clearing, or into `recipient` for an on-us payment. */
 export function debitRequest(payment: PaymentMoney, recipient?: AccountRef): TransferRequest {
   return {
-    id: `${payment.id}:debit`,
+    id: transferIds.step(payment.id, 'debit'),
     mode: payment.mode,
     kind: recipient ? 'payment_on_us' : 'payment_debit',
     legs: legsInto(payment, recipient ?? systemAccount('rail_clearing', payment.destinationCurrency)),
@@ -64,7 +64,7 @@ export async function postDebit(tx: Queryable, payment: PaymentMoney, recipient?
 /** The rail has paid out: clearing -> out of the platform (or -> the recipient wallet in the sandbox's on-us simulation). */
 export async function postSettlement(tx: Queryable, payment: PaymentMoney, recipient?: AccountRef): Promise<void> {
   await transfer(tx, {
-    id: `${payment.id}:settle`,
+    id: transferIds.step(payment.id, 'settle'),
     mode: payment.mode,
     kind: 'payment_settlement',
     legs: [
@@ -78,7 +78,7 @@ export async function postSettlement(tx: Queryable, payment: PaymentMoney, recip
 /** A failure before completion: the debit's exact negation, money back to the source wallet. */
 export async function postRefund(tx: Queryable, payment: PaymentMoney): Promise<void> {
   await transfer(tx, {
-    id: `${payment.id}:refund`,
+    id: transferIds.step(payment.id, 'refund'),
     mode: payment.mode,
     kind: 'payment_refund',
     legs: negate(legsInto(payment, systemAccount('rail_clearing', payment.destinationCurrency))),

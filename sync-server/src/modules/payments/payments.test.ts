@@ -6,7 +6,7 @@ import { checkLedger } from '../../ledger/check.ts';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ManualClock, WebhookReceiver } from '../../testing/receiver.ts';
 import { ADMIN, type ApiResponse, type TestServer, uniqueHandle, useTestServer } from '../../testing/server.ts';
-import { convertMinor, parseDecimal } from '../fx/decimal.ts';
+import { convertMinor, parseDecimal } from '@tapline/shared/money';
 import type { PayoutProvider, PayoutRequest } from './providers.ts';
 
 type Payment = Record<string, unknown> & { paymentId: string; status: string; timeline: { status: string; at: string; note?: string }[] };
@@ -66,7 +66,7 @@ for (const target of await databaseTargets()) {
       assert.equal(payment.destinationCurrency, 'KES');
       assert.equal(payment.fee, 15, '1.5% mobile_money fee');
       // destinationAmount = floor(amount x fxRate) in KES cents.
-      assert.equal(payment.destinationAmount, convertMinor(100_000, 'NGN', parseDecimal(String(payment.fxRate)), 'KES') / 100);
+      assert.equal(payment.destinationAmount, convertMinor(100_000, 'NGN', 'KES', parseDecimal(String(payment.fxRate)), 'down') / 100);
       assert.equal(payment.estimatedArrival, new Date(clock.now().getTime() + 2 * STEP_MS).toISOString());
       assert.match(String(payment.providerReference), /^sbx_mobile_money_/);
       assert.deepEqual(payment.receiver, { type: 'phone', phone: KENYA_PHONE });

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../app.ts';
 import { sha256Hex } from '../../auth/secrets.ts';
 import { loadConfig } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
@@ -12,7 +11,7 @@ import type { Database } from '../../db/database.ts';
 import { openDatabase } from '../../db/open.ts';
 import { createPostgresDatabase, databaseTargets } from '../../testing/databases.ts';
 import { ManualClock, WebhookReceiver } from '../../testing/receiver.ts';
-import { ADMIN, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY_HEX } from '../../testing/server.ts';
+import { ADMIN, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY_HEX, buildApp } from '../../testing/server.ts';
 
 const STEP_MS = 2_000;
 

@@ -1,12 +1,12 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import { ErrorBody, FX_ROUNDING_RULES, ListOf, PaymentListQuery, PaymentRecord, PayRequest } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { notFound, unauthorized } from '../../http/errors.ts';
 import { idempotentId } from '../../http/idempotency.ts';
 import { describeRails } from './rails.ts';
-import { type PayBody, createPayment, paymentRecord } from './service.ts';
+import { createPayment, paymentRecord } from './service.ts';
 import { findPayment, listPayments } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
@@ -37,9 +37,9 @@ Events (webhooks): payment.completed, payment.failed, payment.reversed.
 
 ${FX_ROUNDING_RULES}`;
 
-export async function paymentRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function paymentRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, payments } = context;
-  const deps = { db, config: context.config, now: context.now, fx: context.fx, payoutProviders: context.providers.payouts };
+  const deps = { db, config: context.config, now: context.now, fx: context.fx, payoutProviders: context.payoutProviders };
 
   app.post('/api/pay', {
     config: { auth: ['merchant'], idempotency: 'required' },
@@ -56,7 +56,7 @@ export async function paymentRoutes(app: FastifyInstance, context: AppContext): 
     const seed = idempotentId(request, 'pay')!;
     const paymentId = `pay_${seed.slice(seed.indexOf(':') + 1)}`;
     const caller = { merchantId: principal.merchantId, handle: principal.handle, mode: principal.mode };
-    const created = await createPayment(deps, caller, request.body as Static<typeof PayRequest> as PayBody, paymentId);
+    const created = await createPayment(deps, caller, request.body, paymentId);
     let row = created.row;
     if (created.created && row.scenario === 'provider') {
       // Submit to the payout adapter now; the scheduler retries if this process dies first.
@@ -76,7 +76,7 @@ export async function paymentRoutes(app: FastifyInstance, context: AppContext): 
       response: { 200: PaymentRecord, ...errors },
     },
   }, async (request) => {
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const credential = request.credential;
     if (credential.state === 'invalid') throw unauthorized(credential.code, credential.message);
     const row = await findPayment(db, id);
@@ -91,13 +91,19 @@ export async function paymentRoutes(app: FastifyInstance, context: AppContext): 
 
   app.get('/api/payments', {
     config: { auth: ['merchant'] },
-    schema: { tags: ['payments'], summary: 'The merchant\'s payments in the key\'s mode, newest first', querystring: PaymentListQuery, response: { 200: ListOf(PaymentRecord), ...errors } },
+    schema: {
+      tags: ['payments'],
+      summary: 'The merchant\'s payments in the key\'s mode, newest first',
+      description: 'Filters: status; paymentLinkId, the payments a payment link received (each carries that paymentLinkId). A filter that matches nothing of this merchant in this mode, such as another merchant\'s link, answers an empty list.',
+      querystring: PaymentListQuery,
+      response: { 200: ListOf(PaymentRecord), ...errors },
+    },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const query = request.query as Static<typeof PaymentListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
-    const page = await listPayments(db, principal.merchantId, principal.mode, { status: query.status }, limit, offset);
+    const page = await listPayments(db, principal.merchantId, principal.mode, { status: query.status, paymentLinkId: query.paymentLinkId }, limit, offset);
     return { data: page.rows.map((row) => paymentRecord(row, { owner: true })), total: page.total, limit, offset };
   });
 }

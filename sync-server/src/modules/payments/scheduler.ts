@@ -1,9 +1,11 @@
 import type { Database, Queryable } from '../../db/database.ts';
-import { IDEMPOTENCY_TTL_HOURS } from '../../http/idempotency.ts';
+import { deleteExpiredIdempotencyKeys } from '../../http/idempotency.ts';
 import { Poller } from '../../jobs/poller.ts';
 import type { PayoutProvider, PayoutUpdate } from './providers.ts';
 import { advanceSandboxBatch, completePayment, completeSandboxBatch, failPayment, payoutRequestOf, reversePayment, sandboxStep } from './service.ts';
 import { type PaymentRow, updatePayment } from './store.ts';
+import { claimDuePayment, claimNextDuePayment, leaseForProvider, lockPayment, recordProviderError, schedulePoll, setStepAside } from './store-steps.ts';
+import { deleteExpiredQuotes } from '../fx/index.ts';
 
 export interface PaymentSchedulerOptions {
   db: Database;
@@ -62,53 +64,40 @@ function backoffMs(attempts: number): number {
  * worker that dies mid-call is replaced when the lease runs out; adapters are idempotent on the
  * payment id.
  */
-export class PaymentScheduler {
-  private readonly poller: Poller;
-  private lastSweepAt = 0;
-
-  constructor(private readonly options: PaymentSchedulerOptions) {
-    this.poller = new Poller(() => this.runOnce(), options.pollIntervalMs, options.onError ?? ((error) => console.error('payment scheduler:', error)));
-  }
-
-  start(): void {
-    this.poller.start();
-  }
-
-  stop(): Promise<void> {
-    return this.poller.stop();
-  }
+export function paymentScheduler(options: PaymentSchedulerOptions) {
+  let lastSweepAt = 0;
 
   /** Takes every step due now, each once; resolves with how many were taken. */
-  async runOnce(): Promise<number> {
-    const now = this.options.now();
-    if (now.getTime() - this.lastSweepAt >= SWEEP_INTERVAL_MS) {
-      this.lastSweepAt = now.getTime();
-      await this.sweep(now);
+  async function runOnce(): Promise<number> {
+    const now = options.now();
+    if (now.getTime() - lastSweepAt >= SWEEP_INTERVAL_MS) {
+      lastSweepAt = now.getTime();
+      await sweep(now);
     }
     // The sandbox default path in bulk first: it is most of the volume.
     let bulk = 0;
     for (let moved = SANDBOX_BATCH; moved === SANDBOX_BATCH && bulk < STEPS_PER_RUN_MAX; ) {
-      moved = await paced(() => advanceSandboxBatch(this.options.db, now, this.options.stepMs, SANDBOX_BATCH));
+      moved = await paced(() => advanceSandboxBatch(options.db, now, options.stepMs, SANDBOX_BATCH));
       bulk += moved;
     }
     for (let completed = SANDBOX_BATCH; completed === SANDBOX_BATCH && bulk < 2 * STEPS_PER_RUN_MAX; ) {
-      completed = await paced(() => completeSandboxBatch(this.options.db, now, SANDBOX_BATCH));
+      completed = await paced(() => completeSandboxBatch(options.db, now, SANDBOX_BATCH));
       bulk += completed;
     }
     // A payment stepped in this run is not stepped again in it, even when its next step is due at
     // once (SANDBOX_STEP_MS=0); otherwise next_step_at has moved past `now` anyway.
     const done: string[] = [];
-    const workers = this.options.db.kind === 'postgres' ? 2 : 1;
+    const workers = options.db.kind === 'postgres' ? 2 : 1;
     let exhausted = false;
     const worker = async () => {
       while (!exhausted && done.length < STEPS_PER_RUN_MAX) {
-        const claimed = await this.claimOne(now, this.options.stepMs === 0 ? done : []);
+        const claimed = await claimOne(now, options.stepMs === 0 ? done : []);
         if (!claimed) {
           exhausted = true;
           return;
         }
         done.push(claimed.row.id);
-        if (claimed.leased) await this.providerStep(claimed.leased);
+        if (claimed.leased) await providerStep(claimed.leased);
       }
     };
     await Promise.all(Array.from({ length: workers }, worker));
@@ -119,23 +108,19 @@ export class PaymentScheduler {
    * Forgets what has outlived its purpose, a bounded batch at a time: Idempotency-Key records past
    * their 24 hours (the idempotency layer's clock is the database's) and FX quotes expired a day ago.
    */
-  private async sweep(now: Date): Promise<void> {
-    await this.options.db.query(
-      `DELETE FROM idempotency_keys WHERE (scope, key) IN (
-         SELECT scope, key FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1) LIMIT $2)`,
-      [IDEMPOTENCY_TTL_HOURS, SWEEP_BATCH],
-    );
-    await this.options.db.query('DELETE FROM fx_quotes WHERE id IN (SELECT id FROM fx_quotes WHERE expires_at < $1 LIMIT $2)', [new Date(now.getTime() - 24 * 3600_000), SWEEP_BATCH]);
+  async function sweep(now: Date): Promise<void> {
+    await deleteExpiredIdempotencyKeys(options.db, SWEEP_BATCH);
+    await deleteExpiredQuotes(options.db, new Date(now.getTime() - 24 * 3600_000), SWEEP_BATCH);
   }
 
   /** Takes the step of one payment now if it is due (the live provider submission right after creation). */
-  async runPayment(id: string): Promise<void> {
-    const now = this.options.now();
-    const leased = await this.options.db.transaction(async (tx) => {
-      const [row] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 AND next_step_at <= $2 FOR UPDATE SKIP LOCKED', [id, now]);
-      return row ? this.step(tx, row, now) : undefined;
+  async function runPayment(id: string): Promise<void> {
+    const now = options.now();
+    const leased = await options.db.transaction(async (tx) => {
+      const row = await claimDuePayment(tx, id, now);
+      return row ? step(tx, row, now) : undefined;
     });
-    if (leased) await this.providerStep(leased);
+    if (leased) await providerStep(leased);
   }
 
   /**
@@ -143,71 +128,54 @@ export class PaymentScheduler {
    * transaction. A step that throws is set aside with its error and a backoff, so one bad
    * payment never holds up the others.
    */
-  private async claimOne(now: Date, exclude: readonly string[]): Promise<{ row: PaymentRow; leased: PaymentRow | undefined } | undefined> {
+  async function claimOne(now: Date, exclude: readonly string[]): Promise<{ row: PaymentRow; leased: PaymentRow | undefined } | undefined> {
     let current: PaymentRow | undefined;
     try {
-      return await this.options.db.transaction(async (tx) => {
-        const [row] = await tx.query<PaymentRow>(
-          `SELECT * FROM payments WHERE next_step_at <= $1 AND NOT (id = ANY ($2::text[]))
-           ORDER BY next_step_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
-          [now, exclude],
-          { prepareAs: 'payments_claim_due' },
-        );
+      return await options.db.transaction(async (tx) => {
+        const row = await claimNextDuePayment(tx, now, exclude);
         current = row;
         if (!row) return undefined;
-        return { row, leased: await this.step(tx, row, now) };
+        return { row, leased: await step(tx, row, now) };
       });
     } catch (error) {
       const failing = current;
       if (!failing) throw error;
-      await this.options.db.query('UPDATE payments SET next_step_at = $2, step_attempts = step_attempts + 1, last_step_error = $3 WHERE id = $1', [
-        failing.id,
-        new Date(now.getTime() + backoffMs(failing.step_attempts + 1)),
-        String((error as Error).message ?? error).slice(0, ERROR_TEXT_MAX),
-      ]);
-      this.options.onError?.(error);
+      await setStepAside(options.db, failing.id, new Date(now.getTime() + backoffMs(failing.step_attempts + 1)), String((error as Error).message ?? error).slice(0, ERROR_TEXT_MAX));
+      options.onError?.(error);
       return { row: failing, leased: undefined };
     }
   }
 
   /** One due step under the row lock; returns the leased row when a provider call must follow. */
-  private async step(tx: Queryable, row: PaymentRow, now: Date): Promise<PaymentRow | undefined> {
+  async function step(tx: Queryable, row: PaymentRow, now: Date): Promise<PaymentRow | undefined> {
     if (row.scenario === 'provider') {
-      const [leased] = await tx.query<PaymentRow>('UPDATE payments SET next_step_at = $2, step_attempts = step_attempts + 1 WHERE id = $1 RETURNING *', [
-        row.id,
-        new Date(now.getTime() + PROVIDER_LEASE_MS),
-      ]);
+      const leased = await leaseForProvider(tx, row.id, new Date(now.getTime() + PROVIDER_LEASE_MS));
       return leased;
     }
-    await sandboxStep(tx, row, now, this.options.stepMs);
+    await sandboxStep(tx, row, now, options.stepMs);
     return undefined;
   }
 
-  private async providerStep(row: PaymentRow): Promise<void> {
-    const provider = this.options.payoutProviders.find((candidate) => candidate.name === row.provider);
+  async function providerStep(row: PaymentRow): Promise<void> {
+    const provider = options.payoutProviders.find((candidate) => candidate.name === row.provider);
     let update: PayoutUpdate;
     try {
       if (!provider) throw new Error(`payout provider ${row.provider} is not configured`);
       const request = payoutRequestOf(row);
       update = row.status === 'pending' ? await provider.submit(request) : await provider.poll(request, row.provider_reference);
     } catch (error) {
-      const now = this.options.now();
-      await this.options.db.query('UPDATE payments SET next_step_at = $2, last_step_error = $3 WHERE id = $1 AND status = $4', [
-        row.id,
-        new Date(now.getTime() + backoffMs(row.step_attempts)),
-        String((error as Error).message ?? error).slice(0, ERROR_TEXT_MAX),
-        row.status,
-      ]);
+      const now = options.now();
+      await recordProviderError(options.db, row.id, row.status, new Date(now.getTime() + backoffMs(row.step_attempts)), String((error as Error).message ?? error).slice(0, ERROR_TEXT_MAX));
       return;
     }
-    await this.applyUpdate(row, update);
+    await applyUpdate(row, update);
   }
 
   /** Applies a provider's answer under the row lock, if the payment is still where it was asked about. */
-  private async applyUpdate(asked: PaymentRow, update: PayoutUpdate): Promise<void> {
-    const now = this.options.now();
-    await this.options.db.transaction(async (tx) => {
-      const [row] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 FOR UPDATE', [asked.id]);
+  async function applyUpdate(asked: PaymentRow, update: PayoutUpdate): Promise<void> {
+    const now = options.now();
+    await options.db.transaction(async (tx) => {
+      const row = await lockPayment(tx, asked.id);
       if (!row || row.status !== asked.status) return;
       const reference = update.providerReference ?? null;
       const reason = update.failureReason ?? `The provider reported the payment ${update.status}`;
@@ -215,11 +183,7 @@ export class PaymentScheduler {
         case 'processing':
           if (row.status === 'processing') {
             // Polled without news: only the next poll moves.
-            await tx.query('UPDATE payments SET next_step_at = $2, step_attempts = 0, last_step_error = NULL, provider_reference = coalesce($3, provider_reference) WHERE id = $1', [
-              row.id,
-              new Date(now.getTime() + PROVIDER_POLL_MS),
-              reference,
-            ]);
+            await schedulePoll(tx, row.id, new Date(now.getTime() + PROVIDER_POLL_MS), reference);
             return;
           }
           await updatePayment(tx, row.id, {
@@ -245,4 +209,18 @@ export class PaymentScheduler {
       }
     });
   }
+
+  const poller = new Poller(runOnce, options.pollIntervalMs, options.onError ?? ((error) => console.error('payment scheduler:', error)));
+
+  function start(): void {
+    poller.start();
+  }
+
+  function stop(): Promise<void> {
+    return poller.stop();
+  }
+
+  return { start, stop, runOnce, runPayment };
 }
+
+export type PaymentScheduler = ReturnType<typeof paymentScheduler>;

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { currencyOfCountry } from '@tapline/shared/countries';
-import { toMajor, toMinor } from '@tapline/shared/money';
+import { convertMinor, type Decimal, formatDecimal, parseDecimal, percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import type { Config } from '../../config.ts';
 import type { Database, Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
@@ -8,18 +8,17 @@ import { enqueueEvent, enqueueEvents } from '../../events/outbox.ts';
 import { type ApiError, badRequest, gone, notFound, unprocessable } from '../../http/errors.ts';
 import { displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { LedgerError, transfer } from '../../ledger/ledger.ts';
-import { type Decimal, convertMinor, feeMinor, formatDecimal, parseDecimal } from '../fx/decimal.ts';
-import type { FxRateService } from '../fx/rates.ts';
-import { findQuote } from '../fx/store.ts';
-import { type WalletRow, findWallet } from '../wallets/store.ts';
+import { LedgerError, hasWalletAccount, transfer } from '../../ledger/ledger.ts';
+import { type FxRateService, findQuote } from '../fx/index.ts';
+import { type WalletRow, findWallet } from '../wallets/index.ts';
 import { debitBatcher } from './batcher.ts';
 import { type PaymentMoney, debitRequest, postDebit, postRefund, postReversal, postSettlement } from './movements.ts';
 import { type PayoutProvider, findPayoutProvider } from './providers.ts';
 import { type Rail, RAIL_INFO, railAvailableIn } from './rails.ts';
 import { type Receiver, type ReceiverInput, parseReceiver } from './receiver.ts';
 import { notifyPaymentOutcomes } from './outcomes.ts';
-import { type NewPayment, type PaymentKind, type PaymentRow, type Scenario, type TimelineEntry, insertPayment, updatePayment } from './store.ts';
+import { type NewPayment, type PaymentKind, type PaymentRow, type Scenario, type TimelineEntry, findPayment, insertPayment, updatePayment } from './store.ts';
+import { advanceSandboxPending, claimSandboxCompletions, completeSandboxPayments, stopScheduling } from './store-steps.ts';
 
 export interface PaymentsDeps {
   db: Database;
@@ -227,7 +226,7 @@ export async function sandboxStep(tx: Queryable, row: PaymentRow, at: Date, step
     return reversePayment(tx, row, at, SANDBOX_REVERSAL_REASON);
   }
   // Nothing to do (a final state, or a scenario without automatic steps): stop scheduling it.
-  await tx.query('UPDATE payments SET next_step_at = NULL WHERE id = $1', [row.id]);
+  await stopScheduling(tx, row.id);
   return undefined;
 }
 
@@ -260,16 +259,7 @@ async function merchantWallet(db: Queryable, handle: string, mode: Mode): Promis
  * statement (a pure state change: no money moves, no event). Returns how many moved.
  */
 export async function advanceSandboxBatch(db: Database, now: Date, stepMs: number, limit: number): Promise<number> {
-  const rows = await db.query<{ id: string }>(
-    `UPDATE payments p SET status = 'processing', updated_at = $1, next_step_at = $2, step_attempts = 0, last_step_error = NULL,
-       timeline = p.timeline || jsonb_build_array(jsonb_build_object('status', 'processing', 'at', $3::text, 'note', 'Sandbox: accepted by the simulated rail'))
-     WHERE p.id IN (SELECT id FROM payments WHERE next_step_at <= $1 AND scenario = 'sandbox_default' AND status = 'pending'
-                    ORDER BY next_step_at LIMIT $4 FOR UPDATE SKIP LOCKED)
-     RETURNING p.id`,
-    [now, new Date(now.getTime() + stepMs), now.toISOString(), limit],
-    { prepareAs: 'payments_advance_sandbox' },
-  );
-  return rows.length;
+  return advanceSandboxPending(db, now, new Date(now.getTime() + stepMs), limit);
 }
 
 /**
@@ -281,19 +271,9 @@ export async function advanceSandboxBatch(db: Database, now: Date, stepMs: numbe
  */
 export async function completeSandboxBatch(db: Database, now: Date, limit: number): Promise<number> {
   return db.transaction(async (tx) => {
-    const due = await tx.query<{ id: string }>(
-      `SELECT id FROM payments WHERE next_step_at <= $1 AND scenario = 'sandbox_default' AND status = 'processing' AND recipient_wallet_id IS NULL
-       ORDER BY next_step_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [now, limit],
-      { prepareAs: 'payments_due_completion' },
-    );
+    const due = await claimSandboxCompletions(tx, now, limit);
     if (due.length === 0) return 0;
-    const rows = await tx.query<PaymentRow>(
-      `UPDATE payments p SET status = 'completed', updated_at = $2, next_step_at = NULL, step_attempts = 0, last_step_error = NULL,
-         timeline = p.timeline || jsonb_build_array(jsonb_build_object('status', 'completed', 'at', $3::text, 'note', 'Sandbox: paid out by the simulated rail'))
-       WHERE p.id = ANY ($1::text[]) RETURNING *`,
-      [due.map((row) => row.id), now, now.toISOString()],
-    );
+    const rows = await completeSandboxPayments(tx, due, now);
     await enqueueEvents(tx, rows.map((row) => ({ merchantId: row.merchant_id, mode: row.mode, type: 'payment.completed', data: paymentEventData(row), at: now })));
     await notifyPaymentOutcomes(tx, rows, now);
     const byCurrency = new Map<string, { mode: Mode; amount: number; ids: string[] }[]>();
@@ -348,8 +328,7 @@ async function rateFor(deps: PaymentsDeps, caller: MerchantCaller, quoteId: stri
  */
 export async function ensureSandboxFloat(deps: { db: Database; config: Config }, wallet: WalletRow, currency: string): Promise<void> {
   if (wallet.mode !== 'test' || wallet.owner_type !== 'merchant' || currency === wallet.currency || deps.config.sandboxFloat <= 0) return;
-  const [account] = await deps.db.query('SELECT 1 FROM ledger_accounts WHERE owner_type = $1 AND owner_id = $2 AND currency = $3 AND mode = $4', ['wallet', wallet.id, currency, 'test']);
-  if (account) return;
+  if (await hasWalletAccount(deps.db, wallet.id, currency, 'test')) return;
   const amount = toMinor(deps.config.sandboxFloat, currency);
   await deps.db.transaction((tx) =>
     transfer(tx, {
@@ -388,7 +367,7 @@ export async function createPayment(deps: PaymentsDeps, caller: MerchantCaller, 
     const row = await recordPayment(tx, payment, deps.config.sandboxStepMs);
     if (row) return { row, created: true };
     // The same request ran before (a re-run after a crash): answer with what it made.
-    const [existing] = await tx.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [paymentId]);
+    const existing = await findPayment(tx, paymentId);
     return { row: existing!, created: false };
   });
 }
@@ -435,9 +414,9 @@ export async function preparePayment(deps: PaymentsDeps, caller: MerchantCaller,
   }
 
   const { rate, mid, quoteId } = await rateFor(deps, caller, body.quoteId, currency, destinationCurrency, now);
-  const destinationAmount = convertMinor(amount, currency, rate, destinationCurrency);
+  const destinationAmount = convertMinor(amount, currency, destinationCurrency, rate, 'down');
   if (destinationAmount <= 0) throw badRequest('amount_too_small', `${body.amount} ${currency} converts to less than the smallest unit of ${destinationCurrency}`);
-  const fee = feeMinor(amount, deps.config.feePercentByRail[rail] ?? '0');
+  const fee = percentOf(amount, deps.config.feePercentByRail[rail] ?? '0', 'up');
 
   await ensureSandboxFloat(deps, wallet, currency);
 
@@ -518,7 +497,7 @@ async function insertWithDebit(db: Database, payment: NewPayment): Promise<{ row
   const groupKey = `${payment.mode}:${payment.source_wallet_id}:${payment.currency}:${payment.destination_currency}`;
   const outcome = await debitBatcher(db).submit(groupKey, { ...row, last_step_error: null }, debitRequest(moneyOf(row)));
   if (outcome === 'payment_exists') {
-    const [existing] = await db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [payment.id]);
+    const existing = await findPayment(db, payment.id);
     return { row: existing!, created: false };
   }
   return { row, created: true };

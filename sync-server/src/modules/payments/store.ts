@@ -86,6 +86,12 @@ export async function findPayment(db: Queryable, id: string, options: { forUpdat
   return row;
 }
 
+/** The payment a link's payment made under this id (a re-run of the same Idempotency-Key). */
+export async function findLinkPayment(db: Queryable, id: string, linkId: string): Promise<PaymentRow | undefined> {
+  const [row] = await db.query<PaymentRow>('SELECT * FROM payments WHERE id = $1 AND payment_link_id = $2', [id, linkId]);
+  return row;
+}
+
 /** Moves a payment to a new status, appending to its timeline, and sets its next step. */
 export async function updatePayment(
   tx: Queryable,
@@ -118,12 +124,21 @@ export async function updatePayment(
   return row;
 }
 
-export async function listPayments(db: Queryable, merchantId: string, mode: Mode, filter: { status?: string | undefined }, limit: number, offset: number): Promise<{ rows: PaymentRow[]; total: number }> {
+export interface PaymentFilter {
+  status?: string | undefined;
+  paymentLinkId?: string | undefined;
+}
+
+export async function listPayments(db: Queryable, merchantId: string, mode: Mode, filter: PaymentFilter, limit: number, offset: number): Promise<{ rows: PaymentRow[]; total: number }> {
   const params: unknown[] = [merchantId, mode];
   let where = 'merchant_id = $1 AND mode = $2';
   if (filter.status) {
     params.push(filter.status);
     where += ` AND status = $${params.length}`;
+  }
+  if (filter.paymentLinkId) {
+    params.push(filter.paymentLinkId);
+    where += ` AND payment_link_id = $${params.length}`;
   }
   const rows = await db.query<PaymentRow>(
     `SELECT ${COLUMNS} FROM payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import { toMajor } from '@tapline/shared/money';
 import {
   AddPayrollItemBody,
@@ -93,7 +94,7 @@ function callerOf(request: FastifyRequest): PayrollCaller {
 }
 
 /** Spec: "POST or related calls under /api/payroll, /api/payroll/runs, /api/payroll/items" (shapes: CONTRACT.md's Stripe rule). */
-export async function payrollRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function payrollRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db } = context;
   const payroll = payrollService(context);
 
@@ -109,7 +110,7 @@ export async function payrollRoutes(app: FastifyInstance, context: AppContext): 
     },
   }, async (request, reply) => {
     const caller = callerOf(request);
-    const created = await payroll.createRun(caller, request.body as Static<typeof PayrollBody>, derivedId(request, 'payroll_run', 'prun'));
+    const created = await payroll.createRun(caller, request.body, derivedId(request, 'payroll_run', 'prun'));
     let run = created.run;
     if (run.status === 'draft') {
       try {
@@ -135,7 +136,7 @@ export async function payrollRoutes(app: FastifyInstance, context: AppContext): 
       response: { 201: PayrollRunRecord, ...errors },
     },
   }, async (request, reply) => {
-    const created = await payroll.createRun(callerOf(request), request.body as Static<typeof CreatePayrollRunBody>, derivedId(request, 'payroll_run', 'prun'));
+    const created = await payroll.createRun(callerOf(request), request.body, derivedId(request, 'payroll_run', 'prun'));
     return reply.status(201).send(runRecord(created.run, created.skipped));
   });
 
@@ -148,7 +149,7 @@ export async function payrollRoutes(app: FastifyInstance, context: AppContext): 
       response: { 200: ListOf(PayrollRunRecord), ...errors },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof PayrollRunListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listRuns(db, callerOf(request), query.status, limit, offset);
@@ -163,7 +164,7 @@ export async function payrollRoutes(app: FastifyInstance, context: AppContext): 
       params: RunParams,
       response: { 200: PayrollRunRecord, ...errors },
     },
-  }, async (request) => runRecord(await payroll.getRun(callerOf(request), (request.params as Static<typeof RunParams>).runId)));
+  }, async (request) => runRecord(await payroll.getRun(callerOf(request), request.params.runId)));
 
   app.post('/api/payroll/runs/:runId/submit', {
     config: { ...merchantOnly, idempotency: 'optional' },
@@ -174,7 +175,7 @@ export async function payrollRoutes(app: FastifyInstance, context: AppContext): 
       params: RunParams,
       response: { 200: PayrollRunRecord, ...errors },
     },
-  }, async (request) => runRecord(await payroll.submit(callerOf(request), (request.params as Static<typeof RunParams>).runId)));
+  }, async (request) => runRecord(await payroll.submit(callerOf(request), request.params.runId)));
 
   app.post('/api/payroll/runs/:runId/cancel', {
     config: merchantOnly,
@@ -184,7 +185,7 @@ export async function payrollRoutes(app: FastifyInstance, context: AppContext): 
       params: RunParams,
       response: { 200: PayrollRunRecord, ...errors },
     },
-  }, async (request) => runRecord(await payroll.cancel(callerOf(request), (request.params as Static<typeof RunParams>).runId)));
+  }, async (request) => runRecord(await payroll.cancel(callerOf(request), request.params.runId)));
 
   app.post('/api/payroll/items', {
     config: { ...merchantOnly, idempotency: 'optional' },
@@ -196,7 +197,7 @@ export async function payrollRoutes(app: FastifyInstance, context: AppContext): 
       response: { 201: PayrollItemRecord, ...errors },
     },
   }, async (request, reply) => {
-    const { runId, ...input } = request.body as Static<typeof AddPayrollItemBody>;
+    const { runId, ...input } = request.body;
     const item = await payroll.addItem(callerOf(request), runId, input);
     return reply.status(201).send(itemRecord(item, item.currency));
   });
@@ -211,7 +212,7 @@ export async function payrollRoutes(app: FastifyInstance, context: AppContext): 
     },
   }, async (request) => {
     const caller = callerOf(request);
-    const query = request.query as Static<typeof PayrollItemListQuery>;
+    const query = request.query;
     const run = await findRun(db, query.runId, caller);
     if (!run) throw notFound('payroll_run_not_found', `No payroll run ${query.runId}`);
     const limit = query.limit ?? 20;
@@ -225,7 +226,7 @@ export async function payrollRoutes(app: FastifyInstance, context: AppContext): 
     schema: { tags: ['payroll'], summary: 'A payroll item', params: ItemParams, response: { 200: PayrollItemRecord, ...errors } },
   }, async (request) => {
     const caller = callerOf(request);
-    const item = await payroll.getItem(caller, (request.params as Static<typeof ItemParams>).itemId);
+    const item = await payroll.getItem(caller, request.params.itemId);
     const run = await payroll.getRun(caller, item.run_id);
     return itemRecord(item, run.currency);
   });
@@ -239,7 +240,7 @@ export async function payrollRoutes(app: FastifyInstance, context: AppContext): 
       response: { 200: DeletedItem, ...errors },
     },
   }, async (request) => {
-    const { itemId } = request.params as Static<typeof ItemParams>;
+    const { itemId } = request.params;
     await payroll.removeItem(callerOf(request), itemId);
     return { id: itemId, deleted: true as const };
   });

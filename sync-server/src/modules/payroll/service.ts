@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { toMajor, toMinor } from '@tapline/shared/money';
-import { MoneyError } from '@tapline/shared/money';
+import { MoneyError, toMajor, toMinor } from '@tapline/shared/money';
 import { PAYROLL_ITEMS_MAX, type PayrollItemInput } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
@@ -10,13 +9,9 @@ import { ApiError, badRequest, conflict, notFound, unprocessable } from '../../h
 import { canonicalHandle, displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { TRANSFER_LEGS_MAX, type TransferLeg, transfer } from '../../ledger/ledger.ts';
-import { findMerchant } from '../merchants/store.ts';
-import { onPaymentOutcome } from '../payments/outcomes.ts';
-import { type Rail, railAvailableIn } from '../payments/rails.ts';
-import { parseReceiver } from '../payments/receiver.ts';
-import { ensureSandboxFloat, preparePayment, recordPayment } from '../payments/service.ts';
-import type { NewPayment, PaymentRow } from '../payments/store.ts';
-import { findWallet } from '../wallets/store.ts';
+import { findMerchant } from '../merchants/index.ts';
+import { type NewPayment, type PaymentRow, type Rail, ensureSandboxFloat, onPaymentOutcome, parseReceiver, preparePayment, railAvailableIn, recordPayment } from '../payments/index.ts';
+import { findWallet, walletIdsIn } from '../wallets/index.ts';
 import {
   type NewPayrollItem,
   type PayrollItemRow,
@@ -175,7 +170,7 @@ export interface PayrollService {
 
 export function payrollService(context: AppContext): PayrollService {
   const { db, config } = context;
-  const paymentDeps = { db, config, now: context.now, fx: context.fx, payoutProviders: context.providers.payouts };
+  const paymentDeps = { db, config, now: context.now, fx: context.fx, payoutProviders: context.payoutProviders };
 
   async function requireRun(scope: PayrollScope, id: string): Promise<PayrollRunSummary> {
     const run = await findRun(db, id, scope);
@@ -283,8 +278,7 @@ export function payrollService(context: AppContext): PayrollService {
   async function unpayableWallets(tx: Queryable, run: PayrollRunRow, items: readonly PayrollItemRow[]): Promise<Set<string>> {
     const ids = [...new Set(items.map((item) => item.recipient_wallet_id!))];
     if (ids.length === 0) return new Set();
-    const wallets = await tx.query<{ id: string }>('SELECT id FROM wallets WHERE id = ANY ($1::text[]) AND mode = $2 AND currency = $3', [ids, run.mode, run.currency]);
-    const payable = new Set(wallets.map((wallet) => wallet.id));
+    const payable = await walletIdsIn(tx, ids, run.mode, run.currency);
     return new Set(ids.filter((id) => !payable.has(id)));
   }
 

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import type { PayrollItemStatus, PayrollRunStatus } from '@tapline/shared/schemas';
-import type { Receiver } from '../payments/receiver.ts';
+import type { Receiver } from '../payments/index.ts';
 
 export interface PayrollRunRow {
   id: string;

@@ -17,8 +17,9 @@ for (const target of await databaseTargets()) {
     const server = useTestServer(target, {
       now: () => new Date(Date.now() + offsetMs),
       rateLimitScale: 20,
-      // Small defaults so that a few taps reach them: 1 USD per tap, 3 USD per day, in NGN.
-      env: { NO_PIN_PER_TAP_USD: '1', NO_PIN_PER_DAY_USD: '3' },
+      // Small defaults so that a few taps reach them: 1 USD per tap, 3 USD per day, in NGN. The
+      // holder's session (judged by this clock) lasts past the next UTC day the tests move to.
+      env: { NO_PIN_PER_TAP_USD: '1', NO_PIN_PER_DAY_USD: '3', SESSION_TTL_SECONDS: String(3 * 24 * 3600) },
     });
 
     /** A merchant, a customer with PIN 2468 and plenty of money, a ring, and the holder's session. */

@@ -25,6 +25,7 @@ type Session = {
   createdAt: string;
   merchantId: string;
   mode: string;
+  terminalId?: string;
   payerHandle?: string;
   walletRef?: string;
   errorMessage?: string;
@@ -138,6 +139,13 @@ for (const target of await databaseTargets()) {
       // Either credential of the merchant sees the other's sessions.
       assert.equal((await read(termHeaders, bearer.body.sessionId)).status, 200);
       assert.equal((await read(key, viaTerminal.body.sessionId)).status, 200);
+      const [terminalId] = (await s.db.query<{ id: string }>('SELECT terminal_id AS id FROM pos_sessions WHERE id = $1', [viaTerminal.body.sessionId])).map((row) => row.id);
+      assert.equal(viaTerminal.body.terminalId, terminalId);
+      assert.equal(bearer.body.terminalId, undefined, 'a key opened it: no terminal');
+      const byTerminal = await s.request<{ data: Session[]; total: number }>('GET', `/api/pos/sessions?terminalId=${terminalId}`, { headers: key });
+      assert.deepEqual([byTerminal.body.total, byTerminal.body.data.map((row) => row.sessionId)], [1, [viaTerminal.body.sessionId]]);
+      const none = await s.request<{ data: Session[]; total: number }>('GET', `/api/pos/sessions?terminalId=${terminalId}&status=completed`, { headers: key });
+      assert.deepEqual([none.body.total, none.body.data], [0, []]);
       const context = await s.request<{ merchant: { handle: string; currency: string }; mode: string; terminal: { name: string } }>('GET', '/api/pos/context', { headers: termHeaders });
       assert.equal(context.status, 200);
       assert.equal(context.body.merchant.handle, merchant.handle);
@@ -392,7 +400,7 @@ for (const target of await databaseTargets()) {
       assert.equal(tag.body.tapCount, 30, 'every submitted tap counted');
     });
 
-    it("the lean transfer (migration 008) credits the connection's inflow shard and writes what the ledger function would", async () => {
+    it("the ledger's four-statement person-to-merchant path credits the connection's inflow shard and writes what the ledger function would", async () => {
       const s = server();
       const { merchant, key, payer, tagId } = await shop(s, { fund: 10 * 7.25 });
       const merchantWallet = (await findWallet(s.db, merchant.handle.slice(1), 'test'))!;
@@ -410,7 +418,7 @@ for (const target of await databaseTargets()) {
       const { pid, outcome } = await s.db.transaction(async (tx) => {
         const [backend] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
         const [row] = await tx.query<{ outcome: string }>(
-          `SELECT t.outcome FROM pos_tap($1, 'test', $2, $3, NULL, NULL, now(), $4, false, NULL) AS t`,
+          `SELECT t.outcome FROM pos_tap($1, 'test', $2, $3, NULL, NULL, now(), $4, NULL, 'evt_lean', 'whd_lean', '{"NGN": 2}', NULL) AS t`,
           [first.sessionId, merchant.id, tagId, sessionTransferId(first.sessionId)],
         );
         return { pid: Number(backend!.pid), outcome: row!.outcome };
@@ -470,13 +478,33 @@ for (const target of await databaseTargets()) {
       it('pos.session.completed and pos.session.failed reach callbackUrl through the outbox, signed sha256=<hex HMAC>', async () => {
         const s = server();
         const { merchant, key, payer, tagId } = await shop(s, { fund: 20 });
-        const ok = await open(key, { amount: 15, currency: 'NGN', description: 'Shoes', callbackUrl: receiverUrl });
+        const ok = await open(key, { amount: 12.5, currency: 'NGN', description: 'Shoes', callbackUrl: receiverUrl });
         assert.equal(ok.callbackUrl, receiverUrl);
         const tooMuch = await open(key, { amount: 15, currency: 'NGN', description: 'Bag', callbackUrl: receiverUrl });
         const quiet = await open(key, { amount: 1, currency: 'NGN', description: 'No callback' });
-        assert.equal((await tap(key, ok.sessionId, tagId)).body.status, 'completed');
-        assert.equal((await tap(key, tooMuch.sessionId, tagId)).body.status, 'failed');
-        assert.equal((await tap(key, quiet.sessionId, tagId)).body.status, 'completed');
+        // One database call per tap, callback or not: pos_tap writes the transfer, the session and
+        // the event together, with no transaction opened around it.
+        const calls = { posTap: 0, transactions: 0 };
+        const { query, transaction } = s.db;
+        s.db.query = ((sql: string, ...rest: unknown[]) => {
+          if (sql.includes('pos_tap(')) calls.posTap++;
+          return (query as (...args: unknown[]) => unknown).call(s.db, sql, ...rest);
+        }) as typeof s.db.query;
+        s.db.transaction = ((work: unknown) => {
+          calls.transactions++;
+          return (transaction as (...args: unknown[]) => unknown).call(s.db, work);
+        }) as typeof s.db.transaction;
+        let okTap: Session;
+        try {
+          okTap = (await tap(key, ok.sessionId, tagId)).body;
+          assert.equal(okTap.status, 'completed');
+          assert.equal((await tap(key, tooMuch.sessionId, tagId)).body.status, 'failed');
+          assert.equal((await tap(key, quiet.sessionId, tagId)).body.status, 'completed');
+        } finally {
+          s.db.query = query;
+          s.db.transaction = transaction;
+        }
+        assert.deepEqual(calls, { posTap: 3, transactions: 0 });
 
         // Written in the tap's transaction: one delivery per callback session, none for the quiet one.
         const outbox = await s.db.query<{ type: string; url: string; signature_format: string; body: string }>(
@@ -504,9 +532,18 @@ for (const target of await databaseTargets()) {
         assert.match(String(completed.id), /^evt_/);
         assert.deepEqual(
           { ...completed, id: undefined, timestamp: undefined, walletRef: undefined, completedAt: undefined },
-          { id: undefined, event: 'pos.session.completed', sessionId: ok.sessionId, merchantId: merchant.id, amount: 15, currency: 'NGN', payerHandle: `@${payer}`, walletRef: undefined, completedAt: undefined, timestamp: undefined },
+          { id: undefined, event: 'pos.session.completed', sessionId: ok.sessionId, merchantId: merchant.id, amount: 12.5, currency: 'NGN', payerHandle: `@${payer}`, walletRef: undefined, completedAt: undefined, timestamp: undefined },
         );
         assert.match(String(completed.walletRef), /^wtx_pos_/);
+        // Written by pos_tap in SQL, the body is what enqueueEvent would write: compact JSON, keys in this order.
+        const completedBody = received.find((delivery) => delivery.body.includes('pos.session.completed'))!.body;
+        assert.equal(completedBody, JSON.stringify(completed));
+        assert.deepEqual(Object.keys(completed), ['id', 'event', 'sessionId', 'merchantId', 'amount', 'currency', 'payerHandle', 'walletRef', 'completedAt', 'timestamp']);
+        assert.deepEqual(Object.keys(failed), ['id', 'event', 'sessionId', 'merchantId', 'amount', 'currency', 'payerHandle', 'walletRef', 'completedAt', 'errorMessage', 'timestamp']);
+        assert.equal(completed.walletRef, okTap.walletRef);
+        assert.equal(completed.completedAt, okTap.completedAt);
+        assert.equal(completed.timestamp, okTap.completedAt);
+        assert.equal(failed.walletRef, null);
         assert.ok(!Number.isNaN(Date.parse(String(completed.completedAt))));
         assert.ok(!Number.isNaN(Date.parse(String(completed.timestamp))));
         assert.equal(failed.sessionId, tooMuch.sessionId);

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import {
   CreatePosSessionBody,
   ErrorBody,
@@ -12,9 +13,11 @@ import {
 import type { AppContext } from '../../context.ts';
 import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
-import { derivedUuid, idempotencyScope } from '../../http/idempotency.ts';
+import { derivedUuid } from '../../http/idempotency.ts';
+import { idempotencyScope } from '../../auth/principal.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { findMerchant } from '../merchants/store.ts';
+import { findMerchant } from '../merchants/index.ts';
+import { findTerminalName } from '../terminals/index.ts';
 import { type PosMerchant, posService, sessionRecord } from './service.ts';
 import { expireMerchantSessions, listSessions } from './store.ts';
 
@@ -45,11 +48,12 @@ const ITEMS_RULES = `items (docs/catalogue.md): the lines sold, in major units w
 must add up to amount: 400 items_total_mismatch (details: itemsTotal, amount), or the rule they break: items_invalid, items_too_many,
 item_product_invalid, item_name_invalid, item_quantity_invalid, item_price_invalid, item_discount_invalid, item_tax_rate_invalid,
 item_tax_inclusive_invalid, discount_invalid. 404 product_not_found for a productId not in the catalogue; 409 out_of_stock (details:
-productId, available, requested) when a tracked product has fewer units, before anything is charged. The session answers its items
+productId, available, requested) when a tracked product has fewer units, and 409 product_unavailable (details: productId, name,
+reason archived or inactive) when a product is no longer sold, both before anything is charged. The session answers its items
 (each line's discount, net, tax and total), cartDiscount and totals, and so do its callbacks.`;
 
 /** Spec, "POS": sessions, taps, cancel, polling; plus paying a session with @handle and PIN (no NFC). */
-export async function posRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function posRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, config } = context;
   const pos = posService(context);
   const record = (row: Parameters<typeof sessionRecord>[0]) => sessionRecord(row, config.publicBaseUrl);
@@ -66,7 +70,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
       response: { 201: PosSessionRecord, ...errors },
     },
   }, async (request, reply) => {
-    const body = request.body as Static<typeof CreatePosSessionBody>;
+    const body = request.body;
     const row = await pos.create(posMerchant(request), body, derivedUuid(request, 'pos_session'));
     return reply.status(201).send(record(row));
   });
@@ -75,17 +79,17 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
     config: merchantOrTerminal,
     schema: {
       tags: ['pos'],
-      summary: 'List the merchant\'s POS sessions in the credential\'s mode, newest first',
+      summary: 'List the merchant\'s POS sessions in the credential\'s mode, newest first (filters: status, terminalId)',
       querystring: PosSessionListQuery,
       response: { 200: ListOf(PosSessionRecord), ...errors },
     },
   }, async (request) => {
     const merchant = posMerchant(request);
-    const query = request.query as Static<typeof PosSessionListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     await expireMerchantSessions(db, merchant.merchantId, merchant.mode, context.now());
-    const page = await listSessions(db, merchant.merchantId, merchant.mode, query.status, limit, offset);
+    const page = await listSessions(db, merchant.merchantId, merchant.mode, { status: query.status, terminalId: query.terminalId }, limit, offset);
     return { data: page.rows.map(record), total: page.total, limit, offset };
   });
 
@@ -99,7 +103,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
     },
   }, async (request) => {
     const merchant = posMerchant(request);
-    const row = await pos.get({ mode: merchant.mode, merchantId: merchant.merchantId }, (request.params as Static<typeof SessionParams>).sessionId);
+    const row = await pos.get({ mode: merchant.mode, merchantId: merchant.merchantId }, request.params.sessionId);
     return record(row);
   });
 
@@ -119,14 +123,14 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
     schema: {
       tags: ['pos'],
       summary: 'Submit a tap: the tag pays the session (one ledger transfer from its wallet to the merchant\'s)',
-      description: `${STATE_MACHINE}\n\nA session with catalogue items: 409 out_of_stock (details: productId, available, requested) when a tracked product no longer has the units; nothing is charged and the session stays pending.`,
+      description: `${STATE_MACHINE}\n\nA session with catalogue items: 409 out_of_stock (details: productId, available, requested) when a tracked product no longer has the units, 409 product_unavailable (details: productId, name, reason) when a product was archived or deactivated since; nothing is charged and the session stays pending.`,
       params: SessionParams,
       body: PosTapBody,
       response: { 200: PosSessionRecord, ...errors },
     },
   }, async (request) => {
-    const { tagId, pin } = request.body as Static<typeof PosTapBody>;
-    const row = await pos.tap(posMerchant(request), (request.params as Static<typeof SessionParams>).sessionId, tagId, pin);
+    const { tagId, pin } = request.body;
+    const row = await pos.tap(posMerchant(request), request.params.sessionId, tagId, pin);
     return record(row);
   });
 
@@ -139,7 +143,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
       response: { 200: PosSessionRecord, ...errors },
     },
   }, async (request) => {
-    const row = await pos.cancel(posMerchant(request), (request.params as Static<typeof SessionParams>).sessionId);
+    const row = await pos.cancel(posMerchant(request), request.params.sessionId);
     return record(row);
   });
 
@@ -154,7 +158,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
     },
   }, async (request) => {
     const wallet = principalAs(request, 'wallet');
-    const row = await pos.payWithWallet(wallet, (request.params as Static<typeof SessionParams>).sessionId);
+    const row = await pos.payWithWallet(wallet, request.params.sessionId);
     return sessionRecord(row, config.publicBaseUrl, { forPayer: true });
   });
 
@@ -171,8 +175,7 @@ export async function posRoutes(app: FastifyInstance, context: AppContext): Prom
     if (!row) throw notFound('merchant_not_found', 'Merchant not found');
     let terminal: { id: string; name: string } | null = null;
     if (merchant.terminalId) {
-      const [found] = await db.query<{ id: string; name: string }>('SELECT id, name FROM terminals WHERE id = $1', [merchant.terminalId]);
-      terminal = found ?? null;
+      terminal = (await findTerminalName(db, merchant.terminalId)) ?? null;
     }
     return {
       merchant: { id: row.id, name: row.name, handle: displayHandle(row.handle), country: row.country, currency: row.currency },

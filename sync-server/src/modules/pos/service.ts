@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import { POS_SESSION_TTL_SECONDS } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -8,12 +8,10 @@ import type { Mode } from '../../auth/secrets.ts';
 import { badRequest, conflict, forbidden, gone, notFound } from '../../http/errors.ts';
 import { displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
-import { enqueueEvent } from '../../events/outbox.ts';
-import { recordLedgerTransfer } from '../../metrics/registry.ts';
-import { normalizeTagId, tagDisabled, tagNotFound } from '../wearables/service.ts';
-import { findWearable } from '../wearables/store.ts';
-import { checkWalletPin } from '../wallets/service.ts';
-import { findWalletById } from '../wallets/store.ts';
+import { posTap } from '../../ledger/pos-tap.ts';
+import { transferIds } from '../../ledger/ledger.ts';
+import { findWearable, normalizeTagId, tagDisabled, tagNotFound } from '../wearables/index.ts';
+import { checkWalletPin, findWalletById } from '../wallets/index.ts';
 import { type SaleItemInput, cartFromItems, checkCartAmount, checkStock, moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from '../products/index.ts';
 import type { ProductDoc } from '@tapline/shared/sync-protocol';
 import {
@@ -25,7 +23,6 @@ import {
   insertSession,
   lockSession,
   markCancelled,
-  runTap,
 } from './store.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -86,6 +83,7 @@ export function sessionRecord(row: PosSessionRow, publicBaseUrl: string, options
     createdAt: row.created_at.toISOString(),
     merchantId: row.merchant_id,
     mode: row.mode,
+    ...(row.terminal_id && !options.forPayer ? { terminalId: row.terminal_id } : {}),
     ...(row.payer_handle ? { payerHandle: displayHandle(row.payer_handle) } : {}),
     ...(row.status === 'completed' && row.wallet_ref ? { walletRef: row.wallet_ref } : {}),
     ...(row.tag_id ? { tagId: row.tag_id } : {}),
@@ -96,37 +94,27 @@ export function sessionRecord(row: PosSessionRow, publicBaseUrl: string, options
   };
 }
 
-/** The body of pos.session.completed (spec, Events) and pos.session.failed (CONTRACT.md: plus errorMessage). */
-function eventData(row: PosSessionRow): Record<string, unknown> {
-  return {
-    sessionId: row.id,
-    merchantId: row.merchant_id,
-    amount: toMajor(row.amount, row.currency),
-    currency: row.currency,
-    payerHandle: row.payer_handle ? displayHandle(row.payer_handle) : null,
-    walletRef: row.status === 'completed' ? row.wallet_ref : null,
-    completedAt: row.ended_at?.toISOString() ?? null,
-    ...(row.status === 'failed' ? { errorMessage: row.error_message } : {}),
-    ...sessionLines(row),
-  };
-}
-
-async function enqueueCallback(tx: Queryable, row: PosSessionRow, now: Date): Promise<void> {
-  if (!row.callback_url) return;
-  await enqueueEvent(tx, {
-    merchantId: row.merchant_id,
-    mode: row.mode,
-    type: row.status === 'completed' ? 'pos.session.completed' : 'pos.session.failed',
-    data: eventData(row),
-    targets: [{ url: row.callback_url, signatureFormat: 'sha256=' }],
-    includeWebhook: false,
-    at: now,
-  });
+/**
+ * What a sale's lines add to its pos.session.completed / pos.session.failed event (items,
+ * cartDiscount, totals, as the API answers them), as the members of a JSON object: pos_tap
+ * writes the event and appends them to its body.
+ */
+function saleEventMembers(row: PosSessionRow): string {
+  return JSON.stringify(sessionLines(row)).slice(1, -1);
 }
 
 /** The ledger transfer of a session: one per session, so a session can never be paid twice. */
 export function sessionTransferId(sessionId: string): string {
-  return `wtx_pos_${sessionId.replaceAll('-', '')}`;
+  return transferIds.posSession(sessionId);
+}
+
+/**
+ * The session-expiry rule in TypeScript: pending and past its 90 seconds by `now`. pos_tap asks
+ * its SQL twin, pos_session_overdue() (db/functions/pos_tap.sql), inside the database;
+ * session-overdue.test.ts holds the two to the same answers.
+ */
+export function sessionOverdue(row: Pick<PosSessionRow, 'status' | 'expires_at'>, now: Date): boolean {
+  return row.status === 'pending' && row.expires_at.getTime() <= now.getTime();
 }
 
 type Gate = { open: true } | { open: false; expired: PosSessionRow };
@@ -137,7 +125,7 @@ type Gate = { open: true } | { open: false; expired: PosSessionRow };
  * never be cancelled (or paid) even if the sweeper has not reached it.
  */
 async function gate(tx: Queryable, row: PosSessionRow, now: Date): Promise<Gate> {
-  if (row.status === 'pending' && row.expires_at.getTime() <= now.getTime()) {
+  if (sessionOverdue(row, now)) {
     const expired = await expireSession(tx, row.id, now);
     return { open: false, expired: expired ?? row };
   }
@@ -174,9 +162,9 @@ export function posService(context: AppContext): PosService {
   /**
    * tapped -> processing -> completed | failed (spec, POS session status), in pos_tap: one
    * statement that is its own transaction, so the payer's debit and the merchant's credit (ONE
-   * ledger transfer, the last statement before the commit) and the session's new state commit
-   * together, in a single round trip. A session with a callbackUrl is settled inside a transaction
-   * that also writes its pos.session.completed / pos.session.failed event to the outbox.
+   * ledger transfer, the last statement before the commit), the session's new state and, for a
+   * session with a callbackUrl, its pos.session.completed / pos.session.failed event commit
+   * together, in a single round trip.
    */
   async function settle(
     scope: SessionScope,
@@ -201,28 +189,29 @@ export function posService(context: AppContext): PosService {
       transferId: sessionTransferId(sessionId),
       pinWalletId: byTag ? payer.pinWalletId : null,
     };
-    // A session selling catalogue products settles in a transaction that locks them first, checks
-    // their stock, and decrements it with the payment (docs/catalogue.md, Stock).
-    const stocked = await stockedSession(scope, sessionId);
-    let restocked: ProductDoc[] = [];
-    let result = stocked ? ({ outcome: 'needs_transaction', row: undefined } as const) : await runTap(db, { ...fields, callbacksAllowed: false });
-    if (result.outcome === 'needs_transaction') {
+    // A session without lines settles in one call. pos_tap answers `needs_lines` for a session
+    // with lines (before changing anything), which then settles in a transaction: the catalogue
+    // products it sells are locked and their stock checked first, pos_tap writes the event with
+    // the lines, and the stock goes down with the payment (docs/catalogue.md, Stock).
+    let result = await posTap<PosSessionRow>(db, fields);
+    if (result.outcome === 'needs_lines' && result.row) {
+      const lines = storedLines(result.row.items);
+      const sold = lines?.some((line) => line.productId !== null) ? lines : null;
+      let restocked: ProductDoc[] = [];
+      const productScope = { merchantId: result.row.merchant_id, mode: result.row.mode };
+      const saleMembers = saleEventMembers(result.row);
       result = await db.transaction(async (tx) => {
         restocked = [];
-        if (stocked) await checkStock(tx, stocked.scope, stocked.lines, { lock: true });
-        const settled = await runTap(tx, { ...fields, callbacksAllowed: true });
-        if ((settled.outcome === 'completed' || settled.outcome === 'failed') && settled.row) await enqueueCallback(tx, settled.row, now);
-        if (stocked && settled.outcome === 'completed') restocked = await moveSaleStock(tx, stocked.scope, unitsByProduct(stocked.lines), -1, now);
+        if (sold) await checkStock(tx, productScope, sold, { lock: true });
+        const settled = await posTap<PosSessionRow>(tx, { ...fields, saleMembers });
+        if (sold && settled.outcome === 'completed') restocked = await moveSaleStock(tx, productScope, unitsByProduct(sold), -1, now);
         return settled;
       });
+      if (restocked.length > 0) context.sync.productsChanged(productScope.merchantId, productScope.mode, restocked);
     }
-    if (stocked && restocked.length > 0) context.sync.productsChanged(stocked.scope.merchantId, stocked.scope.mode, restocked);
     const { outcome, row } = result;
     switch (outcome) {
       case 'completed':
-        // pos_tap posts its transfer itself (one round trip), past ledger.ts's counting.
-        recordLedgerTransfer('pos_payment');
-        return row!;
       case 'failed':
         return row!;
       case 'expired':
@@ -240,25 +229,16 @@ export function posService(context: AppContext): PosService {
         throw tagDisabled(tagId ?? '');
       case 'pin_required':
         throw pinRequired(tagId ?? '');
-      case 'needs_transaction':
-        throw new Error('pos_tap asked for a transaction inside one');
+      case 'needs_lines':
+        throw new Error('pos_tap asked for the lines it was given');
     }
-  }
-
-  /** The lines of a pending session that names catalogue products, with its merchant's scope; undefined otherwise. */
-  async function stockedSession(scope: SessionScope, sessionId: string) {
-    const row = await findSession(db, sessionId, scope);
-    if (!row || row.status !== 'pending') return undefined;
-    const lines = storedLines(row.items);
-    if (!lines || !lines.some((line) => line.productId !== null)) return undefined;
-    return { lines, scope: { merchantId: row.merchant_id, mode: row.mode } };
   }
 
   /** A session as it stands now: a pending one past its 90 seconds is expired on the way. */
   async function current(scope: SessionScope, sessionId: string): Promise<PosSessionRow | undefined> {
     const row = await findSession(db, sessionId, scope);
     const now = context.now();
-    if (row && row.status === 'pending' && row.expires_at.getTime() <= now.getTime()) {
+    if (row && sessionOverdue(row, now)) {
       return (await expireSession(db, row.id, now)) ?? (await findSession(db, row.id, scope)) ?? row;
     }
     return row;
@@ -273,13 +253,13 @@ export function posService(context: AppContext): PosService {
   async function holderPinWallet(scope: SessionScope, id: string, rawTagId: string, pin: string): Promise<string | null> {
     if (!UUID.test(id)) return null;
     const session = await findSession(db, id.toLowerCase(), scope);
-    if (!session || session.status !== 'pending' || session.expires_at.getTime() <= context.now().getTime()) return null;
+    if (!session || session.status !== 'pending' || sessionOverdue(session, context.now())) return null;
     const tagId = normalizeTagId(rawTagId);
     const tag = tagId ? await findWearable(db, tagId) : undefined;
     if (!tag || tag.mode !== scope.mode || tag.status !== 'active') return null;
     const wallet = await findWalletById(db, tag.wallet_id);
     if (!wallet) return null;
-    await checkWalletPin(db, wallet, pin);
+    await checkWalletPin(db, wallet, pin, context.now());
     return wallet.id;
   }
 
@@ -365,7 +345,7 @@ export async function sweepExpiredPosSessions(db: Database, now: Date): Promise<
 }
 
 /** Runs the sweeper every `intervalMs` on the app's clock until the app closes; 0 disables it. */
-export function startPosSessionSweeper(app: FastifyInstance, context: AppContext, intervalMs: number): void {
+export function startPosSessionSweeper(app: TypedApp, context: AppContext, intervalMs: number): void {
   if (intervalMs <= 0) return;
   let inFlight: Promise<void> | undefined;
   const timer = setInterval(() => {

@@ -112,15 +112,14 @@ export async function lockSession(tx: Queryable, id: string, scope: SessionScope
   return row;
 }
 
-export const EXPIRED_MESSAGE = 'The session expired: no payment within 90 seconds';
 export const CANCELLED_MESSAGE = 'Cancelled by the merchant';
 
-/** pending -> expired for one session whose time has passed; undefined when it was not (or no longer) pending. */
+/** pending -> expired for one session whose time has passed (pos_session_overdue); undefined when it was not (or no longer) pending. */
 export async function expireSession(db: Queryable, id: string, now: Date): Promise<PosSessionRow | undefined> {
   const [row] = await db.query<PosSessionRow>(
-    `UPDATE pos_sessions SET status = 'expired', error_message = $3, ended_at = expires_at, updated_at = $2
-     WHERE id = $1 AND status = 'pending' AND expires_at <= $2 RETURNING ${SESSION_COLUMNS}`,
-    [id, now, EXPIRED_MESSAGE],
+    `UPDATE pos_sessions SET status = 'expired', error_message = pos_session_expired_message(), ended_at = expires_at, updated_at = $2
+     WHERE id = $1 AND pos_session_overdue(status, expires_at, $2) RETURNING ${SESSION_COLUMNS}`,
+    [id, now],
   );
   return row;
 }
@@ -131,11 +130,11 @@ export async function expireSession(db: Queryable, id: string, now: Date): Promi
  */
 export async function expireDueSessions(db: Queryable, now: Date, batchSize: number): Promise<number> {
   const rows = await db.query<{ id: string }>(
-    `UPDATE pos_sessions SET status = 'expired', error_message = $3, ended_at = expires_at, updated_at = $1
-     WHERE id IN (SELECT id FROM pos_sessions WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+    `UPDATE pos_sessions SET status = 'expired', error_message = pos_session_expired_message(), ended_at = expires_at, updated_at = $1
+     WHERE id IN (SELECT id FROM pos_sessions WHERE pos_session_overdue(status, expires_at, $1) ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
        AND status = 'pending'
      RETURNING id`,
-    [now, batchSize, EXPIRED_MESSAGE],
+    [now, batchSize],
   );
   return rows.length;
 }
@@ -143,64 +142,10 @@ export async function expireDueSessions(db: Queryable, now: Date, batchSize: num
 /** Expires a merchant's overdue sessions before a list is read, so no list shows a dead session as pending. */
 export async function expireMerchantSessions(db: Queryable, merchantId: string, mode: Mode, now: Date): Promise<void> {
   await db.query(
-    `UPDATE pos_sessions SET status = 'expired', error_message = $4, ended_at = expires_at, updated_at = $3
-     WHERE merchant_id = $1 AND mode = $2 AND status = 'pending' AND expires_at <= $3`,
-    [merchantId, mode, now, EXPIRED_MESSAGE],
+    `UPDATE pos_sessions SET status = 'expired', error_message = pos_session_expired_message(), ended_at = expires_at, updated_at = $3
+     WHERE merchant_id = $1 AND mode = $2 AND pos_session_overdue(status, expires_at, $3)`,
+    [merchantId, mode, now],
   );
-}
-
-/** What pos_tap (migrations 004 and 018) did; only completed, failed and expired changed anything. */
-export type TapOutcome =
-  | 'completed'
-  | 'failed'
-  | 'expired'
-  | 'not_pending'
-  | 'session_not_found'
-  | 'tag_not_found'
-  | 'tag_disabled'
-  | 'pin_required'
-  | 'needs_transaction';
-
-/**
- * One tap, or one wallet payment, in one statement (see pos_tap in migrations 004 and 018). Outside
- * a transaction it is its own; inside one (callbacksAllowed) the caller writes the callback event
- * before its commit. `pinWalletId`: the wallet whose holder proved their PIN for this tap, which
- * lifts the tag's no-PIN limits if the tag still pays from it.
- */
-export async function runTap(
-  db: Queryable,
-  fields: {
-    sessionId: string;
-    mode: Mode;
-    merchantId: string | null;
-    tagId: string | null;
-    payerWalletId: string | null;
-    payerHandle: string | null;
-    now: Date;
-    transferId: string;
-    callbacksAllowed: boolean;
-    pinWalletId: string | null;
-  },
-): Promise<{ outcome: TapOutcome; row: PosSessionRow | undefined }> {
-  const [result] = await db.query<PosSessionRow & { outcome: TapOutcome }>(
-    'SELECT t.outcome, (t.session).* FROM pos_tap($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS t',
-    [
-      fields.sessionId,
-      fields.mode,
-      fields.merchantId,
-      fields.tagId,
-      fields.payerWalletId,
-      fields.payerHandle,
-      fields.now,
-      fields.transferId,
-      fields.callbacksAllowed,
-      fields.pinWalletId,
-    ],
-    { prepareAs: 'pos_tap' },
-  );
-  if (!result) throw new Error('pos_tap returned no row');
-  const { outcome, ...row } = result;
-  return { outcome, row: row.id ? row : undefined };
 }
 
 export async function markCancelled(tx: Queryable, id: string, now: Date): Promise<PosSessionRow> {
@@ -215,18 +160,13 @@ export async function listSessions(
   db: Queryable,
   merchantId: string,
   mode: Mode,
-  status: string | undefined,
+  filter: { status?: string | undefined; terminalId?: string | undefined },
   limit: number,
   offset: number,
 ): Promise<{ rows: PosSessionRow[]; total: number }> {
-  const rows = await db.query<PosSessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM pos_sessions WHERE merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR status = $3::text)
-     ORDER BY created_at DESC, id LIMIT $4 OFFSET $5`,
-    [merchantId, mode, status ?? null, limit, offset],
-  );
-  const [count] = await db.query<{ total: number }>(
-    'SELECT count(*)::int8 AS total FROM pos_sessions WHERE merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR status = $3::text)',
-    [merchantId, mode, status ?? null],
-  );
+  const where = 'merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR status = $3::text) AND ($4::text IS NULL OR terminal_id = $4::text)';
+  const params = [merchantId, mode, filter.status ?? null, filter.terminalId ?? null];
+  const rows = await db.query<PosSessionRow>(`SELECT ${SESSION_COLUMNS} FROM pos_sessions WHERE ${where} ORDER BY created_at DESC, id LIMIT $5 OFFSET $6`, [...params, limit, offset]);
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM pos_sessions WHERE ${where}`, params);
   return { rows, total: count?.total ?? 0 };
 }

@@ -4,7 +4,7 @@ import type { ProductDoc, PullResponse, StreamMessage, SyncFailure } from '@tapl
 import { SYNC_EVENTS } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { useTestServer } from '../../testing/server.ts';
-import { connectTerminal, pull, push } from '../offline/test-helpers.ts';
+import { connectTerminal, pull, push } from '../../testing/offline.ts';
 
 type Product = {
   id: string; name: string; price: number; currency: string; sku: string | null; barcode: string | null; category: string | null;
@@ -126,6 +126,18 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await list('?search=222')).data.map((p) => p.name), ['Chapman']);
       assert.deepEqual((await list('?search=%25')).data.map((p) => p.name), ['100% juice_mix'], 'LIKE wildcards are literal');
       assert.deepEqual((await list('?search=_')).data.map((p) => p.name), ['100% juice_mix']);
+      // Bad input: wildcards and escapes are literal (never "everything"), too long or unstorable is a 400, never a 500.
+      assert.deepEqual((await list('?search=%5C')).data.map((p) => p.name), [], 'a backslash is a literal character');
+      assert.deepEqual((await list('?search=%25%25')).data.map((p) => p.name), []);
+      assert.deepEqual((await list('?search=%25_')).data.map((p) => p.name), []);
+      assert.deepEqual((await list('?search=0%25%20j')).data.map((p) => p.name), ['100% juice_mix']);
+      // A 10 kB query string (Node refuses URLs past 16 kB with a bare 431, before any route).
+      for (const [query, code] of [[`?search=${'a'.repeat(9_000)}${'%25_%5C'.repeat(150)}`, 'validation_failed'], [`?search=${'a'.repeat(121)}`, 'validation_failed'], ['?search=ri%00ce', 'invalid_text']] as const) {
+        const answer = await server().request<{ code: string; error: string }>('GET', `/api/merchant/products${query}`, { headers: key });
+        assert.equal(answer.status, 400, `${query.slice(0, 40)}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+        assert.equal(answer.body.code, code);
+        assert.equal(typeof answer.body.error, 'string');
+      }
       assert.deepEqual((await list('?category=Food')).data.map((p) => p.name), ['Fried rice', 'Jollof rice']);
       assert.deepEqual((await list('?category=Food&active=true')).data.map((p) => p.name), ['Jollof rice']);
       const page = await list('?limit=2&offset=2');

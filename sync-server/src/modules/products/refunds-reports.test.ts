@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { balanceMinor } from '../../testing/ledger.ts';
 import { uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
-import { conflictsOf, connectTerminal, push } from '../offline/test-helpers.ts';
+import { conflictsOf, connectTerminal, push } from '../../testing/offline.ts';
 
 type Refund = { id: string; saleId: string; amount: number; lines: { line: number; quantity: number; amount: number; productId: string | null }[]; walletRef: string; terminalId: string | null; code?: string; error?: string };
 type Sale = { saleId: string; refunded: number; refundable: number; refundableLines: { line: number; quantity: number; amount: number }[]; refunds: Refund[]; items: unknown[] | null; code?: string };
@@ -208,5 +209,111 @@ for (const target of await databaseTargets()) {
       const x3 = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
       assert.deepEqual([x3.body.refunds, x3.body.gross, x3.body.net, x3.body.oversold], [{ count: 1, amount: 1000 }, 0, -1000, []]);
     });
+
+    /** Every transfer into and out of the merchant's wallet for this terminal's sales and refunds (minor units), up to `until`. */
+    async function ledgerOfTerminal(merchantId: string, terminalId: string) {
+      const [ledger] = await server().db.query<{ sales: number; refunds: number }>(
+        `SELECT coalesce(sum(p.amount) FILTER (WHERE t.kind <> 'pos_refund'), 0)::int8 AS sales,
+                coalesce(-sum(p.amount) FILTER (WHERE t.kind = 'pos_refund'), 0)::int8 AS refunds
+         FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id JOIN ledger_transfers t ON t.id = p.transfer_id
+         JOIN wallets w ON w.id = a.owner_id AND a.owner_type = 'wallet'
+         WHERE w.merchant_id = $1 AND w.owner_type = 'merchant' AND a.mode = 'test' AND (
+           t.id IN (SELECT wallet_ref FROM pos_sessions WHERE terminal_id = $2 AND status = 'completed')
+           OR t.id IN (SELECT transfer_id FROM offline_payments WHERE terminal_id = $2 AND status = 'accepted')
+           OR t.id IN (SELECT transfer_id FROM sale_refunds WHERE sale_terminal_id = $2))`,
+        [merchantId, terminalId],
+      );
+      return { sales: Number(ledger!.sales), refunds: Number(ledger!.refunds) };
+    }
+
+    it('report taxes are net of refunds: a line refund gives back its share of the line\'s tax, a full refund the rest', async () => {
+      const s = server();
+      const shop = await till(10);
+      // 3 Malt at 500 (7.5 % included): 1500, tax round(150000 × 750 / 10750) = 10465 minor; a Bag at 100, 0 %.
+      const saleId = await sell(shop, 3);
+      const x0 = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.deepEqual(x0.body.taxes, [{ rate: 0, taxable: 100, tax: 0 }, { rate: 7.5, taxable: 1395.35, tax: 104.65 }]);
+      // One unit back: 500, of which tax 3488 (a third of 10465, half up) and taxable 46512.
+      assert.equal((await refund(shop.term, { saleId, lines: [{ line: 0, quantity: 1 }], managerPin: '4321' })).status, 201);
+      const x1 = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.deepEqual(x1.body.taxes, [{ rate: 0, taxable: 100, tax: 0 }, { rate: 7.5, taxable: 930.23, tax: 69.77 }]);
+      // Another unit: cumulative shares (6977 - 3488 = 3489), so the three units give back exactly 10465.
+      assert.equal((await refund(shop.term, { saleId, lines: [{ line: 0, quantity: 1 }], managerPin: '4321' })).status, 201);
+      const x2 = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.deepEqual(x2.body.taxes, [{ rate: 0, taxable: 100, tax: 0 }, { rate: 7.5, taxable: 465.12, tax: 34.88 }]);
+      // The rest in full (the last Malt and the Bag): every tax given back.
+      assert.equal((await refund(shop.key, { saleId })).status, 201);
+      const z = await s.request<Report>('POST', '/api/pos/reports', { headers: shop.term, body: { managerPin: '4321' } });
+      assert.equal(z.status, 201);
+      assert.deepEqual(z.body.taxes, [{ rate: 0, taxable: 0, tax: 0 }, { rate: 7.5, taxable: 0, tax: 0 }]);
+      assert.deepEqual([z.body.gross, z.body.refunds, z.body.net], [1600, { count: 3, amount: 1600 }, 0]);
+      // A refund the next day of a sale closed in an earlier report takes its tax off that day.
+      const second = await sell(shop, 1); // 500 (tax 3488) + 100
+      const z2 = await s.request<Report>('POST', '/api/pos/reports', { headers: shop.term, body: { managerPin: '4321' } });
+      assert.deepEqual(z2.body.taxes, [{ rate: 0, taxable: 100, tax: 0 }, { rate: 7.5, taxable: 465.12, tax: 34.88 }]);
+      assert.equal((await refund(shop.key, { saleId: second, lines: [{ line: 0, quantity: 1 }] })).status, 201);
+      const x3 = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.deepEqual([x3.body.taxes, x3.body.gross, x3.body.net], [[{ rate: 7.5, taxable: -465.12, tax: -34.88 }], 0, -500]);
+    });
+
+    if (target.name === 'postgres') {
+      it('a sale settling in a transaction still open while the Z report closes falls into the next report; the reports add up to the ledger', async () => {
+        const s = server();
+        const shop = await till(10);
+        await sell(shop, 1); // 600, settled and committed before the close
+        const created = await s.request<{ sessionId: string }>('POST', '/api/pos/sessions', {
+          headers: shop.term, body: { amount: 1000, currency: 'NGN', items: [{ productId: shop.productId, name: 'Malt', quantity: 2, unitPrice: 500, taxRate: 7.5 }] },
+        });
+        assert.equal(created.status, 201);
+        // Another connection holds the catalogue's change-number row: the tap's transaction runs
+        // pos_tap (the session completed, the ledger transfer posted) and then waits to move the stock.
+        const holder = new pg.Client({ connectionString: target.connectionString });
+        await holder.connect();
+        try {
+          await holder.query('BEGIN');
+          await holder.query('SELECT seq FROM product_sync_heads WHERE merchant_id = $1 AND mode = $2 FOR UPDATE', [shop.merchant.id, 'test']);
+          const tapping = s.request<{ status: string }>('POST', `/api/pos/sessions/${created.body.sessionId}/tap`, { headers: shop.term, body: { tagId: shop.tagId } });
+          const waiting = async () => Number((await holder.query<{ n: string }>(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+          )).rows[0]!.n);
+          for (let i = 0; i < 200 && (await waiting()) === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+          assert.equal(await waiting(), 1, 'the tap waits inside its transaction, after pos_tap');
+          const [ledgerSide] = (await holder.query<{ status: string }>('SELECT status FROM pos_sessions WHERE id = $1', [created.body.sessionId])).rows;
+          assert.equal(ledgerSide!.status, 'pending', 'its completion is not committed yet');
+
+          const x = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+          assert.deepEqual(x.body.online, { count: 1, amount: 600 }, 'the X report shows what the Z report will claim');
+          const z1 = await s.request<Report>('POST', '/api/pos/reports', { headers: shop.term, body: { managerPin: '4321' } });
+          assert.equal(z1.status, 201, JSON.stringify(z1.body));
+          assert.deepEqual([z1.body.number, z1.body.online, z1.body.gross], [1, { count: 1, amount: 600 }, 600]);
+
+          await holder.query('COMMIT');
+          const tapped = await tapping;
+          assert.equal(tapped.status, 200, JSON.stringify(tapped.body));
+          assert.equal(tapped.body.status, 'completed');
+          const [settled] = await s.db.query<{ ended_at: Date; z_report_id: string | null }>('SELECT ended_at, z_report_id FROM pos_sessions WHERE id = $1', [created.body.sessionId]);
+          assert.ok(settled!.ended_at.getTime() <= new Date(z1.body.closedAt).getTime(), 'settled before the close: a window by settlement time would lose it');
+          assert.equal(settled!.z_report_id, null);
+
+          const x2 = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+          assert.deepEqual(x2.body.online, { count: 1, amount: 1000 });
+          const z2 = await s.request<Report>('POST', '/api/pos/reports', { headers: shop.term, body: { managerPin: '4321' } });
+          assert.deepEqual([z2.body.number, z2.body.online, z2.body.gross], [2, { count: 1, amount: 1000 }, 1000]);
+          const [claimed] = await s.db.query<{ z_report_id: string }>('SELECT z_report_id FROM pos_sessions WHERE id = $1', [created.body.sessionId]);
+          assert.equal(claimed!.z_report_id, z2.body.id);
+          const z3 = await s.request<Report>('POST', '/api/pos/reports', { headers: shop.term, body: { managerPin: '4321' } });
+          assert.deepEqual([z3.body.number, z3.body.gross], [3, 0], 'nothing is counted twice');
+
+          const ledger = await ledgerOfTerminal(shop.merchant.id, shop.terminalId);
+          const reports = [z1.body, z2.body, z3.body];
+          assert.equal(ledger.sales, Math.round(reports.reduce((sum, r) => sum + r.gross, 0) * 100), 'the Z reports together hold every sale in the ledger');
+          assert.equal(ledger.refunds, Math.round(reports.reduce((sum, r) => sum + r.refunds.amount, 0) * 100));
+          assert.equal(ledger.sales, 160_000);
+        } finally {
+          await holder.query('ROLLBACK').catch(() => undefined);
+          await holder.end();
+        }
+      });
+    }
   });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type SaleLine, cartTotals } from '@tapline/shared/cart';
+import { type LineTotals, type SaleLine, cartTotals } from '@tapline/shared/cart';
 import { toMajor } from '@tapline/shared/money';
 import type { ProductDoc } from '@tapline/shared/sync-protocol';
 import type { AppContext } from '../../context.ts';
@@ -8,10 +8,11 @@ import { enqueueEvent } from '../../events/outbox.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
-import { transfer } from '../../ledger/ledger.ts';
+import { transfer, transferIds } from '../../ledger/ledger.ts';
+import { findMerchantWallet } from '../wallets/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
 import { moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from './sales.ts';
-import { type RefundRow, type SaleRow, findRefund, findSale, insertRefund, merchantWalletId, refundsOfSale } from './sales-store.ts';
+import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, refundsOfSale } from './sales-store.ts';
 
 /** Who asks: the merchant's key (no PIN) or one of its terminals (its own sales, with the manager PIN). */
 export interface SaleActor {
@@ -35,6 +36,36 @@ function share(total: number, units: number, quantity: number): number {
   return Number((BigInt(total) * BigInt(units) * 2n + BigInt(quantity)) / (BigInt(quantity) * 2n));
 }
 
+/**
+ * What refunding `units` more of a line gives back, after `before` units were: its amount and its
+ * tax, as differences of cumulative half-up shares, so the refunds of every unit give back exactly
+ * the line's total and tax.
+ */
+function lineRefund(index: number, line: SaleLine, totals: LineTotals, before: number, units: number): StoredRefundLine {
+  const part = (whole: number) => share(whole, before + units, line.quantity) - share(whole, before, line.quantity);
+  const amount = part(totals.total);
+  const tax = part(totals.tax);
+  return { line: index, quantity: units, amount, taxRate: line.taxRate, tax, taxable: amount - tax };
+}
+
+/**
+ * The tax a refund gives back, per rate (minor units), from its stored lines; refunds stored
+ * before lines carried their tax get a share of their sale line's tax by units.
+ */
+export function refundLineTaxes(storedRefundLines: unknown, saleItems: unknown, saleCartDiscount: number | null): { rate: number; taxable: number; tax: number }[] {
+  const lines = (typeof storedRefundLines === 'string' ? JSON.parse(storedRefundLines) : storedRefundLines) as StoredRefundLine[];
+  const sold = storedLines(saleItems);
+  const totals = sold ? cartTotals({ lines: sold, discount: Number(saleCartDiscount ?? 0) }) : null;
+  return lines.flatMap((line) => {
+    if (line.tax !== undefined && line.taxable !== undefined && line.taxRate !== undefined) return [{ rate: line.taxRate, taxable: line.taxable, tax: line.tax }];
+    const saleLine = sold?.[line.line];
+    const lineTotals = totals?.lines[line.line];
+    if (!saleLine || !lineTotals) return [];
+    const tax = share(lineTotals.tax, line.quantity, saleLine.quantity);
+    return [{ rate: saleLine.taxRate, taxable: line.amount - tax, tax }];
+  });
+}
+
 /** Units already refunded per line of a sale. */
 function refundedUnits(refunds: readonly RefundRow[]): Map<number, number> {
   const units = new Map<number, number>();
@@ -51,8 +82,7 @@ function refundable(sale: SaleRow, refunds: readonly RefundRow[]) {
   const totals = lines ? cartTotals({ lines, discount: Number(sale.cart_discount ?? 0) }) : null;
   const perLine = (lines ?? []).map((line, index) => {
     const before = done.get(index) ?? 0;
-    const total = totals!.lines[index]!.total;
-    return { line: index, quantity: line.quantity - before, amount: share(total, line.quantity, line.quantity) - share(total, before, line.quantity) };
+    return lineRefund(index, line, totals!.lines[index]!, before, line.quantity - before);
   });
   return { paid, refunded, left: Math.max(paid - refunded, 0), lines, perLine, done, totals };
 }
@@ -131,7 +161,7 @@ export function refundsService(context: AppContext) {
       }
       // Found before the PIN is spent: an unknown sale costs no attempt.
       await visibleSale(actor, request.saleId, false);
-      if (actor.terminalId !== null) await checkManagerPin(db, actor.terminalId, request.managerPin);
+      if (actor.terminalId !== null) await checkManagerPin(db, actor.terminalId, request.managerPin, context.now());
       const now = context.now();
       let restocked: ProductDoc[] = [];
       const { row, sale } = await db.transaction(async (tx) => {
@@ -143,7 +173,7 @@ export function refundsService(context: AppContext) {
         const refunds = await refundsOfSale(tx, sale.id);
         const state = refundable(sale, refunds);
         let amount: number;
-        let lines: { line: number; quantity: number; amount: number }[];
+        let lines: StoredRefundLine[];
         if (request.lines === undefined) {
           lines = state.perLine.filter((line) => line.quantity > 0);
           amount = state.left;
@@ -157,16 +187,15 @@ export function refundsService(context: AppContext) {
             if (!sold || quantity < 1 || before + quantity > sold.quantity) {
               throw badRequest('refund_line_invalid', `Line ${line} cannot refund ${quantity} more (sold ${sold?.quantity ?? 0}, refunded ${before})`);
             }
-            const total = state.totals!.lines[line]!.total;
-            return { line, quantity, amount: share(total, before + quantity, sold.quantity) - share(total, before, sold.quantity) };
+            return lineRefund(line, sold, state.totals!.lines[line]!, before, quantity);
           });
           amount = lines.reduce((sum, line) => sum + line.amount, 0);
         }
         if (amount <= 0 || state.left === 0) throw conflict('nothing_to_refund', `Sale ${sale.id} has nothing left to refund`);
         if (amount > state.left) throw conflict('refund_exceeds_sale', `Refunds of sale ${sale.id} would exceed what was paid`);
-        const merchantWallet = sale.merchant_wallet_id ?? (await merchantWalletId(tx, sale.merchant_id, sale.mode));
+        const merchantWallet = sale.merchant_wallet_id ?? (await findMerchantWallet(tx, sale.merchant_id, sale.mode))?.id;
         if (!merchantWallet) throw new Error(`merchant ${sale.merchant_id} has no ${sale.mode} wallet`);
-        const transferId = `wtx_refund_${id.slice(3)}`;
+        const transferId = transferIds.posRefund(id);
         // The correcting transfer: the merchant's wallet back to the wallet that paid (no negative wallet: 422 insufficient_funds).
         await transfer(tx, {
           id: transferId,

@@ -5,10 +5,11 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { notFound } from '../../http/errors.ts';
-import { findMerchant } from '../merchants/store.ts';
+import { findMerchant } from '../merchants/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
 import { storedLines } from './sales.ts';
-import { type ReportRow, findReport, findTerminal, insertReport, listReports, lockTerminalDay, openDay, oversoldProducts, terminalDay } from './sales-store.ts';
+import { refundLineTaxes } from './refunds.ts';
+import { type DayRows, type ReportRow, claimDayRows, findReport, findTerminal, insertReport, listReports, lockTerminalDay, openDay, openDayRows, oversoldProducts } from './sales-store.ts';
 
 export interface TerminalActor {
   merchantId: string;
@@ -21,18 +22,14 @@ interface Tally {
   amount: number;
 }
 
-const METHODS = ['walletTap', 'qrOnline', 'offlineVoucher', 'offlineTap', 'giftCard'] as const;
-
 /**
- * The figures of a terminal's day, from `openedAt` (excluded) to `closedAt` (included), in major
- * units of the merchant's currency (docs/catalogue.md, Reports). Only what settled counts: POS
- * sessions completed, offline payments accepted (declined ones are counted apart), gift cards sold
- * at the till, refunds made.
+ * The figures of a terminal's day in major units of the merchant's currency (docs/catalogue.md,
+ * Reports), from the rows the day holds: POS sessions completed, offline payments (declined ones
+ * counted apart), gift cards sold at the till, refunds made. `openedAt` and `closedAt` only label it.
  */
-export async function dayFigures(db: Queryable, terminal: { id: string; merchantId: string; mode: Mode }, currency: string, openedAt: Date, closedAt: Date) {
-  const day = await terminalDay(db, terminal.id, openedAt, closedAt);
+export async function dayFigures(db: Queryable, terminal: { id: string; merchantId: string; mode: Mode }, currency: string, day: DayRows, openedAt: Date, closedAt: Date) {
   const tally = (): Tally => ({ count: 0, amount: 0 });
-  const methods = Object.fromEntries(METHODS.map((method) => [method, tally()])) as Record<(typeof METHODS)[number], Tally>;
+  const methods = { walletTap: tally(), qrOnline: tally(), offlineVoucher: tally(), offlineTap: tally(), giftCard: tally() };
   const online = tally();
   const offline = tally();
   const declinedOffline = tally();
@@ -43,15 +40,16 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     target.amount += Number(amount);
   };
   const taxes = new Map<number, { taxable: number; tax: number }>();
+  const addTax = (entry: { rate: number; taxable: number; tax: number }, sign: 1 | -1) => {
+    const sum = taxes.get(entry.rate) ?? { taxable: 0, tax: 0 };
+    sum.taxable += sign * entry.taxable;
+    sum.tax += sign * entry.tax;
+    taxes.set(entry.rate, sum);
+  };
   const addTaxes = (items: unknown, discount: number | null) => {
     const lines = storedLines(items);
     if (!lines) return;
-    for (const entry of cartTotals({ lines, discount: Number(discount ?? 0) }).taxes) {
-      const sum = taxes.get(entry.rate) ?? { taxable: 0, tax: 0 };
-      sum.taxable += entry.taxable;
-      sum.tax += entry.tax;
-      taxes.set(entry.rate, sum);
-    }
+    for (const entry of cartTotals({ lines, discount: Number(discount ?? 0) }).taxes) addTax(entry, 1);
   };
   for (const session of day.sessions) {
     add(session.tag_id ? methods.walletTap : methods.qrOnline, session.amount);
@@ -71,7 +69,11 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     add(methods.giftCard, card.amount);
     add(giftCardsSold, card.amount);
   }
-  for (const refund of day.refunds) add(refunds, refund.amount);
+  // Taxes are net of refunds: a refunded line gives back its share of the line's tax.
+  for (const refund of day.refunds) {
+    add(refunds, refund.amount);
+    for (const entry of refundLineTaxes(refund.lines, refund.sale_items, refund.sale_cart_discount)) addTax(entry, -1);
+  }
   const gross = online.amount + offline.amount;
   const major = (minor: number) => toMajor(minor, currency);
   const tallyMajor = (t: Tally) => ({ count: t.count, amount: major(t.amount) });
@@ -81,7 +83,13 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     openedAt: openedAt.toISOString(),
     closedAt: closedAt.toISOString(),
     currency,
-    methods: Object.fromEntries(METHODS.map((method) => [method, tallyMajor(methods[method])])),
+    methods: {
+      walletTap: tallyMajor(methods.walletTap),
+      qrOnline: tallyMajor(methods.qrOnline),
+      offlineVoucher: tallyMajor(methods.offlineVoucher),
+      offlineTap: tallyMajor(methods.offlineTap),
+      giftCard: tallyMajor(methods.giftCard),
+    },
     online: tallyMajor(online),
     offline: tallyMajor(offline),
     declinedOffline: tallyMajor(declinedOffline),
@@ -94,8 +102,11 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
   };
 }
 
+/** What a Z report stores (jsonb): the figures dayFigures answered when it closed the day. */
+type DayFigures = Awaited<ReturnType<typeof dayFigures>>;
+
 export function reportRecord(row: ReportRow) {
-  const report = (typeof row.report === 'string' ? JSON.parse(row.report) : row.report) as Record<string, unknown>;
+  const report = (typeof row.report === 'string' ? JSON.parse(row.report) : row.report) as DayFigures;
   return { ...report, id: row.id, kind: 'Z' as const, number: row.number };
 }
 
@@ -114,7 +125,7 @@ export function reportsService(context: AppContext) {
   return {
     async current(actor: TerminalActor) {
       const { openedAt, number } = await openDay(db, actor.terminalId);
-      const figures = await dayFigures(db, terminalOf(actor), await currencyOf(actor.merchantId), openedAt, context.now());
+      const figures = await dayFigures(db, terminalOf(actor), await currencyOf(actor.merchantId), await openDayRows(db, actor.terminalId), openedAt, context.now());
       return { ...figures, id: null, kind: 'X' as const, number: null, nextNumber: number };
     },
 
@@ -125,13 +136,15 @@ export function reportsService(context: AppContext) {
         const existing = await findReport(db, actor.terminalId, id);
         if (existing) return reportRecord(existing);
       }
-      await checkManagerPin(db, actor.terminalId, managerPin);
+      await checkManagerPin(db, actor.terminalId, managerPin, context.now());
       const currency = await currencyOf(actor.merchantId);
       const row = await db.transaction(async (tx) => {
         const day = await lockTerminalDay(tx, actor.terminalId);
         if (!day) throw notFound('terminal_not_found', 'Terminal not found');
         const closedAt = context.now();
-        const figures = await dayFigures(tx, terminalOf(actor), currency, day.openedAt, closedAt);
+        // The report's row is written after its claims (the reference is checked at commit).
+        const claimed = await claimDayRows(tx, actor.terminalId, id);
+        const figures = await dayFigures(tx, terminalOf(actor), currency, claimed, day.openedAt, closedAt);
         return insertReport(tx, {
           id,
           terminal_id: actor.terminalId,

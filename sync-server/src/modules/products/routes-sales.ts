@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
 import {
   CloseDayBody,
   DayReport,
@@ -18,7 +19,8 @@ import {
 import type { AppContext } from '../../context.ts';
 import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
-import { derivedUuid, idempotencyScope } from '../../http/idempotency.ts';
+import { derivedUuid } from '../../http/idempotency.ts';
+import { idempotencyScope } from '../../auth/principal.ts';
 import { setManagerPin } from './manager-pin.ts';
 import { type SaleActor, refundsService } from './refunds.ts';
 import { type TerminalActor, reportsService } from './reports.ts';
@@ -55,7 +57,7 @@ terminal refunds its own sales with its manager PIN (403 manager_pin_required, m
 manager_pin_locked after five wrong PINs); the merchant key needs no PIN.`;
 
 /** docs/catalogue.md: sales, refunds, manager PINs, X and Z reports. HTTP only. */
-export async function saleRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function saleRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const refunds = refundsService(context);
   const reports = reportsService(context);
 
@@ -63,7 +65,7 @@ export async function saleRoutes(app: FastifyInstance, context: AppContext): Pro
     config: { ...merchantOrTerminal, idempotency: 'optional', idempotencyBodyCredential: pinAsCredential },
     schema: { tags: ['pos'], summary: 'Refund a sale in full or by lines', description: REFUND_RULES, body: RefundBody, response: { 201: RefundRecord, ...errors } },
   }, async (request, reply) => {
-    const refund = await refunds.refund(actorOf(request), request.body as Static<typeof RefundBody>, derivedUuid(request, 'pos_refund'));
+    const refund = await refunds.refund(actorOf(request), request.body, derivedUuid(request, 'pos_refund'));
     return reply.status(201).send(refund);
   });
 
@@ -75,7 +77,7 @@ export async function saleRoutes(app: FastifyInstance, context: AppContext): Pro
       params: SaleParams,
       response: { 200: SaleRecord, ...errors },
     },
-  }, async (request) => refunds.sale(actorOf(request), (request.params as Static<typeof SaleParams>).saleId));
+  }, async (request) => refunds.sale(actorOf(request), request.params.saleId));
 
   app.put('/api/merchant/terminals/:id/manager-pin', {
     config: { auth: ['merchant'] },
@@ -88,8 +90,8 @@ export async function saleRoutes(app: FastifyInstance, context: AppContext): Pro
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const terminalId = (request.params as Static<typeof TerminalParams>).id;
-    const set = await setManagerPin(context.db, principal, terminalId, (request.body as Static<typeof ManagerPinBody>).pin);
+    const terminalId = request.params.id;
+    const set = await setManagerPin(context.db, principal, terminalId, request.body.pin);
     if (!set) throw notFound('terminal_not_found', `No terminal ${terminalId}`);
     return { terminalId, managerPinSet: true };
   });
@@ -108,7 +110,7 @@ export async function saleRoutes(app: FastifyInstance, context: AppContext): Pro
       response: { 201: DayReport, ...errors },
     },
   }, async (request, reply) => {
-    const report = await reports.close(terminalOf(request), (request.body as Static<typeof CloseDayBody>).managerPin, derivedUuid(request, 'z_report'));
+    const report = await reports.close(terminalOf(request), request.body.managerPin, derivedUuid(request, 'z_report'));
     return reply.status(201).send(report);
   });
 
@@ -117,7 +119,7 @@ export async function saleRoutes(app: FastifyInstance, context: AppContext): Pro
     schema: { tags: ['pos'], summary: 'One of the terminal\'s Z reports', params: ReportParams, response: { 200: DayReport, ...errors } },
   }, async (request) => {
     const actor = terminalOf(request);
-    return reports.get(actor, actor.terminalId, (request.params as Static<typeof ReportParams>).reportId);
+    return reports.get(actor, actor.terminalId, request.params.reportId);
   });
 
   app.get('/api/merchant/terminals/:id/reports', {
@@ -125,8 +127,8 @@ export async function saleRoutes(app: FastifyInstance, context: AppContext): Pro
     schema: { tags: ['merchant'], summary: 'A terminal\'s Z reports, newest first', params: TerminalParams, querystring: ListQuery, response: { 200: ListOf(DayReport), ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const query = request.query as Static<typeof ListQuery>;
-    return reports.list(principal, (request.params as Static<typeof TerminalParams>).id, query.limit ?? 20, query.offset ?? 0);
+    const query = request.query;
+    return reports.list(principal, request.params.id, query.limit ?? 20, query.offset ?? 0);
   });
 
   app.get('/api/merchant/terminals/:id/reports/:reportId', {
@@ -134,7 +136,7 @@ export async function saleRoutes(app: FastifyInstance, context: AppContext): Pro
     schema: { tags: ['merchant'], summary: 'One Z report of a terminal', params: TerminalReportParams, response: { 200: DayReport, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const params = request.params as Static<typeof TerminalReportParams>;
+    const params = request.params;
     return reports.get(principal, params.id, params.reportId);
   });
 }

@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Static } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { CreateCatalogueProductBody, ErrorBody, ListOf, CatalogueProductListQuery, CatalogueProductParams, CatalogueProductRecord, UpdateCatalogueProductBody } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
@@ -22,9 +22,8 @@ function scopeOf(request: FastifyRequest): ProductScope {
 }
 
 /** docs/catalogue.md: the merchant's catalogue. HTTP only: the rules are in service.ts. */
-export async function productRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function productRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const products = productsService(context);
-  const idOf = (request: FastifyRequest) => (request.params as Static<typeof CatalogueProductParams>).id;
 
   app.post('/api/merchant/products', {
     config: { ...merchantOnly, idempotency: 'optional' },
@@ -36,7 +35,7 @@ export async function productRoutes(app: FastifyInstance, context: AppContext): 
       response: { 201: CatalogueProductRecord, ...errors },
     },
   }, async (request, reply) => {
-    const row = await products.create(scopeOf(request), request.body as Static<typeof CreateCatalogueProductBody>, derivedUuid(request, 'product'));
+    const row = await products.create(scopeOf(request), request.body, derivedUuid(request, 'product'));
     return reply.status(201).send(record(row));
   });
 
@@ -49,7 +48,7 @@ export async function productRoutes(app: FastifyInstance, context: AppContext): 
       response: { 200: ListOf(CatalogueProductRecord), ...errors },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof CatalogueProductListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await products.list(scopeOf(request), { search: query.search, category: query.category, active: query.active, archived: query.archived ?? false }, limit, offset);
@@ -59,7 +58,7 @@ export async function productRoutes(app: FastifyInstance, context: AppContext): 
   app.get('/api/merchant/products/:id', {
     config: merchantOnly,
     schema: { tags: ['products'], summary: 'A product', params: CatalogueProductParams, response: { 200: CatalogueProductRecord, ...errors } },
-  }, async (request) => record(await products.get(scopeOf(request), idOf(request))));
+  }, async (request) => record(await products.get(scopeOf(request), request.params.id)));
 
   app.patch('/api/merchant/products/:id', {
     config: merchantOnly,
@@ -71,7 +70,7 @@ export async function productRoutes(app: FastifyInstance, context: AppContext): 
       body: UpdateCatalogueProductBody,
       response: { 200: CatalogueProductRecord, ...errors },
     },
-  }, async (request) => record(await products.update(scopeOf(request), idOf(request), request.body as Static<typeof UpdateCatalogueProductBody>)));
+  }, async (request) => record(await products.update(scopeOf(request), request.params.id, request.body)));
 
   app.post('/api/merchant/products/:id/archive', {
     config: merchantOnly,
@@ -81,7 +80,7 @@ export async function productRoutes(app: FastifyInstance, context: AppContext): 
       params: CatalogueProductParams,
       response: { 200: CatalogueProductRecord, ...errors },
     },
-  }, async (request) => record(await products.archive(scopeOf(request), idOf(request), true)));
+  }, async (request) => record(await products.archive(scopeOf(request), request.params.id, true)));
 
   app.post('/api/merchant/products/:id/unarchive', {
     config: merchantOnly,
@@ -91,5 +90,5 @@ export async function productRoutes(app: FastifyInstance, context: AppContext): 
       params: CatalogueProductParams,
       response: { 200: CatalogueProductRecord, ...errors },
     },
-  }, async (request) => record(await products.archive(scopeOf(request), idOf(request), false)));
+  }, async (request) => record(await products.archive(scopeOf(request), request.params.id, false)));
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { OfflinePaymentDoc, ProductDoc, StreamMessage } from '@tapline/shared/sync-protocol';
 import { SYNC_EVENTS } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
-import { conflictsOf, connectTerminal, push } from '../offline/test-helpers.ts';
+import { conflictsOf, connectTerminal, push } from '../../testing/offline.ts';
 import { balanceMinor } from '../../testing/ledger.ts';
 import { type TestServer, uniqueHandle, useTestServer } from '../../testing/server.ts';
 
@@ -135,6 +135,52 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(refused.body.details, [{ productId, available: 2, requested: 3 }]);
       const exact = await open(key, { amount: 1000, items: [{ productId, name: 'Malt', quantity: 2, unitPrice: 500 }] });
       assert.equal(exact.status, 201, 'exactly the units in stock is fine');
+    });
+
+    it('refuses an archived or deactivated product on an online sale before any charge (409 product_unavailable naming it), at creation and at the tap', async () => {
+      const s = server();
+      const { key, productId, tags, payers } = await shopWithStock(s, 5);
+      const item = { productId, name: 'Malt', quantity: 1, unitPrice: 500 };
+      // Created while the product is sold, archived before the tap: the tap is refused, nothing is charged.
+      const pending = await open(key, { amount: 500, items: [item] });
+      assert.equal(pending.status, 201);
+      assert.equal((await s.request('POST', `/api/merchant/products/${productId}/archive`, { headers: key })).status, 200);
+      const before = await balanceMinor(s, payers[0]!, 'NGN');
+      const tapped = await tap(key, pending.body.sessionId, tags[0]!);
+      assert.deepEqual([tapped.status, tapped.body.code], [409, 'product_unavailable']);
+      assert.deepEqual(tapped.body.details, [{ productId, name: 'Malt', reason: 'archived' }]);
+      assert.equal(await balanceMinor(s, payers[0]!, 'NGN'), before, 'nothing charged');
+      assert.equal(await stockOf(key, productId), 5);
+      const archived = await open(key, { amount: 500, items: [item] });
+      assert.deepEqual([archived.status, archived.body.code, archived.body.details], [409, 'product_unavailable', [{ productId, name: 'Malt', reason: 'archived' }]]);
+      // Deactivated (not archived): refused the same way, with its reason.
+      assert.equal((await s.request('POST', `/api/merchant/products/${productId}/unarchive`, { headers: key })).status, 200);
+      assert.equal((await s.request('PATCH', `/api/merchant/products/${productId}`, { headers: key, body: { active: false } })).status, 200);
+      const inactive = await open(key, { amount: 1000, items: [{ name: 'Bag', quantity: 1, unitPrice: 500 }, item] });
+      assert.deepEqual([inactive.status, inactive.body.code, inactive.body.details], [409, 'product_unavailable', [{ productId, name: 'Malt', reason: 'inactive' }]]);
+      assert.equal((await s.request('PATCH', `/api/merchant/products/${productId}`, { headers: key, body: { active: true } })).status, 200);
+      assert.equal((await open(key, { amount: 500, items: [item] })).status, 201, 'sold again once active');
+    });
+
+    it('an offline sale of an archived product is never refused (it already happened); a cart discount without lines is declined items_invalid', async () => {
+      const s = server();
+      const { key, productId, tags } = await shopWithStock(s, 4, 1);
+      assert.equal((await s.request('POST', `/api/merchant/products/${productId}/archive`, { headers: key })).status, 200);
+      const terminal = await s.request<{ id: string; token: string }>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till' } });
+      const { socket } = await connectTerminal(s, `term.${terminal.body.token}`);
+      const doc = (amountMinor: number, extra: Partial<OfflinePaymentDoc>): OfflinePaymentDoc => ({
+        id: randomUUID(), terminalId: terminal.body.id, kind: 'tap', tagId: tags[0]!, amountMinor, currency: 'NGN', description: 'Malt',
+        capturedAt: new Date().toISOString(), status: 'queued', serverSeq: 0, ...extra,
+      });
+      const archivedSale = doc(100_000, { items: [{ productId, name: 'Malt', quantity: 2, unitPrice: 50_000, discount: 0, taxRate: 750, taxInclusive: true }] });
+      const discountOnly = doc(9_000, { discountMinor: 1_000 });
+      const zeroDiscount = doc(9_000, { discountMinor: 0 });
+      const verdicts = new Map(conflictsOf(await push(socket, [archivedSale, discountOnly, zeroDiscount])).map((v) => [v.id, v]));
+      assert.equal(verdicts.get(archivedSale.id)!.status, 'accepted', JSON.stringify(verdicts.get(archivedSale.id)));
+      assert.deepEqual([verdicts.get(discountOnly.id)!.status, verdicts.get(discountOnly.id)!.declineCode], ['declined', 'items_invalid']);
+      assert.equal(verdicts.get(zeroDiscount.id)!.status, 'accepted', 'a zero discount without lines says nothing wrong');
+      const product = await s.request<{ stock: number }>('GET', `/api/merchant/products/${productId}?`, { headers: key });
+      assert.equal(product.body.stock, 2, 'the archived product\'s stock still moves');
     });
 
     it('two kiosks racing for the last units: exactly the available units are sold, the other tap is refused uncharged', async () => {

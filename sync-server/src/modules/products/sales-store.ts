@@ -56,7 +56,7 @@ export interface RefundRow {
   refunded_by_terminal_id: string | null;
   amount: number;
   currency: string;
-  lines: { line: number; quantity: number; amount: number }[];
+  lines: StoredRefundLine[];
   reason: string | null;
   payer_wallet_id: string;
   transfer_id: string;
@@ -88,30 +88,66 @@ export async function insertRefund(tx: Queryable, row: Omit<RefundRow, 'created_
   return parsed(inserted!);
 }
 
-export async function merchantWalletId(db: Queryable, merchantId: string, mode: Mode): Promise<string | undefined> {
-  const [row] = await db.query<{ id: string }>(`SELECT id FROM wallets WHERE merchant_id = $1 AND mode = $2 AND owner_type = 'merchant'`, [merchantId, mode]);
-  return row?.id;
+/** A refund line as stored, in minor units; `taxRate`, `tax` and `taxable` (the refunded units' share of the line's) on refunds made since reports net their taxes. */
+export interface StoredRefundLine {
+  line: number;
+  quantity: number;
+  amount: number;
+  taxRate?: number;
+  tax?: number;
+  taxable?: number;
 }
 
-/** A terminal's sales, refunds and gift cards between two instants (after `from`, up to `to`): what a day report adds up. */
-export async function terminalDay(db: Queryable, terminalId: string, from: Date, to: Date) {
-  const sessions = await db.query<{ amount: number; tag_id: string | null; items: unknown; cart_discount: number | null }>(
-    `SELECT amount, tag_id, items, cart_discount FROM pos_sessions WHERE terminal_id = $1 AND status = 'completed' AND ended_at > $2 AND ended_at <= $3`,
-    [terminalId, from, to],
-  );
-  const payments = await db.query<{ amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null }>(
-    `SELECT amount, kind, status, items, cart_discount FROM offline_payments WHERE terminal_id = $1 AND settled_at > $2 AND settled_at <= $3`,
-    [terminalId, from, to],
-  );
-  const giftCards = await db.query<{ amount: number }>(
-    `SELECT amount FROM terminal_gift_card_sales WHERE terminal_id = $1 AND status = 'accepted' AND settled_at > $2 AND settled_at <= $3`,
-    [terminalId, from, to],
-  );
-  const refunds = await db.query<{ amount: number }>(
-    `SELECT amount FROM sale_refunds WHERE sale_terminal_id = $1 AND created_at > $2 AND created_at <= $3`,
-    [terminalId, from, to],
-  );
-  return { sessions, payments, giftCards, refunds };
+type DaySession = { amount: number; tag_id: string | null; items: unknown; cart_discount: number | null };
+type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null };
+type DayRefund = { amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null };
+
+export interface DayRows {
+  sessions: DaySession[];
+  payments: DayPayment[];
+  giftCards: { amount: number }[];
+  refunds: DayRefund[];
+}
+
+// What a day report counts of each table: settled rows of the terminal that no Z report holds yet.
+const OPEN = {
+  sessions: { table: 'pos_sessions', where: `terminal_id = $1 AND status = 'completed' AND z_report_id IS NULL` },
+  payments: { table: 'offline_payments', where: 'terminal_id = $1 AND z_report_id IS NULL' },
+  giftCards: { table: 'terminal_gift_card_sales', where: `terminal_id = $1 AND status = 'accepted' AND z_report_id IS NULL` },
+  refunds: { table: 'sale_refunds r', where: 'r.sale_terminal_id = $1 AND r.z_report_id IS NULL' },
+};
+const select = (open: { table: string; where: string }, columns: string) => `SELECT ${columns} FROM ${open.table} WHERE ${open.where}`;
+const claim = (open: { table: string; where: string }, columns: string) => `UPDATE ${open.table} SET z_report_id = $2 WHERE ${open.where} RETURNING ${columns}`;
+const SESSION_COLUMNS = 'amount, tag_id, items, cart_discount';
+const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount';
+// A refund's sale lines, for refunds stored before their lines carried their tax.
+const REFUND_COLUMNS_WITH_SALE = `r.amount, r.lines,
+  coalesce((SELECT s.items FROM pos_sessions s WHERE s.id = r.sale_id), (SELECT p.items FROM offline_payments p WHERE p.id = r.sale_id)) AS sale_items,
+  coalesce((SELECT s.cart_discount FROM pos_sessions s WHERE s.id = r.sale_id), (SELECT p.cart_discount FROM offline_payments p WHERE p.id = r.sale_id)) AS sale_cart_discount`;
+
+/** The open day of a terminal: what its next Z report would claim (the X report). */
+export async function openDayRows(db: Queryable, terminalId: string): Promise<DayRows> {
+  return {
+    sessions: await db.query<DaySession>(select(OPEN.sessions, SESSION_COLUMNS), [terminalId]),
+    payments: await db.query<DayPayment>(select(OPEN.payments, PAYMENT_COLUMNS), [terminalId]),
+    giftCards: await db.query<{ amount: number }>(select(OPEN.giftCards, 'amount'), [terminalId]),
+    refunds: await db.query<DayRefund>(select(OPEN.refunds, REFUND_COLUMNS_WITH_SALE), [terminalId]),
+  };
+}
+
+/**
+ * Marks the open day's rows as the Z report `reportId`'s and answers them. Each UPDATE sees the
+ * rows committed before it started: a sale whose transaction is still open keeps a NULL claim
+ * when it commits, and the next report claims it (a row locked by a concurrent transaction that
+ * matched is waited for, then re-checked, so nothing is claimed twice).
+ */
+export async function claimDayRows(tx: Queryable, terminalId: string, reportId: string): Promise<DayRows> {
+  return {
+    sessions: await tx.query<DaySession>(claim(OPEN.sessions, SESSION_COLUMNS), [terminalId, reportId]),
+    payments: await tx.query<DayPayment>(claim(OPEN.payments, PAYMENT_COLUMNS), [terminalId, reportId]),
+    giftCards: await tx.query<{ amount: number }>(claim(OPEN.giftCards, 'amount'), [terminalId, reportId]),
+    refunds: await tx.query<DayRefund>(claim(OPEN.refunds, REFUND_COLUMNS_WITH_SALE), [terminalId, reportId]),
+  };
 }
 
 export async function oversoldProducts(db: Queryable, merchantId: string, mode: Mode) {

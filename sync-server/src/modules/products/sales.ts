@@ -77,7 +77,13 @@ export function checkCartAmount(cart: Cart, amountMinor: number, currency: strin
  * or the CartError that declines the document. `undefined` items: a sale without lines.
  */
 export function cartOfDocument(items: unknown, discountMinor: unknown, amountMinor: number): { cart: Cart | null; cartProblem: CartError | null } {
-  if (items === undefined || items === null) return { cart: null, cartProblem: null };
+  if (items === undefined || items === null) {
+    // A cart discount with no lines to apply to is a replica out of shape: nothing says what the amount paid for.
+    if (discountMinor !== undefined && discountMinor !== null && discountMinor !== 0) {
+      return { cart: null, cartProblem: new CartError('items_invalid', 'discountMinor needs the items it applies to') };
+    }
+    return { cart: null, cartProblem: null };
+  }
   if (!Array.isArray(items)) return { cart: null, cartProblem: new CartError('items_invalid', 'items must be an array of sale lines') };
   const lines = items.map((item: unknown) => {
     if (item === null || typeof item !== 'object') return item as SaleLine;
@@ -120,9 +126,16 @@ function outOfStock(product: ProductRow, requested: number): ApiError {
   return new ApiError(409, 'out_of_stock', `${product.name} has ${available} in stock, ${requested} asked`, { details: [{ productId: product.id, available, requested }] });
 }
 
+/** An archived or deactivated product on an online sale: the kiosk names the line to remove (its replica was stale). */
+function productUnavailable(product: ProductRow): ApiError {
+  const reason = product.archived_at ? 'archived' : 'inactive';
+  return new ApiError(409, 'product_unavailable', `${product.name} is ${reason}: it is no longer sold`, { details: [{ productId: product.id, name: product.name, reason }] });
+}
+
 /**
- * Checks that every product a sale names is the merchant's (404 product_not_found) and that the
- * tracked ones have the units (409 out_of_stock). With `tx` and `lock`, the products stay locked
+ * Checks, for an online sale, that every product it names is the merchant's (404
+ * product_not_found), still sold (409 product_unavailable: archived or deactivated; offline sales
+ * never come here, they already happened) and that the tracked ones have the units (409 out_of_stock). With `tx` and `lock`, the products stay locked
  * until the caller's transaction ends: the check and the decrement that follows cannot be raced.
  */
 export async function checkStock(db: Queryable, scope: ProductScope, lines: readonly SaleLine[], options: { lock: boolean }): Promise<ProductRow[]> {
@@ -133,6 +146,7 @@ export async function checkStock(db: Queryable, scope: ProductScope, lines: read
   for (const [productId, requested] of units) {
     const product = byId.get(productId);
     if (!product) throw notFound('product_not_found', `No product ${productId}`);
+    if (product.archived_at || !product.active) throw productUnavailable(product);
     if (product.track_stock && (product.stock ?? 0) < requested) throw outOfStock(product, requested);
   }
   return products;

@@ -6,7 +6,7 @@ import type { Mode } from '../../auth/secrets.ts';
 import type { Queryable } from '../../db/database.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
-import { findMerchant } from '../merchants/store.ts';
+import { findMerchant } from '../merchants/index.ts';
 import {
   type ProductFields,
   type ProductFilter,

@@ -1,7 +1,6 @@
 import type { Queryable } from '../../db/database.ts';
-import { latestActivationEnd } from '../gift-cards/store.ts';
-import { addMonths } from '../gift-cards/validation.ts';
-import { lockPlanHolder, lockRunningSubscription, saveSubscription } from './store.ts';
+import { addMonths } from '@tapline/shared/gift-card-rules';
+import { latestActivationEnd, lockPlanHolder, lockRunningSubscription, saveSubscription } from './store.ts';
 
 /**
  * The months a redeemed subscription gift pays for, in the redemption's transaction, and their

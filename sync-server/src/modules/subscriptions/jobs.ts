@@ -1,4 +1,4 @@
-import { Poller } from '../../jobs/poller.ts';
+import { type PolledJob, polledJob } from '../../jobs/poller.ts';
 import type { RenewalRun, SubscriptionService } from './service.ts';
 
 /**
@@ -6,29 +6,10 @@ import type { RenewalRun, SubscriptionService } from './service.ts';
  * is due) and cancels those set to cancel at the period's end. Durable by construction: the
  * subscription rows are the jobs, claimed with FOR UPDATE SKIP LOCKED, so any instance, any time
  * after a restart, catches up on everything due by its clock. Tests call runOnce() with the
- * injected clock instead of starting the timer.
+ * injected clock instead of starting the timer. `intervalMs` 0: no timer.
  */
-export class SubscriptionJobs {
-  private readonly poller: Poller | undefined;
-
-  constructor(
-    private readonly service: SubscriptionService,
-    intervalMs: number,
-    onError: (error: unknown) => void,
-  ) {
-    this.poller = intervalMs > 0 ? new Poller(() => this.runOnce(), intervalMs, onError) : undefined;
-  }
-
-  runOnce(): Promise<RenewalRun> {
-    return this.service.renewDue();
-  }
-
-  start(): void {
-    this.poller?.start();
-  }
-
-  /** Waits for a run in progress. */
-  async stop(): Promise<void> {
-    await this.poller?.stop();
-  }
+export function renewalJobs(service: SubscriptionService, intervalMs: number, onError: (error: unknown) => void): PolledJob<RenewalRun> {
+  return polledJob(() => service.renewDue(), intervalMs, onError);
 }
+
+export type SubscriptionJobs = ReturnType<typeof renewalJobs>;

@@ -7,9 +7,9 @@ import { transfer } from '../../ledger/ledger.ts';
 import { databaseTargets } from '../../testing/databases.ts';
 import { WebhookReceiver } from '../../testing/receiver.ts';
 import { useTestServer } from '../../testing/server.ts';
-import { DAY, assertLiabilityMatchesCards, balanceMinor, holder, issueCard, keyHeaders, merchant, monthsAfter, redeem, testClock } from '../gift-cards/test-helpers.ts';
+import { DAY, assertLiabilityMatchesCards, balanceMinor, holder, issueCard, keyHeaders, merchant, monthsAfter, redeem, testClock } from '../../testing/gift-cards.ts';
 import { chargeTransferId } from './service.ts';
-import { type Subscription, chargesOf, createPlan, credit, eventsOf, readSubscription, renew, subscribed, subscribedCustomer } from './test-helpers.ts';
+import { type Subscription, chargesOf, createPlan, credit, eventsOf, readSubscription, renew, subscribed, subscribedCustomer } from '../../testing/subscriptions.ts';
 
 type Redeemed = { redemption: { subscription: { startsAt: string; endsAt: string; months: number } | null } };
 

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
 import {
   CancelSubscriptionBody,
@@ -13,14 +14,14 @@ import {
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../auth/hooks.ts';
 import { badRequest, forbidden } from '../../http/errors.ts';
-import { idempotencyScope, idempotentId } from '../../http/idempotency.ts';
+import { idempotentId } from '../../http/idempotency.ts';
+import { idempotencyScope } from '../../auth/principal.ts';
 import { canonicalHandle } from '../../http/validate.ts';
-import type { PlanRow } from '../gift-cards/store.ts';
-import { checkWalletPin, requireWallet } from '../wallets/service.ts';
-import { SubscriptionJobs } from './jobs.ts';
+import { checkWalletPin, requireWallet } from '../wallets/index.ts';
+import { type SubscriptionJobs, renewalJobs } from './jobs.ts';
 import { chargeRecord, subscriptionRecord } from './records.ts';
-import { type Subscriber, SubscriptionService } from './service.ts';
-import { type SubscriptionScope, listCharges, listSubscriptions } from './store.ts';
+import { type Subscriber, type SubscriptionService, buildSubscriptionService } from './service.ts';
+import { type PlanRow, type SubscriptionScope, listCharges, listSubscriptions } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 /** The merchant (its subscribers) and the wallet holder (their own subscriptions). */
@@ -54,7 +55,7 @@ const services = new WeakMap<AppContext, SubscriptionService>();
 export function subscriptionService(context: AppContext): SubscriptionService {
   let service = services.get(context);
   if (!service) {
-    service = new SubscriptionService(context);
+    service = buildSubscriptionService(context);
     services.set(context, service);
   }
   return service;
@@ -62,29 +63,29 @@ export function subscriptionService(context: AppContext): SubscriptionService {
 
 /** The renewal worker for a context (tests: `subscriptionJobs(server().context).runOnce()`). */
 export function subscriptionJobs(context: AppContext, onError: (error: unknown) => void = () => undefined): SubscriptionJobs {
-  return new SubscriptionJobs(subscriptionService(context), context.config.subscriptionJobIntervalMs, onError);
+  return renewalJobs(subscriptionService(context), context.config.subscriptionJobIntervalMs, onError);
 }
 
 /** Starts the worker when the app is ready and stops it (waiting for a run in flight) on close. */
-export function startSubscriptionJobs(app: FastifyInstance, context: AppContext): void {
+export function startSubscriptionJobs(app: TypedApp, context: AppContext): void {
   const jobs = subscriptionJobs(context, (error) => app.log.error({ err: error }, 'subscription renewals failed'));
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', async () => jobs.stop());
 }
 
 /** Spec: "POST or related calls under /api/subscriptions". */
-export async function subscriptionRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function subscriptionRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db } = context;
   const service = subscriptionService(context);
-  const createBody = (request: FastifyRequest) => request.body as Static<typeof CreateSubscriptionBody>;
+  /** The create route's request as its schemas type it, for its body-credential callbacks (http/idempotency.ts). */
+  type CreateRequest = FastifyRequest<{ Body: Static<typeof CreateSubscriptionBody> }>;
 
   /** The customer's consent on the merchant's call: their handle and wallet PIN (with the wallet's lock-out). */
-  async function provenCustomer(request: FastifyRequest, mode: Subscriber['mode']): Promise<Subscriber> {
-    const body = createBody(request);
+  async function provenCustomer(body: Static<typeof CreateSubscriptionBody>, mode: Subscriber['mode']): Promise<Subscriber> {
     if (body.customerHandle === undefined) throw badRequest('customer_handle_required', 'customerHandle is required with a merchant key: the wallet holder who subscribes');
     if (body.walletPin === undefined) throw badRequest('wallet_pin_required', 'walletPin is required with a merchant key: the customer\'s consent');
     const wallet = await requireWallet(db, canonicalHandle(body.customerHandle), mode);
-    await checkWalletPin(db, wallet, body.walletPin);
+    await checkWalletPin(db, wallet, body.walletPin, context.now());
     return { walletId: wallet.id, handle: wallet.handle, mode };
   }
 
@@ -97,9 +98,9 @@ export async function subscriptionRoutes(app: FastifyInstance, context: AppConte
       idempotencyBodyCredential: {
         scope: (request) => idempotencyScope(principalOf(request)),
         secrets: ['walletPin'],
-        beforeReplay: async (request) => {
+        beforeReplay: async (request: CreateRequest) => {
           const principal = principalOf(request);
-          if (principal.kind === 'merchant') await provenCustomer(request, principal.mode);
+          if (principal.kind === 'merchant') await provenCustomer(request.body, principal.mode);
         },
         forgetStatuses: [403, 429],
       },
@@ -122,7 +123,7 @@ Idempotency-Key honoured: the first answer is replayed, never a second charge.`,
     },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    const body = createBody(request);
+    const body = request.body;
     let subscriber: Subscriber;
     let plan: PlanRow;
     if (principal.kind === 'wallet') {
@@ -133,7 +134,7 @@ Idempotency-Key honoured: the first answer is replayed, never a second charge.`,
       subscriber = { walletId: principal.walletId, handle: principal.handle, mode: principal.mode };
     } else if (principal.kind === 'merchant') {
       plan = await service.planFor(body.planId, principal.mode, principal.merchantId);
-      subscriber = await provenCustomer(request, principal.mode);
+      subscriber = await provenCustomer(body, principal.mode);
     } else {
       throw forbidden('credential_not_allowed', 'Subscriptions need a merchant API key or a wallet session token');
     }
@@ -153,7 +154,7 @@ Idempotency-Key honoured: the first answer is replayed, never a second charge.`,
       response: { 200: ListOf(SubscriptionRecord), ...errors },
     },
   }, async (request) => {
-    const query = request.query as Static<typeof SubscriptionListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listSubscriptions(db, scopeOf(request), { status: query.status, planId: query.planId }, limit, offset);
@@ -169,7 +170,7 @@ Idempotency-Key honoured: the first answer is replayed, never a second charge.`,
       response: { 200: SubscriptionRecord, ...errors },
     },
   }, async (request) => {
-    const { id } = request.params as Static<typeof IdParams>;
+    const { id } = request.params;
     return subscriptionRecord(await service.get(scopeOf(request), id));
   });
 
@@ -183,9 +184,9 @@ Idempotency-Key honoured: the first answer is replayed, never a second charge.`,
       response: { 200: ListOf(SubscriptionChargeRecord), ...errors },
     },
   }, async (request) => {
-    const { id } = request.params as Static<typeof IdParams>;
+    const { id } = request.params;
     const subscription = await service.get(scopeOf(request), id);
-    const { limit = 20, offset = 0 } = request.query as Static<typeof ListQuery>;
+    const { limit = 20, offset = 0 } = request.query;
     const page = await listCharges(db, subscription.id, limit, offset);
     return { data: page.rows.map(chargeRecord), total: page.total, limit, offset };
   });
@@ -206,8 +207,8 @@ Idempotency-Key honoured: the first answer is replayed, never a second charge.`,
       response: { 200: SubscriptionRecord, ...errors },
     },
   }, async (request) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    const body = request.body as Static<typeof CancelSubscriptionBody>;
+    const { id } = request.params;
+    const body = request.body;
     return subscriptionRecord(await service.cancel(scopeOf(request), id, body.atPeriodEnd ?? true));
   });
 }

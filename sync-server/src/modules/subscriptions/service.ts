@@ -2,25 +2,28 @@ import { toMajor } from '@tapline/shared/money';
 import { SUBSCRIPTION_RETRY_DAYS } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { PG_ERROR, type Queryable, pgErrorCode } from '../../db/database.ts';
+import { inSavepoint } from '../../db/savepoint.ts';
 import { type Mode, newId } from '../../auth/secrets.ts';
 import { conflict, notFound, unprocessable } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
-import { LedgerError, transferPersonToMerchant } from '../../ledger/ledger.ts';
-import { type PlanRow, findPlan, latestActivationEnd } from '../gift-cards/store.ts';
-import { addMonths } from '../gift-cards/validation.ts';
-import { findMerchant } from '../merchants/store.ts';
-import { findWallet } from '../wallets/store.ts';
+import { LedgerError, transferIds, transferPersonToMerchant } from '../../ledger/ledger.ts';
+import { addMonths } from '@tapline/shared/gift-card-rules';
+import { findMerchant } from '../merchants/index.ts';
+import { findWallet } from '../wallets/index.ts';
 import {
   type CancellationReason,
   type ChargeRow,
+  type PlanRow,
   type SubscriptionRow,
   type SubscriptionScope,
   claimDueSubscription,
+  findPlan,
   findRunningSubscription,
   findSubscription,
   insertCharge,
   insertSubscription,
+  latestActivationEnd,
   lockPlanHolder,
   lockSubscription,
   saveSubscription,
@@ -47,7 +50,7 @@ export function planNotFound(id: string) {
 
 /** The ledger transfer that pays one period: derived from the subscription and the period, so a re-run can never charge twice. */
 export function chargeTransferId(subscriptionId: string, period: number): string {
-  return `subscription_charge:${subscriptionId}:${period}`;
+  return transferIds.subscriptionCharge(subscriptionId, period);
 }
 
 /** Whether a caller may see a subscription: its merchant, or its holder, in the same mode. */
@@ -81,17 +84,17 @@ export interface RenewalRun {
   cancelled: number;
 }
 
-/** Subscriptions: creation with the first charge, reads, cancellation and the renewal job's work. */
-export class SubscriptionService {
-  constructor(private readonly context: AppContext) {}
-
-  private get db() {
-    return this.context.db;
-  }
+/**
+ * Subscriptions: creation with the first charge, reads, cancellation and the renewal job's work.
+ * Built once per context by subscriptionService(context) (routes.ts), shared by the routes and the
+ * renewal worker.
+ */
+export function buildSubscriptionService(context: AppContext) {
+  const { db } = context;
 
   /** A plan the caller may subscribe to: of its mode (and, for a merchant, its own); 404 otherwise, 409 when retired. */
-  async planFor(planId: string, mode: Mode, merchantId: string | null): Promise<PlanRow> {
-    const plan = await findPlan(this.db, planId);
+  async function planFor(planId: string, mode: Mode, merchantId: string | null): Promise<PlanRow> {
+    const plan = await findPlan(db, planId);
     if (!plan || plan.mode !== mode || (merchantId !== null && plan.merchant_id !== merchantId)) throw planNotFound(planId);
     if (!plan.active) throw conflict('subscription_plan_inactive', `Subscription plan ${planId} is no longer offered`);
     return plan;
@@ -105,21 +108,21 @@ export class SubscriptionService {
    * starts paid through the activation's end. `id` is derived from the Idempotency-Key when one
    * is sent: a re-run after a crash finds the subscription instead of making a second.
    */
-  async create(subscriber: Subscriber, plan: PlanRow, id: string | undefined): Promise<SubscriptionRow> {
+  async function create(subscriber: Subscriber, plan: PlanRow, id: string | undefined): Promise<SubscriptionRow> {
     if (id) {
-      const existing = await findSubscription(this.db, id);
+      const existing = await findSubscription(db, id);
       if (existing) return existing;
     }
-    const merchant = await findMerchant(this.db, plan.merchant_id);
-    const merchantWallet = merchant ? await findWallet(this.db, merchant.handle, plan.mode) : undefined;
+    const merchant = await findMerchant(db, plan.merchant_id);
+    const merchantWallet = merchant ? await findWallet(db, merchant.handle, plan.mode) : undefined;
     if (!merchantWallet) throw planNotFound(plan.id);
     if (merchantWallet.id === subscriber.walletId) throw unprocessable('cannot_subscribe_to_own_plan', 'A merchant cannot subscribe its own wallet to its plan');
 
-    const now = this.context.now();
+    const now = context.now();
     try {
-      return await this.db.transaction(async (tx) => {
+      return await db.transaction(async (tx) => {
         await lockPlanHolder(tx, plan.id, subscriber.walletId);
-        if (await findRunningSubscription(tx, plan.id, subscriber.walletId)) throw this.alreadySubscribed(plan.id);
+        if (await findRunningSubscription(tx, plan.id, subscriber.walletId)) throw alreadySubscribed(plan.id);
         const giftEnd = await latestActivationEnd(tx, plan.id, subscriber.walletId);
         const gifted = giftEnd !== null && giftEnd.getTime() > now.getTime();
         const periodEnd = gifted ? giftEnd : addMonths(now, 1);
@@ -145,17 +148,17 @@ export class SubscriptionService {
           created_at: now,
           updated_at: now,
         });
-        if (!gifted) await this.chargePeriod(tx, created, 1, now);
+        if (!gifted) await chargePeriod(tx, created, 1, now);
         return created;
       });
     } catch (error) {
       // The unique index is the last word on one running subscription per plan and holder.
-      if (pgErrorCode(error) === PG_ERROR.uniqueViolation) throw this.alreadySubscribed(plan.id);
+      if (pgErrorCode(error) === PG_ERROR.uniqueViolation) throw alreadySubscribed(plan.id);
       throw error;
     }
   }
 
-  private alreadySubscribed(planId: string) {
+  function alreadySubscribed(planId: string) {
     return conflict('subscription_exists', `This wallet already has a running subscription to plan ${planId}; cancel it first`);
   }
 
@@ -165,7 +168,7 @@ export class SubscriptionService {
    * last so the merchant's account is locked only until COMMIT. Throws LedgerError when the
    * holder's wallet cannot pay, leaving the caller to roll back.
    */
-  private async chargePeriod(tx: Queryable, row: SubscriptionRow, attempt: number, now: Date): Promise<ChargeRow> {
+  async function chargePeriod(tx: Queryable, row: SubscriptionRow, attempt: number, now: Date): Promise<ChargeRow> {
     const transferId = chargeTransferId(row.id, row.period);
     const charge = await insertCharge(tx, {
       id: newId('sch'),
@@ -202,8 +205,8 @@ export class SubscriptionService {
     return charge;
   }
 
-  async get(scope: SubscriptionScope, id: string): Promise<SubscriptionRow> {
-    const row = await findSubscription(this.db, id);
+  async function get(scope: SubscriptionScope, id: string): Promise<SubscriptionRow> {
+    const row = await findSubscription(db, id);
     if (!row || !visibleTo(row, scope)) throw subscriptionNotFound(id);
     return row;
   }
@@ -213,9 +216,9 @@ export class SubscriptionService {
    * then the renewal job cancels it instead of charging) or now. A past_due subscription has no
    * paid period left, so it is cancelled now either way. No refund of the unused period.
    */
-  async cancel(scope: SubscriptionScope, id: string, atPeriodEnd: boolean): Promise<SubscriptionRow> {
-    const now = this.context.now();
-    return this.db.transaction(async (tx) => {
+  async function cancel(scope: SubscriptionScope, id: string, atPeriodEnd: boolean): Promise<SubscriptionRow> {
+    const now = context.now();
+    return db.transaction(async (tx) => {
       const row = await lockSubscription(tx, id);
       if (!row || !visibleTo(row, scope)) throw subscriptionNotFound(id);
       if (row.status === 'cancelled') throw conflict('subscription_cancelled', `Subscription ${id} is already cancelled`);
@@ -223,12 +226,12 @@ export class SubscriptionService {
         if (row.cancel_at_period_end) return row;
         return saveSubscription(tx, { ...row, cancel_at_period_end: true, updated_at: now });
       }
-      return this.cancelLocked(tx, row, 'cancellation_requested', now, now);
+      return cancelLocked(tx, row, 'cancellation_requested', now, now);
     });
   }
 
   /** Ends a locked subscription and writes its subscription.cancelled event. */
-  private async cancelLocked(tx: Queryable, row: SubscriptionRow, reason: CancellationReason, at: Date, now: Date, extra: Record<string, unknown> = {}): Promise<SubscriptionRow> {
+  async function cancelLocked(tx: Queryable, row: SubscriptionRow, reason: CancellationReason, at: Date, now: Date, extra: Record<string, unknown> = {}): Promise<SubscriptionRow> {
     const cancelled = await saveSubscription(tx, {
       ...row,
       status: 'cancelled',
@@ -252,13 +255,13 @@ export class SubscriptionService {
    * SKIP LOCKED in its own transaction, so several instances share the work and none is charged
    * twice (the transfer id, derived from the subscription and the period, is the second guard).
    */
-  async renewDue(): Promise<RenewalRun> {
-    const now = this.context.now();
+  async function renewDue(): Promise<RenewalRun> {
+    const now = context.now();
     const run: RenewalRun = { charged: 0, failed: 0, cancelled: 0 };
     for (let index = 0; index < RENEWALS_PER_RUN; index += 1) {
-      const outcome = await this.db.transaction(async (tx) => {
+      const outcome = await db.transaction(async (tx) => {
         const row = await claimDueSubscription(tx, now);
-        return row ? this.renewLocked(tx, row, now) : undefined;
+        return row ? renewLocked(tx, row, now) : undefined;
       });
       if (!outcome) break;
       run[outcome] += 1;
@@ -271,17 +274,16 @@ export class SubscriptionService {
    * (a past_due subscription retries the period it owes). A refused charge is recorded as failed
    * with a retry 1, 3 and 5 days after each failure; after the last, the subscription is cancelled.
    */
-  private async renewLocked(tx: Queryable, row: SubscriptionRow, now: Date): Promise<RenewalOutcome> {
+  async function renewLocked(tx: Queryable, row: SubscriptionRow, now: Date): Promise<RenewalOutcome> {
     if (row.status === 'active' && row.cancel_at_period_end) {
-      await this.cancelLocked(tx, row, 'cancellation_requested', row.current_period_end, now);
+      await cancelLocked(tx, row, 'cancellation_requested', row.current_period_end, now);
       return 'cancelled';
     }
     // Periods follow each other from the billing anchor: a retry that succeeds pays the period
     // that began when the last one ended, not one that begins at the retry.
     const next = { number: row.period + 1, start: row.current_period_end, end: addMonths(row.current_period_end, 1) };
     const attempt = row.failed_attempts + 1;
-    await tx.query('SAVEPOINT subscription_charge');
-    try {
+    const charged = await inSavepoint(tx, 'subscription_charge', async () => {
       const renewed = await saveSubscription(tx, {
         ...row,
         status: 'active',
@@ -292,16 +294,14 @@ export class SubscriptionService {
         failed_attempts: 0,
         updated_at: now,
       });
-      await this.chargePeriod(tx, renewed, attempt, now);
-      return 'charged';
-    } catch (error) {
-      if (!(error instanceof LedgerError)) throw error;
-      await tx.query('ROLLBACK TO SAVEPOINT subscription_charge');
-      return this.recordFailure(tx, row, next, attempt, error.code, now);
-    }
+      await chargePeriod(tx, renewed, attempt, now);
+    });
+    if (charged.ok) return 'charged';
+    if (!(charged.error instanceof LedgerError)) throw charged.error;
+    return recordFailure(tx, row, next, attempt, charged.error.code, now);
   }
 
-  private async recordFailure(
+  async function recordFailure(
     tx: Queryable,
     row: SubscriptionRow,
     next: { number: number; start: Date; end: Date },
@@ -339,7 +339,11 @@ export class SubscriptionService {
       return 'failed';
     }
     // The last retry failed: subscription.charge_failed (status cancelled), then subscription.cancelled.
-    await this.cancelLocked(tx, failed, 'payment_failed', now, now, { failureReason });
+    await cancelLocked(tx, failed, 'payment_failed', now, now, { failureReason });
     return 'cancelled';
   }
+
+  return { planFor, create, get, cancel, renewDue };
 }
+
+export type SubscriptionService = ReturnType<typeof buildSubscriptionService>;

@@ -160,3 +160,102 @@ export async function listCharges(db: Queryable, subscriptionId: string, limit: 
   const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM subscription_charges WHERE subscription_id = $1', [subscriptionId]);
   return { rows, total: count?.total ?? 0 };
 }
+
+// Plans and their activations by subscription gift cards (a gift card redeemed pays months of a plan).
+
+export interface PlanRow {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  name: string;
+  price: number;
+  currency: string;
+  billing_interval: string;
+  active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function insertPlan(db: Queryable, row: PlanRow): Promise<PlanRow> {
+  const [created] = await db.query<PlanRow>(
+    `INSERT INTO subscription_plans (id, merchant_id, mode, name, price, currency, billing_interval, active, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+    [row.id, row.merchant_id, row.mode, row.name, row.price, row.currency, row.billing_interval, row.active, row.created_at, row.updated_at],
+  );
+  return created!;
+}
+
+export async function findPlan(db: Queryable, id: string): Promise<PlanRow | undefined> {
+  const [row] = await db.query<PlanRow>('SELECT * FROM subscription_plans WHERE id = $1', [id]);
+  return row;
+}
+
+/** Renames a plan or retires it (active false) in the caller's merchant and mode; undefined when it is not theirs. */
+export async function updatePlan(
+  db: Queryable,
+  id: string,
+  merchantId: string,
+  mode: Mode,
+  fields: { name?: string | undefined; active?: boolean | undefined; now: Date },
+): Promise<PlanRow | undefined> {
+  const [row] = await db.query<PlanRow>(
+    `UPDATE subscription_plans SET name = coalesce($4, name), active = coalesce($5, active), updated_at = $6
+     WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING *`,
+    [id, merchantId, mode, fields.name ?? null, fields.active ?? null, fields.now],
+  );
+  return row;
+}
+
+export async function listPlans(db: Queryable, merchantId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: PlanRow[]; total: number }> {
+  const rows = await db.query<PlanRow>(
+    'SELECT * FROM subscription_plans WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4',
+    [merchantId, mode, limit, offset],
+  );
+  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM subscription_plans WHERE merchant_id = $1 AND mode = $2', [merchantId, mode]);
+  return { rows, total: count?.total ?? 0 };
+}
+
+export interface ActivationRow {
+  id: string;
+  plan_id: string;
+  card_id: string;
+  mode: Mode;
+  wallet_id: string;
+  handle: string;
+  months: number;
+  starts_at: Date;
+  ends_at: Date;
+  created_at: Date;
+}
+
+/** The latest end of this wallet's activations of the plan (an activation extends from there). */
+export async function latestActivationEnd(tx: Queryable, planId: string, walletId: string): Promise<Date | null> {
+  const [row] = await tx.query<{ ends_at: Date | null }>('SELECT max(ends_at) AS ends_at FROM subscription_activations WHERE plan_id = $1 AND wallet_id = $2', [planId, walletId]);
+  return row?.ends_at ?? null;
+}
+
+export async function insertActivation(tx: Queryable, row: ActivationRow): Promise<ActivationRow> {
+  const [created] = await tx.query<ActivationRow>(
+    `INSERT INTO subscription_activations (id, plan_id, card_id, mode, wallet_id, handle, months, starts_at, ends_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+    [row.id, row.plan_id, row.card_id, row.mode, row.wallet_id, row.handle, row.months, row.starts_at, row.ends_at, row.created_at],
+  );
+  return created!;
+}
+
+export async function findActivation(db: Queryable, id: string): Promise<ActivationRow | undefined> {
+  const [row] = await db.query<ActivationRow>('SELECT * FROM subscription_activations WHERE id = $1', [id]);
+  return row;
+}
+
+export async function activationsOf(db: Queryable, ids: readonly string[]): Promise<Map<string, ActivationRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<ActivationRow>('SELECT * FROM subscription_activations WHERE id = ANY ($1::text[])', [ids]);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+export async function listActivations(db: Queryable, planId: string, limit: number, offset: number): Promise<{ rows: ActivationRow[]; total: number }> {
+  const rows = await db.query<ActivationRow>('SELECT * FROM subscription_activations WHERE plan_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3', [planId, limit, offset]);
+  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM subscription_activations WHERE plan_id = $1', [planId]);
+  return { rows, total: count?.total ?? 0 };
+}

@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { checkLedger } from '../../ledger/check.ts';
 import { databaseTargets } from '../../testing/databases.ts';
 import { uniqueHandle, useTestServer } from '../../testing/server.ts';
-import { balanceMinor, holder, merchant, monthsAfter, testClock } from '../gift-cards/test-helpers.ts';
+import { balanceMinor, holder, merchant, monthsAfter, testClock } from '../../testing/gift-cards.ts';
 import { chargeTransferId } from './service.ts';
-import { type Json, type Subscription, chargesOf, createPlan, eventsOf, readSubscription, renew, subscribe, subscribed } from './test-helpers.ts';
+import { type Json, type Subscription, chargesOf, createPlan, eventsOf, readSubscription, renew, subscribe, subscribed } from '../../testing/subscriptions.ts';
 
 for (const target of await databaseTargets()) {
   describe(`subscriptions on ${target.name}`, () => {

@@ -2,9 +2,10 @@ import { randomInt } from 'node:crypto';
 import type { Database, Queryable } from '../../db/database.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { randomHex, sha256Hex, type Mode } from '../../auth/secrets.ts';
-import { ApiError, badRequest, conflict, gone, notFound } from '../../http/errors.ts';
+import { ApiError, badRequest, conflict, gone, notFound, retryAfterSeconds } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { qrPng } from '../gift-cards/codes.ts';
+import { qrPng } from '../gift-cards/index.ts';
+import { findMerchantTerminal, findPairingMisses, lockPairingCode, pairWithCode, recordPairingMiss, replacePairingCode } from './store.ts';
 
 /**
  * Pairing a kiosk with a short code: the merchant reads the code (or shows its QR code to the
@@ -48,8 +49,7 @@ export interface IssuedPairingCode {
 export async function issuePairingCode(db: Queryable, terminalId: string, now: Date): Promise<IssuedPairingCode> {
   const code = newPairingCode();
   const expiresAt = new Date(now.getTime() + PAIRING_CODE_TTL_SECONDS * 1000);
-  await db.query('DELETE FROM terminal_pairing_codes WHERE terminal_id = $1 OR expires_at <= $2', [terminalId, new Date(now.getTime() - 86_400_000)]);
-  await db.query('INSERT INTO terminal_pairing_codes (code_hash, terminal_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [hashOf(canonicalPairingCode(code)!), terminalId, now, expiresAt]);
+  await replacePairingCode(db, { hash: hashOf(canonicalPairingCode(code)!), terminalId, createdAt: now, expiresAt }, new Date(now.getTime() - 86_400_000));
   return { pairingCode: code, pairingExpiresAt: expiresAt.toISOString() };
 }
 
@@ -60,29 +60,22 @@ export async function pairingAnswer(issued: IssuedPairingCode): Promise<IssuedPa
 
 /** The merchant's own live terminal, for a new code; 404 for another's, 409 for a revoked one. */
 export async function pairableTerminal(db: Queryable, terminalId: string, merchantId: string, mode: Mode): Promise<{ id: string; name: string }> {
-  const [row] = await db.query<{ id: string; name: string; revoked_at: Date | null }>('SELECT id, name, revoked_at FROM terminals WHERE id = $1 AND merchant_id = $2 AND mode = $3', [terminalId, merchantId, mode]);
+  const row = await findMerchantTerminal(db, terminalId, merchantId, mode);
   if (!row) throw notFound('terminal_not_found', `No terminal ${terminalId}`);
   if (row.revoked_at !== null) throw conflict('terminal_revoked', 'This terminal has been revoked: create a new one');
   return { id: row.id, name: row.name };
 }
 
 async function checkLockout(db: Queryable, ip: string, now: Date): Promise<void> {
-  const [row] = await db.query<{ count: number; window_ends_at: Date }>('SELECT count, window_ends_at FROM terminal_pairing_misses WHERE ip = $1 AND window_ends_at > $2', [ip, now]);
+  const row = await findPairingMisses(db, ip, now);
   if (row && row.count >= PAIRING_MISSES_MAX) {
-    const seconds = Math.max(1, Math.ceil((row.window_ends_at.getTime() - now.getTime()) / 1000));
+    const seconds = retryAfterSeconds(row.window_ends_at, now);
     throw new ApiError(429, 'pairing_locked', `Too many wrong pairing codes from this address; try again in ${seconds} seconds`, { headers: { 'retry-after': String(seconds) } });
   }
 }
 
 async function recordMiss(db: Queryable, ip: string, now: Date): Promise<void> {
-  await db.query('DELETE FROM terminal_pairing_misses WHERE window_ends_at <= $1 AND ip <> $2', [now, ip]);
-  await db.query(
-    `INSERT INTO terminal_pairing_misses AS m (ip, count, window_ends_at) VALUES ($1, 1, $3)
-     ON CONFLICT (ip) DO UPDATE SET
-       count = CASE WHEN m.window_ends_at <= $2 THEN 1 ELSE m.count + 1 END,
-       window_ends_at = CASE WHEN m.window_ends_at <= $2 THEN EXCLUDED.window_ends_at ELSE m.window_ends_at END`,
-    [ip, now, new Date(now.getTime() + PAIRING_MISS_WINDOW_SECONDS * 1000)],
-  );
+  await recordPairingMiss(db, ip, now, new Date(now.getTime() + PAIRING_MISS_WINDOW_SECONDS * 1000));
 }
 
 export interface PairedTerminal {
@@ -105,18 +98,12 @@ export async function pairTerminal(db: Database, typed: string, ip: string, now:
     throw badRequest('pairing_code_invalid', `A pairing code is ${PAIRING_CODE_LENGTH} letters and digits, like ABCD-EFGH`);
   }
   const outcome = await db.transaction(async (tx) => {
-    const [row] = await tx.query<{ terminal_id: string; expires_at: Date; used_at: Date | null; revoked_at: Date | null; name: string; mode: Mode; merchant_name: string; handle: string }>(
-      `SELECT p.terminal_id, p.expires_at, p.used_at, t.revoked_at, t.name, t.mode, m.name AS merchant_name, m.handle
-       FROM terminal_pairing_codes p JOIN terminals t ON t.id = p.terminal_id JOIN merchants m ON m.id = t.merchant_id
-       WHERE p.code_hash = $1 FOR UPDATE OF p, t`,
-      [hashOf(canonical)],
-    );
+    const row = await lockPairingCode(tx, hashOf(canonical));
     if (!row || row.revoked_at !== null) return { miss: true as const };
     if (row.used_at !== null) throw conflict('pairing_code_used', 'This pairing code has already paired a terminal: ask for a new one');
     if (row.expires_at <= now) throw gone('pairing_code_expired', 'This pairing code has expired: ask for a new one');
     const token = randomHex(32);
-    await tx.query('UPDATE terminals SET token_hash = $2 WHERE id = $1', [row.terminal_id, sha256Hex(token)]);
-    await tx.query('UPDATE terminal_pairing_codes SET used_at = $2 WHERE code_hash = $1', [hashOf(canonical), now]);
+    await pairWithCode(tx, hashOf(canonical), row.terminal_id, sha256Hex(token), now);
     return { miss: false as const, paired: { token, terminal: { id: row.terminal_id, name: row.name, mode: row.mode, merchant: { name: row.merchant_name, handle: displayHandle(row.handle) } } } };
   });
   if (outcome.miss) {

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import { ErrorBody, PairTerminalBody, PairTerminalResponse, PairingCodeResponse } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
@@ -14,7 +14,7 @@ pairing_code_expired. ${PAIRING_MISSES_MAX} unknown or malformed codes from one 
 (429 pairing_locked with Retry-After) until the window ends.`;
 
 /** Pairing kiosks: a new code for a terminal (merchant), and the kiosk's exchange of a code for its token (public). */
-export async function terminalRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function terminalRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db } = context;
 
   app.post('/api/merchant/terminals/:id/pairing-code', {
@@ -28,7 +28,7 @@ export async function terminalRoutes(app: FastifyInstance, context: AppContext):
     },
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
-    const terminal = await pairableTerminal(db, (request.params as { id: string }).id, principal.merchantId, principal.mode);
+    const terminal = await pairableTerminal(db, request.params.id, principal.merchantId, principal.mode);
     const issued = await issuePairingCode(db, terminal.id, context.now());
     return reply.status(201).send({ terminalId: terminal.id, ...(await pairingAnswer(issued)) });
   });
@@ -41,5 +41,5 @@ export async function terminalRoutes(app: FastifyInstance, context: AppContext):
       body: PairTerminalBody,
       response: { 200: PairTerminalResponse, ...errors },
     },
-  }, async (request) => pairTerminal(db, (request.body as Static<typeof PairTerminalBody>).code, request.ip, context.now()));
+  }, async (request) => pairTerminal(db, request.body.code, request.ip, context.now()));
 }

@@ -1,10 +1,21 @@
 import { toMajor } from '@tapline/shared/money';
 import type { Database, Queryable } from '../../db/database.ts';
 import { type Mode, verifyPin } from '../../auth/secrets.ts';
-import { ApiError, forbidden, notFound } from '../../http/errors.ts';
+import { ApiError, forbidden, notFound, retryAfterSeconds } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { walletBalances } from '../../ledger/ledger.ts';
 import { type WalletRow, findWallet, reservePinAttempt, settlePinAttempt } from './store.ts';
+
+/**
+ * "A merchant cannot pay itself": the payer's wallet is the wallet of the merchant being paid. The
+ * one rule for every surface that pays a merchant from a wallet (checkout, payment links, offline
+ * taps and vouchers), each answering it with its own error code. pos_tap learns a tap's payer only
+ * inside the database, so it asks the SQL form, payer_is_merchant() (db/functions/wallet_rules.sql);
+ * payer-is-merchant.test.ts holds the two to the same answers.
+ */
+export function payerIsMerchant(payerWalletId: string, merchantWalletId: string): boolean {
+  return payerWalletId === merchantWalletId;
+}
 
 export async function requireWallet(db: Queryable, handle: string, mode: Mode): Promise<WalletRow> {
   const wallet = await findWallet(db, handle, mode);
@@ -12,24 +23,25 @@ export async function requireWallet(db: Queryable, handle: string, mode: Mode): 
   return wallet;
 }
 
-function lockedError(lockedUntil: Date): ApiError {
-  const seconds = Math.max(1, Math.ceil((lockedUntil.getTime() - Date.now()) / 1000));
+/** 429 with Retry-After counted by the clock that judges the lock-out: the app's (see reservePinAttempt). */
+function lockedError(lockedUntil: Date, now: Date): ApiError {
   return new ApiError(429, 'pin_attempts_exceeded', `Too many wrong PINs: this wallet is locked until ${lockedUntil.toISOString()}`, {
-    headers: { 'retry-after': String(seconds) },
+    headers: { 'retry-after': String(retryAfterSeconds(lockedUntil, now)) },
   });
 }
 
 /**
  * Checks a wallet PIN with the lock-out rule: wrong PIN 403 `wrong_pin`; after 5 wrong PINs the
  * wallet refuses PINs for 15 minutes with 429 `pin_attempts_exceeded`. Runs outside transactions:
- * the KDF is slow and PGlite has a single connection.
+ * the KDF is slow and PGlite has a single connection. `now` is the app's clock (context.now()),
+ * which sets and judges the lock-out.
  */
-export async function checkWalletPin(db: Database, wallet: WalletRow, pin: string): Promise<void> {
+export async function checkWalletPin(db: Database, wallet: WalletRow, pin: string, now: Date): Promise<void> {
   if (!wallet.pin_hash) throw forbidden('pin_not_set', `${displayHandle(wallet.handle)} has no PIN and cannot sign in with one`);
-  const reservation = await reservePinAttempt(db, wallet.id);
-  if (reservation.outcome === 'locked') throw lockedError(reservation.lockedUntil);
+  const reservation = await reservePinAttempt(db, wallet.id, now);
+  if (reservation.outcome === 'locked') throw lockedError(reservation.lockedUntil, now);
   const correct = await verifyPin(pin, wallet.pin_hash);
-  const lockedUntil = await settlePinAttempt(db, wallet.id, reservation.attempt, correct);
+  const lockedUntil = await settlePinAttempt(db, wallet.id, reservation.attempt, correct, now);
   if (!correct) {
     // The wrong PIN that triggers the lock-out is still answered as a wrong PIN; the next try gets the 429.
     throw forbidden('wrong_pin', lockedUntil ? `Wrong PIN: too many wrong PINs, the wallet is locked until ${lockedUntil.toISOString()}` : 'Wrong PIN');

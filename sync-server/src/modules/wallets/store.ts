@@ -63,6 +63,36 @@ export async function findWalletById(db: Queryable, id: string): Promise<WalletR
   return row;
 }
 
+/** A merchant's own wallet in one mode. */
+export async function findMerchantWallet(db: Queryable, merchantId: string, mode: Mode): Promise<WalletRow | undefined> {
+  const [row] = await db.query<WalletRow>(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE merchant_id = $1 AND mode = $2 AND owner_type = 'merchant'`, [merchantId, mode]);
+  return row;
+}
+
+/**
+ * Locks a wallet's row (FOR NO KEY UPDATE) in the caller's transaction: serialises what one wallet
+ * does that a count must not race past (a gift-card issuer's single issues in 24 hours).
+ */
+export async function lockWalletRow(tx: Queryable, walletId: string): Promise<void> {
+  await tx.query('SELECT id FROM wallets WHERE id = $1 FOR NO KEY UPDATE', [walletId]);
+}
+
+/** Which of `ids` are wallets of this mode and currency (the ones a payout can credit). */
+export async function walletIdsIn(db: Queryable, ids: readonly string[], mode: Mode, currency: string): Promise<Set<string>> {
+  const rows = await db.query<{ id: string }>('SELECT id FROM wallets WHERE id = ANY ($1::text[]) AND mode = $2 AND currency = $3', [ids, mode, currency]);
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Replaces a wallet's payout destinations; its preferred rail too unless `preferredRail` is undefined (null clears it). */
+export async function updateDestinations(db: Queryable, walletId: string, destinations: unknown, preferredRail: string | null | undefined): Promise<WalletRow | undefined> {
+  const [row] = await db.query<WalletRow>(
+    `UPDATE wallets SET destinations = $2::jsonb, preferred_rail = CASE WHEN $3 THEN $4 ELSE preferred_rail END
+     WHERE id = $1 RETURNING ${WALLET_COLUMNS}`,
+    [walletId, JSON.stringify(destinations), preferredRail !== undefined, preferredRail ?? null],
+  );
+  return row;
+}
+
 export async function handleIsTaken(db: Queryable, handle: string): Promise<{ test: boolean; live: boolean }> {
   const rows = await db.query<{ mode: Mode }>('SELECT mode FROM wallets WHERE handle = $1', [handle]);
   return { test: rows.some((row) => row.mode === 'test'), live: rows.some((row) => row.mode === 'live') };
@@ -76,52 +106,49 @@ export type PinAttempt = { outcome: 'allowed'; attempt: number } | { outcome: 'l
 
 /**
  * Reserves a PIN attempt before the (slow) PIN check, so concurrent guesses cannot all slip in
- * before the counter moves: at most PIN_ATTEMPTS_MAX checks per lock-out window.
+ * before the counter moves: at most PIN_ATTEMPTS_MAX checks per lock-out window. `now` is the
+ * app's clock, which sets and judges the lock-out.
  */
-export async function reservePinAttempt(db: Queryable, walletId: string): Promise<PinAttempt> {
+export async function reservePinAttempt(db: Queryable, walletId: string, now: Date): Promise<PinAttempt> {
   const [row] = await db.query<{ failed_pin_attempts: number; locked_until: Date | null; locked: boolean }>(
-    `UPDATE wallets SET failed_pin_attempts = CASE WHEN locked_until IS NOT NULL AND locked_until > now()
+    `UPDATE wallets SET failed_pin_attempts = CASE WHEN locked_until IS NOT NULL AND locked_until > $2
                                                   THEN failed_pin_attempts ELSE failed_pin_attempts + 1 END
      WHERE id = $1
-     RETURNING failed_pin_attempts, locked_until, (locked_until IS NOT NULL AND locked_until > now()) AS locked`,
-    [walletId],
+     RETURNING failed_pin_attempts, locked_until, (locked_until IS NOT NULL AND locked_until > $2) AS locked`,
+    [walletId, now],
   );
   if (!row) throw new Error(`wallet ${walletId} vanished`);
   if (row.locked && row.locked_until) return { outcome: 'locked', lockedUntil: row.locked_until };
-  if (row.failed_pin_attempts > PIN_ATTEMPTS_MAX) return { outcome: 'locked', lockedUntil: await lockWallet(db, walletId) };
+  if (row.failed_pin_attempts > PIN_ATTEMPTS_MAX) return { outcome: 'locked', lockedUntil: await lockWallet(db, walletId, now) };
   return { outcome: 'allowed', attempt: row.failed_pin_attempts };
 }
 
-async function lockWallet(db: Queryable, walletId: string): Promise<Date> {
-  const [row] = await db.query<{ locked_until: Date }>(
-    `UPDATE wallets SET failed_pin_attempts = 0, locked_until = now() + make_interval(mins => $2) WHERE id = $1 RETURNING locked_until`,
-    [walletId, PIN_LOCK_MINUTES],
-  );
-  return row!.locked_until;
+async function lockWallet(db: Queryable, walletId: string, now: Date): Promise<Date> {
+  const lockedUntil = new Date(now.getTime() + PIN_LOCK_MINUTES * 60_000);
+  await db.query('UPDATE wallets SET failed_pin_attempts = 0, locked_until = $2 WHERE id = $1', [walletId, lockedUntil]);
+  return lockedUntil;
 }
 
 /** Records the result of a reserved attempt; returns the lock end when this wrong PIN locked the wallet. */
-export async function settlePinAttempt(db: Queryable, walletId: string, attempt: number, correct: boolean): Promise<Date | undefined> {
+export async function settlePinAttempt(db: Queryable, walletId: string, attempt: number, correct: boolean, now: Date): Promise<Date | undefined> {
   if (correct) {
     await db.query('UPDATE wallets SET failed_pin_attempts = 0, locked_until = NULL WHERE id = $1', [walletId]);
     return undefined;
   }
-  if (attempt >= PIN_ATTEMPTS_MAX) return lockWallet(db, walletId);
+  if (attempt >= PIN_ATTEMPTS_MAX) return lockWallet(db, walletId, now);
   return undefined;
 }
 
-export async function insertWalletSession(db: Queryable, walletId: string, mode: Mode, ttlSeconds: number): Promise<{ token: string; expiresAt: Date }> {
+/** A wallet session that ends `ttlSeconds` after `now` (the app's clock, which judges it: auth/principal.ts). */
+export async function insertWalletSession(db: Queryable, walletId: string, mode: Mode, ttlSeconds: number, now: Date): Promise<{ token: string; expiresAt: Date }> {
   const token = randomHex(32);
-  const [row] = await db.query<{ expires_at: Date }>(
-    `INSERT INTO wallet_sessions (token_hash, wallet_id, mode, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))
-     RETURNING expires_at`,
-    [sha256Hex(token), walletId, mode, ttlSeconds],
-  );
-  return { token, expiresAt: row!.expires_at };
+  const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+  await db.query('INSERT INTO wallet_sessions (token_hash, wallet_id, mode, expires_at) VALUES ($1, $2, $3, $4)', [sha256Hex(token), walletId, mode, expiresAt]);
+  return { token, expiresAt };
 }
 
-export async function revokeWalletSession(db: Queryable, tokenHash: string): Promise<void> {
-  await db.query('UPDATE wallet_sessions SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL', [tokenHash]);
+export async function revokeWalletSession(db: Queryable, tokenHash: string, now: Date): Promise<void> {
+  await db.query('UPDATE wallet_sessions SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL', [tokenHash, now]);
 }
 
 export async function insertAgent(tx: Queryable, fields: { name: string; walletId: string; mode: Mode }): Promise<{ id: string; secret: string }> {
@@ -139,11 +166,10 @@ export async function findAgent(db: Queryable, id: string): Promise<{ id: string
   return row;
 }
 
-export async function insertAgentSession(db: Queryable, agentId: string, mode: Mode, ttlSeconds: number): Promise<{ token: string; expiresAt: Date }> {
+/** An agent session that ends `ttlSeconds` after `now` (the app's clock, which judges it: auth/principal.ts). */
+export async function insertAgentSession(db: Queryable, agentId: string, mode: Mode, ttlSeconds: number, now: Date): Promise<{ token: string; expiresAt: Date }> {
   const token = randomHex(32);
-  const [row] = await db.query<{ expires_at: Date }>(
-    `INSERT INTO agent_sessions (token_hash, agent_id, mode, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4)) RETURNING expires_at`,
-    [sha256Hex(token), agentId, mode, ttlSeconds],
-  );
-  return { token, expiresAt: row!.expires_at };
+  const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+  await db.query('INSERT INTO agent_sessions (token_hash, agent_id, mode, expires_at) VALUES ($1, $2, $3, $4)', [sha256Hex(token), agentId, mode, expiresAt]);
+  return { token, expiresAt };
 }

@@ -5,7 +5,7 @@ import { type OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { balanceMinor } from '../../testing/ledger.ts';
 import { type TestServer, uniqueHandle, useTestServer } from '../../testing/server.ts';
-import { conflictsOf, connectTerminal, push } from '../offline/test-helpers.ts';
+import { conflictsOf, connectTerminal, push } from '../../testing/offline.ts';
 
 type Limits = { currency: string; perTap: number; perDay: number; perTapDefault: number; perDayDefault: number; spentToday?: number };
 type Tag = { tagId: string; handle: string; status: string; consent: string; disabledBy: string | null; noPinLimits: Limits; mode: string; linkedAt: string };

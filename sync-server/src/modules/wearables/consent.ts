@@ -2,8 +2,7 @@ import type { Database } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { forbidden } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { checkWalletPin } from '../wallets/service.ts';
-import type { WalletRow } from '../wallets/store.ts';
+import { type WalletRow, checkWalletPin } from '../wallets/index.ts';
 import type { TagConsent } from './store.ts';
 
 /**
@@ -18,10 +17,11 @@ export async function merchantLinkConsent(
   merchant: { merchantId: string; mode: Mode },
   wallet: WalletRow,
   holderPin: string | undefined,
+  now: Date,
 ): Promise<TagConsent> {
   if (wallet.owner_type === 'merchant' && wallet.merchant_id === merchant.merchantId) return 'own_wallet';
   if (holderPin !== undefined) {
-    await checkWalletPin(db, wallet, holderPin);
+    await checkWalletPin(db, wallet, holderPin, now);
     return 'holder_pin';
   }
   if (merchant.mode === 'test') return 'test_mode';

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import { toMajor } from '@tapline/shared/money';
 import {
   ErrorBody,
@@ -14,7 +14,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { requireWallet } from '../wallets/service.ts';
+import { requireWallet } from '../wallets/index.ts';
 import { type TagActivityRow, type WearableRow, findWearable, insertWearable, listTagActivity, listWearables, setNoPinLimits, updateWearable } from './store.ts';
 import { normalizeTagId, tagNotFound, wearableRecord } from './service.ts';
 import { holderNoPinLimit } from './no-pin-limits.ts';
@@ -43,7 +43,7 @@ function activityRecord(row: TagActivityRow) {
  * The holder's own tags (/api/wallet/wearables*): register one to their wallet, list them, disable
  * a lost one and re-enable it, lower its no-PIN limits, and see every payment made with it.
  */
-export async function holderWearableRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function holderWearableRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, config } = context;
 
   /** A tag linked to the signed-in wallet; any other tag is as unknown as one that never existed. */
@@ -66,7 +66,7 @@ export async function holderWearableRoutes(app: FastifyInstance, context: AppCon
     },
   }, async (request, reply) => {
     const holder = principalAs(request, 'wallet');
-    const body = request.body as Static<typeof RegisterOwnWearableBody>;
+    const body = request.body;
     const wallet = await requireWallet(db, holder.handle, holder.mode);
     const row = await insertWearable(db, {
       mode: holder.mode,
@@ -90,7 +90,7 @@ export async function holderWearableRoutes(app: FastifyInstance, context: AppCon
     },
   }, async (request) => {
     const holder = principalAs(request, 'wallet');
-    const query = request.query as Static<typeof HolderWearableListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listWearables(db, { walletId: holder.walletId }, { status: query.status }, limit, offset);
@@ -102,7 +102,7 @@ export async function holderWearableRoutes(app: FastifyInstance, context: AppCon
     schema: { tags: ['wallet'], summary: 'One of the signed-in wallet\'s tags', params: TagParams, response: { 200: WearableRecord, ...errors } },
   }, async (request) => {
     const holder = principalAs(request, 'wallet');
-    return record(await holderTag(holder.walletId, (request.params as Static<typeof TagParams>).tagId));
+    return record(await holderTag(holder.walletId, request.params.tagId));
   });
 
   app.patch('/api/wallet/wearables/:tagId', {
@@ -121,8 +121,8 @@ export async function holderWearableRoutes(app: FastifyInstance, context: AppCon
     },
   }, async (request) => {
     const holder = principalAs(request, 'wallet');
-    let row = await holderTag(holder.walletId, (request.params as Static<typeof TagParams>).tagId);
-    const body = request.body as Static<typeof HolderUpdateWearableBody>;
+    let row = await holderTag(holder.walletId, request.params.tagId);
+    const body = request.body;
     const now = context.now();
     // Both limits are judged before either is written: a refused one changes nothing.
     const perTap = holderNoPinLimit(row, 'perTap', body.noPinLimits?.perTap);
@@ -148,8 +148,8 @@ export async function holderWearableRoutes(app: FastifyInstance, context: AppCon
     },
   }, async (request) => {
     const holder = principalAs(request, 'wallet');
-    const row = await holderTag(holder.walletId, (request.params as Static<typeof TagParams>).tagId);
-    const query = request.query as Static<typeof ListQuery>;
+    const row = await holderTag(holder.walletId, request.params.tagId);
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listTagActivity(db, { tagId: row.tag_id, walletId: row.wallet_id, linkedAt: row.linked_at }, limit, offset);

@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { SUPPORTED_CURRENCIES } from '@tapline/shared/countries';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
 import { unprocessable } from '../../http/errors.ts';
 import { Poller } from '../../jobs/poller.ts';
-import { convertMinor, fxServiceRateSource } from '../gift-cards/fx.ts';
+import { convertMinor, fxServiceRateSource } from '../gift-cards/index.ts';
 import { type WearableRow, saveNoPinLimitDefaults } from './store.ts';
 
 /**
@@ -25,15 +25,15 @@ export async function refreshNoPinLimitDefaults(context: Pick<AppContext, 'db' |
     }
     limits.push({
       currency,
-      perTap: convertMinor(context.config.noPinPerTapUsd * 100, 'USD', currency, rate, 'floor'),
-      perDay: convertMinor(context.config.noPinPerDayUsd * 100, 'USD', currency, rate, 'floor'),
+      perTap: convertMinor(context.config.noPinPerTapUsd * 100, 'USD', currency, rate, 'down'),
+      perDay: convertMinor(context.config.noPinPerDayUsd * 100, 'USD', currency, rate, 'down'),
     });
   }
   await saveNoPinLimitDefaults(context.db, limits, context.now());
 }
 
 /** Follows the FX table: the defaults are written again every FX_REFRESH_MS while the app runs. */
-export function startNoPinLimitDefaultsRefresh(app: FastifyInstance, context: AppContext): void {
+export function startNoPinLimitDefaultsRefresh(app: TypedApp, context: AppContext): void {
   const poller = new Poller(() => refreshNoPinLimitDefaults(context), context.config.fxRefreshMs, (error) => app.log.error({ err: error }, 'no-PIN limit defaults refresh failed'));
   app.addHook('onReady', async () => poller.start());
   app.addHook('onClose', async () => poller.stop());

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import {
   CreateWearableBody,
   ErrorBody,
@@ -14,8 +14,7 @@ import type { Principal } from '../../auth/principal.ts';
 import { principalOf } from '../../auth/hooks.ts';
 import { forbidden } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle } from '../../http/validate.ts';
-import { requireWallet } from '../wallets/service.ts';
-import { findWalletById } from '../wallets/store.ts';
+import { findWalletById, requireWallet } from '../wallets/index.ts';
 import { type TagConsent, type WearableOwner, type WearableRow, findWearable, insertWearable, listWearables, updateWearable } from './store.ts';
 import { normalizeTagId, resolveTag, tagNotFound, wearableRecord } from './service.ts';
 import { merchantLinkConsent } from './consent.ts';
@@ -42,7 +41,7 @@ function listOwner(owner: Owner): WearableOwner {
 }
 
 /** Spec, "Tap wearables": register, resolve (public, counted), change; plus the owner's list. */
-export async function wearableRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function wearableRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, config } = context;
 
   async function ownedTag(owner: Owner, rawTagId: string): Promise<WearableRow> {
@@ -69,13 +68,13 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
     },
   }, async (request, reply) => {
     const owner = ownerOf(principalOf(request));
-    const body = request.body as Static<typeof CreateWearableBody>;
+    const body = request.body;
     const handle = body.handle === undefined ? owner.handle : canonicalHandle(body.handle);
     if (owner.kind === 'wallet' && handle !== owner.handle) {
       throw forbidden('handle_not_yours', `A wallet holder registers tags for their own handle ${displayHandle(owner.handle)} only`);
     }
     const wallet = await requireWallet(db, handle, owner.mode);
-    const consent: TagConsent = owner.kind === 'merchant' ? await merchantLinkConsent(db, owner, wallet, body.holderPin) : 'holder_session';
+    const consent: TagConsent = owner.kind === 'merchant' ? await merchantLinkConsent(db, owner, wallet, body.holderPin, context.now()) : 'holder_session';
     const row = await insertWearable(db, {
       mode: owner.mode,
       walletId: wallet.id,
@@ -98,7 +97,7 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
     },
   }, async (request) => {
     const owner = ownerOf(principalOf(request));
-    const query = request.query as Static<typeof WearableListQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listWearables(db, listOwner(owner), { handle: query.handle === undefined ? undefined : canonicalHandle(query.handle), status: query.status }, limit, offset);
@@ -110,7 +109,7 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
     schema: { tags: ['wearables'], summary: 'One of the caller\'s tags', params: TagParams, response: { 200: WearableRecord, ...errors } },
   }, async (request) => {
     const owner = ownerOf(principalOf(request));
-    const row = await ownedTag(owner, (request.params as Static<typeof TagParams>).tagId);
+    const row = await ownedTag(owner, request.params.tagId);
     return wearableRecord(row, config.publicBaseUrl);
   });
 
@@ -130,8 +129,8 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
     },
   }, async (request) => {
     const owner = ownerOf(principalOf(request));
-    const row = await ownedTag(owner, (request.params as Static<typeof TagParams>).tagId);
-    const body = request.body as Static<typeof UpdateWearableBody>;
+    const row = await ownedTag(owner, request.params.tagId);
+    const body = request.body;
     let walletId: string | undefined;
     let handle: string | undefined;
     let consent: TagConsent | undefined;
@@ -142,7 +141,7 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
       }
       const wallet = await requireWallet(db, handle, row.mode);
       if (wallet.id !== row.wallet_id && owner.kind === 'merchant') {
-        consent = await merchantLinkConsent(db, owner, wallet, body.holderPin);
+        consent = await merchantLinkConsent(db, owner, wallet, body.holderPin, context.now());
         walletId = wallet.id;
       }
     }
@@ -150,7 +149,7 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
     if (owner.kind === 'merchant' && walletId === undefined && body.status === 'active' && row.status === 'disabled' && row.disabled_by === 'holder') {
       const wallet = await findWalletById(db, row.wallet_id);
       if (!wallet) throw tagNotFound(row.tag_id);
-      await merchantLinkConsent(db, owner, wallet, body.holderPin);
+      await merchantLinkConsent(db, owner, wallet, body.holderPin, context.now());
     }
     const updated = await updateWearable(
       db,
@@ -178,7 +177,7 @@ export async function wearableRoutes(app: FastifyInstance, context: AppContext):
       response: { 200: TapResolveResponse, ...errors },
     },
   }, async (request) => {
-    const resolved = await resolveTag(db, (request.params as Static<typeof TagParams>).tagId, context.now());
+    const resolved = await resolveTag(db, request.params.tagId, context.now());
     return {
       tagId: resolved.tagId,
       handle: displayHandle(resolved.handle),

@@ -256,20 +256,41 @@ export type TagLookup =
   | { outcome: 'unknown' };
 
 /**
- * Counts one tap on an active tag and returns what it resolves to, in one atomic statement: the
- * row lock makes concurrent resolves count exactly once each. A disabled or unknown tag counts
- * nothing. `mode` restricts the tag to one mode (POS taps); undefined accepts either (public).
+ * Counts taps on tags: the one rule for counting a tap (an active tag counts each tap, with the
+ * tap's time; a disabled or unknown tag counts nothing), and answers, per distinct tag id, what it
+ * resolves to. The public resolve and offline taps call it; pos_tap writes the same rule into its
+ * one UPDATE of the tag (pos/tap-count.test.ts holds the two to one effect). The tags are locked
+ * in id order first, so concurrent counts of the same tags wait for each other instead of
+ * deadlocking. Two prepared statements, not a database function: a plpgsql function here cost the
+ * offline catch-up a third of its speed (bench:sync 3.7 s -> 4.9 s for 10,000 taps). `mode`
+ * restricts the tags to one mode (POS and offline taps); undefined accepts either (the resolve).
  */
-export async function countTap(db: Queryable, tagId: string, mode: Mode | undefined, now: Date): Promise<TagLookup> {
-  const rows = await db.query<{ wallet_id: string; handle: string; display_name: string; tag_type: string; tap_count: number }>(
-    `UPDATE wearables SET tap_count = tap_count + 1, last_tapped_at = $3
-     WHERE tag_id = $1 AND status = 'active' AND ($2::text IS NULL OR mode = $2::text)
-     RETURNING wallet_id, handle, display_name, tag_type, tap_count`,
-    [tagId, mode ?? null, now],
-    { prepareAs: 'wearables_count_tap' },
+export async function countTaps(db: Queryable, tagIds: readonly string[], mode: Mode | undefined, now: Date): Promise<Map<string, TagLookup>> {
+  const unique = [...new Set(tagIds)];
+  const tags = new Map<string, TagLookup>(unique.map((tagId) => [tagId, { outcome: 'unknown' }]));
+  const known = await db.query<{ tag_id: string; status: string }>(
+    'SELECT tag_id, status FROM wearables WHERE tag_id = ANY ($1::text[]) AND ($2::text IS NULL OR mode = $2) ORDER BY tag_id FOR NO KEY UPDATE',
+    [unique, mode ?? null],
+    { prepareAs: 'wearables_lock_tags' },
   );
-  const row = rows[0];
-  if (row) return { outcome: 'active', tagId, walletId: row.wallet_id, handle: row.handle, displayName: row.display_name, tagType: row.tag_type, tapCount: row.tap_count };
-  const [other] = await db.query<{ status: string }>('SELECT status FROM wearables WHERE tag_id = $1 AND ($2::text IS NULL OR mode = $2::text)', [tagId, mode ?? null]);
-  return other ? { outcome: 'disabled' } : { outcome: 'unknown' };
+  for (const row of known) if (row.status !== 'active') tags.set(row.tag_id, { outcome: 'disabled' });
+  const active = new Set(known.filter((row) => row.status === 'active').map((row) => row.tag_id));
+  if (active.size === 0) return tags;
+  const counted = await db.query<{ tag_id: string; wallet_id: string; handle: string; display_name: string; tag_type: string; tap_count: number | string }>(
+    `UPDATE wearables w SET tap_count = w.tap_count + c.taps, last_tapped_at = $2
+     FROM (SELECT t.tag_id, count(*)::int8 AS taps FROM unnest($1::text[]) AS t (tag_id) GROUP BY t.tag_id) c
+     WHERE w.tag_id = c.tag_id
+     RETURNING w.tag_id, w.wallet_id, w.handle, w.display_name, w.tag_type, w.tap_count`,
+    [tagIds.filter((tagId) => active.has(tagId)), now],
+    { prepareAs: 'wearables_count_taps' },
+  );
+  for (const row of counted) {
+    tags.set(row.tag_id, { outcome: 'active', tagId: row.tag_id, walletId: row.wallet_id, handle: row.handle, displayName: row.display_name, tagType: row.tag_type, tapCount: Number(row.tap_count) });
+  }
+  return tags;
+}
+
+/** countTaps for one tap on one tag. */
+export async function countTap(db: Queryable, tagId: string, mode: Mode | undefined, now: Date): Promise<TagLookup> {
+  return (await countTaps(db, [tagId], mode, now)).get(tagId) ?? { outcome: 'unknown' };
 }

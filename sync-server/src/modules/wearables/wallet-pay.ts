@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import { ErrorBody, WalletPayBody, WalletPayResponse } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -10,7 +9,7 @@ import { idempotentId } from '../../http/idempotency.ts';
 import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
-import { requireWallet } from '../wallets/service.ts';
+import { requireWallet } from '../wallets/index.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
@@ -18,7 +17,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
  * Wallet to wallet: the signed-in holder pays another @handle (what the /pay/<handle> page a
  * wearable redirects to calls). One balanced transfer; Idempotency-Key makes a retry safe.
  */
-export async function walletPayRoutes(app: FastifyInstance, context: AppContext): Promise<void> {
+export async function walletPayRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db } = context;
 
   app.post('/api/wallet/pay', {
@@ -32,7 +31,7 @@ export async function walletPayRoutes(app: FastifyInstance, context: AppContext)
     },
   }, async (request, reply) => {
     const principal = principalAs(request, 'wallet');
-    const body = request.body as Static<typeof WalletPayBody>;
+    const body = request.body;
     const recipient = await requireWallet(db, canonicalHandle(body.to), principal.mode);
     if (recipient.id === principal.walletId) throw badRequest('cannot_pay_self', 'A wallet cannot pay itself');
     const currency = supportedCurrency(body.currency ?? recipient.currency);

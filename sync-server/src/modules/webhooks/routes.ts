@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { Type } from 'typebox';
 import { ErrorBody, ListOf, WebhookDelivery, WebhookDeliveryQuery } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
@@ -43,7 +43,7 @@ secret (sha256=<hex> for POS callbacks). A 2xx within 10 seconds succeeds; other
 event id: deduplicate on it.`;
 
 /** Webhook deliveries of the merchant's events: list them with their attempts, redeliver one. */
-export async function webhookRoutes(app: FastifyInstance, { db, events }: AppContext): Promise<void> {
+export async function webhookRoutes(app: TypedApp, { db, events }: AppContext): Promise<void> {
   app.get('/api/merchant/webhook-deliveries', {
     config: merchantOnly,
     schema: {
@@ -55,7 +55,7 @@ export async function webhookRoutes(app: FastifyInstance, { db, events }: AppCon
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const query = request.query as Static<typeof WebhookDeliveryQuery>;
+    const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const page = await listDeliveries(db, { merchantId: principal.merchantId, mode: principal.mode, state: query.state, event: query.event, eventId: query.eventId }, limit, offset);
@@ -68,7 +68,7 @@ export async function webhookRoutes(app: FastifyInstance, { db, events }: AppCon
     schema: { tags: ['webhooks'], summary: 'One webhook delivery with its attempts', params: IdParams, response: { 200: WebhookDelivery, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
+    const { id } = request.params;
     const row = await findDelivery(db, id, principal.merchantId, principal.mode);
     if (!row) throw notFound('delivery_not_found', `No webhook delivery ${id}`);
     const attempts = await attemptsOf(db, [row.id]);
@@ -86,7 +86,7 @@ export async function webhookRoutes(app: FastifyInstance, { db, events }: AppCon
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params as Static<typeof IdParams>;
+    const { id } = request.params;
     const result = await events.redeliver(id, principal.merchantId, principal.mode);
     if (result.outcome === 'not_found') throw notFound('delivery_not_found', `No webhook delivery ${id}`);
     if (result.outcome === 'in_progress') throw conflict('delivery_in_progress', 'An attempt of this delivery is in flight; try again when it has finished');

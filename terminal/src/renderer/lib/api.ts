@@ -16,6 +16,8 @@ export class ApiError extends Error {
     message: string,
     readonly code: string,
     readonly status: number,
+    /** The answer's `details` (which product a sale's refusal is about, ...). */
+    readonly details: readonly unknown[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -128,8 +130,13 @@ async function send<T>(method: 'GET' | 'POST', path: string, headers: Record<str
     data = null;
   }
   if (!response.ok) {
-    const error = (data ?? {}) as { error?: unknown; code?: unknown };
-    throw new ApiError(typeof error.error === 'string' ? error.error : `The server answered HTTP ${response.status}`, typeof error.code === 'string' ? error.code : 'http_error', response.status);
+    const error = (data ?? {}) as { error?: unknown; code?: unknown; details?: unknown };
+    throw new ApiError(
+      typeof error.error === 'string' ? error.error : `The server answered HTTP ${response.status}`,
+      typeof error.code === 'string' ? error.code : 'http_error',
+      response.status,
+      Array.isArray(error.details) ? error.details : [],
+    );
   }
   return data as T;
 }

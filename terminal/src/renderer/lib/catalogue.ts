@@ -1,5 +1,6 @@
 import type { RxJsonSchema } from 'rxdb';
 import type { ProductDoc as ReplicatedProductDoc } from '@tapline/shared/sync-protocol';
+import { ProductDocument, rxJsonSchema } from '@tapline/shared/sync-documents';
 
 /**
  * The merchant's catalogue on the kiosk: the `products` collection the sync server replicates
@@ -13,33 +14,12 @@ import type { ProductDoc as ReplicatedProductDoc } from '@tapline/shared/sync-pr
 /** A product as the replica keeps it (shared/src/sync-protocol.ts; RxDB keeps `_deleted` itself). */
 export type ProductDoc = Omit<ReplicatedProductDoc, '_deleted'>;
 
-const NULLABLE_TEXT = (maxLength: number) => ({ type: ['string', 'null'], maxLength }) as const;
-
 /** RxDB schema of the replicated products (no index: the kiosk searches its in-memory index). */
-export const PRODUCT_SCHEMA: RxJsonSchema<ProductDoc> = {
+export const PRODUCT_SCHEMA = rxJsonSchema(ProductDocument, {
   title: 'product',
   version: 0,
   primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: { type: 'string', maxLength: 64 },
-    name: { type: 'string', maxLength: 200 },
-    priceMinor: { type: 'integer', minimum: 0 },
-    currency: { type: 'string', maxLength: 3 },
-    sku: NULLABLE_TEXT(64),
-    barcode: NULLABLE_TEXT(64),
-    category: NULLABLE_TEXT(80),
-    taxRate: { type: 'integer', minimum: 0, maximum: 10_000 },
-    taxInclusive: { type: 'boolean' },
-    imageUrl: NULLABLE_TEXT(2000),
-    trackStock: { type: 'boolean' },
-    stock: { type: ['integer', 'null'] },
-    active: { type: 'boolean' },
-    updatedAt: { type: 'string', maxLength: 40 },
-    serverSeq: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, multipleOf: 1 },
-  },
-  required: ['id', 'name', 'priceMinor', 'currency', 'taxRate', 'taxInclusive', 'trackStock', 'active', 'updatedAt'],
-};
+}) as unknown as RxJsonSchema<ProductDoc>;
 
 /** Folds case and accents, so "cafe" finds "Café" and "CAFÉ". */
 export function fold(text: string): string {

@@ -1,9 +1,8 @@
 import { type RxCollection, type RxDatabase, type RxJsonSchema, addRxPlugin, createRxDatabase } from 'rxdb';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
-import { MAX_CART_LINES, MAX_LINE_NAME_LENGTH, MAX_LINE_QUANTITY, MAX_TAX_RATE_BPS } from '@tapline/shared/cart';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import { GIFT_CARD_DESIGN_THEMES, GIFT_CARD_LIMITS } from '@tapline/shared/gift-card-rules';
-import { OFFLINE_PAYMENT_KINDS, OFFLINE_PAYMENT_STATUSES, type GiftCardSaleDoc, type OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import { GiftCardSaleDocument, OfflinePaymentDocument, rxJsonSchema } from '@tapline/shared/sync-documents';
+import type { GiftCardSaleDoc, OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import { PRODUCT_SCHEMA, type ProductDoc } from './catalogue.ts';
 import { KIOSK_ALERT_KINDS, KIOSK_ALERT_STATUSES, type KioskAlertDoc } from './alerts.ts';
 import { POS_SALE_LOCAL_ENDS, POS_SALE_STATUSES, type PosSaleDoc } from './pos-sales.ts';
@@ -22,28 +21,6 @@ addRxPlugin(RxDBMigrationSchemaPlugin);
 
 const ISO_TIME = { type: 'string', maxLength: 40 } as const;
 
-/** A sale's lines (shared/src/cart.ts's SaleLine) and its cart discount, on pos_sales and offline_payments. */
-const CART_FIELDS = {
-  items: {
-    type: 'array',
-    maxItems: MAX_CART_LINES,
-    items: {
-      type: 'object',
-      properties: {
-        productId: { type: ['string', 'null'], maxLength: 64 },
-        name: { type: 'string', maxLength: MAX_LINE_NAME_LENGTH },
-        quantity: { type: 'integer', minimum: 1, maximum: MAX_LINE_QUANTITY },
-        unitPrice: { type: 'integer', minimum: 0 },
-        discount: { type: 'integer', minimum: 0 },
-        taxRate: { type: 'integer', minimum: 0, maximum: MAX_TAX_RATE_BPS },
-        taxInclusive: { type: 'boolean' },
-      },
-      required: ['productId', 'name', 'quantity', 'unitPrice', 'discount', 'taxRate', 'taxInclusive'],
-    },
-  },
-  discountMinor: { type: 'integer', minimum: 0 },
-} as const;
-
 /** An offline payment as the replica keeps it: a sale from the cart carries its lines. */
 export type OfflinePaymentRecord = OfflinePaymentDoc;
 
@@ -55,62 +32,33 @@ export const KEEP_AS_IS = { 1: (doc: unknown) => doc };
 const TEXT = { type: 'string', maxLength: 1000 } as const;
 
 /**
- * The fields every replicated document has: made by the terminal, settled by the server. RxDB
- * sorts a schema's keys before it hashes it, so the order here does not change a stored schema.
+ * The replicated documents' schemas are derived from shared's TypeBox schemas (one per document,
+ * shared/src/sync-documents.ts): the same fields, types and lengths as the server and the
+ * protocol's types. RxDB hashes the schema it stores, so a change there needs a new `version`
+ * (and a migration strategy); replica-schemas.test.ts pins the hashes.
  */
-const SETTLED_DOCUMENT = {
-  id: { type: 'string', maxLength: 36 },
-  terminalId: { type: 'string', maxLength: 64 },
-  amountMinor: { type: 'integer', minimum: 1 },
-  currency: { type: 'string', maxLength: 3 },
-  capturedAt: ISO_TIME,
-  status: { type: 'string', enum: [...OFFLINE_PAYMENT_STATUSES], maxLength: 8 },
-  declineCode: { type: 'string', maxLength: 64 },
-  declineReason: TEXT,
-  settledAt: ISO_TIME,
-  serverSeq: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, multipleOf: 1 },
-} as const;
-
-export const OFFLINE_PAYMENT_SCHEMA: RxJsonSchema<OfflinePaymentRecord> = {
+export const OFFLINE_PAYMENT_SCHEMA = rxJsonSchema(OfflinePaymentDocument, {
   title: 'offline payment',
   version: 1,
   primaryKey: 'id',
-  type: 'object',
-  properties: {
-    ...SETTLED_DOCUMENT,
-    kind: { type: 'string', enum: [...OFFLINE_PAYMENT_KINDS], maxLength: 3 },
-    tagId: { type: 'string', maxLength: 64 },
-    voucher: { type: 'string', maxLength: 2000 },
-    voucherId: { type: 'string', maxLength: 80 },
-    description: TEXT,
-    payerHandle: { type: 'string', maxLength: 64 },
-    walletRef: { type: 'string', maxLength: 128 },
-    ...CART_FIELDS,
-  },
-  required: ['id', 'terminalId', 'kind', 'amountMinor', 'currency', 'description', 'capturedAt', 'status', 'serverSeq'],
   // The exposure check reads the queued ones; the recent list sorts by capture time.
   indexes: ['status', 'capturedAt'],
+}) as unknown as RxJsonSchema<OfflinePaymentDoc>;
+
+/** A sale's lines (shared/src/cart.ts's SaleLine) and its cart discount, as offline_payments keeps them: pos_sales keeps them too. */
+const CART_FIELDS = {
+  items: OFFLINE_PAYMENT_SCHEMA.properties.items,
+  discountMinor: OFFLINE_PAYMENT_SCHEMA.properties.discountMinor,
 };
 
 /** A gift card sold at the till: the code's hash and prefix only, never the code (it is printed). */
-export const GIFT_CARD_SALE_SCHEMA: RxJsonSchema<GiftCardSaleDoc> = {
+export const GIFT_CARD_SALE_SCHEMA = rxJsonSchema(GiftCardSaleDocument, {
   title: 'gift card sale',
   version: 0,
   primaryKey: 'id',
-  type: 'object',
-  properties: {
-    ...SETTLED_DOCUMENT,
-    codeHash: { type: 'string', maxLength: 64 },
-    codePrefix: { type: 'string', maxLength: 10 },
-    designTheme: { type: 'string', enum: [...GIFT_CARD_DESIGN_THEMES], maxLength: 16 },
-    message: { type: 'string', maxLength: GIFT_CARD_LIMITS.messageLengthMax },
-    cardId: { type: 'string', maxLength: 64 },
-    expiresAt: ISO_TIME,
-  },
-  required: ['id', 'terminalId', 'codeHash', 'codePrefix', 'amountMinor', 'currency', 'capturedAt', 'status', 'serverSeq'],
   // The status bar counts the queued ones; the recent list sorts by capture time.
   indexes: ['status', 'capturedAt'],
-};
+}) as unknown as RxJsonSchema<GiftCardSaleDoc>;
 
 /** A sale charged through the server, from Charge on (lib/pos-sales.ts). Not replicated. */
 export const POS_SALE_SCHEMA: RxJsonSchema<PosSaleDoc> = {

@@ -16,6 +16,7 @@ import {
   type SyncCollection,
   type SyncDocument,
   type SyncHello,
+  type SyncStatus,
   isSyncFailure,
 } from '@tapline/shared/sync-protocol';
 import type { GiftCardSaleCollection, OfflinePaymentCollection, ProductCollection } from './replica.ts';
@@ -225,6 +226,8 @@ export class SyncConnection {
   #connection: 'connecting' | 'connected' | 'offline' | 'refused' = 'connecting';
   #active = false;
   #snapshot: SyncSnapshot = { state: 'connecting', queued: 0, lastSyncAt: null, detail: null };
+  /** The queued count the server has acknowledged on this connection (null: none yet). */
+  #reportedQueued: number | null = null;
 
   constructor(token: string, terminalId: string, collections: ReplicatedCollections, options: { lastSyncAt?: string | null; pushGate?: PushGate } = {}) {
     // Not connected yet: start() opens it, once the listeners are in place.
@@ -262,6 +265,8 @@ export class SyncConnection {
       for (const waiting of this.#waitingForConnection) waiting.resolve();
       this.#waitingForConnection.clear();
       for (const replication of this.#replications.values()) replication.connected();
+      this.#reportedQueued = null;
+      this.#reportQueued();
     });
     socket.on('disconnect', (reason) => {
       this.#connection = 'offline';
@@ -289,7 +294,10 @@ export class SyncConnection {
     });
     const replications = [...this.#replications.values()];
     this.#subscriptions.push(
-      combineLatest(replications.map((replication) => replication.queued$)).subscribe((counts) => this.#update({ queued: counts.reduce((sum, count) => sum + count, 0) })),
+      combineLatest(replications.map((replication) => replication.queued$)).subscribe((counts) => {
+        this.#update({ queued: counts.reduce((sum, count) => sum + count, 0) });
+        this.#reportQueued();
+      }),
       combineLatest(replications.map((replication) => replication.active$)).subscribe((actives) => {
         this.#active = actives.some(Boolean);
         this.#update({});
@@ -319,6 +327,26 @@ export class SyncConnection {
       this.#reconnectTimer = null;
       if (!this.#stopped && !this.#socket.active) this.#socket.connect();
     }, RECONNECT_DELAY_MS);
+  }
+
+  /**
+   * Tells the server how many documents wait here unsent (SYNC_EVENTS.status), so the merchant's
+   * dashboard shows a kiosk with sales waiting. Only while connected, and only a changed number;
+   * an unanswered report is sent again at the next change or connection.
+   */
+  #reportQueued(): void {
+    const queued = this.#snapshot.queued;
+    if (this.#stopped || !this.#socket.connected || queued === this.#reportedQueued) return;
+    const status: SyncStatus = { queued };
+    this.#socket
+      .timeout(ACK_TIMEOUT_MS)
+      .emitWithAck(SYNC_EVENTS.status, status)
+      .then((answer: unknown) => {
+        if (!isSyncFailure(answer)) this.#reportedQueued = queued;
+        // A newer count arrived while this one was on its way.
+        if (this.#snapshot.queued !== queued) this.#reportQueued();
+      })
+      .catch(() => undefined);
   }
 
   #failPending(reason: string): void {

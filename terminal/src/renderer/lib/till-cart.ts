@@ -55,6 +55,11 @@ export function setQuantity(cart: Cart, index: number, quantity: number): CartCh
   return { ok: true, cart: clampDiscount(cart.lines.map((current, at) => (at === index ? next : current)), cart.discount) };
 }
 
+/** Every line of a product out (the server refused it); the cart discount stays within what is left. */
+export function removeProduct(cart: Cart, productId: string): CartChange {
+  return { ok: true, cart: clampDiscount(cart.lines.filter((line) => line.productId !== productId), cart.discount) };
+}
+
 /** A discount on one line (for the whole line), in minor units: never more than the line costs. */
 export function setLineDiscount(cart: Cart, index: number, discountMinor: number): CartChange {
   const line = cart.lines[index];

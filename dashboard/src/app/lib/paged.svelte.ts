@@ -1,0 +1,48 @@
+import { Action } from './action.svelte.ts';
+import { type Page, api } from './api.ts';
+import type { Words } from './i18n.ts';
+
+/**
+ * A list paged on the server: the page on screen and the filters' values (empty ones left out
+ * of the query). A filter change starts again at the first page. The pager follows the page
+ * the server answered, so rows and "21–22 of 22" never disagree while a page loads.
+ */
+export class PagedList<T> {
+  page = $state<Page<T>>({ data: [], total: 0, limit: 0, offset: 0 });
+  readonly action: Action;
+  /** Counts the loads: an answer that arrives after a newer request's (filters changed meanwhile) is dropped. */
+  private latest = 0;
+
+  constructor(
+    words: () => Words,
+    private readonly path: string,
+    private readonly filters: () => Record<string, string> = () => ({}),
+    readonly limit = 20,
+  ) {
+    this.action = new Action(words);
+  }
+
+  get offset(): number {
+    return this.page.offset;
+  }
+
+  /** The list's query for `limit` rows from `offset`: also what an export walks. */
+  query(limit: number, offset: number): string {
+    const filters = Object.entries(this.filters()).filter(([, value]) => value !== '');
+    const pairs = [['limit', String(limit)], ['offset', String(offset)], ...filters];
+    return `${this.path}?${pairs.map(([name, value]) => `${name}=${encodeURIComponent(value!)}`).join('&')}`;
+  }
+
+  load = (offset = this.page.offset): Promise<void> =>
+    this.action.run(async () => {
+      const request = ++this.latest;
+      const page = await api<Page<T>>('GET', this.query(this.limit, offset));
+      if (request === this.latest) this.page = page;
+    });
+
+  move = (offset: number): void => {
+    void this.load(offset);
+  };
+
+  refilter = (): void => this.move(0);
+}

@@ -1,0 +1,247 @@
+import { type Static, type TSchema, Type } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { GIFT_CARD_DESIGN_THEMES, GIFT_CARD_LIMITS } from './gift-card-rules.ts';
+import { MAX_CART_LINES, MAX_LINE_NAME_LENGTH, MAX_LINE_QUANTITY, MAX_TAX_RATE_BPS, type SaleLine } from './cart.ts';
+
+/**
+ * One schema per replicated document (TypeBox): the TypeScript type of the document
+ * (sync-protocol.ts) and the kiosk's RxDB schema (rxJsonSchema below, terminal/src/renderer/lib/replica.ts)
+ * come from it, and a compiled check of it (typebox/compile) accepts exactly what that schema allows.
+ *
+ * The lengths here are the replica's storage limits (RxDB needs a maxLength on every indexed or
+ * primary string). The server's rules for text it stores are tighter (SYNC_TEXT_LIMITS) and
+ * decline a document with a precise reason (modules/offline); a document outside this schema is
+ * one no terminal of this version makes.
+ *
+ * Written in the order RxDB's stored schema lists `required`: RxDB hashes the schema it stores,
+ * and a replica made by an earlier kiosk must open unchanged (test: replica-schemas.test.ts).
+ */
+
+export const OFFLINE_PAYMENT_KINDS = ['tap', 'qr'] as const;
+export type OfflinePaymentKind = (typeof OFFLINE_PAYMENT_KINDS)[number];
+
+/** queued: taken by the terminal, not yet settled. accepted / declined: the server's verdict. */
+export const OFFLINE_PAYMENT_STATUSES = ['queued', 'accepted', 'declined'] as const;
+export type OfflinePaymentStatus = (typeof OFFLINE_PAYMENT_STATUSES)[number];
+
+/** A string that is one of `values` (a JSON-schema enum, as RxDB reads it). */
+function oneOf<const Values extends readonly string[]>(values: Values, maxLength: number) {
+  return Type.Unsafe<Values[number]>({ type: 'string', enum: [...values], maxLength });
+}
+
+const IsoTime = () => Type.String({ maxLength: 40 });
+const Text = () => Type.String({ maxLength: 1000 });
+
+/** The fields every replicated document has: made by the terminal, settled by the server. */
+const made = {
+  /** UUID v4 made by the terminal before it stores the document: the idempotency key. */
+  id: Type.String({ maxLength: 36 }),
+  terminalId: Type.String({ maxLength: 64 }),
+};
+const settled = {
+  /** When the terminal took the payment or made the sale (its clock, ISO 8601). */
+  capturedAt: IsoTime(),
+  status: oneOf(OFFLINE_PAYMENT_STATUSES, 8),
+  /**
+   * The server's order of changes to this terminal's documents (0 until the server has it).
+   * Pull checkpoints count in it.
+   */
+  serverSeq: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, multipleOf: 1 }),
+};
+const verdict = {
+  /** A declined document: the rule that failed (insufficient_funds, tag_disabled, ...). */
+  declineCode: Type.Optional(Type.String({ maxLength: 64 })),
+  declineReason: Type.Optional(Text()),
+  settledAt: Type.Optional(IsoTime()),
+};
+/** Integer minor units of `currency`. */
+const AmountMinor = () => Type.Integer({ minimum: 1 });
+const Currency = () => Type.String({ maxLength: 3 });
+
+/** A string or null (a JSON-schema type list, as RxDB reads it; TypeBox's union would be `anyOf`). */
+function nullableText(maxLength: number) {
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength });
+}
+
+/** One line of a sale (cart.ts's SaleLine): minor units, the tax rate in basis points. */
+const SaleLineDocument = Type.Unsafe<SaleLine>(
+  Type.Object({
+    productId: nullableText(64),
+    name: Type.String({ maxLength: MAX_LINE_NAME_LENGTH }),
+    quantity: Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY }),
+    unitPrice: Type.Integer({ minimum: 0 }),
+    discount: Type.Integer({ minimum: 0 }),
+    taxRate: Type.Integer({ minimum: 0, maximum: MAX_TAX_RATE_BPS }),
+    taxInclusive: Type.Boolean(),
+  }),
+);
+
+/**
+ * A sale's lines and its cart discount, when the sale was made from a cart. The server declines a
+ * document whose lines do not add up to `amountMinor` (declineCode `items_total_mismatch` or another
+ * CartError code); it never declines one for stock.
+ */
+const cartFields = {
+  items: Type.Optional(Type.Array(SaleLineDocument, { maxItems: MAX_CART_LINES })),
+  /** The cart discount in minor units (shared between the lines by cartTotals); 0 when absent. */
+  discountMinor: Type.Optional(Type.Integer({ minimum: 0 })),
+};
+
+/**
+ * A payment the terminal took without the sync server: a wearable tap (the tag's id) or an
+ * offline QR voucher (the scanned payload, see offline-qr.ts).
+ */
+export const OfflinePaymentDocument = Type.Object({
+  ...made,
+  kind: oneOf(OFFLINE_PAYMENT_KINDS, 3),
+  amountMinor: AmountMinor(),
+  currency: Currency(),
+  description: Text(),
+  capturedAt: settled.capturedAt,
+  status: settled.status,
+  serverSeq: settled.serverSeq,
+  /** kind `tap`: the tag read at the reader (TG + 8 hex). */
+  tagId: Type.Optional(Type.String({ maxLength: 64 })),
+  /**
+   * kind `qr`: the voucher payload as scanned (TLQ1....). The server keeps only its hash, so the
+   * master state it answers does not carry it; voucherId stays.
+   */
+  voucher: Type.Optional(Type.String({ maxLength: 2000 })),
+  /** kind `qr`: the voucher's id (its claims' `id`), so a voucher pays once per terminal even offline. */
+  voucherId: Type.Optional(Type.String({ maxLength: 80 })),
+  /** Set by the server with a verdict. */
+  payerHandle: Type.Optional(Type.String({ maxLength: 64 })),
+  /** The ledger transfer of an accepted payment. */
+  walletRef: Type.Optional(Type.String({ maxLength: 128 })),
+  ...verdict,
+  ...cartFields,
+});
+export type OfflinePaymentDoc = Static<typeof OfflinePaymentDocument>;
+
+/**
+ * A gift card sold at the till (paid at the till, funded from the merchant's wallet). The terminal
+ * makes the card's code itself (`gc_` + 64 hex from 32 random bytes, see gift-card-code.ts),
+ * prints it for the customer and keeps only its SHA-256 here: the code never enters the replica
+ * or the network. The card works once the sale is accepted (when the terminal syncs).
+ */
+export const GiftCardSaleDocument = Type.Object({
+  ...made,
+  /** SHA-256 (lower-case hex) of the code printed for the customer. */
+  codeHash: Type.String({ maxLength: 64 }),
+  /** The code's first 10 characters, printed and shown to staff to tell cards apart. */
+  codePrefix: Type.String({ maxLength: 10 }),
+  amountMinor: AmountMinor(),
+  /** A gift-card currency: USD, GHS, NGN, KES, ZAR, EUR, GBP. */
+  currency: Currency(),
+  capturedAt: settled.capturedAt,
+  status: settled.status,
+  serverSeq: settled.serverSeq,
+  designTheme: Type.Optional(oneOf(GIFT_CARD_DESIGN_THEMES, 16)),
+  message: Type.Optional(Type.String({ maxLength: GIFT_CARD_LIMITS.messageLengthMax })),
+  /** Set by the server when accepted: the card's id and expiry. */
+  cardId: Type.Optional(Type.String({ maxLength: 64 })),
+  expiresAt: Type.Optional(IsoTime()),
+  ...verdict,
+});
+export type GiftCardSaleDoc = Static<typeof GiftCardSaleDocument>;
+
+/**
+ * A product of the merchant's catalogue as the kiosk's replica holds it (pull only: the server is
+ * its only author). Amounts in minor units, the tax rate in basis points. The fields the replica
+ * does not require are optional here too (RxDB stores the `required` list and hashes it), but the
+ * server always sends them.
+ */
+export const ProductDocument = Type.Object({
+  /** `prod_…` */
+  id: Type.String({ maxLength: 64 }),
+  name: Type.String({ maxLength: 200 }),
+  /** One unit's price, integer minor units of `currency` (tax included when taxInclusive). */
+  priceMinor: Type.Integer({ minimum: 0 }),
+  currency: Currency(),
+  /** Basis points (750 = 7.5 %). */
+  taxRate: Type.Integer({ minimum: 0, maximum: 10_000 }),
+  taxInclusive: Type.Boolean(),
+  trackStock: Type.Boolean(),
+  active: Type.Boolean(),
+  updatedAt: IsoTime(),
+  sku: Type.Optional(nullableText(64)),
+  barcode: Type.Optional(nullableText(64)),
+  category: Type.Optional(nullableText(80)),
+  imageUrl: Type.Optional(nullableText(2000)),
+  /** Units in stock when trackStock (negative: oversold by offline sales); null otherwise. */
+  stock: Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'] })),
+  /** The server's order of changes to the merchant's products in this mode: the pull checkpoint. */
+  serverSeq: Type.Optional(settled.serverSeq),
+});
+/**
+ * A product as replicated: the server sends every field, and `_deleted: true` when the merchant
+ * archived it (RxDB's own field, not in the schema); a deactivated one stays with `active: false`.
+ */
+export type ProductDoc = Required<Static<typeof ProductDocument>> & { _deleted: boolean };
+
+/** The schema of each replicated collection's documents. */
+export const SYNC_DOCUMENT_SCHEMAS = {
+  offline_payments: OfflinePaymentDocument,
+  gift_card_sales: GiftCardSaleDocument,
+  products: ProductDocument,
+} as const;
+
+export interface RxSchemaOptions {
+  title: string;
+  version: number;
+  primaryKey: string;
+  indexes?: string[];
+}
+
+/**
+ * The RxDB JSON schema of a document schema: the same properties and required fields as plain JSON
+ * (no TypeBox markers, no descriptions, which would change the hash RxDB stores), plus what RxDB
+ * adds (title, version, primary key, indexes). The result is `RxJsonSchema<Static<T>>`-shaped; the
+ * kiosk types it (shared does not depend on RxDB).
+ */
+export function rxJsonSchema<T extends TSchema>(schema: T, options: RxSchemaOptions): Record<string, unknown> {
+  const plain = JSON.parse(JSON.stringify(schema), (key, value: unknown) => (key === 'description' && typeof value === 'string' ? undefined : value)) as { properties: object; required?: string[] };
+  return {
+    title: options.title,
+    version: options.version,
+    primaryKey: options.primaryKey,
+    type: 'object',
+    properties: plain.properties,
+    required: plain.required ?? [],
+    ...(options.indexes ? { indexes: options.indexes } : {}),
+  };
+}
+
+/**
+ * The fields a terminal writes in a document it pushes (the server sets the others: status,
+ * serverSeq, the verdict). Each is checked against its schema above when present; whether it
+ * must be present, and the rules beyond types and bounds (a supported currency, a tag id's
+ * pattern, a cart that adds up), are the server's (modules/offline), with precise reasons.
+ */
+const PUSHED_FIELDS = {
+  offline_payments: ['kind', 'amountMinor', 'currency', 'description', 'capturedAt', 'tagId', 'voucher', 'items', 'discountMinor'],
+  gift_card_sales: ['codeHash', 'codePrefix', 'amountMinor', 'currency', 'designTheme', 'message', 'capturedAt'],
+} as const;
+export type PushedCollection = keyof typeof PUSHED_FIELDS;
+
+const pushedChecks = {
+  offline_payments: Compile(Type.Partial(Type.Pick(OfflinePaymentDocument, [...PUSHED_FIELDS.offline_payments]))),
+  gift_card_sales: Compile(Type.Partial(Type.Pick(GiftCardSaleDocument, [...PUSHED_FIELDS.gift_card_sales]))),
+};
+
+/**
+ * What the document schema says is wrong with a pushed document, one sentence per top-level field
+ * (`items.0.taxInclusive must be boolean`), keyed by that field. A field sent as null counts as
+ * absent. The server's validation of pushes starts from these (derived, never written twice).
+ */
+export function pushedDocumentProblems(collection: PushedCollection, doc: Record<string, unknown>): Map<string, string> {
+  const present = Object.fromEntries(Object.entries(doc).filter(([key, value]) => value !== null && (PUSHED_FIELDS[collection] as readonly string[]).includes(key)));
+  const problems = new Map<string, string>();
+  for (const error of pushedChecks[collection].Errors(present)) {
+    const path = error.instancePath.split('/').slice(1);
+    const field = path[0];
+    if (field === undefined || problems.has(field)) continue;
+    problems.set(field, `${path.join('.')} ${error.message}`);
+  }
+  return problems;
+}

@@ -1,0 +1,11 @@
+/** The bills module's public entry: other modules, app.ts, sync/ and web/ import only this file. */
+import type { BillerProvider as Billers } from './providers.ts';
+export type { BillerProvider } from './providers.ts';
+export { billRoutes } from './routes.ts';
+
+declare module '../../context.ts' {
+  interface AppContext {
+    /** Live biller adapters (none by default). */
+    billerProviders: readonly Billers[];
+  }
+}

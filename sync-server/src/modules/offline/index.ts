@@ -1,0 +1,12 @@
+/** The offline module's public entry: other modules, app.ts, sync/ and web/ import only this file. */
+export { giftCardSaleSettler, saleDocument } from './gift-card-sales.ts';
+export { currentSigner, publicKeys } from './keys.ts';
+export { terminalOfflineLimits } from './limits.ts';
+export { offlinePaymentSettler } from './payment-push.ts';
+export { recordContact } from './policy.ts';
+export { settlePush } from './push.ts';
+export type { PushAnswer, PushTerminal } from './push.ts';
+export { offlineRoutes, startOfflineJobs } from './routes.ts';
+export { paymentDocument } from './settlement.ts';
+export { findTerminalForSync, recordQueuedCount, terminalPaymentsAfter, terminalSalesAfter } from './store.ts';
+export type { TerminalSyncRow } from './store.ts';

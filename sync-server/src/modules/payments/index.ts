@@ -1,0 +1,23 @@
+/** The payments module's public entry: other modules, app.ts, sync/ and web/ import only this file. */
+import type { PaymentScheduler as Scheduler } from './scheduler.ts';
+import type { PayoutProvider as Payouts } from './providers.ts';
+export { onPaymentOutcome } from './outcomes.ts';
+export { describeRails, railAvailableIn } from './rails.ts';
+export type { Rail } from './rails.ts';
+export { parseReceiver } from './receiver.ts';
+export type { Receiver } from './receiver.ts';
+export { ensureSandboxFloat, paymentEventData, preparePayment, recordPayment } from './service.ts';
+export { findLinkPayment, insertPayment } from './store.ts';
+export type { NewPayment, PaymentRow } from './store.ts';
+export type { PayoutProvider } from './providers.ts';
+export { paymentRoutes } from './routes.ts';
+export { paymentScheduler } from './scheduler.ts';
+
+declare module '../../context.ts' {
+  interface AppContext {
+    /** The payment scheduler (sandbox steps, provider polls); tests call payments.runOnce(). */
+    payments: Scheduler;
+    /** Live payout adapters (none by default: live rails other than wallet answer 422). */
+    payoutProviders: readonly Payouts[];
+  }
+}

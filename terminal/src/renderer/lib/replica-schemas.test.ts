@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createRxSchema, defaultHashSha256 } from 'rxdb';
+import { GIFT_CARD_SALE_SCHEMA, OFFLINE_PAYMENT_SCHEMA } from './replica.ts';
+import { PRODUCT_SCHEMA } from './catalogue.ts';
+
+// The kiosk's RxDB schemas of the replicated documents are derived from shared's TypeBox schemas
+// (shared/src/sync-documents.ts). RxDB stores a hash of each collection's schema: a replica made
+// by an earlier kiosk opens only if the schema hashes the same, so the derived schemas must be
+// exactly the hand-written ones they replaced (below, as they were) until a schema version says
+// otherwise.
+const ISO_TIME = { type: 'string', maxLength: 40 };
+const TEXT = { type: 'string', maxLength: 1000 };
+const SETTLED_DOCUMENT = {
+  id: { type: 'string', maxLength: 36 },
+  terminalId: { type: 'string', maxLength: 64 },
+  amountMinor: { type: 'integer', minimum: 1 },
+  currency: { type: 'string', maxLength: 3 },
+  capturedAt: ISO_TIME,
+  status: { type: 'string', enum: ['queued', 'accepted', 'declined'], maxLength: 8 },
+  declineCode: { type: 'string', maxLength: 64 },
+  declineReason: TEXT,
+  settledAt: ISO_TIME,
+  serverSeq: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, multipleOf: 1 },
+};
+/** Version 1 of offline_payments added a cart sale's lines. */
+const CART_FIELDS = {
+  items: {
+    type: 'array',
+    maxItems: 200,
+    items: {
+      type: 'object',
+      properties: {
+        productId: { type: ['string', 'null'], maxLength: 64 },
+        name: { type: 'string', maxLength: 120 },
+        quantity: { type: 'integer', minimum: 1, maximum: 9_999 },
+        unitPrice: { type: 'integer', minimum: 0 },
+        discount: { type: 'integer', minimum: 0 },
+        taxRate: { type: 'integer', minimum: 0, maximum: 10_000 },
+        taxInclusive: { type: 'boolean' },
+      },
+      required: ['productId', 'name', 'quantity', 'unitPrice', 'discount', 'taxRate', 'taxInclusive'],
+    },
+  },
+  discountMinor: { type: 'integer', minimum: 0 },
+};
+const NULLABLE_TEXT = (maxLength: number) => ({ type: ['string', 'null'], maxLength });
+const HAND_WRITTEN = {
+  offline_payments: {
+    title: 'offline payment',
+    version: 1,
+    primaryKey: 'id',
+    type: 'object',
+    properties: {
+      ...SETTLED_DOCUMENT,
+      kind: { type: 'string', enum: ['tap', 'qr'], maxLength: 3 },
+      tagId: { type: 'string', maxLength: 64 },
+      voucher: { type: 'string', maxLength: 2000 },
+      voucherId: { type: 'string', maxLength: 80 },
+      description: TEXT,
+      payerHandle: { type: 'string', maxLength: 64 },
+      walletRef: { type: 'string', maxLength: 128 },
+      ...CART_FIELDS,
+    },
+    required: ['id', 'terminalId', 'kind', 'amountMinor', 'currency', 'description', 'capturedAt', 'status', 'serverSeq'],
+    indexes: ['status', 'capturedAt'],
+  },
+  gift_card_sales: {
+    title: 'gift card sale',
+    version: 0,
+    primaryKey: 'id',
+    type: 'object',
+    properties: {
+      ...SETTLED_DOCUMENT,
+      codeHash: { type: 'string', maxLength: 64 },
+      codePrefix: { type: 'string', maxLength: 10 },
+      designTheme: { type: 'string', enum: ['default', 'birthday', 'business', 'celebration'], maxLength: 16 },
+      message: { type: 'string', maxLength: 160 },
+      cardId: { type: 'string', maxLength: 64 },
+      expiresAt: ISO_TIME,
+    },
+    required: ['id', 'terminalId', 'codeHash', 'codePrefix', 'amountMinor', 'currency', 'capturedAt', 'status', 'serverSeq'],
+    indexes: ['status', 'capturedAt'],
+  },
+  products: {
+    title: 'product',
+    version: 0,
+    primaryKey: 'id',
+    type: 'object',
+    properties: {
+      id: { type: 'string', maxLength: 64 },
+      name: { type: 'string', maxLength: 200 },
+      priceMinor: { type: 'integer', minimum: 0 },
+      currency: { type: 'string', maxLength: 3 },
+      sku: NULLABLE_TEXT(64),
+      barcode: NULLABLE_TEXT(64),
+      category: NULLABLE_TEXT(80),
+      taxRate: { type: 'integer', minimum: 0, maximum: 10_000 },
+      taxInclusive: { type: 'boolean' },
+      imageUrl: NULLABLE_TEXT(2000),
+      trackStock: { type: 'boolean' },
+      stock: { type: ['integer', 'null'] },
+      active: { type: 'boolean' },
+      updatedAt: { type: 'string', maxLength: 40 },
+      serverSeq: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, multipleOf: 1 },
+    },
+    required: ['id', 'name', 'priceMinor', 'currency', 'taxRate', 'taxInclusive', 'trackStock', 'active', 'updatedAt'],
+  },
+};
+
+const HASHES = {
+  // Version 0 (before the cart's lines) hashed ccbb8681…; replica.ts migrates it (KEEP_AS_IS).
+  offline_payments: 'a861d43b6d8b2dae1f221918dfeb1ecdf620ce5d3a14785d0d166c1c7c8b72ed',
+  gift_card_sales: '23be27f12fa3d06fac2b33deb598c60b6a9fa3eceb864e9abb99ce4ac4d89948',
+  products: '39a7f4fb6fb61028759fe7c26e8590b4abeaaaa407f7c43bf5aaaa2a4b74ab38',
+};
+
+describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts', () => {
+  it('derives the RxDB schemas the kiosk used before, field for field', () => {
+    assert.deepStrictEqual(OFFLINE_PAYMENT_SCHEMA, HAND_WRITTEN.offline_payments);
+    assert.deepStrictEqual(GIFT_CARD_SALE_SCHEMA, HAND_WRITTEN.gift_card_sales);
+    assert.deepStrictEqual(PRODUCT_SCHEMA, HAND_WRITTEN.products);
+  });
+
+  it('keeps the hashes RxDB stored for them, so existing replicas open', async () => {
+    assert.equal(await createRxSchema(OFFLINE_PAYMENT_SCHEMA, defaultHashSha256).hash, HASHES.offline_payments);
+    assert.equal(await createRxSchema(GIFT_CARD_SALE_SCHEMA, defaultHashSha256).hash, HASHES.gift_card_sales);
+    assert.equal(await createRxSchema(PRODUCT_SCHEMA, defaultHashSha256).hash, HASHES.products);
+  });
+});
