@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, trackedPage } from './browser.ts';
+import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
 import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
 import { type Relay, startRelay } from './relay.ts';
 import { shopWithTerminal } from './shop.ts';
@@ -122,6 +122,9 @@ for (const target of await databaseTargets()) {
 
       const page = await trackedPage(browser, KIOSK, pageErrors);
       await signIn(page, terminalToken);
+      // The status bar says "online" on socket.io's connect; the hello is the server's first
+      // message after it, so it may still be on its way.
+      await waitForExpression(page, "localStorage.getItem('tapline.syncHello') !== null", SYNC_WAIT.timeout);
       // A string expression: this file is type-checked without the DOM library.
       const cached = JSON.parse((await page.evaluate<string | null>("localStorage.getItem('tapline.syncHello')")) ?? 'null') as { hello: { terminal: { id: string }; mode: string; offlineLimits: Record<string, unknown>; offlineQrKeys: unknown[] } } | null;
       assert.ok(cached, 'the hello is cached for an offline start');
@@ -247,6 +250,15 @@ for (const target of await databaseTargets()) {
       await page.reload();
       await page.locator('#status-sync[data-state="online"][data-queued="0"]').waitFor(SYNC_WAIT);
       assert.equal(payerStart - (await balanceMinor(s, payer, 'NGN')), 2250);
+      // The kiosk told the server it holds nothing unsent: the merchant's terminals list says so.
+      let reported: { id: string; queuedCount: number | null; queuedReportedAt: string | null } | undefined;
+      for (let attempt = 0; attempt < 50 && reported?.queuedCount !== 0; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+        const terminals = await s.request<{ data: { id: string; queuedCount: number | null; queuedReportedAt: string | null }[] }>('GET', '/api/merchant/terminals', { headers: key });
+        reported = terminals.body.data.find((row) => row.id === terminalId);
+      }
+      assert.equal(reported?.queuedCount, 0);
+      assert.ok(reported?.queuedReportedAt, 'with the time it said so');
       await page.locator(`#alert[data-ref-id="${brokeId}"]`).waitFor();
       await page.click('#alert-acknowledge');
       await page.locator('#alert').waitFor({ state: 'detached' });
