@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
 import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
 import { buildRenderer, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
+import { waitForExpression } from './browser.ts';
 
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 /** A countertop kiosk screen. */
@@ -65,6 +66,9 @@ export async function signInKiosk(page: Page, host: TerminalHost, terminalToken:
   await page.locator('#sale').waitFor({ state: 'visible' });
   await page.locator('#status-reader[data-state="ready"]').waitFor();
   await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
+  // "Online" is socket.io's connect; the server's hello (offline limits, QR keys, the terminal's
+  // language) follows it. A test that cuts the connection next needs the hello to have arrived.
+  await waitForExpression(page, "localStorage.getItem('tapline.syncHello') !== null", SYNC_WAIT.timeout);
 }
 
 /** The screen sizes of countertop kiosks and tablets the sale screen must fit without scrolling. */
