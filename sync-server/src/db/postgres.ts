@@ -25,6 +25,21 @@ const TRANSACTION_ATTEMPTS_MAX = 3;
  */
 const CONNECT_TIMEOUT_MS = 5_000;
 
+/**
+ * Every client of the pool listens for 'error' from birth. pg-pool's own listener is on a client
+ * only while it is idle, and a transaction adds its own only once `await pool.connect()` has
+ * resumed: in between, a client released and handed straight to a waiting transaction can parse
+ * PostgreSQL's FATAL "terminating connection" from the same network read, with no listener, and
+ * node-postgres would end the process (seen under chaos: pg_terminate_backend during load). The
+ * error is not lost: the client is no longer queryable, its next statement fails, and the pool
+ * drops it on release.
+ */
+function guardClients(pool: pg.Pool): pg.Pool {
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
 /** What every pool of ours connects with. */
 function poolOptions(connectionString: string, max: number, extra: pg.PoolConfig = {}): pg.PoolConfig {
   return { connectionString, max, types: typeParsers, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...extra };
@@ -40,9 +55,8 @@ function poolOptions(connectionString: string, max: number, extra: pg.PoolConfig
  * connection that never comes.
  */
 export function sidePool(connectionString: string, max: number, onError: (error: Error) => void): pg.Pool {
-  const pool = new pg.Pool(poolOptions(connectionString, max));
+  const pool = guardClients(new pg.Pool(poolOptions(connectionString, max)));
   const checkedOut = new Set<pg.PoolClient>();
-  pool.on('error', () => undefined);
   pool.on('acquire', (client) => checkedOut.add(client));
   pool.on('release', (_error, client) => checkedOut.delete(client as pg.PoolClient));
   pool.on('connect', (client) => {
@@ -75,9 +89,8 @@ export class PostgresDatabase implements Database {
   readonly pool: pg.Pool;
 
   constructor(private readonly options: PostgresOptions) {
-    this.pool = new pg.Pool(poolOptions(options.connectionString, options.poolSize ?? 10));
     // An idle client can lose its connection (server restart); the pool replaces it.
-    this.pool.on('error', () => undefined);
+    this.pool = guardClients(new pg.Pool(poolOptions(options.connectionString, options.poolSize ?? 10)));
   }
 
   /** The database this pool connects to (a component that needs its own connections, such as the sync adapter). */
@@ -95,10 +108,9 @@ export class PostgresDatabase implements Database {
 
   async queryRelaxed<Row>(sql: string, params: readonly SqlParam[] = [], options?: QueryOptions): Promise<Row[]> {
     if (!this.relaxedPool) {
-      this.relaxedPool = new pg.Pool(
+      this.relaxedPool = guardClients(new pg.Pool(
         poolOptions(this.options.connectionString, Math.max(2, Math.ceil((this.options.poolSize ?? 10) / 2)), { options: '-c synchronous_commit=off' }),
-      );
-      this.relaxedPool.on('error', () => undefined);
+      ));
     }
     const result = await this.relaxedPool.query(statement(sql, params, options));
     return result.rows as Row[];
@@ -111,9 +123,9 @@ export class PostgresDatabase implements Database {
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
-      // A checked-out client has no listener of the pool's: when PostgreSQL drops the connection
-      // (restart, failover, pg_terminate_backend, a network blip) node-postgres emits 'error' on
-      // it, which would end the process. The statement in flight fails with the same error.
+      // When PostgreSQL drops the connection (restart, failover, pg_terminate_backend, a network
+      // blip) node-postgres emits 'error' on the client (guardClients keeps that from ending the
+      // process); noted here, the client is closed on release rather than reused.
       let lost: Error | undefined;
       const onError = (error: Error) => {
         lost = error;

@@ -1,0 +1,53 @@
+// The pool's clients and PostgreSQL dropping them: node-postgres ends the process on an 'error'
+// event nobody listens to, so no client may be without a listener at any moment.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type pg from 'pg';
+import { createPostgresDatabase, databaseTargets } from '../testing/databases.ts';
+import { isDatabaseUnavailable } from './database.ts';
+import { PostgresDatabase } from './postgres.ts';
+
+const hasPostgres = (await databaseTargets()).some((target) => target.name === 'postgres');
+
+describe('PostgreSQL pool clients', { skip: hasPostgres ? false : 'needs PostgreSQL (connections to drop)' }, () => {
+  it('never leaves a client without an error listener between its release and the waiting transaction resuming', async () => {
+    const created = await createPostgresDatabase();
+    const db = new PostgresDatabase({ connectionString: created.url, poolSize: 1 });
+    try {
+      // What each holder's client listens with once pg-pool has taken its idle listener off, before
+      // the holder's own code runs (a transaction's `await pool.connect()` resumes a microtask later).
+      const listeners: number[] = [];
+      db.pool.on('acquire', (client: pg.PoolClient) => queueMicrotask(() => listeners.push(client.listenerCount('error'))));
+      const busy = db.query('SELECT pg_sleep(0.1)');
+      const waiting = db.transaction((tx) => tx.query<{ one: number }>('SELECT 1 AS one'));
+      await busy;
+      assert.deepEqual(await waiting, [{ one: 1 }]);
+      assert.equal(listeners.length, 2);
+      assert.ok(listeners.every((count) => count >= 1), `listeners at hand-over: ${listeners.join(', ')}`);
+    } finally {
+      await db.close();
+      await created.drop();
+    }
+  });
+
+  it('fails a transaction whose connection PostgreSQL terminates as database-unavailable, survives, and serves the next one', async () => {
+    const created = await createPostgresDatabase();
+    const db = new PostgresDatabase({ connectionString: created.url, poolSize: 2 });
+    const admin = new PostgresDatabase({ connectionString: created.url, poolSize: 1 });
+    try {
+      const failed = await db.transaction(async (tx) => {
+        const [{ pid }] = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')) as [{ pid: number }];
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        // The FATAL arrives while no statement of ours is running: the client hears it as an event.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await tx.query('SELECT 1');
+      }).then(() => null, (error: unknown) => error);
+      assert.ok(failed, 'the transaction failed');
+      assert.ok(isDatabaseUnavailable(failed), String(failed));
+      assert.deepEqual(await db.query<{ two: number }>('SELECT 2 AS two'), [{ two: 2 }], 'the pool replaced the dropped client');
+    } finally {
+      await Promise.all([db.close(), admin.close()]);
+      await created.drop();
+    }
+  });
+});
