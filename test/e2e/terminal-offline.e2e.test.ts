@@ -2,7 +2,7 @@
 // database. The host reaches the server through a TCP relay the test cuts and restores, so the
 // server (database, ledger) keeps running while the shop's connection is down.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
 import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
@@ -47,6 +47,8 @@ for (const target of await databaseTargets()) {
       relay = await startRelay(server().baseUrl);
       ({ host, reader, printer } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, syncServerUrl: relay.url, previews: `terminal-offline-receipts-${target.name}` }));
     });
+    // A test that fails while the connection is cut must not leave the next one offline.
+    afterEach(() => relay.restore());
     after(async () => {
       await browser?.close();
       await host?.close();

@@ -7,7 +7,7 @@
 // paid, and an offline payment taken instead is never sent (never charged twice). Today's sales
 // list them all, and the alerts stay until the cashier acknowledges them.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
@@ -38,6 +38,8 @@ for (const target of await databaseTargets()) {
       relay = await startRelay(server().baseUrl);
       ({ host, reader, printer } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, syncServerUrl: relay.url, previews: `terminal-recovery-receipts-${target.name}` }));
     });
+    // A test that fails while the connection is cut must not leave the next one offline.
+    afterEach(() => relay.restore());
     after(async () => {
       await browser?.close();
       await host?.close();
