@@ -210,11 +210,12 @@ export const OFFLINE_MAX_AGE_HOURS_MAX = 720;
 export const SYNC_QUEUED_MAX = 1_000_000;
 
 /**
- * How many acknowledged messages (pull, push, status) one connection may send: on average
- * SYNC_MESSAGES_PER_SECOND, and up to SYNC_MESSAGE_BURST at once (a token bucket). A kiosk sends
+ * How many acknowledged messages (pull, push, status) one terminal may send, all its connections
+ * to a server process together: on average SYNC_MESSAGES_PER_SECOND, and up to
+ * SYNC_MESSAGE_BURST at once (a token bucket). A kiosk sends
  * one push or pull at a time and a few a second when it catches up; a connection that sends more
- * (a loop) is answered the SyncFailure `rate_limited` without the server reading or writing
- * anything, and may send again a moment later.
+ * (a loop, or many sockets) is answered the SyncFailure `rate_limited` without the server reading
+ * or writing anything, and may send again a moment later.
  */
 export const SYNC_MESSAGES_PER_SECOND = 50;
 export const SYNC_MESSAGE_BURST = 200;

@@ -34,7 +34,7 @@ import { ApiError } from '../http/errors.ts';
 import { requireWallet } from '../modules/wallets/index.ts';
 import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordContact, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSalesAfter } from '../modules/offline/index.ts';
 import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
-import { messageBudget } from './message-budget.ts';
+import { terminalBudgets } from './message-budget.ts';
 import { pullBatchSize } from './pull-batch-size.ts';
 import { findProducts, productDocument, productsAfter } from '../modules/products/index.ts';
 
@@ -153,6 +153,8 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     };
   }
 
+  const budgets = terminalBudgets(SYNC_MESSAGES_PER_SECOND, SYNC_MESSAGE_BURST);
+
   namespace.use((socket, next) => {
     authenticate((socket.handshake.auth as { token?: unknown } | undefined)?.token).then(
       (result) => {
@@ -182,7 +184,9 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
 
     // A kiosk in a loop would otherwise cost a terminal lookup and a write per message, and grow
     // this connection's queue without bound: over its budget, it is refused before any of that.
-    const budget = messageBudget(SYNC_MESSAGES_PER_SECOND, SYNC_MESSAGE_BURST);
+    // The budget is the terminal's, shared by all its connections to this process.
+    const { budget, leave } = budgets.join(terminal.terminalId);
+    socket.on('disconnect', leave);
 
     const handle = <Request, Answer>(event: string, work: (request: Request, current: TerminalSyncRow) => Promise<Answer>) => {
       socket.on(event, (request: Request, ack: unknown) => {

@@ -103,6 +103,25 @@ for (const target of await databaseTargets()) {
       socket.disconnect();
     });
 
+    it('shares one budget between all the connections of a terminal: four sockets flooding together get one burst', async () => {
+      const s = server();
+      const merchant = await s.createMerchant();
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const terminal = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 7' } });
+      const sockets = await Promise.all(Array.from({ length: 4 }, async () => (await connectTerminal(s, `term.${terminal.body.token}`)).socket));
+      const each = SYNC_MESSAGE_BURST;
+      const answers = (await Promise.all(sockets.flatMap((socket) => Array.from({ length: each }, (_, index) => socket.timeout(20_000).emitWithAck(SYNC_EVENTS.status, { queued: index }))))) as ({ ok: true } | { code: string })[];
+      const stored = answers.filter((answer) => !('code' in answer)).length;
+      assert.ok(answers.every((answer) => !('code' in answer) || answer.code === 'rate_limited'));
+      // One burst and what refilled meanwhile, not four bursts.
+      assert.ok(stored >= SYNC_MESSAGE_BURST && stored < 2 * SYNC_MESSAGE_BURST, `${stored} of ${answers.length} stored`);
+      // Another terminal of the same merchant is not held back by this one.
+      const other = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 8' } });
+      const { socket: otherSocket } = await connectTerminal(s, `term.${other.body.token}`);
+      assert.deepEqual(await otherSocket.timeout(5_000).emitWithAck(SYNC_EVENTS.status, { queued: 1 }), { ok: true });
+      for (const socket of [...sockets, otherSocket]) socket.disconnect();
+    });
+
     it('renames a terminal with PATCH {name}: trimmed, listed, and heard by the connected kiosk', async () => {
       const s = server();
       const merchant = await s.createMerchant();
