@@ -58,6 +58,13 @@ export async function findWallet(db: Queryable, handle: string, mode: Mode): Pro
   return row;
 }
 
+/** The wallets of these handles in one mode, by handle, in one query (a handle no wallet holds is absent). */
+export async function findWalletsByHandle(db: Queryable, handles: readonly string[], mode: Mode): Promise<Map<string, WalletRow>> {
+  if (handles.length === 0) return new Map();
+  const rows = await db.query<WalletRow>(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE handle = ANY($1::text[]) AND mode = $2`, [[...new Set(handles)], mode]);
+  return new Map(rows.map((row) => [row.handle, row]));
+}
+
 export async function findWalletById(db: Queryable, id: string): Promise<WalletRow | undefined> {
   const [row] = await db.query<WalletRow>(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE id = $1`, [id]);
   return row;
