@@ -47,10 +47,11 @@ for (const target of await databaseTargets()) {
     }
 
     /** The screen at every kiosk size: all its controls on screen, a screenshot, and (once) axe-core. */
-    async function atEverySize(page: Page, root: string, name: string): Promise<void> {
+    async function atEverySize(page: Page, root: string, name: string, check?: (size: string) => Promise<void>): Promise<void> {
       for (const size of KIOSK_SIZES) {
         await page.setViewportSize(size);
         await assertControlsOnScreen(page, root, `${name} at ${size.width}x${size.height}`);
+        await check?.(`${name} at ${size.width}x${size.height}`);
         await page.screenshot({ path: `${SHOTS}${name}-${size.width}x${size.height}-${target.name}.png` });
       }
       await page.setViewportSize(KIOSK.viewport);
@@ -123,7 +124,11 @@ for (const target of await databaseTargets()) {
         assert.equal(await page.locator('#amount-display').innerText(), language === 'fr' ? '1\u202f250' : '1,250', 'the keypad display groups as the language does');
         assert.equal(await page.locator('#key-dot').innerText(), language === 'fr' ? ',' : '.');
         assert.equal(await page.locator('#charge-button').innerText(), language === 'fr' ? 'Encaisser 1\u202f250,00\u00a0NGN' : 'Charge NGN\u00a01,250.00');
-        await atEverySize(page, '#sale', `i18n-${language}-sale`);
+        await atEverySize(page, '#sale', `i18n-${language}-sale`, async (where) => {
+          // The shop's @handle is read whole: never broken across lines, never cut short.
+          const handle = await page.locator('#who .handle').evaluate((element) => ({ rects: element.getClientRects().length, cut: element.scrollWidth > element.clientWidth + 1, text: element.textContent }));
+          assert.deepEqual({ rects: handle.rects, cut: handle.cut }, { rects: 1, cut: false }, `${where}: the handle ${handle.text} is on one line and whole`);
+        });
         await page.click('#charge-button');
         await page.locator('#waiting #qr svg').waitFor();
         assert.equal(await page.locator('#waiting h1').innerText(), language === 'fr' ? 'En attente du paiement' : 'Waiting for payment');
