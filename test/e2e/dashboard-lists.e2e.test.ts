@@ -290,7 +290,10 @@ for (const target of await databaseTargets()) {
       await pagerSays('1–1 of 1');
       await page.locator('select[name=active]').selectOption('true');
       await pagerSays('1–20 of 21');
-      await page.getByRole('button', { name: 'Next' }).first().click(); // the list's pager; the open link's details have their own
+      // Two pagers on the page, told apart by their names: the links' and the open link's payments'.
+      const pagers = await page.getByRole('navigation').filter({ has: page.getByRole('button', { name: 'Next' }) }).evaluateAll((navs) => navs.map((nav) => nav.getAttribute('aria-label')));
+      assert.deepEqual(pagers, ['Pages: Payment links', 'Pages: Payments received']);
+      await page.getByRole('navigation', { name: 'Pages: Payment links' }).getByRole('button', { name: 'Next' }).click();
       await pagerSays('21–21 of 21');
       const paid = page.locator(`tr[data-row="${made.paidLinkId}"]`);
       assert.equal(await text(paid.locator('td').nth(3)), String(LINK_PAYMENTS));

@@ -11,6 +11,7 @@ export const dashboardEn = {
   previous: 'Previous',
   next: 'Next',
   pageOf: '{{from}}–{{to}} of {{total}}',
+  pagesOf: 'Pages: {{list}}',
   never: 'Never',
   none: 'None',
   ...dashboardListsEn,

@@ -12,6 +12,7 @@ export const dashboardFr: Messages['dashboard'] = {
   previous: 'Précédent',
   next: 'Suivant',
   pageOf: '{{from}}–{{to}} sur {{total}}',
+  pagesOf: 'Pages : {{list}}',
   never: 'Jamais',
   none: 'Aucun',
   ...dashboardListsFr,

@@ -12,6 +12,7 @@ export const dashboardPt: Messages['dashboard'] = {
   previous: 'Anterior',
   next: 'Seguinte',
   pageOf: '{{from}}–{{to}} de {{total}}',
+  pagesOf: 'Páginas: {{list}}',
   never: 'Nunca',
   none: 'Nenhum',
   ...dashboardListsPt,

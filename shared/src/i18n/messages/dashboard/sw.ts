@@ -12,6 +12,7 @@ export const dashboardSw: Messages['dashboard'] = {
   previous: 'Iliyotangulia',
   next: 'Inayofuata',
   pageOf: '{{from}}–{{to}} kati ya {{total}}',
+  pagesOf: 'Kurasa: {{list}}',
   never: 'Kamwe',
   none: 'Hakuna',
   ...dashboardListsSw,
