@@ -111,7 +111,9 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   ['getPosSession', { 404: ['session_not_found'] }],
   ['tapPosSession', { 403: ['tag_disabled', 'pin_required', ...WALLET_PIN[403]], 404: ['session_not_found', 'tag_not_found'], 409: ['session_not_pending', 'out_of_stock', 'product_unavailable'], 410: ['session_expired'], 429: WALLET_PIN[429] }],
   ['cancelPosSession', { 404: ['session_not_found'], 409: ['session_not_pending'], 410: ['session_expired'] }],
-  ['payPosSession', { 400: ['payer_is_merchant'], 404: ['session_not_found'], 409: ['session_not_pending'], 410: ['session_expired'] }],
+  // A merchant paying its own session is not refused: the session ends failed, with an
+  // errorMessage that says so (200), as a tap by the merchant's own wearable does.
+  ['payPosSession', { 404: ['session_not_found'], 409: ['session_not_pending'], 410: ['session_expired'] }],
   ['createCheckoutSession', { 400: MONEY_INPUT[400], 403: ['origin_not_allowed'] }],
   ['getCheckoutSession', { 404: ['checkout_session_not_found'] }],
   ['payCheckoutSession', { 400: ['payer_is_merchant', 'phone_required', 'pin_required'], 403: WALLET_PIN[403], 404: ['checkout_session_not_found', 'wallet_not_found'], 409: ['checkout_session_not_open'], 410: ['checkout_session_expired'], 422: ['insufficient_funds', 'rail_unavailable'], 429: WALLET_PIN[429] }],
