@@ -5,6 +5,7 @@
 // axe-core on each page; screenshots at 1366x768 and 1024x768 under test-artifacts/dashboard/.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { type Socket, io } from 'socket.io-client';
@@ -319,6 +320,14 @@ for (const target of await databaseTargets()) {
       await pagerSays('11–11 of 11', detail);
       assert.deepEqual(await paymentRows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-row'))), made.linkPaymentIds.slice(10));
       await pagerSays('21–21 of 21');
+
+      // The link's payments as a CSV file: all eleven, not the page on screen.
+      const [csvFile] = await Promise.all([page.waitForEvent('download'), detail.getByRole('button', { name: 'Export to CSV' }).click()]);
+      assert.equal(csvFile.suggestedFilename(), `payment-link-${made.paidLinkId}-payments.csv`);
+      const csv = readFileSync(await csvFile.path(), 'utf8').split('\r\n').filter(Boolean).map((line) => line.slice(1, -1).split('","'));
+      assert.deepEqual(csv[0], ['id', 'status', 'amount', 'currency', 'fee', 'rail', 'receiver', 'payer', 'paymentLinkId', 'reference', 'createdAt']);
+      assert.deepEqual(csv.slice(1).map((row) => row[0]), made.linkPaymentIds);
+      assert.deepEqual([...new Set(csv.slice(1).map((row) => [row[1], row[2], row[3], row[4], row[8]].join(' ')))], [`completed 1000 NGN 15 ${made.paidLinkId}`]);
     });
 
     it('bills: status and type filters, paging, a prepaid token and a refusal in the details', async () => {

@@ -1,3 +1,5 @@
+import type { PaymentRecord } from '@tapline/shared/schemas';
+
 /** The largest CSV file the dashboard reads: 500 rows (an import's most) fit many times over. */
 export const CSV_MAX_BYTES = 1_000_000;
 
@@ -67,4 +69,10 @@ export function download(name: string, text: string): void {
   link.download = name;
   link.click();
   URL.revokeObjectURL(link.href);
+}
+
+/** Payments as the dashboard exports them (the Payments page, a payment link's payments). */
+export function paymentsCsv(payments: readonly PaymentRecord[]): string {
+  const header = ['id', 'status', 'amount', 'currency', 'fee', 'rail', 'receiver', 'payer', 'paymentLinkId', 'reference', 'createdAt'];
+  return toCsv(header, payments.map((row) => [row.id, row.status, row.amount, row.currency, row.fee, row.rail, row.receiverName, row.senderName, row.paymentLinkId, row.reference, row.createdAt]));
 }
