@@ -31,8 +31,8 @@ import { type Database, isDatabaseUnavailable } from '../db/database.ts';
 import { PostgresDatabase, sidePool } from '../db/postgres.ts';
 import { resolveCredential } from '../auth/principal.ts';
 import { ApiError } from '../http/errors.ts';
-import { requireWallet } from '../modules/wallets/index.ts';
-import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordContact, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSalesAfter } from '../modules/offline/index.ts';
+import { type WalletRow, requireWallet } from '../modules/wallets/index.ts';
+import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordContact, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSettlementLimits, terminalSalesAfter } from '../modules/offline/index.ts';
 import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
 import { terminalBudgets } from './message-budget.ts';
 import { pullBatchSize } from './pull-batch-size.ts';
@@ -186,6 +186,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     // this connection's queue without bound: over its budget, it is refused before any of that.
     // The budget is the terminal's, shared by all its connections to this process.
     const { budget, leave } = budgets.join(terminal.terminalId);
+    let merchantWallet: Promise<WalletRow> | undefined;
     socket.on('disconnect', leave);
 
     const handle = <Request, Answer>(event: string, work: (request: Request, current: TerminalSyncRow) => Promise<Answer>) => {
@@ -235,14 +236,20 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       if (!collection.push) return failure('pull_only', `${String(request.collection)} is replicated from the server only: the terminal cannot push it`);
       if (!Array.isArray(request.rows) || request.rows.length > SYNC_BATCH_SIZE_MAX) return failure('invalid_push', `rows must be an array of at most ${SYNC_BATCH_SIZE_MAX}`);
       const documents = request.rows.map((row: unknown) => (typeof row === 'object' && row !== null ? (row as { newDocumentState?: unknown }).newDocumentState : undefined));
-      const wallet = await requireWallet(db, terminal.handle, terminal.mode);
+      // The merchant's wallet in the terminal's mode never changes: looked up once per connection
+      // (again after a failed lookup). The terminal's row, with its limits, is read every message.
+      merchantWallet ??= requireWallet(db, terminal.handle, terminal.mode).catch((error: unknown) => {
+        merchantWallet = undefined;
+        throw error;
+      });
+      const wallet = await merchantWallet;
       const pushTerminal: PushTerminal = {
         terminalId: terminal.terminalId,
         merchantId: terminal.merchantId,
         mode: terminal.mode,
         wallet,
         createdAt: current.created_at,
-        limits: await terminalOfflineLimits(context, current),
+        limits: await terminalSettlementLimits(context, current),
       };
       const answer = await collection.push(pushTerminal, documents);
       recordSyncPush(request.collection, documents.length);

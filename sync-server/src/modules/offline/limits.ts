@@ -10,7 +10,10 @@ import type { TerminalSyncRow } from './store.ts';
  * down; if no rate is known the default is 0 (no offline payments), never a guess. The largest
  * offline tap is the currency's default no-PIN limit per tap (modules/wearables/no-pin-limits.ts).
  */
-export async function terminalOfflineLimits(context: Pick<AppContext, 'config' | 'fx' | 'db'>, terminal: TerminalSyncRow): Promise<OfflineLimits> {
+/** What a push is judged by: the hello's limits but the largest offline tap (each tap meets its own tag's no-PIN limit). */
+export type SettlementLimits = Omit<OfflineLimits, 'noPinPerTapMaxMinor'>;
+
+export async function terminalSettlementLimits(context: Pick<AppContext, 'config' | 'fx'>, terminal: TerminalSyncRow): Promise<SettlementLimits> {
   const currency = terminal.merchant_currency;
   const fromUsd = async (dollars: number): Promise<number> => {
     if (dollars === 0) return 0;
@@ -26,6 +29,10 @@ export async function terminalOfflineLimits(context: Pick<AppContext, 'config' |
     perPaymentMaxMinor: terminal.offline_per_payment_max ?? (await fromUsd(context.config.offlinePerPaymentUsd)),
     totalMaxMinor: terminal.offline_total_max ?? (await fromUsd(context.config.offlineTotalUsd)),
     maxAgeSeconds: terminal.offline_max_age_seconds ?? context.config.offlineMaxAgeHours * 3600,
-    noPinPerTapMaxMinor: (await noPinLimitDefault(context.db, currency))?.perTap ?? 0,
   };
+}
+
+export async function terminalOfflineLimits(context: Pick<AppContext, 'config' | 'fx' | 'db'>, terminal: TerminalSyncRow): Promise<OfflineLimits> {
+  const limits = await terminalSettlementLimits(context, terminal);
+  return { ...limits, noPinPerTapMaxMinor: (await noPinLimitDefault(context.db, limits.currency))?.perTap ?? 0 };
 }

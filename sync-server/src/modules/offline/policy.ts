@@ -1,4 +1,5 @@
-import { OFFLINE_MAX_AGE_HOURS_MAX, type OfflineLimits } from '@tapline/shared/sync-protocol';
+import { OFFLINE_MAX_AGE_HOURS_MAX } from '@tapline/shared/sync-protocol';
+import type { SettlementLimits } from './limits.ts';
 import { toMajor } from '@tapline/shared/money';
 import { type PushedCollection, pushedDocumentProblems } from '@tapline/shared/sync-documents';
 import type { Queryable } from '../../db/database.ts';
@@ -77,7 +78,7 @@ export function timeDecline(capturedAt: Date, now: Date, terminalCreatedAt: Date
 /** The rules of an offline payment that need no database: time, age and, for a tap, its limits. */
 export function paymentPolicyDecline(
   payment: { kind: 'tap' | 'qr'; amount: number; currency: string; capturedAt: Date },
-  limits: OfflineLimits,
+  limits: SettlementLimits,
   terminalCreatedAt: Date,
   now: Date,
 ): PolicyDecline | null {
@@ -100,7 +101,7 @@ export function paymentPolicyDecline(
   return null;
 }
 
-export const exposureDecline = (limits: OfflineLimits): PolicyDecline => ({
+export const exposureDecline = (limits: SettlementLimits): PolicyDecline => ({
   code: 'offline_exposure_limit',
   reason: `The offline taps this terminal took before it reached the server add up to more than its limit (${toMajor(limits.totalMaxMinor, limits.currency)} ${limits.currency})`,
 });

@@ -1,8 +1,9 @@
-import type { OfflineLimits, PushRejection, SyncDocument } from '@tapline/shared/sync-protocol';
+import type { PushRejection, SyncDocument } from '@tapline/shared/sync-protocol';
 import type { Database, Queryable } from '../../db/database.ts';
 import { PG_ERROR, isDatabaseUnavailable, pgErrorCode } from '../../db/database.ts';
 import { inSavepoint as inNamedSavepoint } from '../../db/savepoint.ts';
 import type { Mode } from '../../auth/secrets.ts';
+import type { SettlementLimits } from './limits.ts';
 import { documentId } from './settlement.ts';
 import { reserveTerminalSeqs } from './store.ts';
 
@@ -14,7 +15,7 @@ export interface PushTerminal {
   /** The merchant's wallet in the terminal's mode: where offline payments land, what gift cards are issued from. */
   wallet: { id: string; handle: string; currency: string; mode: Mode };
   createdAt: Date;
-  limits: OfflineLimits;
+  limits: SettlementLimits;
 }
 
 /** A pushed document with a usable id, and the change number it settles under. */
