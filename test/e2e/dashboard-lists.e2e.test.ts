@@ -212,7 +212,7 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(timeline, ['Opened', 'Completed']);
       assert.equal(await page.evaluate('document.activeElement?.tagName'), 'H2', 'focus moves to the opened record');
       await assertAccessible(page, 'POS sessions');
-      await shoot(page, target.name, 'pos-sessions');
+      await shoot(page, target.name, 'pos-sessions', ['1366x768', '1024x768', '390x844']);
     });
 
     it('offline payments: the verdict and the decline reason in words, filters, paging, a payment\'s timeline', async () => {

@@ -52,7 +52,7 @@ for (const target of await databaseTargets()) {
       await browser?.close();
     });
 
-    const shoot = (name: string) => shootDashboard(page, target.name, name);
+    const shoot = (name: string, sizes?: Parameters<typeof shootDashboard>[3]) => shootDashboard(page, target.name, name, sizes);
 
     it('renames a terminal, sets its offline limits and its manager PIN', async () => {
       await openDashboardPage(page, 'terminals');
@@ -139,7 +139,7 @@ for (const target of await databaseTargets()) {
       const detail = await server().request<{ analytics: { issuedCount: number; issuedValue: number } }>('GET', `/api/merchant/gift-card-programs/${programId}`, { headers: key });
       assert.deepEqual([detail.body.analytics.issuedCount, detail.body.analytics.issuedValue], [1, 15]);
       await assertAccessible(page, 'programs and rewards');
-      await shoot('rewards');
+      await shoot('rewards', ['1366x768', '1024x768', '390x844']);
     });
 
     it('issues three cards in one batch and charts the analytics with their numbers in a table', async () => {
@@ -207,7 +207,7 @@ for (const target of await databaseTargets()) {
       await page.getByRole('button', { name: 'Show' }).click();
       await waitForExpression(page, `document.querySelectorAll('tr[data-product]').length === 2`);
       await assertAccessible(page, 'catalogue');
-      await shoot('catalogue');
+      await shoot('catalogue', ['1366x768', '1024x768', '390x844']);
 
       await page.locator(`tr[data-product="${product.id}"]`).getByRole('button', { name: 'Archive' }).click();
       await waitForExpression(page, `document.querySelectorAll('tr[data-product]').length === 1`);
@@ -272,7 +272,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await line('net'), 'Net NGN 1,000.00');
       assert.equal(await line('gross'), 'Gross NGN 1,100.00');
       await assertAccessible(page, 'day reports');
-      await shoot('reports');
+      await shoot('reports', ['1366x768', '1024x768', '390x844']);
 
       const [download] = await Promise.all([page.waitForEvent('download'), detail.getByRole('button', { name: 'Export to CSV' }).click()]);
       assert.equal(download.suggestedFilename(), `z-report-1-${terminal.id}.csv`);

@@ -70,7 +70,7 @@ for (const target of await databaseTargets()) {
       assert.equal(new URL(page.url()).pathname, '/dashboard/');
       await page.locator('input[name=email]').waitFor();
       await assertAccessible(page, 'sign-in');
-      await shoot(page, 'sign-in');
+      await shoot(page, 'sign-in', ['1366x768', '1024x768', '390x844']);
       await page.locator('input[name=email]').fill(email);
       await page.locator('input[name=password]').fill('wrong password!');
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -109,7 +109,7 @@ for (const target of await databaseTargets()) {
       assert.ok(canvas.width > 300 && canvas.height > 100, JSON.stringify(canvas));
       assert.equal((await page.locator('[data-balance="NGN"]').innerText()).replace(/\s/g, ' '), 'NGN 1,000,042.50');
       await assertAccessible(page, 'overview');
-      await shoot(page, 'overview');
+      await shoot(page, 'overview', ['1366x768', '1024x768', '390x844']);
     });
 
     it('creates a terminal and shows its pairing code and QR code', async () => {
@@ -126,7 +126,7 @@ for (const target of await databaseTargets()) {
       const paired = await server().request('POST', '/api/terminals/pair', { body: { code } });
       assert.equal(paired.status, 200, 'the code shown pairs a kiosk');
       await assertAccessible(page, 'terminals');
-      await shoot(page, 'terminals');
+      await shoot(page, 'terminals', ['1366x768', '1024x768', '390x844']);
     });
 
     it('imports gift cards from a CSV file: good rows issued with their codes, a bad row reported', async () => {
@@ -149,7 +149,7 @@ for (const target of await databaseTargets()) {
       const verified = await server().request('GET', `/api/gift-cards/verify?code=${encodeURIComponent(codes[0]!)}`);
       assert.equal(verified.status, 200, 'the code shown is the card\'s');
       await assertAccessible(page, 'gift cards');
-      await shoot(page, 'gift-cards');
+      await shoot(page, 'gift-cards', ['1366x768', '1024x768', '390x844']);
     });
 
     it('reads a spreadsheet\'s Windows-1252 CSV with its accents, and refuses a file over 1 MB without sending it', async () => {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { ensureDashboardBuilt } from '@tapline/dashboard/build';
 import { ADMIN, type TestServer, uniqueHandle } from '@tapline/sync-server/testing';
+import { assertAccessible } from './axe.ts';
 
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
 /** Built once for every suite (a fresh build is reused: ensureDashboardBuilt). */
@@ -33,6 +34,8 @@ export async function shoot(page: Page, prefix: string, name: string, sizes: rea
     // A page wider than the window hides its last column behind a sideways scroll.
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     assert.ok(overflow <= 0, `${name} at ${label} is ${overflow} px wider than the window`);
+    // On a phone the menu wraps and lists scroll in their own box: checked there as on a desktop.
+    if (viewport.width < 600) await assertAccessible(page, `${name} at ${label}`);
   }
   await page.setViewportSize(DESKTOP);
 }
