@@ -142,6 +142,7 @@ for (const target of await databaseTargets()) {
       const codes = await page.locator('[data-card-code]').allInnerTexts();
       assert.equal(codes.length, 2);
       await page.locator('tr[data-card]').nth(1).waitFor();
+      assert.deepEqual(await page.locator('tr[data-card] [data-status]').allInnerTexts(), ['Active', 'Active'], 'statuses in words');
       const cards = await server().request<{ data: { amount: number; message: string | null }[]; total: number }>('GET', '/api/merchant/gift-cards', { headers: { 'x-merchant-api-key': owner.merchant.testKey } });
       assert.equal(cards.body.total, 2);
       assert.deepEqual(cards.body.data.map((card) => card.amount).sort((a, b) => a - b), [10.5, 25]);

@@ -30,6 +30,9 @@ export const dashboardListsEn = {
     partially_failed: 'Partly failed',
     past_due: 'Past due',
     reversed: 'Reversed',
+    scheduled: 'Scheduled',
+    used: 'Used',
+    refunded: 'Refunded',
   },
   posSessions: {
     heading: 'POS sessions',

@@ -30,6 +30,9 @@ export const dashboardListsFr: Pick<Messages['dashboard'], keyof typeof dashboar
     partially_failed: 'Échec partiel',
     past_due: 'En retard',
     reversed: 'Contrepassé',
+    scheduled: 'Programmé',
+    used: 'Utilisé',
+    refunded: 'Remboursé',
   },
   posSessions: {
     heading: 'Sessions de caisse',

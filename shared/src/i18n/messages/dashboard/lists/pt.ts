@@ -30,6 +30,9 @@ export const dashboardListsPt: Pick<Messages['dashboard'], keyof typeof dashboar
     partially_failed: 'Falha parcial',
     past_due: 'Em atraso',
     reversed: 'Estornado',
+    scheduled: 'Agendado',
+    used: 'Utilizado',
+    refunded: 'Reembolsado',
   },
   posSessions: {
     heading: 'Sessões de caixa',

@@ -30,6 +30,9 @@ export const dashboardListsSw: Pick<Messages['dashboard'], keyof typeof dashboar
     partially_failed: 'Imeshindwa kwa sehemu',
     past_due: 'Imechelewa',
     reversed: 'Imerejeshwa',
+    scheduled: 'Imepangwa',
+    used: 'Imetumika',
+    refunded: 'Imerejeshewa pesa',
   },
   posSessions: {
     heading: 'Vipindi vya mauzo',
