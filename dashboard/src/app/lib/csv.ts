@@ -1,4 +1,5 @@
 import type { PaymentRecord } from '@tapline/shared/schemas';
+import type { Words } from './i18n.ts';
 
 /** The largest CSV file the dashboard reads: 500 rows (an import's most) fit many times over. */
 export const CSV_MAX_BYTES = 1_000_000;
@@ -55,6 +56,22 @@ export function csvRecords(text: string): Record<string, string>[] {
   if (!header) return [];
   const names = header.map((name) => name.trim());
   return rows.map((row) => Object.fromEntries(names.flatMap((name, index) => (row[index]?.trim() ? [[name, row[index]!.trim()]] : []))));
+}
+
+/**
+ * An uploaded CSV file's rows as records, the `numeric` columns' numbers sent as numbers (the API
+ * judges every row on its own), or the sentence that says why there are none: a file over
+ * CSV_MAX_BYTES, or no row under the header.
+ */
+export async function uploadedRows(w: Words, file: Blob, numeric: readonly string[]): Promise<{ rows: Record<string, unknown>[] } | { error: string }> {
+  const text = await readCsvFile(file);
+  if (text === null) return { error: w.t('dashboard.giftCards.fileTooLarge', { limit: '1 MB' }) };
+  const rows = csvRecords(text).map((record) => {
+    const row: Record<string, unknown> = { ...record };
+    for (const key of numeric) if (key in record && record[key] !== '' && !Number.isNaN(Number(record[key]))) row[key] = Number(record[key]);
+    return row;
+  });
+  return rows.length === 0 ? { error: w.t('dashboard.giftCards.noRows') } : { rows };
 }
 
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
