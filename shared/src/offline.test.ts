@@ -71,15 +71,37 @@ describe('offline exposure policy', () => {
     assert.equal(code(offlineDecision(limits, [queued(100, 61)], { amountMinor: 100, currency: 'NGN' }, NOW)), 'offline_sync_overdue');
     assert.equal(code(offlineDecision(limits, [], { amountMinor: 100, currency: 'KES' }, NOW)), 'offline_currency_not_allowed');
     const withNoPin = { ...limits, noPinPerTapMaxMinor: 2_000 };
-    assert.equal(code(offlineDecision(withNoPin, [], { amountMinor: 2_001, currency: 'NGN' }, NOW)), 'offline_over_no_pin_limit', 'a tap above the no-PIN limit needs a PIN');
+    assert.equal(code(offlineDecision(withNoPin, [], { amountMinor: 2_001, currency: 'NGN' }, NOW)), 'pin_required', 'a tap above the no-PIN limit needs a PIN: the code online taps get');
     assert.equal(code(offlineDecision(withNoPin, [], { amountMinor: 2_000, currency: 'NGN' }, NOW)), 'ok');
     assert.equal(code(offlineDecision(withNoPin, [], { amountMinor: 2_001, currency: 'NGN', voucherId: 'oqr_1' }, NOW)), 'ok', 'a voucher is not a tap');
     assert.equal(code(offlineDecision(limits, [], { amountMinor: 100, currency: 'NGN', voucherId: 'oqr_1' }, NOW, new Set(['oqr_1']))), 'voucher_already_used');
   });
 
-  it('counts only payments still queued: settled ones free the exposure and do not age', () => {
-    const settled = [queued(25_000, 600, 'accepted')];
+  it('counts only payments still queued against what it holds: settled ones free that exposure and do not age', () => {
+    const yesterday = (NOW.getTime() - Date.parse(`${NOW.toISOString().slice(0, 10)}T00:00:00Z`)) / 60_000 + 600;
+    const settled = [queued(25_000, yesterday, 'accepted')];
     assert.deepEqual(offlineDecision(limits, settled, { amountMinor: 10_000, currency: 'NGN' }, NOW), { ok: true });
+    // A voucher settled today is not a tap: the day's tap total is untouched.
+    const voucher = { ...queued(25_000, 1, 'accepted'), kind: 'qr' as const, voucherId: 'oqr_1' };
+    assert.deepEqual(offlineDecision(limits, [voucher], { amountMinor: 10_000, currency: 'NGN' }, NOW), { ok: true });
+  });
+
+  it('holds the taps it took on one UTC day, settled or not, to the total: reconnecting opens nothing new', () => {
+    const code = (decision: ReturnType<typeof offlineDecision>) => (decision.ok ? 'ok' : decision.code);
+    const today = [queued(10_000, 1, 'accepted'), queued(10_000, 1, 'accepted')];
+    assert.equal(code(offlineDecision(limits, today, { amountMinor: 5_000, currency: 'NGN' }, NOW)), 'ok');
+    assert.equal(code(offlineDecision(limits, today, { amountMinor: 5_001, currency: 'NGN' }, NOW)), 'offline_exposure_limit');
+    assert.equal(code(offlineDecision(limits, [...today, { ...queued(10_000, 1), status: 'declined' as const }], { amountMinor: 5_000, currency: 'NGN' }, NOW)), 'ok', 'a declined tap took nothing');
+  });
+
+  it('takes at most the no-PIN day limit from one tag in a UTC day', () => {
+    const code = (decision: ReturnType<typeof offlineDecision>) => (decision.ok ? 'ok' : decision.code);
+    const noPin = { ...limits, noPinPerTapMaxMinor: 5_000, noPinPerDayMaxMinor: 8_000 };
+    const taken = [{ ...queued(5_000, 1, 'accepted'), kind: 'tap' as const, tagId: 'TG00000001' }, { ...queued(2_000, 2), kind: 'tap' as const, tagId: 'TG00000001' }];
+    assert.equal(code(offlineDecision(noPin, taken, { amountMinor: 1_000, currency: 'NGN', tagId: 'TG00000001' }, NOW)), 'ok');
+    assert.equal(code(offlineDecision(noPin, taken, { amountMinor: 1_001, currency: 'NGN', tagId: 'TG00000001' }, NOW)), 'pin_required');
+    assert.equal(code(offlineDecision(noPin, taken, { amountMinor: 5_000, currency: 'NGN', tagId: 'TG00000002' }, NOW)), 'ok', 'another tag');
+    assert.equal(code(offlineDecision(noPin, taken, { amountMinor: 5_000, currency: 'NGN' }, NOW)), 'ok', 'no tag read yet: the per-tap and total rules only');
   });
 });
 

@@ -179,17 +179,27 @@ export interface OfflineLimits {
   currency: string;
   /** The largest single offline payment. */
   perPaymentMaxMinor: number;
-  /** The most the terminal may hold in unsettled (queued) offline payments at once. */
+  /**
+   * The most the terminal may hold in unsettled (queued) offline payments at once, and the most its
+   * offline taps taken on one UTC day may add up to (the server declines the rest
+   * `offline_exposure_limit`, however many connections they come over).
+   */
   totalMaxMinor: number;
   /** A queued payment older than this stops further offline payments until the terminal syncs. */
   maxAgeSeconds: number;
   /**
    * The largest offline tap: the default no-PIN limit per tap in this currency. A tap above it
    * needs the holder's PIN, which cannot be checked offline; a holder may have lowered their own
-   * tag's, and the server declines a tap above the tag's own (`no_pin_limit_exceeded`).
+   * tag's, and the server declines a tap above the tag's own (`pin_required`).
    * Absent from servers older than the no-PIN limits.
    */
   noPinPerTapMaxMinor?: number;
+  /**
+   * The default no-PIN limit per UTC day in this currency: the kiosk takes no more from one tag in
+   * a day (its own taps of that tag on that day), and the server declines what the tag's own day
+   * budget, spent by every merchant online and offline, cannot pay (`pin_required`).
+   */
+  noPinPerDayMaxMinor?: number;
 }
 
 export interface OfflineQrKey {

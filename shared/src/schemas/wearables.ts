@@ -114,6 +114,29 @@ export const TagActivity = Type.Object({
   at: Timestamp,
 });
 
+/** GET /api/wallet/wearables/<tagId>/merchants: a merchant that may charge the tag without the holder's PIN. */
+export const TagMerchant = Type.Object({
+  merchant: Type.Object({ handle: Type.String({ description: 'The merchant\'s @handle' }), name: Type.String() }),
+  source: literalUnion(['registered', 'pin', 'holder'] as const, {
+    description:
+      'registered: the merchant registered the tag with the holder\'s consent (or in test mode); pin: the holder paid it with the tag and ' +
+      'her PIN; holder: the holder added it',
+  }),
+  addedAt: Timestamp,
+});
+export type TagMerchant = Static<typeof TagMerchant>;
+
+/** POST /api/wallet/wearables/<tagId>/merchants. */
+export const AddTagMerchantBody = Type.Object({
+  handle: HandleInput,
+});
+
+/** DELETE /api/wallet/wearables/<tagId>/merchants/<handle>. */
+export const RemovedTagMerchant = Type.Object({
+  handle: Type.String({ description: 'The merchant\'s @handle' }),
+  deleted: Type.Literal(true),
+});
+
 /** GET /api/tap/<tagId>: public. */
 export const TapResolveResponse = Type.Object({
   tagId: Type.String(),

@@ -200,8 +200,9 @@ export async function lockWalletAccounts(tx: Queryable, walletIds: readonly stri
 /**
  * offline_post_taps: the offline taps of one push to one merchant's wallet, in the order given,
  * each a person-to-merchant transfer (kind offline_tap) through ledger_post_transfer that spends
- * its offline window's budget (`windows`: 1-based index into `budgets`). Answers each tap's
- * result: created, exists, offline_exposure_limit, or the ledger rule that failed.
+ * the terminal's offline budget of its capture day (`windows`: 1-based index into `budgets`) and
+ * its tag's no-PIN day budget (db/functions/no_pin_budget.sql). Answers each tap's result:
+ * created, exists, offline_exposure_limit, pin_required, or the ledger rule that failed.
  */
 export async function postOfflineTaps(
   tx: Queryable,
@@ -209,17 +210,30 @@ export async function postOfflineTaps(
     mode: Mode;
     merchantWalletId: string;
     currency: string;
-    taps: readonly { id: string; payerWalletId: string; amount: number; metadata: Record<string, unknown> }[];
+    taps: readonly {
+      id: string;
+      payerWalletId: string;
+      amount: number;
+      metadata: Record<string, unknown>;
+      /** The tag that paid, locked by the caller, and its no-PIN limit per UTC day (minor units). */
+      tagId: string;
+      noPinPerDay: number;
+      /** The UTC day the terminal took the tap (YYYY-MM-DD). */
+      capturedOn: string;
+    }[];
     windows: readonly number[];
     budgets: readonly number[];
+    /** The UTC day of the settlement (YYYY-MM-DD): a tap taken on an earlier day counts on both. */
+    settledOn: string;
   },
 ): Promise<string[]> {
   for (const tap of batch.taps) if (!Number.isSafeInteger(tap.amount) || tap.amount <= 0) throw new LedgerError('amount_must_not_be_zero');
   const [row] = await tx.query<{ results: string[] }>(
-    'SELECT offline_post_taps($1, $2, $3, $4::text[], $5::text[], $6::int8[], $7::jsonb[], $8::int4[], $9::int8[]) AS results',
+    'SELECT offline_post_taps($1, $2, $3, $4::text[], $5::text[], $6::int8[], $7::jsonb[], $8::int4[], $9::int8[], $10::text[], $11::date[], $12::date, $13::int8[]) AS results',
     [
       batch.mode, batch.merchantWalletId, batch.currency, batch.taps.map((t) => t.id), batch.taps.map((t) => t.payerWalletId), batch.taps.map((t) => t.amount),
       batch.taps.map((t) => JSON.stringify(t.metadata)), [...batch.windows], [...batch.budgets],
+      batch.taps.map((t) => t.tagId), batch.taps.map((t) => t.capturedOn), batch.settledOn, batch.taps.map((t) => t.noPinPerDay),
     ],
     { prepareAs: 'offline_post_taps' },
   );

@@ -32,7 +32,7 @@ import { PostgresDatabase, sidePool } from '../db/postgres.ts';
 import { resolveCredential } from '../auth/principal.ts';
 import { ApiError } from '../http/errors.ts';
 import { type WalletRow, requireWallet } from '../modules/wallets/index.ts';
-import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordContact, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSettlementLimits, terminalSalesAfter } from '../modules/offline/index.ts';
+import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSettlementLimits, terminalSalesAfter } from '../modules/offline/index.ts';
 import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
 import { terminalBudgets } from './message-budget.ts';
 import { pullBatchSize } from './pull-batch-size.ts';
@@ -276,8 +276,6 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     });
 
     void serial(async () => {
-      // This connection is a contact: the start of the terminal's next offline window.
-      await recordContact(db, terminal.terminalId, context.now());
       const hello = await helloFor(terminal.terminalId);
       if (hello) socket.emit(SYNC_EVENTS.hello, hello);
     }).catch((error: unknown) => app.log.error({ err: error }, 'sync hello failed'));

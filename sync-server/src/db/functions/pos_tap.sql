@@ -54,7 +54,8 @@ $$;
 -- changes. p_exponents: {currency: ISO 4217 exponent} for the event's amount.
 --
 -- Outcomes: completed, failed, expired, not_pending, session_not_found, tag_not_found,
--- tag_disabled, pin_required, needs_lines. Only completed, failed and expired change anything.
+-- tag_disabled, pin_required (over the tag's no-PIN limits), pin_required_merchant (the holder has
+-- not allowed this merchant to charge the tag without her PIN), needs_lines. Only completed, failed and expired change anything.
 CREATE OR REPLACE FUNCTION pos_tap(
   p_session_id uuid, p_mode text, p_merchant_id text, p_tag_id text,
   p_payer_wallet_id text, p_payer_handle text, p_now timestamptz, p_transfer_id text,
@@ -107,7 +108,13 @@ BEGIN
     -- an allowance. The count is the rule of modules/wearables countTaps (active tag only, +1,
     -- last_tapped_at) written into this UPDATE: a second statement on the same hot row took
     -- bench:pos from 0.56x to 0.36x pgbench. pos/tap-count.test.ts holds the two to one effect.
+    --
+    -- Without the PIN, the tag pays only a merchant its holder allowed (wearable_merchants), within
+    -- its limits; the day's total is the one budget offline settlements spend too
+    -- (no_pin_budget.sql): when a new day starts, the last day's total moves into the history.
     UPDATE wearables w SET tap_count = w.tap_count + 1, last_tapped_at = p_now,
+      no_pin_history = CASE WHEN w.wallet_id = p_pin_wallet_id OR w.no_pin_day IS NULL OR w.no_pin_day >= v_today THEN w.no_pin_history
+                            ELSE no_pin_history_roll(w.no_pin_history, w.no_pin_day, w.no_pin_spent, v_today) END,
       no_pin_day = CASE WHEN w.wallet_id = p_pin_wallet_id THEN w.no_pin_day ELSE v_today END,
       no_pin_spent = CASE WHEN w.wallet_id = p_pin_wallet_id THEN w.no_pin_spent
                           WHEN w.no_pin_day = v_today THEN w.no_pin_spent + v_session.amount
@@ -118,12 +125,15 @@ BEGIN
            OR (wa.currency = v_session.currency
                AND v_session.amount <= least(coalesce(w.no_pin_per_tap, d.per_tap, 0), coalesce(d.per_tap, 0))
                AND v_session.amount + CASE WHEN w.no_pin_day = v_today THEN w.no_pin_spent ELSE 0 END
-                   <= least(coalesce(w.no_pin_per_day, d.per_day, 0), coalesce(d.per_day, 0))))
+                   <= least(coalesce(w.no_pin_per_day, d.per_day, 0), coalesce(d.per_day, 0))
+               AND EXISTS (SELECT 1 FROM wearable_merchants t WHERE t.tag_id = w.tag_id AND t.merchant_id = v_session.merchant_id)))
     RETURNING w.wallet_id, w.handle, w.wallet_id IS DISTINCT FROM p_pin_wallet_id INTO v_wallet, v_handle, v_without_pin;
     IF NOT FOUND THEN
       SELECT w.status INTO v_tag_status FROM wearables w WHERE w.tag_id = p_tag_id AND w.mode = p_mode;
       RETURN QUERY SELECT CASE WHEN v_tag_status IS NULL THEN 'tag_not_found'
                                WHEN v_tag_status <> 'active' THEN 'tag_disabled'
+                               WHEN NOT EXISTS (SELECT 1 FROM wearable_merchants t WHERE t.tag_id = p_tag_id AND t.merchant_id = v_session.merchant_id)
+                                 THEN 'pin_required_merchant'
                                ELSE 'pin_required' END, v_session;
       RETURN;
     END IF;
@@ -158,6 +168,11 @@ BEGIN
   -- Nothing was paid: the allowance taken above goes back.
   IF v_outcome = 'failed' AND v_without_pin THEN
     UPDATE wearables w SET no_pin_spent = w.no_pin_spent - v_session.amount WHERE w.tag_id = p_tag_id;
+  END IF;
+  -- The holder paid this merchant with her tag and PIN: from now on it may charge the tag without.
+  IF v_outcome = 'completed' AND p_tag_id IS NOT NULL AND NOT v_without_pin THEN
+    INSERT INTO wearable_merchants (tag_id, merchant_id, source, created_at)
+    VALUES (p_tag_id, v_session.merchant_id, 'pin', p_now) ON CONFLICT (tag_id, merchant_id) DO NOTHING;
   END IF;
   IF v_session.callback_url IS NOT NULL THEN
     INSERT INTO events (id, merchant_id, mode, type, body, created_at)

@@ -48,6 +48,12 @@ export async function findMerchant(db: Queryable, id: string): Promise<MerchantR
   return row;
 }
 
+/** A merchant by its canonical handle (lower case, without '@'). */
+export async function findMerchantByHandle(db: Queryable, handle: string): Promise<MerchantRow | undefined> {
+  const [row] = await db.query<MerchantRow>(`SELECT ${MERCHANT_COLUMNS} FROM merchants WHERE handle = $1`, [handle]);
+  return row;
+}
+
 export async function listMerchants(db: Queryable, limit: number, offset: number): Promise<{ rows: MerchantRow[]; total: number }> {
   const rows = await db.query<MerchantRow>(`SELECT ${MERCHANT_COLUMNS} FROM merchants ORDER BY created_at, id LIMIT $1 OFFSET $2`, [limit, offset]);
   const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM merchants');

@@ -3,7 +3,6 @@ export { giftCardSaleSettler, saleDocument } from './gift-card-sales.ts';
 export { currentSigner, publicKeys } from './keys.ts';
 export { type SettlementLimits, terminalOfflineLimits, terminalSettlementLimits } from './limits.ts';
 export { offlinePaymentSettler } from './payment-push.ts';
-export { recordContact } from './policy.ts';
 export { settlePush } from './push.ts';
 export type { PushAnswer, PushTerminal } from './push.ts';
 export { offlineRoutes, startOfflineJobs } from './routes.ts';

@@ -11,7 +11,7 @@ import type { TerminalSyncRow } from './store.ts';
  * offline tap is the currency's default no-PIN limit per tap (modules/wearables/no-pin-limits.ts).
  */
 /** What a push is judged by: the hello's limits but the largest offline tap (each tap meets its own tag's no-PIN limit). */
-export type SettlementLimits = Omit<OfflineLimits, 'noPinPerTapMaxMinor'>;
+export type SettlementLimits = Omit<OfflineLimits, 'noPinPerTapMaxMinor' | 'noPinPerDayMaxMinor'>;
 
 export async function terminalSettlementLimits(context: Pick<AppContext, 'config' | 'fx'>, terminal: TerminalSyncRow): Promise<SettlementLimits> {
   const currency = terminal.merchant_currency;
@@ -34,5 +34,6 @@ export async function terminalSettlementLimits(context: Pick<AppContext, 'config
 
 export async function terminalOfflineLimits(context: Pick<AppContext, 'config' | 'fx' | 'db'>, terminal: TerminalSyncRow): Promise<OfflineLimits> {
   const limits = await terminalSettlementLimits(context, terminal);
-  return { ...limits, noPinPerTapMaxMinor: (await noPinLimitDefault(context.db, limits.currency))?.perTap ?? 0 };
+  const noPin = await noPinLimitDefault(context.db, limits.currency);
+  return { ...limits, noPinPerTapMaxMinor: noPin?.perTap ?? 0, noPinPerDayMaxMinor: noPin?.perDay ?? 0 };
 }

@@ -189,10 +189,14 @@ for (const target of await databaseTargets()) {
       assert.equal(changed.status, 200, JSON.stringify(changed.body));
       assert.deepEqual(changed.body, { terminalId, currency: 'NGN', perPayment: 5000, total: 20000.5, maxAgeHours: 12, language: 'en', name: 'Front counter' });
       const noPinPerTapMaxMinor = hello.offlineLimits.noPinPerTapMaxMinor!;
+      const noPinPerDayMaxMinor = hello.offlineLimits.noPinPerDayMaxMinor!;
       assert.ok(noPinPerTapMaxMinor > 0, 'the largest offline tap: the default no-PIN limit per tap');
-      assert.deepEqual((await greeted).offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 500_000, totalMaxMinor: 2_000_050, maxAgeSeconds: 12 * 3600, noPinPerTapMaxMinor });
+      assert.ok(noPinPerDayMaxMinor >= noPinPerTapMaxMinor, 'the most one tag pays without its PIN in a day: the default no-PIN day limit');
+      const [defaults] = await s.db.query<{ per_tap: number; per_day: number }>(`SELECT per_tap, per_day FROM no_pin_limit_defaults WHERE currency = 'NGN'`);
+      assert.deepEqual([noPinPerTapMaxMinor, noPinPerDayMaxMinor], [Number(defaults!.per_tap), Number(defaults!.per_day)]);
+      assert.deepEqual((await greeted).offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 500_000, totalMaxMinor: 2_000_050, maxAgeSeconds: 12 * 3600, noPinPerTapMaxMinor, noPinPerDayMaxMinor });
       const { hello: next } = await connectTerminal(s, termToken);
-      assert.deepEqual(next.offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 500_000, totalMaxMinor: 2_000_050, maxAgeSeconds: 12 * 3600, noPinPerTapMaxMinor });
+      assert.deepEqual(next.offlineLimits, { currency: 'NGN', perPaymentMaxMinor: 500_000, totalMaxMinor: 2_000_050, maxAgeSeconds: 12 * 3600, noPinPerTapMaxMinor, noPinPerDayMaxMinor });
       const reset = await s.request<{ perPayment: number }>('PATCH', `/api/merchant/terminals/${terminalId}`, { headers: key, body: { offlineLimits: { perPayment: null } } });
       assert.equal(reset.body.perPayment, hello.offlineLimits.perPaymentMaxMinor / 100);
       const bad = await s.request('PATCH', `/api/merchant/terminals/${terminalId}`, { headers: key, body: { offlineLimits: { maxAgeHours: 0 } } });

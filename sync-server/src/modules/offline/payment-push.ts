@@ -1,14 +1,13 @@
-import { toMajor } from '@tapline/shared/money';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import type { AppContext } from '../../context.ts';
 import { PG_ERROR, type Queryable, pgErrorCode } from '../../db/database.ts';
 import { enqueueEvents } from '../../events/outbox.ts';
 import { LedgerError, type LedgerErrorCode, lockWalletAccounts, postOfflineTaps } from '../../ledger/ledger.ts';
 import { payerIsMerchant } from '../wallets/index.ts';
-import { type TagLookup, countTaps, tagNoPinLimits } from '../wearables/index.ts';
+import { type TagLookup, countTaps, tagAllowances } from '../wearables/index.ts';
 import { publicKeyMap } from './keys.ts';
 import { lockProducts, moveSaleStock, unitsByProduct } from '../products/index.ts';
-import { exposureBudgets, exposureDecline, paymentPolicyDecline } from './policy.ts';
+import { PIN_REQUIRED_OFFLINE, exposureBudgets, exposureDecline, paymentPolicyDecline, utcDay } from './policy.ts';
 import { type CollectionSettler, type PushTerminal, type PushedDocument, inSavepoint } from './push.ts';
 import {
   type Candidate,
@@ -49,34 +48,36 @@ export function offlinePaymentSettler(context: AppContext): CollectionSettler<Of
     // Every tap counted on its tag in one call (the tags locked in id order: two pushes tapping
     // the same rings wait for each other instead of deadlocking).
     const tags = await countTaps(tx, taps.map((tap) => tap.candidate.tagId!), terminal.mode, now);
-    const noPinLimits = await tagNoPinLimits(tx, [...tags.keys()], terminal.mode, terminal.limits.currency);
-    const paying: { tap: Pending; payer: { walletId: string; handle: string } }[] = [];
+    const allowances = await tagAllowances(tx, [...tags.keys()], terminal.mode, terminal.limits.currency, terminal.merchantId);
+    const paying: { tap: Pending; payer: { walletId: string; handle: string }; noPinPerDay: number }[] = [];
     for (const tap of taps) {
       const tagId = tap.candidate.tagId!;
       const tag: TagLookup = tags.get(tagId) ?? { outcome: 'unknown' };
-      const noPinLimit = noPinLimits.get(tagId) ?? 0;
+      const allowance = allowances.get(tagId) ?? { perTap: 0, perDay: 0, merchantAllowed: false };
       if (tag.outcome === 'unknown') tap.verdict = declined('tag_not_found', `No tag ${tagId} in ${terminal.mode} mode`);
       else if (tag.outcome === 'disabled') tap.verdict = declined('tag_disabled', `Tag ${tagId} is disabled: it cannot pay`);
       else if (payerIsMerchant(tag.walletId, terminal.wallet.id)) tap.verdict = declined('payer_is_merchant', 'The tag belongs to the merchant itself');
-      // The holder's PIN cannot be asked offline: a tap over the tag's no-PIN limit never pays.
-      else if (tap.candidate.amount > noPinLimit) {
-        tap.verdict = declined('no_pin_limit_exceeded', `The tap is over the tag's limit for a payment without the holder's PIN (${toMajor(noPinLimit, tap.candidate.currency)} ${tap.candidate.currency}), which an offline terminal cannot ask`, {
-          payerWalletId: tag.walletId,
-          payerHandle: tag.handle,
-        });
-      } else paying.push({ tap, payer: { walletId: tag.walletId, handle: tag.handle } });
+      // The holder's PIN cannot be asked offline: what would need it online never pays offline.
+      else if (!allowance.merchantAllowed) {
+        tap.verdict = declined('pin_required', PIN_REQUIRED_OFFLINE.merchant, { payerWalletId: tag.walletId, payerHandle: tag.handle });
+      } else if (tap.candidate.amount > allowance.perTap) {
+        tap.verdict = declined('pin_required', PIN_REQUIRED_OFFLINE.perTap(allowance.perTap, tap.candidate.currency), { payerWalletId: tag.walletId, payerHandle: tag.handle });
+      } else paying.push({ tap, payer: { walletId: tag.walletId, handle: tag.handle }, noPinPerDay: allowance.perDay });
     }
     if (paying.length === 0) return;
-    const budgets = await exposureBudgets(tx, { id: terminal.terminalId, createdAt: terminal.createdAt }, terminal.limits.totalMaxMinor, paying.map(({ tap }) => tap.candidate.capturedAt));
+    const budgets = await exposureBudgets(tx, terminal.terminalId, terminal.limits.totalMaxMinor, paying.map(({ tap }) => tap.candidate.capturedAt));
     // Every payer's account locked at once in the ledger's lock order, before any merchant shard:
     // two pushes paying from the same wallets then wait for each other instead of deadlocking.
     await lockWalletAccounts(tx, [...new Set(paying.map(({ payer }) => payer.walletId))], terminal.limits.currency, terminal.mode);
     // Every tap's transfer in one call, in the order they were taken, each spending its window's budget.
-    const transfers = paying.map(({ tap, payer }) => ({
+    const transfers = paying.map(({ tap, payer, noPinPerDay }) => ({
       id: offlineTransferId(tap.candidate.id),
       payerWalletId: payer.walletId,
       amount: tap.candidate.amount,
       metadata: { offlinePaymentId: tap.candidate.id, terminalId: scope.terminalId },
+      tagId: tap.candidate.tagId!,
+      noPinPerDay,
+      capturedOn: utcDay(tap.candidate.capturedAt),
     }));
     const results = await postOfflineTaps(tx, {
       mode: terminal.mode,
@@ -85,13 +86,17 @@ export function offlinePaymentSettler(context: AppContext): CollectionSettler<Of
       taps: transfers,
       windows: budgets.windowOf.map((window) => window + 1),
       budgets: budgets.remaining,
+      settledOn: utcDay(now),
     });
     for (const [index, { tap, payer }] of paying.entries()) {
       const result = results[index];
       if (result === 'created' || result === 'exists') {
         tap.verdict = { status: 'accepted', payerWalletId: payer.walletId, payerHandle: payer.handle, transferId: transfers[index]!.id, voucherId: null };
       } else if (result === 'insufficient_funds') tap.verdict = insufficientFunds(tap.candidate, payer);
-      else if (result === 'offline_exposure_limit') {
+      else if (result === 'pin_required') {
+        const perDay = paying[index]!.noPinPerDay;
+        tap.verdict = declined('pin_required', PIN_REQUIRED_OFFLINE.perDay(perDay, tap.candidate.currency), { payerWalletId: payer.walletId, payerHandle: payer.handle });
+      } else if (result === 'offline_exposure_limit') {
         const rule = exposureDecline(terminal.limits);
         tap.verdict = declined(rule.code, rule.reason, { payerWalletId: payer.walletId, payerHandle: payer.handle });
       } else throw new LedgerError((result ?? 'account_not_ready') as LedgerErrorCode);

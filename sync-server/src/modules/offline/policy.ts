@@ -1,9 +1,8 @@
-import { OFFLINE_MAX_AGE_HOURS_MAX } from '@tapline/shared/sync-protocol';
 import type { SettlementLimits } from './limits.ts';
 import { toMajor } from '@tapline/shared/money';
 import { type PushedCollection, pushedDocumentProblems } from '@tapline/shared/sync-documents';
 import type { Queryable } from '../../db/database.ts';
-import { contactsAround, insertContact, offlineWindowsUsed, pruneContacts } from './store.ts';
+import { offlineWindowsUsed } from './store.ts';
 
 /**
  * The offline policy a terminal is handed in its hello, enforced again by the server when what
@@ -17,13 +16,11 @@ import { contactsAround, insertContact, offlineWindowsUsed, pruneContacts } from
  *   server (`offline_payment_too_old`);
  * - offline taps: offline payments on at all (`offline_payments_disabled` when a limit is 0), in the
  *   terminal's currency (`offline_currency_not_allowed`), at most `perPaymentMaxMinor` each
- *   (`offline_amount_over_limit`), and the taps of one offline window together at most
+ *   (`offline_amount_over_limit`), and the taps it took on one UTC day together at most
  *   `totalMaxMinor` (`offline_exposure_limit`). Vouchers keep their own guarantees: their money is
  *   reserved when they are made and each pays once.
- *
- * An offline window runs from the start of one contact with the server (a sync connection, see
- * terminal_contacts) to the start of the next; before the first contact, from the terminal's
- * creation.
+ * - offline taps, as online taps: only at a merchant the holder allows, within the tag's no-PIN
+ *   limits per tap and per UTC day (`pin_required`; modules/wearables/README.md).
  */
 export interface PolicyDecline {
   code: string;
@@ -103,51 +100,50 @@ export function paymentPolicyDecline(
 
 export const exposureDecline = (limits: SettlementLimits): PolicyDecline => ({
   code: 'offline_exposure_limit',
-  reason: `The offline taps this terminal took before it reached the server add up to more than its limit (${toMajor(limits.totalMaxMinor, limits.currency)} ${limits.currency})`,
+  reason: `The offline taps this terminal took on this UTC day add up to more than its limit (${toMajor(limits.totalMaxMinor, limits.currency)} ${limits.currency})`,
 });
 
+/** The UTC day of a time, YYYY-MM-DD: the period of a tag's no-PIN budget and of a terminal's offline total. */
+export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
+
 /**
- * What each offline window the given capture times fall in may still take: the terminal's total
- * limit less the offline taps already accepted in that window. `windowOf` maps each capture time
- * (by index) to its window; the caller spends from `remaining` as it accepts taps.
+ * Why an offline tap is declined `pin_required`: what would need the holder's PIN online (one code
+ * for every such reason, as online), which an offline terminal cannot ask.
+ */
+export const PIN_REQUIRED_OFFLINE = {
+  merchant: 'The holder has not allowed this merchant to charge the tag without her PIN (she allows a merchant by paying it once with the tag and her PIN, or from her wallet), and an offline terminal cannot ask for the PIN',
+  perTap: (limit: number, currency: string) =>
+    `The tap is over the tag's limit for one payment without the holder's PIN (${toMajor(limit, currency)} ${currency}), which an offline terminal cannot ask`,
+  perDay: (limit: number, currency: string) =>
+    `Taps without the holder's PIN, online and offline, would take more than the tag's limit for one UTC day (${toMajor(limit, currency)} ${currency}), on the day this tap was taken or the day it settled; an offline terminal cannot ask for the PIN`,
+};
+
+/**
+ * What each UTC day the given capture times fall in may still take from the terminal's offline
+ * total: `totalMaxMinor` less the offline taps of that terminal accepted with a capture time on
+ * that day. `windowOf` maps each capture time (by index) to its day; the caller spends from
+ * `remaining` as it accepts taps. The budget belongs to the day a tap was taken, whenever and over
+ * however many connections it is pushed: reconnecting opens nothing new.
  */
 export interface ExposureBudgets {
   windowOf: number[];
   remaining: number[];
 }
 
-export async function exposureBudgets(tx: Queryable, terminal: { id: string; createdAt: Date }, totalMaxMinor: number, captures: readonly Date[]): Promise<ExposureBudgets> {
+export async function exposureBudgets(tx: Queryable, terminalId: string, totalMaxMinor: number, captures: readonly Date[]): Promise<ExposureBudgets> {
   if (captures.length === 0) return { windowOf: [], remaining: [] };
-  const times = captures.map((at) => at.getTime());
-  const earliest = new Date(Math.min(...times));
-  const latest = new Date(Math.max(...times));
-  // The contacts that bound these captures: the last one at or before the earliest, every one
-  // between, and the first one after the latest.
-  const bounds = (await contactsAround(tx, terminal.id, earliest, latest)).map((at) => at.getTime());
-  const starts: string[] = [];
-  const ends: string[] = [];
-  const windowByStart = new Map<number, number>();
-  const windowOf = times.map((at) => {
-    let index = -1;
-    for (let i = 0; i < bounds.length && bounds[i]! <= at; i++) index = i;
-    const start = index >= 0 ? bounds[index]! : Number.NEGATIVE_INFINITY;
-    const known = windowByStart.get(start);
-    if (known !== undefined) return known;
-    const end = index + 1 < bounds.length ? bounds[index + 1]! : Number.POSITIVE_INFINITY;
-    windowByStart.set(start, starts.length);
-    starts.push(Number.isFinite(start) ? new Date(start).toISOString() : '-infinity');
-    ends.push(Number.isFinite(end) ? new Date(end).toISOString() : 'infinity');
-    return starts.length - 1;
+  const days: string[] = [];
+  const windowOf = captures.map((at) => {
+    const day = utcDay(at);
+    const known = days.indexOf(day);
+    if (known >= 0) return known;
+    days.push(day);
+    return days.length - 1;
   });
-  const used = await offlineWindowsUsed(tx, terminal.id, starts, ends);
-  const remaining = starts.map(() => totalMaxMinor);
-  for (const row of used) remaining[row.i - 1] = totalMaxMinor - row.used;
+  const starts = days.map((day) => `${day}T00:00:00.000Z`);
+  const ends = days.map((day) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString());
+  const used = await offlineWindowsUsed(tx, terminalId, starts, ends);
+  const remaining = days.map(() => totalMaxMinor);
+  for (const row of used) remaining[row.i - 1] = totalMaxMinor - Number(row.used);
   return { windowOf, remaining };
-}
-
-/** Records the start of a contact: the boundary of the terminal's offline windows. */
-export async function recordContact(db: Queryable, terminalId: string, at: Date): Promise<void> {
-  await insertContact(db, terminalId, at);
-  // No payment captured before the longest age a terminal may be given is ever judged again.
-  await pruneContacts(db, terminalId, new Date(at.getTime() - OFFLINE_MAX_AGE_HOURS_MAX * 3_600_000));
 }

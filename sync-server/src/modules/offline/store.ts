@@ -345,26 +345,8 @@ export async function listPublicKeys(db: Queryable): Promise<{ id: string; publi
 }
 
 /**
- * The contacts of a terminal that bound the capture times from `earliest` to `latest`: the last
- * one at or before `earliest`, every one between, and the first one after `latest`, in order.
- */
-export async function contactsAround(tx: Queryable, terminalId: string, earliest: Date, latest: Date): Promise<Date[]> {
-  const rows = await tx.query<{ connected_at: Date }>(
-    `SELECT connected_at FROM terminal_contacts
-     WHERE terminal_id = $1
-       AND connected_at >= coalesce((SELECT max(connected_at) FROM terminal_contacts WHERE terminal_id = $1 AND connected_at <= $2), '-infinity')
-       AND connected_at <= coalesce((SELECT min(connected_at) FROM terminal_contacts WHERE terminal_id = $1 AND connected_at > $3), 'infinity')
-     ORDER BY connected_at`,
-    [terminalId, earliest, latest],
-    { prepareAs: 'terminal_contacts_around' },
-  );
-  return rows.map((row) => row.connected_at);
-}
-
-/**
- * What the terminal's accepted offline taps took in each window [starts[i], ends[i]) (timestamps
- * as text, '-infinity' / 'infinity' for open ends): `i` counts from 1; a window without taps may
- * be left out.
+ * What the terminal's accepted offline taps took in each period [starts[i], ends[i]) of capture
+ * time (timestamps as text; a UTC day each): `i` counts from 1.
  */
 export async function offlineWindowsUsed(tx: Queryable, terminalId: string, starts: readonly string[], ends: readonly string[]): Promise<{ i: number; used: number }[]> {
   return tx.query<{ i: number; used: number }>(
@@ -374,24 +356,5 @@ export async function offlineWindowsUsed(tx: Queryable, terminalId: string, star
      FROM unnest($2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS w (s, e, i)`,
     [terminalId, starts, ends],
     { prepareAs: 'offline_window_used' },
-  );
-}
-
-/** Records the start of a contact: the boundary of the terminal's offline windows. */
-export async function insertContact(db: Queryable, terminalId: string, at: Date): Promise<void> {
-  await db.query('INSERT INTO terminal_contacts (terminal_id, connected_at) VALUES ($1, $2) ON CONFLICT DO NOTHING', [terminalId, at]);
-}
-
-/**
- * Forgets a terminal's contacts before `before`, but the last of them: it still starts the
- * window that `before` falls in. A kiosk connects many times a day; without this the table grows
- * for as long as the kiosk lives.
- */
-export async function pruneContacts(db: Queryable, terminalId: string, before: Date): Promise<void> {
-  await db.query(
-    `DELETE FROM terminal_contacts
-     WHERE terminal_id = $1
-       AND connected_at < (SELECT max(connected_at) FROM terminal_contacts WHERE terminal_id = $1 AND connected_at < $2)`,
-    [terminalId, before],
   );
 }

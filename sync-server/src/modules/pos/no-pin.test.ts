@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
 import { balanceMinor } from '../../testing/ledger.ts';
 import { ADMIN, type TestServer, uniqueHandle, useTestServer } from '../../testing/server.ts';
-import { tagNoPinLimit } from '../wearables/store.ts';
+import { tagAllowances } from '../wearables/store.ts';
 import { refreshNoPinLimitDefaults } from '../wearables/no-pin-limits.ts';
 
 type Session = { sessionId: string; status: string; amount: number; payerHandle?: string; walletRef?: string; errorMessage?: string; tagId?: string };
@@ -32,7 +32,7 @@ for (const target of await databaseTargets()) {
       assert.equal(tag.status, 201);
       const signedIn = await s.request<{ token: string }>('POST', '/api/wallet/sessions', { body: { handle: payer, pin: '2468' } });
       const holder = { authorization: `Bearer wallet.${signedIn.body.token}` };
-      return { merchant, key, payer, tagId: tag.body.tagId, limits: tag.body.noPinLimits, holder };
+      return { merchant, merchantId: merchant.id, key, payer, tagId: tag.body.tagId, limits: tag.body.noPinLimits, holder };
     }
 
     const open = async (key: Record<string, string>, amount: number, currency = 'NGN') => {
@@ -186,19 +186,21 @@ for (const target of await databaseTargets()) {
       assert.doesNotMatch(stored?.response_body ?? '', /2468/);
     });
 
-    it('tagNoPinLimit (for the settlement of offline taps): the per-tap limit in force, 0 in another currency, undefined for an unknown tag', async () => {
+    it('tagAllowances (for the settlement of offline taps): the limits in force, 0 in another currency, the merchants allowed, nothing for an unknown tag', async () => {
       const s = server();
-      const { tagId, limits, holder } = await shop(s);
-      assert.equal(await tagNoPinLimit(s.db, tagId, 'test', 'NGN'), Math.round(limits.perTap * 100));
-      assert.equal(await tagNoPinLimit(s.db, tagId, 'test', 'USD'), 0);
-      assert.equal(await tagNoPinLimit(s.db, tagId, 'live', 'NGN'), undefined, 'a test tag in live mode');
-      assert.equal(await tagNoPinLimit(s.db, 'TG00000000', 'test', 'NGN'), undefined);
-      await s.request('PATCH', `/api/wallet/wearables/${tagId}`, { headers: holder, body: { noPinLimits: { perTap: 1.5 } } });
-      assert.equal(await tagNoPinLimit(s.db, tagId, 'test', 'NGN'), 150);
-      await s.db.query('UPDATE no_pin_limit_defaults SET per_tap = 100 WHERE currency = $1', ['NGN']);
-      assert.equal(await tagNoPinLimit(s.db, tagId, 'test', 'NGN'), 100, 'a lowered default binds a holder\'s older, higher choice');
+      const { tagId, limits, holder, merchantId } = await shop(s);
+      const allowance = async (mode: 'test' | 'live', currency: string, id = tagId, merchant = merchantId) => (await tagAllowances(s.db, [id], mode, currency, merchant)).get(id);
+      assert.deepEqual(await allowance('test', 'NGN'), { perTap: Math.round(limits.perTap * 100), perDay: Math.round(limits.perDay * 100), merchantAllowed: true });
+      assert.deepEqual(await allowance('test', 'USD'), { perTap: 0, perDay: 0, merchantAllowed: true });
+      assert.equal((await allowance('test', 'NGN', tagId, 'mer_someone_else'))?.merchantAllowed, false, 'a merchant the holder never allowed');
+      assert.equal(await allowance('live', 'NGN'), undefined, 'a test tag in live mode');
+      assert.equal(await allowance('test', 'NGN', 'TG00000000'), undefined);
+      await s.request('PATCH', `/api/wallet/wearables/${tagId}`, { headers: holder, body: { noPinLimits: { perTap: 1.5, perDay: 3 } } });
+      assert.deepEqual(await allowance('test', 'NGN'), { perTap: 150, perDay: 300, merchantAllowed: true });
+      await s.db.query('UPDATE no_pin_limit_defaults SET per_tap = 100, per_day = 200 WHERE currency = $1', ['NGN']);
+      assert.deepEqual(await allowance('test', 'NGN'), { perTap: 100, perDay: 200, merchantAllowed: true }, 'a lowered default binds a holder\'s older, higher choice');
       await refreshNoPinLimitDefaults(s.context);
-      assert.equal(await tagNoPinLimit(s.db, tagId, 'test', 'NGN'), 150);
+      assert.deepEqual(await allowance('test', 'NGN'), { perTap: 150, perDay: 300, merchantAllowed: true });
     });
   });
 }

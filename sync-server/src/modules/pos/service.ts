@@ -54,6 +54,14 @@ function pinRequired(tagId: string) {
   );
 }
 
+/** The holder has not allowed this merchant to charge the tag without her PIN (modules/wearables/README.md). */
+function pinRequiredAtMerchant(tagId: string) {
+  return forbidden(
+    'pin_required',
+    `Tag ${tagId} has not paid this merchant with its holder's PIN before: ask the holder for their wallet PIN and repeat the tap with pin (after that, taps here need no PIN within the tag's limits). The session stays pending`,
+  );
+}
+
 /** `{base_url}/tap/<sessionId>`: the page where a customer without NFC pays this session. */
 export function sessionTapUrl(publicBaseUrl: string, sessionId: string): string {
   return `${publicBaseUrl}/tap/${sessionId}`;
@@ -229,6 +237,8 @@ export function posService(context: AppContext): PosService {
         throw tagDisabled(tagId ?? '');
       case 'pin_required':
         throw pinRequired(tagId ?? '');
+      case 'pin_required_merchant':
+        throw pinRequiredAtMerchant(tagId ?? '');
       case 'needs_lines':
         throw new Error('pos_tap asked for the lines it was given');
     }

@@ -2,26 +2,49 @@ import type { TypedApp } from '../../http/typed-app.ts';
 import { Type } from 'typebox';
 import { toMajor } from '@tapline/shared/money';
 import {
+  AddTagMerchantBody,
   ErrorBody,
   HolderUpdateWearableBody,
   HolderWearableListQuery,
   ListOf,
   ListQuery,
   RegisterOwnWearableBody,
+  RemovedTagMerchant,
   TagActivity,
+  TagMerchant,
   WearableRecord,
 } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
-import { displayHandle } from '../../http/validate.ts';
+import { notFound } from '../../http/errors.ts';
+import { canonicalHandle, displayHandle } from '../../http/validate.ts';
+import { findMerchantByHandle } from '../merchants/index.ts';
 import { requireWallet } from '../wallets/index.ts';
-import { type TagActivityRow, type WearableRow, findWearable, insertWearable, listTagActivity, listWearables, setNoPinLimits, updateWearable } from './store.ts';
+import {
+  type TagActivityRow,
+  type TagMerchantRow,
+  type WearableRow,
+  addTagMerchant,
+  findWearable,
+  insertWearable,
+  listTagActivity,
+  listTagMerchants,
+  listWearables,
+  removeTagMerchant,
+  setNoPinLimits,
+  updateWearable,
+} from './store.ts';
 import { normalizeTagId, tagNotFound, wearableRecord } from './service.ts';
 import { holderNoPinLimit } from './no-pin-limits.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 const holderOnly = { auth: ['wallet'] } as const;
 const TagParams = Type.Object({ tagId: Type.String({ maxLength: 64 }) });
+const TagMerchantParams = Type.Object({ tagId: Type.String({ maxLength: 64 }), handle: Type.String({ minLength: 1, maxLength: 64 }) });
+
+function tagMerchantRecord(row: TagMerchantRow) {
+  return { merchant: { handle: displayHandle(row.handle), name: row.name }, source: row.source, addedAt: row.created_at.toISOString() };
+}
 
 function activityRecord(row: TagActivityRow) {
   return {
@@ -155,4 +178,73 @@ export async function holderWearableRoutes(app: TypedApp, context: AppContext): 
     const page = await listTagActivity(db, { tagId: row.tag_id, walletId: row.wallet_id, linkedAt: row.linked_at }, limit, offset);
     return { data: page.rows.map(activityRecord), total: page.total, limit, offset };
   });
+
+  // Who may charge the tag without the holder's PIN (README, "Who may charge a tag without its PIN").
+  app.get('/api/wallet/wearables/:tagId/merchants', {
+    config: holderOnly,
+    schema: {
+      tags: ['wallet'],
+      summary: 'The merchants that may charge one of the holder\'s tags without her PIN',
+      description:
+        'The merchant that registered the tag with the holder\'s consent (or in test mode), every merchant the holder has since paid by ' +
+        'tapping the tag with her PIN, and those she added. A tap at any other merchant needs the PIN online (403 pin_required) and is ' +
+        'declined pin_required offline. Within the list, taps without the PIN stay within the tag\'s no-PIN limits.',
+      params: TagParams,
+      querystring: ListQuery,
+      response: { 200: ListOf(TagMerchant), ...errors },
+    },
+  }, async (request) => {
+    const holder = principalAs(request, 'wallet');
+    const row = await holderTag(holder.walletId, request.params.tagId);
+    const limit = request.query.limit ?? 20;
+    const offset = request.query.offset ?? 0;
+    const page = await listTagMerchants(db, row.tag_id, limit, offset);
+    return { data: page.rows.map(tagMerchantRecord), total: page.total, limit, offset };
+  });
+
+  app.post('/api/wallet/wearables/:tagId/merchants', {
+    config: holderOnly,
+    schema: {
+      tags: ['wallet'],
+      summary: 'Allow a merchant to charge one of the holder\'s tags without her PIN (within its no-PIN limits)',
+      description: 'Body {handle}: the merchant\'s @handle. 201 with the entry; 200 with the entry already there. Unknown merchant: 404 merchant_not_found.',
+      params: TagParams,
+      body: AddTagMerchantBody,
+      response: { 200: TagMerchant, 201: TagMerchant, ...errors },
+    },
+  }, async (request, reply) => {
+    const holder = principalAs(request, 'wallet');
+    const row = await holderTag(holder.walletId, request.params.tagId);
+    const merchant = await merchantByHandle(request.body.handle);
+    const added = await addTagMerchant(db, row.tag_id, merchant.id, 'holder', context.now());
+    return reply.status(added.created ? 201 : 200).send(tagMerchantRecord(added.row));
+  });
+
+  app.delete('/api/wallet/wearables/:tagId/merchants/:handle', {
+    config: holderOnly,
+    schema: {
+      tags: ['wallet'],
+      summary: 'Withdraw a merchant\'s permission to charge one of the holder\'s tags without her PIN',
+      description:
+        'Its next tap needs the PIN again (and paying it with the tag and the PIN allows it again). 404 tag_merchant_not_found when the ' +
+        'merchant was not allowed, merchant_not_found when no merchant has that handle.',
+      params: TagMerchantParams,
+      response: { 200: RemovedTagMerchant, ...errors },
+    },
+  }, async (request) => {
+    const holder = principalAs(request, 'wallet');
+    const row = await holderTag(holder.walletId, request.params.tagId);
+    const merchant = await merchantByHandle(request.params.handle);
+    if (!(await removeTagMerchant(db, row.tag_id, merchant.id))) {
+      throw notFound('tag_merchant_not_found', `${displayHandle(merchant.handle)} may not charge tag ${row.tag_id} without the PIN`);
+    }
+    return { handle: displayHandle(merchant.handle), deleted: true as const };
+  });
+
+  async function merchantByHandle(raw: string) {
+    const handle = canonicalHandle(raw);
+    const merchant = await findMerchantByHandle(db, handle);
+    if (!merchant) throw notFound('merchant_not_found', `No merchant ${displayHandle(handle)}`);
+    return merchant;
+  }
 }

@@ -3,6 +3,6 @@ export { holderWearableRoutes } from './holder-routes.ts';
 export { refreshNoPinLimitDefaults, startNoPinLimitDefaultsRefresh } from './no-pin-limits.ts';
 export { wearableRoutes } from './routes.ts';
 export { normalizeTagId, resolveTag, tagDisabled, tagNotFound } from './service.ts';
-export { countTaps, findWearable, noPinLimitDefault, tagNoPinLimits } from './store.ts';
-export type { TagLookup } from './store.ts';
+export { countTaps, findWearable, noPinLimitDefault, tagAllowances } from './store.ts';
+export type { TagAllowance, TagLookup } from './store.ts';
 export { walletPayRoutes } from './wallet-pay.ts';

@@ -15,7 +15,7 @@ import { principalOf } from '../../auth/hooks.ts';
 import { forbidden } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle } from '../../http/validate.ts';
 import { findWalletById, requireWallet } from '../wallets/index.ts';
-import { type TagConsent, type WearableOwner, type WearableRow, findWearable, insertWearable, listWearables, updateWearable } from './store.ts';
+import { type TagConsent, type WearableOwner, type WearableRow, findWearable, insertWearable, listWearables, restartTagMerchants, updateWearable } from './store.ts';
 import { normalizeTagId, resolveTag, tagNotFound, wearableRecord } from './service.ts';
 import { merchantLinkConsent } from './consent.ts';
 
@@ -151,19 +151,27 @@ export async function wearableRoutes(app: TypedApp, context: AppContext): Promis
       if (!wallet) throw tagNotFound(row.tag_id);
       await merchantLinkConsent(db, owner, wallet, body.holderPin, context.now());
     }
-    const updated = await updateWearable(
-      db,
-      row.tag_id,
-      {
-        walletId,
-        handle: walletId === undefined ? undefined : handle,
-        consent,
-        displayName: body.displayName?.trim() || undefined,
-        status: body.status,
-        disabledBy: owner.kind === 'wallet' ? 'holder' : 'merchant',
-      },
-      context.now(),
-    );
+    const now = context.now();
+    const updated = await db.transaction(async (tx) => {
+      const changed = await updateWearable(
+        tx,
+        row.tag_id,
+        {
+          walletId,
+          handle: walletId === undefined ? undefined : handle,
+          consent,
+          displayName: body.displayName?.trim() || undefined,
+          status: body.status,
+          disabledBy: owner.kind === 'wallet' ? 'holder' : 'merchant',
+        },
+        now,
+      );
+      // Only a merchant points a tag at another wallet (with the new holder's consent).
+      if (changed && walletId !== undefined && owner.kind === 'merchant' && consent !== undefined) {
+        await restartTagMerchants(tx, row.tag_id, { merchantId: owner.merchantId, consent }, now);
+      }
+      return changed;
+    });
     if (!updated) throw tagNotFound(row.tag_id);
     return wearableRecord(updated, config.publicBaseUrl);
   });

@@ -42,6 +42,9 @@ function selectTags(source: string): string {
     FROM ${source} w JOIN wallets wa ON wa.id = w.wallet_id LEFT JOIN no_pin_limit_defaults d ON d.currency = wa.currency`;
 }
 
+/** The consents under which the merchant linking a tag may charge it without the PIN (SQL list). */
+const MERCHANT_ALLOWED_AT_LINK = "('holder_pin', 'test_mode', 'own_wallet')";
+
 /** 32 random bits per id: a collision is rare, and a retry with a fresh id settles it. */
 const TAG_ID_ATTEMPTS_MAX = 8;
 
@@ -59,10 +62,16 @@ export async function insertWearable(
   generateId: () => string = newTagId,
 ): Promise<WearableRow> {
   for (let attempt = 1; attempt <= TAG_ID_ATTEMPTS_MAX; attempt++) {
+    // The registering merchant may charge the tag without its PIN when the holder agreed to the
+    // link (her PIN) or the tag is a sandbox one (the spec's flow): the first entry of its list.
     const rows = await db.query<WearableRow>(
       `WITH inserted AS (
          INSERT INTO wearables (tag_id, mode, wallet_id, handle, tag_type, display_name, merchant_id, consent)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tag_id) DO NOTHING RETURNING *
+       ), allowed AS (
+         INSERT INTO wearable_merchants (tag_id, merchant_id, source, created_at)
+         SELECT i.tag_id, i.merchant_id, 'registered', i.linked_at FROM inserted i
+         WHERE i.merchant_id IS NOT NULL AND i.consent IN ${MERCHANT_ALLOWED_AT_LINK}
        ) ${selectTags('inserted')}`,
       [generateId(), fields.mode, fields.walletId, fields.handle, fields.tagType, fields.displayName, fields.merchantId, fields.consent],
     );
@@ -164,26 +173,33 @@ export async function setNoPinLimits(
   return row;
 }
 
-/**
- * A tag's no-PIN limit per tap in minor units of `currency`: the lower of the holder's own and
- * the currency's default, and 0 for a payment in another currency than the tag's wallet (such a
- * payment always needs the PIN). Undefined for a tag unknown in that mode. For a terminal's
- * offline taps, whose settlement must decline one above it; call it inside that transaction.
- */
-export async function tagNoPinLimit(db: Queryable, tagId: string, mode: Mode, currency: string): Promise<number | undefined> {
-  return (await tagNoPinLimits(db, [tagId], mode, currency)).get(tagId);
+/** What a tag may pay at one merchant without its holder's PIN, minor units of the payment's currency. */
+export interface TagAllowance {
+  /** The limits in force: the lower of the holder's own and the currency's default; 0 in another currency than the tag's wallet. */
+  perTap: number;
+  perDay: number;
+  /** Whether the holder allows this merchant to charge the tag without her PIN (wearable_merchants). */
+  merchantAllowed: boolean;
 }
 
-/** tagNoPinLimit for many tags in one statement (a terminal's push of offline taps). */
-export async function tagNoPinLimits(db: Queryable, tagIds: readonly string[], mode: Mode, currency: string): Promise<Map<string, number>> {
-  const rows = await db.query<{ tag_id: string; per_tap: number }>(
-    `SELECT w.tag_id, CASE WHEN wa.currency = $3 THEN least(coalesce(w.no_pin_per_tap, d.per_tap, 0), coalesce(d.per_tap, 0)) ELSE 0 END::int8 AS per_tap
+/**
+ * What each tag may pay `merchantId` without its holder's PIN, in minor units of `currency` (a
+ * payment in another currency than the tag's wallet always needs the PIN: limits of 0). Tags
+ * unknown in that mode are left out. For a terminal's offline taps, whose settlement must decline
+ * what the PIN would be needed for; call it inside that transaction, after the tags are locked.
+ */
+export async function tagAllowances(db: Queryable, tagIds: readonly string[], mode: Mode, currency: string, merchantId: string): Promise<Map<string, TagAllowance>> {
+  const rows = await db.query<{ tag_id: string; per_tap: number; per_day: number; merchant_allowed: boolean }>(
+    `SELECT w.tag_id,
+       CASE WHEN wa.currency = $3 THEN least(coalesce(w.no_pin_per_tap, d.per_tap, 0), coalesce(d.per_tap, 0)) ELSE 0 END::int8 AS per_tap,
+       CASE WHEN wa.currency = $3 THEN least(coalesce(w.no_pin_per_day, d.per_day, 0), coalesce(d.per_day, 0)) ELSE 0 END::int8 AS per_day,
+       EXISTS (SELECT 1 FROM wearable_merchants t WHERE t.tag_id = w.tag_id AND t.merchant_id = $4) AS merchant_allowed
      FROM wearables w JOIN wallets wa ON wa.id = w.wallet_id LEFT JOIN no_pin_limit_defaults d ON d.currency = wa.currency
      WHERE w.tag_id = ANY ($1::text[]) AND w.mode = $2`,
-    [tagIds, mode, currency],
-    { prepareAs: 'wearables_no_pin_limits' },
+    [tagIds, mode, currency, merchantId],
+    { prepareAs: 'wearables_no_pin_allowances' },
   );
-  return new Map(rows.map((row) => [row.tag_id, row.per_tap]));
+  return new Map(rows.map((row) => [row.tag_id, { perTap: Number(row.per_tap), perDay: Number(row.per_day), merchantAllowed: row.merchant_allowed }]));
 }
 
 /** The default no-PIN limits of one currency, minor units; undefined when it has none. */
@@ -293,4 +309,61 @@ export async function countTaps(db: Queryable, tagIds: readonly string[], mode: 
 /** countTaps for one tap on one tag. */
 export async function countTap(db: Queryable, tagId: string, mode: Mode | undefined, now: Date): Promise<TagLookup> {
   return (await countTaps(db, [tagId], mode, now)).get(tagId) ?? { outcome: 'unknown' };
+}
+
+/** A merchant that may charge a tag without its holder's PIN, and why (wearable_merchants). */
+export interface TagMerchantRow {
+  merchant_id: string;
+  handle: string;
+  name: string;
+  source: 'registered' | 'pin' | 'holder';
+  created_at: Date;
+}
+
+/** The merchants a tag pays without its PIN, in the order they were allowed. */
+export async function listTagMerchants(db: Queryable, tagId: string, limit: number, offset: number): Promise<{ rows: TagMerchantRow[]; total: number }> {
+  const rows = await db.query<TagMerchantRow>(
+    `SELECT t.merchant_id, m.handle, m.name, t.source, t.created_at
+     FROM wearable_merchants t JOIN merchants m ON m.id = t.merchant_id
+     WHERE t.tag_id = $1 ORDER BY t.created_at, t.merchant_id LIMIT $2 OFFSET $3`,
+    [tagId, limit, offset],
+  );
+  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM wearable_merchants WHERE tag_id = $1', [tagId]);
+  return { rows, total: Number(count?.total ?? 0) };
+}
+
+/** Allows a merchant to charge the tag without its PIN; an entry already there is kept as it is. */
+export async function addTagMerchant(db: Queryable, tagId: string, merchantId: string, source: TagMerchantRow['source'], now: Date): Promise<{ row: TagMerchantRow; created: boolean }> {
+  const inserted = await db.query<{ tag_id: string }>(
+    `INSERT INTO wearable_merchants (tag_id, merchant_id, source, created_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (tag_id, merchant_id) DO NOTHING RETURNING tag_id`,
+    [tagId, merchantId, source, now],
+  );
+  const [row] = await db.query<TagMerchantRow>(
+    `SELECT t.merchant_id, m.handle, m.name, t.source, t.created_at
+     FROM wearable_merchants t JOIN merchants m ON m.id = t.merchant_id WHERE t.tag_id = $1 AND t.merchant_id = $2`,
+    [tagId, merchantId],
+  );
+  return { row: row!, created: inserted.length > 0 };
+}
+
+/** Withdraws a merchant's permission to charge the tag without its PIN; false when it had none. */
+export async function removeTagMerchant(db: Queryable, tagId: string, merchantId: string): Promise<boolean> {
+  const rows = await db.query<{ tag_id: string }>('DELETE FROM wearable_merchants WHERE tag_id = $1 AND merchant_id = $2 RETURNING tag_id', [tagId, merchantId]);
+  return rows.length > 0;
+}
+
+/**
+ * A tag linked to another holder starts a new list: the previous holder's choices are dropped, and
+ * the merchant that linked it with the new holder's consent (her PIN, or a sandbox tag) is its first
+ * entry. Run with the link's update, in one transaction.
+ */
+export async function restartTagMerchants(tx: Queryable, tagId: string, linkedBy: { merchantId: string; consent: TagConsent } | null, now: Date): Promise<void> {
+  await tx.query('DELETE FROM wearable_merchants WHERE tag_id = $1', [tagId]);
+  if (linkedBy && (linkedBy.consent === 'holder_pin' || linkedBy.consent === 'test_mode' || linkedBy.consent === 'own_wallet')) {
+    await tx.query(
+      "INSERT INTO wearable_merchants (tag_id, merchant_id, source, created_at) VALUES ($1, $2, 'registered', $3)",
+      [tagId, linkedBy.merchantId, now],
+    );
+  }
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { translator } from '@tapline/shared/i18n';
 import { ApiError } from './api.ts';
-import { cashierMessage, refusalMessage } from './messages.ts';
+import { cashierMessage, messageForCode, offlineMessageForCode, refusalMessage } from './messages.ts';
 import { normaliseToken, tokenInputProblem } from './token.ts';
 
 describe('cashier messages', () => {
@@ -25,8 +25,12 @@ describe('cashier messages', () => {
   it('speaks the kiosk\'s language when given its translator', () => {
     const french = translator('fr');
     assert.deepEqual(cashierMessage(new ApiError('Wrong PIN', 'wrong_pin', 403), french), { text: 'Code PIN incorrect. Demandez au client de réessayer.', code: 'wrong_pin' });
-    assert.equal(refusalMessage({ code: 'offline_over_no_pin_limit', reason: 'x' }, french).text, french.t('errors.offline_over_no_pin_limit'));
-    assert.notEqual(french.t('errors.offline_over_no_pin_limit'), translator('en').t('errors.offline_over_no_pin_limit'));
+    assert.equal(refusalMessage({ code: 'pin_required', reason: 'x' }, french).text, french.t('errors.pin_required_offline'));
+    assert.notEqual(french.t('errors.pin_required_offline'), translator('en').t('errors.pin_required_offline'));
+    // One code online and offline: online the cashier asks for the PIN, offline it cannot be asked.
+    assert.equal(cashierMessage(new ApiError('PIN', 'pin_required', 403)).text, 'For this amount the customer must type their PIN.');
+    assert.equal(offlineMessageForCode('pin_required'), 'This needs the customer\'s PIN, which cannot be checked offline: it was not charged.');
+    assert.equal(offlineMessageForCode('insufficient_funds'), messageForCode('insufficient_funds'));
     assert.equal(tokenInputProblem('', french).text, 'Saisissez ou collez le jeton du terminal.');
   });
 

@@ -40,7 +40,20 @@ export function cashierMessage(error: unknown, words: Words = translator('en')):
   return { text: generic, code: error instanceof Error ? error.message.slice(0, 120) : null };
 }
 
+/**
+ * Codes whose sentence differs when the kiosk is offline or reports an offline verdict: what
+ * would need the customer's PIN online (`pin_required`, one code online and offline) cannot be
+ * asked offline, so the payment is refused or declined instead.
+ */
+const OFFLINE_WORDING: Readonly<Record<string, MessageKey>> = { pin_required: 'errors.pin_required_offline' };
+
+/** The cashier's sentence for the code of an offline refusal or an offline payment's decline. */
+export function offlineMessageForCode(code: string, words: Words = translator('en')): string | null {
+  const key = OFFLINE_WORDING[code];
+  return key ? words.t(key) : messageForCode(code, words);
+}
+
 /** A refusal that already has a sentence (the offline policy's), with its code for support. */
 export function refusalMessage(refusal: { code: string; reason: string }, words: Words = translator('en')): CashierMessage {
-  return { text: messageForCode(refusal.code, words) ?? refusal.reason, code: refusal.code };
+  return { text: offlineMessageForCode(refusal.code, words) ?? refusal.reason, code: refusal.code };
 }

@@ -44,8 +44,9 @@ describe('offline payments on the terminal', () => {
     });
   });
 
-  it('refuses beyond the limits with the policy reason, counting only what is still queued', () => {
-    const docs = [queued(2000), queued(2000), queued(4000, { status: 'accepted' }), queued(900, { status: 'declined' })];
+  it('refuses beyond the limits with the policy reason, counting only what is still queued (and today\'s settled taps)', () => {
+    const yesterday = new Date(NOW.getTime() - 86_400_000).toISOString();
+    const docs = [queued(2000), queued(2000), queued(4000, { status: 'accepted', capturedAt: yesterday }), queued(900, { status: 'declined' })];
     assert.equal(codeOf(offlineTap(HELLO, docs, sale(1000), 'TG1A2B3C4D', NOW, ID)), 'ok', '4000 + 1000 is the total limit exactly');
     const over = offlineTap(HELLO, docs, sale(1001), 'TG1A2B3C4D', NOW, ID);
     assert.deepEqual(over.ok ? null : [over.code, over.reason], ['offline_exposure_limit', 'The terminal holds as much in unsynced offline payments as it may: connect to sync']);
@@ -88,17 +89,39 @@ describe('offline payments on the terminal', () => {
     assert.equal(unknown.ok ? '' : unknown.reason, 'The QR code is signed with a key this terminal does not know: sync once, then try again');
   });
 
+  it('takes no more from one tag in a UTC day than the no-PIN day limit, and no more in taps a day than the total, however often it synced', () => {
+    const hello: SyncHello = { ...HELLO, offlineLimits: { ...HELLO.offlineLimits, perPaymentMaxMinor: 3000, totalMaxMinor: 9000, noPinPerTapMaxMinor: 3000, noPinPerDayMaxMinor: 5000 } };
+    const tag = 'TG1A2B3C4D';
+    // Settled earlier today (accepted) and still queued taps of the tag both count; declined ones and yesterday's do not.
+    const taken = [
+      queued(2000, { tagId: tag, status: 'accepted' }),
+      queued(2000, { tagId: tag }),
+      queued(3000, { tagId: tag, status: 'declined' }),
+      queued(3000, { tagId: tag, status: 'accepted', capturedAt: new Date(NOW.getTime() - 86_400_000).toISOString() }),
+    ];
+    assert.equal(codeOf(offlineTap(hello, taken, sale(1000), tag, NOW, ID)), 'ok', 'exactly the day limit');
+    const over = offlineTap(hello, taken, sale(1001), tag, NOW, ID);
+    assert.equal(codeOf(over), 'pin_required', 'one minor unit over the tag\'s day');
+    assert.equal(refusalMessage(over as { ok: false; code: string; reason: string }).text, 'This needs the customer\'s PIN, which cannot be checked offline: it was not charged.');
+    assert.equal(codeOf(offlineTap(hello, taken, sale(3000), 'TG99999999', NOW, ID)), 'ok', 'another tag has its own day');
+    // The terminal's day: 4,000 accepted or queued today; 9,000 in all.
+    const busy = [...taken, queued(3000, { tagId: 'TG99999999', status: 'accepted' })];
+    assert.equal(codeOf(offlineTap(hello, busy, sale(2000), 'TG88888888', NOW, ID)), 'ok');
+    assert.equal(codeOf(offlineTap(hello, busy, sale(2001), 'TG88888888', NOW, ID)), 'offline_exposure_limit', 'the terminal\'s taps of the day, settled or not');
+    assert.equal(codeOf(offlineAmountCheck(hello, busy, sale(2001), NOW) as OfflineAttempt), 'offline_exposure_limit', 'refused as the amount is typed');
+  });
+
   it('refuses a tap above the hello\'s no-PIN limit (the PIN cannot be checked offline) but takes a voucher of that amount, and shows the smaller limit for taps', async () => {
     const hello: SyncHello = { ...HELLO, offlineLimits: { ...HELLO.offlineLimits, noPinPerTapMaxMinor: 1500 } };
     assert.equal(codeOf(offlineTap(hello, [], sale(1500), 'TG1A2B3C4D', NOW, ID)), 'ok', 'at the limit is fine');
     const over = offlineTap(hello, [], sale(2000), 'TG1A2B3C4D', NOW, ID);
-    assert.equal(codeOf(over), 'offline_over_no_pin_limit');
-    assert.equal(codeOf(offlineAmountCheck(hello, [], sale(2000), NOW) as OfflineAttempt), 'offline_over_no_pin_limit', 'refused on the sale screen as the amount is typed');
+    assert.equal(codeOf(over), 'pin_required', 'the code a tap above the limit gets online too');
+    assert.equal(codeOf(offlineAmountCheck(hello, [], sale(2000), NOW) as OfflineAttempt), 'pin_required', 'refused on the sale screen as the amount is typed');
     assert.equal(codeOf(await offlineVoucher(hello, [], sale(2000), voucher(), NOW, ID)), 'ok', 'a voucher is paid for already: no PIN needed');
     // The refusal in the cashier's words, in every language of the kiosk.
     assert.ok(!over.ok);
-    assert.equal(refusalMessage(over).text, 'This amount needs the customer\'s PIN, which cannot be checked offline.');
-    assert.equal(refusalMessage(over, translator('fr')).text, translator('fr').t('errors.offline_over_no_pin_limit'));
+    assert.equal(refusalMessage(over).text, 'This needs the customer\'s PIN, which cannot be checked offline: it was not charged.');
+    assert.equal(refusalMessage(over, translator('fr')).text, translator('fr').t('errors.pin_required_offline'));
     assert.deepEqual(offlineRoom(hello, [queued(500)]), { currency: 'NGN', perPaymentMaxMinor: 3000, perTapMaxMinor: 1500, totalMaxMinor: 5000, usedMinor: 500 });
     // A no-PIN limit above the terminal's own: the per-payment limit is the smaller.
     assert.equal(offlineRoom({ ...HELLO, offlineLimits: { ...HELLO.offlineLimits, noPinPerTapMaxMinor: 9000 } }, [])?.perTapMaxMinor, 3000);

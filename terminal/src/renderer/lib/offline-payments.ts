@@ -23,8 +23,8 @@ export function usedVoucherIds(docs: readonly Pick<OfflinePaymentDoc, 'voucherId
   return new Set(docs.flatMap((doc) => (doc.voucherId === undefined ? [] : [doc.voucherId])));
 }
 
-function decide(hello: SyncHello, docs: readonly OfflinePaymentDoc[], sale: OfflineSale, now: Date, voucherId?: string): OfflineDecision {
-  return offlineDecision(hello.offlineLimits, docs, { amountMinor: sale.amountMinor, currency: sale.currency, ...(voucherId === undefined ? {} : { voucherId }) }, now, usedVoucherIds(docs));
+function decide(hello: SyncHello, docs: readonly OfflinePaymentDoc[], sale: OfflineSale, now: Date, payer: { voucherId?: string; tagId?: string } = {}): OfflineDecision {
+  return offlineDecision(hello.offlineLimits, docs, { amountMinor: sale.amountMinor, currency: sale.currency, ...payer }, now, usedVoucherIds(docs));
 }
 
 function queuedDoc(hello: SyncHello, sale: OfflineSale, now: Date, id: string, fields: Pick<OfflinePaymentDoc, 'kind'> & Partial<OfflinePaymentDoc>): OfflinePaymentDoc {
@@ -38,7 +38,7 @@ function queuedDoc(hello: SyncHello, sale: OfflineSale, now: Date, id: string, f
  */
 export function offlineTap(hello: SyncHello | null, docs: readonly OfflinePaymentDoc[], sale: OfflineSale, tagId: string, now: Date, id: string): OfflineAttempt {
   if (hello === null) return NOT_SYNCED;
-  const decision = decide(hello, docs, sale, now);
+  const decision = decide(hello, docs, sale, now, { tagId });
   if (!decision.ok) return decision;
   return { ok: true, doc: queuedDoc(hello, sale, now, id, { kind: 'tap', tagId }) };
 }
@@ -53,7 +53,7 @@ export async function offlineVoucher(hello: SyncHello | null, docs: readonly Off
   const checked = await checkVoucher(scanned, { keys, mode: hello.mode, currency: sale.currency, amountMinor: sale.amountMinor, at: now });
   if (!checked.ok) return { ok: false, code: checked.code, reason: VOUCHER_PROBLEM_MESSAGES[checked.code] };
   const { claims } = checked.voucher;
-  const decision = decide(hello, docs, sale, now, claims.id);
+  const decision = decide(hello, docs, sale, now, { voucherId: claims.id });
   if (!decision.ok) return decision;
   return { ok: true, doc: queuedDoc(hello, sale, now, id, { kind: 'qr', voucher: scanned.trim(), voucherId: claims.id, payerHandle: `@${claims.h}` }) };
 }

@@ -1,0 +1,42 @@
+-- A tag's no-PIN day budget: what taps without the holder's PIN took from it on each UTC day.
+-- One budget per tag, spent by online taps (pos_tap) and by offline taps when they settle
+-- (offline_post_taps); modules/wearables/README.md states the rule.
+--
+-- The latest day's total is in wearables.no_pin_day / no_pin_spent (pos_tap reads and writes only
+-- those, in its one UPDATE); earlier days of the last 31 are in no_pin_history
+-- {"YYYY-MM-DD": minor units}. A day in the history is always before no_pin_day.
+
+-- What taps without the PIN took on p_on.
+CREATE OR REPLACE FUNCTION no_pin_spent_on(p_day date, p_spent bigint, p_history jsonb, p_on date)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN p_day = p_on THEN p_spent
+              ELSE coalesce((p_history ->> to_char(p_on, 'YYYY-MM-DD'))::bigint, 0) END
+$$;
+
+-- The history once the day p_day (total p_spent) gives way to the later day p_new: p_day joins
+-- it, and days 31 or more before p_new are forgotten (no offline payment that old is accepted).
+CREATE OR REPLACE FUNCTION no_pin_history_roll(p_history jsonb, p_day date, p_spent bigint, p_new date)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
+  FROM (SELECT h.key, h.value FROM jsonb_each(p_history) AS h
+        UNION ALL
+        SELECT to_char(p_day, 'YYYY-MM-DD'), to_jsonb(p_spent) WHERE p_day IS NOT NULL AND p_spent > 0) AS e
+  WHERE e.key::date > p_new - 31
+$$;
+
+-- The budget after p_amount is spent on the day p_on: the latest day's total grows, a later day
+-- starts (the latest moving into the history), or an earlier day's total in the history grows.
+CREATE OR REPLACE FUNCTION no_pin_add(
+  p_day date, p_spent bigint, p_history jsonb, p_on date, p_amount bigint,
+  OUT day date, OUT spent bigint, OUT history jsonb
+) LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT
+    CASE WHEN p_day IS NULL OR p_on >= p_day THEN p_on ELSE p_day END,
+    CASE WHEN p_day = p_on THEN p_spent + p_amount
+         WHEN p_day IS NULL OR p_on > p_day THEN p_amount
+         ELSE p_spent END,
+    CASE WHEN p_day IS NULL OR p_day = p_on THEN p_history
+         WHEN p_on > p_day THEN no_pin_history_roll(p_history, p_day, p_spent, p_on)
+         ELSE jsonb_set(p_history, ARRAY[to_char(p_on, 'YYYY-MM-DD')],
+                        to_jsonb(no_pin_spent_on(p_day, p_spent, p_history, p_on) + p_amount)) END
+$$;
