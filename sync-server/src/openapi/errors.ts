@@ -233,7 +233,8 @@ function add(codes: Map<number, Set<string>>, status: number, list: readonly str
 /** Codes by status for one operation. */
 export function errorCodesFor(operationId: string, facts: RouteFacts): Map<number, Set<string>> {
   const codes = new Map<number, Set<string>>();
-  if (facts.hasInput) add(codes, 400, ['validation_failed']);
+  // A body sent to a route without a schema is still read: a number in it past the safe range is a validation_failed (http/input-guard.ts).
+  if (facts.hasInput || facts.takesBody) add(codes, 400, ['validation_failed']);
   // The input guard (http/input-guard.ts) reads the query string of every route, declared or not,
   // and the JSON body parser (http/json-body.ts) every body sent with a method that has one.
   add(codes, 400, ['invalid_text']);

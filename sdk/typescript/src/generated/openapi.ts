@@ -8053,7 +8053,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21898,7 +21898,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21990,7 +21990,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22080,7 +22080,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpEnrolment"];
                 };
             };
-            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22765,7 +22765,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
