@@ -6144,9 +6144,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6170,19 +6167,6 @@ export interface operations {
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
             403: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6217,9 +6201,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6253,19 +6234,6 @@ export interface operations {
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
             403: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
