@@ -25,12 +25,12 @@ const USAGE = `Usage: npm run hardware -- <command>
   list                      NFC readers (PC/SC), serial ports and USB printer devices
   tap <tagId|uri>           simulate a tap on the simulated reader and print the event
   print-test [kind|all]     print a test receipt on PRINTER (default: virtual, previews in
-                            ./data/printer-preview/); kinds: ${Object.keys(SAMPLE_RECEIPTS).join(', ')}
+                            $DATA_DIR/printer-preview/, ./data by default); kinds: ${Object.keys(SAMPLE_RECEIPTS).join(', ')}
   status                    NFC reader and printer status
   bridge                    run the hardware bridge on a loopback WebSocket until Ctrl-C
 
 Environment: PRINTER=virtual | tcp:HOST[:9100] | serial:/dev/ttyUSB0[@9600] | usb:/dev/usb/lp0,
-PRINTER_PAPER=58|80, PRINTER_LANGUAGE, PRINTER_QUEUE_DIR, PRINTER_PREVIEW_DIR,
+PRINTER_PAPER=58|80, PRINTER_LANGUAGE, PRINTER_QUEUE_DIR, PRINTER_PREVIEW_DIR, DATA_DIR,
 NFC_READER=auto|pcsc|simulated, NFC_DEBOUNCE_MS, PUBLIC_BASE_URL, HARDWARE_BRIDGE_PORT.`;
 
 function describePrinterTarget(config: PrinterConfig): string {

@@ -9,8 +9,11 @@ describe('the server process', () => {
   it('starts on the embedded database, prints a generated admin token once, and shuts down cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tapline-main-'));
     const first = await startServerProcess({ LOG_LEVEL: 'warn', DATA_DIR: dataDir });
-    const token = /Admin token[^\n]*: (admin\.[0-9a-f]{64})/.exec(first.output())?.[1];
-    assert.ok(token, first.output());
+    // What a new user copies: the token npm start printed, prefixed with admin. as the README says.
+    const printed = /^Admin token[^\n]*: ([0-9a-f]{64})$/m.exec(first.output())?.[1];
+    assert.ok(printed, first.output());
+    assert.match(first.output(), new RegExp(`^Send it as: Authorization: Bearer admin\\.${printed}$`, 'm'));
+    const token = `admin.${printed}`;
     const listed = await fetch(`${first.url}/api/admin/merchants`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(listed.status, 200);
     assert.ok(existsSync(join(dataDir, 'tapline.lock')));

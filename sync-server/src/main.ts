@@ -26,7 +26,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;
   const database = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   if (admin.generated) {
-    console.log(`Admin token (shown once, stored hashed; set ADMIN_TOKEN to choose your own): admin.${admin.generated}`);
+    // The token alone (what ADMIN_TOKEN would hold), then the credential as it is sent: the README's
+    // `ADMIN=admin.<the admin token npm start printed>` and a copy of the second line both work.
+    console.log(`Admin token (shown once, stored hashed; set ADMIN_TOKEN to choose your own): ${admin.generated}`);
+    console.log(`Send it as: Authorization: Bearer admin.${admin.generated}`);
   }
   const metrics = config.metricsPort === undefined ? undefined : await startMetricsListener(app, config.metricsHost, config.metricsPort);
   console.log(`API docs: ${url}/docs`);

@@ -27,4 +27,16 @@ describe('printer configuration', () => {
     });
     assert.throws(() => printerConfigFromEnv({ PRINTER_PAPER: '57' }), /58 or 80/);
   });
+
+  it('keeps previews and the queue in DATA_DIR, as the sync server keeps its data, unless their own variables say otherwise', () => {
+    const absolute = printerConfigFromEnv({ DATA_DIR: '/var/lib/tapline' }, '/srv/kiosk');
+    assert.equal(absolute.previewDirectory, '/var/lib/tapline/printer-preview');
+    assert.equal(absolute.queueDirectory, '/var/lib/tapline/print-queue');
+    const relative = printerConfigFromEnv({ DATA_DIR: 'shop-data ' }, '/srv/kiosk');
+    assert.equal(relative.previewDirectory, '/srv/kiosk/shop-data/printer-preview');
+    assert.equal(printerConfigFromEnv({ DATA_DIR: '' }, '/srv/kiosk').previewDirectory, '/srv/kiosk/data/printer-preview');
+    const own = printerConfigFromEnv({ DATA_DIR: '/var/lib/tapline', PRINTER_PREVIEW_DIR: '/tmp/previews', PRINTER_QUEUE_DIR: '/tmp/queue' }, '/srv/kiosk');
+    assert.equal(own.previewDirectory, '/tmp/previews');
+    assert.equal(own.queueDirectory, '/tmp/queue');
+  });
 });

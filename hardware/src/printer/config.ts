@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { PaperWidth } from './document.ts';
 
 export type PrinterTarget =
@@ -19,20 +19,23 @@ export interface PrinterConfig {
 /**
  * PRINTER: virtual (default) | tcp:HOST[:PORT] | serial:PATH[@BAUD] | usb:PATH
  * PRINTER_PAPER: 58 | 80 (default 80). PRINTER_LANGUAGE: merchant language (default en).
- * PRINTER_QUEUE_DIR (default ./data/print-queue), PRINTER_PREVIEW_DIR (default
- * ./data/printer-preview), PRINTER_STATUS_INTERVAL_MS (default 10000; 0 turns polling off).
+ * PRINTER_QUEUE_DIR (default $DATA_DIR/print-queue), PRINTER_PREVIEW_DIR (default
+ * $DATA_DIR/printer-preview), PRINTER_STATUS_INTERVAL_MS (default 10000; 0 turns polling off).
+ * DATA_DIR is the folder `npm start` and the sync server keep their data in (default ./data,
+ * relative to `cwd`), so a moved data folder takes the receipts with it.
  */
 export function printerConfigFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): PrinterConfig {
   const paper = env.PRINTER_PAPER ?? '80';
   if (paper !== '58' && paper !== '80') throw new Error(`PRINTER_PAPER must be 58 or 80, got ${JSON.stringify(paper)}`);
   const statusIntervalMs = Number(env.PRINTER_STATUS_INTERVAL_MS ?? 10_000);
   if (!Number.isInteger(statusIntervalMs) || statusIntervalMs < 0 || statusIntervalMs > 3_600_000) throw new Error('PRINTER_STATUS_INTERVAL_MS must be 0 to 3600000');
+  const dataDirectory = resolve(cwd, env.DATA_DIR?.trim() || 'data');
   return {
     target: parsePrinterTarget(env.PRINTER ?? 'virtual'),
     paperWidth: paper === '58' ? 58 : 80,
     language: env.PRINTER_LANGUAGE ?? 'en',
-    queueDirectory: env.PRINTER_QUEUE_DIR ?? join(cwd, 'data', 'print-queue'),
-    previewDirectory: env.PRINTER_PREVIEW_DIR ?? join(cwd, 'data', 'printer-preview'),
+    queueDirectory: env.PRINTER_QUEUE_DIR ?? join(dataDirectory, 'print-queue'),
+    previewDirectory: env.PRINTER_PREVIEW_DIR ?? join(dataDirectory, 'printer-preview'),
     statusIntervalMs,
   };
 }

@@ -30,6 +30,14 @@ export function rateLimitGroupOf(path: string): RateLimitGroup {
   return RATE_LIMIT_GROUPS.other;
 }
 
+/**
+ * Liveness and readiness are never limited: an orchestrator or load balancer probes them from
+ * one address, often the address every visitor behind the same proxy or NAT shares, and a
+ * public budget spent by those visitors must not make a healthy server look dead. Each probe is
+ * one cheap query; counting it would cost about as much.
+ */
+export const UNLIMITED_PATHS: ReadonlySet<string> = new Set(['/api/health', '/api/health/ready']);
+
 function pathOf(request: FastifyRequest): string {
   const url = request.url;
   const query = url.indexOf('?');
@@ -119,8 +127,8 @@ export async function registerRateLimits(app: FastifyInstance, db: Database, opt
     // A shared counter the database cannot update (it is down) lets the request through: the
     // request meets the outage itself and answers it (503, or /api/health's ok: false).
     ...(options.store === 'postgres' ? { store: postgresStore(db), skipOnError: true } : {}),
-    // Pages, docs and static files are not part of the limited API.
-    allowList: (request) => !request.url.startsWith('/api/'),
+    // Pages, docs and static files are not part of the limited API; nor are the health probes.
+    allowList: (request) => !request.url.startsWith('/api/') || UNLIMITED_PATHS.has(pathOf(request)),
     keyGenerator: (request) => {
       const group = rateLimitGroupOf(pathOf(request));
       return `${group.name}:${group.per === 'ip' ? `ip:${request.ip}` : callerKey(request)}`;

@@ -120,5 +120,27 @@ for (const target of await databaseTargets()) {
       const valid = await request('GET', '/api/admin/merchants', { headers: ADMIN });
       assert.equal(valid.status, 200);
     });
+
+    it('never limits liveness and readiness, even once the public budget of their address is spent', async () => {
+      const { request } = server();
+      // Every anonymous caller at this address (127.0.0.1: all visitors behind one proxy) spends one budget.
+      let spent = false;
+      for (let index = 0; index < 130 && !spent; index++) spent = (await request('GET', '/api/store/products')).status === 429;
+      assert.ok(spent, 'the public budget of 120 a minute was spent');
+      const limited = await request('GET', '/api/store/products');
+      assert.equal(limited.status, 429);
+      assert.equal(limited.body.code, 'rate_limited');
+      for (let index = 0; index < 3; index++) {
+        const live = await request('GET', '/api/health');
+        assert.equal(live.status, 200, JSON.stringify(live.body));
+        assert.equal(live.body.ok, true);
+        assert.equal(live.headers.get('x-ratelimit-limit'), null, 'not counted');
+        const ready = await request('GET', '/api/health/ready?probe=1');
+        assert.equal(ready.status, 200, JSON.stringify(ready.body));
+        assert.equal(ready.body.ready, true);
+      }
+      // The probes did not lift the limit for the rest of the API either.
+      assert.equal((await request('GET', '/api/store/products')).status, 429);
+    });
   });
 }

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { databaseTargets } from '../testing/databases.ts';
 import { ADMIN, uniqueHandle, useTestServer } from '../testing/server.ts';
 import { findUnstorableText } from './input-guard.ts';
-import { JSON_DEPTH_MAX, jsonDeeperThan } from './json-body.ts';
+import { findUnsafeNumber, JSON_DEPTH_MAX, jsonDeeperThan, unsafeNumberLiteral } from './json-body.ts';
 
 const PAYMENT = { fromCode: 'NG', toCode: 'KE', rail: 'mobile_money', amount: 1, currency: 'NGN', receiver: '+254712345678', receiverName: 'Wanjiku Kamau' };
 
@@ -15,6 +15,26 @@ describe('jsonDeeperThan', () => {
     assert.equal(jsonDeeperThan('{"a":"[[[[{{{{"}', 1), false);
     assert.equal(jsonDeeperThan('{"a":"\\"[[[["}', 1), false);
     assert.equal(jsonDeeperThan('['.repeat(1_000_000), JSON_DEPTH_MAX), true);
+  });
+});
+
+describe('findUnsafeNumber', () => {
+  it('judges integer literals by their digits and other literals by their magnitude', () => {
+    for (const literal of ['9007199254740991', '-9007199254740991', '0', '-0', '12.50', '1e15', '9007199254740991.0', '1e-400', '0.000001']) assert.equal(unsafeNumberLiteral(literal), false, literal);
+    for (const literal of ['9007199254740992', '9007199254740993', '-9007199254740993', '10000000000000000', '99999999999999999999', '1e20', '1e308', '1e999', '-1E+20', '9007199254740993.0']) {
+      assert.equal(unsafeNumberLiteral(literal), true, literal);
+    }
+    // JSON.parse cannot tell these apart: the raw text can.
+    assert.equal(JSON.parse('9007199254740993'), JSON.parse('9007199254740992'));
+  });
+
+  it('names the path of the first unsafe number, ignoring digits inside strings and keys', () => {
+    assert.equal(findUnsafeNumber('{"limit":20,"offset":9007199254740993}'), 'offset');
+    assert.equal(findUnsafeNumber('{"a":"99999999999999999999","b":[1,2,{"c":1e20}]}'), 'b.2.c');
+    assert.equal(findUnsafeNumber('{"12345678901234567890":1,"x\\"y":{"z":[0, -1e308]}}'), 'x"y.z.1');
+    assert.equal(findUnsafeNumber('[1,[2,3],4,1e20]'), '3');
+    assert.equal(findUnsafeNumber('1e20'), '');
+    assert.equal(findUnsafeNumber('{"amount":12.5,"items":[{"qty":9007199254740991}],"note":"1e400 \\" 1e400"}'), undefined);
   });
 });
 
@@ -89,6 +109,34 @@ for (const target of await databaseTargets()) {
       assert.equal(amount.body.code, 'invalid_parameter');
       // An unauthenticated caller of a route that needs a credential still hears 401 first.
       const anonymous = await s.request('GET', '/api/pos/sessions/%00');
+      assert.equal(anonymous.status, 401, JSON.stringify(anonymous.body));
+    });
+
+    it('refuses numbers past the safe integer range anywhere in a JSON body with 400 validation_failed naming the field', async () => {
+      const s = server();
+      const handle = uniqueHandle('bignum');
+      await s.createWallet({ handle, fund: 1 });
+      const json = { 'content-type': 'application/json' };
+      const body = (offset: string) => `{"buyerHandle":"${handle}","walletPin":"1234","offset":${offset}}`;
+      for (const offset of ['1e20', '1e308', '9007199254740993', '9007199254740992', '-99999999999999999999']) {
+        const answer = await s.request('POST', '/api/store/my-orders', { headers: json, rawBody: body(offset) });
+        assert.equal(answer.status, 400, `${offset}: ${JSON.stringify(answer.body)}`);
+        assert.deepEqual(answer.body, {
+          error: 'Invalid body: offset must be between -9007199254740991 and 9007199254740991',
+          code: 'validation_failed',
+          details: [{ field: 'offset', message: 'must be between -9007199254740991 and 9007199254740991' }],
+        }, offset);
+      }
+      const inside = await s.request('POST', '/api/pay', { headers: { ...json, 'x-merchant-api-key': (await s.createMerchant()).testKey, 'idempotency-key': randomUUID() }, rawBody: JSON.stringify({ ...PAYMENT, metadata: { n: 1 } }).replace('"n":1', '"n":[0,9007199254740993]') });
+      assert.equal(inside.status, 400);
+      assert.equal(inside.body.code, 'validation_failed');
+      assert.deepEqual(inside.body.details, [{ field: 'metadata.n.1', message: 'must be between -9007199254740991 and 9007199254740991' }]);
+      // The largest safe integer, and the same digits inside a string, are not refused by the guard.
+      const largest = await s.request<unknown[]>('POST', '/api/store/my-orders', { headers: json, rawBody: body(String(Number.MAX_SAFE_INTEGER)) });
+      assert.equal(largest.status, 200, JSON.stringify(largest.body));
+      assert.deepEqual((largest.body as unknown as { data: unknown[] }).data, []);
+      // An anonymous caller of a route that needs a credential still hears 401 first.
+      const anonymous = await s.request('POST', '/api/pos/sessions', { headers: json, rawBody: '{"amount":1e20,"currency":"NGN"}' });
       assert.equal(anonymous.status, 401, JSON.stringify(anonymous.body));
     });
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unstorableCharacter } from '@tapline/shared/text';
 import { badRequest } from './errors.ts';
+import { UNSAFE_NUMBER } from './json-body.ts';
 
 /**
  * Text PostgreSQL cannot store: NUL (text and jsonb refuse it) and UTF-16 surrogates without
@@ -58,7 +59,11 @@ function acceptsEmptyBody(request: FastifyRequest): boolean {
  *   (keys included);
  * - `invalid_parameter`: a control character in a path parameter, or a number in the query or
  *   the path outside the safe integer range (±2^53-1; `?offset=99999999999999999999` would
- *   otherwise reach PostgreSQL as 1e+20).
+ *   otherwise reach PostgreSQL as 1e+20);
+ * - `validation_failed`: a number in a JSON body outside the safe integer range, on every route
+ *   whatever its schema says (`"offset": 1e20`, `1e308`, and `9007199254740993`, which JSON.parse
+ *   would silently read as 9007199254740992: json-body.ts judges the literal as sent). A field
+ *   with a smaller documented maximum is held to it by its schema, with the same code.
  * A POST without a body where the route requires no field is taken as `{}`.
  * Runs after the credential check (preValidation hooks run in order), so an anonymous caller
  * still gets its 401 first; the number check runs once the schema has turned query text into
@@ -76,6 +81,12 @@ export function registerInputGuard(app: FastifyInstance): void {
       if (path === undefined) continue;
       const where = issue(part, path, 'must not contain NUL characters or unpaired UTF-16 surrogates');
       throw badRequest('invalid_text', `Invalid text in ${where.field}: NUL characters and unpaired UTF-16 surrogates are refused`, [where]);
+    }
+    const unsafe = request[UNSAFE_NUMBER];
+    if (unsafe !== undefined) {
+      const field = unsafe || 'body';
+      const message = `must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`;
+      throw badRequest('validation_failed', `Invalid body: ${field} ${message}`, [{ field, message }]);
     }
     if (request.body === undefined && acceptsEmptyBody(request)) request.body = {};
   });

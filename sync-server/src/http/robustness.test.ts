@@ -124,6 +124,34 @@ function plausibleText(schema: Schema, field: string, context: { handle: string;
   return candidates.find(fits) ?? 'x'.repeat(Math.max(1, schema.minLength ?? 1));
 }
 
+/** Number literals past the safe integer range, as raw JSON text: 2^53+1 parses to 2^53 and only the text tells. */
+const UNSAFE_NUMBERS = ['1e20', '1e308', '9007199254740993'];
+const NUMBER_MARK = '__fuzz_number__';
+
+/**
+ * The paths (as keys and array indexes) of every numeric field of the body `plausible` makes for
+ * `schema`: a field is numeric when its schema, or one of its anyOf choices, is a number or an integer.
+ */
+function numericPaths(schema: Schema | undefined, path: (string | number)[] = []): (string | number)[][] {
+  if (!schema || path.length > 16) return [];
+  const numeric = (candidate: Schema | undefined) => candidate?.type === 'integer' || candidate?.type === 'number';
+  if (numeric(schema) || schema.anyOf?.some(numeric)) return [path];
+  if (schema.anyOf) return numericPaths(schema.anyOf[0], path);
+  if (schema.const !== undefined || schema.enum) return [];
+  if (schema.type === 'object') return Object.entries(schema.properties ?? {}).flatMap(([name, property]) => numericPaths(property, [...path, name]));
+  if (schema.type === 'array') return numericPaths(schema.items, [...path, 0]);
+  return [];
+}
+
+/** The raw JSON text of `body` with the value at `path` replaced by the number literal `literal`. */
+function withNumberAt(body: unknown, path: (string | number)[], literal: string): string {
+  const copy = structuredClone(body) as Record<string | number, unknown>;
+  let parent = copy;
+  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
+  parent[path[path.length - 1]!] = NUMBER_MARK;
+  return JSON.stringify(copy).replace(`"${NUMBER_MARK}"`, literal);
+}
+
 function bodySchemaOf(operation: Operation): Schema | undefined {
   return operation.requestBody?.content?.['application/json']?.schema;
 }
@@ -217,6 +245,37 @@ for (const target of await databaseTargets()) {
       }
       assert.ok(probe.calls() > 1000, `only ${probe.calls()} calls: the OpenAPI document lists too few routes`);
       assert.deepEqual(probe.failures.slice(0, 20), [], `${probe.failures.length} of ${probe.calls()} calls failed`);
+    });
+
+    it('answers 4xx to a number past the safe integer range in every numeric body field, never a 2xx or a 5xx', { timeout: 240_000 }, async () => {
+      const s = server();
+      const { callers, operations, context } = await setUp(s);
+      const probe = prober(s);
+      const accepted: string[] = [];
+      let fields = 0;
+      // Key rotation last: were it ever to take one of these bodies, later calls would lose their key.
+      const ordered = [...operations].sort((a, b) => Number(a.path === '/api/merchant/keys/rotate') - Number(b.path === '/api/merchant/keys/rotate'));
+      for (const { path, verb, operation } of ordered) {
+        if (verb === 'GET' || verb === 'DELETE') continue;
+        const schema = bodySchemaOf(operation);
+        const body = plausible(schema, '', context);
+        for (const field of numericPaths(schema)) {
+          fields += 1;
+          for (const literal of UNSAFE_NUMBERS) {
+            const raw = withNumberAt(body, field, literal);
+            assert.ok(raw.includes(literal), `${verb} ${path}: ${field.join('.')} not in ${raw}`);
+            for (const [who, headers] of Object.entries(callers)) {
+              const answer = await probe.call(verb, fill(path, PARAMS[1]!), headers, { raw, contentType: 'application/json' });
+              if (answer.status < 400) accepted.push(`${verb} ${path} as ${who} with ${field.join('.')} = ${literal}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+            }
+          }
+        }
+      }
+      assert.ok(fields > 50, `only ${fields} numeric body fields in the document`);
+      assert.deepEqual(probe.failures.slice(0, 20), [], `${probe.failures.length} of ${probe.calls()} calls failed`);
+      assert.deepEqual(accepted.slice(0, 20), [], `${accepted.length} calls took a number past the safe range`);
+      // The guard itself answered, not only authentication.
+      assert.ok((probe.answers.get('validation_failed') ?? 0) > fields, JSON.stringify([...probe.answers]));
     });
 
     it('answers 4xx to text and numbers the database cannot store, broken path ids, deep bodies and empty bodies, on every route', { timeout: 240_000 }, async () => {

@@ -27,6 +27,8 @@ export interface RouteFacts {
   /** The names of every property of its params, query and body schemas, at any depth (FIELD_CODES reads them). */
   fields: readonly string[];
   isApi: boolean;
+  /** Counted by the rate limits: every /api route but the health probes (auth/rate-limit.ts UNLIMITED_PATHS). */
+  rateLimited: boolean;
   text: string;
 }
 
@@ -233,7 +235,8 @@ function add(codes: Map<number, Set<string>>, status: number, list: readonly str
 /** Codes by status for one operation. */
 export function errorCodesFor(operationId: string, facts: RouteFacts): Map<number, Set<string>> {
   const codes = new Map<number, Set<string>>();
-  if (facts.hasInput) add(codes, 400, ['validation_failed']);
+  // A body sent to a route without a schema is still read: a number in it past the safe range is a validation_failed (http/input-guard.ts).
+  if (facts.hasInput || facts.takesBody) add(codes, 400, ['validation_failed']);
   // The input guard (http/input-guard.ts) reads the query string of every route, declared or not,
   // and the JSON body parser (http/json-body.ts) every body sent with a method that has one.
   add(codes, 400, ['invalid_text']);
@@ -267,7 +270,7 @@ export function errorCodesFor(operationId: string, facts: RouteFacts): Map<numbe
   // (a flow's text may describe its neighbours' codes too, as POS describes the whole machine).
   if (flow) for (const [status, list] of Object.entries(flow)) add(codes, Number(status), list);
   else for (const match of facts.text.matchAll(CODES_IN_TEXT)) add(codes, Number(match[1]), match[2]!.match(CODE) ?? []);
-  if (facts.isApi) add(codes, 429, ['rate_limited']);
+  if (facts.rateLimited) add(codes, 429, ['rate_limited']);
   // A dropped database connection (http/errors.ts), with Retry-After.
   if (facts.isApi) add(codes, 503, ['database_unavailable']);
   return codes;

@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from '../config.ts';
 import type { PrincipalKind } from '../auth/principal.ts';
+import { UNLIMITED_PATHS } from '../auth/rate-limit.ts';
 import { collapseLiteralUnions, componentRegistry, referenceComponents, referencedComponents } from './components.ts';
 import { type RouteFacts, errorCodesFor, errorDescription } from './errors.ts';
 import { examplesFor } from './examples.ts';
@@ -119,6 +120,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
         hasInput: original.body !== undefined || original.querystring !== undefined || original.params !== undefined,
         fields: [original.params, original.querystring, original.body].flatMap(propertyNames),
         isApi: url.startsWith('/api/'),
+        rateLimited: url.startsWith('/api/') && !UNLIMITED_PATHS.has(url),
         text: routeText(original),
       };
       factsById.set(operationId, facts);
@@ -208,7 +210,7 @@ function finishDocument(document: JsonObject, factsById: ReadonlyMap<string, Ope
       for (const [status, answer] of Object.entries(responses)) {
         const code = Number(status);
         const headers: JsonObject = {};
-        if (facts.isApi && (code < 300 || code === 429)) Object.assign(headers, RATE_LIMIT_HEADERS);
+        if (facts.rateLimited && (code < 300 || code === 429)) Object.assign(headers, RATE_LIMIT_HEADERS);
         if (code === 429) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
         if (code < 300 && facts.idempotency) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
         if (Object.keys(headers).length > 0) answer.headers = headers;

@@ -6144,9 +6144,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6170,19 +6167,6 @@ export interface operations {
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
             403: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6217,9 +6201,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6253,19 +6234,6 @@ export interface operations {
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
             403: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8053,7 +8021,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21898,7 +21866,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21990,7 +21958,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22080,7 +22048,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpEnrolment"];
                 };
             };
-            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22765,7 +22733,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -31,7 +31,7 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
  * It should not while the database does not answer, while the database lacks a migration this
  * server needs (a rolling upgrade whose migrations another instance is still applying), or while
  * it shuts down. A load balancer or orchestrator takes it out on 503 and restarts it only on
- * liveness failures.
+ * liveness failures. Never rate-limited, like liveness (auth/rate-limit.ts UNLIMITED_PATHS).
  */
 export async function readinessRoutes(app: TypedApp, { db }: AppContext): Promise<void> {
   const shipped = listMigrations().map((migration) => migration.version);

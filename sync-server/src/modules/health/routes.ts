@@ -10,6 +10,12 @@ const Health = Type.Object({
   dbLatency: Type.Union([Type.Number({ description: 'Milliseconds for a round trip to the database' }), Type.Null()]),
 });
 
+/**
+ * Liveness: GET /api/health answers 200 while the process and its database answer, 503
+ * `{ok: false}` while the database does not. It needs no credential and, like readiness
+ * (ready.ts), is never rate-limited (auth/rate-limit.ts UNLIMITED_PATHS): the public per-IP budget
+ * that visitors behind the orchestrator's proxy or NAT spend never turns a probe into a 429.
+ */
 export async function healthRoutes(app: TypedApp, { db }: AppContext): Promise<void> {
   const startedAt = process.hrtime.bigint();
   app.get('/api/health', {
