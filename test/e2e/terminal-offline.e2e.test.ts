@@ -132,9 +132,10 @@ for (const target of await databaseTargets()) {
       assert.ok(cached, 'the hello is cached for an offline start');
       assert.equal(cached.hello.terminal.id, terminalId);
       assert.equal(cached.hello.mode, 'test');
-      const { noPinPerTapMaxMinor, ...limits } = cached.hello.offlineLimits;
+      const { noPinPerTapMaxMinor, noPinPerDayMaxMinor, ...limits } = cached.hello.offlineLimits;
       assert.deepEqual(limits, { currency: 'NGN', perPaymentMaxMinor: 3000, totalMaxMinor: 5000, maxAgeSeconds: 86_400 });
       assert.ok(typeof noPinPerTapMaxMinor === 'number' && noPinPerTapMaxMinor > 3000, 'the largest offline tap (the no-PIN limit) is above this terminal\'s own limit');
+      assert.ok(typeof noPinPerDayMaxMinor === 'number' && noPinPerDayMaxMinor >= noPinPerTapMaxMinor, 'the most one tag pays without its PIN in a day');
       assert.ok(cached.hello.offlineQrKeys.length >= 1);
 
       relay.cut();

@@ -16,7 +16,7 @@ type Limits = { currency: string; perTap: number; perDay: number; spentToday?: n
 type Tag = { tagId: string; consent: string; noPinLimits: Limits };
 type TagMerchant = { merchant: { handle: string; name: string }; source: string; addedAt: string };
 type Session = { sessionId: string; status: string; errorMessage?: string };
-type Merchant = { id: string; handle: string; liveKey: string; key: Record<string, string>; terminalId: string; token: string };
+type Merchant = { id: string; /** '@handle' */ handle: string; liveKey: string; key: Record<string, string>; terminalId: string; token: string };
 
 const PIN = '4829';
 const DAY_MS = 86_400_000;
@@ -134,7 +134,7 @@ for (const target of await databaseTargets()) {
       const withPin = await tapOnline(s, paidWithPin, tagId, 5_000, PIN);
       assert.equal(withPin.body.status, 'completed', JSON.stringify(withPin.body));
       const list = await s.request<{ data: TagMerchant[]; total: number }>('GET', `/api/wallet/wearables/${tagId}/merchants`, { headers: ada.session });
-      assert.deepEqual(list.body.data.map((entry) => [entry.merchant.handle, entry.source]), [[`@${registrar.handle}`, 'registered'], [`@${added.handle}`, 'holder'], [`@${paidWithPin.handle}`, 'pin']]);
+      assert.deepEqual(list.body.data.map((entry) => [entry.merchant.handle, entry.source]), [[registrar.handle, 'registered'], [added.handle, 'holder'], [paidWithPin.handle, 'pin']]);
       assert.equal((await holderTag(s, ada.session, tagId)).noPinLimits.spentToday, 0, 'a tap with the PIN takes nothing from the no-PIN budget');
 
       // An online tap without the PIN, then the offline taps of the same day.
@@ -255,16 +255,16 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await s.request<{ data: TagMerchant[]; total: number }>('GET', path, { headers: ada.session })).body, { data: [], total: 0, limit: 20, offset: 0 }, 'a ring she registered herself: nobody yet');
       assert.equal((await tapOnline(s, cafe, tagId, 1_000)).body.code, 'pin_required');
 
-      const added = await s.request<TagMerchant>('POST', path, { headers: ada.session, body: { handle: `@${cafe.handle.toUpperCase()}` } });
+      const added = await s.request<TagMerchant>('POST', path, { headers: ada.session, body: { handle: cafe.handle.slice(1) } });
       assert.equal(added.status, 201);
-      assert.deepEqual([added.body.merchant.handle, added.body.merchant.name, added.body.source], [`@${cafe.handle}`, 'Shop', 'holder']);
+      assert.deepEqual([added.body.merchant.handle, added.body.merchant.name, added.body.source], [cafe.handle, 'Shop', 'holder']);
       const again = await s.request<TagMerchant>('POST', path, { headers: ada.session, body: { handle: cafe.handle } });
       assert.equal(again.status, 200, 'already allowed: the same entry');
       assert.equal(again.body.addedAt, added.body.addedAt);
       assert.equal((await tapOnline(s, cafe, tagId, 1_000)).body.status, 'completed', 'allowed: no PIN within the limits');
 
       const removed = await s.request<{ handle: string; deleted: boolean }>('DELETE', `${path}/${cafe.handle}`, { headers: ada.session });
-      assert.deepEqual([removed.status, removed.body], [200, { handle: `@${cafe.handle}`, deleted: true }]);
+      assert.deepEqual([removed.status, removed.body], [200, { handle: cafe.handle, deleted: true }]);
       const twice = await s.request('DELETE', `${path}/${cafe.handle}`, { headers: ada.session });
       assert.deepEqual([twice.status, twice.body.code], [404, 'tag_merchant_not_found']);
       assert.equal((await tapOnline(s, cafe, tagId, 1_000)).body.code, 'pin_required');
