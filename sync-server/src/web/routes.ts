@@ -256,7 +256,8 @@ ${header(i18n, t.t('web.brandSubtitle.offlineQr'))}
   </form>
 </section>
 <section class="card" id="voucher-card" hidden>
-  <p class="muted" id="signed-in-as"></p>
+  <div class="row"><p class="muted" id="signed-in-as"></p><button id="signout" type="button" class="link">${t.t('web.offlineQr.signOut')}</button></div>
+  <p class="reserved" id="reserved"></p>
   <form id="voucher-form">
     <label for="amount">${t.t('web.offlineQr.amount')}</label>
     <div class="amount-row"><input id="amount" name="amount" inputmode="decimal" required placeholder="${t.amount(0, 'USD')}" autocomplete="off"><span class="currency" id="voucher-currency"></span></div>
@@ -271,7 +272,14 @@ ${header(i18n, t.t('web.brandSubtitle.offlineQr'))}
     <p class="muted" id="voucher-expiry"></p>
     <button id="voucher-revoke" type="button" class="secondary">${t.t('web.offlineQr.revoke')}</button>
     <p id="voucher-status" class="muted" role="status"></p>
+    <button id="voucher-new" type="button" class="link">${t.t('web.offlineQr.makeAnother')}</button>
   </div>
+</section>
+<section class="card" id="vouchers-card" hidden>
+  <h2>${t.t('web.offlineQr.yours')}</h2>
+  <p class="muted" id="vouchers-empty">${t.t('web.offlineQr.none')}</p>
+  <ul class="vouchers" id="vouchers"></ul>
+  <p id="vouchers-error" class="error" role="alert"></p>
 </section>
 </main>`;
     return sendPage(reply, 200, page({ title: t.t('web.offlineQr.documentTitle'), language: i18n.language, i18nData: i18n.scriptData, body, script: 'offline-qr' }));

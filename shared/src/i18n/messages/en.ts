@@ -614,6 +614,16 @@ export const en = {
       enterAmount: 'Enter an amount.',
       validUntil: 'Valid until {{date}}. Show it at the till; it pays once.',
       cancelled: 'Cancelled: {{amount}} is back in your wallet.',
+      signOut: 'Sign out',
+      reserved: 'Set aside in QR codes: {{amount}}',
+      makeAnother: 'Make another QR code',
+      yours: 'Your QR codes',
+      none: 'No QR code is holding money.',
+      show: 'Show',
+      cancel: 'Cancel',
+      validUntilShort: 'Valid until {{date}}',
+      expiredReturns: 'Expired {{date}}. The money comes back to your wallet on its own, or now if you cancel it.',
+      sessionEnded: 'You were signed out. Sign in again.',
     },
     /** The checkout drop-in (/sdk/service.js, web/src/sdk): bundled per language, only the keys it uses (web/src/sdk/word-keys.ts). */
     dropIn: {
