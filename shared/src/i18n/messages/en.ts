@@ -647,7 +647,7 @@ export const en = {
       paidTo: '{{amount}} paid to {{merchant}}.',
       paidToFor: '{{amount}} paid to {{merchant}} for {{reference}}.',
       done: 'Done',
-      needsKey: 'Tapline.checkout needs a publishableKey',
+      unavailable: 'This shop\'s payments are not available here.',
     },
   },
 

@@ -641,7 +641,7 @@ export const fr: Messages = {
       paidTo: '{{amount}} payé à {{merchant}}.',
       paidToFor: '{{amount}} payé à {{merchant}} pour {{reference}}.',
       done: 'Terminé',
-      needsKey: 'Tapline.checkout attend une publishableKey',
+      unavailable: 'Les paiements de cette boutique ne sont pas disponibles ici.',
     },
   },
 

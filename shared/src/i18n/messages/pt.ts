@@ -641,7 +641,7 @@ export const pt: Messages = {
       paidTo: '{{amount}} pago a {{merchant}}.',
       paidToFor: '{{amount}} pago a {{merchant}} por {{reference}}.',
       done: 'Concluído',
-      needsKey: 'Tapline.checkout precisa de uma publishableKey',
+      unavailable: 'Os pagamentos desta loja não estão disponíveis aqui.',
     },
   },
 

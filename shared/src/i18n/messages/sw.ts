@@ -641,7 +641,7 @@ export const sw: Messages = {
       paidTo: '{{amount}} imelipwa kwa {{merchant}}.',
       paidToFor: '{{amount}} imelipwa kwa {{merchant}} kwa {{reference}}.',
       done: 'Imekamilika',
-      needsKey: 'Tapline.checkout inahitaji publishableKey',
+      unavailable: 'Malipo ya duka hili hayapatikani hapa.',
     },
   },
 
