@@ -117,10 +117,10 @@ function reservedText(vouchers: Voucher[]): string {
   return [...totals].map(([currency, minor]) => formatMoney(minor, currency, language)).join(' + ');
 }
 
-function button(label: string, className: string, onClick: () => void): HTMLButtonElement {
+function button(label: string, classes: string[], onClick: () => void): HTMLButtonElement {
   const element = document.createElement('button');
   element.type = 'button';
-  element.className = className;
+  element.classList.add(...classes);
   element.textContent = label;
   element.addEventListener('click', onClick);
   return element;
@@ -136,13 +136,13 @@ function voucherItem(voucher: Voucher): HTMLLIElement {
   amount.className = 'voucher-amount';
   amount.textContent = money(voucher.amount, voucher.currency);
   const when = document.createElement('span');
-  when.className = 'voucher-expiry muted';
+  when.classList.add('voucher-expiry', 'muted');
   when.textContent = expired ? t('web.offlineQr.expiredReturns', { date: dateTime(voucher.expiresAt) }) : t('web.offlineQr.validUntilShort', { date: dateTime(voucher.expiresAt) });
   text.append(amount, when);
   const actions = document.createElement('div');
   actions.className = 'voucher-actions';
-  if (!expired) actions.append(button(t('web.offlineQr.show'), 'secondary voucher-show', () => void show(voucher.id)));
-  actions.append(button(t('web.offlineQr.cancel'), 'secondary voucher-cancel', () => void cancel(voucher.id)));
+  if (!expired) actions.append(button(t('web.offlineQr.show'), ['secondary', 'voucher-show'], () => void show(voucher.id)));
+  actions.append(button(t('web.offlineQr.cancel'), ['secondary', 'voucher-cancel'], () => void cancel(voucher.id)));
   item.append(text, actions);
   return item;
 }
