@@ -331,15 +331,15 @@ function checkout(options: CheckoutOptions): { close: () => void } {
    * The checkout cannot open because of how the shop set it up: the buyer reads a plain sentence,
    * the developer the detail (the browser's console and onError).
    */
-  function integrationFailed(detail: IntegrationError): void {
+  function integrationFailed(problem: Error, code: string, status: number): void {
     setBusy('');
     error.textContent = t('unavailable');
-    console.error(`Tapline.checkout: ${detail.message} (${detail.code}${detail.status ? `, HTTP ${detail.status}` : ''})`);
-    onError(detail);
+    console.error(`Tapline.checkout: ${problem.message} (${code}${status ? `, HTTP ${status}` : ''})`);
+    onError({ code, message: problem.message, status });
   }
 
   if (!options.publishableKey) {
-    integrationFailed({ code: 'publishable_key_missing', message: 'Tapline.checkout needs a publishableKey', status: 0 });
+    integrationFailed(new Error('Tapline.checkout needs a publishableKey'), 'publishable_key_missing', 0);
   } else {
     call<CheckoutSession>('POST', `${BASE_URL}/api/checkout/sessions`, body, { authorization: `Bearer ${options.publishableKey}` }).then(
       (answer) => {
@@ -348,7 +348,7 @@ function checkout(options: CheckoutOptions): { close: () => void } {
           const { code, words: said } = errorOf(answer);
           // 4xx but too many attempts: the key, its origins or the options are wrong, nothing the buyer can mend.
           if (answer.status >= 400 && answer.status < 500 && answer.status !== 429) {
-            return integrationFailed({ code: code ?? 'http_error', message: said ?? `HTTP ${answer.status}`, status: answer.status });
+            return integrationFailed(new Error(said ?? `HTTP ${answer.status}`), code ?? 'http_error', answer.status);
           }
           setBusy('');
           error.textContent = errorText(words, answer);
