@@ -142,14 +142,25 @@ export async function webRoutes(app: TypedApp, context: AppContext): Promise<voi
 ${header(i18n, t.t('web.brandSubtitle.pos'))}
 <noscript><p class="card">${t.t('web.pos.noscript')}</p></noscript>
 <section id="signin" class="card" hidden>
-  <h1>${t.t('web.pos.signIn')}</h1>
-  <p class="muted">${t.t('web.pos.signInHint')}</p>
-  <form id="signin-form" autocomplete="off">
-    <label for="token">${t.t('web.pos.tokenLabel')}</label>
-    <input id="token" name="token" type="password" required placeholder="term.…" spellcheck="false">
-    <button type="submit" class="primary big">${t.t('web.pos.signIn')}</button>
-    <p id="signin-error" class="error" role="alert"></p>
-  </form>
+  <h1>${t.t('web.pos.pairTitle')}</h1>
+  <div id="pair-panel">
+    <p class="muted">${t.t('web.pos.pairIntro')}</p>
+    <form id="pair-form" autocomplete="off">
+      <label for="pairing-code">${t.t('web.pos.pairingCode')}</label>
+      <input id="pairing-code" name="pairingCode" class="code" maxlength="32" placeholder="${t.t('web.pos.codeExample')}" autocapitalize="characters" spellcheck="false">
+      <button id="pair-button" type="submit" class="primary big">${t.t('web.pos.pair')}</button>
+    </form>
+  </div>
+  <div id="token-panel" hidden>
+    <p class="muted">${t.t('web.pos.signInHint')}</p>
+    <form id="signin-form" autocomplete="off">
+      <label for="token">${t.t('web.pos.tokenLabel')}</label>
+      <input id="token" name="token" type="password" required placeholder="term.…" spellcheck="false">
+      <button type="submit" class="primary big">${t.t('web.pos.signIn')}</button>
+    </form>
+  </div>
+  <p id="signin-error" class="error" role="alert"></p>
+  <button id="show-advanced" type="button" class="link">${t.t('web.pos.advanced')}</button>
 </section>
 <section id="charge" class="card" hidden>
   <div class="row"><h1>${t.t('web.pos.newSale')}</h1><button id="signout" type="button" class="link">${t.t('web.pos.signOut')}</button></div>

@@ -14,6 +14,11 @@ export const en = {
 
   /** Sentences for the codes of errors, refusals and declines; the code stays beside them for support. */
   errors: {
+    pairing_code_not_found: 'That pairing code is not right. Check it, or ask the manager for a new one.',
+    pairing_code_expired: 'That pairing code has expired. Ask the manager for a new one.',
+    pairing_code_used: 'That pairing code was already used. Ask the manager for a new one.',
+    pairing_code_invalid: 'A pairing code has 8 letters and digits, like ABCD-EFGH.',
+    pairing_locked: 'Too many wrong pairing codes. Wait 15 minutes, then try again.',
     network_error: 'The server cannot be reached. Check the connection and try again.',
     sync_server_unreachable: 'The server cannot be reached. Check the connection and try again.',
     http_error: 'The server could not answer. Try again in a moment.',
@@ -596,6 +601,15 @@ export const en = {
       reference: 'Reference',
       for: 'For',
       time: 'Time',
+      pairTitle: 'Pair this till',
+      pairIntro: 'Ask the manager for this till\'s pairing code: they get it when they add the till, valid 10 minutes. Type it here. Pairing signs out any other device using this till.',
+      pairingCode: 'Pairing code',
+      pair: 'Pair',
+      pairing: 'Pairing…',
+      pairingCodeMissing: 'Type the pairing code first.',
+      advanced: 'Support: sign in with a terminal token',
+      hideAdvanced: 'Use a pairing code instead',
+      codeExample: 'ABCD-EFGH',
     },
     offlineQr: {
       documentTitle: 'Offline QR · Tapline',

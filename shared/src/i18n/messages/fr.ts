@@ -9,6 +9,11 @@ export const fr: Messages = {
   },
 
   errors: {
+    pairing_code_not_found: 'Ce code d\'appairage n\'est pas bon. Vérifiez-le ou demandez-en un nouveau au responsable.',
+    pairing_code_expired: 'Ce code d\'appairage a expiré. Demandez-en un nouveau au responsable.',
+    pairing_code_used: 'Ce code d\'appairage a déjà servi. Demandez-en un nouveau au responsable.',
+    pairing_code_invalid: 'Un code d\'appairage a 8 lettres et chiffres, comme ABCD-EFGH.',
+    pairing_locked: 'Trop de codes d\'appairage incorrects. Attendez 15 minutes, puis réessayez.',
     network_error: 'Le serveur est injoignable. Vérifiez la connexion et réessayez.',
     sync_server_unreachable: 'Le serveur est injoignable. Vérifiez la connexion et réessayez.',
     http_error: 'Le serveur n\'a pas pu répondre. Réessayez dans un instant.',
@@ -591,6 +596,15 @@ export const fr: Messages = {
       reference: 'Référence',
       for: 'Pour',
       time: 'Heure',
+      pairTitle: 'Appairer cette caisse',
+      pairIntro: 'Demandez au responsable le code d\'appairage de cette caisse : il l\'obtient en ajoutant la caisse, valable 10 minutes. Saisissez-le ici. L\'appairage déconnecte tout autre appareil qui utilise cette caisse.',
+      pairingCode: 'Code d\'appairage',
+      pair: 'Appairer',
+      pairing: 'Appairage…',
+      pairingCodeMissing: 'Saisissez d\'abord le code d\'appairage.',
+      advanced: 'Assistance : se connecter avec un jeton de terminal',
+      hideAdvanced: 'Utiliser plutôt un code d\'appairage',
+      codeExample: 'ABCD-EFGH',
     },
     offlineQr: {
       documentTitle: 'QR hors ligne · Tapline',

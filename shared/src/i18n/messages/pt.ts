@@ -9,6 +9,11 @@ export const pt: Messages = {
   },
 
   errors: {
+    pairing_code_not_found: 'Esse código de emparelhamento não está certo. Verifique-o ou peça um novo ao gerente.',
+    pairing_code_expired: 'Esse código de emparelhamento expirou. Peça um novo ao gerente.',
+    pairing_code_used: 'Esse código de emparelhamento já foi usado. Peça um novo ao gerente.',
+    pairing_code_invalid: 'Um código de emparelhamento tem 8 letras e algarismos, como ABCD-EFGH.',
+    pairing_locked: 'Demasiados códigos de emparelhamento errados. Espere 15 minutos e tente de novo.',
     network_error: 'Não é possível contactar o servidor. Verifique a ligação e tente de novo.',
     sync_server_unreachable: 'Não é possível contactar o servidor. Verifique a ligação e tente de novo.',
     http_error: 'O servidor não conseguiu responder. Tente de novo dentro de momentos.',
@@ -591,6 +596,15 @@ export const pt: Messages = {
       reference: 'Referência',
       for: 'Para',
       time: 'Hora',
+      pairTitle: 'Emparelhar esta caixa',
+      pairIntro: 'Peça ao gerente o código de emparelhamento desta caixa: recebe-o ao adicionar a caixa, válido 10 minutos. Digite-o aqui. Emparelhar desliga qualquer outro aparelho que use esta caixa.',
+      pairingCode: 'Código de emparelhamento',
+      pair: 'Emparelhar',
+      pairing: 'A emparelhar…',
+      pairingCodeMissing: 'Digite primeiro o código de emparelhamento.',
+      advanced: 'Suporte: entrar com um token de terminal',
+      hideAdvanced: 'Usar antes um código de emparelhamento',
+      codeExample: 'ABCD-EFGH',
     },
     offlineQr: {
       documentTitle: 'QR offline · Tapline',

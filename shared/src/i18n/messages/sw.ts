@@ -9,6 +9,11 @@ export const sw: Messages = {
   },
 
   errors: {
+    pairing_code_not_found: 'Msimbo huo wa kuunganisha si sahihi. Uangalie, au mwombe meneja mpya.',
+    pairing_code_expired: 'Msimbo huo wa kuunganisha umeisha muda. Mwombe meneja mpya.',
+    pairing_code_used: 'Msimbo huo wa kuunganisha umeshatumika. Mwombe meneja mpya.',
+    pairing_code_invalid: 'Msimbo wa kuunganisha una herufi na tarakimu 8, kama ABCD-EFGH.',
+    pairing_locked: 'Misimbo mingi isiyo sahihi ya kuunganisha. Subiri dakika 15, kisha ujaribu tena.',
     network_error: 'Seva haipatikani. Angalia muunganisho kisha ujaribu tena.',
     sync_server_unreachable: 'Seva haipatikani. Angalia muunganisho kisha ujaribu tena.',
     http_error: 'Seva haikuweza kujibu. Jaribu tena baada ya muda mfupi.',
@@ -591,6 +596,15 @@ export const sw: Messages = {
       reference: 'Kumbukumbu',
       for: 'Kwa ajili ya',
       time: 'Saa',
+      pairTitle: 'Unganisha kaunta hii',
+      pairIntro: 'Mwombe meneja msimbo wa kuunganisha kaunta hii: anaupata anapoongeza kaunta, unafaa kwa dakika 10. Uandike hapa. Kuunganisha kunaondoa kifaa kingine chochote kinachotumia kaunta hii.',
+      pairingCode: 'Msimbo wa kuunganisha',
+      pair: 'Unganisha',
+      pairing: 'Inaunganisha…',
+      pairingCodeMissing: 'Andika msimbo wa kuunganisha kwanza.',
+      advanced: 'Msaada: ingia kwa tokeni ya terminal',
+      hideAdvanced: 'Tumia msimbo wa kuunganisha badala yake',
+      codeExample: 'ABCD-EFGH',
     },
     offlineQr: {
       documentTitle: 'QR nje ya mtandao · Tapline',
