@@ -81,6 +81,34 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(pageErrors, []);
     });
 
+    it('lists an expired voucher that still holds its money (until the grace ends) without a QR code, and cancels it at once', async () => {
+      const { s, payer } = await shopWithTerminal(server(), { fund: 100, pin: '4829' });
+      const session = await s.request<{ token: string }>('POST', '/api/wallet/sessions', { body: { handle: payer, pin: '4829' } });
+      const made = await s.request<{ id: string; expiresAt: string }>('POST', '/api/offline/qr', { headers: { authorization: `Bearer wallet.${session.body.token}` }, body: { amount: 20, expiresInHours: 4 } });
+      assert.equal(made.status, 201);
+      const page = await trackedPage(browser, PHONE, pageErrors);
+      // The phone's clock five hours on: the voucher has expired, and the server has not released it yet.
+      await page.clock.install({ time: new Date(Date.parse(made.body.expiresAt) + 3600_000) });
+      await page.goto(`${s.baseUrl}/wallet/offline-qr`);
+      await page.fill('#handle', payer);
+      await page.fill('#pin', '4829');
+      await page.click('#signin-button');
+      const item = page.locator(`#vouchers li[data-voucher-id="${made.body.id}"]`);
+      await item.waitFor({ state: 'visible' });
+      assert.equal(await item.getAttribute('data-expired'), 'true');
+      assert.equal(await item.locator('.voucher-show').count(), 0, 'an expired voucher has no QR code to show');
+      assert.match(await item.locator('.voucher-expiry').innerText(), /^Expired .*comes back to your wallet on its own, or now if you cancel it\.$/);
+      assert.match(await page.locator('#reserved').innerText(), /NGN\s*20\.00/);
+      assert.match(await page.locator('#signed-in-as').innerText(), /NGN\s*80\.00 available/);
+      await page.screenshot({ path: `${ARTIFACTS}offline-qr-expired-${target.name}-390x844.png`, fullPage: true });
+      await item.locator('.voucher-cancel').click();
+      await page.locator('#reserved[data-count="0"]').waitFor();
+      await page.locator('#signed-in-as', { hasText: /NGN\s*100\.00 available/ }).waitFor();
+      assert.equal(await balanceMinor(s, payer, 'NGN'), 10_000);
+      await page.context().close();
+      assert.deepEqual(pageErrors, []);
+    });
+
     it('lists the active vouchers after a reload and a new sign-in: shown again, cancelled, the balance and the reserve kept true', async () => {
       const { s, payer } = await shopWithTerminal(server(), { fund: 100, pin: '4829' });
       const page = await trackedPage(browser, PHONE, pageErrors);
