@@ -204,6 +204,55 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(pageErrors, []);
     });
 
+    it('on an origin its key does not allow, tells the buyer in their language and the developer in the console and onError', async () => {
+      const s = server();
+      const merchant = await s.createMerchant({ name: 'Ada Fabrics' });
+      const key = await s.request<{ key: string }>('POST', '/api/merchant/publishable-keys', { headers: { 'x-merchant-api-key': merchant.testKey }, body: { allowedOrigins: ['https://shop.example'] } });
+      assert.equal(key.status, 201);
+      const onError = " onError: function (error) { document.getElementById('outcome').textContent = 'error ' + error.status + ' ' + error.code + ': ' + error.message; },";
+      const seen: string[] = [];
+      for (const [locale, sentence] of [
+        ['en-NG', 'This shop\'s payments are not available here.'],
+        ['fr-NG', 'Les paiements de cette boutique ne sont pas disponibles ici.'],
+        ['sw-KE', 'Malipo ya duka hili hayapatikani hapa.'],
+      ] as const) {
+        shopHtml = shopPage(s.baseUrl, key.body.key, onError);
+        const page = await trackedPage(browser, { ...LAGOS, locale }, seen);
+        await page.goto(shopUrl);
+        await page.click('#buy');
+        await page.locator('#error').filter({ hasText: sentence }).waitFor();
+        // The buyer reads the sentence alone: no code, no origin, no developer's words.
+        assert.equal((await page.locator('#error').innerText()).trim(), sentence);
+        assert.equal(await page.locator('[data-tab="wallet"]').count(), 0);
+        await page.locator('#outcome').filter({ hasText: 'error 403 origin_not_allowed' }).waitFor();
+        assert.match(await page.locator('#outcome').innerText(), /^error 403 origin_not_allowed: This publishable key may be used only from https:\/\/shop\.example$/);
+        if (locale === 'en-NG') {
+          for (const [size, viewport] of [['1366x768', { width: 1366, height: 768 }], ['390x844', { width: 390, height: 844 }]] as const) {
+            await page.setViewportSize(viewport);
+            await page.screenshot({ path: `${ARTIFACTS}checkout-origin-not-allowed-${size}-${target.name}.png` });
+          }
+        }
+        await page.keyboard.press('Escape');
+        assert.equal(await page.locator('#outcome').innerText(), 'cancelled');
+        await page.context().close();
+      }
+      // The developer's detail went to the console, once per checkout (the browser's own notice of the 403 aside).
+      const detail = 'Tapline.checkout: This publishable key may be used only from https://shop.example (origin_not_allowed, HTTP 403)';
+      assert.deepEqual(seen, [detail, detail, detail]);
+
+      // Without a key: the same plain sentence, the detail for the developer.
+      const missing: string[] = [];
+      shopHtml = shopPage(s.baseUrl, '', onError);
+      const page = await trackedPage(browser, LAGOS, missing);
+      await page.goto(shopUrl);
+      await page.click('#buy');
+      await page.locator('#error').filter({ hasText: 'This shop\'s payments are not available here.' }).waitFor();
+      assert.equal(await page.locator('#outcome').innerText(), 'error 0 publishable_key_missing: Tapline.checkout needs a publishableKey');
+      assert.deepEqual(missing, ['Tapline.checkout: Tapline.checkout needs a publishableKey (publishable_key_missing)']);
+      await page.context().close();
+      assert.deepEqual(pageErrors, []);
+    });
+
     it('detects the country from the languages, then the time zone, and leaves the rest to the server', async () => {
       const s = server();
       const { merchant } = await setup(s, { fund: 0 });

@@ -38,6 +38,8 @@ for (const target of await databaseTargets()) {
       // A saved token is checked first: the page then shows either the sign-in or the charge form.
       await page.locator('#signin:visible, #charge:visible').first().waitFor();
       if (await page.locator('#signin').isVisible()) {
+        // The support path: the raw token behind the link (pairing has its own test).
+        await page.click('#show-advanced');
         await page.fill('#token', `term.${terminalToken}`);
         if (screenshots) await page.screenshot({ path: `${ARTIFACTS}pos-signin-${target.name}.png`, fullPage: true });
         await page.click('#signin-form button[type=submit]');
@@ -78,6 +80,85 @@ for (const target of await databaseTargets()) {
       assert.match(details, /wtx_pos_/);
       await page.screenshot({ path: `${ARTIFACTS}pos-completed-${target.name}.png`, fullPage: true });
       await page.context().close();
+    });
+
+    it('pairs with the till\'s pairing code like the kiosk; the raw token stays behind the support link', async () => {
+      const { s, merchant, key, terminalId, terminalToken } = await setup();
+      const page = await phonePage();
+      await page.goto(`${s.baseUrl}/pos`);
+      await page.locator('#pair-form').waitFor({ state: 'visible' });
+      assert.equal(await page.locator('#token-panel').isHidden(), true, 'the token field is not the first thing asked');
+      assert.equal(await page.locator('h1:visible').first().innerText(), 'Pair this till');
+      assert.equal((await page.locator('#show-advanced').innerText()).trim(), 'Support: sign in with a terminal token');
+      await page.screenshot({ path: `${ARTIFACTS}pos-pair-${target.name}-390x844.png`, fullPage: true });
+
+      await page.click('#pair-button');
+      assert.equal(await page.locator('#signin-error').innerText(), 'Type the pairing code first.');
+      await page.fill('#pairing-code', 'ZZZZ-ZZZZ');
+      await page.click('#pair-button');
+      await page.locator('#signin-error', { hasText: 'That pairing code is not right. Check it, or ask the manager for a new one.' }).waitFor();
+      await page.fill('#pairing-code', 'AB');
+      await page.click('#pair-button');
+      await page.locator('#signin-error', { hasText: 'A pairing code has 8 letters and digits, like ABCD-EFGH.' }).waitFor();
+      await page.screenshot({ path: `${ARTIFACTS}pos-pair-error-${target.name}-390x844.png`, fullPage: true });
+
+      // The support link shows the token field, and back.
+      await page.click('#show-advanced');
+      await page.locator('#token').waitFor({ state: 'visible' });
+      assert.equal(await page.locator('#pair-panel').isHidden(), true);
+      assert.equal((await page.locator('#show-advanced').innerText()).trim(), 'Use a pairing code instead');
+      assert.equal(await page.locator('#signin-error').innerText(), '');
+      await page.screenshot({ path: `${ARTIFACTS}pos-pair-support-${target.name}-390x844.png`, fullPage: true });
+      await page.click('#show-advanced');
+      await page.locator('#pairing-code').waitFor({ state: 'visible' });
+
+      // The code, typed in lower case without the dash, as a cashier might.
+      const fresh = await s.request<{ pairingCode: string }>('POST', `/api/merchant/terminals/${terminalId}/pairing-code`, { headers: key });
+      assert.equal(fresh.status, 201);
+      const code = fresh.body.pairingCode;
+      await page.fill('#pairing-code', code.replace('-', '').toLowerCase());
+      await page.click('#pair-button');
+      await page.locator('#charge').waitFor({ state: 'visible' });
+      assert.match(await page.locator('#who').innerText(), new RegExp(`Mama Put Kitchen ${merchant.handle} · Front counter`));
+      // Pairing gave this page a new token: the one shown at creation stops working.
+      const old = await s.request('GET', '/api/pos/context', { headers: { authorization: `Bearer term.${terminalToken}` } });
+      assert.equal(old.status, 401);
+      const saved = (await page.evaluate("localStorage.getItem('tapline.pos.token')")) as string;
+      assert.match(saved, /^term\.[0-9a-f]{64}$/);
+      assert.notEqual(saved, `term.${terminalToken}`);
+
+      // It stays paired across a reload, and charges.
+      await page.reload();
+      await page.locator('#charge').waitFor({ state: 'visible' });
+      await page.fill('#amount', '7');
+      await page.click('#charge-button');
+      await page.locator('#waiting').waitFor({ state: 'visible' });
+      const sessionId = await page.locator('#waiting').getAttribute('data-session-id');
+      const created = await s.request<{ status: string; amount: number }>('GET', `/api/pos/sessions/${sessionId}`, { headers: key });
+      assert.deepEqual([created.body.status, created.body.amount], ['pending', 7]);
+      await page.click('#cancel');
+      await page.locator('#result[data-status="cancelled"]').waitFor({ state: 'visible' });
+      await page.click('#new-sale');
+
+      // Signed out, the code is used up.
+      await page.click('#signout');
+      await page.locator('#pair-form').waitFor({ state: 'visible' });
+      assert.equal(await page.evaluate("localStorage.getItem('tapline.pos.token')"), null);
+      await page.fill('#pairing-code', code);
+      await page.click('#pair-button');
+      await page.locator('#signin-error', { hasText: 'That pairing code was already used. Ask the manager for a new one.' }).waitFor();
+
+      // In French, at desktop size.
+      const desktop = await trackedPage(browser, { viewport: { width: 1366, height: 768 } }, pageErrors);
+      await desktop.goto(`${s.baseUrl}/pos?lang=fr`);
+      await desktop.locator('#pair-form').waitFor({ state: 'visible' });
+      assert.equal(await desktop.locator('label[for="pairing-code"]').innerText(), 'Code d\'appairage');
+      await desktop.click('#pair-button');
+      assert.equal(await desktop.locator('#signin-error').innerText(), 'Saisissez d\'abord le code d\'appairage.');
+      await desktop.screenshot({ path: `${ARTIFACTS}pos-pair-fr-${target.name}-1366x768.png`, fullPage: true });
+      await desktop.context().close();
+      await page.context().close();
+      assert.deepEqual(pageErrors, []);
     });
 
     it('shows a failed payment with its reason, a cancelled sale and an expired one', async () => {

@@ -56,17 +56,26 @@ describe(`the server's pages at kiosk, laptop and phone sizes on ${target!.name}
 
   for (const size of SIZES) {
     it(`${size.name}: every page and state is accessible, without a script error`, async () => {
-      const { s, merchant, key, terminalToken, payer } = await shopWithTerminal(server(), { fund: 100 });
+      const { s, merchant, key, terminalId, payer } = await shopWithTerminal(server(), { fund: 100 });
       const page = await trackedPage(browser, size.options, pageErrors);
 
       await page.goto(`${s.baseUrl}/pos`);
       await page.locator('#signin').waitFor({ state: 'visible' });
       await shoot(page, 'pos-signin', size.name);
+      await page.click('#show-advanced');
       await page.fill('#token', 'nonsense');
       await page.click('#signin-form button[type=submit]');
       assert.notEqual(await page.locator('#signin-error').innerText(), '', 'the script refuses a malformed token');
-      await page.fill('#token', `term.${terminalToken}`);
-      await page.click('#signin-form button[type=submit]');
+      await shoot(page, 'pos-signin-token', size.name);
+      await page.click('#show-advanced');
+      await page.fill('#pairing-code', 'nonsense');
+      await page.click('#pair-button');
+      await page.locator('#signin-error', { hasText: 'pairing code' }).waitFor();
+      await shoot(page, 'pos-signin-error', size.name);
+      const pairing = await s.request<{ pairingCode: string }>('POST', `/api/merchant/terminals/${terminalId}/pairing-code`, { headers: key });
+      assert.equal(pairing.status, 201);
+      await page.fill('#pairing-code', pairing.body.pairingCode);
+      await page.click('#pair-button');
       await page.locator('#charge').waitFor({ state: 'visible' });
       await page.fill('#amount', '12.50');
       await page.fill('#description', 'Jollof rice');

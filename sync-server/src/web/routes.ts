@@ -142,14 +142,25 @@ export async function webRoutes(app: TypedApp, context: AppContext): Promise<voi
 ${header(i18n, t.t('web.brandSubtitle.pos'))}
 <noscript><p class="card">${t.t('web.pos.noscript')}</p></noscript>
 <section id="signin" class="card" hidden>
-  <h1>${t.t('web.pos.signIn')}</h1>
-  <p class="muted">${t.t('web.pos.signInHint')}</p>
-  <form id="signin-form" autocomplete="off">
-    <label for="token">${t.t('web.pos.tokenLabel')}</label>
-    <input id="token" name="token" type="password" required placeholder="term.…" spellcheck="false">
-    <button type="submit" class="primary big">${t.t('web.pos.signIn')}</button>
-    <p id="signin-error" class="error" role="alert"></p>
-  </form>
+  <h1>${t.t('web.pos.pairTitle')}</h1>
+  <div id="pair-panel">
+    <p class="muted">${t.t('web.pos.pairIntro')}</p>
+    <form id="pair-form" autocomplete="off">
+      <label for="pairing-code">${t.t('web.pos.pairingCode')}</label>
+      <input id="pairing-code" name="pairingCode" class="code" maxlength="32" placeholder="${t.t('web.pos.codeExample')}" autocapitalize="characters" spellcheck="false">
+      <button id="pair-button" type="submit" class="primary big">${t.t('web.pos.pair')}</button>
+    </form>
+  </div>
+  <div id="token-panel" hidden>
+    <p class="muted">${t.t('web.pos.signInHint')}</p>
+    <form id="signin-form" autocomplete="off">
+      <label for="token">${t.t('web.pos.tokenLabel')}</label>
+      <input id="token" name="token" type="password" required placeholder="term.…" spellcheck="false">
+      <button type="submit" class="primary big">${t.t('web.pos.signIn')}</button>
+    </form>
+  </div>
+  <p id="signin-error" class="error" role="alert"></p>
+  <button id="show-advanced" type="button" class="link">${t.t('web.pos.advanced')}</button>
 </section>
 <section id="charge" class="card" hidden>
   <div class="row"><h1>${t.t('web.pos.newSale')}</h1><button id="signout" type="button" class="link">${t.t('web.pos.signOut')}</button></div>
@@ -256,7 +267,8 @@ ${header(i18n, t.t('web.brandSubtitle.offlineQr'))}
   </form>
 </section>
 <section class="card" id="voucher-card" hidden>
-  <p class="muted" id="signed-in-as"></p>
+  <div class="row"><p class="muted" id="signed-in-as"></p><button id="signout" type="button" class="link">${t.t('web.offlineQr.signOut')}</button></div>
+  <p class="reserved" id="reserved"></p>
   <form id="voucher-form">
     <label for="amount">${t.t('web.offlineQr.amount')}</label>
     <div class="amount-row"><input id="amount" name="amount" inputmode="decimal" required placeholder="${t.amount(0, 'USD')}" autocomplete="off"><span class="currency" id="voucher-currency"></span></div>
@@ -271,7 +283,14 @@ ${header(i18n, t.t('web.brandSubtitle.offlineQr'))}
     <p class="muted" id="voucher-expiry"></p>
     <button id="voucher-revoke" type="button" class="secondary">${t.t('web.offlineQr.revoke')}</button>
     <p id="voucher-status" class="muted" role="status"></p>
+    <button id="voucher-new" type="button" class="link">${t.t('web.offlineQr.makeAnother')}</button>
   </div>
+</section>
+<section class="card" id="vouchers-card" hidden>
+  <h2>${t.t('web.offlineQr.yours')}</h2>
+  <p class="muted" id="vouchers-empty">${t.t('web.offlineQr.none')}</p>
+  <ul class="vouchers" id="vouchers"></ul>
+  <p id="vouchers-error" class="error" role="alert"></p>
 </section>
 </main>`;
     return sendPage(reply, 200, page({ title: t.t('web.offlineQr.documentTitle'), language: i18n.language, i18nData: i18n.scriptData, body, script: 'offline-qr' }));

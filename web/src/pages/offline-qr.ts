@@ -1,38 +1,251 @@
 /**
  * The wallet holder's offline QR page (/wallet/offline-qr): sign in with @handle and PIN, set an
  * amount aside in a signed voucher (POST /api/offline/qr), show it as a QR code for a terminal to
- * scan, and cancel it to get the money back. The wallet token lives in this tab only.
+ * scan, and cancel it to get the money back. The page lists the holder's active vouchers
+ * (GET /api/offline/qr?status=active), each shown again (GET /api/offline/qr/<id>) or cancelled,
+ * with what they hold in total; the balance is read again after each change.
+ *
+ * The wallet session (its token and expiry, never the PIN) is kept in sessionStorage: a reload of
+ * this tab stays signed in until the session expires; signing out ends the session on the server
+ * and forgets it; closing the tab forgets it too.
  */
 import { isHandle, isPin } from '@tapline/shared/wallet-input';
+import { formatMoney, minorFromMajor } from '@tapline/shared/money';
 import { call } from '../lib/api.ts';
 import { byId, input, typedAmount } from '../lib/dom.ts';
-import { dateTime, errorText, money, t } from '../lib/page-i18n.ts';
+import { dateTime, errorText, language, money, t } from '../lib/page-i18n.ts';
 
 interface Voucher {
   id: string;
   status: string;
   amount: number;
   currency: string;
-  qrPayload: string;
+  qrPayload?: string;
   expiresAt: string;
 }
 
-let token: string | null = null;
-let voucherId: string | null = null;
+interface StoredSession {
+  token: string;
+  expiresAt: string;
+  handle: string;
+}
+
+/** The key of the wallet session in sessionStorage (this tab only). */
+const SESSION_KEY = 'tapline.wallet.session';
+/** Vouchers read per request while listing the active ones. */
+const PAGE_SIZE = 100;
+
+let session: StoredSession | null = null;
+/** The voucher shown in #voucher-result, if any. */
+let shownId: string | null = null;
 // One key per voucher attempt: a double tap on "Make QR code" reserves once.
 let voucherKey = crypto.randomUUID();
+
+/** A failed answer: its sentence in the page's language, and its status (401 ends the session). */
+class RequestError extends Error {
+  constructor(message: string, readonly status: number) {
+    super(message);
+  }
+}
 
 /** The answer's body, or throws the error's sentence in the page's language. */
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
-  if (token) headers.authorization = `Bearer wallet.${token}`;
+  if (session) headers.authorization = `Bearer wallet.${session.token}`;
   if (method === 'POST' && path === '/api/offline/qr') headers['idempotency-key'] = voucherKey;
   const answer = await call<T>(method, path, body, headers);
-  if (!answer.ok) throw new Error(errorText(answer));
+  if (!answer.ok) {
+    if (answer.status === 401 && session) endSession(t('web.offlineQr.sessionEnded'));
+    throw new RequestError(errorText(answer), answer.status);
+  }
   return answer.data as T;
 }
 
 const message = (failure: unknown): string => (failure instanceof Error ? failure.message : String(failure));
+
+function readStoredSession(): StoredSession | null {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') as Partial<StoredSession> | null;
+    if (!saved || typeof saved.token !== 'string' || typeof saved.expiresAt !== 'string' || typeof saved.handle !== 'string') return null;
+    if (!(Date.parse(saved.expiresAt) > Date.now())) return null;
+    return { token: saved.token, expiresAt: saved.expiresAt, handle: saved.handle };
+  } catch {
+    return null;
+  }
+}
+
+/** Back to the sign-in form, the session forgotten (why: shown under the form). */
+function endSession(why = ''): void {
+  session = null;
+  shownId = null;
+  sessionStorage.removeItem(SESSION_KEY);
+  input('pin').value = '';
+  byId('signin-error').textContent = why;
+  byId('voucher-card').hidden = true;
+  byId('vouchers-card').hidden = true;
+  byId('signin-card').hidden = false;
+  showForm();
+}
+
+// ------------------------------------------------------------------ balance and vouchers
+
+async function refreshBalance(): Promise<void> {
+  const balance = await request<{ handle: string; balances: { available: number; currency: string }[] }>('GET', '/api/wallet/balance');
+  const main = balance.balances[0];
+  byId('signed-in-as').textContent = main ? t('web.offlineQr.available', { handle: balance.handle, amount: money(main.available, main.currency) }) : balance.handle;
+  byId('voucher-currency').textContent = main ? main.currency : '';
+  byId('voucher-card').dataset.currency = main?.currency ?? '';
+}
+
+async function activeVouchers(): Promise<Voucher[]> {
+  const all: Voucher[] = [];
+  for (let offset = 0; ; offset += PAGE_SIZE) {
+    const page = await request<{ data: Voucher[]; total: number }>('GET', `/api/offline/qr?status=active&limit=${PAGE_SIZE}&offset=${offset}`);
+    all.push(...page.data);
+    if (page.data.length < PAGE_SIZE || all.length >= page.total) return all;
+  }
+}
+
+/** What the vouchers hold, per currency ("NGN 40.00", or "NGN 40.00 + USD 5.00"); zero in the wallet's currency when none. */
+function reservedText(vouchers: Voucher[]): string {
+  const totals = new Map<string, number>();
+  for (const voucher of vouchers) totals.set(voucher.currency, (totals.get(voucher.currency) ?? 0) + minorFromMajor(voucher.amount, voucher.currency));
+  if (totals.size === 0) {
+    const currency = byId('voucher-card').dataset.currency;
+    return currency ? money(0, currency) : '0';
+  }
+  return [...totals].map(([currency, minor]) => formatMoney(minor, currency, language)).join(' + ');
+}
+
+function button(label: string, classes: string[], onClick: () => void): HTMLButtonElement {
+  const element = document.createElement('button');
+  element.type = 'button';
+  element.classList.add(...classes);
+  element.textContent = label;
+  element.addEventListener('click', onClick);
+  return element;
+}
+
+function voucherItem(voucher: Voucher): HTMLLIElement {
+  const item = document.createElement('li');
+  item.dataset.voucherId = voucher.id;
+  const expired = Date.parse(voucher.expiresAt) <= Date.now();
+  item.dataset.expired = String(expired);
+  const text = document.createElement('div');
+  const amount = document.createElement('strong');
+  amount.className = 'voucher-amount';
+  amount.textContent = money(voucher.amount, voucher.currency);
+  const when = document.createElement('span');
+  when.classList.add('voucher-expiry', 'muted');
+  when.textContent = expired ? t('web.offlineQr.expiredReturns', { date: dateTime(voucher.expiresAt) }) : t('web.offlineQr.validUntilShort', { date: dateTime(voucher.expiresAt) });
+  text.append(amount, when);
+  const actions = document.createElement('div');
+  actions.className = 'voucher-actions';
+  if (!expired) actions.append(button(t('web.offlineQr.show'), ['secondary', 'voucher-show'], () => void show(voucher.id)));
+  actions.append(button(t('web.offlineQr.cancel'), ['secondary', 'voucher-cancel'], () => void cancel(voucher.id)));
+  item.append(text, actions);
+  return item;
+}
+
+async function refreshVouchers(): Promise<void> {
+  const vouchers = await activeVouchers();
+  byId('reserved').textContent = t('web.offlineQr.reserved', { amount: reservedText(vouchers) });
+  byId('reserved').dataset.count = String(vouchers.length);
+  byId('vouchers').replaceChildren(...vouchers.map(voucherItem));
+  byId('vouchers-empty').hidden = vouchers.length > 0;
+  byId('vouchers-card').hidden = false;
+}
+
+/** Balance and vouchers again, after any change; a failure is shown, not thrown. */
+async function refresh(): Promise<void> {
+  byId('vouchers-error').textContent = '';
+  try {
+    await Promise.all([refreshBalance(), refreshVouchers()]);
+  } catch (failure) {
+    if (session) byId('vouchers-error').textContent = message(failure);
+  }
+}
+
+// ------------------------------------------------------------------ one voucher shown
+
+function showForm(): void {
+  shownId = null;
+  byId('voucher-result').hidden = true;
+  byId('voucher-form').hidden = false;
+  input('amount').value = '';
+}
+
+async function display(voucher: Voucher): Promise<void> {
+  const svg = await request<string>('GET', `/api/offline/qr/${encodeURIComponent(voucher.id)}/qr.svg`);
+  shownId = voucher.id;
+  const image = byId<HTMLImageElement>('voucher-qr');
+  image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+  image.dataset.payload = voucher.qrPayload ?? '';
+  image.hidden = false;
+  byId('voucher-amount').textContent = money(voucher.amount, voucher.currency);
+  byId('voucher-expiry').textContent = t('web.offlineQr.validUntil', { date: dateTime(voucher.expiresAt) });
+  byId('voucher-status').textContent = '';
+  byId<HTMLButtonElement>('voucher-revoke').disabled = false;
+  byId<HTMLButtonElement>('voucher-revoke').hidden = false;
+  byId('voucher-form').hidden = true;
+  const result = byId('voucher-result');
+  result.hidden = false;
+  result.dataset.status = voucher.status;
+  result.dataset.voucherId = voucher.id;
+}
+
+/** Shows an active voucher again: the server signs the same text again (Ed25519 is deterministic). */
+async function show(id: string): Promise<void> {
+  byId('vouchers-error').textContent = '';
+  try {
+    const voucher = await request<Voucher>('GET', `/api/offline/qr/${encodeURIComponent(id)}`);
+    if (voucher.status !== 'active' || !voucher.qrPayload) {
+      await refresh();
+      return;
+    }
+    await display(voucher);
+    byId('voucher-card').scrollIntoView({ block: 'start' });
+  } catch (failure) {
+    byId('vouchers-error').textContent = message(failure);
+  }
+}
+
+/** Cancels a voucher: its money goes back to the wallet at once. */
+async function cancel(id: string): Promise<void> {
+  byId('vouchers-error').textContent = '';
+  try {
+    const voucher = await request<Voucher>('POST', `/api/offline/qr/${encodeURIComponent(id)}/revoke`);
+    if (shownId === id) showCancelled(voucher);
+  } catch (failure) {
+    byId('vouchers-error').textContent = message(failure);
+  }
+  await refresh();
+}
+
+function showCancelled(voucher: Voucher): void {
+  byId('voucher-result').dataset.status = voucher.status;
+  byId('voucher-qr').hidden = true;
+  byId('voucher-qr').dataset.payload = '';
+  byId<HTMLButtonElement>('voucher-revoke').hidden = true;
+  byId('voucher-status').textContent = t('web.offlineQr.cancelled', { amount: money(voucher.amount, voucher.currency) });
+}
+
+// ------------------------------------------------------------------ sign in and out
+
+/** The signed-in view: balance, form, vouchers. False when the session no longer works. */
+async function enter(): Promise<boolean> {
+  try {
+    await refreshBalance();
+  } catch (failure) {
+    if (failure instanceof RequestError && failure.status === 401) return false;
+    throw failure;
+  }
+  byId('signin-card').hidden = true;
+  byId('voucher-card').hidden = false;
+  showForm();
+  await refresh();
+  return true;
+}
 
 byId('signin-form').addEventListener('submit', async (event) => {
   event.preventDefault();
@@ -42,25 +255,31 @@ byId('signin-form').addEventListener('submit', async (event) => {
   const pin = input('pin').value.trim();
   if (!isHandle(handle)) return void (error.textContent = t('web.pay.enterHandle'));
   if (!isPin(pin)) return void (error.textContent = t('web.pay.pinDigits'));
-  const button = byId<HTMLButtonElement>('signin-button');
-  button.disabled = true;
+  const signInButton = byId<HTMLButtonElement>('signin-button');
+  signInButton.disabled = true;
   try {
-    const session = await request<{ token: string; handle: string }>('POST', '/api/wallet/sessions', { handle, pin });
-    token = session.token;
-    sessionStorage.setItem('tapline.wallet.handle', session.handle);
-    const balance = await request<{ handle: string; balances: { available: number; currency: string }[] }>('GET', '/api/wallet/balance');
-    const main = balance.balances[0];
-    byId('signed-in-as').textContent = main ? t('web.offlineQr.available', { handle: balance.handle, amount: money(main.available, main.currency) }) : balance.handle;
-    byId('voucher-currency').textContent = main ? main.currency : '';
-    byId('signin-card').hidden = true;
-    byId('voucher-card').hidden = false;
+    const created = await request<{ token: string; expiresAt: string; handle: string }>('POST', '/api/wallet/sessions', { handle, pin });
+    session = { token: created.token, expiresAt: created.expiresAt, handle: created.handle };
+    sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+    sessionStorage.setItem('tapline.wallet.handle', created.handle);
+    input('pin').value = '';
+    await enter();
     input('amount').focus();
   } catch (failure) {
     error.textContent = message(failure);
   } finally {
-    button.disabled = false;
+    signInButton.disabled = false;
   }
 });
+
+byId('signout').addEventListener('click', async () => {
+  const token = session?.token;
+  endSession();
+  // The server forgets the token too; the page has already forgotten it whatever the answer.
+  if (token) await call('DELETE', '/api/wallet/sessions/current', undefined, { authorization: `Bearer wallet.${token}` }).catch(() => undefined);
+});
+
+// ------------------------------------------------------------------ make, show, cancel
 
 byId('voucher-form').addEventListener('input', () => {
   voucherKey = crypto.randomUUID();
@@ -72,39 +291,53 @@ byId('voucher-form').addEventListener('submit', async (event) => {
   error.textContent = '';
   const amount = typedAmount(input('amount').value);
   if (amount === null) return void (error.textContent = t('web.offlineQr.enterAmount'));
-  const button = byId<HTMLButtonElement>('voucher-button');
-  button.disabled = true;
+  const makeButton = byId<HTMLButtonElement>('voucher-button');
+  makeButton.disabled = true;
   try {
     const voucher = await request<Voucher>('POST', '/api/offline/qr', { amount, expiresInHours: Number(byId<HTMLSelectElement>('hours').value) });
-    voucherId = voucher.id;
-    const svg = await request<string>('GET', `/api/offline/qr/${encodeURIComponent(voucher.id)}/qr.svg`);
-    const image = byId<HTMLImageElement>('voucher-qr');
-    image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
-    image.dataset.payload = voucher.qrPayload;
-    byId('voucher-amount').textContent = money(voucher.amount, voucher.currency);
-    byId('voucher-expiry').textContent = t('web.offlineQr.validUntil', { date: dateTime(voucher.expiresAt) });
-    byId('voucher-form').hidden = true;
-    const result = byId('voucher-result');
-    result.hidden = false;
-    result.dataset.status = voucher.status;
+    voucherKey = crypto.randomUUID();
+    await display(voucher);
   } catch (failure) {
     error.textContent = message(failure);
   } finally {
-    button.disabled = false;
+    makeButton.disabled = false;
   }
+  await refresh();
 });
 
 byId('voucher-revoke').addEventListener('click', async () => {
-  if (!voucherId) return;
-  const button = byId<HTMLButtonElement>('voucher-revoke');
-  button.disabled = true;
+  if (!shownId) return;
+  const revokeButton = byId<HTMLButtonElement>('voucher-revoke');
+  revokeButton.disabled = true;
   try {
-    const voucher = await request<Voucher>('POST', `/api/offline/qr/${encodeURIComponent(voucherId)}/revoke`);
-    byId('voucher-result').dataset.status = voucher.status;
-    byId('voucher-qr').hidden = true;
-    byId('voucher-status').textContent = t('web.offlineQr.cancelled', { amount: money(voucher.amount, voucher.currency) });
+    showCancelled(await request<Voucher>('POST', `/api/offline/qr/${encodeURIComponent(shownId)}/revoke`));
   } catch (failure) {
     byId('voucher-status').textContent = message(failure);
-    button.disabled = false;
+    revokeButton.disabled = false;
   }
+  await refresh();
 });
+
+byId('voucher-new').addEventListener('click', () => {
+  showForm();
+  input('amount').focus();
+});
+
+// ------------------------------------------------------------------ start
+
+session = readStoredSession();
+if (session) {
+  // A reload: the session is still this tab's; the form shows only if it no longer works.
+  byId('signin-card').hidden = true;
+  void enter().then(
+    (working) => {
+      if (!working) endSession(t('web.offlineQr.sessionEnded'));
+    },
+    (failure: unknown) => {
+      byId('signin-card').hidden = false;
+      byId('signin-error').textContent = message(failure);
+    },
+  );
+} else {
+  sessionStorage.removeItem(SESSION_KEY);
+}

@@ -1,7 +1,8 @@
 /**
- * The built-in web POS (/pos): sign in with a terminal token, charge an amount, show the
- * session's QR code, read a wearable with Web NFC where the browser has it, poll every second,
- * and show the outcome. It uses only the public API.
+ * The built-in web POS (/pos): pair with the till's pairing code (POST /api/terminals/pair, as
+ * the kiosk does; a raw terminal token stays possible for support, behind a link), charge an
+ * amount, show the session's QR code, read a wearable with Web NFC where the browser has it, poll
+ * every second, and show the outcome. It uses only the public API.
  */
 import { isTagId, parseTapUrl } from '@tapline/shared/ndef';
 import { type Answer, call } from '../lib/api.ts';
@@ -93,8 +94,48 @@ function signOut(): void {
   localStorage.removeItem(TOKEN_KEY);
   state.token = null;
   input('token').value = '';
-  show('signin');
+  input('pairing-code').value = '';
+  showSignIn(false);
 }
+
+/** The sign-in: the pairing code, or (support) the raw token. */
+function showSignIn(advanced: boolean): void {
+  byId('pair-panel').hidden = advanced;
+  byId('token-panel').hidden = !advanced;
+  byId('show-advanced').textContent = t(advanced ? 'web.pos.hideAdvanced' : 'web.pos.advanced');
+  byId('signin-error').textContent = '';
+  show('signin');
+  input(advanced ? 'token' : 'pairing-code').focus();
+}
+
+byId('show-advanced').addEventListener('click', () => showSignIn(byId('token-panel').hidden));
+
+byId('pair-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const error = byId('signin-error');
+  error.textContent = '';
+  const code = input('pairing-code').value.trim();
+  if (code === '') return void (error.textContent = t('web.pos.pairingCodeMissing'));
+  const button = byId<HTMLButtonElement>('pair-button');
+  button.disabled = true;
+  button.textContent = t('web.pos.pairing');
+  try {
+    const paired = await call<{ token: string }>('POST', '/api/terminals/pair', { code });
+    if (paired.status !== 200 || !paired.data) return void (error.textContent = errorText(paired));
+    input('pairing-code').value = '';
+    // The code is used up: the token it gave is this device's from now on, kept at once so a
+    // sign-in that fails on the network now finds it at the next load.
+    const token = `term.${paired.data.token}`;
+    localStorage.setItem(TOKEN_KEY, token);
+    const problem = await signIn(token);
+    if (problem) error.textContent = problem;
+  } catch {
+    error.textContent = t('errors.network_error');
+  } finally {
+    button.disabled = false;
+    button.textContent = t('web.pos.pair');
+  }
+});
 
 byId('signin-form').addEventListener('submit', async (event) => {
   event.preventDefault();
@@ -304,9 +345,9 @@ if (saved) {
   void signIn(saved).then((problem) => {
     if (problem) {
       localStorage.removeItem(TOKEN_KEY);
-      show('signin');
+      showSignIn(false);
     }
   });
 } else {
-  show('signin');
+  showSignIn(false);
 }

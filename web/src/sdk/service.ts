@@ -30,6 +30,15 @@ export interface CheckoutOptions {
   locale?: string;
   onSuccess?: (session: CheckoutSession) => void;
   onCancel?: () => void;
+  /** The checkout cannot open because of the integration (key, origin, amount...): the detail for the developer. */
+  onError?: (error: IntegrationError) => void;
+}
+
+/** Why the checkout could not open: the API's code and words (or the drop-in's own), and the HTTP status (0: none was sent). */
+export interface IntegrationError {
+  code: string;
+  message: string;
+  status: number;
 }
 
 interface CheckoutSession {
@@ -112,6 +121,7 @@ function checkout(options: CheckoutOptions): { close: () => void } {
   const money = (amount: number, currency: string) => formatAmount(words, amount, currency);
   const onSuccess = typeof options.onSuccess === 'function' ? options.onSuccess : () => undefined;
   const onCancel = typeof options.onCancel === 'function' ? options.onCancel : () => undefined;
+  const onError = typeof options.onError === 'function' ? options.onError : () => undefined;
   let session: CheckoutSession | null = null;
   let finished = false;
   let closed = false;
@@ -317,14 +327,29 @@ function checkout(options: CheckoutOptions): { close: () => void } {
   if (options.description) body.description = options.description;
   const country = options.customerCountry || detectCountry();
   if (country) body.customerCountry = country;
-  if (!options.publishableKey) {
+  /**
+   * The checkout cannot open because of how the shop set it up: the buyer reads a plain sentence,
+   * the developer the detail (the browser's console and onError).
+   */
+  function integrationFailed(problem: Error, code: string, status: number): void {
     setBusy('');
-    error.textContent = t('needsKey');
+    error.textContent = t('unavailable');
+    console.error(`Tapline.checkout: ${problem.message} (${code}${status ? `, HTTP ${status}` : ''})`);
+    onError({ code, message: problem.message, status });
+  }
+
+  if (!options.publishableKey) {
+    integrationFailed(new Error('Tapline.checkout needs a publishableKey'), 'publishable_key_missing', 0);
   } else {
     call<CheckoutSession>('POST', `${BASE_URL}/api/checkout/sessions`, body, { authorization: `Bearer ${options.publishableKey}` }).then(
       (answer) => {
         if (closed) return;
         if (answer.status !== 201 || !answer.data) {
+          const { code, words: said } = errorOf(answer);
+          // 4xx but too many attempts: the key, its origins or the options are wrong, nothing the buyer can mend.
+          if (answer.status >= 400 && answer.status < 500 && answer.status !== 429) {
+            return integrationFailed(new Error(said ?? `HTTP ${answer.status}`), code ?? 'http_error', answer.status);
+          }
           setBusy('');
           error.textContent = errorText(words, answer);
           return;

@@ -43,7 +43,7 @@ export const DROP_IN_TEXT = {
   done: 'web.dropIn.done',
   networkError: 'errors.network_error',
   serverAnswered: 'web.pay.serverAnswered',
-  needsKey: 'web.dropIn.needsKey',
+  unavailable: 'web.dropIn.unavailable',
 } as const satisfies Record<string, MessageKey>;
 
 /** The codes the catalogues have a sentence for (`errors.<code>`). */

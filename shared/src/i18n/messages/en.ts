@@ -14,6 +14,11 @@ export const en = {
 
   /** Sentences for the codes of errors, refusals and declines; the code stays beside them for support. */
   errors: {
+    pairing_code_not_found: 'That pairing code is not right. Check it, or ask the manager for a new one.',
+    pairing_code_expired: 'That pairing code has expired. Ask the manager for a new one.',
+    pairing_code_used: 'That pairing code was already used. Ask the manager for a new one.',
+    pairing_code_invalid: 'A pairing code has 8 letters and digits, like ABCD-EFGH.',
+    pairing_locked: 'Too many wrong pairing codes. Wait 15 minutes, then try again.',
     network_error: 'The server cannot be reached. Check the connection and try again.',
     sync_server_unreachable: 'The server cannot be reached. Check the connection and try again.',
     http_error: 'The server could not answer. Try again in a moment.',
@@ -595,6 +600,15 @@ export const en = {
       reference: 'Reference',
       for: 'For',
       time: 'Time',
+      pairTitle: 'Pair this till',
+      pairIntro: 'Ask the manager for this till\'s pairing code: they get it when they add the till, valid 10 minutes. Type it here. Pairing signs out any other device using this till.',
+      pairingCode: 'Pairing code',
+      pair: 'Pair',
+      pairing: 'Pairing…',
+      pairingCodeMissing: 'Type the pairing code first.',
+      advanced: 'Support: sign in with a terminal token',
+      hideAdvanced: 'Use a pairing code instead',
+      codeExample: 'ABCD-EFGH',
     },
     offlineQr: {
       documentTitle: 'Offline QR · Tapline',
@@ -613,6 +627,16 @@ export const en = {
       enterAmount: 'Enter an amount.',
       validUntil: 'Valid until {{date}}. Show it at the till; it pays once.',
       cancelled: 'Cancelled: {{amount}} is back in your wallet.',
+      signOut: 'Sign out',
+      reserved: 'Set aside in QR codes: {{amount}}',
+      makeAnother: 'Make another QR code',
+      yours: 'Your QR codes',
+      none: 'No QR code is holding money.',
+      show: 'Show',
+      cancel: 'Cancel',
+      validUntilShort: 'Valid until {{date}}',
+      expiredReturns: 'Expired {{date}}. The money comes back to your wallet on its own, or now if you cancel it.',
+      sessionEnded: 'You were signed out. Sign in again.',
     },
     /** The checkout drop-in (/sdk/service.js, web/src/sdk): bundled per language, only the keys it uses (web/src/sdk/word-keys.ts). */
     dropIn: {
@@ -636,7 +660,7 @@ export const en = {
       paidTo: '{{amount}} paid to {{merchant}}.',
       paidToFor: '{{amount}} paid to {{merchant}} for {{reference}}.',
       done: 'Done',
-      needsKey: 'Tapline.checkout needs a publishableKey',
+      unavailable: 'This shop\'s payments are not available here.',
     },
   },
 

@@ -82,6 +82,13 @@ for (const target of await databaseTargets()) {
       assert.equal(revoked.status, 200);
       assert.equal(revoked.body.status, 'revoked');
       assert.equal(await balanceMinor(s, customer, 'NGN'), 100_000);
+      // The holder's active vouchers (what the offline QR page lists): none left, the revoked one under its status.
+      const active = await s.request<{ data: Voucher[]; total: number; limit: number }>('GET', '/api/offline/qr?status=active&limit=5', { headers: wallet });
+      assert.equal(active.status, 200);
+      assert.deepEqual([active.body.total, active.body.data.length, active.body.limit], [0, 0, 5]);
+      const ended = await s.request<{ data: Voucher[]; total: number }>('GET', '/api/offline/qr?status=revoked', { headers: wallet });
+      assert.deepEqual(ended.body.data.map((voucher) => [voucher.id, voucher.status]), [[created.id, 'revoked']]);
+      assert.equal((await s.request('GET', '/api/offline/qr?status=lost', { headers: wallet })).status, 400);
       const twice = await s.request('POST', `/api/offline/qr/${created.id}/revoke`, { headers: wallet });
       assert.equal(twice.status, 409);
       assert.equal(twice.body.code, 'voucher_not_active');
