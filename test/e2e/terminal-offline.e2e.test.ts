@@ -191,6 +191,11 @@ for (const target of await databaseTargets()) {
       await page.reload();
       await page.locator('#sale').waitFor({ state: 'visible' });
       await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
+      // The Sale screen shows before the replica opens: what waits to settle is still the three
+      // queued payments' sum (12.50 + 20 + 5), never NGN 0.00.
+      await page.locator('#offline-limits[data-used="3750"]').waitFor();
+      assert.equal(await page.locator('#offline-limits').innerText(), 'Offline: up to NGN\u00a030.00 a payment · NGN\u00a037.50 of NGN\u00a050.00 waiting to settle');
+      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-reloaded-${target.name}.png` });
       assert.deepEqual(await listStatuses(page, 3), [`${brokeId}=waiting`, `${qrId}=waiting`, `${tapId}=waiting`].sort());
       assert.equal(await page.locator('#status-queued').getAttribute('data-count'), '3');
       // "Last sync" survives the reload: not "never" while offline.
