@@ -38,6 +38,20 @@ describe('sales history', () => {
     assert.deepEqual(paidTotals(rows), [{ currency: 'NGN', amountMinor: 4000, count: 3 }]);
   });
 
+  it('lists a sale taken offline instead once: its offline payment, unless the customer had paid the sale by QR meanwhile', () => {
+    const rows = historyRows(
+      [
+        sale('s1', '2026-11-24T09:00:00.000Z', { sessionId: 'x1', localEnd: 'cancelled', offlinePaymentId: 'p1' }),
+        sale('s2', '2026-11-24T09:10:00.000Z', { sessionId: 'x2', status: 'completed', payerHandle: '@ada', offlinePaymentId: 'p2' }),
+        // The payment was never stored (the cashier went back): the cancelled sale stays listed.
+        sale('s3', '2026-11-24T09:20:00.000Z', { sessionId: 'x3', localEnd: 'cancelled', offlinePaymentId: 'p3' }),
+      ],
+      [payment('p1', '2026-11-24T09:01:00.000Z', {}), payment('p2', '2026-11-24T09:11:00.000Z', { status: 'declined', declineCode: 'sale_paid_by_qr' })],
+      [],
+    );
+    assert.deepEqual(rows.map((row) => [row.id, row.outcome]), [['s3', 'ended'], ['p2', 'declined'], ['s2', 'paid'], ['p1', 'waiting']]);
+  });
+
   it('starts today at local midnight, as a UTC time the replica can compare', () => {
     const start = startOfToday(new Date(2026, 10, 24, 15, 30));
     assert.equal(new Date(start).getTime(), new Date(2026, 10, 24, 0, 0, 0, 0).getTime());

@@ -81,10 +81,22 @@ function giftCardRow(doc: GiftCardSaleDoc, TEXT: Texts): HistoryRow {
   return { ...base, status: TEXT.activatesOnline, outcome: 'waiting' };
 }
 
-/** Every row, newest first. Sales still opening (no session yet) are left out: nothing can have happened. */
+/**
+ * Whether a sale is listed. Left out: sales still opening (no session yet: nothing can have
+ * happened), and a sale taken offline instead whose offline payment is listed: that payment is
+ * the sale (one row, not "Cancelled on this till" beside it), unless the customer had paid the
+ * sale by QR meanwhile, when both are shown (the sale paid, the offline payment declined).
+ */
+function listed(sale: PosSaleDoc, paymentIds: ReadonlySet<string>): boolean {
+  if (sale.status === 'opening') return false;
+  return sale.offlinePaymentId === undefined || sale.status === 'completed' || !paymentIds.has(sale.offlinePaymentId);
+}
+
+/** Every row, newest first. */
 export function historyRows(sales: readonly PosSaleDoc[], payments: readonly OfflinePaymentDoc[], giftCards: readonly GiftCardSaleDoc[], words: Translator<MessageKey> = translator('en')): HistoryRow[] {
   const TEXT = texts(words);
-  return [...sales.filter((sale) => sale.status !== 'opening').map((sale) => posRow(sale, TEXT)), ...payments.map((doc) => offlineRow(doc, TEXT)), ...giftCards.map((doc) => giftCardRow(doc, TEXT))].sort((a, b) => b.capturedAt.localeCompare(a.capturedAt));
+  const paymentIds = new Set(payments.map((doc) => doc.id));
+  return [...sales.filter((sale) => listed(sale, paymentIds)).map((sale) => posRow(sale, TEXT)), ...payments.map((doc) => offlineRow(doc, TEXT)), ...giftCards.map((doc) => giftCardRow(doc, TEXT))].sort((a, b) => b.capturedAt.localeCompare(a.capturedAt));
 }
 
 /** Paid today, per currency (a till normally has one). */
