@@ -355,8 +355,10 @@ export const en = {
       qrLabel: 'QR code to pay this sale',
       opening: 'Opening the sale…',
       how: 'Tap a Tapline ring, band or card on the reader, or scan the code to pay with @handle and PIN.',
-      offline: 'The server cannot be reached: the customer cannot pay with this code now. Take the payment offline instead, or cancel the sale.',
+      offline: "The customer cannot pay this sale by tap or QR code now. Take the payment offline (a tap or the customer's offline QR code), or cancel the sale.",
       timeUpChecking: 'Time is up: checking with the server…',
+      offlineTitle: 'The server cannot be reached',
+      offlineCancelOnly: 'The customer cannot pay this sale now. Cancel the sale, and charge again when the till is back online.',
     },
     simulateTap: {
       label: 'Simulate a tap (development reader)',

@@ -350,8 +350,10 @@ export const fr: Messages = {
       qrLabel: 'QR code pour payer cette vente',
       opening: 'Ouverture de la vente…',
       how: 'Passez une bague, un bracelet ou une carte Tapline sur le lecteur, ou scannez le code pour payer avec @identifiant et code PIN.',
-      offline: 'Le serveur est injoignable : le client ne peut pas payer avec ce code maintenant. Encaissez plutôt hors ligne, ou annulez la vente.',
+      offline: "Le client ne peut pas payer cette vente par badge ni par code QR maintenant. Encaissez hors ligne (un badge ou le code QR hors ligne du client), ou annulez la vente.",
       timeUpChecking: 'Temps écoulé : vérification auprès du serveur…',
+      offlineTitle: 'Le serveur est injoignable',
+      offlineCancelOnly: 'Le client ne peut pas payer cette vente maintenant. Annulez la vente, et encaissez à nouveau quand la caisse est de retour en ligne.',
     },
     simulateTap: {
       label: 'Simuler un badge (lecteur de développement)',

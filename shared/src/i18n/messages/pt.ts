@@ -350,8 +350,10 @@ export const pt: Messages = {
       qrLabel: 'Código QR para pagar esta venda',
       opening: 'A abrir a venda…',
       how: 'Aproxime um anel, pulseira ou cartão Tapline do leitor, ou leia o código para pagar com @identificador e PIN.',
-      offline: 'O servidor não está acessível: o cliente não pode pagar com este código agora. Receba o pagamento offline ou cancele a venda.',
+      offline: "O cliente não pode pagar esta venda por aproximação nem por código QR agora. Receba o pagamento offline (uma aproximação ou o código QR offline do cliente) ou cancele a venda.",
       timeUpChecking: 'O tempo acabou: a confirmar com o servidor…',
+      offlineTitle: 'O servidor não está acessível',
+      offlineCancelOnly: 'O cliente não pode pagar esta venda agora. Cancele a venda e cobre de novo quando a caixa voltar a estar online.',
     },
     simulateTap: {
       label: 'Simular um toque (leitor de desenvolvimento)',

@@ -350,8 +350,10 @@ export const sw: Messages = {
       qrLabel: 'Msimbo wa QR wa kulipia mauzo haya',
       opening: 'Inafungua mauzo…',
       how: 'Gusisha pete, mkanda au kadi ya Tapline kwenye kisomaji, au changanua msimbo ili ulipe kwa @jina na PIN.',
-      offline: 'Seva haipatikani: mteja hawezi kulipa kwa msimbo huu sasa. Pokea malipo nje ya mtandao badala yake, au ghairi mauzo.',
+      offline: "Mteja hawezi kulipa mauzo haya kwa kugusa wala kwa msimbo wa QR sasa. Pokea malipo nje ya mtandao (kugusa au msimbo wa QR wa nje ya mtandao wa mteja), au ghairi mauzo.",
       timeUpChecking: 'Muda umeisha: inakagua na seva…',
+      offlineTitle: 'Seva haipatikani',
+      offlineCancelOnly: 'Mteja hawezi kulipa mauzo haya sasa. Ghairi mauzo, na utoze tena till ikirudi mtandaoni.',
     },
     simulateTap: {
       label: 'Iga mguso (kisomaji cha majaribio)',
