@@ -17,7 +17,7 @@ import { type TestServer, balanceMinor, databaseTargets, useTestServer } from '@
 import type { TerminalHost } from '@tapline/terminal/host';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
-import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
+import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
 import { type Relay, startRelay } from './relay.ts';
 import { shopWithTerminal } from './shop.ts';
 
@@ -395,6 +395,16 @@ for (const target of await databaseTargets()) {
       }
       await assertAccessible(page, 'the refund screen');
       await page.click('#refund-button');
+      // The PIN pad shows what the PIN approves, and the quantities are locked behind it.
+      assert.match(await page.locator('#pin-amount').innerText(), /^Refund of NGN\s*15\.00$/);
+      for (const locked of ['#refund-all', '#refund-none', '#refund tr[data-line="0"] .step:has-text("+")', '#refund tr[data-line="0"] .step:has-text("−")', '#refund tr[data-line="1"] .step:has-text("+")']) {
+        assert.equal(await page.locator(locked).isDisabled(), true, `${locked} is locked while the PIN pad is open`);
+      }
+      for (const size of KIOSK_SIZES) {
+        await page.setViewportSize(size);
+        await page.screenshot({ path: `${ARTIFACTS}terminal-refund-pin-${size.width}x${size.height}-${target.name}.png` });
+      }
+      await page.setViewportSize(KIOSK.viewport);
       for (const digit of '1111') await page.click(`#pin-${digit}`);
       await page.click('#pin-ok');
       await page.locator('#refund-error[data-code="wrong_manager_pin"]').waitFor();

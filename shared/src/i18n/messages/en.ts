@@ -295,6 +295,7 @@ export const en = {
       nothingLeft: "Everything in this sale has been refunded.",
       refundButton: "Refund {{amount}}",
       askManager: "Manager: type your PIN to authorise the refund",
+      pinAmount: "Refund of {{amount}}",
       done: "Refunded {{amount}}",
       doneTo: "The money went back to {{payer}}.",
       back: "Back",

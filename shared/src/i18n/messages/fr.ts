@@ -290,6 +290,7 @@ export const fr: Messages = {
       nothingLeft: "Tout a déjà été remboursé dans cette vente.",
       refundButton: "Rembourser {{amount}}",
       askManager: "Responsable : tapez votre code pour autoriser le remboursement",
+      pinAmount: "Remboursement de {{amount}}",
       done: "{{amount}} remboursé",
       doneTo: "L'argent est retourné à {{payer}}.",
       back: "Retour",

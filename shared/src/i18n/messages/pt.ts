@@ -290,6 +290,7 @@ export const pt: Messages = {
       nothingLeft: "Tudo nesta venda já foi reembolsado.",
       refundButton: "Reembolsar {{amount}}",
       askManager: "Gerente: escreva o seu PIN para autorizar o reembolso",
+      pinAmount: "Reembolso de {{amount}}",
       done: "{{amount}} reembolsado",
       doneTo: "O dinheiro voltou para {{payer}}.",
       back: "Voltar",

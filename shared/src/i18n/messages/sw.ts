@@ -290,6 +290,7 @@ export const sw: Messages = {
       nothingLeft: "Kila kitu katika mauzo haya kimesharejeshwa.",
       refundButton: "Rejesha {{amount}}",
       askManager: "Meneja: andika PIN yako kuidhinisha kurejesha pesa",
+      pinAmount: "Kurejesha {{amount}}",
       done: "{{amount}} imerejeshwa",
       doneTo: "Pesa imerudi kwa {{payer}}.",
       back: "Rudi",
