@@ -1171,7 +1171,8 @@ export interface paths {
          *     together never exceed what was paid (409 refund_exceeds_sale, nothing_to_refund); a line refunds at most its units not yet refunded (400
          *     refund_line_invalid); a sale without lines refunds in full only. 422 insufficient_funds when the merchant's wallet cannot pay it back. A
          *     terminal refunds its own sales with its manager PIN (403 manager_pin_required, manager_pin_not_set, wrong_manager_pin; 429
-         *     manager_pin_locked after five wrong PINs); the merchant key needs no PIN.
+         *     manager_pin_locked after five wrong PINs); the merchant key needs no PIN. saleId may be the short id a receipt prints (409 sale_id_ambiguous
+         *     when two sales start with it).
          */
         post: operations["createPosRefund"];
         delete?: never;
@@ -1187,7 +1188,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A sale (POS session or offline payment) with its lines, its refunds and what is still refundable */
+        /**
+         * A sale (POS session or offline payment) with its lines, its refunds and what is still refundable
+         * @description saleId: the whole id, or the short one a receipt prints (its first 8 or more hex digits, any case), among the merchant's
+         *     sales (a terminal's own sales with a terminal token); answers 409 `sale_id_ambiguous` when two sales start with it, 404 `sale_not_found`
+         *     when none does. POST /api/pos/refunds takes either form too.
+         */
         get: operations["getPosSale"];
         put?: never;
         post?: never;
@@ -13011,7 +13017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`. */
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13123,6 +13129,15 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `sale_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `sale_id_ambiguous`. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

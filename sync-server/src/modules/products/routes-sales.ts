@@ -54,7 +54,8 @@ that paid, by a ledger transfer in the same transaction as the refund, its stock
 together never exceed what was paid (409 refund_exceeds_sale, nothing_to_refund); a line refunds at most its units not yet refunded (400
 refund_line_invalid); a sale without lines refunds in full only. 422 insufficient_funds when the merchant's wallet cannot pay it back. A
 terminal refunds its own sales with its manager PIN (403 manager_pin_required, manager_pin_not_set, wrong_manager_pin; 429
-manager_pin_locked after five wrong PINs); the merchant key needs no PIN.`;
+manager_pin_locked after five wrong PINs); the merchant key needs no PIN. saleId may be the short id a receipt prints (409 sale_id_ambiguous
+when two sales start with it).`;
 
 /** docs/catalogue.md: sales, refunds, manager PINs, X and Z reports. HTTP only. */
 export async function saleRoutes(app: TypedApp, context: AppContext): Promise<void> {
@@ -74,6 +75,9 @@ export async function saleRoutes(app: TypedApp, context: AppContext): Promise<vo
     schema: {
       tags: ['pos'],
       summary: 'A sale (POS session or offline payment) with its lines, its refunds and what is still refundable',
+      description: `saleId: the whole id, or the short one a receipt prints (its first 8 or more hex digits, any case), among the merchant's
+sales (a terminal's own sales with a terminal token); answers 409 \`sale_id_ambiguous\` when two sales start with it, 404 \`sale_not_found\`
+when none does. POST /api/pos/refunds takes either form too.`,
       params: SaleParams,
       response: { 200: SaleRecord, ...errors },
     },
