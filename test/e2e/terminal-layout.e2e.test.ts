@@ -145,6 +145,8 @@ for (const target of await databaseTargets()) {
       }
       // The pairing screen, with its switcher, in both languages (the choice stays over sign-out).
       await page.click('#sign-out');
+      // No manager PIN on this terminal: signing out (unpairing) is confirmed once.
+      await page.click('#sign-out-confirm');
       await page.locator('#pairing-code').waitFor();
       for (const language of ['fr', 'en'] as const) {
         await page.selectOption('#language-switcher', language);

@@ -170,6 +170,27 @@ for (const target of await databaseTargets()) {
       assert.deepEqual([ambiguous.status, ambiguous.body.code], [409, 'sale_id_ambiguous']);
     });
 
+    it('tells the kiosk whether the terminal has a manager PIN and checks one, with the refunds\' lock-out', async () => {
+      const s = server();
+      const shop = await till(10);
+      const check = (body: Record<string, unknown>, headers: Record<string, string> = shop.term) => s.request<{ terminalId: string; managerPinSet: boolean; verified: boolean; code?: string }>('POST', '/api/pos/manager-pin/check', { headers, body });
+      assert.deepEqual((await check({})).body, { terminalId: shop.terminalId, managerPinSet: true, verified: false });
+      assert.deepEqual((await check({ managerPin: '4321' })).body, { terminalId: shop.terminalId, managerPinSet: true, verified: true });
+      const wrong = await check({ managerPin: '0000' });
+      assert.deepEqual([wrong.status, wrong.body.code], [403, 'wrong_manager_pin']);
+      assert.deepEqual([(await check({ managerPin: '12' })).status], [400]);
+      assert.equal((await check({}, shop.key)).status, 403, 'a terminal token only');
+      for (let i = 0; i < 5; i += 1) await check({ managerPin: '0000' });
+      const locked = await check({ managerPin: '4321' });
+      assert.deepEqual([locked.status, locked.body.code], [429, 'manager_pin_locked']);
+      // A terminal without a manager PIN says so, and a PIN sent is refused as for a refund.
+      const bare = await s.request<{ id: string; token: string }>('POST', '/api/merchant/terminals', { headers: shop.key, body: { name: 'No PIN' } });
+      const bareTerm = { authorization: `Bearer term.${bare.body.token}` };
+      assert.deepEqual((await check({}, bareTerm)).body, { terminalId: bare.body.id, managerPinSet: false, verified: false });
+      const notSet = await check({ managerPin: '4321' }, bareTerm);
+      assert.deepEqual([notSet.status, notSet.body.code], [403, 'manager_pin_not_set']);
+    });
+
     it('the Z report closes the day, is numbered and immutable, and its totals equal the ledger\'s movements for that terminal and day', async () => {
       const s = server();
       const shop = await till(1);

@@ -8,6 +8,8 @@ import {
   ListOf,
   ListQuery,
   ManagerPinBody,
+  ManagerPinCheck,
+  ManagerPinCheckBody,
   ManagerPinResponse,
   RefundBody,
   RefundRecord,
@@ -21,7 +23,8 @@ import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { derivedUuid } from '../../http/idempotency.ts';
 import { idempotencyScope } from '../../auth/principal.ts';
-import { setManagerPin } from './manager-pin.ts';
+import { checkManagerPin, setManagerPin } from './manager-pin.ts';
+import { managerPinIsSet } from '../terminals/index.ts';
 import { type SaleActor, refundsService } from './refunds.ts';
 import { type TerminalActor, reportsService } from './reports.ts';
 
@@ -98,6 +101,26 @@ when none does. POST /api/pos/refunds takes either form too.`,
     const set = await setManagerPin(context.db, principal, terminalId, request.body.pin);
     if (!set) throw notFound('terminal_not_found', `No terminal ${terminalId}`);
     return { terminalId, managerPinSet: true };
+  });
+
+  app.post('/api/pos/manager-pin/check', {
+    config: { auth: ['terminal'] },
+    schema: {
+      tags: ['pos'],
+      summary: 'Whether the terminal has a manager PIN, and checks one (the kiosk asks it before signing out)',
+      description: `Without managerPin: 200 with managerPinSet and verified false, and no attempt counted. With it: 200 verified true for the
+right PIN; else as a refund: 403 manager_pin_not_set, 403 wrong_manager_pin, 429 manager_pin_locked after five wrong PINs (15 minutes,
+Retry-After), the same count of wrong PINs as refunds and Z reports.`,
+      body: ManagerPinCheckBody,
+      response: { 200: ManagerPinCheck, ...errors },
+    },
+  }, async (request) => {
+    const { terminalId } = terminalOf(request);
+    if (request.body.managerPin === undefined) {
+      return { terminalId, managerPinSet: (await managerPinIsSet(context.db, terminalId)) === true, verified: false };
+    }
+    await checkManagerPin(context.db, terminalId, request.body.managerPin, context.now());
+    return { terminalId, managerPinSet: true, verified: true };
   });
 
   app.get('/api/pos/reports/current', {
