@@ -243,6 +243,7 @@ export const en = {
       charge: 'Charge {{amount}}',
       takeOffline: 'Take offline {{amount}}',
       scanOfflineQr: 'Scan offline QR',
+      offlineQrAmountFirst: 'Type the amount of the sale first (or ring up the items), then scan the customer\'s offline QR code: it pays up to the value the customer set aside.',
       sellGiftCard: 'Sell gift card',
       salesToday: 'Sales today',
     },

@@ -238,6 +238,7 @@ export const fr: Messages = {
       charge: 'Encaisser {{amount}}',
       takeOffline: 'Encaisser hors ligne {{amount}}',
       scanOfflineQr: 'Scanner un QR hors ligne',
+      offlineQrAmountFirst: 'Tapez d\'abord le montant de la vente (ou ajoutez les articles), puis scannez le code QR hors ligne du client : il paie jusqu\'à la somme que le client a mise de côté.',
       sellGiftCard: 'Vendre une carte cadeau',
       salesToday: 'Ventes du jour',
     },

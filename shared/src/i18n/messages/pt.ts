@@ -238,6 +238,7 @@ export const pt: Messages = {
       charge: 'Cobrar {{amount}}',
       takeOffline: 'Cobrar offline {{amount}}',
       scanOfflineQr: 'Ler QR offline',
+      offlineQrAmountFirst: 'Escreva primeiro o valor da venda (ou registe os artigos) e depois leia o código QR offline do cliente: paga até ao valor que o cliente reservou.',
       sellGiftCard: 'Vender cartão-oferta',
       salesToday: 'Vendas de hoje',
     },

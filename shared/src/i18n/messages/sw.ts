@@ -238,6 +238,7 @@ export const sw: Messages = {
       charge: 'Toza {{amount}}',
       takeOffline: 'Pokea nje ya mtandao {{amount}}',
       scanOfflineQr: 'Changanua QR ya nje ya mtandao',
+      offlineQrAmountFirst: 'Andika kwanza kiasi cha mauzo (au ongeza bidhaa), kisha changanua msimbo wa QR wa nje ya mtandao wa mteja: unalipa hadi kiasi ambacho mteja ameweka kando.',
       sellGiftCard: 'Uza kadi ya zawadi',
       salesToday: 'Mauzo ya leo',
     },
