@@ -177,6 +177,9 @@ export const en = {
       tag_not_found: 'This ring, band or card is not registered. Ask the customer to pay with the QR code.',
       tag_disabled: 'This ring, band or card has been switched off by its owner. Ask the customer to pay another way.',
       not_a_tapline_tag: 'This is not a Tapline ring, band or card.',
+      iso14443_4: "This card or phone is not a Tapline tag. Tap a Tapline sticker, card, ring or band.",
+      not_ndef_formatted: "This tag has not been set up for Tapline.",
+      read_failed: "The tag could not be read. Hold it still on the reader and try again.",
       insufficient_funds: 'The customer\'s wallet does not have enough money for this sale.',
       session_not_pending: 'This sale has already ended.',
       session_expired: 'This sale timed out. Start it again.',
@@ -738,6 +741,16 @@ export const en = {
       offline_qr: 'Offline QR',
       offline_tap: 'Offline tap',
     },
+  },
+  /** The kinds of Tapline tag (shared/src/schemas/wearables.ts TAG_TYPES). */
+  tagTypes: {
+    sticker: "Sticker",
+    card: "Card",
+    ring: "Ring",
+    band: "Band",
+    keychain: "Key ring",
+    watch: "Watch",
+    custom: "Other",
   },
   dashboard: dashboardEn,
 };

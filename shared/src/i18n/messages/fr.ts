@@ -172,6 +172,9 @@ export const fr: Messages = {
       tag_not_found: 'Cette bague, ce bracelet ou cette carte n\'est pas enregistré. Demandez au client de payer avec le code QR.',
       tag_disabled: 'Son propriétaire a désactivé cette bague, ce bracelet ou cette carte. Demandez au client de payer autrement.',
       not_a_tapline_tag: 'Ce n\'est pas une bague, un bracelet ou une carte Tapline.',
+      iso14443_4: "Cette carte ou ce téléphone n'est pas un badge Tapline. Passez un autocollant, une carte, une bague ou un bracelet Tapline.",
+      not_ndef_formatted: "Ce badge n'a pas été préparé pour Tapline.",
+      read_failed: "Le badge n'a pas pu être lu. Tenez-le immobile sur le lecteur et réessayez.",
       insufficient_funds: 'Le portefeuille du client n\'a pas assez d\'argent pour cette vente.',
       session_not_pending: 'Cette vente est déjà terminée.',
       session_expired: 'Le délai de cette vente est dépassé. Recommencez-la.',
@@ -732,6 +735,16 @@ export const fr: Messages = {
       offline_qr: 'QR hors ligne',
       offline_tap: 'Badge hors ligne',
     },
+  },
+  /** The kinds of Tapline tag (shared/src/schemas/wearables.ts TAG_TYPES). */
+  tagTypes: {
+    sticker: "Autocollant",
+    card: "Carte",
+    ring: "Bague",
+    band: "Bracelet",
+    keychain: "Porte-clés",
+    watch: "Montre",
+    custom: "Autre",
   },
   dashboard: dashboardFr,
 };

@@ -172,6 +172,9 @@ export const pt: Messages = {
       tag_not_found: 'Este anel, pulseira ou cartão não está registado. Peça ao cliente para pagar com o código QR.',
       tag_disabled: 'O dono desativou este anel, pulseira ou cartão. Peça ao cliente para pagar de outra forma.',
       not_a_tapline_tag: 'Isto não é um anel, pulseira ou cartão Tapline.',
+      iso14443_4: "Este cartão ou telemóvel não é uma etiqueta Tapline. Aproxime um autocolante, cartão, anel ou pulseira Tapline.",
+      not_ndef_formatted: "Esta etiqueta não foi preparada para a Tapline.",
+      read_failed: "Não foi possível ler a etiqueta. Mantenha-a parada no leitor e tente de novo.",
       insufficient_funds: 'A carteira do cliente não tem dinheiro suficiente para esta venda.',
       session_not_pending: 'Esta venda já terminou.',
       session_expired: 'Esta venda expirou. Comece de novo.',
@@ -732,6 +735,16 @@ export const pt: Messages = {
       offline_qr: 'QR offline',
       offline_tap: 'Toque offline',
     },
+  },
+  /** The kinds of Tapline tag (shared/src/schemas/wearables.ts TAG_TYPES). */
+  tagTypes: {
+    sticker: "Autocolante",
+    card: "Cartão",
+    ring: "Anel",
+    band: "Pulseira",
+    keychain: "Porta-chaves",
+    watch: "Relógio",
+    custom: "Outro",
   },
   dashboard: dashboardPt,
 };

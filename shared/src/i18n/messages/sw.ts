@@ -172,6 +172,9 @@ export const sw: Messages = {
       tag_not_found: 'Pete, mkanda au kadi hii haijasajiliwa. Mwombe mteja alipe kwa msimbo wa QR.',
       tag_disabled: 'Mmiliki amezima pete, mkanda au kadi hii. Mwombe mteja alipe kwa njia nyingine.',
       not_a_tapline_tag: 'Hii si pete, mkanda au kadi ya Tapline.',
+      iso14443_4: "Kadi au simu hii si kibandiko cha Tapline. Gusisha kibandiko, kadi, pete au mkanda wa Tapline.",
+      not_ndef_formatted: "Kibandiko hiki hakijaandaliwa kwa Tapline.",
+      read_failed: "Kibandiko hakikuweza kusomwa. Kishike bila kusogeza kwenye kisomaji na ujaribu tena.",
       insufficient_funds: 'Pochi ya mteja haina pesa za kutosha kwa mauzo haya.',
       session_not_pending: 'Mauzo haya yameshaisha.',
       session_expired: 'Muda wa mauzo haya umeisha. Yaanze upya.',
@@ -732,6 +735,16 @@ export const sw: Messages = {
       offline_qr: 'QR nje ya mtandao',
       offline_tap: 'Mguso nje ya mtandao',
     },
+  },
+  /** The kinds of Tapline tag (shared/src/schemas/wearables.ts TAG_TYPES). */
+  tagTypes: {
+    sticker: "Kibandiko",
+    card: "Kadi",
+    ring: "Pete",
+    band: "Mkanda",
+    keychain: "Cheni ya funguo",
+    watch: "Saa",
+    custom: "Nyingine",
   },
   dashboard: dashboardSw,
 };
