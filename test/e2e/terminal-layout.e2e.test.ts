@@ -138,7 +138,7 @@ for (const target of await databaseTargets()) {
         await page.click('#new-sale');
         await page.click('#history-button');
         await page.locator('#history tbody tr').first().waitFor();
-        assert.equal(await page.locator('#history h1').innerText(), language === 'fr' ? 'Ventes d\'aujourd\'hui' : 'Sales today');
+        assert.equal(await page.locator('#history h1').innerText(), language === 'fr' ? 'Ventes du jour' : 'Sales today');
         await atEverySize(page, '#history', `i18n-${language}-history`);
         await page.click('#history-back');
         await page.locator('#sale').waitFor();
