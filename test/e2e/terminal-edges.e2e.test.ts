@@ -147,6 +147,12 @@ for (const target of await databaseTargets()) {
       await page.locator('#sign-out-panel[data-state="confirm"]').waitFor();
       assert.equal(await page.locator('#sign-out-warning').innerText(), 'Signing out unpairs this till. To use it again, the manager needs a new pairing code from the dashboard (Terminals).');
       assert.doesNotMatch(await page.locator('#sign-out-panel').innerText(), /token/i);
+      // The keyboard's digits and Enter do nothing to the sale while the panel is up.
+      const amountBefore = await page.locator('#amount-display').innerText();
+      await page.keyboard.type('7');
+      await page.keyboard.press('Enter');
+      assert.equal(await page.locator('#amount-display').innerText(), amountBefore);
+      assert.equal(await page.locator('#sale').count(), 1);
       await atEverySize(page, '#sale', 'sign-out-confirm');
       await page.click('#sign-out-cancel');
       await page.locator('#charge-button').waitFor();
