@@ -17,7 +17,7 @@ import { type TestServer, balanceMinor, databaseTargets, useTestServer } from '@
 import type { TerminalHost } from '@tapline/terminal/host';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
-import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
+import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
 import { type Relay, startRelay } from './relay.ts';
 import { shopWithTerminal } from './shop.ts';
 
@@ -395,6 +395,16 @@ for (const target of await databaseTargets()) {
       }
       await assertAccessible(page, 'the refund screen');
       await page.click('#refund-button');
+      // The PIN pad shows what the PIN approves, and the quantities are locked behind it.
+      assert.match(await page.locator('#pin-amount').innerText(), /^Refund of NGN\s*15\.00$/);
+      for (const locked of ['#refund-all', '#refund-none', '#refund tr[data-line="0"] .step:has-text("+")', '#refund tr[data-line="0"] .step:has-text("−")', '#refund tr[data-line="1"] .step:has-text("+")']) {
+        assert.equal(await page.locator(locked).isDisabled(), true, `${locked} is locked while the PIN pad is open`);
+      }
+      for (const size of KIOSK_SIZES) {
+        await page.setViewportSize(size);
+        await page.screenshot({ path: `${ARTIFACTS}terminal-refund-pin-${size.width}x${size.height}-${target.name}.png` });
+      }
+      await page.setViewportSize(KIOSK.viewport);
       for (const digit of '1111') await page.click(`#pin-${digit}`);
       await page.click('#pin-ok');
       await page.locator('#refund-error[data-code="wrong_manager_pin"]').waitFor();
@@ -414,6 +424,18 @@ for (const target of await databaseTargets()) {
         assert.ok(refundLines.some((line) => expected.test(line)), `${expected} on the refund receipt:\n${refundLines.join('\n')}`);
       }
       await page.click('#refund-finish');
+      // Sales today: the refund as a negative row, and paid, refunded and net at the top.
+      const refundRow = page.locator(`#history tr[data-kind="refund"][data-id="${refundId}"]`);
+      await refundRow.waitFor();
+      assert.match(await refundRow.innerText(), new RegExp(`-NGN\u00a015\\.00\\s+Refund\\s+@${payer}\\s+Refunded`));
+      const totals = page.locator('#history-totals .total');
+      assert.deepEqual([await totals.getAttribute('data-paid'), await totals.getAttribute('data-refunded'), await totals.getAttribute('data-net')], [String(total), '1500', String(total - 1_500)]);
+      assert.match(await totals.innerText(), /1 paid · NGN\u00a033\.00 · 1 refund · -NGN\u00a015\.00 · Net NGN\u00a018\.00/);
+      for (const size of KIOSK_SIZES) {
+        await page.setViewportSize(size);
+        await page.screenshot({ path: `${ARTIFACTS}terminal-history-refund-${size.width}x${size.height}-${target.name}.png` });
+      }
+      await page.setViewportSize(KIOSK.viewport);
       await page.click('#history-back');
 
       // End of day: the X report on screen is the server's; the Z closes the day, numbered, and prints.

@@ -138,13 +138,15 @@ for (const target of await databaseTargets()) {
         await page.click('#new-sale');
         await page.click('#history-button');
         await page.locator('#history tbody tr').first().waitFor();
-        assert.equal(await page.locator('#history h1').innerText(), language === 'fr' ? 'Ventes d\'aujourd\'hui' : 'Sales today');
+        assert.equal(await page.locator('#history h1').innerText(), language === 'fr' ? 'Ventes du jour' : 'Sales today');
         await atEverySize(page, '#history', `i18n-${language}-history`);
         await page.click('#history-back');
         await page.locator('#sale').waitFor();
       }
       // The pairing screen, with its switcher, in both languages (the choice stays over sign-out).
       await page.click('#sign-out');
+      // No manager PIN on this terminal: signing out (unpairing) is confirmed once.
+      await page.click('#sign-out-confirm');
       await page.locator('#pairing-code').waitFor();
       for (const language of ['fr', 'en'] as const) {
         await page.selectOption('#language-switcher', language);

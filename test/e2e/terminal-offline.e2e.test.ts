@@ -192,6 +192,11 @@ for (const target of await databaseTargets()) {
       await page.reload();
       await page.locator('#sale').waitFor({ state: 'visible' });
       await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
+      // The Sale screen shows before the replica opens: what waits to settle is still the three
+      // queued payments' sum (12.50 + 20 + 5), never NGN 0.00.
+      await page.locator('#offline-limits[data-used="3750"]').waitFor();
+      assert.equal(await page.locator('#offline-limits').innerText(), 'Offline: up to NGN\u00a030.00 a payment · NGN\u00a037.50 of NGN\u00a050.00 waiting to settle');
+      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-reloaded-${target.name}.png` });
       assert.deepEqual(await listStatuses(page, 3), [`${brokeId}=waiting`, `${qrId}=waiting`, `${tapId}=waiting`].sort());
       assert.equal(await page.locator('#status-queued').getAttribute('data-count'), '3');
       // "Last sync" survives the reload: not "never" while offline.
@@ -199,10 +204,17 @@ for (const target of await databaseTargets()) {
       assert.doesNotMatch(await page.locator('#status-queued').innerText(), /never/);
       const databases = await page.evaluate<string[]>('indexedDB.databases().then((list) => list.map((db) => db.name))');
       assert.ok(databases.some((name) => name.includes(`tapline_terminal_${terminalId.toLowerCase().replace(/[^a-z0-9]/g, '_')}`)), `the replica lives in IndexedDB: ${databases.join(', ')}`);
-      // Signing out with payments waiting asks first.
+      // Signing out says what it means, with the payments waiting; without the server, which
+      // checks the manager PIN (this till never heard whether it has one), it cannot.
       await page.click('#sign-out');
-      assert.match(await page.locator('#sign-out-warning').innerText(), /^3 offline sales have not synced yet/);
-      assert.equal(await page.locator('#sign-out').innerText(), 'Sign out anyway');
+      assert.equal(await page.locator('#sign-out-warning').innerText(), 'Signing out unpairs this till. To use it again, the manager needs a new pairing code from the dashboard (Terminals).');
+      assert.match(await page.locator('#sign-out-queued').innerText(), /^3 offline sales have not synced yet .* once the till is paired again, which needs the server\.$/);
+      await page.locator('#sign-out-panel[data-state="blocked"]').waitFor();
+      assert.equal(await page.locator('#sign-out-blocked').innerText(), 'Signing out needs the server, to check the manager PIN. Try again when the till is back online.');
+      assert.equal(await page.locator('#sign-out-confirm').count(), 0, 'no way to sign out offline');
+      await page.screenshot({ path: `${ARTIFACTS}terminal-offline-sign-out-${target.name}.png` });
+      await page.click('#sign-out-cancel');
+      await page.locator('#charge-button').waitFor();
       assert.equal(await page.locator('#sale').count(), 1, 'still signed in');
       await page.locator('#status-reader[data-state="ready"]').waitFor();
       // One more tap after the reload (37.50 + 10.00 <= 50.00); its screen stays up for the verdict.

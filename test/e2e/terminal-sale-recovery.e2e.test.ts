@@ -135,6 +135,18 @@ for (const target of await databaseTargets()) {
       assert.match(await page.locator('#waiting-offline').innerText(), /cannot be reached/);
       assert.doesNotMatch(await page.locator('#waiting').innerText(), /ECONNREFUSED|sync_server_unreachable|HTTP/);
       await page.locator('#take-offline').waitFor();
+      // Nothing offers a way to pay that cannot work: no "scan the code", no running countdown;
+      // the notice says what the cashier can do (take it offline, or cancel).
+      assert.equal(await page.locator('#countdown').count(), 0, 'no countdown while the server is away');
+      assert.doesNotMatch(await page.locator('#waiting').innerText(), /scan the code|Expires in/);
+      assert.equal(await page.locator('#waiting-offline .offline-title').innerText(), 'The server cannot be reached');
+      assert.match(await page.locator('#waiting-offline').innerText(), /Take the payment offline .*or cancel the sale\./s);
+      for (const size of KIOSK_SIZES) {
+        await page.setViewportSize(size);
+        await assertControlsOnScreen(page, '#waiting', `waiting without the server at ${size.width}x${size.height}`);
+        await page.screenshot({ path: `${ARTIFACTS}terminal-recovery-server-gone-${size.width}x${size.height}-${target.name}.png` });
+      }
+      await page.setViewportSize(KIOSK.viewport);
       await page.screenshot({ path: `${ARTIFACTS}terminal-recovery-server-gone-${target.name}.png` });
       await assertAccessible(page, 'waiting without the server');
 

@@ -281,6 +281,8 @@ for (const target of await databaseTargets()) {
 
       // Signed out, the same code does not pair again.
       await page.click('#sign-out');
+      // No manager PIN on this terminal: signing out (unpairing) is confirmed once.
+      await page.click('#sign-out-confirm');
       await page.locator('#pairing-code').waitFor();
       await page.fill('#pairing-code', created.body.pairingCode);
       await page.click('#pair-button');

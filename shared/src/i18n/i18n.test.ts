@@ -30,6 +30,27 @@ describe('i18n', () => {
     assert.deepEqual(untranslated, []);
   });
 
+  it('names each concept with one term per language across the kiosk, the dashboard and receipts', () => {
+    for (const language of LANGUAGES) {
+      const c = CATALOGUES[language];
+      // "Sales today": the kiosk's button, its screen, the dashboard's overview.
+      assert.equal(c.kiosk.history.title, c.kiosk.sale.salesToday, `${language}: Sales today`);
+      assert.equal(c.dashboard.overview.today, c.kiosk.sale.salesToday, `${language}: Sales today on the dashboard`);
+      // A tap (the payment method): the history, the X/Z report on screen and printed, the receipt
+      // (the stem: Swahili makes the plural at the front, Miguso).
+      const tap = { en: 'tap', fr: 'sans contact', pt: 'toque', sw: 'guso' }[language];
+      assert.ok(c.kiosk.history.methods.tap.toLowerCase().includes(tap), `${language}: ${c.kiosk.history.methods.tap}`);
+      for (const [where, text] of [['kiosk report', c.kiosk.report.walletTap], ['kiosk report offline', c.kiosk.report.offlineTap], ['offline history', c.kiosk.history.methods.offlineTap], ['receipt', c.receipt.methods.nfc_tap], ['receipt offline', c.receipt.methods.offline_tap], ['dashboard report', c.dashboard.reports.methods.walletTap], ['dashboard report offline', c.dashboard.reports.methods.offlineTap]] as const) {
+        assert.ok(text.toLowerCase().includes(tap), `${language} ${where} says "${text}", not "${c.kiosk.history.methods.tap}"`);
+      }
+    }
+    // The words that drifted: French "Sans contact", Portuguese "cartão-oferta", Swahili "nje ya mtandao".
+    const all = (language: (typeof LANGUAGES)[number]) => leaves(CATALOGUES[language] as Catalogue).map(([, text]) => text).join('\n');
+    assert.doesNotMatch(all('fr'), /Badge portefeuille|Badge \(NFC\)|Ventes d'aujourd'hui|Passages de portefeuille/);
+    assert.doesNotMatch(all('pt'), /presente/i);
+    assert.doesNotMatch(all('sw'), /bila mtandao|Kugusa pochi/);
+  });
+
   it('interpolates values and picks plural forms, a French million included', () => {
     const fr = translator('fr');
     assert.equal(fr.t('kiosk.sale.charge', { amount: fr.money(125000, 'NGN') }), `Encaisser 1${NNBSP}250,00${NBSP}NGN`);

@@ -135,6 +135,15 @@ export const SaleParams = Type.Object({ saleId: Type.String({ maxLength: 64 }) }
 export const ManagerPinBody = Type.Object({ pin: Type.String({ pattern: '^[0-9]{4,8}$', description: '4 to 8 digits' }) });
 export const ManagerPinResponse = Type.Object({ terminalId: Type.String(), managerPinSet: Type.Boolean() });
 
+export const ManagerPinCheckBody = Type.Object({
+  managerPin: Type.Optional(Type.String({ pattern: '^[0-9]{4,8}$', description: 'The PIN to check; none: only whether one is set' })),
+});
+export const ManagerPinCheck = Type.Object({
+  terminalId: Type.String(),
+  managerPinSet: Type.Boolean(),
+  verified: Type.Boolean({ description: 'True when the PIN sent is the terminal\'s manager PIN' }),
+});
+
 export const CloseDayBody = Type.Object({ managerPin: Type.Optional(Type.String({ pattern: '^[0-9]{4,8}$' })) });
 
 const Tally = Type.Object({ count: Type.Integer(), amount: Type.Number({ description: 'Major units' }) });

@@ -1215,7 +1215,8 @@ export interface paths {
          *     together never exceed what was paid (409 refund_exceeds_sale, nothing_to_refund); a line refunds at most its units not yet refunded (400
          *     refund_line_invalid); a sale without lines refunds in full only. 422 insufficient_funds when the merchant's wallet cannot pay it back. A
          *     terminal refunds its own sales with its manager PIN (403 manager_pin_required, manager_pin_not_set, wrong_manager_pin; 429
-         *     manager_pin_locked after five wrong PINs); the merchant key needs no PIN.
+         *     manager_pin_locked after five wrong PINs); the merchant key needs no PIN. saleId may be the short id a receipt prints (409 sale_id_ambiguous
+         *     when two sales start with it).
          */
         post: operations["createPosRefund"];
         delete?: never;
@@ -1231,7 +1232,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A sale (POS session or offline payment) with its lines, its refunds and what is still refundable */
+        /**
+         * A sale (POS session or offline payment) with its lines, its refunds and what is still refundable
+         * @description saleId: the whole id, or the short one a receipt prints (its first 8 or more hex digits, any case), among the merchant's
+         *     sales (a terminal's own sales with a terminal token); answers 409 `sale_id_ambiguous` when two sales start with it, 404 `sale_not_found`
+         *     when none does. POST /api/pos/refunds takes either form too.
+         */
         get: operations["getPosSale"];
         put?: never;
         post?: never;
@@ -1252,6 +1258,28 @@ export interface paths {
         /** Set the terminal's manager PIN (refunds and Z reports at the kiosk): 4 to 8 digits, stored with scrypt; clears its lock-out */
         put: operations["setMerchantTerminalManagerPin"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pos/manager-pin/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether the terminal has a manager PIN, and checks one (the kiosk asks it before signing out)
+         * @description Without managerPin: 200 with managerPinSet and verified false, and no attempt counted. With it: 200 verified true for the
+         *     right PIN; else as a refund: 403 manager_pin_not_set, 403 wrong_manager_pin, 429 manager_pin_locked after five wrong PINs (15 minutes,
+         *     Retry-After), the same count of wrong PINs as refunds and Z reports.
+         */
+        post: operations["createPosManagerPinCheck"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4719,6 +4747,16 @@ export interface components {
         ManagerPinBody: {
             /** @description 4 to 8 digits */
             pin: string;
+        };
+        ManagerPinCheck: {
+            terminalId: string;
+            managerPinSet: boolean;
+            /** @description True when the PIN sent is the terminal's manager PIN */
+            verified: boolean;
+        };
+        ManagerPinCheckBody: {
+            /** @description The PIN to check; none: only whether one is set */
+            managerPin?: string;
         };
         ManagerPinResponse: {
             terminalId: string;
@@ -13357,7 +13395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`. */
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13476,6 +13514,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description It conflicts with the current state. Codes include: `sale_id_ambiguous`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
             429: {
                 headers: {
@@ -13582,6 +13629,100 @@ export interface operations {
                 };
             };
             /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createPosManagerPinCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManagerPinCheckBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagerPinCheck"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_terminal_token`, `terminal_revoked`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `manager_pin_not_set`, `wrong_manager_pin`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `manager_pin_locked`, `rate_limited`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];

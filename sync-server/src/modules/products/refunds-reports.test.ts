@@ -129,6 +129,68 @@ for (const target of await databaseTargets()) {
       assert.deepEqual([unknown.status, unknown.body.code], [404, 'sale_not_found']);
     });
 
+    it('finds a sale by the short id its receipt prints (8 hex digits or more, any case), by terminal and by merchant; two sales starting alike are a 409', async () => {
+      const s = server();
+      const shop = await till(10);
+      const saleId = await sell(shop, 1);
+      // The receipt prints "Session <first 8>" at the top, the whole id at the foot.
+      for (const typed of [saleId.slice(0, 8), ` ${saleId.slice(0, 8).toUpperCase()} `, saleId.slice(0, 13), saleId.toUpperCase()]) {
+        const found = await s.request<Sale>('GET', `/api/pos/sales/${encodeURIComponent(typed)}`, { headers: shop.term });
+        assert.equal(found.status, 200, `${typed}: ${JSON.stringify(found.body)}`);
+        assert.equal(found.body.saleId, saleId);
+      }
+      const byMerchant = await s.request<Sale>('GET', `/api/pos/sales/${saleId.slice(0, 8)}`, { headers: shop.key });
+      assert.equal(byMerchant.body.saleId, saleId);
+      // An offline payment's receipt prints its first 12 characters ("1a2b3c4d-5e6").
+      const { socket } = await connectTerminal(s, `term.${shop.token}`);
+      const offlineId = randomUUID();
+      const verdicts = conflictsOf(await push(socket, [{ id: offlineId, terminalId: shop.terminalId, kind: 'tap', tagId: shop.tagId, amountMinor: 700, currency: 'NGN', description: '', capturedAt: new Date().toISOString(), status: 'queued', serverSeq: 0 }]));
+      socket.disconnect();
+      assert.deepEqual(verdicts.map((v) => v.status), ['accepted']);
+      const offline = await s.request<Sale>('GET', `/api/pos/sales/${offlineId.slice(0, 12)}`, { headers: shop.term });
+      assert.equal(offline.status, 200, JSON.stringify(offline.body));
+      assert.equal(offline.body.saleId, offlineId);
+      // Refunds take the short id too.
+      const refunded = await refund(shop.term, { saleId: saleId.slice(0, 8), lines: [{ line: 1, quantity: 1 }], managerPin: '4321' });
+      assert.equal(refunded.status, 201, JSON.stringify(refunded.body));
+      assert.equal(refunded.body.saleId, saleId);
+      // Too short, not hex, or nobody's: 404, as an unknown id.
+      for (const typed of [saleId.slice(0, 7), 'zzzzzzzz', 'ffffffff-ffff']) {
+        const missing = await s.request<Sale>('GET', `/api/pos/sales/${typed}`, { headers: shop.term });
+        assert.deepEqual([missing.status, missing.body.code], [404, 'sale_not_found'], typed);
+      }
+      // Another terminal of the same merchant does not find this one's sale by its short id.
+      const other = await s.request<{ token: string }>('POST', '/api/merchant/terminals', { headers: shop.key, body: { name: 'Back till' } });
+      const elsewhere = await s.request<Sale>('GET', `/api/pos/sales/${saleId.slice(0, 8)}`, { headers: { authorization: `Bearer term.${other.body.token}` } });
+      assert.deepEqual([elsewhere.status, elsewhere.body.code], [404, 'sale_not_found']);
+      // Two sales starting with the same 8 digits (made so here; 1 in 4 billion by chance): the short id is ambiguous.
+      const twins = await Promise.all([1, 2].map(() => s.request<{ sessionId: string }>('POST', '/api/pos/sessions', { headers: shop.term, body: { amount: 100, currency: 'NGN' } })));
+      await s.db.query(`UPDATE pos_sessions SET id = ('abcdef01' || substr(id::text, 9))::uuid WHERE id = ANY($1::uuid[])`, [twins.map((twin) => twin.body.sessionId)]);
+      const ambiguous = await s.request<Sale>('GET', '/api/pos/sales/ABCDEF01', { headers: shop.term });
+      assert.deepEqual([ambiguous.status, ambiguous.body.code], [409, 'sale_id_ambiguous']);
+    });
+
+    it('tells the kiosk whether the terminal has a manager PIN and checks one, with the refunds\' lock-out', async () => {
+      const s = server();
+      const shop = await till(10);
+      const check = (body: Record<string, unknown>, headers: Record<string, string> = shop.term) => s.request<{ terminalId: string; managerPinSet: boolean; verified: boolean; code?: string }>('POST', '/api/pos/manager-pin/check', { headers, body });
+      assert.deepEqual((await check({})).body, { terminalId: shop.terminalId, managerPinSet: true, verified: false });
+      assert.deepEqual((await check({ managerPin: '4321' })).body, { terminalId: shop.terminalId, managerPinSet: true, verified: true });
+      const wrong = await check({ managerPin: '0000' });
+      assert.deepEqual([wrong.status, wrong.body.code], [403, 'wrong_manager_pin']);
+      assert.deepEqual([(await check({ managerPin: '12' })).status], [400]);
+      assert.equal((await check({}, shop.key)).status, 403, 'a terminal token only');
+      for (let i = 0; i < 5; i += 1) await check({ managerPin: '0000' });
+      const locked = await check({ managerPin: '4321' });
+      assert.deepEqual([locked.status, locked.body.code], [429, 'manager_pin_locked']);
+      // A terminal without a manager PIN says so, and a PIN sent is refused as for a refund.
+      const bare = await s.request<{ id: string; token: string }>('POST', '/api/merchant/terminals', { headers: shop.key, body: { name: 'No PIN' } });
+      const bareTerm = { authorization: `Bearer term.${bare.body.token}` };
+      assert.deepEqual((await check({}, bareTerm)).body, { terminalId: bare.body.id, managerPinSet: false, verified: false });
+      const notSet = await check({ managerPin: '4321' }, bareTerm);
+      assert.deepEqual([notSet.status, notSet.body.code], [403, 'manager_pin_not_set']);
+    });
+
     it('the Z report closes the day, is numbered and immutable, and its totals equal the ledger\'s movements for that terminal and day', async () => {
       const s = server();
       const shop = await till(1);

@@ -12,7 +12,7 @@ import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
 import { moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from './sales.ts';
-import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, refundsOfSale } from './sales-store.ts';
+import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix } from './sales-store.ts';
 
 /** Who asks: the merchant's key (no PIN) or one of its terminals (its own sales, with the manager PIN). */
 export interface SaleActor {
@@ -136,10 +136,24 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
 export function refundsService(context: AppContext) {
   const { db } = context;
 
-  async function visibleSale(actor: SaleActor, saleId: string, lock: boolean, tx = db as Parameters<typeof findSale>[0]): Promise<SaleRow> {
+  /**
+   * A sale id as typed: the whole id, or the short one a receipt prints (its first 8 or more hex
+   * digits, any case), resolved among the merchant's sales (a terminal's own sales for a
+   * terminal); 409 sale_id_ambiguous when two sales start with it.
+   */
+  async function wholeSaleId(actor: SaleActor, saleId: string, tx: Parameters<typeof findSale>[0]): Promise<string> {
+    const typed = normaliseSaleId(saleId);
+    if (isWholeSaleId(typed)) return typed;
+    const found = await saleIdsByPrefix(tx, actor, typed);
+    if (found.length > 1) throw conflict('sale_id_ambiguous', `More than one sale starts with ${typed}: type more of its id (the whole id is at the foot of the receipt)`);
+    return found[0] ?? typed;
+  }
+
+  async function visibleSale(actor: SaleActor, typedId: string, lock: boolean, tx = db as Parameters<typeof findSale>[0]): Promise<SaleRow> {
+    const saleId = await wholeSaleId(actor, typedId, tx);
     const sale = await findSale(tx, actor, saleId, { lock });
     // A terminal refunds and reads its own sales only.
-    if (!sale || (actor.terminalId !== null && sale.terminal_id !== actor.terminalId)) throw saleNotFound(saleId);
+    if (!sale || (actor.terminalId !== null && sale.terminal_id !== actor.terminalId)) throw saleNotFound(typedId);
     return sale;
   }
 

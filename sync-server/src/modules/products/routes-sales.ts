@@ -8,6 +8,8 @@ import {
   ListOf,
   ListQuery,
   ManagerPinBody,
+  ManagerPinCheck,
+  ManagerPinCheckBody,
   ManagerPinResponse,
   RefundBody,
   RefundRecord,
@@ -21,7 +23,8 @@ import { principalAs, principalOf } from '../../auth/hooks.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { derivedUuid } from '../../http/idempotency.ts';
 import { idempotencyScope } from '../../auth/principal.ts';
-import { setManagerPin } from './manager-pin.ts';
+import { checkManagerPin, setManagerPin } from './manager-pin.ts';
+import { managerPinIsSet } from '../terminals/index.ts';
 import { type SaleActor, refundsService } from './refunds.ts';
 import { type TerminalActor, reportsService } from './reports.ts';
 
@@ -54,7 +57,8 @@ that paid, by a ledger transfer in the same transaction as the refund, its stock
 together never exceed what was paid (409 refund_exceeds_sale, nothing_to_refund); a line refunds at most its units not yet refunded (400
 refund_line_invalid); a sale without lines refunds in full only. 422 insufficient_funds when the merchant's wallet cannot pay it back. A
 terminal refunds its own sales with its manager PIN (403 manager_pin_required, manager_pin_not_set, wrong_manager_pin; 429
-manager_pin_locked after five wrong PINs); the merchant key needs no PIN.`;
+manager_pin_locked after five wrong PINs); the merchant key needs no PIN. saleId may be the short id a receipt prints (409 sale_id_ambiguous
+when two sales start with it).`;
 
 /** docs/catalogue.md: sales, refunds, manager PINs, X and Z reports. HTTP only. */
 export async function saleRoutes(app: TypedApp, context: AppContext): Promise<void> {
@@ -74,6 +78,9 @@ export async function saleRoutes(app: TypedApp, context: AppContext): Promise<vo
     schema: {
       tags: ['pos'],
       summary: 'A sale (POS session or offline payment) with its lines, its refunds and what is still refundable',
+      description: `saleId: the whole id, or the short one a receipt prints (its first 8 or more hex digits, any case), among the merchant's
+sales (a terminal's own sales with a terminal token); answers 409 \`sale_id_ambiguous\` when two sales start with it, 404 \`sale_not_found\`
+when none does. POST /api/pos/refunds takes either form too.`,
       params: SaleParams,
       response: { 200: SaleRecord, ...errors },
     },
@@ -94,6 +101,26 @@ export async function saleRoutes(app: TypedApp, context: AppContext): Promise<vo
     const set = await setManagerPin(context.db, principal, terminalId, request.body.pin);
     if (!set) throw notFound('terminal_not_found', `No terminal ${terminalId}`);
     return { terminalId, managerPinSet: true };
+  });
+
+  app.post('/api/pos/manager-pin/check', {
+    config: { auth: ['terminal'] },
+    schema: {
+      tags: ['pos'],
+      summary: 'Whether the terminal has a manager PIN, and checks one (the kiosk asks it before signing out)',
+      description: `Without managerPin: 200 with managerPinSet and verified false, and no attempt counted. With it: 200 verified true for the
+right PIN; else as a refund: 403 manager_pin_not_set, 403 wrong_manager_pin, 429 manager_pin_locked after five wrong PINs (15 minutes,
+Retry-After), the same count of wrong PINs as refunds and Z reports.`,
+      body: ManagerPinCheckBody,
+      response: { 200: ManagerPinCheck, ...errors },
+    },
+  }, async (request) => {
+    const { terminalId } = terminalOf(request);
+    if (request.body.managerPin === undefined) {
+      return { terminalId, managerPinSet: (await managerPinIsSet(context.db, terminalId)) === true, verified: false };
+    }
+    await checkManagerPin(context.db, terminalId, request.body.managerPin, context.now());
+    return { terminalId, managerPinSet: true, verified: true };
   });
 
   app.get('/api/pos/reports/current', {

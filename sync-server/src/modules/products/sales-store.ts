@@ -22,6 +22,36 @@ export interface SaleRow {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The start of a sale id as a receipt prints it: 8 hex digits or more ("Session 1a2b3c4d", "Payment 1a2b3c4d-5e6"). */
+const ID_PREFIX = /^[0-9a-f]{8}(?:-?[0-9a-f]{0,4}){0,4}$/i;
+
+/** A sale id as typed: trimmed, lower case (receipts print ids as they are; a cashier may type capitals). */
+export function normaliseSaleId(id: string): string {
+  return id.trim().toLowerCase();
+}
+
+/** Whether `id` is a whole sale id (a UUID) rather than the short form printed on a receipt. */
+export function isWholeSaleId(id: string): boolean {
+  return UUID.test(id);
+}
+
+/**
+ * The ids of a merchant's sales (POS sessions and offline payments, in one mode, of one terminal
+ * when `terminalId` is set) that start with `prefix`, the short id a receipt prints: at most two
+ * (two means it is ambiguous). None for something that is not such a prefix.
+ */
+export async function saleIdsByPrefix(db: Queryable, scope: { merchantId: string; mode: Mode; terminalId: string | null }, prefix: string): Promise<string[]> {
+  const normalised = normaliseSaleId(prefix);
+  if (!ID_PREFIX.test(normalised) || normalised.length > 36) return [];
+  // Only hex digits and dashes: nothing LIKE would read as a wildcard.
+  const rows = await db.query<{ id: string }>(
+    `(SELECT id::text FROM pos_sessions WHERE merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR terminal_id = $3) AND id::text LIKE $4 LIMIT 2)
+     UNION ALL
+     (SELECT id::text FROM offline_payments WHERE merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR terminal_id = $3) AND id::text LIKE $4 LIMIT 2)`,
+    [scope.merchantId, scope.mode, scope.terminalId, `${normalised}%`],
+  );
+  return rows.map((row) => row.id).slice(0, 2);
+}
 
 /**
  * A sale by id (a POS session or an offline payment) of a merchant in one mode; with `lock`, its

@@ -90,6 +90,12 @@ export async function countManagerPinAttempt(db: Queryable, terminalId: string, 
   return row;
 }
 
+/** Whether a terminal has a manager PIN; undefined for an unknown terminal. */
+export async function managerPinIsSet(db: Queryable, terminalId: string): Promise<boolean | undefined> {
+  const [row] = await db.query<{ set: boolean }>('SELECT manager_pin_hash IS NOT NULL AS set FROM terminals WHERE id = $1', [terminalId]);
+  return row?.set;
+}
+
 /** Locks a terminal's manager PIN until `until`. */
 export async function lockManagerPin(db: Queryable, terminalId: string, until: Date): Promise<void> {
   await db.query('UPDATE terminals SET manager_pin_failures = 0, manager_pin_locked_until = $2 WHERE id = $1', [terminalId, until]);

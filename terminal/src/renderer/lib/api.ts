@@ -169,6 +169,8 @@ export function createApi(terminalToken: string) {
     sale: (saleId: string) => call<SaleRecord>('GET', `/api/pos/sales/${encodeURIComponent(saleId)}`),
     refund: (body: { saleId: string; lines?: { line: number; quantity: number }[]; managerPin: string; reason?: string }, idempotencyKey: string) =>
       call<RefundRecord>('POST', '/api/pos/refunds', body, { 'idempotency-key': `refund-${idempotencyKey}` }),
+    // Whether the terminal has a manager PIN (no PIN sent), or whether this one is it (403 wrong_manager_pin, 429 manager_pin_locked).
+    managerPinCheck: (managerPin?: string) => call<{ terminalId: string; managerPinSet: boolean; verified: boolean }>('POST', '/api/pos/manager-pin/check', managerPin === undefined ? {} : { managerPin }),
     currentReport: () => call<DayReport>('GET', '/api/pos/reports/current'),
     closeDay: (managerPin: string, idempotencyKey: string) => call<DayReport>('POST', '/api/pos/reports', { managerPin }, { 'idempotency-key': `zreport-${idempotencyKey}` }),
   };

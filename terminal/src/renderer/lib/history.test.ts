@@ -35,7 +35,37 @@ describe('sales history', () => {
       ],
     );
     assert.equal(rows.find((row) => row.id === 'p1')?.code, 'insufficient_funds');
-    assert.deepEqual(paidTotals(rows), [{ currency: 'NGN', amountMinor: 4000, count: 3 }]);
+    assert.deepEqual(paidTotals(rows), [{ currency: 'NGN', amountMinor: 4000, count: 3, refundedMinor: 0, refundCount: 0, netMinor: 4000 }]);
+  });
+
+  it('lists a sale taken offline instead once: its offline payment, unless the customer had paid the sale by QR meanwhile', () => {
+    const rows = historyRows(
+      [
+        sale('s1', '2026-11-24T09:00:00.000Z', { sessionId: 'x1', localEnd: 'cancelled', offlinePaymentId: 'p1' }),
+        sale('s2', '2026-11-24T09:10:00.000Z', { sessionId: 'x2', status: 'completed', payerHandle: '@ada', offlinePaymentId: 'p2' }),
+        // The payment was never stored (the cashier went back): the cancelled sale stays listed.
+        sale('s3', '2026-11-24T09:20:00.000Z', { sessionId: 'x3', localEnd: 'cancelled', offlinePaymentId: 'p3' }),
+      ],
+      [payment('p1', '2026-11-24T09:01:00.000Z', {}), payment('p2', '2026-11-24T09:11:00.000Z', { status: 'declined', declineCode: 'sale_paid_by_qr' })],
+      [],
+    );
+    assert.deepEqual(rows.map((row) => [row.id, row.outcome]), [['s3', 'ended'], ['p2', 'declined'], ['s2', 'paid'], ['p1', 'waiting']]);
+  });
+
+  it('lists the refunds made here as negative rows, and totals paid, refunded and net', () => {
+    const rows = historyRows(
+      [sale('s1', '2026-11-24T09:00:00.000Z', { status: 'completed', tagId: 'TG1', payerHandle: '@ada', amountMinor: 3300 })],
+      [payment('p1', '2026-11-24T09:30:00.000Z', { status: 'accepted', payerHandle: '@bola' })],
+      [],
+      undefined,
+      [{ id: 'rf_1', saleId: 'x1', amountMinor: 1500, currency: 'NGN', createdAt: '2026-11-24T10:00:00.000Z', payerHandle: '@ada' }],
+    );
+    assert.deepEqual(rows.map((row) => [row.id, row.kind, row.amountMinor, row.method, row.payer, row.status, row.outcome, row.reprintable]), [
+      ['rf_1', 'refund', -1500, 'Refund', '@ada', 'Refunded', 'refunded', false],
+      ['p1', 'offline', 500, 'Offline tap', '@bola', 'Paid', 'paid', true],
+      ['s1', 'pos', 3300, 'Tap', '@ada', 'Paid', 'paid', true],
+    ]);
+    assert.deepEqual(paidTotals(rows), [{ currency: 'NGN', amountMinor: 3800, count: 2, refundedMinor: 1500, refundCount: 1, netMinor: 2300 }]);
   });
 
   it('starts today at local midnight, as a UTC time the replica can compare', () => {

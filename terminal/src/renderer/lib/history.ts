@@ -1,21 +1,23 @@
 import { type CATALOGUES, type MessageKey, type Translator, translator } from '@tapline/shared/i18n';
 import type { GiftCardSaleDoc, OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import { type PosSaleDoc, isServerFinal } from './pos-sales.ts';
+import type { PosRefundDoc } from './replica.ts';
 
 /**
  * Today's sales of this terminal, online and offline, in one list for the cashier: time, amount,
  * how it was paid, by whom, and what became of it. Built from the replica alone, so it works
  * without the server.
  */
-export type HistoryKind = 'pos' | 'offline' | 'gift-card';
+export type HistoryKind = 'pos' | 'offline' | 'gift-card' | 'refund';
 
-/** paid: money in. waiting: not final yet. ended: nothing was charged. declined: refused after the fact. */
-export type HistoryOutcome = 'paid' | 'waiting' | 'ended' | 'declined';
+/** paid: money in. waiting: not final yet. ended: nothing was charged. declined: refused after the fact. refunded: money out (a refund made here). */
+export type HistoryOutcome = 'paid' | 'waiting' | 'ended' | 'declined' | 'refunded';
 
 export interface HistoryRow {
   kind: HistoryKind;
   id: string;
   capturedAt: string;
+  /** Negative for a refund: money that went back to the customer. */
   amountMinor: number;
   currency: string;
   method: string;
@@ -38,6 +40,8 @@ function texts(words: Translator<MessageKey>) {
     offlineTap: method('offlineTap'),
     offlineQr: method('offlineQr'),
     giftCard: method('giftCard'),
+    refund: method('refund'),
+    refunded: status('refunded'),
     none: '—',
     paid: status('paid'),
     failed: status('failed'),
@@ -81,20 +85,59 @@ function giftCardRow(doc: GiftCardSaleDoc, TEXT: Texts): HistoryRow {
   return { ...base, status: TEXT.activatesOnline, outcome: 'waiting' };
 }
 
-/** Every row, newest first. Sales still opening (no session yet) are left out: nothing can have happened. */
-export function historyRows(sales: readonly PosSaleDoc[], payments: readonly OfflinePaymentDoc[], giftCards: readonly GiftCardSaleDoc[], words: Translator<MessageKey> = translator('en')): HistoryRow[] {
-  const TEXT = texts(words);
-  return [...sales.filter((sale) => sale.status !== 'opening').map((sale) => posRow(sale, TEXT)), ...payments.map((doc) => offlineRow(doc, TEXT)), ...giftCards.map((doc) => giftCardRow(doc, TEXT))].sort((a, b) => b.capturedAt.localeCompare(a.capturedAt));
+function refundRow(doc: PosRefundDoc, TEXT: Texts): HistoryRow {
+  return { kind: 'refund', id: doc.id, capturedAt: doc.createdAt, amountMinor: -doc.amountMinor, currency: doc.currency, method: TEXT.refund, payer: doc.payerHandle ?? TEXT.none, status: TEXT.refunded, outcome: 'refunded', reprintable: false };
 }
 
-/** Paid today, per currency (a till normally has one). */
-export function paidTotals(rows: readonly HistoryRow[]): { currency: string; amountMinor: number; count: number }[] {
-  const totals = new Map<string, { currency: string; amountMinor: number; count: number }>();
+/**
+ * Whether a sale is listed. Left out: sales still opening (no session yet: nothing can have
+ * happened), and a sale taken offline instead whose offline payment is listed: that payment is
+ * the sale (one row, not "Cancelled on this till" beside it), unless the customer had paid the
+ * sale by QR meanwhile, when both are shown (the sale paid, the offline payment declined).
+ */
+function listed(sale: PosSaleDoc, paymentIds: ReadonlySet<string>): boolean {
+  if (sale.status === 'opening') return false;
+  return sale.offlinePaymentId === undefined || sale.status === 'completed' || !paymentIds.has(sale.offlinePaymentId);
+}
+
+/** Every row, newest first; the refunds made here as rows of their own (negative amounts). */
+export function historyRows(sales: readonly PosSaleDoc[], payments: readonly OfflinePaymentDoc[], giftCards: readonly GiftCardSaleDoc[], words: Translator<MessageKey> = translator('en'), refunds: readonly PosRefundDoc[] = []): HistoryRow[] {
+  const TEXT = texts(words);
+  const paymentIds = new Set(payments.map((doc) => doc.id));
+  return [
+    ...sales.filter((sale) => listed(sale, paymentIds)).map((sale) => posRow(sale, TEXT)),
+    ...payments.map((doc) => offlineRow(doc, TEXT)),
+    ...giftCards.map((doc) => giftCardRow(doc, TEXT)),
+    ...refunds.map((doc) => refundRow(doc, TEXT)),
+  ].sort((a, b) => b.capturedAt.localeCompare(a.capturedAt));
+}
+
+export interface DayTotals {
+  currency: string;
+  /** Paid in, and how many sales. */
+  amountMinor: number;
+  count: number;
+  /** Given back by the refunds listed (a positive amount), and how many. */
+  refundedMinor: number;
+  refundCount: number;
+  /** Paid less refunded. */
+  netMinor: number;
+}
+
+/** Paid today, refunded today and the net, per currency (a till normally has one). */
+export function paidTotals(rows: readonly HistoryRow[]): DayTotals[] {
+  const totals = new Map<string, DayTotals>();
   for (const row of rows) {
-    if (row.outcome !== 'paid') continue;
-    const total = totals.get(row.currency) ?? { currency: row.currency, amountMinor: 0, count: 0 };
-    total.amountMinor += row.amountMinor;
-    total.count += 1;
+    if (row.outcome !== 'paid' && row.outcome !== 'refunded') continue;
+    const total = totals.get(row.currency) ?? { currency: row.currency, amountMinor: 0, count: 0, refundedMinor: 0, refundCount: 0, netMinor: 0 };
+    if (row.outcome === 'paid') {
+      total.amountMinor += row.amountMinor;
+      total.count += 1;
+    } else {
+      total.refundedMinor -= row.amountMinor;
+      total.refundCount += 1;
+    }
+    total.netMinor = total.amountMinor - total.refundedMinor;
     totals.set(row.currency, total);
   }
   return [...totals.values()];

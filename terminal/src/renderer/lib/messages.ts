@@ -27,6 +27,14 @@ export function messageForCode(code: string, words: Words = translator('en')): s
   return shared === '' ? null : shared;
 }
 
+/**
+ * A tag the reader could not use (the bridge's nfc.unsupported: a bank card or phone, a blank tag,
+ * a read that failed), in the kiosk's words rather than the reader's English.
+ */
+export function unsupportedTagMessage(reason: string, words: Words = translator('en')): CashierMessage {
+  return { text: messageForCode(reason, words) ?? words.t('kiosk.cashier.not_a_tapline_tag'), code: reason };
+}
+
 /** Any failure, as the cashier reads it. */
 export function cashierMessage(error: unknown, words: Words = translator('en')): CashierMessage {
   const generic = words.t('kiosk.cashier.generic');

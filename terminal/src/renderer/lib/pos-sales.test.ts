@@ -67,6 +67,7 @@ function server() {
     refund: () => Promise.reject(new Error('not used here')),
     currentReport: () => Promise.reject(new Error('not used here')),
     closeDay: () => Promise.reject(new Error('not used here')),
+    managerPinCheck: () => Promise.reject(new Error('not used here')),
   } satisfies Api;
   return { api, state };
 }

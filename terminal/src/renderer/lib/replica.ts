@@ -11,7 +11,7 @@ import { POS_SALE_LOCAL_ENDS, POS_SALE_STATUSES, type PosSaleDoc } from './pos-s
  * The terminal's local replica: an RxDB database in IndexedDB (Dexie storage), one per terminal,
  * so payments taken and gift cards sold offline survive a reload, a crash or a restart of the
  * kiosk until they sync, and so does the sale on screen (pos_sales) and the cashier's alerts
- * (kiosk_alerts); those two stay on the terminal. The merchant's catalogue (products) is pulled
+ * (kiosk_alerts) and the refunds made here (pos_refunds); those three stay on the terminal. The merchant's catalogue (products) is pulled
  * from the server and never pushed.
  * No dev-mode plugin here (it loads from the internet): without it RxDB needs no validator, and
  * the documents are made by this code only (lib/offline-payments.ts, lib/gift-card-sales.ts) and
@@ -94,6 +94,39 @@ export const POS_SALE_SCHEMA: RxJsonSchema<PosSaleDoc> = {
   indexes: ['status', 'capturedAt'],
 };
 
+/**
+ * A refund made at this kiosk, as the server answered it (lib/history.ts lists it in Sales
+ * today). Not replicated: the server has the refund itself; this is the till's own record.
+ */
+export interface PosRefundDoc {
+  /** The server's id (rf_…). */
+  id: string;
+  /** The sale refunded, as the server names it (a POS session id or an offline payment id). */
+  saleId: string;
+  amountMinor: number;
+  currency: string;
+  /** When the server made it. */
+  createdAt: string;
+  payerHandle?: string;
+}
+
+export const POS_REFUND_SCHEMA: RxJsonSchema<PosRefundDoc> = {
+  title: 'pos refund',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: { type: 'string', maxLength: 64 },
+    saleId: { type: 'string', maxLength: 64 },
+    amountMinor: { type: 'integer', minimum: 1 },
+    currency: { type: 'string', maxLength: 3 },
+    createdAt: ISO_TIME,
+    payerHandle: { type: 'string', maxLength: 64 },
+  },
+  required: ['id', 'saleId', 'amountMinor', 'currency', 'createdAt'],
+  indexes: ['createdAt'],
+};
+
 /** Something the cashier must see and acknowledge (lib/alerts.ts). Not replicated. */
 export const KIOSK_ALERT_SCHEMA: RxJsonSchema<KioskAlertDoc> = {
   title: 'kiosk alert',
@@ -123,6 +156,7 @@ export type GiftCardSaleCollection = RxCollection<GiftCardSaleDoc>;
 export type PosSaleCollection = RxCollection<PosSaleDoc>;
 export type KioskAlertCollection = RxCollection<KioskAlertDoc>;
 export type ProductCollection = RxCollection<ProductDoc>;
+export type PosRefundCollection = RxCollection<PosRefundDoc>;
 
 interface Collections {
   offline_payments: OfflinePaymentCollection;
@@ -130,6 +164,7 @@ interface Collections {
   pos_sales: PosSaleCollection;
   kiosk_alerts: KioskAlertCollection;
   products: ProductCollection;
+  pos_refunds: PosRefundCollection;
 }
 
 export interface Replica {
@@ -140,6 +175,8 @@ export interface Replica {
   alerts: KioskAlertCollection;
   /** The merchant's catalogue, pulled from the server (lib/catalogue.ts). */
   products: ProductCollection;
+  /** Refunds made at this kiosk. */
+  refunds: PosRefundCollection;
 }
 
 export function replicaName(terminalId: string): string {
@@ -150,13 +187,14 @@ export function replicaName(terminalId: string): string {
 export async function openReplica(terminalId: string): Promise<Replica> {
   // One kiosk window: no cross-tab coordination (and no leader election to wait for).
   const db = await createRxDatabase<Collections>({ name: replicaName(terminalId), storage: getRxStorageDexie(), multiInstance: false, closeDuplicates: true });
-  // A replica made before a collection existed gets it added next to the others (5 of RxDB's 13).
+  // A replica made before a collection existed gets it added next to the others (6 of RxDB's 13).
   const collections = await db.addCollections({
     offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
     pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: KEEP_AS_IS },
     kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA },
     products: { schema: PRODUCT_SCHEMA },
+    pos_refunds: { schema: POS_REFUND_SCHEMA },
   });
   return {
     db,
@@ -165,5 +203,6 @@ export async function openReplica(terminalId: string): Promise<Replica> {
     posSales: collections.pos_sales,
     alerts: collections.kiosk_alerts,
     products: collections.products,
+    refunds: collections.pos_refunds,
   };
 }

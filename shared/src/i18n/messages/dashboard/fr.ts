@@ -292,10 +292,10 @@ export const dashboardFr: Messages['dashboard'] = {
     count: 'Nombre',
     amount: 'Montant',
     methods: {
-      walletTap: 'Passages de portefeuille',
+      walletTap: 'Paiements sans contact',
       qrOnline: 'Codes QR en ligne',
       offlineVoucher: 'Bons QR hors ligne',
-      offlineTap: 'Passages hors ligne',
+      offlineTap: 'Paiements sans contact hors ligne',
       giftCard: 'Cartes cadeaux',
     },
     declinedOffline: 'Paiements hors ligne refusés',
