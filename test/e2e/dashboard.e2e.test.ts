@@ -178,6 +178,18 @@ for (const target of await databaseTargets()) {
       const page = owner.page;
       await open(page, 'developers');
       await page.locator('tr[data-key] button').click();
+      // A question first, saying when the old key stops; Cancel leaves the key alone.
+      const question = page.getByRole('alertdialog');
+      assert.equal(await question.locator('p').innerText(), `Rotate the key ${owner.merchant.testKey.slice(0, 12)}…? The old key stops working in 24 hours: your integrations need the new key by then.`);
+      assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Yes, rotate');
+      await assertAccessible(page, 'developers, rotation question');
+      await shoot(page, 'developers-rotate-question');
+      await question.getByRole('button', { name: 'Cancel' }).click();
+      await question.waitFor({ state: 'detached' });
+      assert.equal(await page.locator('[data-secret]').count(), 0, 'nothing rotated');
+      assert.equal((await server().request('GET', '/api/merchant/balance', { headers: { 'x-merchant-api-key': owner.merchant.testKey } })).status, 200);
+      await page.locator('tr[data-key] button').click();
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, rotate' }).click();
       const newKey = await page.locator('[data-secret]').innerText();
       assert.match(newKey, /^mk_test_[0-9a-f]{64}$/);
       for (const apiKey of [owner.merchant.testKey, newKey]) {
