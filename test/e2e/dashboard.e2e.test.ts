@@ -250,6 +250,15 @@ for (const target of await databaseTargets()) {
       await page.getByRole('button', { name: 'Invite' }).click();
       assert.match(await page.locator('[data-invite-url]').innerText(), /\/dashboard\/#\/setup\/[0-9a-f]{64}$/);
       await page.locator('tr[data-member]').nth(1).waitFor();
+      // The only owner cannot become a viewer: the select goes back to Owner and says why.
+      const self = page.locator(`tr[data-member="${owner.email}"]`);
+      await self.locator('select').selectOption('viewer');
+      await self.locator('[data-role-refused]').waitFor();
+      assert.equal(await self.locator('[data-role-refused]').innerText(), 'The team keeps at least one owner.');
+      assert.equal(await self.locator('select').inputValue(), 'owner');
+      assert.equal(await self.locator('select').getAttribute('aria-describedby'), await self.locator('[data-role-refused]').getAttribute('id'));
+      const members = await server().request<{ data: { email: string; role: string }[] }>('GET', '/api/merchant/users', { headers: { 'x-merchant-api-key': owner.merchant.testKey } });
+      assert.equal(members.body.data.find((member) => member.email === owner.email)?.role, 'owner');
       await assertAccessible(page, 'team');
       await shoot(page, 'team');
 

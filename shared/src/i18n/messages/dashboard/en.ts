@@ -341,6 +341,7 @@ export const dashboardEn = {
     invite: 'Invite',
     email: 'E-mail address',
     role: 'Role',
+    roleOf: 'Role of {{email}}',
     status: 'Status',
     roles: { owner: 'Owner', manager: 'Manager', viewer: 'Viewer' },
     statuses: { invited: 'Invited', active: 'Active' },

@@ -342,6 +342,7 @@ export const dashboardFr: Messages['dashboard'] = {
     invite: 'Inviter',
     email: 'Adresse e-mail',
     role: 'Rôle',
+    roleOf: 'Rôle de {{email}}',
     status: 'Statut',
     roles: { owner: 'Propriétaire', manager: 'Gérant', viewer: 'Lecteur' },
     statuses: { invited: 'Invité', active: 'Actif' },

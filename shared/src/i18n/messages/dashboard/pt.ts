@@ -342,6 +342,7 @@ export const dashboardPt: Messages['dashboard'] = {
     invite: 'Convidar',
     email: 'Endereço de e-mail',
     role: 'Função',
+    roleOf: 'Função de {{email}}',
     status: 'Estado',
     roles: { owner: 'Proprietário', manager: 'Gestor', viewer: 'Leitor' },
     statuses: { invited: 'Convidado', active: 'Ativo' },

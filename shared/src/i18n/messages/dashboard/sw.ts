@@ -342,6 +342,7 @@ export const dashboardSw: Messages['dashboard'] = {
     invite: 'Alika',
     email: 'Anwani ya barua pepe',
     role: 'Jukumu',
+    roleOf: 'Jukumu la {{email}}',
     status: 'Hali',
     roles: { owner: 'Mmiliki', manager: 'Meneja', viewer: 'Mtazamaji' },
     statuses: { invited: 'Amealikwa', active: 'Anatumika' },
