@@ -1,0 +1,72 @@
+// Rough edges of the dashboard a new user met, in Chromium against a real server on each
+// database: a gift card issued once however often the button is clicked, each result read back
+// through the API; axe-core and screenshots under test-artifacts/dashboard/.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
+import { assertAccessible } from './axe.ts';
+import { launchChromium, trackedPage } from './browser.ts';
+import { DASHBOARD_DIR, DESKTOP, type ShotSize, dashboardOwner, openPage, prepareDashboard, shoot as shootDashboard, signIn } from './dashboard.ts';
+
+await prepareDashboard();
+
+for (const target of await databaseTargets()) {
+  describe(`dashboard rough edges in Chromium on ${target.name}`, () => {
+    const server = useTestServer(target, { rateLimitScale: 10, env: { DASHBOARD_DIR } });
+    let browser: Browser;
+    let page: Page;
+    const pageErrors: string[] = [];
+    let merchant: { id: string; handle: string; testKey: string };
+    let key: Record<string, string>;
+
+    before(async () => {
+      browser = await launchChromium();
+      const s = server();
+      merchant = await s.createMerchant({ name: 'Mama Put Kitchen' });
+      key = { 'x-merchant-api-key': merchant.testKey };
+      const email = await dashboardOwner(s, merchant);
+      page = await trackedPage(browser, { viewport: DESKTOP, locale: 'en-GB', timezoneId: 'Africa/Lagos' }, pageErrors);
+      await signIn(page, s.baseUrl, email);
+    });
+    after(async () => {
+      assert.deepEqual(pageErrors, []);
+      await browser?.close();
+    });
+
+    const shoot = (name: string, sizes?: readonly ShotSize[]) => shootDashboard(page, target.name, name, sizes);
+    const cardCount = async () => (await server().request<{ total: number }>('GET', '/api/merchant/gift-cards', { headers: key })).body.total;
+
+    it('issues one gift card for a double click, with an Idempotency-Key, and empties the form', async () => {
+      await openPage(page, 'giftCards');
+      const keys: string[] = [];
+      page.on('request', (request) => {
+        if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/merchant/gift-cards') keys.push(request.headers()['idempotency-key'] ?? '');
+      });
+      const form = page.locator('form[data-issue-form]');
+      await form.locator('input[name=card-amount]').fill('5');
+      await form.locator('input[name=card-message]').fill('Thank you');
+      await form.getByRole('button', { name: 'Issue a card' }).dblclick();
+      await page.locator('[data-card-code]').waitFor();
+      await page.locator('tr[data-card]').first().waitFor();
+      assert.equal(await cardCount(), 1, 'one card for two clicks');
+      assert.equal(keys.length, 1, JSON.stringify(keys));
+      assert.match(keys[0]!, /^[0-9a-f-]{36}$/);
+      assert.equal(await form.locator('input[name=card-amount]').inputValue(), '', 'the amount is emptied');
+      assert.equal(await form.locator('input[name=card-message]').inputValue(), '');
+      assert.equal(await form.locator('input[name=card-count]').inputValue(), '1');
+      // A click on the emptied form sends nothing (the amount is required).
+      await form.getByRole('button', { name: 'Issue a card' }).click();
+      assert.equal(await cardCount(), 1);
+      await shoot('gift-cards-issued');
+
+      // The next card is a new submission: a new key.
+      await form.locator('input[name=card-amount]').fill('7');
+      await form.getByRole('button', { name: 'Issue a card' }).click();
+      await page.locator('tr[data-card]').nth(1).waitFor();
+      assert.equal(await cardCount(), 2);
+      assert.equal(keys.length, 2);
+      assert.notEqual(keys[1], keys[0]);
+    });
+  });
+}
