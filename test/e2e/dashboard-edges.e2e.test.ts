@@ -68,5 +68,25 @@ for (const target of await databaseTargets()) {
       assert.equal(keys.length, 2);
       assert.notEqual(keys[1], keys[0]);
     });
+    it('names the wearables\' tag types in the page\'s language', async () => {
+      const s = server();
+      const holder = uniqueHandle('ada');
+      await s.createWallet({ handle: holder, fund: 100 });
+      for (const tagType of ['ring', 'band', 'sticker', 'keychain']) {
+        const tag = await s.request('POST', '/api/wearables', { headers: key, body: { handle: holder, tagType, displayName: `Ada ${tagType}` } });
+        assert.equal(tag.status, 201, JSON.stringify(tag.body));
+      }
+      await openPage(page, 'wearables');
+      await page.locator('tr[data-wearable]').nth(3).waitFor();
+      const types = async () => Object.fromEntries(await page.locator('[data-tag-type]').evaluateAll((spans) => spans.map((span) => [span.getAttribute('data-tag-type'), span.textContent?.replace(/^·\s*/, '')])));
+      assert.deepEqual(await types(), { ring: 'Ring', band: 'Band', sticker: 'Sticker', keychain: 'Key ring' });
+      await page.getByRole('combobox', { name: 'Language' }).selectOption('fr');
+      await page.getByRole('heading', { name: 'Bracelets et bagues' }).waitFor();
+      assert.deepEqual(await types(), { ring: 'Bague', band: 'Bracelet', sticker: 'Autocollant', keychain: 'Porte-clés' });
+      await assertAccessible(page, 'wearables in French');
+      await shoot('wearables-fr');
+      await page.getByRole('combobox', { name: 'Langue' }).selectOption('en');
+      await page.getByRole('heading', { name: 'Wearables' }).waitFor();
+    });
   });
 }
