@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { io } from 'socket.io-client';
+import { SYNC_EVENTS, SYNC_NAMESPACE } from '@tapline/shared/sync-protocol';
 import { databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
@@ -87,6 +89,38 @@ for (const target of await databaseTargets()) {
       await shoot('wearables-fr');
       await page.getByRole('combobox', { name: 'Langue' }).selectOption('en');
       await page.getByRole('heading', { name: 'Wearables' }).waitFor();
+    });
+    it('shows which terminals are online now, and takes a pairing code off the screen once it has paired its kiosk', async () => {
+      await openPage(page, 'terminals');
+      await page.locator('input[name=terminal-name]').fill('Front counter');
+      await page.getByRole('button', { name: 'Add a terminal' }).click();
+      const code = await page.locator('[data-pairing-code]').innerText();
+      const row = page.locator('tr[data-terminal]').first();
+      await row.waitFor();
+      assert.equal(await row.locator('[data-connected]').getAttribute('data-connected'), 'false');
+      assert.equal((await row.locator('[data-connected]').innerText()).trim(), 'Not connected');
+
+      const paired = await server().request<{ token: string }>('POST', '/api/terminals/pair', { body: { code } });
+      assert.equal(paired.status, 200);
+      // The page reads the list every 5 seconds: the used code leaves the screen for a note.
+      await page.locator('[data-pairing-gone]').waitFor();
+      assert.equal(await page.locator('[data-pairing-code]').count(), 0);
+      assert.equal(await page.locator('[data-pairing-gone]').innerText(), `The pairing code ${code} of Front counter has been used or has expired: ask for a new one if the kiosk is not paired.`);
+
+      const socket = io(`${server().baseUrl}${SYNC_NAMESPACE}`, { auth: { token: `term.${paired.body.token}` }, transports: ['websocket'], reconnection: false, forceNew: true });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          socket.once(SYNC_EVENTS.hello, () => resolve());
+          socket.once('connect_error', reject);
+        });
+        await row.locator('[data-connected="true"]').waitFor();
+        assert.equal((await row.locator('[data-connected]').innerText()).trim(), 'Online now');
+        await assertAccessible(page, 'terminals with one online');
+        await shoot('terminals-online', ['1366x768', '390x844']);
+      } finally {
+        socket.disconnect();
+      }
+      await row.locator('[data-connected="false"]').waitFor();
     });
   });
 }

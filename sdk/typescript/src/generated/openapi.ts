@@ -5781,6 +5781,10 @@ export interface components {
             queuedCount: number | null;
             /** @description When the kiosk last reported queuedCount */
             queuedReportedAt: string | null;
+            /** @description The kiosk holds a live sync connection (socket.io) now, to any server instance; a revoked terminal is never connected */
+            connected: boolean;
+            /** @description When the terminal's pairing code expires while one is waiting to be used; null when none is waiting (the last one paired a kiosk or expired) and for a revoked terminal */
+            pairingCodeExpiresAt: string | null;
         };
         TerminalSettingsRecord: {
             terminalId: string;
