@@ -9,7 +9,7 @@ import { SYNC_EVENTS, SYNC_NAMESPACE } from '@tapline/shared/sync-protocol';
 import { databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
-import { DASHBOARD_DIR, DESKTOP, type ShotSize, dashboardOwner, openPage, prepareDashboard, shoot as shootDashboard, signIn } from './dashboard.ts';
+import { DASHBOARD_DIR, DESKTOP, PHONE, type ShotSize, dashboardOwner, openPage, prepareDashboard, shoot as shootDashboard, signIn } from './dashboard.ts';
 
 await prepareDashboard();
 
@@ -121,6 +121,38 @@ for (const target of await databaseTargets()) {
         socket.disconnect();
       }
       await row.locator('[data-connected="false"]').waitFor();
+    });
+    it('puts the menu behind a Menu button on a phone, and leaves it open on a desktop', async () => {
+      await openPage(page, 'overview');
+      const toggle = page.locator('nav.menu button.menu-toggle');
+      const payments = page.locator('nav a[href="#/payments"]');
+      assert.equal(await toggle.isVisible(), false, 'no Menu button on a desktop');
+      assert.equal(await payments.isVisible(), true);
+
+      await page.setViewportSize(PHONE);
+      await toggle.waitFor();
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+      assert.equal(await toggle.getAttribute('aria-controls'), 'menu-links');
+      assert.equal(await payments.isVisible(), false, 'the links are hidden');
+      const mainTop = await page.locator('main h1').evaluate((heading) => heading.getBoundingClientRect().top);
+      assert.ok(mainTop < 200, `the page starts ${mainTop} px down`);
+      await shoot('menu-closed', ['390x844']);
+      await page.setViewportSize(PHONE);
+      await page.getByRole('button', { name: 'Menu' }).click();
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+      await payments.waitFor();
+      assert.equal(await page.locator('nav a').count(), 18);
+      await shoot('menu-open', ['390x844']);
+      await page.setViewportSize(PHONE);
+      await payments.click();
+      await page.locator('nav a[href="#/payments"][aria-current="page"]').waitFor({ state: 'attached' });
+      await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'false', 'following a link closes the menu');
+      assert.equal(await payments.isVisible(), false);
+      assert.match(await toggle.innerText(), /Menu · Payments/);
+      await page.setViewportSize(DESKTOP);
+      await payments.waitFor();
+      assert.equal(await toggle.isVisible(), false);
     });
   });
 }

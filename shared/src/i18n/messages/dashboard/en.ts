@@ -17,6 +17,7 @@ export const dashboardEn = {
   ...dashboardListsEn,
   nav: {
     label: 'Main menu',
+    menu: 'Menu',
     overview: 'Overview',
     payments: 'Payments',
     terminals: 'Terminals',

@@ -18,6 +18,7 @@ export const dashboardFr: Messages['dashboard'] = {
   ...dashboardListsFr,
   nav: {
     label: 'Menu principal',
+    menu: 'Menu',
     overview: 'Vue d\'ensemble',
     payments: 'Paiements',
     terminals: 'Terminaux',

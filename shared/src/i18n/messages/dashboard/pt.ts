@@ -18,6 +18,7 @@ export const dashboardPt: Messages['dashboard'] = {
   ...dashboardListsPt,
   nav: {
     label: 'Menu principal',
+    menu: 'Menu',
     overview: 'Resumo',
     payments: 'Pagamentos',
     terminals: 'Terminais',

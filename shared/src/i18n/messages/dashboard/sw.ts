@@ -18,6 +18,7 @@ export const dashboardSw: Messages['dashboard'] = {
   ...dashboardListsSw,
   nav: {
     label: 'Menyu kuu',
+    menu: 'Menyu',
     overview: 'Muhtasari',
     payments: 'Malipo',
     terminals: 'Vituo',
