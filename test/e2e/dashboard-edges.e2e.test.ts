@@ -154,5 +154,31 @@ for (const target of await databaseTargets()) {
       await payments.waitFor();
       assert.equal(await toggle.isVisible(), false);
     });
+    it('says how to make the first payroll run, bill payment and subscription, in the page\'s language', async () => {
+      const hints = {
+        payroll: ['Pay your staff with POST /api/payroll', 'Payez votre personnel avec POST /api/payroll', 'Pague o seu pessoal com POST /api/payroll', 'Lipa wafanyakazi wako kwa POST /api/payroll'],
+        bills: ['Pay a bill from your wallet with POST /api/bills/pay', 'Payez une facture depuis votre portefeuille avec POST /api/bills/pay', 'Pague uma conta a partir da sua carteira com POST /api/bills/pay', 'Lipa bili kutoka kwenye pochi yako kwa POST /api/bills/pay'],
+        subscriptions: ['Create a plan with POST /api/merchant/subscription-plans', 'Créez une offre avec POST /api/merchant/subscription-plans', 'Crie um plano com POST /api/merchant/subscription-plans', 'Unda mpango kwa POST /api/merchant/subscription-plans'],
+      } as const;
+      const languages = ['en', 'fr', 'pt', 'sw'] as const;
+      for (const [index, language] of languages.entries()) {
+        await page.locator('header select').selectOption(language);
+        for (const [route, texts] of Object.entries(hints)) {
+          await openPage(page, route);
+          const hint = page.locator('[data-empty-hint]');
+          await hint.waitFor();
+          assert.ok((await hint.innerText()).startsWith(texts[index]), `${route} in ${language}: ${await hint.innerText()}`);
+          if (language === 'en') {
+            await assertAccessible(page, `${route} empty`);
+            await shoot(`${route}-empty`, ['1366x768', '390x844']);
+          }
+        }
+      }
+      await page.locator('header select').selectOption('en');
+      // A filter that matches nothing gets no hint: making a record is not what is missing.
+      await openPage(page, 'payroll');
+      await page.locator('select[name=status]').selectOption('failed');
+      await page.locator('[data-empty-hint]').waitFor({ state: 'detached' });
+    });
   });
 }
