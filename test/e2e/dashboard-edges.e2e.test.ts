@@ -70,6 +70,7 @@ for (const target of await databaseTargets()) {
       assert.equal(keys.length, 2);
       assert.notEqual(keys[1], keys[0]);
     });
+
     it('names the wearables\' tag types in the page\'s language', async () => {
       const s = server();
       const holder = uniqueHandle('ada');
@@ -90,6 +91,7 @@ for (const target of await databaseTargets()) {
       await page.getByRole('combobox', { name: 'Langue' }).selectOption('en');
       await page.getByRole('heading', { name: 'Wearables' }).waitFor();
     });
+
     it('shows which terminals are online now, and takes a pairing code off the screen once it has paired its kiosk', async () => {
       await openPage(page, 'terminals');
       await page.locator('input[name=terminal-name]').fill('Front counter');
@@ -109,19 +111,20 @@ for (const target of await databaseTargets()) {
 
       const socket = io(`${server().baseUrl}${SYNC_NAMESPACE}`, { auth: { token: `term.${paired.body.token}` }, transports: ['websocket'], reconnection: false, forceNew: true });
       try {
-        await new Promise<void>((resolve, reject) => {
-          socket.once(SYNC_EVENTS.hello, () => resolve());
-          socket.once('connect_error', reject);
-        });
-        await row.locator('[data-connected="true"]').waitFor();
-        assert.equal((await row.locator('[data-connected]').innerText()).trim(), 'Online now');
-        await assertAccessible(page, 'terminals with one online');
-        await shoot('terminals-online', ['1366x768', '390x844']);
+          await new Promise<void>((resolve, reject) => {
+            socket.once(SYNC_EVENTS.hello, () => resolve());
+            socket.once('connect_error', reject);
+          });
+          await row.locator('[data-connected="true"]').waitFor();
+          assert.equal((await row.locator('[data-connected]').innerText()).trim(), 'Online now');
+          await assertAccessible(page, 'terminals with one online');
+          await shoot('terminals-online', ['1366x768', '390x844']);
       } finally {
         socket.disconnect();
       }
       await row.locator('[data-connected="false"]').waitFor();
     });
+
     it('puts the menu behind a Menu button on a phone, and leaves it open on a desktop', async () => {
       await openPage(page, 'overview');
       const toggle = page.locator('nav.menu button.menu-toggle');
@@ -129,31 +132,35 @@ for (const target of await databaseTargets()) {
       assert.equal(await toggle.isVisible(), false, 'no Menu button on a desktop');
       assert.equal(await payments.isVisible(), true);
 
-      await page.setViewportSize(PHONE);
-      await toggle.waitFor();
-      assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
-      assert.equal(await toggle.getAttribute('aria-controls'), 'menu-links');
-      assert.equal(await payments.isVisible(), false, 'the links are hidden');
-      const mainTop = await page.locator('main h1').evaluate((heading) => heading.getBoundingClientRect().top);
-      assert.ok(mainTop < 200, `the page starts ${mainTop} px down`);
-      await shoot('menu-closed', ['390x844']);
-      await page.setViewportSize(PHONE);
-      await page.getByRole('button', { name: 'Menu' }).click();
-      assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
-      await payments.waitFor();
-      assert.equal(await page.locator('nav a').count(), 18);
-      await shoot('menu-open', ['390x844']);
-      await page.setViewportSize(PHONE);
-      await payments.click();
-      await page.locator('nav a[href="#/payments"][aria-current="page"]').waitFor({ state: 'attached' });
-      await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
-      assert.equal(await toggle.getAttribute('aria-expanded'), 'false', 'following a link closes the menu');
-      assert.equal(await payments.isVisible(), false);
-      assert.match(await toggle.innerText(), /Menu · Payments/);
-      await page.setViewportSize(DESKTOP);
+      try {
+        await page.setViewportSize(PHONE);
+        await toggle.waitFor();
+        assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+        assert.equal(await toggle.getAttribute('aria-controls'), 'menu-links');
+        assert.equal(await payments.isVisible(), false, 'the links are hidden');
+        const mainTop = await page.locator('main h1').evaluate((heading) => heading.getBoundingClientRect().top);
+        assert.ok(mainTop < 260, `the page starts ${mainTop} px down`);
+        await shoot('menu-closed', ['390x844']);
+        await page.setViewportSize(PHONE);
+        await page.getByRole('button', { name: 'Menu' }).click();
+        assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+        await payments.waitFor();
+        assert.equal(await page.locator('nav a').count(), 18);
+        await shoot('menu-open', ['390x844']);
+        await page.setViewportSize(PHONE);
+        await payments.click();
+        await page.locator('nav a[href="#/payments"][aria-current="page"]').waitFor({ state: 'attached' });
+        await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
+        assert.equal(await toggle.getAttribute('aria-expanded'), 'false', 'following a link closes the menu');
+        assert.equal(await payments.isVisible(), false);
+        assert.equal((await toggle.textContent())?.replace(/\s+/g, ' ').trim(), '☰ Menu · Payments', 'the button names the page shown');
+      } finally {
+        await page.setViewportSize(DESKTOP);
+      }
       await payments.waitFor();
       assert.equal(await toggle.isVisible(), false);
     });
+
     it('says how to make the first payroll run, bill payment and subscription, in the page\'s language', async () => {
       const hints = {
         payroll: ['Pay your staff with POST /api/payroll', 'Payez votre personnel avec POST /api/payroll', 'Pague o seu pessoal com POST /api/payroll', 'Lipa wafanyakazi wako kwa POST /api/payroll'],
@@ -179,6 +186,49 @@ for (const target of await databaseTargets()) {
       await openPage(page, 'payroll');
       await page.locator('select[name=status]').selectOption('failed');
       await page.locator('[data-empty-hint]').waitFor({ state: 'detached' });
+    });
+
+    it('shows a discounted line\'s net amount beside its discount, as the kiosk\'s receipt does, in a sale\'s details and on the refunds page', async () => {
+      const s = server();
+      const payer = uniqueHandle('bisi');
+      await s.createWallet({ handle: payer, fund: 10_000 });
+      const tag = await s.request<{ tagId: string }>('POST', '/api/wearables', { headers: key, body: { handle: payer, tagType: 'band', displayName: 'Band' } });
+      // Jollof: 2 x 1,500 = 3,000, 300 off the line and 168.75 of the cart's 200 off: 2,531.25 (7.5 % tax included). Zobo: 500 - 31.25.
+      const sale = await s.request<{ sessionId: string }>('POST', '/api/pos/sessions', {
+        headers: key,
+        body: { amount: 3000, currency: 'NGN', description: 'Lunch', discount: 200, items: [{ name: 'Jollof rice', quantity: 2, unitPrice: 1500, discount: 300, taxRate: 7.5 }, { name: 'Zobo', quantity: 1, unitPrice: 500 }] },
+      });
+      assert.equal(sale.status, 201, JSON.stringify(sale.body));
+      const paid = await s.request('POST', `/api/pos/sessions/${sale.body.sessionId}/tap`, { headers: key, body: { tagId: tag.body.tagId } });
+      assert.equal(paid.body.status, 'completed', JSON.stringify(paid.body));
+      await openPage(page, 'posSessions');
+      await page.locator(`tr[data-row="${sale.body.sessionId}"] button`).click();
+      const lines = page.locator('table[data-items]');
+      await lines.waitFor();
+      const cells = async (selector: string) => (await page.locator(selector).evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('th, td')].map((cell) => cell.textContent?.replace(/\s+/g, ' ').trim())))) as string[][];
+      // Each line: its discount taken off, its tax said included, what was paid for it; the sums add up as printed.
+      assert.deepEqual(await cells('table[data-items] tr'), [
+        ['Item', 'Quantity', 'Unit price', 'Discount', 'Tax', 'Total'],
+        ['Jollof rice', '2', 'NGN 1,500.00', '−NGN 468.75', 'NGN 176.60 included', 'NGN 2,531.25'],
+        ['Zobo', '1', 'NGN 500.00', '−NGN 31.25', 'NGN 0.00', 'NGN 468.75'],
+        ['Subtotal', 'NGN 3,500.00'],
+        ['Discount', '−NGN 500.00'],
+        ['Total', 'NGN 3,000.00'],
+        ['Tax (included)', 'NGN 176.60'],
+      ]);
+      await assertAccessible(page, 'a discounted sale');
+      await shoot('sale-discounted-lines');
+
+      await openPage(page, 'refunds');
+      await page.locator('input[name=sale-id]').fill(sale.body.sessionId);
+      await page.getByRole('button', { name: 'Find the sale' }).click();
+      const found = page.locator(`[data-sale="${sale.body.sessionId}"]`);
+      await found.waitFor();
+      assert.deepEqual(await cells(`[data-sale="${sale.body.sessionId}"] tbody tr`), [
+        ['Jollof rice', '2', '−NGN 468.75', 'NGN 2,531.25', '2', ''],
+        ['Zobo', '1', '−NGN 31.25', 'NGN 468.75', '1', ''],
+      ]);
+      await shoot('refunds-discounted-lines');
     });
   });
 }
