@@ -1,6 +1,8 @@
 // Rough edges of the dashboard a new user met, in Chromium against a real server on each
-// database: a gift card issued once however often the button is clicked, each result read back
-// through the API; axe-core and screenshots under test-artifacts/dashboard/.
+// database: a gift card issued once for a double click, tag types in words, who is online and a
+// used pairing code taken off the screen, the phone's Menu button, how to make a first payroll
+// run, bill payment or subscription, a discounted sale's lines; results read back through the
+// API, axe-core and screenshots under test-artifacts/dashboard/.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
