@@ -176,7 +176,7 @@ for (const target of await databaseTargets()) {
           await openPage(page, route);
           const hint = page.locator('[data-empty-hint]');
           await hint.waitFor();
-          assert.ok((await hint.innerText()).startsWith(texts[index]), `${route} in ${language}: ${await hint.innerText()}`);
+          assert.ok((await hint.innerText()).startsWith(texts[index]!), `${route} in ${language}: ${await hint.innerText()}`);
           if (language === 'en') {
             await assertAccessible(page, `${route} empty`);
             await shoot(`${route}-empty`, ['1366x768', '390x844']);
