@@ -178,6 +178,18 @@ for (const target of await databaseTargets()) {
       const page = owner.page;
       await open(page, 'developers');
       await page.locator('tr[data-key] button').click();
+      // A question first, saying when the old key stops; Cancel leaves the key alone.
+      const question = page.getByRole('alertdialog');
+      assert.equal(await question.locator('p').innerText(), `Rotate the key ${owner.merchant.testKey.slice(0, 12)}…? The old key stops working in 24 hours: your integrations need the new key by then.`);
+      assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Yes, rotate');
+      await assertAccessible(page, 'developers, rotation question');
+      await shoot(page, 'developers-rotate-question');
+      await question.getByRole('button', { name: 'Cancel' }).click();
+      await question.waitFor({ state: 'detached' });
+      assert.equal(await page.locator('[data-secret]').count(), 0, 'nothing rotated');
+      assert.equal((await server().request('GET', '/api/merchant/balance', { headers: { 'x-merchant-api-key': owner.merchant.testKey } })).status, 200);
+      await page.locator('tr[data-key] button').click();
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, rotate' }).click();
       const newKey = await page.locator('[data-secret]').innerText();
       assert.match(newKey, /^mk_test_[0-9a-f]{64}$/);
       for (const apiKey of [owner.merchant.testKey, newKey]) {
@@ -197,8 +209,8 @@ for (const target of await databaseTargets()) {
       await page.getByText('Test event sent').waitFor();
       assert.equal(await server().context.events.runOnce(), 1);
       assert.equal(receiver.received.length, before + 1);
-      await page.reload();
-      await page.locator('tr[data-delivery] [data-attempts]').first().waitFor();
+      // No reload: the page reads the deliveries again until the test event's is there.
+      await waitForExpression(page, `document.querySelector('tr[data-delivery] [data-attempts]')?.textContent === '1'`, 30_000);
       assert.equal(await page.locator('tr[data-delivery] [data-attempts]').first().innerText(), '1');
       assert.equal(await page.locator('tr[data-delivery] .attempt').first().innerText(), '503');
       await page.locator('tr[data-delivery]').first().getByRole('button', { name: 'Redeliver' }).click();
@@ -238,6 +250,15 @@ for (const target of await databaseTargets()) {
       await page.getByRole('button', { name: 'Invite' }).click();
       assert.match(await page.locator('[data-invite-url]').innerText(), /\/dashboard\/#\/setup\/[0-9a-f]{64}$/);
       await page.locator('tr[data-member]').nth(1).waitFor();
+      // The only owner cannot become a viewer: the select goes back to Owner and says why.
+      const self = page.locator(`tr[data-member="${owner.email}"]`);
+      await self.locator('select').selectOption('viewer');
+      await self.locator('[data-role-refused]').waitFor();
+      assert.equal(await self.locator('[data-role-refused]').innerText(), 'The team keeps at least one owner.');
+      assert.equal(await self.locator('select').inputValue(), 'owner');
+      assert.equal(await self.locator('select').getAttribute('aria-describedby'), await self.locator('[data-role-refused]').getAttribute('id'));
+      const members = await server().request<{ data: { email: string; role: string }[] }>('GET', '/api/merchant/users', { headers: { 'x-merchant-api-key': owner.merchant.testKey } });
+      assert.equal(members.body.data.find((member) => member.email === owner.email)?.role, 'owner');
       await assertAccessible(page, 'team');
       await shoot(page, 'team');
 

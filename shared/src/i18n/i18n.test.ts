@@ -101,4 +101,28 @@ describe('i18n', () => {
     assert.equal(languageFromAcceptLanguage(''), null);
     assert.equal(languageFromAcceptLanguage(undefined), null);
   });
+  it('says the dashboard\'s counts in the plural form of each number, in every language', () => {
+    const summary = (language: (typeof LANGUAGES)[number], counts: [number, number, number, number]) => {
+      const t = translator(language).t;
+      return t('dashboard.giftCards.chartSummary', {
+        issued: t('dashboard.giftCards.cardsIssued', { count: counts[0] }),
+        active: t('dashboard.giftCards.cardsActive', { count: counts[1] }),
+        partial: t('dashboard.giftCards.cardsPartial', { count: counts[2] }),
+        redeemed: t('dashboard.giftCards.cardsRedeemed', { count: counts[3] }),
+      });
+    };
+    assert.equal(summary('en', [1, 1, 0, 0]), '1 card issued: 1 active, 0 partly redeemed, 0 fully redeemed.');
+    assert.equal(summary('en', [3, 2, 1, 0]), '3 cards issued: 2 active, 1 partly redeemed, 0 fully redeemed.');
+    assert.equal(summary('fr', [1, 1, 0, 0]), '1 carte émise : 1 active, 0 utilisée en partie, 0 utilisée entièrement.');
+    assert.equal(summary('fr', [3, 2, 1, 2]), '3 cartes émises : 2 actives, 1 utilisée en partie, 2 utilisées entièrement.');
+    assert.equal(summary('pt', [1, 1, 2, 2]), '1 cartão emitido: 1 ativo, 2 usados em parte, 2 usados por inteiro.');
+    assert.equal(summary('sw', [1, 2, 1, 2]), 'Kadi 1 imetolewa: 2 ziko hai, 1 imetumika kwa sehemu, 2 zimetumika zote.');
+    const fr = translator('fr').t;
+    assert.equal(fr('dashboard.giftCards.imported', { issued: fr('dashboard.giftCards.importedIssued', { count: 1 }), failed: fr('dashboard.giftCards.importedFailed', { count: 2 }) }), '1 émise, 2 refusées.');
+    assert.equal(fr('dashboard.overview.chartSummary', { currency: 'XOF', total: '1 000 F CFA', sales: fr('dashboard.overview.salesCount', { count: 1 }) }), 'Ventes par jour en XOF : 1 000 F CFA en 1 vente sur 30 jours.');
+    const pt = translator('pt').t;
+    assert.equal(pt('dashboard.payroll.counts', { paid: pt('dashboard.payroll.countPaid', { count: 1 }), failed: pt('dashboard.payroll.countFailed', { count: 2 }), pending: pt('dashboard.payroll.countPending', { count: 1 }) }), '1 paga, 2 falhadas, 1 pendente');
+    const sw = translator('sw').t;
+    assert.equal(sw('dashboard.rewards.issued', { issued: sw('dashboard.rewards.issuedIssued', { count: 1 }), failed: sw('dashboard.rewards.issuedFailed', { count: 3 }), skipped: sw('dashboard.rewards.issuedSkipped', { count: 1 }) }), '1 imetolewa, 3 zimekataliwa, 1 imerukwa.');
+  });
 });

@@ -37,16 +37,20 @@ const PLURAL_FORMS = ['zero', 'one', 'two', 'few', 'many', 'other'] as const;
 /**
  * Copies each `x_other` to the plural forms it lacks: French and Portuguese call a million
  * "many", and a key i18next cannot find is printed as the key itself. Authors write `_one` and
- * `_other`; a language that wants its own `_many` writes it.
+ * `_other`; a language that wants its own `_many` writes it. i18next asks `_zero` for a count
+ * of 0 in every language: where the language's rules put 0 with 1 (French, Portuguese: "0 carte
+ * émise"), that is the `_one` text, else the `_other` one.
  */
-function withPluralFallbacks(catalogue: Catalogue): Catalogue {
+function withPluralFallbacks(catalogue: Catalogue, zeroIsOne: boolean): Catalogue {
   const out: Record<string, string | Catalogue> = {};
   for (const [key, value] of Object.entries(catalogue)) {
-    out[key] = typeof value === 'string' ? value : withPluralFallbacks(value);
+    out[key] = typeof value === 'string' ? value : withPluralFallbacks(value, zeroIsOne);
   }
   for (const [key, value] of Object.entries(catalogue)) {
     if (typeof value !== 'string' || !key.endsWith('_other')) continue;
     const base = key.slice(0, -'_other'.length);
+    const one = catalogue[`${base}_one`];
+    if (zeroIsOne && typeof one === 'string' && !(`${base}_zero` in out)) out[`${base}_zero`] = one;
     for (const form of PLURAL_FORMS) if (!(`${base}_${form}` in out)) out[`${base}_${form}`] = value;
   }
   return out;
@@ -60,7 +64,7 @@ export function createTranslator<Key extends string = string>(language: Language
     lng: language,
     fallbackLng: false,
     initAsync: false,
-    resources: { [language]: { translation: withPluralFallbacks(catalogue) } },
+    resources: { [language]: { translation: withPluralFallbacks(catalogue, new Intl.PluralRules(language).select(0) === 'one') } },
     interpolation: { escapeValue: false },
     returnNull: false,
   });

@@ -39,6 +39,8 @@ export const TerminalRecord = Type.Object({
   language: TerminalLanguage,
   queuedCount: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Offline payments and gift-card sales the kiosk last said it holds unsent (null: it has not said yet). The server learns of them only when the kiosk syncs.' }),
   queuedReportedAt: Type.Union([Timestamp, Type.Null()], { description: 'When the kiosk last reported queuedCount' }),
+  connected: Type.Boolean({ description: 'The kiosk holds a live sync connection (socket.io) now, to any server instance; a revoked terminal is never connected' }),
+  pairingCodeExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'When the terminal\'s pairing code expires while one is waiting to be used; null when none is waiting (the last one paired a kiosk or expired) and for a revoked terminal' }),
 });
 
 /** A code that pairs a kiosk with its terminal (POST /api/terminals/pair): 10 minutes, once. */

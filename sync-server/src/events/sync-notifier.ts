@@ -26,4 +26,17 @@ export class SyncNotifier {
   terminalChanged(terminalId: string): void {
     this.listener?.(terminalId);
   }
+
+  private connectedAnswer: ((terminalIds: readonly string[]) => Promise<ReadonlySet<string>>) | undefined;
+
+  /** The sync endpoint answers which terminals have a live connection (to any server instance). */
+  answerConnected(answer: (terminalIds: readonly string[]) => Promise<ReadonlySet<string>>): void {
+    this.connectedAnswer = answer;
+  }
+
+  /** Which of these terminals have a live sync connection now; none without a sync endpoint. */
+  async connectedTerminals(terminalIds: readonly string[]): Promise<ReadonlySet<string>> {
+    if (terminalIds.length === 0 || !this.connectedAnswer) return new Set();
+    return this.connectedAnswer(terminalIds);
+  }
 }

@@ -281,6 +281,14 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     }).catch((error: unknown) => app.log.error({ err: error }, 'sync hello failed'));
   });
 
+  // Which terminals are connected, for the terminal records (connected): every server instance's
+  // connections through the adapter; this instance's alone if the others do not answer in time.
+  context.sync.answerConnected(async (terminalIds) => {
+    const rooms = terminalIds.map(roomOf);
+    const sockets = await namespace.in(rooms).fetchSockets().catch(() => namespace.local.in(rooms).fetchSockets());
+    return new Set(sockets.map((socket) => (socket.data as TerminalSocketData).terminalId));
+  });
+
   // A merchant changed this terminal's limits: its connections here hear the new hello at once.
   context.sync.listen((terminalId) => {
     helloFor(terminalId).then(

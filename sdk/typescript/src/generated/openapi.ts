@@ -235,7 +235,7 @@ export interface paths {
         /**
          * Set a terminal's offline limits, its language and its name
          * @description offlineLimits defaults: OFFLINE_PER_PAYMENT_USD (20) and OFFLINE_TOTAL_USD (200) converted into the merchant currency at the mid
-         *     rate, OFFLINE_MAX_AGE_HOURS (72). language: en, fr, pt or sw (default en), the kiosk's default language (the cashier may switch on
+         *     rate and rounded down to whole units and two significant figures (NGN 26,523.28 becomes 26,000), OFFLINE_MAX_AGE_HOURS (72). language: en, fr, pt or sw (default en), the kiosk's default language (the cashier may switch on
          *     screen) and its receipts'. name: 1 to 80 characters, trimmed (the dashboard renames a terminal). A connected terminal receives
          *     the changes at once in a new sync hello.
          */
@@ -5887,6 +5887,10 @@ export interface components {
             queuedCount: number | null;
             /** @description When the kiosk last reported queuedCount */
             queuedReportedAt: string | null;
+            /** @description The kiosk holds a live sync connection (socket.io) now, to any server instance; a revoked terminal is never connected */
+            connected: boolean;
+            /** @description When the terminal's pairing code expires while one is waiting to be used; null when none is waiting (the last one paired a kiosk or expired) and for a revoked terminal */
+            pairingCodeExpiresAt: string | null;
         };
         TerminalSettingsRecord: {
             terminalId: string;

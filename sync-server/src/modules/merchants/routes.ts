@@ -27,7 +27,7 @@ const merchantOnly = { auth: ['merchant'] } as const;
 const ownerOnly = { auth: ['merchant'], roles: ['owner'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
-function terminalRecord(row: TerminalRow) {
+function terminalRecord(row: TerminalRow, connected: ReadonlySet<string>) {
   return {
     id: row.id,
     name: row.name,
@@ -38,11 +38,13 @@ function terminalRecord(row: TerminalRow) {
     language: row.language,
     queuedCount: row.queued_count,
     queuedReportedAt: row.queued_reported_at?.toISOString() ?? null,
+    connected: row.revoked_at === null && connected.has(row.id),
+    pairingCodeExpiresAt: row.pairing_expires_at?.toISOString() ?? null,
   };
 }
 
 /** The merchant's own account: key rotation, webhook settings, balance, kiosk terminals. */
-export async function merchantRoutes(app: TypedApp, { db, secrets, now }: AppContext): Promise<void> {
+export async function merchantRoutes(app: TypedApp, { db, secrets, now, sync }: AppContext): Promise<void> {
   app.post('/api/merchant/keys/rotate', {
     config: ownerOnly,
     schema: {
@@ -118,8 +120,9 @@ export async function merchantRoutes(app: TypedApp, { db, secrets, now }: AppCon
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
     const { limit = 20, offset = 0 } = request.query;
-    const page = await listTerminals(db, principal.merchantId, principal.mode, limit, offset);
-    return { data: page.rows.map(terminalRecord), total: page.total, limit, offset };
+    const page = await listTerminals(db, principal.merchantId, principal.mode, limit, offset, now());
+    const connected = await sync.connectedTerminals(page.rows.map((row) => row.id));
+    return { data: page.rows.map((row) => terminalRecord(row, connected)), total: page.total, limit, offset };
   });
 
   app.delete('/api/merchant/terminals/:id', {
@@ -131,6 +134,7 @@ export async function merchantRoutes(app: TypedApp, { db, secrets, now }: AppCon
     const row = await revokeTerminal(db, id, principal.merchantId, principal.mode, now());
     credentialsChanged();
     if (!row) throw notFound('terminal_not_found', `No terminal ${id}`);
-    return terminalRecord(row);
+    // A revoked terminal counts as not connected (its connections are cut off at their next sync message) and its pairing code no longer pairs.
+    return terminalRecord({ ...row, pairing_expires_at: null }, new Set());
   });
 }

@@ -154,6 +154,8 @@ export interface TerminalRow {
   queued_reported_at: Date | null;
   /** ISO 639-1: the kiosk's default language and its receipts' (only catalogued ones are written). */
   language: Language;
+  /** When the terminal's unused pairing code expires (listTerminals only): null when none is waiting. */
+  pairing_expires_at?: Date | null;
 }
 
 export async function insertTerminal(db: Queryable, merchantId: string, mode: Mode, name: string, language: Language = 'en'): Promise<{ row: TerminalRow; token: string }> {
@@ -166,11 +168,16 @@ export async function insertTerminal(db: Queryable, merchantId: string, mode: Mo
   return { row: row!, token };
 }
 
-export async function listTerminals(db: Queryable, merchantId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: TerminalRow[]; total: number }> {
+/** A page of the merchant's terminals, each with the expiry of its pairing code still waiting at `now` (unused, unexpired, terminal not revoked). */
+export async function listTerminals(db: Queryable, merchantId: string, mode: Mode, limit: number, offset: number, now: Date): Promise<{ rows: TerminalRow[]; total: number }> {
   const rows = await db.query<TerminalRow>(
-    `SELECT id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language, queued_count, queued_reported_at FROM terminals
+    `SELECT id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language, queued_count, queued_reported_at,
+       CASE WHEN t.revoked_at IS NULL THEN
+         (SELECT max(p.expires_at) FROM terminal_pairing_codes p WHERE p.terminal_id = t.id AND p.used_at IS NULL AND p.expires_at > $5)
+       END AS pairing_expires_at
+     FROM terminals t
      WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at, id LIMIT $3 OFFSET $4`,
-    [merchantId, mode, limit, offset],
+    [merchantId, mode, limit, offset, now],
   );
   const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM terminals WHERE merchant_id = $1 AND mode = $2', [merchantId, mode]);
   return { rows, total: count?.total ?? 0 };

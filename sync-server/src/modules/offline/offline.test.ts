@@ -8,6 +8,9 @@ import { balanceMinor, systemBalance } from '../../testing/ledger.ts';
 import { uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
 import { releaseExpiredVouchers } from './vouchers.ts';
+import { roundLimitDown } from './limits.ts';
+import { convertMinor } from '@tapline/shared/money';
+import { fxServiceRateSource } from '../gift-cards/index.ts';
 import { conflictsOf, connectTerminal, pull, push } from '../../testing/offline.ts';
 
 type Voucher = { id: string; status: string; amount: number; currency: string; expiresAt: string; qrPayload?: string; handle: string; usedAmount?: number };
@@ -16,6 +19,22 @@ type Payment = { id: string; status: string; amount: number; payerHandle: string
 function tapDoc(terminalId: string, tagId: string, amountMinor: number, extra: Partial<OfflinePaymentDoc> = {}): OfflinePaymentDoc {
   return { id: randomUUID(), terminalId, kind: 'tap', tagId, amountMinor, currency: 'NGN', description: 'Suya', capturedAt: new Date().toISOString(), status: 'queued', serverSeq: 0, ...extra };
 }
+
+describe('offline limit defaults', () => {
+  it('round a converted default down to whole major units and two significant figures', () => {
+    assert.equal(roundLimitDown(2_652_328, 'NGN'), 2_600_000, 'NGN 26,523.28 reads NGN 26,000');
+    assert.equal(roundLimitDown(26_523_280, 'NGN'), 26_000_000);
+    assert.equal(roundLimitDown(2000, 'USD'), 2000, 'USD 20 stays');
+    assert.equal(roundLimitDown(20_000, 'USD'), 20_000);
+    assert.equal(roundLimitDown(9_999, 'USD'), 9_900, 'USD 99.99 is 99');
+    assert.equal(roundLimitDown(258_012, 'KES'), 250_000);
+    assert.equal(roundLimitDown(12_061, 'XOF'), 12_000, 'a currency without decimals');
+    assert.equal(roundLimitDown(199, 'XOF'), 190);
+    assert.equal(roundLimitDown(42, 'XOF'), 42);
+    assert.equal(roundLimitDown(99, 'NGN'), 0, 'less than one naira');
+    assert.equal(roundLimitDown(0, 'NGN'), 0);
+  });
+});
 
 for (const target of await databaseTargets()) {
   describe(`offline QR vouchers and terminal sync on ${target.name}`, () => {
@@ -183,6 +202,11 @@ for (const target of await databaseTargets()) {
       assert.equal(hello.mode, 'test');
       assert.equal(hello.offlineLimits.currency, 'NGN');
       assert.ok(hello.offlineLimits.perPaymentMaxMinor > 0 && hello.offlineLimits.totalMaxMinor > hello.offlineLimits.perPaymentMaxMinor, JSON.stringify(hello.offlineLimits));
+      // The defaults are USD 20 and 200 at the mid rate, rounded down to round figures (limits.ts roundLimitDown).
+      const { rate } = await fxServiceRateSource(s.context.fx).rate('USD', 'NGN');
+      const converted = (dollars: number) => convertMinor(dollars * 100, 'USD', 'NGN', rate, 'down');
+      assert.deepEqual([hello.offlineLimits.perPaymentMaxMinor, hello.offlineLimits.totalMaxMinor], [roundLimitDown(converted(20), 'NGN'), roundLimitDown(converted(200), 'NGN')]);
+      for (const limit of [hello.offlineLimits.perPaymentMaxMinor, hello.offlineLimits.totalMaxMinor]) assert.match(String(limit / 100), /^\d{2}0*$/, 'two significant figures of whole naira');
       assert.equal(hello.offlineLimits.maxAgeSeconds, 72 * 3600);
       assert.ok(hello.offlineQrKeys.length >= 1);
       assert.equal(hello.offlineQrKeys[0]?.algorithm, 'Ed25519');

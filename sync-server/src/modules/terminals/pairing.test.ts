@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { databaseTargets, useTestServer } from '../../testing/index.ts';
+import { connectTerminal } from '../../testing/offline.ts';
 import { PAIRING_ALPHABET, PAIRING_MISSES_MAX, PAIRING_MISS_WINDOW_SECONDS, canonicalPairingCode, newPairingCode } from './pairing.ts';
 
 const CODE_SHAPE = new RegExp(`^[${PAIRING_ALPHABET}]{4}-[${PAIRING_ALPHABET}]{4}$`);
@@ -99,6 +100,35 @@ for (const target of await databaseTargets()) {
         assert.equal(answer.body.code, 'validation_failed');
       }
       // The clock moves past the miss window, so the next test starts unlocked.
+      offsetMs += PAIRING_MISS_WINDOW_SECONDS * 1000;
+    });
+
+    it('lists each terminal with its waiting code\'s expiry (null once used, expired or revoked) and whether its kiosk is connected now', async () => {
+      const { s, key, terminal } = await merchantWithTerminal();
+      type Listed = { id: string; connected: boolean; pairingCodeExpiresAt: string | null };
+      const listed = async (id: string) => (await s.request<{ data: Listed[] }>('GET', '/api/merchant/terminals', { headers: key })).body.data.find((entry) => entry.id === id)!;
+      assert.deepEqual(await listed(terminal.id), { ...(await listed(terminal.id)), connected: false, pairingCodeExpiresAt: terminal.pairingExpiresAt });
+      const paired = await pair(terminal.pairingCode);
+      assert.equal(paired.status, 200);
+      assert.equal((await listed(terminal.id)).pairingCodeExpiresAt, null, 'a used code is no longer waiting');
+
+      const { socket } = await connectTerminal(s, `term.${paired.body.token}`);
+      assert.equal((await listed(terminal.id)).connected, true);
+      const closed = new Promise((resolve) => socket.once('disconnect', resolve));
+      socket.disconnect();
+      await closed;
+      // The server learns of the end of the connection on its own time: asked until it has.
+      for (let tries = 0; (await listed(terminal.id)).connected && tries < 500; tries += 1) await new Promise((resolve) => setImmediate(resolve));
+      assert.equal((await listed(terminal.id)).connected, false);
+
+      const fresh = await s.request<{ pairingExpiresAt: string }>('POST', `/api/merchant/terminals/${terminal.id}/pairing-code`, { headers: key });
+      assert.equal((await listed(terminal.id)).pairingCodeExpiresAt, fresh.body.pairingExpiresAt);
+      offsetMs += 601_000;
+      assert.equal((await listed(terminal.id)).pairingCodeExpiresAt, null, 'an expired code is no longer waiting');
+      const other = await merchantWithTerminal();
+      const revoked = await other.s.request<Listed>('DELETE', `/api/merchant/terminals/${other.terminal.id}`, { headers: other.key });
+      assert.deepEqual([revoked.body.connected, revoked.body.pairingCodeExpiresAt], [false, null]);
+      assert.equal((await other.s.request<{ data: Listed[] }>('GET', '/api/merchant/terminals', { headers: other.key })).body.data[0]?.pairingCodeExpiresAt, null);
       offsetMs += PAIRING_MISS_WINDOW_SECONDS * 1000;
     });
 
