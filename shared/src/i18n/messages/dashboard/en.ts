@@ -223,7 +223,6 @@ export const dashboardEn = {
     name: 'Name',
     holder: 'Holder',
     type: 'Type',
-    types: { sticker: 'Sticker', card: 'Card', ring: 'Ring', band: 'Band', keychain: 'Key ring', watch: 'Watch', custom: 'Other' },
     status: 'Status',
     taps: 'Taps',
     lastTap: 'Last tap',

@@ -224,7 +224,6 @@ export const dashboardFr: Messages['dashboard'] = {
     name: 'Nom',
     holder: 'Titulaire',
     type: 'Type',
-    types: { sticker: 'Autocollant', card: 'Carte', ring: 'Bague', band: 'Bracelet', keychain: 'Porte-clés', watch: 'Montre', custom: 'Autre' },
     status: 'État',
     taps: 'Passages',
     lastTap: 'Dernier passage',

@@ -224,7 +224,6 @@ export const dashboardPt: Messages['dashboard'] = {
     name: 'Nome',
     holder: 'Titular',
     type: 'Tipo',
-    types: { sticker: 'Autocolante', card: 'Cartão', ring: 'Anel', band: 'Pulseira', keychain: 'Porta-chaves', watch: 'Relógio', custom: 'Outro' },
     status: 'Estado',
     taps: 'Toques',
     lastTap: 'Último toque',

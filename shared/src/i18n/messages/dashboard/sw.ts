@@ -224,7 +224,6 @@ export const dashboardSw: Messages['dashboard'] = {
     name: 'Jina',
     holder: 'Mmiliki',
     type: 'Aina',
-    types: { sticker: 'Kibandiko', card: 'Kadi', ring: 'Pete', band: 'Bangili', keychain: 'Kishikio cha funguo', watch: 'Saa', custom: 'Nyingine' },
     status: 'Hali',
     taps: 'Miguso',
     lastTap: 'Mguso wa mwisho',
