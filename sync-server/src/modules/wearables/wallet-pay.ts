@@ -10,12 +10,15 @@ import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/va
 import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
 import { requireWallet } from '../wallets/index.ts';
+import { enqueueEvent } from '../../events/outbox.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
 /**
  * Wallet to wallet: the signed-in holder pays another @handle (what the /pay/<handle> page a
  * wearable redirects to calls). One balanced transfer; Idempotency-Key makes a retry safe.
+ * When the @handle is a merchant's, the same transaction records the payment for the merchant
+ * (merchant_wallet_payments: its payments view) and writes its wallet.payment.received event.
  */
 export async function walletPayRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db } = context;
@@ -50,6 +53,23 @@ export async function walletPayRoutes(app: TypedApp, context: AppContext): Promi
         ],
         metadata: { from: principal.handle, to: recipient.handle, ...(note ? { note } : {}) },
       });
+      if (recipient.owner_type === 'merchant' && recipient.merchant_id) {
+        // A retry of the same Idempotency-Key finds its row: no second record, no second event.
+        const [recorded] = await tx.query<{ id: string }>(
+          `INSERT INTO merchant_wallet_payments (id, merchant_id, mode, merchant_wallet_id, payer_wallet_id, payer_handle, amount, currency, note, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING RETURNING id`,
+          [transferId, recipient.merchant_id, principal.mode, recipient.id, principal.walletId, principal.handle, amount, currency, note, now],
+        );
+        if (recorded) {
+          await enqueueEvent(tx, {
+            merchantId: recipient.merchant_id,
+            mode: principal.mode,
+            type: 'wallet.payment.received',
+            data: { transferId, merchantId: recipient.merchant_id, amount: toMajor(amount, currency), currency, payerHandle: displayHandle(principal.handle), note, receivedAt: now.toISOString() },
+            at: now,
+          });
+        }
+      }
       return accountBalance(tx, walletAccount(principal.walletId, currency), principal.mode);
     });
     return reply.status(201).send({
