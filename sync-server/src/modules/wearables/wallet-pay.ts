@@ -11,6 +11,7 @@ import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
 import { requireWallet } from '../wallets/index.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
+import { recordMerchantWalletPayment } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
@@ -55,11 +56,18 @@ export async function walletPayRoutes(app: TypedApp, context: AppContext): Promi
       });
       if (recipient.owner_type === 'merchant' && recipient.merchant_id) {
         // A retry of the same Idempotency-Key finds its row: no second record, no second event.
-        const [recorded] = await tx.query<{ id: string }>(
-          `INSERT INTO merchant_wallet_payments (id, merchant_id, mode, merchant_wallet_id, payer_wallet_id, payer_handle, amount, currency, note, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING RETURNING id`,
-          [transferId, recipient.merchant_id, principal.mode, recipient.id, principal.walletId, principal.handle, amount, currency, note, now],
-        );
+        const recorded = await recordMerchantWalletPayment(tx, {
+          id: transferId,
+          merchantId: recipient.merchant_id,
+          mode: principal.mode,
+          merchantWalletId: recipient.id,
+          payerWalletId: principal.walletId,
+          payerHandle: principal.handle,
+          amount,
+          currency,
+          note,
+          at: now,
+        });
         if (recorded) {
           await enqueueEvent(tx, {
             merchantId: recipient.merchant_id,
