@@ -513,7 +513,7 @@ export interface paths {
         };
         /**
          * The merchant's payments in the key's mode, newest first
-         * @description Filters: status; paymentLinkId, the payments a payment link received (each carries that paymentLinkId). A filter that matches nothing of this merchant in this mode, such as another merchant's link, answers an empty list.
+         * @description Filters: status; kind, payout (the merchant's payments out) or link (its payment links' payments); paymentLinkId, the payments a payment link received (each carries that paymentLinkId). Every way the merchant is paid, kiosk and checkout included: GET /api/merchant/received. A filter that matches nothing of this merchant in this mode, such as another merchant's link, answers an empty list.
          */
         get: operations["listPayments"];
         put?: never;
@@ -2885,6 +2885,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/merchant/received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every payment the merchant received, newest first: kiosk sales, offline payments, checkout, the /pay/<handle> page, payment links
+         * @description channel narrows the list to one channel (pos, offline, checkout, pay_page, payment_link). Only money that arrived is listed: a completed POS session, an accepted offline payment, a paid checkout session, a wallet payment to the merchant's @handle, a completed payment link payment. amount is what the customer paid, net what reached the merchant's wallet after the fee.
+         */
+        get: operations["listMerchantReceived"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/sales/daily": {
         parameters: {
             query?: never;
@@ -2892,7 +2912,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sales per UTC day and currency (POS sessions completed, offline payments accepted), oldest day first */
+        /** Sales per UTC day and currency, oldest day first: every payment received (GET /api/merchant/received), what the customers paid */
         get: operations["getMerchantSalesDaily"];
         put?: never;
         post?: never;
@@ -5228,6 +5248,31 @@ export interface components {
          * @enum {string}
          */
         RailName: "mobile_money" | "bank_transfer" | "payment_link" | "qr" | "offline_qr" | "card" | "cash_pickup" | "wallet";
+        /**
+         * @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link
+         * @enum {string}
+         */
+        ReceivedChannelSchema: "pos" | "offline" | "checkout" | "pay_page" | "payment_link";
+        ReceivedPayment: {
+            /** @description The record's id in its channel: the POS session's (uuid), the offline payment's (uuid), cs_… (checkout), the transfer's (pay_page), pay_… (payment_link) */
+            id: string;
+            channel: components["schemas"]["ReceivedChannelSchema"];
+            /** @description How the customer paid: tap or wallet (pos), tap or qr (offline), wallet, mobile_money or bank_transfer (checkout), wallet (pay_page, payment_link) */
+            method: string;
+            /** @description What the customer paid, major units */
+            amount: number;
+            /** @description Tapline's fee, major units (payment links' fee; 0 elsewhere) */
+            fee: number;
+            /** @description What reached the merchant: amount - fee, major units */
+            net: number;
+            currency: string;
+            payerHandle: string | null;
+            reference: string | null;
+            terminalId: string | null;
+            transferId: string | null;
+            /** Format: date-time */
+            receivedAt: string;
+        };
         /** @description Exactly one of phone, accountNumber or handle */
         ReceiverObject: {
             /** @description E.164, e.g. +2348012345678 */
@@ -8954,6 +8999,8 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 status?: "pending" | "processing" | "completed" | "failed" | "reversed";
+                /** @description payout: the merchant's own payments out (POST /api/pay); link: payments its payment links received (every way the merchant is paid: GET /api/merchant/received) */
+                kind?: "payout" | "link";
                 /** @description Only the payments made through this payment link (plink_...). A link of another merchant or mode matches none: an empty list, as for any other filter; a malformed id is a 400 validation_failed */
                 paymentLinkId?: string;
             };
@@ -22997,6 +23044,88 @@ export interface operations {
             };
             /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMerchantReceived: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link */
+                channel?: "pos" | "offline" | "checkout" | "pay_page" | "payment_link";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReceivedPayment"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
