@@ -920,7 +920,7 @@ export interface paths {
         put?: never;
         /**
          * Pay another wallet from the signed-in wallet (the /pay/<handle> page); Idempotency-Key honoured
-         * @description Body {to, amount (major units), currency? (default: the recipient's), note?}. Insufficient funds: 422 insufficient_funds.
+         * @description Body {to, amount (major units), currency? (default: the recipient's), note?}. Insufficient funds: 422 insufficient_funds. Paying a merchant's @handle sends the merchant wallet.payment.received {transferId, merchantId, amount, currency, payerHandle, note, receivedAt} and lists the payment in its GET /api/merchant/received (channel pay_page).
          */
         post: operations["payFromWallet"];
         delete?: never;
@@ -949,8 +949,10 @@ export interface paths {
          *     the session failed. A tap above the tag's no-PIN limits (per tap, per UTC day, or in another currency than the tag's
          *     wallet) answers 403 pin_required and the session stays pending: repeat the tap with the holder's wallet PIN as pin
          *     (403 wrong_pin; 429 pin_attempts_exceeded after five wrong PINs). The same tag repeated on the session it settled
-         *     answers 200 with that session (a retry whose answer was lost); another tag gets 409. With a callbackUrl, pos.session.completed or pos.session.failed is POSTed to it, signed
-         *     x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.
+         *     answers 200 with that session (a retry whose answer was lost); another tag gets 409. pos.session.completed or pos.session.failed
+         *     goes to the merchant's webhook URL (signed like every webhook) and, with a callbackUrl, is POSTed there too, signed
+         *     x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>; a callbackUrl equal to the
+         *     webhook URL gets it once, as a webhook.
          *
          *     Idempotency-Key honoured: the session id derives from the key, so a retry (even after a crash of the server mid-request) answers the same session, with Idempotent-Replayed: true when the first answer was recorded.
          *
@@ -1005,8 +1007,10 @@ export interface paths {
          *     the session failed. A tap above the tag's no-PIN limits (per tap, per UTC day, or in another currency than the tag's
          *     wallet) answers 403 pin_required and the session stays pending: repeat the tap with the holder's wallet PIN as pin
          *     (403 wrong_pin; 429 pin_attempts_exceeded after five wrong PINs). The same tag repeated on the session it settled
-         *     answers 200 with that session (a retry whose answer was lost); another tag gets 409. With a callbackUrl, pos.session.completed or pos.session.failed is POSTed to it, signed
-         *     x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.
+         *     answers 200 with that session (a retry whose answer was lost); another tag gets 409. pos.session.completed or pos.session.failed
+         *     goes to the merchant's webhook URL (signed like every webhook) and, with a callbackUrl, is POSTed there too, signed
+         *     x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>; a callbackUrl equal to the
+         *     webhook URL gets it once, as a webhook.
          *
          *     A session with catalogue items: 409 out_of_stock (details: productId, available, requested) when a tracked product no longer has the units, 409 product_unavailable (details: productId, name, reason) when a product was archived or deactivated since; nothing is charged and the session stays pending.
          */

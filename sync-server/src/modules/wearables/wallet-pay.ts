@@ -29,7 +29,7 @@ export async function walletPayRoutes(app: TypedApp, context: AppContext): Promi
     schema: {
       tags: ['wallet'],
       summary: 'Pay another wallet from the signed-in wallet (the /pay/<handle> page); Idempotency-Key honoured',
-      description: 'Body {to, amount (major units), currency? (default: the recipient\'s), note?}. Insufficient funds: 422 insufficient_funds.',
+      description: 'Body {to, amount (major units), currency? (default: the recipient\'s), note?}. Insufficient funds: 422 insufficient_funds. Paying a merchant\'s @handle sends the merchant wallet.payment.received {transferId, merchantId, amount, currency, payerHandle, note, receivedAt} and lists the payment in its GET /api/merchant/received (channel pay_page).',
       body: WalletPayBody,
       response: { 201: WalletPayResponse, ...errors },
     },
