@@ -15,7 +15,7 @@ import { DASHBOARD_DIR, DESKTOP, PASSWORD, type ShotSize, openPage, prepareDashb
 
 await prepareDashboard();
 
-type DashboardPage = 'overview' | 'payments' | 'terminals' | 'giftCards' | 'developers' | 'team' | 'account';
+type DashboardPage = 'overview' | 'payments' | 'payouts' | 'terminals' | 'giftCards' | 'developers' | 'team' | 'account';
 
 for (const target of await databaseTargets()) {
   describe(`merchant dashboard in Chromium on ${target.name}`, () => {
@@ -209,14 +209,15 @@ for (const target of await databaseTargets()) {
       await shoot(page, 'developers');
     });
 
-    it('lists payments, shows the team and the account page', async () => {
+    it('lists payouts, shows the team and the account page', async () => {
       const page = owner.page;
       const paid = await server().request('POST', '/api/pay', {
         headers: { 'x-merchant-api-key': owner.merchant.testKey, 'idempotency-key': uniqueHandle('pay') },
         body: { fromCode: 'NG', toCode: 'KE', rail: 'mobile_money', amount: 25, currency: 'NGN', receiver: '+254712345678', receiverName: 'Wanjiru Kamau', reference: 'test_success' },
       });
       assert.equal(paid.status, 201, JSON.stringify(paid.body));
-      await open(page, 'payments');
+      await open(page, 'payouts');
+      assert.equal(await page.locator('main h1').innerText(), 'Payouts');
       await page.locator('table.list tbody tr button').first().waitFor();
       assert.equal(await page.locator('table.list tbody tr').count(), 1);
       assert.equal(await page.locator('table.list tbody tr [data-status]').first().innerText(), 'Completed');
@@ -229,8 +230,8 @@ for (const target of await databaseTargets()) {
       const facts = Object.fromEntries(await detail.locator('dl.facts > div').evaluateAll((pairs) => pairs.map((pair) => [pair.querySelector('dt')?.textContent, pair.querySelector('dd')?.textContent?.replace(/\s+/g, ' ')])));
       assert.deepEqual([facts.Status, facts.Amount, facts.Rail, facts.Receiver, facts.Reference], ['Completed', 'NGN 25.00', 'Mobile money', 'Wanjiru Kamau · +254712345678', 'test_success']);
       assert.match(String(facts['Recipient gets']), /^KES \d/);
-      await assertAccessible(page, 'payments');
-      await shoot(page, 'payments', ['1366x768', '1024x768', '390x844']);
+      await assertAccessible(page, 'payouts');
+      await shoot(page, 'payouts', ['1366x768', '1024x768', '390x844']);
 
       await open(page, 'team');
       await page.locator('input[name=invite-email]').fill(`viewer.${uniqueHandle('v')}@example.com`);
