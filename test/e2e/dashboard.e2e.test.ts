@@ -97,6 +97,10 @@ for (const target of await databaseTargets()) {
         const paid = await s.request('POST', `/api/pos/sessions/${sale.body.sessionId}/tap`, { headers: key, body: { tagId: tag.body.tagId } });
         assert.equal(paid.body.status, 'completed');
       }
+      // Each kiosk sale reaches the merchant's webhook URL (no callbackUrl needed).
+      const delivered = receiver.received.length;
+      assert.equal(await s.context.events.runOnce(), 2);
+      assert.deepEqual(receiver.bodies().slice(delivered).map((body) => [body.event, body.amount]).sort(), [['pos.session.completed', 12.5], ['pos.session.completed', 30]]);
       const page = owner.page;
       await page.reload();
       await page.locator('table[data-chart-currency="NGN"]').waitFor({ state: 'attached' });
@@ -191,8 +195,8 @@ for (const target of await databaseTargets()) {
 
     it('sends a test event, shows the failed attempt and redelivers it', async () => {
       const page = owner.page;
-      receiver.respond((count) => (count === 1 ? 503 : 200));
       const before = receiver.received.length;
+      receiver.respond((count) => (count === before + 1 ? 503 : 200));
       await page.getByRole('button', { name: 'Send a test event' }).click();
       await page.getByText('Test event sent').waitFor();
       assert.equal(await server().context.events.runOnce(), 1);
