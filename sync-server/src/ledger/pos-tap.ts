@@ -8,7 +8,7 @@ import { recordLedgerTransfer } from '../metrics/registry.ts';
 /** What pos_tap (db/functions/pos_tap.sql) did; only completed, failed and expired changed anything. */
 export type TapOutcome = 'completed' | 'failed' | 'expired' | 'not_pending' | 'session_not_found' | 'tag_not_found' | 'tag_disabled' | 'pin_required' | 'needs_lines';
 
-/** {currency: ISO 4217 exponent}: pos_tap renders a callback event's amount in major units with it. */
+/** {currency: ISO 4217 exponent}: pos_tap renders its event's amount in major units with it. */
 const EXPONENTS = JSON.stringify(Object.fromEntries(SUPPORTED_CURRENCIES.map((currency) => [currency, currencyExponent(currency)])));
 
 /**
