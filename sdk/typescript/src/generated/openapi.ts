@@ -2897,8 +2897,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every payment the merchant received, newest first: kiosk sales, offline payments, checkout, the /pay/<handle> page, payment links
-         * @description channel narrows the list to one channel (pos, offline, checkout, pay_page, payment_link). Only money that arrived is listed: a completed POS session, an accepted offline payment, a paid checkout session, a wallet payment to the merchant's @handle, a completed payment link payment. amount is what the customer paid, net what reached the merchant's wallet after the fee.
+         * Every payment the merchant received, newest first: kiosk sales, offline payments, checkout, the /pay/<handle> page, payment links, subscriptions
+         * @description channel narrows the list to one channel (pos, offline, checkout, pay_page, payment_link, subscription). Only money that arrived is listed: a completed POS session, an accepted offline payment, a paid checkout session, a wallet payment to the merchant's @handle, a completed payment link payment, a subscription period charged. amount is what the customer paid, net what reached the merchant's wallet after the fee.
          */
         get: operations["listMerchantReceived"];
         put?: never;
@@ -5253,15 +5253,15 @@ export interface components {
          */
         RailName: "mobile_money" | "bank_transfer" | "payment_link" | "qr" | "offline_qr" | "card" | "cash_pickup" | "wallet";
         /**
-         * @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link
+         * @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link; subscription: a subscription period charged
          * @enum {string}
          */
-        ReceivedChannelSchema: "pos" | "offline" | "checkout" | "pay_page" | "payment_link";
+        ReceivedChannelSchema: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription";
         ReceivedPayment: {
-            /** @description The record's id in its channel: the POS session's (uuid), the offline payment's (uuid), cs_… (checkout), the transfer's (pay_page), pay_… (payment_link) */
+            /** @description The record's id in its channel: the POS session's (uuid), the offline payment's (uuid), cs_… (checkout), the transfer's (pay_page), pay_… (payment_link), the charge's (subscription) */
             id: string;
             channel: components["schemas"]["ReceivedChannelSchema"];
-            /** @description How the customer paid: tap or wallet (pos), tap or qr (offline), wallet, mobile_money or bank_transfer (checkout), wallet (pay_page, payment_link) */
+            /** @description How the customer paid: tap or wallet (pos), tap or qr (offline), wallet, mobile_money or bank_transfer (checkout), wallet (pay_page, payment_link, subscription) */
             method: string;
             /** @description What the customer paid, major units */
             amount: number;
@@ -23084,8 +23084,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                /** @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link */
-                channel?: "pos" | "offline" | "checkout" | "pay_page" | "payment_link";
+                /** @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link; subscription: a subscription period charged */
+                channel?: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription";
             };
             header?: never;
             path?: never;

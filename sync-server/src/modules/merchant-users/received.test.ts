@@ -25,7 +25,7 @@ interface Received {
 /**
  * Every way a merchant is paid reaches its webhook URL as an event and its payments view
  * (GET /api/merchant/received) and daily sales: a kiosk sale by tap and by the wallet page, an
- * offline tap, a drop-in checkout, the /pay/<handle> page, a payment link.
+ * offline tap, a drop-in checkout, the /pay/<handle> page, a payment link, a subscription.
  */
 for (const target of await databaseTargets()) {
   describe(`money received, every channel, on ${target.name}`, () => {
@@ -99,7 +99,16 @@ for (const target of await databaseTargets()) {
       assert.equal(link.status, 201, JSON.stringify(link.body));
       const linkPaid = await s.request<Json>('POST', `/api/payment-links/${String(link.body.id)}/pay`, { body: { handle: customer, pin: '1234' } });
       assert.equal(linkPaid.status, 200, JSON.stringify(linkPaid.body));
-      return { tapSession: String(byTap.body.sessionId), pageSession: String(byPage.body.sessionId), offlineId, checkoutId: String(checkout.body.id), payPageTransfer: String(payPage.body.transferId), linkPayment: String(linkPaid.body.paymentId), linkId: String(link.body.id) };
+      // A subscription: its first period is charged at once.
+      const plan = await s.request<Json>('POST', '/api/merchant/subscription-plans', { headers: key, body: { name: 'Lunch club', price: 16, currency: 'NGN' } });
+      assert.equal(plan.status, 201, JSON.stringify(plan.body));
+      const subscription = await s.request<Json>('POST', '/api/subscriptions', { headers: wallet, body: { planId: plan.body.id } });
+      assert.equal(subscription.status, 201, JSON.stringify(subscription.body));
+      const [charge] = await s.db.query<{ id: string }>('SELECT id FROM subscription_charges WHERE subscription_id = $1', [String(subscription.body.id)]);
+      return {
+        tapSession: String(byTap.body.sessionId), pageSession: String(byPage.body.sessionId), offlineId, checkoutId: String(checkout.body.id), payPageTransfer: String(payPage.body.transferId),
+        linkPayment: String(linkPaid.body.paymentId), linkId: String(link.body.id), subscriptionId: String(subscription.body.id), chargeId: charge!.id,
+      };
     }
 
     it('sends each channel to the merchant webhook URL and lists it, with a channel filter and the day\'s sales', async () => {
@@ -111,8 +120,10 @@ for (const target of await databaseTargets()) {
       const events = await delivered(s, fixture.hookPath, fixture.merchant.webhookSecret);
       const byType = (type: string) => events.filter((event) => event.event === type);
       assert.deepEqual(events.map((event) => event.event).sort(), [
-        'checkout.session.completed', 'offline.payment.accepted', 'payment.completed', 'pos.session.completed', 'pos.session.completed', 'wallet.payment.received',
+        'checkout.session.completed', 'offline.payment.accepted', 'payment.completed', 'pos.session.completed', 'pos.session.completed', 'subscription.charged', 'wallet.payment.received',
       ]);
+      const [charged] = byType('subscription.charged');
+      assert.deepEqual([charged!.subscriptionId, charged!.amount, charged!.customerHandle], [ids.subscriptionId, 16, customer]);
       const pos = byType('pos.session.completed');
       assert.deepEqual(pos.map((event) => [event.sessionId, event.amount, event.currency, event.payerHandle, event.merchantId]).sort(), [
         [ids.tapSession, 10, 'NGN', customer, fixture.merchant.id],
@@ -133,31 +144,32 @@ for (const target of await databaseTargets()) {
 
       const list = await s.request<{ data: Received[]; total: number }>('GET', '/api/merchant/received?limit=100', { headers: fixture.key });
       assert.equal(list.status, 200, JSON.stringify(list.body));
-      assert.equal(list.body.total, 6);
+      assert.equal(list.body.total, 7);
       const rows = Object.fromEntries(list.body.data.map((row) => [row.id, row]));
       assert.deepEqual(
-        [ids.tapSession, ids.pageSession, ids.offlineId, ids.checkoutId, ids.payPageTransfer, ids.linkPayment].map((id) => [rows[id]?.channel, rows[id]?.method, rows[id]?.amount, rows[id]?.payerHandle]),
-        [['pos', 'tap', 10, customer], ['pos', 'wallet', 11, customer], ['offline', 'tap', 12, customer], ['checkout', 'wallet', 13, customer], ['pay_page', 'wallet', 14, customer], ['payment_link', 'wallet', 15, customer]],
+        [ids.tapSession, ids.pageSession, ids.offlineId, ids.checkoutId, ids.payPageTransfer, ids.linkPayment, ids.chargeId].map((id) => [rows[id]?.channel, rows[id]?.method, rows[id]?.amount, rows[id]?.payerHandle]),
+        [['pos', 'tap', 10, customer], ['pos', 'wallet', 11, customer], ['offline', 'tap', 12, customer], ['checkout', 'wallet', 13, customer], ['pay_page', 'wallet', 14, customer], ['payment_link', 'wallet', 15, customer], ['subscription', 'wallet', 16, customer]],
       );
       assert.equal(rows[ids.offlineId]!.terminalId, fixture.terminal.id);
       assert.equal(rows[ids.payPageTransfer]!.reference, 'Table 4');
       assert.equal(rows[ids.checkoutId]!.reference, 'order-13');
       assert.equal(rows[ids.linkPayment]!.reference, 'dep-15');
+      assert.equal(rows[ids.chargeId]!.reference, 'Lunch club');
       assert.equal(rows[ids.linkPayment]!.net, rows[ids.linkPayment]!.amount - rows[ids.linkPayment]!.fee);
       assert.equal(rows[ids.checkoutId]!.transferId, `checkout:${ids.checkoutId}`);
       // Newest first.
       const times = list.body.data.map((row) => Date.parse(row.receivedAt));
       assert.deepEqual(times, [...times].sort((a, b) => b - a));
 
-      for (const [channel, count] of [['pos', 2], ['offline', 1], ['checkout', 1], ['pay_page', 1], ['payment_link', 1]] as const) {
+      for (const [channel, count] of [['pos', 2], ['offline', 1], ['checkout', 1], ['pay_page', 1], ['payment_link', 1], ['subscription', 1]] as const) {
         const filtered = await s.request<{ data: Received[]; total: number }>('GET', `/api/merchant/received?channel=${channel}`, { headers: fixture.key });
         assert.equal(filtered.body.total, count, channel);
         assert.ok(filtered.body.data.every((row) => row.channel === channel), channel);
       }
       const paged = await s.request<{ data: Received[]; total: number; limit: number; offset: number }>('GET', '/api/merchant/received?limit=4&offset=4', { headers: fixture.key });
-      assert.deepEqual([paged.body.data.length, paged.body.total, paged.body.limit, paged.body.offset], [2, 6, 4, 4]);
+      assert.deepEqual([paged.body.data.length, paged.body.total, paged.body.limit, paged.body.offset], [3, 7, 4, 4]);
       const beyond = await s.request<{ data: Received[]; total: number }>('GET', '/api/merchant/received?offset=50', { headers: fixture.key });
-      assert.deepEqual([beyond.body.data.length, beyond.body.total], [0, 6]);
+      assert.deepEqual([beyond.body.data.length, beyond.body.total], [0, 7]);
       // /api/payments tells the merchant's payouts from its links' payments.
       const links = await s.request<{ data: { id: string }[]; total: number }>('GET', '/api/payments?kind=link', { headers: fixture.key });
       assert.deepEqual(links.body.data.map((row) => row.id), [ids.linkPayment]);
@@ -175,7 +187,7 @@ for (const target of await databaseTargets()) {
       // (Two days: a run that crosses midnight UTC still finds every payment.)
       const daily = await s.request<{ currencies: { currency: string; total: number; count: number; daily: { amount: number; count: number }[] }[] }>('GET', '/api/merchant/sales/daily?days=2', { headers: fixture.key });
       assert.equal(daily.status, 200);
-      assert.deepEqual(daily.body.currencies.map((c) => [c.currency, c.total, c.count, c.daily.reduce((sum, day) => sum + day.count, 0)]), [['NGN', 75, 6, 6]]);
+      assert.deepEqual(daily.body.currencies.map((c) => [c.currency, c.total, c.count, c.daily.reduce((sum, day) => sum + day.count, 0)]), [['NGN', 91, 7, 7]]);
     });
 
     it('a POS session with a callbackUrl: one delivery to the callback and one to the webhook URL; the same URL gets one; no URL writes no event', async () => {
