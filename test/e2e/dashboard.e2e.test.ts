@@ -15,7 +15,7 @@ import { DASHBOARD_DIR, DESKTOP, PASSWORD, type ShotSize, openPage, prepareDashb
 
 await prepareDashboard();
 
-type DashboardPage = 'overview' | 'payments' | 'terminals' | 'giftCards' | 'developers' | 'team' | 'account';
+type DashboardPage = 'overview' | 'payments' | 'payouts' | 'terminals' | 'giftCards' | 'developers' | 'team' | 'account';
 
 for (const target of await databaseTargets()) {
   describe(`merchant dashboard in Chromium on ${target.name}`, () => {
@@ -97,6 +97,10 @@ for (const target of await databaseTargets()) {
         const paid = await s.request('POST', `/api/pos/sessions/${sale.body.sessionId}/tap`, { headers: key, body: { tagId: tag.body.tagId } });
         assert.equal(paid.body.status, 'completed');
       }
+      // Each kiosk sale reaches the merchant's webhook URL (no callbackUrl needed).
+      const delivered = receiver.received.length;
+      assert.equal(await s.context.events.runOnce(), 2);
+      assert.deepEqual(receiver.bodies().slice(delivered).map((body) => [body.event, body.amount]).sort(), [['pos.session.completed', 12.5], ['pos.session.completed', 30]]);
       const page = owner.page;
       await page.reload();
       await page.locator('table[data-chart-currency="NGN"]').waitFor({ state: 'attached' });
@@ -203,8 +207,8 @@ for (const target of await databaseTargets()) {
 
     it('sends a test event, shows the failed attempt and redelivers it', async () => {
       const page = owner.page;
-      receiver.respond((count) => (count === 1 ? 503 : 200));
       const before = receiver.received.length;
+      receiver.respond((count) => (count === before + 1 ? 503 : 200));
       await page.getByRole('button', { name: 'Send a test event' }).click();
       await page.getByText('Test event sent').waitFor();
       assert.equal(await server().context.events.runOnce(), 1);
@@ -221,14 +225,15 @@ for (const target of await databaseTargets()) {
       await shoot(page, 'developers');
     });
 
-    it('lists payments, shows the team and the account page', async () => {
+    it('lists payouts, shows the team and the account page', async () => {
       const page = owner.page;
       const paid = await server().request('POST', '/api/pay', {
         headers: { 'x-merchant-api-key': owner.merchant.testKey, 'idempotency-key': uniqueHandle('pay') },
         body: { fromCode: 'NG', toCode: 'KE', rail: 'mobile_money', amount: 25, currency: 'NGN', receiver: '+254712345678', receiverName: 'Wanjiru Kamau', reference: 'test_success' },
       });
       assert.equal(paid.status, 201, JSON.stringify(paid.body));
-      await open(page, 'payments');
+      await open(page, 'payouts');
+      assert.equal(await page.locator('main h1').innerText(), 'Payouts');
       await page.locator('table.list tbody tr button').first().waitFor();
       assert.equal(await page.locator('table.list tbody tr').count(), 1);
       assert.equal(await page.locator('table.list tbody tr [data-status]').first().innerText(), 'Completed');
@@ -241,8 +246,8 @@ for (const target of await databaseTargets()) {
       const facts = Object.fromEntries(await detail.locator('dl.facts > div').evaluateAll((pairs) => pairs.map((pair) => [pair.querySelector('dt')?.textContent, pair.querySelector('dd')?.textContent?.replace(/\s+/g, ' ')])));
       assert.deepEqual([facts.Status, facts.Amount, facts.Rail, facts.Receiver, facts.Reference], ['Completed', 'NGN 25.00', 'Mobile money', 'Wanjiru Kamau · +254712345678', 'test_success']);
       assert.match(String(facts['Recipient gets']), /^KES \d/);
-      await assertAccessible(page, 'payments');
-      await shoot(page, 'payments', ['1366x768', '1024x768', '390x844']);
+      await assertAccessible(page, 'payouts');
+      await shoot(page, 'payouts', ['1366x768', '1024x768', '390x844']);
 
       await open(page, 'team');
       await page.locator('input[name=invite-email]').fill(`viewer.${uniqueHandle('v')}@example.com`);

@@ -15,7 +15,8 @@ export const PASSWORD = 'a long enough password';
 export const DESKTOP = { width: 1366, height: 768 };
 export const KIOSK = { width: 1024, height: 768 };
 export const PHONE = { width: 390, height: 844 };
-const SIZES = { '1366x768': DESKTOP, '1024x768': KIOSK, '390x844': PHONE } as const;
+export const LAPTOP = { width: 1280, height: 800 };
+const SIZES = { '1366x768': DESKTOP, '1280x800': LAPTOP, '1024x768': KIOSK, '390x844': PHONE } as const;
 export type ShotSize = keyof typeof SIZES;
 
 /** The dashboard built for the suites, and the screenshots' folder. */

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Mode, Nullable, Timestamp, literalUnion } from './common.ts';
+import { ListQuery, Mode, Nullable, Timestamp, literalUnion } from './common.ts';
 
 /** The dashboard roles: owner (everything), manager (everything but keys and users), viewer (read-only). */
 export const MERCHANT_ROLES = ['owner', 'manager', 'viewer'] as const;
@@ -86,3 +86,36 @@ export const SalesDailyResponse = Type.Object({
     }),
   ),
 });
+
+/**
+ * Every way a merchant is paid (GET /api/merchant/received): pos, a kiosk sale (a POS session paid
+ * by a tap or on its wallet page); offline, a terminal's offline tap or QR voucher accepted when it
+ * synced; checkout, the website drop-in; pay_page, a wallet holder paying the merchant's @handle
+ * (/pay/<handle>); payment_link, a payment link paid; subscription, a subscription's period charged.
+ */
+export const RECEIVED_CHANNELS = ['pos', 'offline', 'checkout', 'pay_page', 'payment_link', 'subscription'] as const;
+export type ReceivedChannel = (typeof RECEIVED_CHANNELS)[number];
+export const ReceivedChannelSchema = literalUnion(RECEIVED_CHANNELS, {
+  description: 'pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link; subscription: a subscription period charged',
+});
+
+export const ReceivedListQuery = Type.Object({
+  ...ListQuery.properties,
+  channel: Type.Optional(ReceivedChannelSchema),
+});
+
+export const ReceivedPayment = Type.Object({
+  id: Type.String({ description: "The record's id in its channel: the POS session's (uuid), the offline payment's (uuid), cs_… (checkout), the transfer's (pay_page), pay_… (payment_link), the charge's (subscription)" }),
+  channel: ReceivedChannelSchema,
+  method: Type.String({ description: 'How the customer paid: tap or wallet (pos), tap or qr (offline), wallet, mobile_money or bank_transfer (checkout), wallet (pay_page, payment_link, subscription)' }),
+  amount: Type.Number({ description: 'What the customer paid, major units' }),
+  fee: Type.Number({ description: "Tapline's fee, major units (payment links' fee; 0 elsewhere)" }),
+  net: Type.Number({ description: 'What reached the merchant: amount - fee, major units' }),
+  currency: Type.String(),
+  payerHandle: Nullable(Type.String({ description: '@handle of the paying wallet; null for a sandbox mobile-money or bank collection' })),
+  reference: Nullable(Type.String({ description: "The POS session's description, the checkout's or link's reference, the pay page's note, the subscription's plan name" })),
+  terminalId: Nullable(Type.String({ description: 'The terminal of a kiosk or offline sale, if any' })),
+  transferId: Nullable(Type.String({ description: 'The ledger transfer that moved the money' })),
+  receivedAt: Timestamp,
+});
+export type ReceivedPaymentRecord = Static<typeof ReceivedPayment>;

@@ -87,6 +87,9 @@ export const PaymentListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(PaymentStatus),
+  kind: Type.Optional(Type.Union([Type.Literal('payout'), Type.Literal('link')], {
+    description: "payout: the merchant's own payments out (POST /api/pay); link: payments its payment links received (every way the merchant is paid: GET /api/merchant/received)",
+  })),
   paymentLinkId: Type.Optional(Type.String({
     pattern: '^plink_[A-Za-z0-9_-]{1,64}$',
     description: 'Only the payments made through this payment link (plink_...). A link of another merchant or mode matches none: an empty list, as for any other filter; a malformed id is a 400 validation_failed',

@@ -17,8 +17,8 @@ export interface NewEvent {
   /** The spec's payload fields; `id`, `event` and `timestamp` are added here. */
   data: Record<string, unknown>;
   /**
-   * Targets besides the merchant's webhook. `includeWebhook` false sends only to these (a POS
-   * callback goes to the session's callbackUrl alone).
+   * Targets besides the merchant's webhook. `includeWebhook` false sends only to these. (POS
+   * sessions' events are written by pos_tap itself, to the webhook URL and the callbackUrl.)
    */
   targets?: EventTarget[];
   includeWebhook?: boolean;

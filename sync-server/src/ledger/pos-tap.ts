@@ -8,13 +8,14 @@ import { recordLedgerTransfer } from '../metrics/registry.ts';
 /** What pos_tap (db/functions/pos_tap.sql) did; only completed, failed and expired changed anything. */
 export type TapOutcome = 'completed' | 'failed' | 'expired' | 'not_pending' | 'session_not_found' | 'tag_not_found' | 'tag_disabled' | 'pin_required' | 'pin_required_merchant' | 'needs_lines';
 
-/** {currency: ISO 4217 exponent}: pos_tap renders a callback event's amount in major units with it. */
+/** {currency: ISO 4217 exponent}: pos_tap renders its event's amount in major units with it. */
 const EXPONENTS = JSON.stringify(Object.fromEntries(SUPPORTED_CURRENCIES.map((currency) => [currency, currencyExponent(currency)])));
 
 /**
  * One tap, or one wallet payment, in one statement (pos_tap): the session's new state, its ONE
- * ledger transfer and, for a session with a callbackUrl, its pos.session.completed /
- * pos.session.failed event, committed together in a single round trip. `pinWalletId`: the wallet
+ * ledger transfer and its pos.session.completed / pos.session.failed event (delivered to the
+ * merchant's webhook URL and the session's callbackUrl, once when they are the same URL),
+ * committed together in a single round trip. `pinWalletId`: the wallet
  * whose holder proved their PIN for this tap, which lifts the tag's no-PIN limits if the tag still
  * pays from it. `Row` is the pos_sessions row as the caller reads it.
  *
@@ -39,7 +40,7 @@ export async function posTap<Row extends { id: string }>(
   },
 ): Promise<{ outcome: TapOutcome; row: Row | undefined }> {
   const [result] = await db.query<Row & { outcome: TapOutcome }>(
-    'SELECT t.outcome, (t.session).* FROM pos_tap($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13) AS t',
+    'SELECT t.outcome, (t.session).* FROM pos_tap($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14) AS t',
     [
       fields.sessionId,
       fields.mode,
@@ -54,6 +55,7 @@ export async function posTap<Row extends { id: string }>(
       newId('whd'),
       EXPONENTS,
       fields.saleMembers ?? null,
+      newId('whd'),
     ],
     { prepareAs: 'pos_tap' },
   );

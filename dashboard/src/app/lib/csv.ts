@@ -1,4 +1,4 @@
-import type { PaymentRecord } from '@tapline/shared/schemas';
+import type { PaymentRecord, ReceivedPaymentRecord } from '@tapline/shared/schemas';
 import type { Words } from './i18n.ts';
 
 /** The largest CSV file the dashboard reads: 500 rows (an import's most) fit many times over. */
@@ -92,4 +92,13 @@ export function download(name: string, text: string): void {
 export function paymentsCsv(payments: readonly PaymentRecord[]): string {
   const header = ['id', 'status', 'amount', 'currency', 'fee', 'rail', 'receiver', 'payer', 'paymentLinkId', 'reference', 'createdAt'];
   return toCsv(header, payments.map((row) => [row.id, row.status, row.amount, row.currency, row.fee, row.rail, row.receiverName, row.senderName, row.paymentLinkId, row.reference, row.createdAt]));
+}
+
+/**
+ * Payments received, every channel, as the Payments page exports them: the API's field names and
+ * values (channel and method codes, amounts in major units), so a file reads the same in every language.
+ */
+export function receivedCsv(payments: readonly ReceivedPaymentRecord[]): string {
+  const header = ['receivedAt', 'channel', 'method', 'id', 'amount', 'fee', 'net', 'currency', 'payer', 'reference', 'terminalId', 'transferId'];
+  return toCsv(header, payments.map((row) => [row.receivedAt, row.channel, row.method, row.id, row.amount, row.fee, row.net, row.currency, row.payerHandle, row.reference, row.terminalId, row.transferId]));
 }

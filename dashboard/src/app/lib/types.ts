@@ -5,6 +5,7 @@ export type Role = Session['user']['role'];
 export type Route =
   | 'overview'
   | 'payments'
+  | 'payouts'
   | 'posSessions'
   | 'offlinePayments'
   | 'paymentLinks'
@@ -27,6 +28,7 @@ export const ROUTES: readonly Route[] = [
   'posSessions',
   'offlinePayments',
   'paymentLinks',
+  'payouts',
   'bills',
   'payroll',
   'subscriptions',

@@ -513,7 +513,7 @@ export interface paths {
         };
         /**
          * The merchant's payments in the key's mode, newest first
-         * @description Filters: status; paymentLinkId, the payments a payment link received (each carries that paymentLinkId). A filter that matches nothing of this merchant in this mode, such as another merchant's link, answers an empty list.
+         * @description Filters: status; kind, payout (the merchant's payments out) or link (its payment links' payments); paymentLinkId, the payments a payment link received (each carries that paymentLinkId). Every way the merchant is paid, kiosk and checkout included: GET /api/merchant/received. A filter that matches nothing of this merchant in this mode, such as another merchant's link, answers an empty list.
          */
         get: operations["listPayments"];
         put?: never;
@@ -964,7 +964,7 @@ export interface paths {
         put?: never;
         /**
          * Pay another wallet from the signed-in wallet (the /pay/<handle> page); Idempotency-Key honoured
-         * @description Body {to, amount (major units), currency? (default: the recipient's), note?}. Insufficient funds: 422 insufficient_funds.
+         * @description Body {to, amount (major units), currency? (default: the recipient's), note?}. Insufficient funds: 422 insufficient_funds. Paying a merchant's @handle sends the merchant wallet.payment.received {transferId, merchantId, amount, currency, payerHandle, note, receivedAt} and lists the payment in its GET /api/merchant/received (channel pay_page).
          */
         post: operations["payFromWallet"];
         delete?: never;
@@ -993,8 +993,10 @@ export interface paths {
          *     the session failed. A tap above the tag's no-PIN limits (per tap, per UTC day, or in another currency than the tag's
          *     wallet) answers 403 pin_required and the session stays pending: repeat the tap with the holder's wallet PIN as pin
          *     (403 wrong_pin; 429 pin_attempts_exceeded after five wrong PINs). The same tag repeated on the session it settled
-         *     answers 200 with that session (a retry whose answer was lost); another tag gets 409. With a callbackUrl, pos.session.completed or pos.session.failed is POSTed to it, signed
-         *     x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.
+         *     answers 200 with that session (a retry whose answer was lost); another tag gets 409. pos.session.completed or pos.session.failed
+         *     goes to the merchant's webhook URL (signed like every webhook) and, with a callbackUrl, is POSTed there too, signed
+         *     x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>; a callbackUrl equal to the
+         *     webhook URL gets it once, as a webhook.
          *
          *     Idempotency-Key honoured: the session id derives from the key, so a retry (even after a crash of the server mid-request) answers the same session, with Idempotent-Replayed: true when the first answer was recorded.
          *
@@ -1049,8 +1051,10 @@ export interface paths {
          *     the session failed. A tap above the tag's no-PIN limits (per tap, per UTC day, or in another currency than the tag's
          *     wallet) answers 403 pin_required and the session stays pending: repeat the tap with the holder's wallet PIN as pin
          *     (403 wrong_pin; 429 pin_attempts_exceeded after five wrong PINs). The same tag repeated on the session it settled
-         *     answers 200 with that session (a retry whose answer was lost); another tag gets 409. With a callbackUrl, pos.session.completed or pos.session.failed is POSTed to it, signed
-         *     x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.
+         *     answers 200 with that session (a retry whose answer was lost); another tag gets 409. pos.session.completed or pos.session.failed
+         *     goes to the merchant's webhook URL (signed like every webhook) and, with a callbackUrl, is POSTed there too, signed
+         *     x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>; a callbackUrl equal to the
+         *     webhook URL gets it once, as a webhook.
          *
          *     A session with catalogue items: 409 out_of_stock (details: productId, available, requested) when a tracked product no longer has the units, 409 product_unavailable (details: productId, name, reason) when a product was archived or deactivated since; nothing is charged and the session stays pending.
          */
@@ -2957,6 +2961,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/merchant/received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every payment the merchant received, newest first: kiosk sales, offline payments, checkout, the /pay/<handle> page, payment links, subscriptions
+         * @description channel narrows the list to one channel (pos, offline, checkout, pay_page, payment_link, subscription). Only money that arrived is listed: a completed POS session, an accepted offline payment, a paid checkout session, a wallet payment to the merchant's @handle, a completed payment link payment, a subscription period charged. amount is what the customer paid, net what reached the merchant's wallet after the fee.
+         */
+        get: operations["listMerchantReceived"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/sales/daily": {
         parameters: {
             query?: never;
@@ -2964,7 +2988,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sales per UTC day and currency (POS sessions completed, offline payments accepted), oldest day first */
+        /** Sales per UTC day and currency, oldest day first: every payment received (GET /api/merchant/received), what the customers paid */
         get: operations["getMerchantSalesDaily"];
         put?: never;
         post?: never;
@@ -5314,6 +5338,31 @@ export interface components {
          * @enum {string}
          */
         RailName: "mobile_money" | "bank_transfer" | "payment_link" | "qr" | "offline_qr" | "card" | "cash_pickup" | "wallet";
+        /**
+         * @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link; subscription: a subscription period charged
+         * @enum {string}
+         */
+        ReceivedChannelSchema: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription";
+        ReceivedPayment: {
+            /** @description The record's id in its channel: the POS session's (uuid), the offline payment's (uuid), cs_… (checkout), the transfer's (pay_page), pay_… (payment_link), the charge's (subscription) */
+            id: string;
+            channel: components["schemas"]["ReceivedChannelSchema"];
+            /** @description How the customer paid: tap or wallet (pos), tap or qr (offline), wallet, mobile_money or bank_transfer (checkout), wallet (pay_page, payment_link, subscription) */
+            method: string;
+            /** @description What the customer paid, major units */
+            amount: number;
+            /** @description Tapline's fee, major units (payment links' fee; 0 elsewhere) */
+            fee: number;
+            /** @description What reached the merchant: amount - fee, major units */
+            net: number;
+            currency: string;
+            payerHandle: string | null;
+            reference: string | null;
+            terminalId: string | null;
+            transferId: string | null;
+            /** Format: date-time */
+            receivedAt: string;
+        };
         /** @description Exactly one of phone, accountNumber or handle */
         ReceiverObject: {
             /** @description E.164, e.g. +2348012345678 */
@@ -9032,6 +9081,8 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 status?: "pending" | "processing" | "completed" | "failed" | "reversed";
+                /** @description payout: the merchant's own payments out (POST /api/pay); link: payments its payment links received (every way the merchant is paid: GET /api/merchant/received) */
+                kind?: "payout" | "link";
                 /** @description Only the payments made through this payment link (plink_...). A link of another merchant or mode matches none: an empty list, as for any other filter; a malformed id is a 400 validation_failed */
                 paymentLinkId?: string;
             };
@@ -23488,6 +23539,88 @@ export interface operations {
             };
             /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMerchantReceived: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link; subscription: a subscription period charged */
+                channel?: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReceivedPayment"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -37,12 +37,14 @@ $$;
 -- amount from the tag's no-PIN allowance of the day unless the holder proved their PIN), mark the
 -- session completed and post ONE ledger transfer from the payer's wallet to the merchant's
 -- (ledger_post_transfer); when the ledger refuses it (insufficient funds posts nothing and raises
--- nothing), the session is marked failed instead and the allowance goes back. A session with a
--- callbackUrl gets its pos.session.completed / pos.session.failed event and delivery written here
--- too (p_event_id, p_delivery_id: ids the caller generated; unused otherwise). Run on its own it
--- is its own transaction: transfer, session and event commit together in a single round trip,
--- and the hot merchant account (which the ledger locks last) is held only from the transfer to
--- the commit.
+-- nothing), the session is marked failed instead and the allowance goes back. The session's
+-- pos.session.completed / pos.session.failed event is written here too, with a delivery to the
+-- merchant's webhook URL (signed as every webhook, hex) and one to the session's callbackUrl
+-- (sha256=) unless that is the same URL (one delivery then, the webhook's); with neither URL no
+-- event is written, as nothing would read it (p_event_id, p_delivery_id for the callback,
+-- p_webhook_delivery_id: ids the caller generated). Run on its own it is its own transaction:
+-- transfer, session and event commit together in a single round trip, and the hot merchant
+-- account (which the ledger locks last) is held only from the transfer to the commit.
 --
 -- p_sale_members: see pos_session_event_body; a session with lines (items) is answered
 -- 'needs_lines' with nothing changed while it is NULL.
@@ -59,7 +61,8 @@ $$;
 CREATE OR REPLACE FUNCTION pos_tap(
   p_session_id uuid, p_mode text, p_merchant_id text, p_tag_id text,
   p_payer_wallet_id text, p_payer_handle text, p_now timestamptz, p_transfer_id text,
-  p_pin_wallet_id text, p_event_id text, p_delivery_id text, p_exponents jsonb, p_sale_members text
+  p_pin_wallet_id text, p_event_id text, p_delivery_id text, p_exponents jsonb, p_sale_members text,
+  p_webhook_delivery_id text
 ) RETURNS TABLE (outcome text, session pos_sessions) LANGUAGE plpgsql
 SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -71,6 +74,7 @@ DECLARE
   v_tag_status text;
   v_result text;
   v_outcome text;
+  v_webhook_url text;
 BEGIN
   SELECT * INTO v_session FROM pos_sessions s
   WHERE s.id = p_session_id AND s.mode = p_mode AND (p_merchant_id IS NULL OR s.merchant_id = p_merchant_id)
@@ -174,13 +178,16 @@ BEGIN
     INSERT INTO wearable_merchants (tag_id, merchant_id, source, created_at)
     VALUES (p_tag_id, v_session.merchant_id, 'pin', p_now) ON CONFLICT (tag_id, merchant_id) DO NOTHING;
   END IF;
-  IF v_session.callback_url IS NOT NULL THEN
+  SELECT m.webhook_url INTO v_webhook_url FROM merchants m WHERE m.id = v_session.merchant_id;
+  IF v_session.callback_url IS NOT NULL OR v_webhook_url IS NOT NULL THEN
     INSERT INTO events (id, merchant_id, mode, type, body, created_at)
     VALUES (p_event_id, v_session.merchant_id, v_session.mode,
             CASE WHEN v_outcome = 'completed' THEN 'pos.session.completed' ELSE 'pos.session.failed' END,
             pos_session_event_body(v_session, p_event_id, (p_exponents ->> v_session.currency)::integer, p_now, p_sale_members), p_now);
     INSERT INTO event_deliveries (id, event_id, merchant_id, mode, url, signature_format, state, next_attempt_at, created_at, updated_at)
-    VALUES (p_delivery_id, p_event_id, v_session.merchant_id, v_session.mode, v_session.callback_url, 'sha256=', 'pending', p_now, p_now, p_now);
+    SELECT d.id, p_event_id, v_session.merchant_id, v_session.mode, d.url, d.format, 'pending', p_now, p_now, p_now
+    FROM (VALUES (p_webhook_delivery_id, v_webhook_url, 'hex'), (p_delivery_id, v_session.callback_url, 'sha256=')) AS d (id, url, format)
+    WHERE d.url IS NOT NULL AND (d.format = 'hex' OR d.url IS DISTINCT FROM v_webhook_url);
   END IF;
   RETURN QUERY SELECT v_outcome, v_session;
 END

@@ -219,9 +219,72 @@ export async function revokeUserSessions(db: Queryable, userId: string, now: Dat
 }
 
 /**
- * Sales per UTC day and currency from `from` (inclusive) to `until` (exclusive): POS sessions
- * completed (by when they ended) and offline payments accepted (by when the terminal took them).
+ * Every payment the merchant received, one row per payment, whatever the channel (the
+ * dashboard's payments view, its CSV, the overview's sales; RECEIVED_CHANNELS in shared/):
+ * POS sessions completed, offline payments accepted (by when the terminal took them), checkout
+ * sessions paid, wallets paying the merchant's @handle, payment links paid, subscription periods
+ * charged. $1 merchant, $2 mode.
  */
+const RECEIVED_SQL = `
+  SELECT 'pos' AS channel, s.id::text AS id, CASE WHEN s.tag_id IS NULL THEN 'wallet' ELSE 'tap' END AS method,
+         s.amount, 0::int8 AS fee, s.currency, s.payer_handle, s.description AS reference, s.terminal_id, s.wallet_ref AS transfer_id, s.ended_at AS at
+  FROM pos_sessions s WHERE s.merchant_id = $1 AND s.mode = $2 AND s.status = 'completed'
+  UNION ALL
+  SELECT 'offline', o.id::text, o.kind, o.amount, 0::int8, o.currency, o.payer_handle, o.description, o.terminal_id, o.transfer_id, o.captured_at
+  FROM offline_payments o WHERE o.merchant_id = $1 AND o.mode = $2 AND o.status = 'accepted'
+  UNION ALL
+  SELECT 'checkout', c.id, c.payment_method, c.amount, 0::int8, c.currency, c.payer_handle, c.reference, NULL, c.transfer_id, c.ended_at
+  FROM checkout_sessions c WHERE c.merchant_id = $1 AND c.mode = $2 AND c.status = 'paid'
+  UNION ALL
+  SELECT 'pay_page', w.id, 'wallet', w.amount, 0::int8, w.currency, w.payer_handle, w.note, NULL, w.id, w.created_at
+  FROM merchant_wallet_payments w WHERE w.merchant_id = $1 AND w.mode = $2
+  UNION ALL
+  SELECT 'payment_link', p.id, 'wallet', p.amount, p.fee, p.currency, pw.handle, p.reference, NULL, p.id || ':debit', p.created_at
+  FROM payments p LEFT JOIN wallets pw ON pw.id = p.source_wallet_id
+  WHERE p.merchant_id = $1 AND p.mode = $2 AND p.kind = 'link' AND p.status = 'completed'
+  UNION ALL
+  SELECT 'subscription', c.id, 'wallet', c.amount, 0::int8, c.currency, s.handle, sp.name, NULL, c.transfer_id, c.attempted_at
+  FROM subscriptions s JOIN subscription_charges c ON c.subscription_id = s.id AND c.status = 'paid'
+  LEFT JOIN subscription_plans sp ON sp.id = s.plan_id
+  WHERE s.merchant_id = $1 AND s.mode = $2`;
+
+export interface ReceivedRow {
+  channel: string;
+  id: string;
+  method: string;
+  amount: string | number;
+  fee: string | number;
+  currency: string;
+  payer_handle: string | null;
+  reference: string | null;
+  terminal_id: string | null;
+  transfer_id: string | null;
+  at: Date;
+}
+
+/** A page of what the merchant received, newest first; `channel` narrows it to one channel. */
+export async function listReceived(
+  db: Queryable,
+  merchantId: string,
+  mode: string,
+  channel: string | undefined,
+  limit: number,
+  offset: number,
+): Promise<{ rows: ReceivedRow[]; total: number }> {
+  const rows = await db.query<ReceivedRow & { total: string | number }>(
+    `SELECT r.*, count(*) OVER () AS total FROM (${RECEIVED_SQL}) r
+     WHERE $3::text IS NULL OR r.channel = $3
+     ORDER BY r.at DESC, r.id DESC LIMIT $4 OFFSET $5`,
+    [merchantId, mode, channel ?? null, limit, offset],
+  );
+  if (rows.length === 0 && offset > 0) {
+    const [count] = await db.query<{ total: string | number }>(`SELECT count(*) AS total FROM (${RECEIVED_SQL}) r WHERE $3::text IS NULL OR r.channel = $3`, [merchantId, mode, channel ?? null]);
+    return { rows: [], total: Number(count?.total ?? 0) };
+  }
+  return { rows, total: Number(rows[0]?.total ?? 0) };
+}
+
+/** What the merchant received per UTC day and currency, every channel (RECEIVED_SQL), in [from, until). */
 export async function dailySales(
   db: Queryable,
   merchantId: string,
@@ -230,13 +293,8 @@ export async function dailySales(
   until: Date,
 ): Promise<{ day: string; currency: string; amount: string | number; count: string | number }[]> {
   return db.query<{ day: string; currency: string; amount: string | number; count: string | number }>(
-    `SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, currency, sum(amount)::int8 AS amount, count(*)::int8 AS count FROM (
-       SELECT ended_at AS at, currency, amount FROM pos_sessions
-       WHERE merchant_id = $1 AND mode = $2 AND status = 'completed' AND ended_at >= $3 AND ended_at < $4
-       UNION ALL
-       SELECT captured_at, currency, amount FROM offline_payments
-       WHERE merchant_id = $1 AND mode = $2 AND status = 'accepted' AND captured_at >= $3 AND captured_at < $4
-     ) sales GROUP BY 1, 2 ORDER BY 2, 1`,
+    `SELECT to_char(r.at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, r.currency, sum(r.amount)::int8 AS amount, count(*)::int8 AS count
+     FROM (${RECEIVED_SQL}) r WHERE r.at >= $3 AND r.at < $4 GROUP BY 1, 2 ORDER BY 2, 1`,
     [merchantId, mode, from, until],
   );
 }

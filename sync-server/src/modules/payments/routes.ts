@@ -94,7 +94,7 @@ export async function paymentRoutes(app: TypedApp, context: AppContext): Promise
     schema: {
       tags: ['payments'],
       summary: 'The merchant\'s payments in the key\'s mode, newest first',
-      description: 'Filters: status; paymentLinkId, the payments a payment link received (each carries that paymentLinkId). A filter that matches nothing of this merchant in this mode, such as another merchant\'s link, answers an empty list.',
+      description: 'Filters: status; kind, payout (the merchant\'s payments out) or link (its payment links\' payments); paymentLinkId, the payments a payment link received (each carries that paymentLinkId). Every way the merchant is paid, kiosk and checkout included: GET /api/merchant/received. A filter that matches nothing of this merchant in this mode, such as another merchant\'s link, answers an empty list.',
       querystring: PaymentListQuery,
       response: { 200: ListOf(PaymentRecord), ...errors },
     },
@@ -103,7 +103,7 @@ export async function paymentRoutes(app: TypedApp, context: AppContext): Promise
     const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
-    const page = await listPayments(db, principal.merchantId, principal.mode, { status: query.status, paymentLinkId: query.paymentLinkId }, limit, offset);
+    const page = await listPayments(db, principal.merchantId, principal.mode, { status: query.status, kind: query.kind, paymentLinkId: query.paymentLinkId }, limit, offset);
     return { data: page.rows.map((row) => paymentRecord(row, { owner: true })), total: page.total, limit, offset };
   });
 }

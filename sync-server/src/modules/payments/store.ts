@@ -126,6 +126,7 @@ export async function updatePayment(
 
 export interface PaymentFilter {
   status?: string | undefined;
+  kind?: 'payout' | 'link' | undefined;
   paymentLinkId?: string | undefined;
 }
 
@@ -135,6 +136,10 @@ export async function listPayments(db: Queryable, merchantId: string, mode: Mode
   if (filter.status) {
     params.push(filter.status);
     where += ` AND status = $${params.length}`;
+  }
+  if (filter.kind) {
+    params.push(filter.kind);
+    where += ` AND kind = $${params.length}`;
   }
   if (filter.paymentLinkId) {
     params.push(filter.paymentLinkId);

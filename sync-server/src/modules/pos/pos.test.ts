@@ -418,7 +418,7 @@ for (const target of await databaseTargets()) {
       const { pid, outcome } = await s.db.transaction(async (tx) => {
         const [backend] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
         const [row] = await tx.query<{ outcome: string }>(
-          `SELECT t.outcome FROM pos_tap($1, 'test', $2, $3, NULL, NULL, now(), $4, NULL, 'evt_lean', 'whd_lean', '{"NGN": 2}', NULL) AS t`,
+          `SELECT t.outcome FROM pos_tap($1, 'test', $2, $3, NULL, NULL, now(), $4, NULL, 'evt_lean', 'whd_lean', '{"NGN": 2}', NULL, 'whd_lean_webhook') AS t`,
           [first.sessionId, merchant.id, tagId, sessionTransferId(first.sessionId)],
         );
         return { pid: Number(backend!.pid), outcome: row!.outcome };

@@ -41,8 +41,10 @@ tag: 404 tag_not_found (the session stays pending); disabled tag: 403 tag_disabl
 the session failed. A tap above the tag's no-PIN limits (per tap, per UTC day, or in another currency than the tag's
 wallet) answers 403 pin_required and the session stays pending: repeat the tap with the holder's wallet PIN as pin
 (403 wrong_pin; 429 pin_attempts_exceeded after five wrong PINs). The same tag repeated on the session it settled
-answers 200 with that session (a retry whose answer was lost); another tag gets 409. With a callbackUrl, pos.session.completed or pos.session.failed is POSTed to it, signed
-x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>.`;
+answers 200 with that session (a retry whose answer was lost); another tag gets 409. pos.session.completed or pos.session.failed
+goes to the merchant's webhook URL (signed like every webhook) and, with a callbackUrl, is POSTed there too, signed
+x-service-signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the merchant's webhook secret>; a callbackUrl equal to the
+webhook URL gets it once, as a webhook.`;
 
 const ITEMS_RULES = `items (docs/catalogue.md): the lines sold, in major units with taxRate in percent, and discount (the cart's). They
 must add up to amount: 400 items_total_mismatch (details: itemsTotal, amount), or the rule they break: items_invalid, items_too_many,

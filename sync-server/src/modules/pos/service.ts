@@ -170,9 +170,9 @@ export function posService(context: AppContext): PosService {
   /**
    * tapped -> processing -> completed | failed (spec, POS session status), in pos_tap: one
    * statement that is its own transaction, so the payer's debit and the merchant's credit (ONE
-   * ledger transfer, the last statement before the commit), the session's new state and, for a
-   * session with a callbackUrl, its pos.session.completed / pos.session.failed event commit
-   * together, in a single round trip.
+   * ledger transfer, the last statement before the commit), the session's new state and its
+   * pos.session.completed / pos.session.failed event (to the merchant's webhook URL and the
+   * session's callbackUrl) commit together, in a single round trip.
    */
   async function settle(
     scope: SessionScope,

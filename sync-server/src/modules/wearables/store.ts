@@ -367,3 +367,20 @@ export async function restartTagMerchants(tx: Queryable, tagId: string, linkedBy
     );
   }
 }
+
+/**
+ * A wallet's payment to a merchant's @handle (the /pay/<handle> page), recorded for the merchant
+ * (migration 030) in the transfer's transaction. False when `id` (the transfer's) is recorded
+ * already: a retry of the same Idempotency-Key.
+ */
+export async function recordMerchantWalletPayment(
+  tx: Queryable,
+  payment: { id: string; merchantId: string; mode: string; merchantWalletId: string; payerWalletId: string; payerHandle: string; amount: number; currency: string; note: string | null; at: Date },
+): Promise<boolean> {
+  const rows = await tx.query<{ id: string }>(
+    `INSERT INTO merchant_wallet_payments (id, merchant_id, mode, merchant_wallet_id, payer_wallet_id, payer_handle, amount, currency, note, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [payment.id, payment.merchantId, payment.mode, payment.merchantWalletId, payment.payerWalletId, payment.payerHandle, payment.amount, payment.currency, payment.note, payment.at],
+  );
+  return rows.length > 0;
+}

@@ -10,12 +10,16 @@ import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/va
 import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
 import { requireWallet } from '../wallets/index.ts';
+import { enqueueEvent } from '../../events/outbox.ts';
+import { recordMerchantWalletPayment } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
 /**
  * Wallet to wallet: the signed-in holder pays another @handle (what the /pay/<handle> page a
  * wearable redirects to calls). One balanced transfer; Idempotency-Key makes a retry safe.
+ * When the @handle is a merchant's, the same transaction records the payment for the merchant
+ * (merchant_wallet_payments: its payments view) and writes its wallet.payment.received event.
  */
 export async function walletPayRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db } = context;
@@ -25,7 +29,7 @@ export async function walletPayRoutes(app: TypedApp, context: AppContext): Promi
     schema: {
       tags: ['wallet'],
       summary: 'Pay another wallet from the signed-in wallet (the /pay/<handle> page); Idempotency-Key honoured',
-      description: 'Body {to, amount (major units), currency? (default: the recipient\'s), note?}. Insufficient funds: 422 insufficient_funds.',
+      description: 'Body {to, amount (major units), currency? (default: the recipient\'s), note?}. Insufficient funds: 422 insufficient_funds. Paying a merchant\'s @handle sends the merchant wallet.payment.received {transferId, merchantId, amount, currency, payerHandle, note, receivedAt} and lists the payment in its GET /api/merchant/received (channel pay_page).',
       body: WalletPayBody,
       response: { 201: WalletPayResponse, ...errors },
     },
@@ -50,6 +54,30 @@ export async function walletPayRoutes(app: TypedApp, context: AppContext): Promi
         ],
         metadata: { from: principal.handle, to: recipient.handle, ...(note ? { note } : {}) },
       });
+      if (recipient.owner_type === 'merchant' && recipient.merchant_id) {
+        // A retry of the same Idempotency-Key finds its row: no second record, no second event.
+        const recorded = await recordMerchantWalletPayment(tx, {
+          id: transferId,
+          merchantId: recipient.merchant_id,
+          mode: principal.mode,
+          merchantWalletId: recipient.id,
+          payerWalletId: principal.walletId,
+          payerHandle: principal.handle,
+          amount,
+          currency,
+          note,
+          at: now,
+        });
+        if (recorded) {
+          await enqueueEvent(tx, {
+            merchantId: recipient.merchant_id,
+            mode: principal.mode,
+            type: 'wallet.payment.received',
+            data: { transferId, merchantId: recipient.merchant_id, amount: toMajor(amount, currency), currency, payerHandle: displayHandle(principal.handle), note, receivedAt: now.toISOString() },
+            at: now,
+          });
+        }
+      }
       return accountBalance(tx, walletAccount(principal.walletId, currency), principal.mode);
     });
     return reply.status(201).send({
