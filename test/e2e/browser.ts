@@ -22,6 +22,8 @@ const BROWSER_NOTICES = ['Failed to load resource', 'WebSocket is already in CLO
 /** A page in a new context; its script errors go to `pageErrors`. */
 export async function trackedPage(browser: Browser, options: BrowserContextOptions, pageErrors: string[]): Promise<Page> {
   const context = await browser.newContext(options);
+  // Every wait of Playwright's is on a condition; its ceiling generous enough for a loaded CI machine.
+  context.setDefaultTimeout(60_000);
   const page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('console', (message) => {
@@ -35,7 +37,7 @@ export async function trackedPage(browser: Browser, options: BrowserContextOptio
  * predicate with eval inside the page, which our pages' Content-Security-Policy refuses whenever
  * the first check is not already true; page.evaluate runs outside the page's CSP.
  */
-export async function waitForExpression(page: Page, expression: string, timeout = 10_000): Promise<void> {
+export async function waitForExpression(page: Page, expression: string, timeout = 60_000): Promise<void> {
   const deadline = Date.now() + timeout;
   while (!(await page.evaluate<boolean>(expression))) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${expression}`);

@@ -298,7 +298,7 @@ for (const target of await databaseTargets()) {
       assert.match(await phone.locator('#result-message').innerText(), /paid to Ada Fabrics by @/);
       await phone.screenshot({ path: `${ARTIFACTS}checkout-page-paid-${target.name}.png`, fullPage: true });
 
-      await page.locator('#result[data-status="paid"]').waitFor({ state: 'visible', timeout: 10_000 });
+      await page.locator('#result[data-status="paid"]').waitFor({ state: 'visible', timeout: 60_000 });
       assert.equal(await page.locator('#outcome').innerText(), `paid ${sessionId} paid`);
       assert.equal(await balanceMinor(s, payer, 'NGN'), 10_000 - 4500);
       assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantBefore + 4500);

@@ -112,7 +112,7 @@ for (const target of await databaseTargets()) {
         id: randomUUID(), terminalId: front.id, kind: 'tap', tagId: bisi.tagId, amountMinor: 6_000, currency: 'NGN', description: `Suya ${index}`,
         capturedAt: new Date(captured + index * 1000).toISOString(), status: 'queued', serverSeq: 0,
       }));
-      const pushed = await socket.timeout(10_000).emitWithAck(SYNC_EVENTS.push, { collection: 'offline_payments', rows: docs.map((doc) => ({ assumedMasterState: null, newDocumentState: doc })) }) as { conflicts: { status: string; declineCode?: string }[] };
+      const pushed = await socket.timeout(60_000).emitWithAck(SYNC_EVENTS.push, { collection: 'offline_payments', rows: docs.map((doc) => ({ assumedMasterState: null, newDocumentState: doc })) }) as { conflicts: { status: string; declineCode?: string }[] };
       assert.deepEqual(pushed.conflicts.map((doc) => doc.status), ['accepted', ...Array<string>(MANY).fill('declined')]);
       assert.equal(pushed.conflicts[1]?.declineCode, 'insufficient_funds');
       made.acceptedId = docs[0]!.id;

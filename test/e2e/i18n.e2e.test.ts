@@ -73,10 +73,10 @@ for (const target of await databaseTargets()) {
 
       const before = await balanceMinor(s, payer, 'NGN');
       reader.tap(tagId);
-      await page.locator('#result[data-status="completed"]').waitFor({ state: 'visible', timeout: 15_000 });
+      await page.locator('#result[data-status="completed"]').waitFor({ state: 'visible', timeout: 60_000 });
       assert.equal(await page.locator('#result-title').innerText(), 'Payé');
       assert.equal(await page.locator('#result-amount').innerText(), `12,50${NBSP}NGN`);
-      await page.locator('#receipt-status[data-state="printed"]').waitFor({ timeout: 15_000 });
+      await page.locator('#receipt-status[data-state="printed"]').waitFor({ timeout: 60_000 });
       assert.equal(await page.locator('#receipt-status').innerText(), 'Reçu imprimé');
       assert.equal(before - (await balanceMinor(s, payer, 'NGN')), 1250, 'charged exactly 12.50 once');
       await page.screenshot({ path: `${ARTIFACTS}i18n-kiosk-fr-paid-${target.name}.png` });

@@ -267,7 +267,7 @@ for (const target of await databaseTargets()) {
       assert.equal(payerStart - (await balanceMinor(s, payer, 'NGN')), 2250);
       // The kiosk told the server it holds nothing unsent: the merchant's terminals list says so.
       let reported: { id: string; queuedCount: number | null; queuedReportedAt: string | null } | undefined;
-      for (let attempt = 0; attempt < 50 && reported?.queuedCount !== 0; attempt++) {
+      for (let attempt = 0, deadline = Date.now() + 60_000; reported?.queuedCount !== 0 && Date.now() < deadline; attempt++) {
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
         const terminals = await s.request<{ data: { id: string; queuedCount: number | null; queuedReportedAt: string | null }[] }>('GET', '/api/merchant/terminals', { headers: key });
         reported = terminals.body.data.find((row) => row.id === terminalId);

@@ -97,7 +97,7 @@ describe(`the server's pages at kiosk, laptop and phone sizes on ${target!.name}
       await customer.locator('#pay-result[data-status="completed"]').waitFor({ state: 'visible' });
       await shoot(customer, 'tap-session-paid', size.name);
 
-      await page.locator('#result[data-status="completed"]').waitFor({ state: 'visible', timeout: 15_000 });
+      await page.locator('#result[data-status="completed"]').waitFor({ state: 'visible', timeout: 60_000 });
       await shoot(page, 'pos-completed', size.name);
 
       await customer.goto(`${s.baseUrl}/pay/${merchant.handle}?source=nfc`);

@@ -58,7 +58,7 @@ function start(command: string, args: string[], options: { cwd: string; env: Nod
     child,
     output: () => output,
     exit,
-    waitFor(pattern, timeoutMs = 30_000) {
+    waitFor(pattern, timeoutMs = 120_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const match = pattern.exec(output);

@@ -78,7 +78,7 @@ window.results = results;
       const pageErrors: string[] = [];
       const page = await trackedPage(browser, {}, pageErrors);
       await page.goto(shopUrl);
-      await page.waitForFunction(() => (globalThis as unknown as { results?: unknown }).results !== undefined, undefined, { timeout: 20_000 });
+      await page.waitForFunction(() => (globalThis as unknown as { results?: unknown }).results !== undefined, undefined, { timeout: 60_000 });
       const results = (await page.evaluate(() => (globalThis as unknown as { results: unknown }).results)) as {
         secretKey: string;
         session: { id: string; status: string; amount: number; mode: string };

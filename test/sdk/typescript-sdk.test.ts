@@ -101,7 +101,7 @@ for (const target of await databaseTargets()) {
       assert.equal(updates.at(-1), 'completed');
 
       // Its payment.completed event, verified on the raw body with the merchant's secret.
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 60_000;
       let delivery: (typeof receiver.received)[number] | undefined;
       while (!delivery && Date.now() < deadline) {
         delivery = receiver.received.find((request) => request.rawBody.toString().includes(payment.id) && request.rawBody.toString().includes('"payment.completed"'));
@@ -206,7 +206,7 @@ for (const target of await databaseTargets()) {
       const again = await client.pos.waitForOutcome(session.sessionId, { intervalMs: 50 });
       assert.equal(again.walletRef, session.walletRef);
 
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 60_000;
       let callback: (typeof receiver.received)[number] | undefined;
       while (!callback && Date.now() < deadline) {
         callback = receiver.received.find((request) => request.path === '/hooks/pos' && request.rawBody.toString().includes(session.sessionId));

@@ -30,7 +30,7 @@ describe(`a page source edited while the server runs is served after the rebuild
       assert.doesNotMatch(before, /tapline-rebuild-marker/);
       const file = join(SRC, 'pages/pay.ts');
       writeFileSync(file, `${readFileSync(file, 'utf8')}\ndocument.body.dataset.rebuilt = 'tapline-rebuild-marker';\n`);
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 60_000;
       let served = before;
       while (!served.includes('tapline-rebuild-marker') && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 200));

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { buildType2TagImage, toHex } from '@tapline/shared/ndef';
+import { killAndAwaitDeath } from '../testing/dead-process.ts';
 import { ManualClock } from '../testing/manual-clock.ts';
 import { PcscNfcReader } from './pcsc-reader.ts';
 import type { TagEvent, UnsupportedTagEvent } from './types.ts';
@@ -196,4 +197,35 @@ describe('PcscNfcReader (parent side of the driver process)', () => {
     await reader.stop();
     assert.equal(reader.status().state, 'stopped');
   });
+
+  for (const when of ['before its exit is heard', 'after its exit was heard'] as const) {
+    it(`stops a real driver process that was killed behind its back, ${when}, without throwing`, async () => {
+      const clock = new ManualClock();
+      const workers: WorkerHandle[] = [];
+      const reader = new PcscNfcReader({
+        clock,
+        checkPcscd: () => ({ available: true, socketPath: null }),
+        spawnWorker: () => {
+          const worker = forkWorker(new URL('../testing/fake-nfc-worker.ts', import.meta.url), { ...process.env, FAKE_NFC_WORKER_CRASH: '0' });
+          workers.push(worker);
+          return worker;
+        },
+        debounceWindowMs: 0,
+      });
+      const ready = new Promise<void>((resolve) => reader.on('status', (status) => status.state === 'ready' && resolve()));
+      await reader.start();
+      await ready;
+      if (when === 'after its exit was heard') {
+        const restarting = new Promise<void>((resolve) => reader.on('status', (status) => status.state === 'restarting' && resolve()));
+        killAndAwaitDeath(workers[0]!.pid);
+        await restarting;
+      } else {
+        // Dead, but this process has not turned its event loop since: its channel still looks open.
+        killAndAwaitDeath(workers[0]!.pid);
+      }
+      await reader.stop();
+      assert.equal(reader.status().state, 'stopped');
+      assert.equal(workers.length, 1, 'no driver started again after the stop');
+    });
+  }
 });

@@ -81,8 +81,14 @@ export class PcscNfcReader extends NfcReaderBase {
     if (worker !== null) {
       this.#expectingExit = true;
       const exited = new Promise<void>((resolve) => this.#exitWaiters.push(resolve));
-      worker.send({ type: 'stop' });
-      const killTimer = this.clock.setTimeout(() => worker.kill(), this.#options.stopTimeoutMs);
+      // The driver may have died already with its exit not heard yet (a loaded machine): telling
+      // it to stop then fails, which is no error: its exit, on its way, ends the wait.
+      try {
+        worker.send({ type: 'stop' });
+      } catch {
+        killQuietly(worker);
+      }
+      const killTimer = this.clock.setTimeout(() => killQuietly(worker), this.#options.stopTimeoutMs);
       await exited;
       this.clock.clearTimeout(killTimer);
     }
@@ -190,7 +196,7 @@ export class PcscNfcReader extends NfcReaderBase {
       this.#watchdogTimer = null;
       if (this.#worker !== worker) return;
       this.reportError(new Error(`NFC driver sent nothing for ${this.#options.heartbeatTimeoutMs} ms; killing it`));
-      worker.kill();
+      killQuietly(worker);
     }, this.#options.heartbeatTimeoutMs);
   }
 
@@ -199,6 +205,15 @@ export class PcscNfcReader extends NfcReaderBase {
     if (timer !== null) this.clock.clearTimeout(timer);
     if (which === 'retry') this.#retryTimer = null;
     else this.#watchdogTimer = null;
+  }
+}
+
+/** Kills a driver process; one that is gone already is no error (its exit is reported apart). */
+function killQuietly(worker: WorkerHandle): void {
+  try {
+    worker.kill();
+  } catch {
+    // Dead already.
   }
 }
 

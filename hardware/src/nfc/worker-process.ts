@@ -3,6 +3,8 @@ import type { ParentMessage } from './worker-protocol.ts';
 
 /** The parent's view of a driver process; tests substitute a fake. */
 export interface WorkerHandle {
+  /** The process id, when the process started (logs, and tests that kill it behind our back). */
+  readonly pid?: number | undefined;
   onMessage(listener: (message: unknown) => void): void;
   onExit(listener: (code: number | null, signal: string | null) => void): void;
   send(message: ParentMessage): void;
@@ -30,10 +32,13 @@ export function forkWorker(module: URL = PCSC_WORKER_MODULE, env: NodeJS.Process
   // A failed spawn is reported through 'exit' as well; swallowing 'error' keeps it from throwing.
   child.on('error', () => undefined);
   return {
+    pid: child.pid,
     onMessage: (listener) => child.on('message', listener),
     onExit: (listener) => child.on('exit', (code, signal) => listener(code, signal)),
+    // A process that died may not have closed its channel yet (its exit is still on its way): the
+    // write then fails, and the callback takes the error so the message is dropped, never thrown.
     send: (message) => {
-      if (child.connected) child.send(message);
+      if (child.connected) child.send(message, undefined, undefined, () => undefined);
     },
     kill: () => {
       if (!exited) child.kill('SIGKILL');

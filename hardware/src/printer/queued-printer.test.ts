@@ -38,7 +38,9 @@ async function setup(confirm: 'status' | 'drain' | 'auto') {
   const clock = new ManualClock();
   const directory = mkdtempSync(join(tmpdir(), 'tapline-print-'));
   const queue = new DurablePrintQueue({ directory });
-  const transport = new TcpTransport({ host: '127.0.0.1', port: device.port, confirm, connectTimeoutMs: 1000, statusTimeoutMs: 300, sendTimeoutMs: 5000 });
+  // Ceilings no loaded machine reaches, except the status wait of 'auto', which is how the transport
+  // learns that a printer has no status support (its silence is the answer, so it must be short).
+  const transport = new TcpTransport({ host: '127.0.0.1', port: device.port, confirm, connectTimeoutMs: 60_000, statusTimeoutMs: confirm === 'auto' ? 300 : 60_000, sendTimeoutMs: 60_000 });
   const printer = new QueuedReceiptPrinter({ transport, queue, clock, retryInitialDelayMs: 2000, retryMaxDelayMs: 60_000 });
   cleanups.push(async () => {
     await printer.close();
@@ -127,7 +129,7 @@ describe('QueuedReceiptPrinter over TCP 9100 (127.0.0.1)', () => {
 
     // The terminal restarts; the new printer finds the job in the journal and prints it.
     await device.listen();
-    const transport = new TcpTransport({ host: '127.0.0.1', port: device.port, confirm: 'status', statusTimeoutMs: 300 });
+    const transport = new TcpTransport({ host: '127.0.0.1', port: device.port, confirm: 'status', statusTimeoutMs: 60_000 });
     const restarted = new QueuedReceiptPrinter({ transport, queue: new DurablePrintQueue({ directory }), clock });
     cleanups.push(() => restarted.close());
     await printedEvents(restarted, 1);

@@ -34,7 +34,7 @@ export class FakeNetworkPrinter {
   }
 
   /** Resolves once every open connection has finished (the client may resolve before we see its FIN). */
-  async idle(limitMs = 5000): Promise<void> {
+  async idle(limitMs = 60_000): Promise<void> {
     const deadline = Date.now() + limitMs;
     while (this.#sockets.size > 0) {
       if (Date.now() > deadline) throw new Error('connections still open');

@@ -137,7 +137,7 @@ class Receiver:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self
 
-    def wait_for(self, predicate_text: Tuple[str, ...], path: Optional[str] = None, timeout: float = 20) -> Received:
+    def wait_for(self, predicate_text: Tuple[str, ...], path: Optional[str] = None, timeout: float = 60) -> Received:
         """The first request whose body contains every text (and whose path is `path`)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

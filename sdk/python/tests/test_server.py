@@ -129,7 +129,7 @@ class PaymentTest(unittest.TestCase):
         self.assertEqual(client.payments.list()["total"], 1)
 
         updates: List[str] = []
-        completed = client.payments.wait_for_outcome(payment["id"], interval=0.05, timeout=20, on_update=lambda p: updates.append(p["status"]))
+        completed = client.payments.wait_for_outcome(payment["id"], interval=0.05, timeout=60, on_update=lambda p: updates.append(p["status"]))
         self.assertEqual(completed["status"], "completed")
         self.assertEqual([entry["status"] for entry in completed["timeline"]], ["pending", "processing", "completed"])
         self.assertEqual(updates[-1], "completed")

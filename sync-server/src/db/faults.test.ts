@@ -27,7 +27,7 @@ interface Answer {
 const PAYMENT = { fromCode: 'NG', toCode: 'KE', rail: 'mobile_money', amount: 1, currency: 'NGN', receiver: '+254712345678', receiverName: 'Wanjiku Kamau' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe().catch(() => undefined);
@@ -157,13 +157,18 @@ describe('database faults on postgres', { skip: postgres ? false : 'needs Postgr
       }
     });
 
-    await sleep(1_000);
+    // Paced by what the traffic did, not by the clock: each termination lands on traffic that got
+    // answers since the one before, and the traffic runs until the checks below have something to
+    // check (a request caught by a terminated connection, taps completed), with generous ceilings.
+    const answered = () => [...answers.values()].reduce((sum, n) => sum + n, 0) + acknowledged.size;
+    await until('the traffic to get answers', async () => (answered() >= 5 ? true : undefined), 60_000);
     let terminated = 0;
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < 5 || ((answers.get('503 database_unavailable') ?? 0) === 0 && round < 30); round++) {
+      const before = answered();
       terminated += await terminateBackends();
-      await sleep(600);
+      await until('the traffic to get answers again', async () => (answered() > before ? true : undefined), 60_000);
     }
-    await sleep(1_000);
+    await until('taps to complete after the faults', async () => ((answers.get('tap completed') ?? 0) > 10 ? true : undefined), 60_000);
     running = false;
     await Promise.all(workers);
 
@@ -234,7 +239,12 @@ describe('database faults on postgres', { skip: postgres ? false : 'needs Postgr
     const offline = tap();
     const during = await push(offline);
     assert.ok('code' in during, JSON.stringify(during));
-    await sleep(2_500); // background workers run and fail meanwhile (scheduler, dispatcher, sweepers)
+    // Background workers run and fail meanwhile: waited for in the log, not slept for.
+    const cutAt = server.output().length;
+    await until('the background workers to fail on the missing database', async () => {
+      const since = server.output().slice(cutAt);
+      return since.includes('payment scheduler failed') && since.includes('event dispatcher run failed') ? true : undefined;
+    }, 60_000);
     assert.equal(till.connected && window.connected, true, 'terminals stay connected while the database is down');
 
     relay.restore();
@@ -256,14 +266,25 @@ describe('database faults on postgres', { skip: postgres ? false : 'needs Postgr
 
     // Twice more: the sync adapter's own pool must not run out of connections (it drops a
     // broken LISTEN client without giving it back), or streams to other connections would stop.
+    // Each fault waited for until the adapter has met it and come back: its LISTEN connection (a
+    // backend whose last statement is LISTEN) ends with the fault and a new one replaces it.
+    const listener = async () => (await probe.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN %'`,
+    ))[0]?.pid;
+    const listenerOtherThan = (pid: number | undefined) => until('the sync adapter to LISTEN on a new connection', async () => {
+      const now = await listener();
+      return now !== undefined && now !== pid ? now : undefined;
+    }, 60_000);
+    let listening = await listenerOtherThan(undefined);
     for (let round = 0; round < 3; round++) {
       relay.cut();
-      await sleep(300);
+      await until('the LISTEN connection to end (relay cut)', async () => ((await listener()) === undefined ? true : undefined), 60_000);
       relay.restore();
-      await sleep(300);
+      listening = await listenerOtherThan(listening);
       await terminateBackends();
-      await sleep(300);
+      listening = await listenerOtherThan(listening);
     }
+    await until('health', async () => ((await call('GET', '/api/health')).status === 200 ? true : undefined), 60_000);
     const again = new Promise<StreamMessage>((resolve) => window.once(SYNC_EVENTS.stream, resolve));
     const next = tap();
     const pushed = await until('a push to settle', async () => {
@@ -271,7 +292,9 @@ describe('database faults on postgres', { skip: postgres ? false : 'needs Postgr
       return 'conflicts' in answer ? answer : undefined;
     });
     assert.equal(pushed.conflicts[0]?.status, 'accepted');
-    const message = await Promise.race([again, sleep(10_000).then(() => undefined)]);
+    let ceiling: NodeJS.Timeout | undefined;
+    const message = await Promise.race([again, new Promise<undefined>((resolve) => (ceiling = setTimeout(resolve, 60_000, undefined)))]);
+    clearTimeout(ceiling);
     assert.equal(message?.documents[0]?.id, next.id, 'the other connection hears the verdict');
 
     const debits = await probe.query<{ n: number }>('SELECT count(*)::int8 AS n FROM ledger_transfers WHERE id = ANY($1::text[])', [[`${String(retried.paymentId)}:debit`, `offline:${offline.id}`, `offline:${next.id}`]]);

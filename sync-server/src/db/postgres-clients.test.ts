@@ -39,7 +39,13 @@ describe('PostgreSQL pool clients', { skip: hasPostgres ? false : 'needs Postgre
         const [{ pid }] = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')) as [{ pid: number }];
         await admin.query('SELECT pg_terminate_backend($1)', [pid]);
         // The FATAL arrives while no statement of ours is running: the client hears it as an event.
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        // Waited for: the backend has left (it sent its FATAL first), seen over another connection.
+        for (const deadline = Date.now() + 60_000; ; ) {
+          const [left] = (await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid])) as [{ n: number }];
+          if (left.n === 0) break;
+          assert.ok(Date.now() < deadline, 'the terminated backend left');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
         await tx.query('SELECT 1');
       }).then(() => null, (error: unknown) => error);
       assert.ok(failed, 'the transaction failed');

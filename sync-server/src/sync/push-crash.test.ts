@@ -75,8 +75,9 @@ for (const target of await databaseTargets()) {
 
         // The kiosk pushes its queue; the server is killed while the pushes are being settled, twice.
         let acknowledged = 0;
-        for (const delayMs of [150, 400]) {
+        for (let round = 0; round < 2; round++) {
           const socket = await connect(server.url, token);
+          const roundStart = acknowledged;
           const pushing = (async () => {
             for (let start = 0; start < docs.length; start += PUSH) {
               const answer = await push(socket, docs.slice(start, start + PUSH));
@@ -84,7 +85,12 @@ for (const target of await databaseTargets()) {
               acknowledged += answer.conflicts.length;
             }
           })().catch(() => undefined);
-          await new Promise((resolve) => setTimeout(resolve, delayMs));
+          // Killed while it settles the pushes: once it has answered one of this round's (a
+          // condition, not a guessed delay), with a generous ceiling.
+          for (const deadline = Date.now() + 60_000; acknowledged === roundStart; ) {
+            assert.ok(Date.now() < deadline, 'the server answered a push');
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
           const exited = exitOf(server.child);
           server.child.kill('SIGKILL');
           await exited;

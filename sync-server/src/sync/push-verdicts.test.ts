@@ -165,9 +165,9 @@ for (const target of await databaseTargets()) {
       const s = server();
       const { terminalId, socket, tagId } = await shop(s);
       for (const collection of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 42, null]) {
-        const answer = (await socket.timeout(5000).emitWithAck(SYNC_EVENTS.push, { collection, rows: [{ newDocumentState: tapDoc(terminalId, tagId, 100) }] })) as SyncFailure;
+        const answer = (await socket.timeout(60_000).emitWithAck(SYNC_EVENTS.push, { collection, rows: [{ newDocumentState: tapDoc(terminalId, tagId, 100) }] })) as SyncFailure;
         assert.equal(answer.code, 'unknown_collection', String(collection));
-        const pulled = (await socket.timeout(5000).emitWithAck(SYNC_EVENTS.pull, { collection, checkpoint: null, batchSize: 10 })) as SyncFailure;
+        const pulled = (await socket.timeout(60_000).emitWithAck(SYNC_EVENTS.pull, { collection, checkpoint: null, batchSize: 10 })) as SyncFailure;
         assert.equal(pulled.code, 'unknown_collection', String(collection));
       }
       const [count] = await s.db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM offline_payments WHERE terminal_id = $1', [terminalId]);
@@ -179,7 +179,7 @@ for (const target of await databaseTargets()) {
       const s = server();
       const { terminalId, socket, tagId } = await shop(s);
       const good = tapDoc(terminalId, tagId, 100);
-      const answer = (await socket.timeout(5000).emitWithAck(SYNC_EVENTS.push, {
+      const answer = (await socket.timeout(60_000).emitWithAck(SYNC_EVENTS.push, {
         collection: 'offline_payments',
         rows: [null, 'row', { newDocumentState: null }, { newDocumentState: { ...good, id: 42 } }, { newDocumentState: good }],
       })) as PushResponse;

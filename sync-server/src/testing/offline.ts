@@ -20,11 +20,11 @@ export async function connectTerminal(server: TestServer, token: string): Promis
 }
 
 export function push<D extends SyncDocument = OfflinePaymentDoc>(socket: Socket, docs: unknown[], collection: SyncCollection = 'offline_payments'): Promise<PushResponse<D> | SyncFailure> {
-  return socket.timeout(10_000).emitWithAck(SYNC_EVENTS.push, { collection, rows: docs.map((doc) => ({ assumedMasterState: null, newDocumentState: doc })) });
+  return socket.timeout(60_000).emitWithAck(SYNC_EVENTS.push, { collection, rows: docs.map((doc) => ({ assumedMasterState: null, newDocumentState: doc })) });
 }
 
 export function pull<D extends ReplicatedDocument = OfflinePaymentDoc>(socket: Socket, serverSeq: number | null, batchSize = 100, collection: SyncCollection = 'offline_payments'): Promise<PullResponse<D> | SyncFailure> {
-  return socket.timeout(10_000).emitWithAck(SYNC_EVENTS.pull, { collection, checkpoint: serverSeq === null ? null : { serverSeq }, batchSize });
+  return socket.timeout(60_000).emitWithAck(SYNC_EVENTS.pull, { collection, checkpoint: serverSeq === null ? null : { serverSeq }, batchSize });
 }
 
 export function conflictsOf<D extends SyncDocument = OfflinePaymentDoc>(answer: PushResponse<D> | SyncFailure): D[] {

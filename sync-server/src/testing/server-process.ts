@@ -42,7 +42,9 @@ export function startServerProcess(env: Record<string, string>, options: ServerP
   const child = spawnServerProcess(env, options);
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    // A generous ceiling: a fresh embedded database's migrations under tsx on a loaded 2-core CI
+    // machine took over a minute.
+    const timer = setTimeout(() => reject(new Error(`server did not start within 240 s:\n${output}`)), 240_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+) \(/.exec(output);

@@ -53,7 +53,7 @@ describe('terminal host: socket.io proxy', () => {
     it(`carries socket.io over ${transport}, with the handshake's auth, to the sync server`, async () => {
       const socket = await connect(host.url, transport);
       try {
-        const answer = await socket.timeout(5_000).emitWithAck('echo', { amountMinor: 1250 });
+        const answer = await socket.timeout(60_000).emitWithAck('echo', { amountMinor: 1250 });
         assert.deepEqual(answer, { message: { amountMinor: 1250 }, token: 'term.test', transport });
       } finally {
         socket.close();

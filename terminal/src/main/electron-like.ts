@@ -107,6 +107,8 @@ export interface UtilityProcessLike {
   on(event: 'message', listener: (message: unknown) => void): unknown;
   on(event: 'exit', listener: (code: number) => void): unknown;
   on(event: 'spawn', listener: () => void): unknown;
+  /** A fatal error in the process (Electron: 'FatalError'); its 'exit' follows all the same. */
+  on(event: 'error', listener: (type: string, location: string) => void): unknown;
 }
 
 export interface ElectronLike {

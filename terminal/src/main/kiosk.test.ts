@@ -94,7 +94,7 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
 
   async function quit(fake: ReturnType<typeof fakeElectron>): Promise<void> {
     fake.emit('window-all-closed');
-    for (let i = 0; i < 50 && !fake.state.exited; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const deadline = Date.now() + 60_000; !fake.state.exited && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(fake.state.exited, true);
   }
 
@@ -307,7 +307,7 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     const userDataDir = provisioned(null);
     const fake = fakeElectron({ userDataDir });
     const { running } = start(fake);
-    for (let i = 0; i < 50 && fake.windows[0]?.loaded.length !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const deadline = Date.now() + 60_000; fake.windows[0]?.loaded.length !== 1 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
     const window = fake.windows[0]!;
     const pageUrl = pathToFileURL(paths().provisionPage).href;
     assert.deepEqual(window.loaded, [pageUrl]);
@@ -353,7 +353,7 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     const userDataDir = provisioned('http://old-server.example:3000');
     const fake = fakeElectron({ userDataDir });
     const { running } = start(fake, { argv: ['electron', '.', '--provision'], checkServer: async () => ({ ok: true }) });
-    for (let i = 0; i < 50 && fake.windows[0]?.loaded.length !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const deadline = Date.now() + 60_000; fake.windows[0]?.loaded.length !== 1 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
     const api = createKioskApi(fake.ipcRendererFor(fake.windows[0]!));
     assert.deepEqual(await api.provisioning.state(), { syncServerUrl: 'http://old-server.example:3000', terminal: null });
     assert.equal((await api.provisioning.save(upstreamUrl, { pairingCode: 'ABCDEFGH' })).ok, true);
@@ -364,7 +364,7 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     // pairing screen asks for the code later), and no token for the page.
     const notUp = fakeElectron({ userDataDir: provisioned(null) });
     const pending = start(notUp).running;
-    for (let i = 0; i < 50 && notUp.windows[0]?.loaded.length !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const deadline = Date.now() + 60_000; notUp.windows[0]?.loaded.length !== 1 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
     const notUpApi = createKioskApi(notUp.ipcRendererFor(notUp.windows[0]!));
     assert.deepEqual(await notUpApi.provisioning.save('http://127.0.0.1:1', { force: true }), { ok: true, syncServerUrl: 'http://127.0.0.1:1', terminal: null });
     assert.equal((await pending)?.syncServerUrl, 'http://127.0.0.1:1');

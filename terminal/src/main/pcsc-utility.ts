@@ -11,6 +11,7 @@ import { forkUtilityProcess } from './utility-process.ts';
 export function utilityProcessWorker(utilityProcess: ElectronLike['utilityProcess'], modulePath: string, env: NodeJS.ProcessEnv): WorkerHandle {
   const child = forkUtilityProcess<ParentMessage>(utilityProcess, modulePath, 'Tapline NFC reader', env);
   return {
+    pid: child.pid,
     onMessage: (listener) => child.onMessage(listener as (message: unknown) => void),
     onExit: (listener) => child.onExit((code) => listener(code, null)),
     send: (message) => child.postMessage(message),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { layoutReceipt } from '@tapline/hardware/src/printer/layouts.ts';
+import { killAndAwaitDeath } from '@tapline/hardware/src/testing/dead-process.ts';
 import { SAMPLE_MERCHANT, SAMPLE_RECEIPTS, sampleSettings } from '@tapline/hardware/src/printer/samples.ts';
 import type { PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
 import { parsePrinterParentMessage, parsePrinterWorkerMessage } from './printer-protocol.ts';
@@ -14,8 +15,10 @@ import { nodeUtilityProcess, utilityChildren } from './testing/node-utility-proc
 const WORKER = fileURLToPath(new URL('./printer-worker.ts', import.meta.url));
 const receipt = () => layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), SAMPLE_RECEIPTS['pos-payment']);
 
+/** Waits for `condition`, with a ceiling generous enough for a loaded machine (60 s). */
 async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  const deadline = Date.now() + 60_000;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
   assert.ok(condition(), what);
 }
 
@@ -102,6 +105,25 @@ describe('the receipt printer as a utility process (printer-worker.ts in a Node 
     await printer.close();
     await assert.rejects(printer.print(receipt()), /the printer is closed/);
   });
+
+  for (const when of ['before its exit is heard', 'after its exit was heard'] as const) {
+    it(`closes a printer whose process was killed behind its back, ${when}, without throwing`, async () => {
+      const printer = printerFor({ PRINTER: 'virtual' });
+      await printer.refreshStatus();
+      await until(() => printer.status().printer === 'virtual', 'ready');
+      const [child] = utilityChildren;
+      if (when === 'after its exit was heard') {
+        killAndAwaitDeath(child!.pid);
+        await until(() => printer.status().problem === 'The printer is restarting', 'restarting shown');
+      } else {
+        // Dead, but this process has not turned its event loop since: its channel still looks open.
+        killAndAwaitDeath(child!.pid);
+      }
+      await printer.close();
+      assert.equal(printer.restarts, 0, 'not started again once closed');
+      await until(() => utilityChildren.size === 0, 'no printer process left');
+    });
+  }
 
   it('checks the messages on both sides of the process boundary', () => {
     assert.equal(parsePrinterWorkerMessage({ type: 'answer', id: 0, ok: true }), null);

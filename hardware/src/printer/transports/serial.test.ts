@@ -19,13 +19,13 @@ interface MockPortBinding {
 // serialport requires the CommonJS build.
 const MockBinding = SerialPortMock.binding;
 
-function mockTransport(path: string, confirm: 'drain' | 'status' = 'drain') {
+function mockTransport(path: string, confirm: 'drain' | 'status' = 'drain', statusTimeoutMs = 200) {
   const ports: SerialPortMock[] = [];
   const transport = new SerialTransport({
     path,
     baudRate: 19_200,
     confirm,
-    statusTimeoutMs: 200,
+    statusTimeoutMs,
     createPort: ({ path: portPath, baudRate }) => {
       const port = new SerialPortMock({ path: portPath, baudRate, autoOpen: false });
       ports.push(port);
@@ -66,10 +66,18 @@ describe('SerialTransport over @serialport/binding-mock', () => {
 
   it('reads DLE EOT answers when the printer sends them, and reports silence as null', async () => {
     MockBinding.createPort('/dev/ttyMOCK2', { echo: false, record: true });
-    const { transport, binding } = mockTransport('/dev/ttyMOCK2');
-    assert.equal(await transport.query([Uint8Array.of(0x10, 0x04, 0x01)]), null, 'a printer without a return line');
+    const silent = mockTransport('/dev/ttyMOCK2');
+    assert.equal(await silent.transport.query([Uint8Array.of(0x10, 0x04, 0x01)]), null, 'a printer without a return line');
+    await silent.transport.close();
+    // The printer answers once the request has reached it (not after a guessed delay); the
+    // transport waits for it up to a ceiling no loaded machine reaches.
+    const { transport, binding } = mockTransport('/dev/ttyMOCK2', 'drain', 60_000);
     const answered = transport.query([Uint8Array.of(0x10, 0x04, 0x02)]);
-    setTimeout(() => binding()?.emitData(Buffer.from([0x16])), 20);
+    for (const deadline = Date.now() + 60_000; !binding()?.recording.includes(Buffer.from([0x10, 0x04, 0x02])); ) {
+      assert.ok(Date.now() < deadline, 'the request reached the port');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    binding()!.emitData(Buffer.from([0x16]));
     assert.deepEqual(await answered, [0x16]);
     await transport.close();
   });

@@ -7,6 +7,7 @@ const STATUS_BYTES_MAX = 64;
 export class StatusInbox {
   #bytes: number[] = [];
   #waiter: (() => void) | null = null;
+  #closed = false;
 
   /** Keeps the status bytes of a received chunk and wakes a waiting reader. */
   receive(chunk: Iterable<number>): void {
@@ -14,8 +15,12 @@ export class StatusInbox {
     this.#waiter?.();
   }
 
-  /** Wakes a waiting reader without data (the connection closed), so it re-checks at once. */
+  /**
+   * The connection closed: a waiting reader gets what is left, then null at once, rather than
+   * waiting out its deadline for bytes that can no longer come.
+   */
   wake(): void {
+    this.#closed = true;
     this.#waiter?.();
   }
 
@@ -28,7 +33,7 @@ export class StatusInbox {
     const deadline = Date.now() + timeoutMs;
     while (this.#bytes.length === 0) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0) return null;
+      if (remaining <= 0 || this.#closed) return null;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, remaining);
         this.#waiter = () => {

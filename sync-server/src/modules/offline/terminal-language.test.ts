@@ -7,9 +7,6 @@ import { connectTerminal } from '../../testing/offline.ts';
 
 type Terminal = { id: string; token: string; name: string; language: string };
 
-/** The most a terminal's message budget refills in `elapsedMs` (and one second more for the edges). */
-const refilledWithin = (elapsedMs: number) => Math.ceil((elapsedMs / 1000 + 1) * SYNC_MESSAGES_PER_SECOND);
-
 for (const target of await databaseTargets()) {
   describe(`a terminal's language on ${target.name}`, () => {
     const server = useTestServer(target, { rateLimitScale: 20 });
@@ -69,15 +66,15 @@ for (const target of await databaseTargets()) {
       const before = await s.request<Listed>('GET', '/api/merchant/terminals', { headers: key });
       assert.deepEqual([before.body.data[0]?.queuedCount, before.body.data[0]?.queuedReportedAt], [null, null], 'not reported yet');
       const { socket } = await connectTerminal(s, `term.${terminal.body.token}`);
-      assert.deepEqual(await socket.timeout(30_000).emitWithAck(SYNC_EVENTS.status, { queued: 3 }), { ok: true });
+      assert.deepEqual(await socket.timeout(60_000).emitWithAck(SYNC_EVENTS.status, { queued: 3 }), { ok: true });
       for (const queued of [-1, 1.5, 'three', 2_000_000, null]) {
-        const answer = (await socket.timeout(30_000).emitWithAck(SYNC_EVENTS.status, { queued })) as { code: string };
+        const answer = (await socket.timeout(60_000).emitWithAck(SYNC_EVENTS.status, { queued })) as { code: string };
         assert.equal(answer.code, 'invalid_status', `queued ${String(queued)}`);
       }
       const after = await s.request<Listed>('GET', '/api/merchant/terminals', { headers: key });
       assert.equal(after.body.data[0]?.queuedCount, 3);
       assert.ok(after.body.data[0]?.queuedReportedAt, 'with the time of the report');
-      assert.deepEqual(await socket.timeout(30_000).emitWithAck(SYNC_EVENTS.status, { queued: 0 }), { ok: true });
+      assert.deepEqual(await socket.timeout(60_000).emitWithAck(SYNC_EVENTS.status, { queued: 0 }), { ok: true });
       const synced = await s.request<Listed>('GET', '/api/merchant/terminals', { headers: key });
       assert.equal(synced.body.data[0]?.queuedCount, 0);
       socket.disconnect();
@@ -90,22 +87,29 @@ for (const target of await databaseTargets()) {
       const terminal = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 6' } });
       const { socket } = await connectTerminal(s, `term.${terminal.body.token}`);
       const flood = 3 * SYNC_MESSAGE_BURST;
-      const started = Date.now();
+      const floodStarted = performance.now();
       const answers = (await Promise.all(Array.from({ length: flood }, (_, index) => socket.timeout(60_000).emitWithAck(SYNC_EVENTS.status, { queued: index })))) as ({ ok: true } | { code: string; error: string })[];
-      const refill = refilledWithin(Date.now() - started);
+      // What the allowance could refill while the flood was on its way (more on a loaded machine).
+      const refillable = Math.ceil(((performance.now() - floodStarted) * SYNC_MESSAGES_PER_SECOND) / 1000);
       const refused = answers.filter((answer) => 'code' in answer);
       const stored = answers.length - refused.length;
       assert.ok(refused.every((answer) => 'code' in answer && answer.code === 'rate_limited' && /sync messages a second/.test(answer.error)), JSON.stringify(refused[0]));
-      // The burst, and what refilled while the messages arrived (a little on a quiet machine; more
-      // when a loaded one delivers them slowly: the bound follows the time they took, never a budget of time).
-      assert.ok(stored >= SYNC_MESSAGE_BURST && stored <= SYNC_MESSAGE_BURST + refill, `${stored} of ${flood} stored, ${refill} refilled at most`);
-      assert.ok(refused.length >= flood - SYNC_MESSAGE_BURST - refill, `${refused.length} refused`);
+      // The burst, and what refilled while the messages arrived (a little, on a fast loop).
+      assert.ok(stored >= SYNC_MESSAGE_BURST && stored <= SYNC_MESSAGE_BURST + refillable, `${stored} of ${flood} stored (burst ${SYNC_MESSAGE_BURST}, refillable ${refillable})`);
+      assert.equal(refused.length, flood - stored);
+      assert.ok(refused.length > 0 || refillable >= flood - SYNC_MESSAGE_BURST, 'refused beyond the burst and what refilled');
       // The last stored report is one that was answered ok, in order: never a refused one.
       const lastStored = answers.findLastIndex((answer) => !('code' in answer));
       const listed = await s.request<{ data: { queuedCount: number | null }[] }>('GET', '/api/merchant/terminals', { headers: key });
       assert.equal(listed.body.data[0]?.queuedCount, lastStored);
-      await new Promise((resolve) => setTimeout(resolve, 1_000 / SYNC_MESSAGES_PER_SECOND * 3));
-      assert.deepEqual(await socket.timeout(30_000).emitWithAck(SYNC_EVENTS.status, { queued: 2 }), { ok: true }, 'the connection is heard again');
+      // Heard again once the allowance refills: asked until it is (each refusal is an answer too).
+      let again: { ok: true } | { code: string } = { code: 'not asked' };
+      for (const deadline = Date.now() + 60_000; !('ok' in again) && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 1_000 / SYNC_MESSAGES_PER_SECOND));
+        again = (await socket.timeout(60_000).emitWithAck(SYNC_EVENTS.status, { queued: 2 })) as typeof again;
+        if ('code' in again) assert.equal(again.code, 'rate_limited');
+      }
+      assert.deepEqual(again, { ok: true }, 'the connection is heard again');
       socket.disconnect();
     });
 
@@ -116,18 +120,17 @@ for (const target of await databaseTargets()) {
       const terminal = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 7' } });
       const sockets = await Promise.all(Array.from({ length: 4 }, async () => (await connectTerminal(s, `term.${terminal.body.token}`)).socket));
       const each = SYNC_MESSAGE_BURST;
-      const started = Date.now();
+      const floodStarted = performance.now();
       const answers = (await Promise.all(sockets.flatMap((socket) => Array.from({ length: each }, (_, index) => socket.timeout(60_000).emitWithAck(SYNC_EVENTS.status, { queued: index }))))) as ({ ok: true } | { code: string })[];
-      const refill = refilledWithin(Date.now() - started);
+      const refillable = Math.ceil(((performance.now() - floodStarted) * SYNC_MESSAGES_PER_SECOND) / 1000);
       const stored = answers.filter((answer) => !('code' in answer)).length;
       assert.ok(answers.every((answer) => !('code' in answer) || answer.code === 'rate_limited'));
-      // One burst and what refilled meanwhile, not four bursts.
-      assert.ok(stored >= SYNC_MESSAGE_BURST && stored <= SYNC_MESSAGE_BURST + refill, `${stored} of ${answers.length} stored, ${refill} refilled at most`);
-      assert.ok(stored < answers.length, 'the four connections did not get a burst each');
+      // One burst and what refilled meanwhile (more on a loaded machine), not four bursts.
+      assert.ok(stored >= SYNC_MESSAGE_BURST && stored <= SYNC_MESSAGE_BURST + refillable, `${stored} of ${answers.length} stored (burst ${SYNC_MESSAGE_BURST}, refillable ${refillable})`);
       // Another terminal of the same merchant is not held back by this one.
       const other = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 8' } });
       const { socket: otherSocket } = await connectTerminal(s, `term.${other.body.token}`);
-      assert.deepEqual(await otherSocket.timeout(30_000).emitWithAck(SYNC_EVENTS.status, { queued: 1 }), { ok: true });
+      assert.deepEqual(await otherSocket.timeout(60_000).emitWithAck(SYNC_EVENTS.status, { queued: 1 }), { ok: true });
       for (const socket of [...sockets, otherSocket]) socket.disconnect();
     });
 

@@ -94,7 +94,7 @@ for (const target of await databaseTargets()) {
 const postgres = (await databaseTargets()).find((target) => target.name === 'postgres');
 
 describe('a server process killed mid-request (PostgreSQL)', { skip: postgres ? false : 'PostgreSQL is not reachable' }, () => {
-  it('its in-flight Idempotency-Key claim is released within 15 seconds: the retry on another process completes the tap once', async (t) => {
+  it('its in-flight Idempotency-Key claim is released once its process stops beating (not after the 120 s abandonment): the retry on another process completes the tap once', async (t) => {
     const database = await createPostgresDatabase();
     const env = { DATABASE_URL: database.url, ADMIN_TOKEN: TEST_ADMIN_TOKEN, SECRETS_KEY: TEST_SECRETS_KEY_HEX, LOG_LEVEL: 'warn', POS_SWEEP_INTERVAL_MS: '0' };
     const locker = new pg.Client({ connectionString: database.url });
@@ -123,10 +123,10 @@ describe('a server process killed mid-request (PostgreSQL)', { skip: postgres ? 
       await locker.query('BEGIN');
       await locker.query('SELECT 1 FROM pos_sessions WHERE id = $1 FOR UPDATE', [sessionId]);
       const inFlight = onDoomed('POST', `/api/pos/sessions/${sessionId}/tap`, { headers, body: { tagId } }).catch((error: unknown) => error);
-      for (let waited = 0; ; waited += 50) {
+      for (const deadline = Date.now() + 60_000; ;) {
         const claims = await locker.query(`SELECT 1 FROM idempotency_keys WHERE key = $1 AND state = 'in_progress'`, [headers['idempotency-key']]);
         if (claims.rowCount === 1) break;
-        assert.ok(waited < 10_000, 'the doomed process claimed the key');
+        assert.ok(Date.now() < deadline, 'the doomed process claimed the key');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       doomed.child.kill('SIGKILL');
@@ -138,15 +138,17 @@ describe('a server process killed mid-request (PostgreSQL)', { skip: postgres ? 
       const first = await onSurvivor('POST', `/api/pos/sessions/${sessionId}/tap`, { headers, body: { tagId } });
       assert.equal(first.status, 409, 'at first the claim still looks alive');
       assert.equal(first.body.code, 'idempotency_in_progress');
+      // Retried until it answers. The ceiling stays under the 120 s after which any claim counts as
+      // abandoned, so an answer proves the claim went with its silent process (OWNER_SILENT_AFTER_SECONDS).
       let answer = first;
-      while (answer.status === 409 && Date.now() - killedAt < 20_000) {
+      while (answer.status === 409 && Date.now() - killedAt < 90_000) {
         await new Promise((resolve) => setTimeout(resolve, 250));
         answer = await onSurvivor<Session>('POST', `/api/pos/sessions/${sessionId}/tap`, { headers, body: { tagId } });
       }
       const releasedAfterMs = Date.now() - killedAt;
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.equal((answer.body as Session).status, 'completed');
-      assert.ok(releasedAfterMs < 15_000, `released after ${releasedAfterMs} ms`);
+      // Figure for the log only (about OWNER_SILENT_AFTER_SECONDS on an idle machine).
       t.diagnostic(`claim released ${releasedAfterMs} ms after the kill`);
       const replay = await onSurvivor<Session>('POST', `/api/pos/sessions/${sessionId}/tap`, { headers, body: { tagId } });
       assert.equal(replay.headers.get('idempotent-replayed'), 'true');

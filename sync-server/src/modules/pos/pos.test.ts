@@ -614,16 +614,25 @@ for (const target of await databaseTargets()) {
       const s = server();
       const merchant = await s.createMerchant();
       const created = await s.request<{ sessionId: string }>('POST', '/api/pos/sessions', { headers: { 'x-merchant-api-key': merchant.testKey }, body: { amount: 2, currency: 'NGN', description: 'swept' } });
-      const status = async () => (await s.db.query<{ status: string }>('SELECT status FROM pos_sessions WHERE id = $1', [created.body.sessionId]))[0]?.status;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const statusOf = async (id: string) => (await s.db.query<{ status: string }>('SELECT status FROM pos_sessions WHERE id = $1', [id]))[0]?.status;
+      const status = () => statusOf(created.body.sessionId);
+      /** Until the session reads something other than pending (a generous ceiling). */
+      const swept = async (id: string) => {
+        let seen = await statusOf(id);
+        for (const deadline = Date.now() + 60_000; seen === 'pending' && Date.now() < deadline; ) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          seen = await statusOf(id);
+        }
+        return seen;
+      };
+      // Not before its time: proven once the sweeper has run since, which a session made overdue
+      // after this one shows by being expired (no sleep to guess that it ran).
+      const marker = await s.request<{ sessionId: string }>('POST', '/api/pos/sessions', { headers: { 'x-merchant-api-key': merchant.testKey }, body: { amount: 1, currency: 'NGN', description: 'overdue marker' } });
+      await s.db.query(`UPDATE pos_sessions SET expires_at = $2 WHERE id = $1`, [marker.body.sessionId, new Date(Date.now() + offsetMs - 1_000)]);
+      assert.equal(await swept(marker.body.sessionId), 'expired', 'the sweeper ran');
       assert.equal(await status(), 'pending', 'not before its time');
       offsetMs += 90_000;
-      let seen = await status();
-      for (let attempt = 0; attempt < 100 && seen === 'pending'; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        seen = await status();
-      }
-      assert.equal(seen, 'expired');
+      assert.equal(await swept(created.body.sessionId), 'expired');
     });
   });
 }

@@ -218,10 +218,10 @@ for (const target of await databaseTargets()) {
       assert.equal(unchanged.body.name, 'Akara');
     });
 
-    it('bench: a fresh kiosk pulls a catalogue of 5,000 products (server side)', async () => {
+    it('a fresh kiosk pulls a catalogue of 5,000 products by checkpoint: every one, once, in order, with its values', async () => {
       const { m, key } = await merchant();
       const s = server();
-      // Seeded in one statement (the create path is tested above; the pull is what is measured).
+      // Seeded in one statement (the create path is tested above; the pull is what is tested here).
       await s.db.query(
         `INSERT INTO products (id, merchant_id, mode, name, price, currency, sku, barcode, category, created_at, updated_at, server_seq)
          SELECT 'prod_bench' || i, $1, 'test', 'Item ' || lpad(i::text, 4, '0'), 100 + i, 'NGN', 'SKU-' || i, (6000000000000 + i)::text, 'Cat ' || (i % 12), now(), now(), i
@@ -231,23 +231,21 @@ for (const target of await databaseTargets()) {
       await s.db.query(`INSERT INTO product_sync_heads (merchant_id, mode, seq) VALUES ($1, 'test', 5000)`, [m.id]);
       const terminal = await s.request<{ id: string; token: string }>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Bench till' } });
       const { socket } = await connectTerminal(s, `term.${terminal.body.token}`);
-      const started = performance.now();
+      const seen: ProductDoc[] = [];
       let checkpoint: number | null = null;
-      let count = 0;
       for (;;) {
         const page: PullResponse<ProductDoc> | SyncFailure = await pull<ProductDoc>(socket, checkpoint, 100, 'products');
         assert.ok('documents' in page);
         if (page.documents.length === 0) break;
-        count += page.documents.length;
+        seen.push(...page.documents);
         checkpoint = page.checkpoint!.serverSeq;
       }
-      const elapsed = performance.now() - started;
-      assert.equal(count, 5000);
-      console.log(`[bench ${target.name}] fresh pull of 5000 products over socket.io: ${elapsed.toFixed(0)} ms (50 pulls of 100)`);
-      // The issue's target is 3 s for the kiosk's whole first sync (measured by the kiosk's e2e); this
-      // server-side figure is printed, and bounded loosely here because the test machine is shared
-      // (an idle run takes about 1 s on PGlite, 0.2-0.6 s on PostgreSQL; a loaded one up to 6 s).
-      assert.ok(elapsed < 10_000, `a fresh pull of 5000 products took ${elapsed} ms`);
+      assert.equal(seen.length, 5000);
+      assert.equal(new Set(seen.map((doc) => doc.id)).size, 5000, 'each product once');
+      assert.deepEqual(seen.map((doc) => doc.serverSeq), Array.from({ length: 5000 }, (_, i) => i + 1), 'in server order');
+      const sample = seen[4320]!;
+      assert.deepEqual([sample.id, sample.name, sample.priceMinor, sample.currency, sample.sku, sample.barcode, sample.category, sample.active, sample._deleted], ['prod_bench4321', 'Item 4321', 4421, 'NGN', 'SKU-4321', '6000000004321', 'Cat 1', true, false]);
+      // How fast is `npm run bench:catalogue`'s business (it prints this pull and the kiosk's), not a test's.
     });
   });
 }

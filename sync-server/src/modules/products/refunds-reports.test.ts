@@ -338,7 +338,7 @@ for (const target of await databaseTargets()) {
           const waiting = async () => Number((await holder.query<{ n: string }>(
             `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
           )).rows[0]!.n);
-          for (let i = 0; i < 200 && (await waiting()) === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+          for (const deadline = Date.now() + 60_000; (await waiting()) === 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 25));
           assert.equal(await waiting(), 1, 'the tap waits inside its transaction, after pos_tap');
           const [ledgerSide] = (await holder.query<{ status: string }>('SELECT status FROM pos_sessions WHERE id = $1', [created.body.sessionId])).rows;
           assert.equal(ledgerSide!.status, 'pending', 'its completion is not committed yet');

@@ -27,7 +27,7 @@ function report(result: Record<string, unknown>): never {
   process.exit(0);
 }
 
-const deadline = Date.now() + 20_000;
+const deadline = Date.now() + 60_000;
 const poll = setInterval(() => {
   const window = fake.windows[0];
   const url = window?.loaded.at(-1);
@@ -59,7 +59,7 @@ const poll = setInterval(() => {
     const terminalConfig = await api.app.terminalConfig();
     const info = await api.app.info();
     fake.emit('window-all-closed');
-    for (let i = 0; i < 100 && !fake.state.exited; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const deadline = Date.now() + 60_000; !fake.state.exited && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
     report({
       url,
       loaded: fake.windows[0]!.loaded,

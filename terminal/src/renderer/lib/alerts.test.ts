@@ -44,9 +44,12 @@ describe('cashier alerts', () => {
     await acknowledgeAlert(r.alerts, raised!.id, NOW);
     // The document changes again (a re-pulled verdict): no new alert.
     await (await r.payments.findOne('pay_1').exec())!.incrementalPatch({ settledAt: NOW.toISOString() });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const all = await r.alerts.find().exec();
-    assert.deepEqual(all.map((alert) => [alert.id, alert.status]), [['offline_payment_declined:pay_1', 'acknowledged']]);
+    // Proof the watcher has handled that change (it writes one emission at a time, in order): a
+    // later declined payment's alert, raised from an emission that holds pay_1 as well.
+    await r.payments.insert(payment({ id: 'pay_2', status: 'declined', declineCode: 'insufficient_funds', serverSeq: 4 }));
+    await firstValueFrom(openAlerts$(r.alerts).pipe(filter((open) => open.some((alert) => alert.refId === 'pay_2'))));
+    const all = await r.alerts.find({ sort: [{ id: 'asc' }] }).exec();
+    assert.deepEqual(all.map((alert) => [alert.id, alert.status]), [['offline_payment_declined:pay_1', 'acknowledged'], ['offline_payment_declined:pay_2', 'open']]);
   });
 
   it('raises an alert for a sale ended on the till that the server says was paid, unless an offline payment replaced it', () => {

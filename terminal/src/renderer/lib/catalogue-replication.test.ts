@@ -1,7 +1,8 @@
 // The catalogue's pull-only replication (lib/sync.ts's replicateCollection with push off) against
 // a stand-in for the sync server's pull handler: a fresh replica pulls 5,000 products by
 // checkpoint in batches of 100, archived ones arrive deleted, a streamed change lands, and
-// nothing is ever pushed. RxDB in memory here; the Chromium e2e measures the real IndexedDB.
+// nothing is ever pushed. RxDB in memory here; the Chromium e2e runs the real IndexedDB (how
+// fast is printed, never judged by a test: `npm run bench:catalogue` times the kiosk's pull).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { performance } from 'node:perf_hooks';
@@ -39,7 +40,7 @@ function server(catalogue: ProductDoc[]) {
 }
 
 describe('the catalogue in the replica', () => {
-  it('pulls 5,000 products into a fresh replica within 3 s, archived ones deleted, and never pushes', async () => {
+  it('pulls 5,000 products into a fresh replica, archived ones deleted, and never pushes', async () => {
     const catalogue = fakeCatalogue(5_000);
     const { ask, calls } = server(catalogue);
     const collection = await products();
@@ -49,8 +50,7 @@ describe('the catalogue in the replica', () => {
     const active = catalogue.filter((p) => p.active).length;
     await firstValueFrom(collection.count().$.pipe(filter((count) => count === active)));
     const elapsed = performance.now() - started;
-    console.log(`catalogue replication (RxDB memory, stand-in server): 5,000 products pulled in ${elapsed.toFixed(0)} ms, ${calls.length} pulls`);
-    assert.ok(elapsed <= 3_000, `pulled in ${elapsed} ms`);
+    console.log(`catalogue replication (RxDB memory, stand-in server): 5,000 products pulled in ${elapsed.toFixed(0)} ms, ${calls.length} pulls (figures only)`);
     assert.equal(await collection.count().exec(), active);
     assert.equal(await collection.findOne('prod_000001').exec(), null, 'archived: deleted on the kiosk');
     assert.ok(calls.every((call) => call.event === SYNC_EVENTS.pull && call.collection === 'products'));
@@ -61,10 +61,33 @@ describe('the catalogue in the replica', () => {
     const doc = await firstValueFrom(collection.findOne('prod_000042').$.pipe(filter((found) => found?.name === 'Jollof special')));
     assert.equal(doc?.priceMinor, 99_900);
 
-    // A local write is never sent (pull only).
+    // A local write is never sent (pull only): once the replication is in sync again (both
+    // directions have handled the write: the control below shows a pushing one has sent it by then).
     await (await collection.findOne('prod_000002').exec())!.incrementalPatch({ name: 'changed here' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await replication.inSync();
     assert.ok(calls.every((call) => call.event === SYNC_EVENTS.pull));
+    await replication.cancel();
+  });
+
+  it('(control) a replication that pushes has sent a local write by the time it is in sync', async () => {
+    const { ask, calls } = server(fakeCatalogue(3));
+    const pushed: unknown[] = [];
+    const askOrPush: Ask = async <T,>(event: string, request: unknown): Promise<T> => {
+      if (event === SYNC_EVENTS.push) {
+        pushed.push(request);
+        return { conflicts: [] } as T;
+      }
+      return ask<T>(event, request);
+    };
+    const collection = await products();
+    const replication = replicateCollection('products', collection, 'trm_control', askOrPush, null, { push: true });
+    replication.connected();
+    await firstValueFrom(collection.count().$.pipe(filter((count) => count === 2)));
+    await replication.inSync();
+    await (await collection.findOne('prod_000002').exec())!.incrementalPatch({ name: 'changed here' });
+    await replication.inSync();
+    assert.equal(pushed.length, 1, 'the write was pushed before inSync() resolved');
+    assert.ok(calls.length > 0);
     await replication.cancel();
   });
 });

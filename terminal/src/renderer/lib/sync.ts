@@ -139,6 +139,8 @@ interface CollectionReplication {
   error$: Observable<Error>;
   /** How many of its documents wait for the server's verdict. */
   queued$: Observable<number>;
+  /** Resolves once both directions have handled every change so far (a local write pushed, when it pushes). */
+  inSync(): Promise<unknown>;
   cancel(): Promise<unknown>;
 }
 
@@ -147,7 +149,7 @@ interface CollectionReplication {
  * checkpoint, push (the verdicts come back as conflicts: RxDB's default handler keeps the
  * server's master state), and the pull stream fed by `sync:stream` messages for this collection.
  * `push: false` (the catalogue) replicates the server's documents only. Exported for the
- * catalogue's bench (lib/catalogue-replication.test.ts).
+ * catalogue's replication test (lib/catalogue-replication.test.ts).
  */
 export function replicateCollection<D extends ReplicatedDocument>(
   name: ReplicatedName,
@@ -200,6 +202,7 @@ export function replicateCollection<D extends ReplicatedDocument>(
     error$: replication.error$,
     // Only pushed documents wait for a verdict.
     queued$: options.push ? collection.find(queued).$.pipe(map((docs) => docs.length)) : of(0),
+    inSync: () => replication.awaitInSync(),
     cancel: () => replication.cancel(),
   };
 }
