@@ -41,12 +41,12 @@ for (const target of await databaseTargets()) {
     });
 
     it('forgets days 31 or more before the latest (no offline payment that old is accepted), and never keeps an empty day', async () => {
-      let budget: Budget = { day: '2026-03-01', spent: 0, history: { '2026-01-15': 300, '2026-02-20': 200 } };
+      let budget: Budget = { day: '2026-03-01', spent: 0, history: { '2026-01-15': 300, '2026-02-20': 200, '2026-02-25': 70 } };
       budget = await add(budget, '2026-03-25', 50);
-      assert.deepEqual(budget, { day: '2026-03-25', spent: 50, history: { '2026-02-20': 200 } }, 'an empty latest day is not kept; 2026-01-15 is 69 days back');
+      assert.deepEqual(budget, { day: '2026-03-25', spent: 50, history: { '2026-02-25': 70 } }, 'an empty latest day is not kept; 2026-01-15 and 2026-02-20 are 69 and 33 days back, 2026-02-25 is 28');
       budget = await add(budget, '2026-03-23', 5);
       budget = await add(budget, '2026-04-22', 1);
-      assert.deepEqual(budget, { day: '2026-04-22', spent: 1, history: { '2026-03-23': 5, '2026-03-25': 50 } }, '2026-02-20 is 61 days back; 2026-03-23 is 30');
+      assert.deepEqual(budget, { day: '2026-04-22', spent: 1, history: { '2026-03-23': 5, '2026-03-25': 50 } }, '2026-02-25 is 56 days back; 2026-03-23 is 30');
       budget = await add(budget, '2026-04-23', 1);
       assert.deepEqual(budget.history, { '2026-04-22': 1, '2026-03-25': 50 }, '2026-03-23 is now 31 days back');
     });
