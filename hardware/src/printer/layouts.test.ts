@@ -112,7 +112,7 @@ describe('receipts in the terminal\'s language', () => {
     const lines = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr-SN' }, pos));
     assert.ok(lines.some((line) => line.includes('REÇU DE PAIEMENT')), lines.join('\n'));
     assert.ok(lines.some((line) => line.includes('PAYÉ 12 500,00 NGN')), lines.join('\n'));
-    assert.ok(lines.some((line) => /^Moyen +Badge \(NFC\)$/.test(line)), lines.join('\n'));
+    assert.ok(lines.some((line) => /^Moyen +Sans contact \(NFC\)$/.test(line)), lines.join('\n'));
     assert.ok(lines.includes('Merci !') || lines.some((line) => line.trim() === 'Merci !'), lines.join('\n'));
     const ugx = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr' }, { ...pos, amountMinor: 150000, currency: 'UGX' }));
     assert.ok(ugx.some((line) => line.includes('PAYÉ 150 000 UGX')), ugx.join('\n'));
