@@ -197,6 +197,12 @@ for (const target of await databaseTargets()) {
       const shown = (minor: number) => (minor / 100).toLocaleString('en-US', { minimumFractionDigits: 2 });
       assert.match(await page.locator('#cart-total').innerText(), new RegExp(`NGN\\s*${shown(totals.total).replace('.', '\\.')}`));
       assert.match(await page.locator('#cart-subtotal').innerText(), /NGN\s*40\.00/);
+      // The discounted line reads what it costs after its discount (29.00), its 30.00 struck through.
+      const jollofLine = page.locator(`#cart li[data-product="${jollof.id}"] .line-total`);
+      assert.deepEqual([await jollofLine.getAttribute('data-amount'), await jollofLine.getAttribute('data-gross')], ['2900', '3000']);
+      assert.match(await jollofLine.innerText(), /NGN\s*30\.00\s+NGN\s*29\.00/);
+      assert.equal(await jollofLine.locator('s').innerText(), 'NGN\u00a030.00');
+      assert.match(await page.locator(`#cart li[data-product="${malt.id}"] .line-total`).innerText(), /^NGN\s*5\.00$/, 'a line without a discount shows one amount');
       // One rate, included in Jollof's price and added to Malt's: a row each.
       const [jollofTax, maltTax] = [totals.lines[0]!.tax, totals.lines[1]!.tax];
       assert.equal(await page.locator('#cart .tax[data-rate="750"][data-included="true"] dt').innerText(), 'Tax 7.5 % (included)');
