@@ -325,7 +325,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const violation of ledger.violations) problems.push(`ledger: ${violation.rule} ${violation.subject}: ${violation.detail}`);
     if (/unhandled promise rejection|uncaught/i.test(server.output())) problems.push(`the server logged an unhandled error:\n${server.output().slice(-2000)}`);
     const exitCode = await server.stop();
-    if (exitCode !== 0) problems.push(`SIGTERM after the run: exit code ${exitCode}`);
+    if (exitCode !== 0) problems.push(`SIGTERM after the run: exit code ${exitCode}:\n${server.output().slice(-3000)}`);
     return {
       requests,
       answers: Object.fromEntries([...answers.entries()].sort()),

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type pg from 'pg';
 import { createPostgresDatabase, databaseTargets } from '../testing/databases.ts';
 import { isDatabaseUnavailable } from './database.ts';
-import { PostgresDatabase } from './postgres.ts';
+import { PostgresDatabase, sidePool } from './postgres.ts';
 
 const hasPostgres = (await databaseTargets()).some((target) => target.name === 'postgres');
 
@@ -53,6 +53,36 @@ describe('PostgreSQL pool clients', { skip: hasPostgres ? false : 'needs Postgre
       assert.deepEqual(await db.query<{ two: number }>('SELECT 2 AS two'), [{ two: 2 }], 'the pool replaced the dropped client');
     } finally {
       await Promise.all([db.close(), admin.close()]);
+      await created.drop();
+    }
+  });
+
+  it('ends a side pool whose holder keeps a client, and one it was taking at that moment, without waiting for them', async () => {
+    const created = await createPostgresDatabase();
+    const errors: Error[] = [];
+    const side = sidePool(created.url, 2, (error) => errors.push(error));
+    try {
+      // Like the socket.io adapter: one client held for good (LISTEN), another being taken when the end comes.
+      const held = await side.pool.connect();
+      await held.query('LISTEN tapline_test');
+      // A query of its own in flight (pg-pool takes a client by callback for it and gives it back
+      // itself): answered, its client given back once.
+      const querying = side.pool.query<{ done: boolean }>('SELECT true AS done FROM pg_sleep(0.2)');
+      const taking = side.pool.connect();
+      let answered = false;
+      void taking.then(() => (answered = true), () => (answered = true));
+      await side.end();
+      assert.deepEqual((await querying).rows, [{ done: true }]);
+      assert.equal(side.pool.totalCount, 0, 'no connection is left open');
+      // The one being taken is never handed over: its holder would keep it, and nothing ends it now.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(answered, false);
+      let later = false;
+      void side.pool.connect().then(() => (later = true), () => (later = true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(later, false, 'a connect after the end is never answered');
+      assert.deepEqual(errors, []);
+    } finally {
       await created.drop();
     }
   });

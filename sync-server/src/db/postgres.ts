@@ -45,6 +45,17 @@ function poolOptions(connectionString: string, max: number, extra: pg.PoolConfig
   return { connectionString, max, types: typeParsers, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...extra };
 }
 
+/** A pool a component holds connections of (see sidePool), and how to end it for good. */
+export interface SidePool {
+  /** What the component is given: connect and query as on any pg.Pool. */
+  readonly pool: pg.Pool;
+  /**
+   * Ends every connection, the checked-out ones too, and refuses new ones: a holder still holding a
+   * client, or halfway through taking one, cannot keep the process from shutting down.
+   */
+  end(): Promise<void>;
+}
+
 /**
  * A pool for a component that holds connections of its own (the sync adapter's LISTEN client).
  * A connection PostgreSQL drops while it is checked out is reported to `onError` instead of
@@ -53,26 +64,56 @@ function poolOptions(connectionString: string, max: number, extra: pg.PoolConfig
  * forgets a dead client (the socket.io adapter reconnects with a new one and never releases the
  * old) would otherwise keep its slot forever, and after `max` drops every query would wait for a
  * connection that never comes.
+ *
+ * Ending it does not wait for the holder: the socket.io adapter's close() releases only the
+ * client it already holds, so one it was taking at that moment (reconnecting after a dropped
+ * connection) would be held for good and `pool.end()` would never finish (seen under chaos: the
+ * server's SIGTERM ran into its 10 s limit). After `end()`, a connect never answers, so the
+ * holder neither gets a client nor loops on retries.
  */
-export function sidePool(connectionString: string, max: number, onError: (error: Error) => void): pg.Pool {
+export function sidePool(connectionString: string, max: number, onError: (error: Error) => void): SidePool {
   const pool = guardClients(new pg.Pool(poolOptions(connectionString, max)));
-  const checkedOut = new Set<pg.PoolClient>();
-  pool.on('acquire', (client) => checkedOut.add(client));
-  pool.on('release', (_error, client) => checkedOut.delete(client as pg.PoolClient));
+  // The clients the holder took (pg-pool's own query() takes and gives back its clients itself:
+  // releasing one of those here too would make pg-pool's release throw, uncaught).
+  const held = new Set<pg.PoolClient>();
+  let ending = false;
+  pool.on('release', (_error, client) => held.delete(client as pg.PoolClient));
+  const giveBack = (client: pg.PoolClient, why: Error) => {
+    if (!held.delete(client)) return;
+    try {
+      client.release(why);
+    } catch (error) {
+      // Its holder gave it back in the meantime: nothing is held, nothing to do.
+      onError(error as Error);
+    }
+  };
   pool.on('connect', (client) => {
     client.on('error', onError);
-    client.on('end', () => {
-      const held = client as pg.PoolClient;
-      if (!checkedOut.has(held)) return;
-      try {
-        held.release(new Error('connection ended while checked out'));
-      } catch (error) {
-        // Its holder gave it back in the meantime: nothing is held, nothing to do.
-        onError(error as Error);
-      }
-    });
+    client.on('end', () => giveBack(client as pg.PoolClient, new Error('connection ended while checked out')));
   });
-  return pool;
+  const never = () => new Promise<never>(() => undefined);
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined;
+  // Only the promise form is the holder's; pg-pool's own query() takes a client by callback.
+  pool.connect = ((...args: unknown[]) => {
+    if (args.length > 0) return connect(...args);
+    if (ending) return never();
+    return (connect() as Promise<pg.PoolClient>).then((client) => {
+      if (ending) {
+        client.release(true);
+        return never();
+      }
+      held.add(client);
+      return client;
+    });
+  }) as typeof pool.connect;
+  return {
+    pool,
+    async end() {
+      ending = true;
+      for (const client of [...held]) giveBack(client, new Error('the pool is ending'));
+      await pool.end();
+    },
+  };
 }
 
 function statement(sql: string, params: readonly SqlParam[], options: QueryOptions | undefined): pg.QueryConfig {

@@ -24,11 +24,10 @@ import {
   type SyncStatus,
   type SyncStatusAnswer,
 } from '@tapline/shared/sync-protocol';
-import type pg from 'pg';
 import { createAdapter } from '@socket.io/postgres-adapter';
 import type { AppContext } from '../context.ts';
 import { type Database, isDatabaseUnavailable } from '../db/database.ts';
-import { PostgresDatabase, sidePool } from '../db/postgres.ts';
+import { PostgresDatabase, type SidePool, sidePool } from '../db/postgres.ts';
 import { resolveCredential } from '../auth/principal.ts';
 import { ApiError } from '../http/errors.ts';
 import { type WalletRow, requireWallet } from '../modules/wallets/index.ts';
@@ -62,14 +61,14 @@ const catalogueRoomOf = (merchantId: string, mode: string) => `catalogue:${merch
  * It gets a small pool of its own: its LISTEN connection is held for good and must not take one
  * of the API's. PGlite is one process: nothing to share.
  */
-function shareAcrossInstances(app: FastifyInstance, io: Server, db: Database): pg.Pool | undefined {
+function shareAcrossInstances(app: FastifyInstance, io: Server, db: Database): SidePool | undefined {
   if (!(db instanceof PostgresDatabase)) return undefined;
   // The adapter holds its LISTEN connection checked out and listens only for its end (then it
   // reconnects with a new one): sidePool logs the lost connection's error instead of crashing,
   // and gives the dead client's slot back, which the adapter never does.
-  const pool = sidePool(db.connectionString, 2, (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL connection lost; reconnecting'));
-  io.adapter(createAdapter(pool, { errorHandler: (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL notification failed') }));
-  return pool;
+  const side = sidePool(db.connectionString, 2, (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL connection lost; reconnecting'));
+  io.adapter(createAdapter(side.pool, { errorHandler: (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL notification failed') }));
+  return side;
 }
 /** A request larger than this is refused by socket.io before we parse it (100 documents fit easily). */
 const MESSAGE_BYTES_MAX = 1_000_000;

@@ -1,0 +1,123 @@
+// What every rail adapter (Paystack, Flutterwave, Safaricom Daraja, MTN MoMo) offers the rest of
+// the server: payouts (the payment scheduler's PayoutProvider, plus the lookup it asks before any
+// resend), collections (a customer pays from their phone) and the provider's inbound callbacks.
+// Each adapter lives in rails/<provider>/ and speaks its provider's wire format; nothing outside
+// rails/ knows a provider's paths, headers or bodies.
+import type { PayoutProvider, PayoutRequest, PayoutUpdate } from '../modules/payments/providers.ts';
+
+export type { PayoutRequest, PayoutUpdate } from '../modules/payments/providers.ts';
+
+/** The providers Tapline has adapters for; also their path segment under /api/rails/. */
+export const RAIL_PROVIDERS = ['paystack', 'flutterwave', 'mpesa', 'momo'] as const;
+export type RailProviderName = (typeof RAIL_PROVIDERS)[number];
+
+/** A customer paying from their phone (M-Pesa Express, MoMo request-to-pay). Amounts in minor units. */
+export interface CollectionRequest {
+  /** Ours; the adapter derives the provider's idempotency key from it in a fixed way (keyOf). */
+  collectionId: string;
+  amount: number;
+  currency: string;
+  /** E.164, e.g. +254712345678. */
+  phone: string;
+  /** Shown to the customer on their phone where the provider allows (trimmed to its limits). */
+  description: string;
+}
+
+export interface CollectionUpdate {
+  status: 'pending' | 'completed' | 'failed';
+  providerReference?: string;
+  /** Required with failed: a sentence the merchant can read. */
+  failureReason?: string;
+}
+
+/** A callback as it arrived: the path after /api/rails/<provider>/, its headers (lower-case names) and raw body. */
+export interface InboundCallback {
+  path: string;
+  method: string;
+  headers: Readonly<Record<string, string | undefined>>;
+  rawBody: Buffer;
+}
+
+/**
+ * What a callback says, once the adapter has verified it (signature, shared hash, or the
+ * unguessable per-request token in its path) and, for unsigned ones, confirmed it with the
+ * provider's own status query. The route applies it exactly like a poll's answer: idempotent,
+ * whatever order callbacks and polls arrive in.
+ */
+export type CallbackVerdict =
+  /** Forged, unsigned, or a token we never issued: 401, counted, nothing changes. */
+  | { kind: 'refused'; reason: string }
+  /** Genuine but nothing for us to do (an event type we do not use): 200. */
+  | { kind: 'ignored'; reason: string }
+  | { kind: 'payout'; paymentId: string; update: PayoutUpdate }
+  | { kind: 'collection'; collectionId: string; update: CollectionUpdate };
+
+/** The answer the provider expects to a callback it delivered (Daraja wants a JSON body; others a bare 200). */
+export interface CallbackReply {
+  status: number;
+  body?: unknown;
+}
+
+/** One transaction as the provider's own records show it, for the daily reconciliation. */
+export interface ProviderTransaction {
+  /** Our payment or collection id, recovered from the provider's idempotency key. */
+  id: string;
+  providerReference: string | null;
+  direction: 'payout' | 'collection';
+  status: 'pending' | 'completed' | 'failed' | 'reversed';
+  /** Minor units of `currency`. */
+  amount: number;
+  currency: string;
+}
+
+export interface RailAdapter extends PayoutProvider {
+  readonly name: RailProviderName;
+  /** The provider's idempotency key of our payment or collection id: fixed, documented, reversible by idOf. */
+  keyOf(id: string): string;
+  idOf(key: string): string | undefined;
+  /**
+   * What became of a payout at the provider, asked before any resend (a timeout, a 5xx, a crash
+   * between sending and recording): undefined when the provider never heard of its key, so a
+   * submit is safe; otherwise its state. Throws when the provider cannot tell now (try later).
+   */
+  lookup(request: PayoutRequest): Promise<PayoutUpdate | undefined>;
+  /** Collections, where the provider offers them. */
+  collect?(request: CollectionRequest): Promise<CollectionUpdate>;
+  collectionStatus?(request: CollectionRequest): Promise<CollectionUpdate>;
+  /** Verifies and reads a callback; never throws for bad input (answers refused). */
+  callback(inbound: InboundCallback): Promise<{ verdict: CallbackVerdict; reply: CallbackReply }>;
+  /** The provider's record of a UTC day's transactions (payouts and collections made through it). */
+  transactionsOn?(day: string, ours: readonly ProviderTransaction[]): Promise<ProviderTransaction[]>;
+}
+
+/** What the server gives each adapter. */
+export interface RailAdapterDeps {
+  /** PUBLIC_BASE_URL without a trailing slash: callback addresses are built on it. */
+  publicBaseUrl: string;
+  /**
+   * An unguessable token for a path segment of a per-request callback URL (Daraja's ResultURL,
+   * MoMo's X-Callback-Url): HMAC of `purpose:id` under a server key, so nothing is stored and a
+   * token for one payment never verifies another. Compare with `verifyCallbackToken`.
+   */
+  callbackToken(purpose: string, id: string): string;
+  verifyCallbackToken(purpose: string, id: string, token: string): boolean;
+  /** The fetch to use (tests may wrap it); defaults to globalThis.fetch. */
+  fetch: typeof fetch;
+  /** How long one request to the provider may take before it counts as an unknown outcome. */
+  timeoutMs: number;
+  now: () => Date;
+  /** Warnings worth an operator's eye (never with a secret in them). */
+  log: (message: string, detail?: Record<string, unknown>) => void;
+}
+
+export type { PayoutProvider };
+
+/** What each rails/<provider>/index.ts exports as its default: the registry builds adapters from it. */
+export interface RailAdapterModule<C = unknown> {
+  readonly name: RailProviderName;
+  /** The provider's environment variables this adapter reads, for the README and /api/health/ready. */
+  readonly envVars: readonly string[];
+  /** Reads its environment variables; undefined when a required one is missing (the provider is then not routed to). */
+  configFromEnv(env: Readonly<Record<string, string | undefined>>): C | undefined;
+  create(config: C, deps: RailAdapterDeps): RailAdapter;
+}
