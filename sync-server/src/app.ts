@@ -17,6 +17,7 @@ import { EventDispatcher, scaledRetryDelays } from './events/dispatcher.ts';
 import { webhookRoutes } from './modules/webhooks/index.ts';
 import { EmbeddedRateProvider, type FxRateProvider, FxRateService, UrlRateProvider, fxRoutes } from './modules/fx/index.ts';
 import { type PayoutProvider, paymentRoutes, paymentScheduler } from './modules/payments/index.ts';
+import { RAIL_MODULES, type RailAdapterModule, createRails, railCallbackRoutes } from './rails/index.ts';
 import { type BillerProvider, billRoutes } from './modules/bills/index.ts';
 import { linkRoutes } from './modules/links/index.ts';
 import { identityRoutes } from './modules/identity/index.ts';
@@ -66,6 +67,10 @@ export interface BuildAppOptions {
   /** Live payout and bill adapters (none by default: live rails other than wallet answer 422). */
   payoutProviders?: MoneyServiceOptions['payoutProviders'];
   billerProviders?: MoneyServiceOptions['billerProviders'];
+  /** The payment providers' variables instead of the configuration's (tests point adapters at fakes). */
+  providerEnv?: Readonly<Record<string, string | undefined>>;
+  /** The provider adapters to build (default: every one the server ships, rails/modules.ts). */
+  railModules?: readonly RailAdapterModule[];
   /** Replaces the configured FX rate provider (tests). */
   fxProvider?: MoneyServiceOptions['fxProvider'];
   /** Replaces the configured mail transport (SMTP_URL, or disabled) of the store's e-mail (tests). */
@@ -92,7 +97,8 @@ X-RateLimit-Reset (seconds until the window resets) on every /api answer, and Re
 export async function buildApp(options: BuildAppOptions): Promise<{ app: FastifyInstance; context: AppContext }> {
   const { config, db } = options;
   const now = options.now ?? (() => new Date());
-  const secrets = createSecretBox(options.secretsKey ?? config.secretsKey ?? keyFromFile(join(config.dataDir, 'secrets.key')));
+  const secretsKey = options.secretsKey ?? config.secretsKey ?? keyFromFile(join(config.dataDir, 'secrets.key'));
+  const secrets = createSecretBox(secretsKey);
   await sealStoredWebhookSecrets(db, secrets);
   const events = new EventDispatcher({
     db,
@@ -103,16 +109,28 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     pollIntervalMs: config.webhookPollMs,
     onError: (error) => app.log.error({ err: error }, 'event dispatcher run failed'),
   });
+  // Provider adapters from their environment variables; their callbacks log through the app (below).
+  let railLog: (message: string, detail?: Record<string, unknown>) => void = () => undefined;
+  const rails = createRails({
+    env: options.providerEnv ?? config.providerEnv,
+    modules: options.railModules ?? RAIL_MODULES,
+    routes: config.railRoutes,
+    publicBaseUrl: config.publicBaseUrl,
+    secretsKey,
+    timeoutMs: config.railTimeoutMs,
+    now,
+    log: (message, detail) => railLog(message, detail),
+  });
   const money = createMoneyServices({
     config,
     db,
     now,
-    payoutProviders: options.payoutProviders,
+    payoutProviders: options.payoutProviders ?? rails.payoutProviders,
     billerProviders: options.billerProviders,
     fxProvider: options.fxProvider,
     onError: (scope, error) => app.log.error({ err: error }, `${scope} failed`),
   });
-  const context: AppContext = { db, config, now, events, secrets, sync: new SyncNotifier(), ...money };
+  const context: AppContext = { db, config, now, events, secrets, sync: new SyncNotifier(), rails, ...money };
   const app = Fastify({
     // Query values are redacted from every request line: they may carry a secret (README, Logs).
     logger: options.logger === false ? false : { level: config.logLevel, serializers: { req: loggedRequest }, ...(options.logStream ? { stream: options.logStream } : {}) },
@@ -125,6 +143,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     ajv: { customOptions: { allErrors: false } },
     schemaController: { compilersFactory: { buildValidator } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  railLog = (message, detail) => app.log.warn(detail ?? {}, message);
 
   // Before the routes: the document is derived from each route as it is added (src/openapi).
   await registerOpenApi(app, config, API_DESCRIPTION);
@@ -146,7 +165,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);

@@ -1,11 +1,20 @@
 import { resolve } from 'node:path';
 import { parseSecretsKey } from './auth/secret-box.ts';
 import { OFFLINE_MAX_AGE_HOURS_MAX } from '@tapline/shared/sync-protocol';
+import { DEFAULT_ROUTES, RouteConfigError, type RouteTable, parseRoutes } from './rails/routing.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export interface Config {
+  /** The payment providers' own variables (PAYSTACK_*, FLUTTERWAVE_*, MPESA_*, MOMO_*): each rail adapter reads its own. */
+  providerEnv: Readonly<Record<string, string | undefined>>;
+  /** RAIL_ROUTES applied to the default route table (rails/routing.ts). */
+  railRoutes: RouteTable;
+  /** RAIL_TIMEOUT_MS: one request to a provider; past it the outcome is unknown and asked about before any resend. */
+  railTimeoutMs: number;
+  /** RAIL_ATTENTION_HOURS: a live payout still processing after this long is flagged for attention. */
+  railAttentionHours: number;
   port: number;
   host: string;
   publicBaseUrl: string;
@@ -228,7 +237,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mailFrom = env.MAIL_FROM?.trim() || 'Tapline Store <store@tapline.invalid>';
   if (!/^[^\r\n]{3,200}$/.test(mailFrom) || !mailFrom.includes('@')) problems.push('MAIL_FROM must be an e-mail address, optionally with a name: Tapline Store <store@example.com>');
 
+  let railRoutes: RouteTable = DEFAULT_ROUTES;
+  try {
+    railRoutes = parseRoutes(env.RAIL_ROUTES);
+  } catch (error) {
+    if (!(error instanceof RouteConfigError)) throw error;
+    problems.push(error.message);
+  }
+  const providerEnv = Object.fromEntries(Object.entries(env).filter(([name]) => /^(PAYSTACK|FLUTTERWAVE|MPESA|MOMO)_/.test(name)));
+
   const config: Config = {
+    providerEnv,
+    railRoutes,
+    railTimeoutMs: integer(env, 'RAIL_TIMEOUT_MS', 20_000, 100, 120_000, problems),
+    railAttentionHours: decimalNumber(env, 'RAIL_ATTENTION_HOURS', 24, 0.001, 24 * 30, problems),
     port,
     host,
     publicBaseUrl,

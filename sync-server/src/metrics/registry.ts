@@ -47,6 +47,18 @@ const databaseErrors = new Counter({
   registers: [processRegistry],
 });
 
+const railCallbacks = new Counter({
+  name: 'tapline_rail_callbacks_total',
+  help: 'Callbacks from payment providers at /api/rails/<provider>/...: verdict refused (forged, unsigned or unknown), ignored, applied or unchanged (a duplicate)',
+  labelNames: ['provider', 'verdict'] as const,
+  registers: [processRegistry],
+});
+
+/** One provider callback and what became of it. For rails/routes.ts. */
+export function recordRailCallback(provider: string, verdict: string): void {
+  railCallbacks.inc({ provider, verdict });
+}
+
 /** One posted transfer (result `created`), from whichever path posted it. */
 export function recordLedgerTransfer(kind: string): void {
   ledgerTransfers.inc({ kind });

@@ -32,6 +32,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'pos', description: 'Point-of-sale sessions: open one for an amount, a customer\'s tag tap pays it, poll or receive the callback.' },
   { name: 'products', description: 'The merchant\'s catalogue: what its kiosks sell, with prices, taxes and stock; replicated to the kiosks.' },
   { name: 'checkout', description: 'The checkout drop-in\'s sessions and the publishable keys web pages use.' },
+  { name: 'rails', description: 'Callbacks from payment providers (Paystack, Flutterwave, Safaricom Daraja, MTN MoMo): public, verified by each provider\'s signature or an unguessable per-request address. Not for merchants.' },
   { name: 'wearables', description: 'NFC tags (rings, bands, cards) linked to a wallet; the public resolve of a tap.' },
   { name: 'fx', description: 'Exchange rates and quotes.' },
   { name: 'bills', description: 'Airtime, electricity and TV bills in NG, GH and KE.' },

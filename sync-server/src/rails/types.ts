@@ -3,9 +3,9 @@
 // resend), collections (a customer pays from their phone) and the provider's inbound callbacks.
 // Each adapter lives in rails/<provider>/ and speaks its provider's wire format; nothing outside
 // rails/ knows a provider's paths, headers or bodies.
-import type { PayoutProvider, PayoutRequest, PayoutUpdate } from '../modules/payments/providers.ts';
+import type { PayoutProvider, PayoutRequest, PayoutUpdate } from '../modules/payments/index.ts';
 
-export type { PayoutRequest, PayoutUpdate } from '../modules/payments/providers.ts';
+export type { PayoutRequest, PayoutUpdate } from '../modules/payments/index.ts';
 
 /** The providers Tapline has adapters for; also their path segment under /api/rails/. */
 export const RAIL_PROVIDERS = ['paystack', 'flutterwave', 'mpesa', 'momo'] as const;

@@ -2707,6 +2707,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rails/{provider}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A signed provider webhook (Paystack, Flutterwave)
+         * @description Public; never called by merchants. The provider's own verification: Paystack's x-paystack-signature
+         *     (HMAC-SHA512 of the raw body), Flutterwave's verif-hash; Safaricom Daraja and MTN MoMo sign nothing, so each request
+         *     gets its own address with an unguessable token, and what it reports is confirmed with the provider's status query
+         *     before money moves. Idempotent: a duplicate changes nothing, in any order with polls. Answers what the provider
+         *     expects (Daraja: {"ResultCode":0,"ResultDesc":"Accepted"}); 401 callback_refused when not verified (counted in
+         *     tapline_rail_callbacks_total); 404 rail_provider_not_configured; 503 when it cannot be recorded now (the provider
+         *     sends it again).
+         */
+        post: operations["createRailWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rails/{provider}/{kind}/{id}/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * A per-request result sent by PUT (MTN MoMo)
+         * @description Public; never called by merchants. The provider's own verification: Paystack's x-paystack-signature
+         *     (HMAC-SHA512 of the raw body), Flutterwave's verif-hash; Safaricom Daraja and MTN MoMo sign nothing, so each request
+         *     gets its own address with an unguessable token, and what it reports is confirmed with the provider's status query
+         *     before money moves. Idempotent: a duplicate changes nothing, in any order with polls. Answers what the provider
+         *     expects (Daraja: {"ResultCode":0,"ResultDesc":"Accepted"}); 401 callback_refused when not verified (counted in
+         *     tapline_rail_callbacks_total); 404 rail_provider_not_configured; 503 when it cannot be recorded now (the provider
+         *     sends it again).
+         */
+        put: operations["updateRail"];
+        /**
+         * A per-request result (Daraja STK push, MoMo)
+         * @description Public; never called by merchants. The provider's own verification: Paystack's x-paystack-signature
+         *     (HMAC-SHA512 of the raw body), Flutterwave's verif-hash; Safaricom Daraja and MTN MoMo sign nothing, so each request
+         *     gets its own address with an unguessable token, and what it reports is confirmed with the provider's status query
+         *     before money moves. Idempotent: a duplicate changes nothing, in any order with polls. Answers what the provider
+         *     expects (Daraja: {"ResultCode":0,"ResultDesc":"Accepted"}); 401 callback_refused when not verified (counted in
+         *     tapline_rail_callbacks_total); 404 rail_provider_not_configured; 503 when it cannot be recorded now (the provider
+         *     sends it again).
+         */
+        post: operations["createRail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rails/{provider}/{kind}/{outcome}/{id}/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A per-request result or time-out (Daraja B2C, transaction status, reversal)
+         * @description Public; never called by merchants. The provider's own verification: Paystack's x-paystack-signature
+         *     (HMAC-SHA512 of the raw body), Flutterwave's verif-hash; Safaricom Daraja and MTN MoMo sign nothing, so each request
+         *     gets its own address with an unguessable token, and what it reports is confirmed with the provider's status query
+         *     before money moves. Idempotent: a duplicate changes nothing, in any order with polls. Answers what the provider
+         *     expects (Daraja: {"ResultCode":0,"ResultDesc":"Accepted"}); 401 callback_refused when not verified (counted in
+         *     tapline_rail_callbacks_total); 404 rail_provider_not_configured; 503 when it cannot be recorded now (the provider
+         *     sends it again).
+         */
+        post: operations["createRailPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/merchants/{id}/owner": {
         parameters: {
             query?: never;
@@ -6378,6 +6466,8 @@ export interface operations {
                         };
                         /** @description The server is finishing its requests before it exits (SIGTERM) */
                         shuttingDown: boolean;
+                        /** @description The payment providers configured for live payouts and collections (paystack, flutterwave, mpesa, momo); a provider missing from the list is not routed to */
+                        providers: string[];
                     };
                 };
             };
@@ -6420,6 +6510,8 @@ export interface operations {
                         };
                         /** @description The server is finishing its requests before it exits (SIGTERM) */
                         shuttingDown: boolean;
+                        /** @description The payment providers configured for live payouts and collections (paystack, flutterwave, mpesa, momo); a provider missing from the list is not routed to */
+                        providers: string[];
                     };
                 };
             };
@@ -22015,6 +22107,434 @@ export interface operations {
                 };
             };
             /** @description Too many requests; retry after Retry-After seconds. Codes include: `pin_attempts_exceeded`, `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createRailWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of paystack, flutterwave, mpesa, momo */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `callback_refused`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `rail_provider_not_configured`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateRail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of paystack, flutterwave, mpesa, momo */
+                provider: string;
+                /** @description disbursement or collection */
+                kind: string;
+                /** @description Our payment or collection id the address was made for */
+                id: string;
+                /** @description The unguessable token made for this request alone */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `callback_refused`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `rail_provider_not_configured`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createRail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of paystack, flutterwave, mpesa, momo */
+                provider: string;
+                /** @description What the result is of (stk, disbursement, collection...) */
+                kind: string;
+                /** @description Our payment or collection id the address was made for */
+                id: string;
+                /** @description The unguessable token made for this request alone */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `callback_refused`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `rail_provider_not_configured`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createRailPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of paystack, flutterwave, mpesa, momo */
+                provider: string;
+                /** @description b2c, status or reversal */
+                kind: string;
+                /** @description result or timeout */
+                outcome: string;
+                /** @description Our payment or collection id the address was made for */
+                id: string;
+                /** @description The unguessable token made for this request alone */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `callback_refused`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `rail_provider_not_configured`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];

@@ -13,6 +13,9 @@ const Readiness = Type.Object({
     missing: Type.Array(Type.Integer(), { description: 'Migrations this server ships that the database lacks (empty when it could not be read)' }),
   }),
   shuttingDown: Type.Boolean({ description: 'The server is finishing its requests before it exits (SIGTERM)' }),
+  providers: Type.Array(Type.String(), {
+    description: 'The payment providers configured for live payouts and collections (paystack, flutterwave, mpesa, momo); a provider missing from the list is not routed to',
+  }),
 });
 
 /** A readiness check waits this long for the database; a hung connection is not ready. */
@@ -33,7 +36,7 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
  * it shuts down. A load balancer or orchestrator takes it out on 503 and restarts it only on
  * liveness failures. Never rate-limited, like liveness (auth/rate-limit.ts UNLIMITED_PATHS).
  */
-export async function readinessRoutes(app: TypedApp, { db }: AppContext): Promise<void> {
+export async function readinessRoutes(app: TypedApp, { db, rails }: AppContext): Promise<void> {
   const shipped = listMigrations().map((migration) => migration.version);
   const expected = shipped.at(-1) ?? 0;
   let shuttingDown = false;
@@ -57,6 +60,6 @@ export async function readinessRoutes(app: TypedApp, { db }: AppContext): Promis
     const missing = versions ? shipped.filter((version) => !versions.has(version)) : [];
     const applied = versions && versions.size > 0 ? Math.max(...versions) : null;
     const ready = versions !== undefined && missing.length === 0 && !shuttingDown;
-    return reply.status(ready ? 200 : 503).send({ ready, database: versions !== undefined, migrations: { applied, expected, missing }, shuttingDown });
+    return reply.status(ready ? 200 : 503).send({ ready, database: versions !== undefined, migrations: { applied, expected, missing }, shuttingDown, providers: [...rails.adapters.keys()] });
   });
 }

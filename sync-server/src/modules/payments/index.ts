@@ -2,14 +2,14 @@
 import type { PaymentScheduler as Scheduler } from './scheduler.ts';
 import type { PayoutProvider as Payouts } from './providers.ts';
 export { onPaymentOutcome } from './outcomes.ts';
-export { describeRails, railAvailableIn } from './rails.ts';
+export { RAIL_INFO, describeRails, isRail, railAvailableIn } from './rails.ts';
 export type { Rail } from './rails.ts';
 export { parseReceiver } from './receiver.ts';
 export type { Receiver } from './receiver.ts';
 export { ensureSandboxFloat, paymentEventData, preparePayment, recordPayment } from './service.ts';
 export { findLinkPayment, insertPayment } from './store.ts';
 export type { NewPayment, PaymentRow } from './store.ts';
-export type { PayoutProvider } from './providers.ts';
+export type { PayoutProvider, PayoutRequest, PayoutUpdate } from './providers.ts';
 export { paymentRoutes } from './routes.ts';
 export { paymentScheduler } from './scheduler.ts';
 

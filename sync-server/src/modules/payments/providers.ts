@@ -35,6 +35,13 @@ export interface PayoutProvider {
   supports(rail: Rail, toCountry: string): boolean;
   submit(request: PayoutRequest): Promise<PayoutUpdate>;
   poll(request: PayoutRequest, providerReference: string | null): Promise<PayoutUpdate>;
+  /**
+   * What became of a payout submitted before whose answer was never recorded (a timeout, a 5xx,
+   * a crash between sending and recording): undefined when the provider never heard of it. The
+   * scheduler asks it before any second submit, so a payout is never sent twice. Adapters whose
+   * submit is itself safe to repeat may leave it out.
+   */
+  lookup?(request: PayoutRequest): Promise<PayoutUpdate | undefined>;
 }
 
 export function findPayoutProvider(providers: readonly PayoutProvider[], rail: Rail, toCountry: string): PayoutProvider | undefined {

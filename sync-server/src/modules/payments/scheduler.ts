@@ -162,7 +162,13 @@ export function paymentScheduler(options: PaymentSchedulerOptions) {
     try {
       if (!provider) throw new Error(`payout provider ${row.provider} is not configured`);
       const request = payoutRequestOf(row);
-      update = row.status === 'pending' ? await provider.submit(request) : await provider.poll(request, row.provider_reference);
+      if (row.status !== 'pending') update = await provider.poll(request, row.provider_reference);
+      else {
+        // A submit was claimed before (its answer lost to a timeout, a 5xx or a crash): the
+        // provider is asked what became of it first, and sent it again only if it never heard of it.
+        const earlier = row.step_attempts > 1 && provider.lookup ? await provider.lookup(request) : undefined;
+        update = earlier ?? (await provider.submit(request));
+      }
     } catch (error) {
       const now = options.now();
       await recordProviderError(options.db, row.id, row.status, new Date(now.getTime() + backoffMs(row.step_attempts)), String((error as Error).message ?? error).slice(0, ERROR_TEXT_MAX));
@@ -173,41 +179,63 @@ export function paymentScheduler(options: PaymentSchedulerOptions) {
 
   /** Applies a provider's answer under the row lock, if the payment is still where it was asked about. */
   async function applyUpdate(asked: PaymentRow, update: PayoutUpdate): Promise<void> {
-    const now = options.now();
     await options.db.transaction(async (tx) => {
       const row = await lockPayment(tx, asked.id);
       if (!row || row.status !== asked.status) return;
-      const reference = update.providerReference ?? null;
-      const reason = update.failureReason ?? `The provider reported the payment ${update.status}`;
-      switch (update.status) {
-        case 'processing':
-          if (row.status === 'processing') {
-            // Polled without news: only the next poll moves.
-            await schedulePoll(tx, row.id, new Date(now.getTime() + PROVIDER_POLL_MS), reference);
-            return;
-          }
-          await updatePayment(tx, row.id, {
-            status: 'processing',
-            entry: { status: 'processing', at: now.toISOString(), note: `Accepted by ${row.provider}` },
-            at: now,
-            nextStepAt: new Date(now.getTime() + PROVIDER_POLL_MS),
-            providerReference: reference,
-            ...(update.estimatedArrival ? { estimatedArrival: update.estimatedArrival } : {}),
-          });
-          return;
-        case 'completed':
-          await completePayment(tx, row, now, `Paid out by ${row.provider}`, { providerReference: reference });
-          return;
-        case 'failed':
-          if (row.status === 'completed') return;
-          await failPayment(tx, row, now, reason, { providerReference: reference });
-          return;
-        case 'reversed':
-          if (row.status === 'completed') await reversePayment(tx, row, now, reason);
-          else await failPayment(tx, row, now, reason, { providerReference: reference });
-          return;
-      }
+      await applyUpdateLocked(tx, row, update, options.now());
     });
+  }
+
+  /**
+   * What a provider's callback says, applied whatever the payment's state: a duplicate changes
+   * nothing, a callback that arrives before the submit's answer moves the payment on its own (the
+   * submit's answer then finds it moved and is dropped), and a final state stays final except a
+   * success reversed. Answers whether anything changed.
+   */
+  async function applyCallback(paymentId: string, providerName: string, update: PayoutUpdate): Promise<'applied' | 'unchanged' | 'unknown_payment'> {
+    return options.db.transaction(async (tx) => {
+      const row = await lockPayment(tx, paymentId);
+      if (!row || row.scenario !== 'provider' || row.provider !== providerName) return 'unknown_payment';
+      const final = row.status === 'completed' || row.status === 'failed' || row.status === 'reversed';
+      if (final && !(row.status === 'completed' && update.status === 'reversed')) return 'unchanged';
+      if (row.status === 'processing' && update.status === 'processing') return 'unchanged';
+      await applyUpdateLocked(tx, row, update, options.now());
+      return 'applied';
+    });
+  }
+
+  async function applyUpdateLocked(tx: Queryable, row: PaymentRow, update: PayoutUpdate, now: Date): Promise<void> {
+    const reference = update.providerReference ?? null;
+    const said = reference ? ` (reference ${reference})` : '';
+    const reason = update.failureReason ?? `The provider reported the payment ${update.status}`;
+    switch (update.status) {
+      case 'processing':
+        if (row.status === 'processing') {
+          // Polled without news: only the next poll moves.
+          await schedulePoll(tx, row.id, new Date(now.getTime() + PROVIDER_POLL_MS), reference);
+          return;
+        }
+        await updatePayment(tx, row.id, {
+          status: 'processing',
+          entry: { status: 'processing', at: now.toISOString(), note: `Accepted by ${row.provider}${said}` },
+          at: now,
+          nextStepAt: new Date(now.getTime() + PROVIDER_POLL_MS),
+          providerReference: reference,
+          ...(update.estimatedArrival ? { estimatedArrival: update.estimatedArrival } : {}),
+        });
+        return;
+      case 'completed':
+        await completePayment(tx, row, now, `Paid out by ${row.provider}${said}`, { providerReference: reference });
+        return;
+      case 'failed':
+        if (row.status === 'completed') return;
+        await failPayment(tx, row, now, reason, { providerReference: reference });
+        return;
+      case 'reversed':
+        if (row.status === 'completed') await reversePayment(tx, row, now, reason);
+        else await failPayment(tx, row, now, reason, { providerReference: reference });
+        return;
+    }
   }
 
   const poller = new Poller(runOnce, options.pollIntervalMs, options.onError ?? ((error) => console.error('payment scheduler:', error)));
@@ -220,7 +248,7 @@ export function paymentScheduler(options: PaymentSchedulerOptions) {
     return poller.stop();
   }
 
-  return { start, stop, runOnce, runPayment };
+  return { start, stop, runOnce, runPayment, applyCallback };
 }
 
 export type PaymentScheduler = ReturnType<typeof paymentScheduler>;

@@ -1,0 +1,4 @@
+// The provider adapters this server ships. A provider whose variables are not all set is not built.
+import type { RailAdapterModule } from './types.ts';
+
+export const RAIL_MODULES: readonly RailAdapterModule[] = [];
