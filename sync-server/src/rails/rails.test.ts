@@ -75,50 +75,53 @@ class ScriptedProvider {
   callbackSecret = 'right-secret';
 
   module(): RailAdapterModule<{ secret: string }> {
-    const provider = this;
-    return {
-      name: 'mpesa',
-      envVars: ['MPESA_TEST_SECRET'],
-      configFromEnv: (env) => (env.MPESA_TEST_SECRET ? { secret: env.MPESA_TEST_SECRET } : undefined),
-      create: (config): RailAdapter => ({
-        name: 'mpesa',
-        supports: (rail, country) => rail === 'mobile_money' && country === 'KE',
-        keyOf: (id) => `k-${id}`,
-        idOf: (key) => (key.startsWith('k-') ? key.slice(2) : undefined),
-        async submit(request) {
-          provider.submits += 1;
-          const entry = provider.paid.get(request.paymentId);
-          if (entry) entry.times += 1;
-          else provider.paid.set(request.paymentId, { times: 1, request });
-          if (provider.loseNextAnswer) {
-            provider.loseNextAnswer = false;
-            throw new Error('The operation was aborted due to timeout');
-          }
-          return { status: 'processing', providerReference: `MP-${request.paymentId.slice(-6)}` };
-        },
-        async poll(request) {
-          return provider.paid.has(request.paymentId) ? { status: 'processing', providerReference: `MP-${request.paymentId.slice(-6)}` } : { status: 'failed', failureReason: 'unknown' };
-        },
-        async lookup(request) {
-          provider.lookups += 1;
-          return provider.paid.has(request.paymentId) ? { status: 'processing', providerReference: `MP-${request.paymentId.slice(-6)}` } : undefined;
-        },
-        async callback(inbound) {
-          let verdict: CallbackVerdict;
-          if (inbound.headers['x-test-secret'] !== config.secret) verdict = { kind: 'refused', reason: 'bad secret' };
-          else {
-            try {
-              const body = JSON.parse(inbound.rawBody.toString('utf8')) as { paymentId: string; update: PayoutUpdate };
-              verdict = { kind: 'payout', paymentId: body.paymentId, update: body.update };
-            } catch {
-              verdict = { kind: 'refused', reason: 'not JSON' };
-            }
-          }
-          return { verdict, reply: { status: 200, body: { ResultCode: 0, ResultDesc: 'Accepted' } } };
-        },
-      }),
-    };
+    return scriptedModule(this);
   }
+}
+
+function scriptedModule(provider: ScriptedProvider): RailAdapterModule<{ secret: string }> {
+  return {
+    name: 'mpesa',
+    envVars: ['MPESA_TEST_SECRET'],
+    configFromEnv: (env) => (env.MPESA_TEST_SECRET ? { secret: env.MPESA_TEST_SECRET } : undefined),
+    create: (config): RailAdapter => ({
+      name: 'mpesa',
+      supports: (rail, country) => rail === 'mobile_money' && country === 'KE',
+      keyOf: (id) => `k-${id}`,
+      idOf: (key) => (key.startsWith('k-') ? key.slice(2) : undefined),
+      async submit(request) {
+        provider.submits += 1;
+        const entry = provider.paid.get(request.paymentId);
+        if (entry) entry.times += 1;
+        else provider.paid.set(request.paymentId, { times: 1, request });
+        if (provider.loseNextAnswer) {
+          provider.loseNextAnswer = false;
+          throw new Error('The operation was aborted due to timeout');
+        }
+        return { status: 'processing', providerReference: `MP-${request.paymentId.slice(-6)}` };
+      },
+      async poll(request) {
+        return provider.paid.has(request.paymentId) ? { status: 'processing', providerReference: `MP-${request.paymentId.slice(-6)}` } : { status: 'failed', failureReason: 'unknown' };
+      },
+      async lookup(request) {
+        provider.lookups += 1;
+        return provider.paid.has(request.paymentId) ? { status: 'processing', providerReference: `MP-${request.paymentId.slice(-6)}` } : undefined;
+      },
+      async callback(inbound) {
+        let verdict: CallbackVerdict;
+        if (inbound.headers['x-test-secret'] !== config.secret) verdict = { kind: 'refused', reason: 'bad secret' };
+        else {
+          try {
+            const body = JSON.parse(inbound.rawBody.toString('utf8')) as { paymentId: string; update: PayoutUpdate };
+            verdict = { kind: 'payout', paymentId: body.paymentId, update: body.update };
+          } catch {
+            verdict = { kind: 'refused', reason: 'not JSON' };
+          }
+        }
+        return { verdict, reply: { status: 200, body: { ResultCode: 0, ResultDesc: 'Accepted' } } };
+      },
+    }),
+  };
 }
 
 const BODY = { fromCode: 'NG', toCode: 'KE', rail: 'mobile_money', amount: 1000, currency: 'NGN', receiver: '+254712345678', receiverName: 'Wanjiku Kamau' };
