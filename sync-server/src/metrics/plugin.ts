@@ -20,6 +20,8 @@ export interface AppMetrics {
   text(): Promise<string>;
   /** Where the number of connected terminals comes from (the sync endpoint's namespace). */
   countTerminalsWith(count: () => number): void;
+  /** A gauge a module reads at scrape time (a cheap query of its own tables). */
+  gauge(name: string, help: string, read: () => Promise<number>): void;
 }
 
 /** An outbox read is shared by the gauges of one scrape. */
@@ -110,6 +112,17 @@ export function registerMetrics(app: FastifyInstance, db: Database, isAdminToken
     },
     countTerminalsWith(count: () => number) {
       terminals = count;
+    },
+    gauge(name, help, read) {
+      // Into the merged registry: Registry.merge copied the metrics that existed when it was made.
+      new Gauge({
+        name,
+        help,
+        registers: [merged],
+        async collect() {
+          this.set(await read());
+        },
+      });
     },
   } satisfies AppMetrics);
 

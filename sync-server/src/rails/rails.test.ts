@@ -238,5 +238,25 @@ for (const target of await databaseTargets()) {
       const metrics = await server().request<string>('GET', '/metrics', { headers: ADMIN });
       assert.match(String(metrics.body), /tapline_rail_callbacks_total\{provider="mpesa",verdict="refused"\} [1-9]/);
     });
+
+    it('a payout still open past RAIL_ATTENTION_HOURS is listed for an operator and counted', async () => {
+      const merchant = await liveMerchant(5_000);
+      const created = await pay(merchant.liveKey);
+      assert.equal(created.body.status, 'processing');
+      const list = () =>
+        server().request<{ data: { paymentId: string; merchantId: string; provider: string; status: string }[]; total: number }>('GET', '/api/admin/payments/attention?limit=100', { headers: ADMIN });
+      assert.equal((await list()).body.data.some((row) => row.paymentId === created.body.paymentId), false, 'not yet');
+      clock.advance(25 * 3_600_000);
+      const listed = await list();
+      assert.equal(listed.status, 200);
+      const row = listed.body.data.find((entry) => entry.paymentId === created.body.paymentId);
+      assert.deepEqual(row && { merchantId: row.merchantId, provider: row.provider, status: row.status }, { merchantId: merchant.id, provider: 'mpesa', status: 'processing' });
+      assert.ok(listed.body.total >= 1);
+      const metrics = await server().request<string>('GET', '/metrics', { headers: ADMIN });
+      const counted = /tapline_payments_needing_attention (\d+)/.exec(String(metrics.body));
+      assert.equal(Number(counted?.[1]), listed.body.total);
+      const refused = await server().request<{ code: string }>('GET', '/api/admin/payments/attention', { headers: { 'x-merchant-api-key': merchant.liveKey } });
+      assert.equal(refused.status, 403);
+    });
   });
 }

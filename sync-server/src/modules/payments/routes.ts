@@ -1,13 +1,13 @@
 import type { TypedApp } from '../../http/typed-app.ts';
 import { Type } from 'typebox';
-import { ErrorBody, FX_ROUNDING_RULES, ListOf, PaymentListQuery, PaymentRecord, PayRequest } from '@tapline/shared/schemas';
+import { ErrorBody, FX_ROUNDING_RULES, ListOf, ListQuery, PaymentListQuery, PaymentRecord, PayRequest } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { notFound, unauthorized } from '../../http/errors.ts';
 import { idempotentId } from '../../http/idempotency.ts';
 import { describeRails } from './rails.ts';
 import { createPayment, paymentRecord } from './service.ts';
-import { findPayment, listPayments } from './store.ts';
+import { findPayment, listPayments, listPaymentsNeedingAttention } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
@@ -106,4 +106,37 @@ export async function paymentRoutes(app: TypedApp, context: AppContext): Promise
     const page = await listPayments(db, principal.merchantId, principal.mode, { status: query.status, kind: query.kind, paymentLinkId: query.paymentLinkId }, limit, offset);
     return { data: page.rows.map((row) => paymentRecord(row, { owner: true })), total: page.total, limit, offset };
   });
+
+  const attentionSince = () => new Date(context.now().getTime() - context.config.railAttentionHours * 3_600_000);
+  const AttentionRecord = Type.Intersect([PaymentRecord, Type.Object({
+    merchantId: Type.String(),
+    mode: Type.String(),
+    provider: Type.Union([Type.String(), Type.Null()], { description: 'The payment provider it went to' }),
+    lastError: Type.Union([Type.String(), Type.Null()], { description: 'The last error of a call to the provider, if any' }),
+  })]);
+
+  app.get('/api/admin/payments/attention', {
+    config: { auth: ['admin'] },
+    schema: {
+      tags: ['admin'],
+      summary: 'Live payouts still open at their provider past RAIL_ATTENTION_HOURS, oldest first',
+      description:
+        'A live payout stays pending or processing until its provider says final (a payout is never sent twice, so an unknown outcome waits for the provider). Past RAIL_ATTENTION_HOURS (default 24) it is listed here, and counted in tapline_payments_needing_attention, for an operator to chase with the provider.',
+      querystring: ListQuery,
+      response: { 200: ListOf(AttentionRecord), ...errors },
+    },
+  }, async (request) => {
+    const { limit = 20, offset = 0 } = request.query;
+    const page = await listPaymentsNeedingAttention(db, attentionSince(), limit, offset);
+    return {
+      data: page.rows.map((row) => ({ ...paymentRecord(row, { owner: true }), merchantId: row.merchant_id, mode: row.mode, provider: row.provider, lastError: row.last_step_error ?? null })),
+      total: page.total,
+      limit,
+      offset,
+    };
+  });
+
+  app.metrics.gauge('tapline_payments_needing_attention', 'Live payouts still pending or processing at their provider past RAIL_ATTENTION_HOURS', async () =>
+    (await listPaymentsNeedingAttention(db, attentionSince(), 0, 0)).total,
+  );
 }

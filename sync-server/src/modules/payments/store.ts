@@ -152,3 +152,23 @@ export async function listPayments(db: Queryable, merchantId: string, mode: Mode
   const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, params as string[]);
   return { rows, total: count?.total ?? 0 };
 }
+
+/**
+ * Live payouts still open at their provider (pending or processing) since before `before`, oldest
+ * first, across merchants: what an operator looks into (migration 031's partial index).
+ */
+export async function listPaymentsNeedingAttention(
+  db: Queryable,
+  before: Date,
+  limit: number,
+  offset: number,
+): Promise<{ rows: (PaymentRow & { last_step_error: string | null })[]; total: number }> {
+  const where = `scenario = 'provider' AND status IN ('pending', 'processing') AND created_at < $1`;
+  if (limit === 0) {
+    const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [before]);
+    return { rows: [], total: count?.total ?? 0 };
+  }
+  const rows = await db.query<PaymentRow & { last_step_error: string | null }>(`SELECT ${COLUMNS}, last_step_error FROM payments WHERE ${where} ORDER BY created_at, id LIMIT $2 OFFSET $3`, [before, limit, offset]);
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [before]);
+  return { rows, total: count?.total ?? 0 };
+}
