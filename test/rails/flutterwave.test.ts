@@ -274,6 +274,20 @@ describe('Flutterwave rail adapter against the fake', () => {
       assert.equal(fake.requests().length, before);
     });
 
+    it('never concludes "never heard of it" from a list that ignored the reference filter', async () => {
+      const request = payout('success');
+      await adapter.submit(request);
+      const ignoringFilter: typeof fetch = (input, init) => {
+        const url = new URL(String(input));
+        url.searchParams.delete('reference');
+        return globalThis.fetch(url, init);
+      };
+      const blind = createFlutterwaveAdapter(config, { ...deps, fetch: ignoringFilter });
+      await assert.rejects(blind.lookup(payout('success')), /cannot tell whether it holds this one/);
+      assert.equal((await until(() => blind.lookup(request), 'the transfer on the first page')).providerReference, fake.transfer(adapter.keyOf(request.paymentId))!.id.toString());
+      assert.equal(await adapter.lookup(payout('success')), undefined);
+    });
+
     it('maps operator spellings to the documented codes (Uganda Airtel)', async () => {
       const request: PayoutRequest = { ...payout('success'), rail: 'mobile_money', toCountry: 'UG', destinationAmount: 50_000, destinationCurrency: 'UGX', receiver: parseReceiver({ phone: '+256701234567', provider: 'Airtel Money', name: 'Nakato' }, 'mobile_money', 'UG') };
       await adapter.submit(request);
@@ -430,6 +444,11 @@ describe('Flutterwave rail adapter against the fake', () => {
       assert.equal(second.status, 'completed');
       assert.equal(second.token, first.token);
       assert.equal(fake.bills().filter((bill) => bill.reference === adapter.keyOf(id)).length, 1);
+    });
+
+    it('leaves the outcome unknown when Flutterwave cannot say whether the bill was paid', async () => {
+      const offline = createFlutterwaveBiller({ ...config, baseUrl: 'http://127.0.0.1:9' }, { ...deps, timeoutMs: 500 });
+      await assert.rejects(offline.pay({ billId: billId(), biller: biller('mtn-ng-airtime'), accountRef: BILL_CUSTOMERS.phone.success, amount: 10_000, planCode: null }), /did not answer GET \/v3\/bills/);
     });
   });
 });

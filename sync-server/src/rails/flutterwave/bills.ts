@@ -5,9 +5,10 @@
 //   POST /v3/bills { country, customer, amount, recurrence, type, reference }
 //   GET  /v3/bills/{reference}                     the status
 // `reference` is keyOf(billId), so a second call for the same bill finds the first one's payment
-// (asked before anything else) instead of paying again. A refusal before or by POST /v3/bills is a
-// failed bill (nothing was paid); no answer or a 5xx from POST /v3/bills throws (the outcome is
-// unknown: the bill service keeps the bill pending).
+// (asked before anything else) instead of paying again. When that status query cannot answer, pay
+// throws (the bill service keeps the bill pending). After it, a refusal or no answer while listing
+// items or validating the customer is a failed bill (nothing was paid), as is a refusal by
+// POST /v3/bills; no answer or a 5xx from POST /v3/bills throws (the outcome is unknown).
 // The documents show no token field: the status sample's `extra` is null for airtime. This adapter
 // reads a prepaid token and units from `extra` (text such as "Token: 1234-5678-... Units: 23.8 kWh",
 // or an object with token and units) or from a `token` / `recharge_token` field, in the payment's
@@ -105,19 +106,29 @@ export function createFlutterwaveBiller(config: FlutterwaveConfig, deps: BillerD
     const earlier = await billStatus(reference);
     if (earlier) return fromStatus(earlier, reference);
 
-    const item = await findItem(rule, amount);
-    if (!item) return { status: 'failed', providerReference: reference, failureReason: `Flutterwave lists no bill item for ${biller.name}${request.planCode ? ` plan ${request.planCode}` : ''}` };
-
+    // Nothing is paid before POST /v3/bills, and Flutterwave holds no earlier payment of this bill:
+    // if it cannot list or validate now, the bill fails (and is refunded) rather than hanging.
+    let item: BillCategory | undefined;
+    let validated: Record<string, unknown>;
     const customer = request.accountRef;
     const what = biller.accountRefType === 'meter' ? 'meter number' : biller.accountRefType === 'smartcard' ? 'smartcard number' : 'phone number';
-    const validation = await client.request('GET', `/v3/bill-items/${encodeURIComponent(item.item_code)}/validate`, { query: { code: item.biller_code, customer } });
-    const validated = validation.httpStatus >= 200 && validation.httpStatus < 300 && validation.body.status === 'success' ? (validation.body.data as Record<string, unknown> | null) : undefined;
-    if (!validated || validated.response_code !== '00') {
-      if (validated || isRefusal(validation) || validation.httpStatus === 404) {
-        const said = client.messageOf(validation.body) ?? text(validated?.response_message);
-        return { status: 'failed', providerReference: reference, failureReason: `Flutterwave could not validate the ${what} ${customer} for ${biller.name}${said ? `: ${said}` : ''}` };
+    try {
+      item = await findItem(rule, amount);
+      if (!item) return { status: 'failed', providerReference: reference, failureReason: `Flutterwave lists no bill item for ${biller.name}${request.planCode ? ` plan ${request.planCode}` : ''}` };
+      const validation = await client.request('GET', `/v3/bill-items/${encodeURIComponent(item.item_code)}/validate`, { query: { code: item.biller_code, customer } });
+      const data = validation.httpStatus >= 200 && validation.httpStatus < 300 && validation.body.status === 'success' ? (validation.body.data as Record<string, unknown> | null) : undefined;
+      if (!data || data.response_code !== '00') {
+        if (data || isRefusal(validation) || validation.httpStatus === 404) {
+          const said = client.messageOf(validation.body) ?? text(data?.response_message);
+          return { status: 'failed', providerReference: reference, failureReason: `Flutterwave could not validate the ${what} ${customer} for ${biller.name}${said ? `: ${said}` : ''}` };
+        }
+        throw errorOf(client, validation, 'GET /v3/bill-items/{item_code}/validate');
       }
-      throw errorOf(client, validation, 'GET /v3/bill-items/{item_code}/validate');
+      validated = data;
+    } catch (error) {
+      if (!(error instanceof FlutterwaveError)) throw error;
+      deps.log('flutterwave: a bill could not be prepared; nothing was paid', { billId: request.billId, error: error.message });
+      return { status: 'failed', providerReference: reference, failureReason: `Flutterwave could not check the bill for ${biller.name} now; nothing was paid` };
     }
     const customerName = biller.accountRefType === 'phone' ? undefined : text(validated.name);
 

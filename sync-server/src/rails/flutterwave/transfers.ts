@@ -49,7 +49,12 @@ export function createTransfers(config: FlutterwaveConfig, deps: Pick<RailAdapte
   async function findByReference(key: string): Promise<TransferRecord | undefined> {
     const data = successData(client, await client.request('GET', '/v3/transfers', { query: { reference: key } }), 'GET /v3/transfers?reference=');
     if (!Array.isArray(data)) throw new FlutterwaveError('malformed', "Flutterwave's transfer list is not a list");
-    return data.map(readTransfer).find((record) => record?.reference === key);
+    const records = data.map(readTransfer);
+    const match = records.find((record) => record?.reference === key);
+    // The SDK passes `reference` as a list filter, but no page documents it. Transfers under other
+    // references mean it was not applied: "never heard of it" cannot be concluded then.
+    if (!match && records.length > 0) throw new FlutterwaveError('malformed', `Flutterwave answered GET /v3/transfers?reference=${key} with other transfers only: it cannot tell whether it holds this one`);
+    return match;
   }
 
   async function lookup(request: PayoutRequest): Promise<PayoutUpdate | undefined> {
