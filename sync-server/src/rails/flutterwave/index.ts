@@ -1,0 +1,52 @@
+// Flutterwave (v3): payouts to bank accounts and mobile money wallets, their webhooks, the day's
+// transfers, transfer rates, and Nigerian bill payments. Built from Flutterwave's Node SDK
+// (Flutterwave/Node-v3) and developer.flutterwave.com; test/fakes/flutterwave/README.md says which
+// file or page each path and field came from.
+import type { Rail } from '../../modules/payments/index.ts';
+import type { RailAdapter, RailAdapterDeps, RailAdapterModule } from '../types.ts';
+import { createCallbacks } from './callbacks.ts';
+import { createClient } from './client.ts';
+import { FLUTTERWAVE_ENV_VARS, type FlutterwaveConfig, configFromEnv } from './config.ts';
+import { supportsDestination } from './destinations.ts';
+import { idOf, keyOf } from './keys.ts';
+import { type TransferRate, createRates } from './rates.ts';
+import { createReconcile } from './reconcile.ts';
+import { createTransfers } from './transfers.ts';
+
+export { createFlutterwaveBiller } from './bills.ts';
+export type { FlutterwaveConfig, FlutterwaveSender } from './config.ts';
+export type { TransferRate } from './rates.ts';
+
+/** The adapter, plus Flutterwave's transfer rate (an optional member: not in RailAdapter). */
+export interface FlutterwaveAdapter extends RailAdapter {
+  /** What `amount` (minor units of `destination`) costs in `source` at Flutterwave's transfer rate. */
+  rate(amount: number, source: string, destination: string): Promise<TransferRate>;
+}
+
+/** The adapter with its `rate` member typed (the module's create returns the same object as a RailAdapter). */
+export function createFlutterwaveAdapter(config: FlutterwaveConfig, deps: RailAdapterDeps): FlutterwaveAdapter {
+  const client = createClient(config, deps);
+  const transfers = createTransfers(config, deps, client);
+  const { callback } = createCallbacks(config, deps, transfers);
+  return {
+    name: 'flutterwave',
+    supports: (rail: Rail, toCountry: string) => supportsDestination(config, rail, toCountry),
+    submit: transfers.submit,
+    poll: transfers.poll,
+    lookup: transfers.lookup,
+    keyOf,
+    idOf,
+    callback,
+    transactionsOn: createReconcile(client, transfers),
+    rate: createRates(client),
+  };
+}
+
+const flutterwave: RailAdapterModule<FlutterwaveConfig> = {
+  name: 'flutterwave',
+  envVars: FLUTTERWAVE_ENV_VARS,
+  configFromEnv,
+  create: createFlutterwaveAdapter,
+};
+
+export default flutterwave;
