@@ -126,7 +126,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     db,
     now,
     payoutProviders: options.payoutProviders ?? rails.payoutProviders,
-    billerProviders: options.billerProviders,
+    billerProviders: options.billerProviders ?? rails.billerProviders,
     fxProvider: options.fxProvider,
     onError: (scope, error) => app.log.error({ err: error }, `${scope} failed`),
   });

@@ -1,4 +1,5 @@
 // The provider adapters this server ships. A provider whose variables are not all set is not built.
+import flutterwave from './flutterwave/index.ts';
 import type { RailAdapterModule } from './types.ts';
 
-export const RAIL_MODULES: readonly RailAdapterModule[] = [];
+export const RAIL_MODULES: readonly RailAdapterModule[] = [flutterwave];

@@ -1,6 +1,7 @@
 // The configured rail adapters: built from the environment (a provider with missing variables is
 // simply absent), given their callback tokens, and routed by the route table.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { BillerProvider } from '../modules/bills/index.ts';
 import type { PayoutProvider, Rail } from '../modules/payments/index.ts';
 import { type RouteTable, providersFor } from './routing.ts';
 import type { RailAdapter, RailAdapterDeps, RailAdapterModule, RailProviderName } from './types.ts';
@@ -13,6 +14,8 @@ export interface Rails {
   readonly adapters: ReadonlyMap<RailProviderName, RailAdapter>;
   /** The payment scheduler's providers: each one `supports` exactly the routes it wins. */
   readonly payoutProviders: readonly PayoutProvider[];
+  /** Live bill payments of the configured providers that offer them. */
+  readonly billerProviders: readonly BillerProvider[];
   /** The provider that pays (rail, country) now: the first configured one of its route. */
   providerFor(rail: Rail, country: string): RailAdapter | undefined;
   readonly routes: RouteTable;
@@ -58,9 +61,12 @@ export function createRails(options: RailsOptions): Rails {
     log: options.log,
   };
   const adapters = new Map<RailProviderName, RailAdapter>();
+  const billerProviders: BillerProvider[] = [];
   for (const module of options.modules) {
     const config = module.configFromEnv(options.env);
-    if (config !== undefined) adapters.set(module.name, module.create(config, deps));
+    if (config === undefined) continue;
+    adapters.set(module.name, module.create(config, deps));
+    if (module.createBiller) billerProviders.push(module.createBiller(config, deps));
   }
   const providerFor = (rail: Rail, country: string) =>
     providersFor(options.routes, rail, country)
@@ -74,5 +80,5 @@ export function createRails(options: RailsOptions): Rails {
     poll: (request, reference) => adapter.poll(request, reference),
     lookup: (request) => adapter.lookup(request),
   }));
-  return { adapters, payoutProviders, providerFor, routes: options.routes };
+  return { adapters, payoutProviders, billerProviders, providerFor, routes: options.routes };
 }

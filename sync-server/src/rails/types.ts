@@ -3,6 +3,7 @@
 // resend), collections (a customer pays from their phone) and the provider's inbound callbacks.
 // Each adapter lives in rails/<provider>/ and speaks its provider's wire format; nothing outside
 // rails/ knows a provider's paths, headers or bodies.
+import type { BillerProvider } from '../modules/bills/index.ts';
 import type { PayoutProvider, PayoutRequest, PayoutUpdate } from '../modules/payments/index.ts';
 
 export type { PayoutRequest, PayoutUpdate } from '../modules/payments/index.ts';
@@ -120,4 +121,6 @@ export interface RailAdapterModule<C = unknown> {
   /** Reads its environment variables; undefined when a required one is missing (the provider is then not routed to). */
   configFromEnv(env: Readonly<Record<string, string | undefined>>): C | undefined;
   create(config: C, deps: RailAdapterDeps): RailAdapter;
+  /** The provider's bill payments as a live BillerProvider, where it offers them (Flutterwave: NG airtime, power, TV). */
+  createBiller?(config: C, deps: RailAdapterDeps): BillerProvider;
 }

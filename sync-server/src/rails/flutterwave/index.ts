@@ -13,7 +13,9 @@ import { type TransferRate, createRates } from './rates.ts';
 import { createReconcile } from './reconcile.ts';
 import { createTransfers } from './transfers.ts';
 
-export { createFlutterwaveBiller } from './bills.ts';
+import { createFlutterwaveBiller } from './bills.ts';
+
+export { createFlutterwaveBiller };
 export type { FlutterwaveConfig, FlutterwaveSender } from './config.ts';
 export type { TransferRate } from './rates.ts';
 
@@ -47,6 +49,7 @@ const flutterwave: RailAdapterModule<FlutterwaveConfig> = {
   envVars: FLUTTERWAVE_ENV_VARS,
   configFromEnv,
   create: createFlutterwaveAdapter,
+  createBiller: createFlutterwaveBiller,
 };
 
 export default flutterwave;
