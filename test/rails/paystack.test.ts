@@ -180,6 +180,22 @@ describe('paystack adapter: references (keyOf / idOf)', () => {
     }
   });
 
+  it('round-trips 2,000 random ids over letters of both cases, digits, _, - and :', () => {
+    const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-:';
+    const keys = new Set<string>();
+    const idsSeen = new Set<string>();
+    for (let i = 0; i < 2_000; i += 1) {
+      const bytes = randomBytes(1 + (i % 60));
+      const id = [...bytes].map((byte) => alphabet[byte % alphabet.length]).join('');
+      const key = adapter.keyOf(id);
+      assert.match(key, /^[a-z0-9_-]{16,}$/, id);
+      assert.equal(adapter.idOf(key), id);
+      idsSeen.add(id);
+      keys.add(key);
+    }
+    assert.equal(keys.size, idsSeen.size, 'distinct ids, distinct references');
+  });
+
   it('is fixed and readable: upper case as _x, _ as __, : as _-', () => {
     assert.equal(adapter.keyOf('pay_3f9a0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b'), 'pay__3f9a0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b');
     assert.equal(adapter.keyOf('pay_AB:c-d'), 'pay___a_b_-c-d_0');
@@ -379,6 +395,8 @@ describe('paystack adapter: recipients by country and rail', () => {
     assert.equal(currency.failureReason, 'Paystack pays NG in NGN, not USD.');
     const badCode = await adapter.submit(payout({ rail: 'bank_transfer', toCode: 'NG', receiver: { accountNumber: '0123456789', bankCode: '999' } }));
     assert.equal(badCode.failureReason, 'Paystack refused the receiver: Unknown bank code.');
+    const invalidPhone = await adapter.submit(payout({ rail: 'mobile_money', toCode: 'KE', receiver: { phone: '+254700000004' } }));
+    assert.equal(invalidPhone.failureReason, 'Paystack refused the receiver: Cannot resolve account.');
   });
 });
 
