@@ -70,6 +70,8 @@ export function paystackClient(config: PaystackConfig, deps: Pick<RailAdapterDep
         method,
         headers,
         ...(body ? { body: JSON.stringify(body) } : {}),
+        // Never follow a redirect: the Bearer key goes to Paystack's base URL and nowhere else.
+        redirect: 'error',
         signal: AbortSignal.timeout(deps.timeoutMs),
       });
       text = await response.text();
