@@ -1,0 +1,57 @@
+// The Paystack rail adapter: payouts to bank accounts (NG, GH, ZA, KE) and mobile money (GH, KE)
+// through Paystack Transfers, its transfer webhooks, the daily transfer list, and two helpers the
+// rest of the server may offer merchants: the bank list and account name resolve.
+//
+// Built from Paystack's OpenAPI document and webhook samples (vendor/paystack/). One module per job:
+// config.ts (environment), client.ts (HTTP + auth), keys.ts (reference <-> payment id),
+// countries.ts (capability), banks.ts, recipients.ts, transfers.ts (statuses), payouts.ts,
+// callbacks.ts, reconcile.ts.
+import type { RailAdapter, RailAdapterDeps, RailAdapterModule } from '../types.ts';
+import { bankDirectory, type PaystackBank, type ResolvedAccount } from './banks.ts';
+import { readCallback } from './callbacks.ts';
+import { paystackClient } from './client.ts';
+import { configFromEnv, ENV_VARS, type PaystackConfig } from './config.ts';
+import { supports } from './countries.ts';
+import { idOf, keyOf } from './keys.ts';
+import { payouts } from './payouts.ts';
+import { transactionsOn } from './reconcile.ts';
+
+export type { PaystackConfig } from './config.ts';
+export type { PaystackBank, ResolvedAccount } from './banks.ts';
+export { idOf, keyOf } from './keys.ts';
+
+/** RailAdapter plus Paystack's bank list and account resolve (optional members, not in types.ts). */
+export interface PaystackAdapter extends RailAdapter {
+  /** Banks and mobile money operators Paystack lists for a country (ISO code): their `code` is a receiver's bankCode / provider. */
+  banks(country: string): Promise<PaystackBank[]>;
+  /** The account holder's name as the bank has it; undefined when Paystack cannot resolve the account. */
+  resolveAccount(accountNumber: string, bankCode: string): Promise<ResolvedAccount | undefined>;
+}
+
+export function createPaystackAdapter(config: PaystackConfig, deps: RailAdapterDeps): PaystackAdapter {
+  const client = paystackClient(config, deps);
+  const directory = bankDirectory(client, deps.now);
+  const payout = payouts(client, directory, deps);
+  return {
+    name: 'paystack',
+    supports,
+    keyOf,
+    idOf,
+    submit: payout.submit,
+    lookup: payout.lookup,
+    poll: payout.poll,
+    callback: (inbound) => readCallback(config.secretKey, inbound),
+    transactionsOn: (day) => transactionsOn(client, day),
+    banks: (country) => directory.banks(country),
+    resolveAccount: (accountNumber, bankCode) => directory.resolveAccount(accountNumber, bankCode),
+  };
+}
+
+const paystack: RailAdapterModule<PaystackConfig> = {
+  name: 'paystack',
+  envVars: ENV_VARS,
+  configFromEnv,
+  create: createPaystackAdapter,
+};
+
+export default paystack;
