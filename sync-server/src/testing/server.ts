@@ -58,6 +58,8 @@ export interface TestServerOptions {
   backgroundJobs?: boolean;
   /** More buildApp options (payout and biller adapters, an FX provider...). */
   app?: Partial<Omit<BuildAppOptions, 'config' | 'db' | 'adminTokenHash'>>;
+  /** Listen on this port (default: any free one); with PUBLIC_BASE_URL, a provider fake can call back before the server exists. */
+  port?: number;
 }
 
 export function useTestServer(target: DatabaseTarget, options: TestServerOptions = {}): () => TestServer {
@@ -82,7 +84,7 @@ export function useTestServer(target: DatabaseTarget, options: TestServerOptions
     });
     // Every error the suite makes a route answer must be one its OpenAPI operation lists (checked after the suite).
     errorAnswers = watchErrorAnswers(app);
-    await app.listen({ port: 0, host: '127.0.0.1' });
+    await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
     const address = app.server.address();
     const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     const request: TestServer['request'] = async (method, path, requestOptions = {}) => {

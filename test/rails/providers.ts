@@ -1,0 +1,46 @@
+// Each provider's fake as the live-payout tests drive it: started with the server's callback
+// address, its environment, what it paid (by idempotency key) and its magic receivers.
+import { startFlutterwaveFake, SCENARIOS as FLUTTERWAVE } from '../fakes/flutterwave/index.ts';
+import { startPaystackFake, SCENARIOS as PAYSTACK } from '../fakes/paystack/index.ts';
+
+export const SCENARIO_NAMES = ['success', 'failure', 'insufficient_balance', 'invalid_account', 'no_answer', 'error_then_success', 'callback_lost', 'duplicate_callback', 'reversal_after_success'] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+export interface ScenarioReceiver {
+  rail: string;
+  toCode: string;
+  receiver: unknown;
+}
+
+export interface RunningFake {
+  env: Record<string, string>;
+  /** How many times money went out under each idempotency key. */
+  paidTimes(): Map<string, number>;
+  stop(): Promise<void>;
+}
+
+export interface ProviderUnderTest {
+  name: 'paystack' | 'flutterwave' | 'mpesa' | 'momo';
+  scenarios: Readonly<Record<ScenarioName, ScenarioReceiver>>;
+  /** Starts the fake; `publicBaseUrl` is the server's, where its callbacks go. `delayScale` shortens its waits. */
+  start(publicBaseUrl: string, delayScale: number): Promise<RunningFake>;
+}
+
+export const PROVIDERS: readonly ProviderUnderTest[] = [
+  {
+    name: 'paystack',
+    scenarios: PAYSTACK,
+    async start(publicBaseUrl, delayScale) {
+      const fake = await startPaystackFake({ callbackBase: `${publicBaseUrl}/api/rails/paystack/webhook`, delayScale });
+      return { env: fake.env, paidTimes: () => new Map(fake.payouts().map((payout) => [payout.key, payout.times])), stop: () => fake.stop() };
+    },
+  },
+  {
+    name: 'flutterwave',
+    scenarios: FLUTTERWAVE as unknown as Record<ScenarioName, ScenarioReceiver>,
+    async start(publicBaseUrl, delayScale) {
+      const fake = await startFlutterwaveFake({ callbackBase: `${publicBaseUrl}/api/rails/flutterwave/webhook`, delayScale });
+      return { env: fake.env, paidTimes: () => new Map(fake.payouts().map((payout) => [payout.key, payout.timesPaid])), stop: () => fake.stop() };
+    },
+  },
+];
