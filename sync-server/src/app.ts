@@ -16,7 +16,7 @@ import { loggedRequest } from './http/log-redaction.ts';
 import { EventDispatcher, scaledRetryDelays } from './events/dispatcher.ts';
 import { webhookRoutes } from './modules/webhooks/index.ts';
 import { EmbeddedRateProvider, type FxRateProvider, FxRateService, UrlRateProvider, fxRoutes } from './modules/fx/index.ts';
-import { type PayoutProvider, paymentRoutes, paymentScheduler } from './modules/payments/index.ts';
+import { type PayoutProvider, paymentRoutes, paymentScheduler, providerLeaseFor } from './modules/payments/index.ts';
 import { RAIL_MODULES, type RailAdapterModule, createRails, railCallbackRoutes } from './rails/index.ts';
 import { type BillerProvider, billRoutes } from './modules/bills/index.ts';
 import { linkRoutes } from './modules/links/index.ts';
@@ -238,6 +238,8 @@ function createMoneyServices(options: MoneyServiceOptions): Pick<AppContext, 'fx
     stepMs: config.sandboxStepMs,
     pollIntervalMs: config.schedulerPollMs,
     payoutProviders: payouts,
+    providerLeaseMs: providerLeaseFor(config.railTimeoutMs),
+    providerPollMs: config.railPollMs,
     onError: (error) => options.onError('payment scheduler', error),
   });
   return { fx, payments, payoutProviders: payouts, billerProviders: options.billerProviders ?? [] };

@@ -13,6 +13,8 @@ export interface Config {
   railRoutes: RouteTable;
   /** RAIL_TIMEOUT_MS: one request to a provider; past it the outcome is unknown and asked about before any resend. */
   railTimeoutMs: number;
+  /** RAIL_POLL_MS: how often a live payout in processing is asked about at its provider. */
+  railPollMs: number;
   /** RAIL_ATTENTION_HOURS: a live payout still processing after this long is flagged for attention. */
   railAttentionHours: number;
   port: number;
@@ -250,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providerEnv,
     railRoutes,
     railTimeoutMs: integer(env, 'RAIL_TIMEOUT_MS', 20_000, 100, 120_000, problems),
+    railPollMs: integer(env, 'RAIL_POLL_MS', 30_000, 500, 24 * 3600_000, problems),
     railAttentionHours: decimalNumber(env, 'RAIL_ATTENTION_HOURS', 24, 0.001, 24 * 30, problems),
     port,
     host,

@@ -26,14 +26,14 @@ export interface ServerProcess extends ShopServer {
   running(): boolean;
   /** Starts the process; resolves when it prints that it listens, with that moment (Date.now()). */
   start(): Promise<number>;
-  /** Stops it with a signal, as Ctrl-C (SIGINT) or a service manager (SIGTERM) would, and waits for its exit. */
-  stop(signal: 'SIGINT' | 'SIGTERM'): Promise<number | null>;
+  /** Stops it with a signal, as Ctrl-C (SIGINT) or a service manager (SIGTERM) would, or kills it (SIGKILL), and waits for its exit. */
+  stop(signal: 'SIGINT' | 'SIGTERM' | 'SIGKILL'): Promise<number | null>;
   /** With the process stopped: the database itself, for the ledger check. */
   openDatabase(): ReturnType<typeof openDatabase>;
   dispose(): Promise<void>;
 }
 
-export async function serverProcess(target: DatabaseTarget): Promise<ServerProcess> {
+export async function serverProcess(target: DatabaseTarget, extraEnv: (baseUrl: string) => Record<string, string> = () => ({})): Promise<ServerProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   let env: Record<string, string>;
@@ -82,7 +82,8 @@ export async function serverProcess(target: DatabaseTarget): Promise<ServerProce
     running: () => child !== null,
     async start() {
       assert.equal(child, null, 'the server is already running');
-      const started = await startServerProcess(env);
+      // Extra environment is read at every start: a provider fake made after the server's address is known.
+      const started = await startServerProcess({ ...env, ...extraEnv(baseUrl) });
       const listeningAt = Date.now();
       child = started.child;
       return listeningAt;

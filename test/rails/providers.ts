@@ -16,6 +16,8 @@ export interface RunningFake {
   env: Record<string, string>;
   /** How many times money went out under each idempotency key. */
   paidTimes(): Map<string, number>;
+  /** How many requests to pay out (create a transfer) the fake has received, answered or not. */
+  transferRequests(): number;
   stop(): Promise<void>;
 }
 
@@ -32,7 +34,12 @@ export const PROVIDERS: readonly ProviderUnderTest[] = [
     scenarios: PAYSTACK,
     async start(publicBaseUrl, delayScale) {
       const fake = await startPaystackFake({ callbackBase: `${publicBaseUrl}/api/rails/paystack/webhook`, delayScale });
-      return { env: fake.env, paidTimes: () => new Map(fake.payouts().map((payout) => [payout.key, payout.times])), stop: () => fake.stop() };
+      return {
+        env: fake.env,
+        paidTimes: () => new Map(fake.payouts().map((payout) => [payout.key, payout.times])),
+        transferRequests: () => fake.transfersReceived(),
+        stop: () => fake.stop(),
+      };
     },
   },
   {
@@ -40,7 +47,12 @@ export const PROVIDERS: readonly ProviderUnderTest[] = [
     scenarios: FLUTTERWAVE as unknown as Record<ScenarioName, ScenarioReceiver>,
     async start(publicBaseUrl, delayScale) {
       const fake = await startFlutterwaveFake({ callbackBase: `${publicBaseUrl}/api/rails/flutterwave/webhook`, delayScale });
-      return { env: fake.env, paidTimes: () => new Map(fake.payouts().map((payout) => [payout.key, payout.timesPaid])), stop: () => fake.stop() };
+      return {
+        env: fake.env,
+        paidTimes: () => new Map(fake.payouts().map((payout) => [payout.key, payout.timesPaid])),
+        transferRequests: () => fake.requests().filter((request) => request === 'POST /v3/transfers').length,
+        stop: () => fake.stop(),
+      };
     },
   },
 ];

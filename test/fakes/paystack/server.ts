@@ -46,6 +46,8 @@ export interface PaystackFake {
   /** The adapter's environment variables pointing at this fake, the secret key included. */
   env: { PAYSTACK_SECRET_KEY: string; PAYSTACK_BASE_URL: string };
   secretKey: string;
+  /** How many transfers it has taken in, answered or not (a held no_answer one too). */
+  transfersReceived(): number;
   /** Every transfer that actually paid out. */
   payouts(): FakePayout[];
   /** The transfer under a reference, whatever its state. */
@@ -491,6 +493,7 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     url,
     env: { PAYSTACK_SECRET_KEY: secretKey, PAYSTACK_BASE_URL: url },
     secretKey,
+    transfersReceived: () => transfers.size,
     payouts: () =>
       [...transfers.values()]
         .filter((t) => t.paid > 0)

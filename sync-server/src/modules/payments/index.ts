@@ -11,7 +11,7 @@ export { findLinkPayment, insertPayment } from './store.ts';
 export type { NewPayment, PaymentRow } from './store.ts';
 export type { PayoutProvider, PayoutRequest, PayoutUpdate } from './providers.ts';
 export { paymentRoutes } from './routes.ts';
-export { paymentScheduler } from './scheduler.ts';
+export { paymentScheduler, providerLeaseFor } from './scheduler.ts';
 
 declare module '../../context.ts' {
   interface AppContext {

@@ -14,11 +14,23 @@ export interface PaymentSchedulerOptions {
   stepMs: number;
   pollIntervalMs: number;
   payoutProviders: readonly PayoutProvider[];
+  /** How long a claimed provider call may take before another worker may take the payment over (asking the provider first). */
+  providerLeaseMs?: number;
+  /** How often a live payment in processing is polled at its provider (RAIL_POLL_MS; default PROVIDER_POLL_MS). */
+  providerPollMs?: number;
   onError?: (error: unknown) => void;
 }
 
-/** How long a claimed provider call may take before another worker may take the payment over. */
+/** How long a claimed provider call may take by default before another worker may take the payment over. */
 const PROVIDER_LEASE_MS = 60_000;
+
+/**
+ * The lease of one provider step for a per-request timeout: a step makes at most a few requests
+ * (a lookup, a recipient, the transfer), so a live worker never loses its lease mid-step.
+ */
+export function providerLeaseFor(requestTimeoutMs: number): number {
+  return Math.max(10_000, 4 * requestTimeoutMs + 5_000);
+}
 /** How often a live payment in processing is polled at its provider. */
 export const PROVIDER_POLL_MS = 30_000;
 const STEPS_PER_RUN_MAX = 5_000;
@@ -149,7 +161,7 @@ export function paymentScheduler(options: PaymentSchedulerOptions) {
   /** One due step under the row lock; returns the leased row when a provider call must follow. */
   async function step(tx: Queryable, row: PaymentRow, now: Date): Promise<PaymentRow | undefined> {
     if (row.scenario === 'provider') {
-      const leased = await leaseForProvider(tx, row.id, new Date(now.getTime() + PROVIDER_LEASE_MS));
+      const leased = await leaseForProvider(tx, row.id, new Date(now.getTime() + (options.providerLeaseMs ?? PROVIDER_LEASE_MS)));
       return leased;
     }
     await sandboxStep(tx, row, now, options.stepMs);
@@ -212,14 +224,14 @@ export function paymentScheduler(options: PaymentSchedulerOptions) {
       case 'processing':
         if (row.status === 'processing') {
           // Polled without news: only the next poll moves.
-          await schedulePoll(tx, row.id, new Date(now.getTime() + PROVIDER_POLL_MS), reference);
+          await schedulePoll(tx, row.id, new Date(now.getTime() + (options.providerPollMs ?? PROVIDER_POLL_MS)), reference);
           return;
         }
         await updatePayment(tx, row.id, {
           status: 'processing',
           entry: { status: 'processing', at: now.toISOString(), note: `Accepted by ${row.provider}${said}` },
           at: now,
-          nextStepAt: new Date(now.getTime() + PROVIDER_POLL_MS),
+          nextStepAt: new Date(now.getTime() + (options.providerPollMs ?? PROVIDER_POLL_MS)),
           providerReference: reference,
           ...(update.estimatedArrival ? { estimatedArrival: update.estimatedArrival } : {}),
         });
