@@ -481,6 +481,20 @@ describe('MTN MoMo adapter against the local fake', () => {
       }
     });
 
+    it('a genuine callback that cannot be confirmed now is ignored (200), never thrown, and logged', async () => {
+      const offline = makeAdapter(fake.env, receiver.url, { fetch: () => Promise.reject(new TypeError('fetch failed')) });
+      const id = newId();
+      const answer = await offline.adapter.callback({
+        path: `disbursement/${id}/${callbackToken('momo-disbursement', id)}`,
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        rawBody: Buffer.from(JSON.stringify({ status: 'SUCCESSFUL', externalId: id })),
+      });
+      assert.deepEqual(answer, { verdict: { kind: 'ignored', reason: 'could not be confirmed with MoMo now; polling will settle it' }, reply: { status: 200 } });
+      assert.equal(offline.logs.length, 1);
+      assert.match(String(offline.logs[0]!.detail?.error), /could not be reached for POST \/disbursement\/token\//);
+    });
+
     it('a callback body that lies is overruled by the status GET', async () => {
       const request = payoutOf('failure');
       await adapter.submit(request);

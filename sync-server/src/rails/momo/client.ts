@@ -13,6 +13,7 @@
 // Errors name the method, path and HTTP status, never a key, a token or a password.
 import type { RailAdapterDeps } from '../types.ts';
 import type { MomoConfig } from './config.ts';
+import { printable } from './wire.ts';
 
 export type Product = 'collection' | 'disbursement';
 
@@ -38,7 +39,7 @@ export function errorCode(body: unknown): string | undefined {
 /** The `message` of a MoMo error body, short and printable, if any. */
 export function errorMessage(body: unknown): string | undefined {
   if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string') {
-    return body.message.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 200) || undefined;
+    return printable(body.message).trim().slice(0, 200) || undefined;
   }
   return undefined;
 }

@@ -25,8 +25,16 @@ export function amountText(minor: number, currency: string): string {
  */
 export const MESSAGE_LIMIT = 160;
 
+/** The text with every control character (C0, DEL) made a space. */
+export function printable(text: string): string {
+  return Array.from(text, (char) => {
+    const code = char.codePointAt(0)!;
+    return code < 0x20 || code === 0x7f ? ' ' : char;
+  }).join('');
+}
+
 export function messageText(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, MESSAGE_LIMIT).trim();
+  return Array.from(printable(text).replace(/\s+/g, ' ').trim()).slice(0, MESSAGE_LIMIT).join('').trim();
 }
 
 /** E.164 to MoMo's MSISDN partyId: the digits without the +. */
