@@ -1,6 +1,7 @@
 // Each provider's fake as the live-payout tests drive it: started with the server's callback
 // address, its environment, what it paid (by idempotency key) and its magic receivers.
 import { startFlutterwaveFake, SCENARIOS as FLUTTERWAVE } from '../fakes/flutterwave/index.ts';
+import { startMomoFake, SCENARIOS as MOMO } from '../fakes/momo/index.ts';
 import { startPaystackFake, SCENARIOS as PAYSTACK } from '../fakes/paystack/index.ts';
 
 export const SCENARIO_NAMES = ['success', 'failure', 'insufficient_balance', 'invalid_account', 'no_answer', 'error_then_success', 'callback_lost', 'duplicate_callback', 'reversal_after_success'] as const;
@@ -51,6 +52,19 @@ export const PROVIDERS: readonly ProviderUnderTest[] = [
         env: fake.env,
         paidTimes: () => new Map(fake.payouts().map((payout) => [payout.key, payout.timesPaid])),
         transferRequests: () => fake.requests().filter((request) => request === 'POST /v3/transfers').length,
+        stop: () => fake.stop(),
+      };
+    },
+  },
+  {
+    name: 'momo',
+    scenarios: MOMO as unknown as Record<ScenarioName, ScenarioReceiver>,
+    async start(publicBaseUrl, delayScale) {
+      const fake = await startMomoFake({ callbackBase: publicBaseUrl, delayScale });
+      return {
+        env: fake.env,
+        paidTimes: () => new Map(fake.payouts().map((payout) => [payout.key, payout.times])),
+        transferRequests: () => fake.requests().filter((request) => request.method === 'POST' && request.path.endsWith('/disbursement/v1_0/transfer')).length,
         stop: () => fake.stop(),
       };
     },
