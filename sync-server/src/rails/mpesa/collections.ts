@@ -158,7 +158,8 @@ export function createCollections(context: MpesaContext, passkey: string) {
     if (outcome.kind === 'unknown-id') return refused('M-Pesa does not know the callback\'s CheckoutRequestID');
     if (outcome.kind === 'final' && outcome.checkoutRequestId && outcome.checkoutRequestId !== callback.checkoutRequestId) return refused('M-Pesa Express query answered for another CheckoutRequestID');
     const memory: CollectionMemory = known ?? context.collections.set(collectionId, { checkoutRequestId: callback.checkoutRequestId, merchantRequestId: callback.merchantRequestId });
-    if (callback.resultCode === '0' && callback.receipt) memory.receipt = callback.receipt;
+    // The receipt is taken from the callback only once the query confirms the payment.
+    if (outcome.kind === 'final' && outcome.resultCode === '0' && callback.resultCode === '0' && callback.receipt) memory.receipt = callback.receipt;
     if (outcome.kind === 'pending') return { kind: 'collection', collectionId, update: { status: 'pending', providerReference: callback.checkoutRequestId } };
     const update = updateOf(outcome, memory);
     memory.final = update;

@@ -2,10 +2,10 @@
 // Page: vendor/daraja/TransactionStatus.md. The query is asynchronous: Daraja acknowledges it,
 // then POSTs the answer to the query's own ResultURL (/api/rails/mpesa/status/result/<paymentId>/<token>).
 //
-//  - poll sends a status query (at most one per STATUS_REQUERY_MS per payout) and answers
-//    `processing`; the status result, once its token verifies and the original ids it carries
-//    match the payment, is a callback verdict with the final state. The next poll answers from
-//    memory too.
+//  - poll sends a status query (at most one outstanding per STATUS_REQUERY_MS per payout) and
+//    answers `processing`; the status result, once its token verifies and the original ids it
+//    carries match the payment, is a callback verdict with the final state. The next poll answers
+//    from memory too.
 //  - lookup sends a status query and waits a short while (deps.timeoutMs) for its result to come
 //    back through callback(); when it does not come in time lookup throws ("cannot tell now"),
 //    and the next lookup uses the answer if it has arrived meanwhile.
@@ -85,10 +85,21 @@ export function createStatus(context: MpesaContext) {
     throw new Error(`M-Pesa transaction status query was not accepted: HTTP ${answer.status} ${detail} (cannot tell now)`);
   }
 
-  /** poll: a verified final state if this process has one; otherwise asks Daraja and answers processing. */
+  /**
+   * poll: asks Daraja (a status query, whose result comes as a callback verdict) and answers what
+   * this process knows now: processing, or the verified final state. A payout known completed is
+   * still asked about, because Daraja sends nothing when a B2C payment is later reversed (by hand,
+   * on the M-PESA portal): only a status query can tell. Failed and reversed are not asked again.
+   */
   async function poll(request: PayoutRequest, providerReference: string | null): Promise<PayoutUpdate> {
     const memory = payoutMemory(context.payouts, request.paymentId);
-    if (memory.final) return memory.final;
+    if (memory.final && memory.final.status !== 'completed') return memory.final;
+    if (memory.final) {
+      await sendQuery(request.paymentId).catch((error: unknown) => {
+        deps.log('mpesa: status query for a completed payout could not be sent', { paymentId: request.paymentId, error: String((error as Error).message ?? error) });
+      });
+      return memory.final;
+    }
     await sendQuery(request.paymentId);
     const reference = memory.conversationId ?? providerReference ?? undefined;
     return { status: 'processing', ...(reference ? { providerReference: reference } : {}) };
@@ -155,6 +166,7 @@ export function createStatus(context: MpesaContext) {
     const reason = parameterText(result, 'TransactionReason');
     const update = updateOfStatus(parameterText(result, 'TransactionStatus'), receipt, reason ? client.redact(reason) : undefined);
     if (conversationId) memory.conversationId ??= conversationId;
+    if (update.status === 'processing' && memory.final) return ignored(`status result says ${parameterText(result, 'TransactionStatus') ?? 'in progress'}; the payout is already ${memory.final.status}`);
     remember(paymentId, { kind: 'known', update });
     return { kind: 'payout', paymentId, update };
   }
