@@ -256,6 +256,15 @@ describe('mpesa: SecurityCredential and OAuth', () => {
     assert.equal(verdicts[0]?.kind, 'payout');
   });
 
+  it('throws (never fails the payout) when the token is refused again after renewal', async () => {
+    const invalid: typeof fetch = async (input, init) => {
+      if (init?.method === 'POST') return new Response(JSON.stringify({ requestId: 'x', errorCode: '404.001.03', errorMessage: 'Invalid Access Token' }), { status: 404 });
+      return fetch(input, init);
+    };
+    const adapter = makeAdapter({ fetch: invalid });
+    await assert.rejects(adapter.submit(payout('success')), /access token was refused again after renewal \(404\.001\.03 Invalid Access Token\)/);
+  });
+
   it('keeps secrets out of errors and logs when the consumer secret is wrong', async () => {
     const secret = 'wrong-secret-1234567890';
     const adapter = makeAdapter({ env: { MPESA_CONSUMER_SECRET: secret } });

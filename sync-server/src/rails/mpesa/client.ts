@@ -113,9 +113,9 @@ export class DarajaClient {
 
   /**
    * POSTs a JSON body with the bearer token. An answer calling the token invalid renews it once
-   * and sends again (safe: the gateway refused the request before M-Pesa saw it). Throws only
-   * when no answer came (network error, timeout) or the token cannot be had; every HTTP answer,
-   * 5xx included, is returned for the caller to judge.
+   * and sends again (safe: the gateway refused the request before M-Pesa saw it). Throws when no
+   * answer came (network error, timeout), when the token cannot be had or is refused again; every
+   * other HTTP answer, 5xx included, is returned for the caller to judge.
    */
   async post(path: string, body: Record<string, unknown>): Promise<DarajaAnswer> {
     for (let attempt = 0; ; attempt += 1) {
@@ -139,9 +139,11 @@ export class DarajaClient {
       } catch (error) {
         throw this.failure(path, error);
       }
-      if (attempt === 0 && isInvalidToken(answer)) {
+      if (isInvalidToken(answer)) {
         this.forget(token);
-        continue;
+        if (attempt === 0) continue;
+        // Refused before M-Pesa saw it, twice: a set-up problem, never a verdict on a payment.
+        throw new Error(`M-Pesa ${path}: the access token was refused again after renewal (${this.describe(answer)})`);
       }
       return answer;
     }

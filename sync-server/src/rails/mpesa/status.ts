@@ -148,6 +148,9 @@ export function createStatus(context: MpesaContext) {
     const memory = payoutMemory(context.payouts, paymentId);
     if (memory.statusQueries.length > 0 && !memory.statusQueries.includes(result.conversationId)) return refused('status result for a query we did not send');
     if (result.resultCode === UNKNOWN_TRANSACTION_CODE) {
+      // A payout Daraja acknowledged but cannot find stays processing (poll keeps asking): never
+      // failed on this answer alone, as a queued request may not be findable yet.
+      if (memory.conversationId) deps.log('mpesa: Daraja acknowledged this payout but its transaction status does not know it', { paymentId });
       remember(paymentId, { kind: 'unknown' });
       return ignored(`M-Pesa has no transaction with OriginatorConversationID ${keyOf(paymentId)}`);
     }
