@@ -61,7 +61,7 @@ for (const target of await databaseTargets()) {
       let merchant: Awaited<ReturnType<TestServer['createMerchant']>>;
       before(async () => {
         merchant = await server().createMerchant({ webhookUrl: 'https://example.com/hooks' });
-        for (const currency of ['NGN']) {
+        for (const currency of ['NGN', 'KES']) {
           const credited = await server().request('POST', `/api/admin/wallets/${merchant.handle.slice(1)}/credit`, { headers: ADMIN, body: { amount: 1_000_000, currency, mode: 'live' } });
           assert.equal(credited.status, 200);
         }
@@ -71,7 +71,7 @@ for (const target of await databaseTargets()) {
         const { rail, toCode, receiver } = provider.scenarios[scenario];
         const created = await server().request<Payment>('POST', '/api/pay', {
           headers: { 'x-merchant-api-key': merchant.liveKey, 'idempotency-key': randomUUID() },
-          body: { fromCode: 'NG', toCode, rail, amount: 5000, currency: 'NGN', receiver, receiverName: 'Ada Obi', senderName: 'Shop' },
+          body: { fromCode: 'NG', toCode, rail, amount: 5000, currency: provider.payCurrency, receiver, receiverName: 'Ada Obi', senderName: 'Shop' },
         });
         assert.equal(created.status, 201, JSON.stringify(created.body));
         return created.body;

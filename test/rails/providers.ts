@@ -2,6 +2,7 @@
 // address, its environment, what it paid (by idempotency key) and its magic receivers.
 import { startFlutterwaveFake, SCENARIOS as FLUTTERWAVE } from '../fakes/flutterwave/index.ts';
 import { startMomoFake, SCENARIOS as MOMO } from '../fakes/momo/index.ts';
+import { startMpesaFake, SCENARIOS as MPESA } from '../fakes/mpesa/index.ts';
 import { startPaystackFake, SCENARIOS as PAYSTACK } from '../fakes/paystack/index.ts';
 
 export const SCENARIO_NAMES = ['success', 'failure', 'insufficient_balance', 'invalid_account', 'no_answer', 'error_then_success', 'callback_lost', 'duplicate_callback', 'reversal_after_success'] as const;
@@ -25,6 +26,8 @@ export interface RunningFake {
 export interface ProviderUnderTest {
   name: 'paystack' | 'flutterwave' | 'mpesa' | 'momo';
   scenarios: Readonly<Record<ScenarioName, ScenarioReceiver>>;
+  /** The currency the merchant pays in (M-Pesa pays whole shillings: paid in KES, nothing converts to cents). */
+  payCurrency: 'NGN' | 'KES';
   /** Starts the fake; `publicBaseUrl` is the server's, where its callbacks go. `delayScale` shortens its waits. */
   start(publicBaseUrl: string, delayScale: number): Promise<RunningFake>;
 }
@@ -33,6 +36,7 @@ export const PROVIDERS: readonly ProviderUnderTest[] = [
   {
     name: 'paystack',
     scenarios: PAYSTACK,
+    payCurrency: 'NGN',
     async start(publicBaseUrl, delayScale) {
       const fake = await startPaystackFake({ callbackBase: `${publicBaseUrl}/api/rails/paystack/webhook`, delayScale });
       return {
@@ -46,6 +50,7 @@ export const PROVIDERS: readonly ProviderUnderTest[] = [
   {
     name: 'flutterwave',
     scenarios: FLUTTERWAVE as unknown as Record<ScenarioName, ScenarioReceiver>,
+    payCurrency: 'NGN',
     async start(publicBaseUrl, delayScale) {
       const fake = await startFlutterwaveFake({ callbackBase: `${publicBaseUrl}/api/rails/flutterwave/webhook`, delayScale });
       return {
@@ -59,12 +64,27 @@ export const PROVIDERS: readonly ProviderUnderTest[] = [
   {
     name: 'momo',
     scenarios: MOMO as unknown as Record<ScenarioName, ScenarioReceiver>,
+    payCurrency: 'NGN',
     async start(publicBaseUrl, delayScale) {
       const fake = await startMomoFake({ callbackBase: publicBaseUrl, delayScale });
       return {
         env: fake.env,
         paidTimes: () => new Map(fake.payouts().map((payout) => [payout.key, payout.times])),
         transferRequests: () => fake.requests().filter((request) => request.method === 'POST' && request.path.endsWith('/disbursement/v1_0/transfer')).length,
+        stop: () => fake.stop(),
+      };
+    },
+  },
+  {
+    name: 'mpesa',
+    scenarios: Object.fromEntries(Object.entries(MPESA).map(([name, receiver]) => [name, { rail: 'mobile_money', toCode: 'KE', receiver }])) as Record<ScenarioName, ScenarioReceiver>,
+    payCurrency: 'KES',
+    async start(publicBaseUrl, delayScale) {
+      const fake = await startMpesaFake({ callbackBase: publicBaseUrl, delayScale });
+      return {
+        env: fake.env,
+        paidTimes: () => new Map(fake.payouts().map((payout) => [payout.key, payout.times])),
+        transferRequests: () => fake.requests().filter((request) => request.method === 'POST' && request.path === '/mpesa/b2c/v3/paymentrequest').length,
         stop: () => fake.stop(),
       };
     },

@@ -48,13 +48,13 @@ for (const target of await databaseTargets()) {
 
       it('pays exactly once after a SIGKILL between the request and its answer', async () => {
         const merchant = await server.createMerchant({ webhookUrl: 'https://example.com/hooks' });
-        const credited = await server.request('POST', `/api/admin/wallets/${merchant.handle.slice(1)}/credit`, { headers: ADMIN, body: { amount: 100_000, currency: 'NGN', mode: 'live' } });
+        const credited = await server.request('POST', `/api/admin/wallets/${merchant.handle.slice(1)}/credit`, { headers: ADMIN, body: { amount: 100_000, currency: provider.payCurrency, mode: 'live' } });
         assert.equal(credited.status, 200);
         // The fake holds the transfer request; the server is killed before any answer is recorded.
         const answer = server
           .request<{ paymentId: string; status: string }>('POST', '/api/pay', {
             headers: { 'x-merchant-api-key': merchant.liveKey, 'idempotency-key': randomUUID() },
-            body: { fromCode: 'NG', toCode: scenario.toCode, rail: scenario.rail, amount: 5000, currency: 'NGN', receiver: scenario.receiver, receiverName: 'Ada Obi' },
+            body: { fromCode: 'NG', toCode: scenario.toCode, rail: scenario.rail, amount: 5000, currency: provider.payCurrency, receiver: scenario.receiver, receiverName: 'Ada Obi' },
           })
           .then(
             (response) => response,

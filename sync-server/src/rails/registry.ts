@@ -79,6 +79,7 @@ export function createRails(options: RailsOptions): Rails {
     submit: (request) => adapter.submit(request),
     poll: (request, reference) => adapter.poll(request, reference),
     lookup: (request) => adapter.lookup(request),
+    ...(adapter.watchAfterCompletionMs ? { watchAfterCompletionMs: adapter.watchAfterCompletionMs } : {}),
   }));
   return { adapters, payoutProviders, billerProviders, providerFor, routes: options.routes };
 }

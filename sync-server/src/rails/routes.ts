@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { isDatabaseUnavailable } from '../db/database.ts';
+import { JSON_DEPTH_MAX, bodyTooDeep, jsonDeeperThan } from '../http/json-body.ts';
 import type { TypedApp } from '../http/typed-app.ts';
 import { recordRailCallback } from '../metrics/registry.ts';
 import { RAIL_PROVIDERS, type RailProviderName } from './types.ts';
@@ -23,7 +24,12 @@ export async function railCallbackRoutes(app: TypedApp, context: AppContext): Pr
   // Signatures are over the exact bytes sent: this scope reads every body as raw bytes.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    // A JSON body nested past the API's limit is refused here as on every route, before an adapter parses it.
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+      const json = /json/i.test(String(request.headers['content-type'] ?? ''));
+      if (json && jsonDeeperThan((body as Buffer).toString('utf8'), JSON_DEPTH_MAX)) return done(bodyTooDeep(), undefined);
+      return done(null, body);
+    });
 
     const handler = async (request: FastifyRequest<{ Params: { provider: string } }>, reply: FastifyReply) => {
       const name = request.params.provider;

@@ -42,6 +42,12 @@ export interface PayoutProvider {
    * submit is itself safe to repeat may leave it out.
    */
   lookup?(request: PayoutRequest): Promise<PayoutUpdate | undefined>;
+  /**
+   * How long a completed payout is still asked about (poll), for a provider that tells of a later
+   * reversal only when asked (Safaricom: a reversal made on the M-PESA portal sends nothing).
+   * The polls thin out as the payout ages (half its age, between RAIL_POLL_MS and 6 hours).
+   */
+  readonly watchAfterCompletionMs?: number;
 }
 
 export function findPayoutProvider(providers: readonly PayoutProvider[], rail: Rail, toCountry: string): PayoutProvider | undefined {

@@ -4,7 +4,7 @@ import { Poller } from '../../jobs/poller.ts';
 import type { PayoutProvider, PayoutUpdate } from './providers.ts';
 import { advanceSandboxBatch, completePayment, completeSandboxBatch, failPayment, payoutRequestOf, reversePayment, sandboxStep } from './service.ts';
 import { type PaymentRow, updatePayment } from './store.ts';
-import { claimDuePayment, claimNextDuePayment, leaseForProvider, lockPayment, recordProviderError, schedulePoll, setStepAside } from './store-steps.ts';
+import { claimDuePayment, claimNextDuePayment, leaseForProvider, lockPayment, recordProviderError, schedulePoll, setStepAside, stopScheduling } from './store-steps.ts';
 import { deleteExpiredQuotes } from '../fx/index.ts';
 
 export interface PaymentSchedulerOptions {
@@ -216,12 +216,34 @@ export function paymentScheduler(options: PaymentSchedulerOptions) {
     });
   }
 
+  const pollMs = options.providerPollMs ?? PROVIDER_POLL_MS;
+  const WATCH_POLL_MAX_MS = 6 * 3_600_000;
+
+  /** How long the payment's provider asks to keep polling completed payouts (0: it calls back on reversal). */
+  function watchAfterCompletion(row: PaymentRow): number {
+    return options.payoutProviders.find((candidate) => candidate.name === row.provider)?.watchAfterCompletionMs ?? 0;
+  }
+
+  /** A completed payout asked about again: the next ask later (half its age), or none once past the watch. */
+  async function keepWatching(tx: Queryable, row: PaymentRow, now: Date): Promise<void> {
+    const age = now.getTime() - row.updated_at.getTime();
+    if (age >= watchAfterCompletion(row)) {
+      await stopScheduling(tx, row.id);
+      return;
+    }
+    await schedulePoll(tx, row.id, new Date(now.getTime() + Math.min(WATCH_POLL_MAX_MS, Math.max(pollMs, age / 2))), null);
+  }
+
   async function applyUpdateLocked(tx: Queryable, row: PaymentRow, update: PayoutUpdate, now: Date): Promise<void> {
     const reference = update.providerReference ?? null;
     const said = reference ? ` (reference ${reference})` : '';
     const reason = update.failureReason ?? `The provider reported the payment ${update.status}`;
     switch (update.status) {
       case 'processing':
+        if (row.status === 'completed') {
+          await keepWatching(tx, row, now);
+          return;
+        }
         if (row.status === 'processing') {
           // Polled without news: only the next poll moves.
           await schedulePoll(tx, row.id, new Date(now.getTime() + (options.providerPollMs ?? PROVIDER_POLL_MS)), reference);
@@ -236,11 +258,24 @@ export function paymentScheduler(options: PaymentSchedulerOptions) {
           ...(update.estimatedArrival ? { estimatedArrival: update.estimatedArrival } : {}),
         });
         return;
-      case 'completed':
-        await completePayment(tx, row, now, `Paid out by ${row.provider}${said}`, { providerReference: reference });
+      case 'completed': {
+        if (row.status === 'completed') {
+          await keepWatching(tx, row, now);
+          return;
+        }
+        const watch = watchAfterCompletion(row);
+        await completePayment(tx, row, now, `Paid out by ${row.provider}${said}`, {
+          providerReference: reference,
+          ...(watch > 0 ? { nextStepAt: new Date(now.getTime() + pollMs) } : {}),
+        });
         return;
+      }
       case 'failed':
-        if (row.status === 'completed') return;
+        if (row.status === 'completed') {
+          // A completed payout the provider now calls failed: not undone here (reconciliation reports it).
+          await keepWatching(tx, row, now);
+          return;
+        }
         await failPayment(tx, row, now, reason, { providerReference: reference });
         return;
       case 'reversed':

@@ -49,6 +49,9 @@ export function createMpesaAdapter(config: MpesaConfig, deps: RailAdapterDeps): 
     submit: payouts.submit,
     poll: status.poll,
     lookup: status.lookup,
+    // A B2C payout reversed on the M-PESA portal is told to no one (Reversal.md, B2C FAQ 17): a
+    // completed payout is asked about for a week, the asks thinning out as it ages.
+    watchAfterCompletionMs: 7 * 24 * 3_600_000,
     reverse: reversals.reverse,
     callback,
     ...(collections ? { collect: collections.collect, collectionStatus: collections.collectionStatus } : {}),
