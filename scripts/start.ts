@@ -6,6 +6,7 @@ import { ensureDashboardBuilt, watchDashboard } from '../dashboard/src/build.ts'
 import { ensureWebBuilt, watchWeb } from '../web/src/build.ts';
 import type { BuildWatcher } from '../web/src/build/cached-build.ts';
 import { startTerminalHost } from '../terminal/src/host/index.ts';
+import { type RunningRailFakes, startRailFakes } from './rail-fakes.ts';
 import type { TerminalHost } from '../terminal/src/host/index.ts';
 
 let terminal: TerminalHost | undefined;
@@ -22,10 +23,17 @@ if (!process.env.DASHBOARD_DIR) {
   if (await ensureDashboardBuilt()) console.log(`Dashboard built in ${Date.now() - started} ms`);
   watchers.push(watchDashboard());
 }
+// RAIL_FAKES=1: the payment providers' local fakes stand in for Paystack, Flutterwave, M-Pesa and MoMo.
+let railFakes: RunningRailFakes | undefined;
+if (process.env.RAIL_FAKES === '1') {
+  railFakes = await startRailFakes();
+  console.log(`Payment provider fakes (live mode pays through them): ${railFakes.describe().join('; ')}`);
+}
 const server = await runFromEnvironment({
   beforeShutdown: async () => {
     for (const watcher of watchers) watcher.close();
     await terminal?.close();
+    await railFakes?.stop();
   },
 });
 console.log(`Merchant dashboard: ${server.url}/dashboard/ (an owner's set-up link: POST /api/admin/merchants/<id>/owner {"email": ...})`);
