@@ -7,12 +7,11 @@
 // must never have exited on its own. `npm run chaos` runs the long version (run.ts);
 // chaos.test.ts runs a short one in CI.
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import { type OfflinePaymentDoc, type PushResponse, SYNC_EVENTS, SYNC_NAMESPACE, type SyncFailure } from '@tapline/shared/sync-protocol';
 import { PostgresDatabase } from '@tapline/sync-server/db/postgres';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { type StartedServerProcess, createPostgresDatabase, startServerProcess } from '@tapline/sync-server/testing';
+import { type StartedServerProcess, createPostgresDatabase, freePort, startServerProcess } from '@tapline/sync-server/testing';
 
 export interface ChaosOptions {
   /** How long the traffic runs; the faults are spread evenly over it. */
@@ -61,15 +60,6 @@ const TAP_MINOR = 150;
 const RETRYABLE = /^(network error|503 database_unavailable|409 idempotency_in_progress|429 rate_limited)$/;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || !address) throw new Error('no port');
-  return address.port;
-}
 
 interface Answer {
   status: number;

@@ -4,21 +4,11 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '@tapline/sync-server/db/open';
-import { ADMIN, type DatabaseTarget, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY_HEX, type TestServer, createPostgresDatabase, exitOf, startServerProcess, uniqueHandle } from '@tapline/sync-server/testing';
+import { ADMIN, type DatabaseTarget, TEST_ADMIN_TOKEN, TEST_SECRETS_KEY_HEX, type TestServer, createPostgresDatabase, exitOf, freePort, startServerProcess, uniqueHandle } from '@tapline/sync-server/testing';
 import type { ShopServer } from './shop.ts';
-
-/** A port nobody listens on now (the server takes it at every start). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 export interface ServerProcess extends ShopServer {
   /** http://127.0.0.1:<port>, the same across restarts. */

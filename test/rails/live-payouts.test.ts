@@ -4,24 +4,14 @@
 // count what they paid, so "never twice" is checked where the money leaves.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { ADMIN, ManualClock, type TestServer, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, ManualClock, type TestServer, databaseTargets, freePort, useTestServer } from '@tapline/sync-server/testing';
 import { PROVIDERS, type RunningFake, type ScenarioName } from './providers.ts';
 
 /** The fakes' waits scaled down: settling ~50 ms, no_answer holds ~1.5 s; the adapters give up after 500 ms. */
 const DELAY_SCALE = 0.05;
 const RAIL_TIMEOUT_MS = 500;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || !address) throw new Error('no port');
-  return address.port;
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ceilingMs = 60_000): Promise<T> {
   for (const deadline = Date.now() + ceilingMs; ; ) {
