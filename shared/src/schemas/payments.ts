@@ -8,7 +8,9 @@ export const ReceiverObject = Type.Object(
   {
     phone: Type.Optional(Type.String({ maxLength: 20, description: 'E.164, e.g. +2348012345678' })),
     accountNumber: Type.Optional(Type.String({ maxLength: 40, description: '6 to 20 digits or an IBAN' })),
-    bankCode: Type.Optional(Type.String({ maxLength: 20 })),
+    bankCode: Type.Optional(Type.String({ maxLength: 20, description: 'The bank (live bank transfers: required; the provider\'s bank code, e.g. 058)' })),
+    branchCode: Type.Optional(Type.String({ maxLength: 20, description: 'The bank branch, where the country\'s banks need one' })),
+    accountType: Type.Optional(Type.Union([Type.Literal('savings'), Type.Literal('current')], { description: 'The account type, where the country\'s banks need one' })),
     handle: Type.Optional(Type.String({ maxLength: 31, description: 'An @handle (rail wallet)' })),
     provider: Type.Optional(Type.String({ maxLength: 60, description: 'e.g. mpesa, mtn_momo' })),
     name: Type.Optional(Type.String({ maxLength: 100 })),

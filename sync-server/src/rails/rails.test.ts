@@ -163,6 +163,28 @@ for (const target of await databaseTargets()) {
       assert.equal((refused.body as unknown as { code: string }).code, 'rail_unavailable');
     });
 
+    it('a live bank transfer names its bank, and a Nigerian account is a 10-digit NUBAN (400 before any debit)', async () => {
+      const merchant = await liveMerchant(5_000);
+      const bank = (receiver: unknown) => pay(merchant.liveKey, { ...BODY, toCode: 'NG', rail: 'bank_transfer', receiver });
+      for (const [receiver, says] of [
+        ['0123456789', 'needs the bank'],
+        [{ accountNumber: '0123456789' }, 'needs the bank'],
+        [{ accountNumber: '012345678', bankCode: '058' }, '10-digit NUBAN'],
+      ] as const) {
+        const refused = await bank(receiver);
+        assert.equal(refused.status, 400, JSON.stringify(receiver));
+        const body = refused.body as unknown as { code: string; error: string };
+        assert.equal(body.code, 'receiver_invalid');
+        assert.match(body.error, new RegExp(says));
+      }
+      // Complete, it passes the receiver check and meets the route table: no provider pays NG banks here.
+      const complete = await bank({ accountNumber: '0123456789', bankCode: '058', branchCode: '001', accountType: 'current' });
+      assert.equal(complete.status, 422);
+      assert.equal((complete.body as unknown as { code: string }).code, 'rail_unavailable');
+      const balance = await server().request<{ balances: { currency: string; available: number }[] }>('GET', '/api/merchant/balance', { headers: { 'x-merchant-api-key': merchant.liveKey } });
+      assert.equal(balance.body.balances.find((entry) => entry.currency === 'NGN')?.available, 5_000);
+    });
+
     it('an answer lost after the provider paid: the retry asks first and never pays twice; the callback completes it', async () => {
       const merchant = await liveMerchant(20_000);
       provider.loseNextAnswer = true;

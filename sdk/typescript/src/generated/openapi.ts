@@ -5477,7 +5477,15 @@ export interface components {
             phone?: string;
             /** @description 6 to 20 digits or an IBAN */
             accountNumber?: string;
+            /** @description The bank (live bank transfers: required; the provider's bank code, e.g. 058) */
             bankCode?: string;
+            /** @description The bank branch, where the country's banks need one */
+            branchCode?: string;
+            /**
+             * @description The account type, where the country's banks need one
+             * @enum {string}
+             */
+            accountType?: "savings" | "current";
             /** @description An @handle (rail wallet) */
             handle?: string;
             /** @description e.g. mpesa, mtn_momo */

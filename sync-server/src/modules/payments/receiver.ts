@@ -10,6 +10,8 @@ export interface Receiver {
   phoneCountry?: string;
   accountNumber?: string;
   bankCode?: string;
+  branchCode?: string;
+  accountType?: 'savings' | 'current';
   handle?: string;
   provider?: string;
   name?: string;
@@ -17,7 +19,16 @@ export interface Receiver {
 
 export type ReceiverInput =
   | string
-  | { phone?: string | undefined; accountNumber?: string | undefined; bankCode?: string | undefined; handle?: string | undefined; provider?: string | undefined; name?: string | undefined };
+  | {
+      phone?: string | undefined;
+      accountNumber?: string | undefined;
+      bankCode?: string | undefined;
+      branchCode?: string | undefined;
+      accountType?: 'savings' | 'current' | undefined;
+      handle?: string | undefined;
+      provider?: string | undefined;
+      name?: string | undefined;
+    };
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 const ACCOUNT = /^(?:\d{6,20}|[A-Z]{2}\d{2}[A-Z0-9]{10,30})$/;
@@ -66,7 +77,14 @@ export function parseReceiver(input: ReceiverInput, rail: Rail, toCountry: strin
     const given = [input.phone, input.accountNumber, input.handle].filter((value) => value !== undefined && value !== '');
     if (given.length !== 1) invalid('receiver object must carry exactly one of phone, accountNumber or handle');
     if (input.phone) receiver = phone(input.phone);
-    else if (input.accountNumber) receiver = { ...account(input.accountNumber), ...(input.bankCode ? { bankCode: input.bankCode } : {}) };
+    else if (input.accountNumber) {
+      receiver = {
+        ...account(input.accountNumber),
+        ...(input.bankCode?.trim() ? { bankCode: input.bankCode.trim() } : {}),
+        ...(input.branchCode?.trim() ? { branchCode: input.branchCode.trim() } : {}),
+        ...(input.accountType ? { accountType: input.accountType } : {}),
+      };
+    }
     else receiver = handle(input.handle!);
     if (input.provider) receiver.provider = input.provider;
     if (input.name) receiver.name = input.name;
@@ -79,4 +97,18 @@ export function parseReceiver(input: ReceiverInput, rail: Rail, toCountry: strin
     invalid(`receiver ${receiver.phone} is a ${receiver.phoneCountry} number but toCode is ${toCountry}`);
   }
   return receiver;
+}
+
+/** Nigerian bank accounts are 10-digit NUBANs. */
+const NUBAN = /^\d{10}$/;
+
+/**
+ * What a payment provider needs beyond the sandbox's forms, checked before a live payout is
+ * debited: a bank transfer names its bank (the provider's bank code), and a Nigerian account is a
+ * 10-digit NUBAN. The sandbox keeps accepting the simpler forms the spec shows.
+ */
+export function checkLiveReceiver(receiver: Receiver, rail: Rail, toCountry: string): void {
+  if (rail !== 'bank_transfer' || receiver.type !== 'account') return;
+  if (!receiver.bankCode) invalid('a live bank transfer needs the bank: send receiver as {accountNumber, bankCode} (the bank code of the recipient\'s bank, e.g. 058)');
+  if (toCountry === 'NG' && !NUBAN.test(receiver.accountNumber ?? '')) invalid('a Nigerian bank account number is the 10-digit NUBAN');
 }

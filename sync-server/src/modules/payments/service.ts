@@ -15,7 +15,7 @@ import { debitBatcher } from './batcher.ts';
 import { type PaymentMoney, debitRequest, postDebit, postRefund, postReversal, postSettlement } from './movements.ts';
 import { type PayoutProvider, findPayoutProvider } from './providers.ts';
 import { type Rail, RAIL_INFO, railAvailableIn } from './rails.ts';
-import { type Receiver, type ReceiverInput, parseReceiver } from './receiver.ts';
+import { type Receiver, type ReceiverInput, checkLiveReceiver, parseReceiver } from './receiver.ts';
 import { notifyPaymentOutcomes } from './outcomes.ts';
 import { type NewPayment, type PaymentKind, type PaymentRow, type Scenario, type TimelineEntry, findPayment, insertPayment, updatePayment } from './store.ts';
 import { advanceSandboxPending, claimSandboxCompletions, completeSandboxPayments, stopScheduling } from './store-steps.ts';
@@ -385,6 +385,7 @@ export async function preparePayment(deps: PaymentsDeps, caller: MerchantCaller,
   const currency = supportedCurrency(body.currency);
   const amount = toMinor(body.amount, currency);
   const receiver = parseReceiver(body.receiver, rail, toCountry);
+  if (caller.mode === 'live') checkLiveReceiver(receiver, rail, toCountry);
   if (!railAvailableIn(rail, toCountry)) throw railUnavailable(`Rail ${rail} is not available in ${toCountry}`);
 
   const wallet = await merchantWallet(deps.db, caller.handle, caller.mode);
