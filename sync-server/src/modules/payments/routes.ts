@@ -20,8 +20,9 @@ idempotency_in_progress. Never a second charge: the payment id and its ledger tr
 Required fields: fromCode, toCode, rail, amount, currency, receiver. The receiver is an E.164 phone, an account
 number, an @handle or an object {phone | accountNumber (+ bankCode) | handle, provider?, name?}; mobile_money and
 cash_pickup need a phone of the recipient country, bank_transfer an account number, wallet an @handle of a Tapline
-wallet. A rail not offered in the recipient country, or a live rail without a configured payout adapter, is a 422
-rail_unavailable. Rails and recipient countries: ${describeRails()}.
+wallet; in live mode a bank transfer also needs bankCode (a Nigerian account is the 10-digit NUBAN; branchCode and
+accountType where the country's banks need them). A rail not offered in the recipient country, or a live rail whose
+route has no configured payment provider (README, Live payouts), is a 422 rail_unavailable. Rails and recipient countries: ${describeRails()}.
 
 The merchant's wallet is debited amount + fee in \`currency\` (422 insufficient_funds otherwise); the recipient gets
 destinationAmount in the recipient country's currency (the recipient wallet's currency for rail wallet). Fees are a
