@@ -100,7 +100,8 @@ function sorted(totals: Map<string, number>): Totals {
 function mismatchOf(kind: MismatchKind, ours: OurPayout | undefined, theirs: TheirPayout | undefined): Mismatch {
   return {
     kind,
-    paymentId: ours?.paymentId ?? theirs?.paymentId ?? null,
+    // Null for a payout unknown to us, even when the provider's key decodes to an id: no payment has it.
+    paymentId: ours?.paymentId ?? null,
     providerReference: theirs?.providerReference ?? ours?.providerReference ?? null,
     ours: ours ? { status: ours.status, amount: ours.amount, currency: ours.currency } : null,
     theirs: theirs ? { status: theirs.status, amount: theirs.amount, currency: theirs.currency } : null,
