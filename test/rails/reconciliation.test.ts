@@ -65,7 +65,7 @@ const untilMidnight = DAY_MS - (Date.now() % DAY_MS);
 const skip = untilMidnight < NEAR_MIDNIGHT_MS ? 'within 15 minutes of midnight UTC: the fakes and the server could date the payouts on different days' : false;
 
 for (const target of await databaseTargets()) {
-  for (const provider of PROVIDERS.filter((candidate) => !process.env.ONLY_PROVIDER || candidate.name === process.env.ONLY_PROVIDER)) {
+  for (const provider of PROVIDERS) {
     const port = await freePort();
     describe(`reconciliation with ${provider.name} (its fake) on ${target.name}`, { skip }, () => {
       const publicBaseUrl = `http://127.0.0.1:${port}`;
