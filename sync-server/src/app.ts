@@ -19,6 +19,7 @@ import { EmbeddedRateProvider, type FxRateProvider, FxRateService, UrlRateProvid
 import { type PayoutProvider, paymentRoutes, paymentScheduler, providerLeaseFor } from './modules/payments/index.ts';
 import { RAIL_MODULES, type RailAdapterModule, createRails, railCallbackRoutes } from './rails/index.ts';
 import { type BillerProvider, billRoutes } from './modules/bills/index.ts';
+import { reconciliationRoutes, reconciliationService } from './modules/reconciliation/index.ts';
 import { linkRoutes } from './modules/links/index.ts';
 import { identityRoutes } from './modules/identity/index.ts';
 import { adminRoutes } from './modules/admin/index.ts';
@@ -130,7 +131,15 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     fxProvider: options.fxProvider,
     onError: (scope, error) => app.log.error({ err: error }, `${scope} failed`),
   });
-  const context: AppContext = { db, config, now, events, secrets, sync: new SyncNotifier(), rails, ...money };
+  // The daily reconciliation of live payouts with every configured provider (reports only; moves no money).
+  const reconciliation = reconciliationService({
+    db,
+    now,
+    sources: [...rails.adapters.values()],
+    afterHours: config.reconcileAfterHours,
+    log: (message, detail) => app.log.warn(detail, message),
+  });
+  const context: AppContext = { db, config, now, events, secrets, sync: new SyncNotifier(), rails, reconciliation, ...money };
   const app = Fastify({
     // Query values are redacted from every request line: they may carry a secret (README, Logs).
     logger: options.logger === false ? false : { level: config.logLevel, serializers: { req: loggedRequest }, ...(options.logStream ? { stream: options.logStream } : {}) },
@@ -165,7 +174,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, reconciliationRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);
@@ -194,10 +203,11 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
       context.events.start();
       context.payments.start();
       context.fx.start();
+      context.reconciliation.start();
     });
   }
   app.addHook('onClose', async () => {
-    await Promise.all([context.events.stop(), context.payments.stop(), context.fx.stop()]);
+    await Promise.all([context.events.stop(), context.payments.stop(), context.fx.stop(), context.reconciliation.stop()]);
   });
   return { app, context };
 }

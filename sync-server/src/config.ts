@@ -17,6 +17,8 @@ export interface Config {
   railPollMs: number;
   /** RAIL_ATTENTION_HOURS: a live payout still processing after this long is flagged for attention. */
   railAttentionHours: number;
+  /** RECONCILE_AFTER_HOURS: how long after a UTC day ends its live payouts are reconciled with each provider (late callbacks and settlements first). */
+  reconcileAfterHours: number;
   port: number;
   host: string;
   publicBaseUrl: string;
@@ -254,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     railTimeoutMs: integer(env, 'RAIL_TIMEOUT_MS', 20_000, 100, 120_000, problems),
     railPollMs: integer(env, 'RAIL_POLL_MS', 30_000, 500, 24 * 3600_000, problems),
     railAttentionHours: decimalNumber(env, 'RAIL_ATTENTION_HOURS', 24, 0.001, 24 * 30, problems),
+    reconcileAfterHours: decimalNumber(env, 'RECONCILE_AFTER_HOURS', 2, 0, 72, problems),
     port,
     host,
     publicBaseUrl,

@@ -5,8 +5,11 @@
 // rails/ knows a provider's paths, headers or bodies.
 import type { BillerProvider } from '../modules/bills/index.ts';
 import type { PayoutProvider, PayoutRequest, PayoutUpdate } from '../modules/payments/index.ts';
+import type { ProviderTransaction } from '../modules/reconciliation/index.ts';
 
 export type { PayoutRequest, PayoutUpdate } from '../modules/payments/index.ts';
+/** One transaction as the provider's own records show it, for the daily reconciliation (modules/reconciliation). */
+export type { ProviderTransaction } from '../modules/reconciliation/index.ts';
 
 /** The providers Tapline has adapters for; also their path segment under /api/rails/. */
 export const RAIL_PROVIDERS = ['paystack', 'flutterwave', 'mpesa', 'momo'] as const;
@@ -57,18 +60,6 @@ export type CallbackVerdict =
 export interface CallbackReply {
   status: number;
   body?: unknown;
-}
-
-/** One transaction as the provider's own records show it, for the daily reconciliation. */
-export interface ProviderTransaction {
-  /** Our payment or collection id, recovered from the provider's idempotency key. */
-  id: string;
-  providerReference: string | null;
-  direction: 'payout' | 'collection';
-  status: 'pending' | 'completed' | 'failed' | 'reversed';
-  /** Minor units of `currency`. */
-  amount: number;
-  currency: string;
 }
 
 export interface RailAdapter extends PayoutProvider {

@@ -2816,6 +2816,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/rails/reconciliations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reconciliations with the payment providers, newest day first
+         * @description Filters: provider, day (YYYY-MM-DD). Each day of each provider has one record, the latest run of it; its mismatches are at GET /api/admin/rails/reconciliations/{id}.
+         */
+        get: operations["listRailReconciliations"];
+        put?: never;
+        /**
+         * Reconcile a provider's live payouts of a UTC day now
+         * @description Reconciles one provider's UTC day now: our live payouts through it made that day against the provider's own
+         *     record (its list of the day where it has one, Paystack and Flutterwave; otherwise each payout asked about by its key,
+         *     M-Pesa and MTN MoMo). Idempotent per provider and day: a re-run replaces the day's record (same id, runs counted).
+         *     Nothing moves money: a mismatch is for an operator to take up with the provider. The daily job does the same for
+         *     every configured provider, RECONCILE_AFTER_HOURS (default 2) after each day ends. A provider that cannot be asked
+         *     answers 200 with status failed and the error. Errors: 404 rail_provider_not_configured (unknown provider, or not
+         *     configured on this server), 400 validation_failed (day is not a calendar day YYYY-MM-DD), 409
+         *     reconciliation_day_not_over (the day has not ended yet, in UTC).
+         */
+        post: operations["runRailReconciliation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/rails/reconciliations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A reconciliation with its mismatches
+         * @description The mismatches in the order found; 404 reconciliation_not_found.
+         */
+        get: operations["getRailReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/merchants/{id}/owner": {
         parameters: {
             query?: never;
@@ -22643,6 +22694,460 @@ export interface operations {
             };
             /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listRailReconciliations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description A payment provider: paystack, flutterwave, mpesa or momo */
+                provider?: string;
+                /**
+                 * @description A UTC day, YYYY-MM-DD
+                 * @example 2025-03-14
+                 */
+                day?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            provider: string;
+                            /** @description The UTC day reconciled (YYYY-MM-DD) */
+                            day: string;
+                            /**
+                             * @description failed: the provider could not be asked (error says why)
+                             * @enum {string}
+                             */
+                            status: "clean" | "mismatched" | "failed";
+                            /**
+                             * @description list: the provider's record of the day; by_key: each of our payouts asked about by its key (providers without a daily list: M-Pesa, MTN MoMo)
+                             * @enum {string}
+                             */
+                            method: "list" | "by_key";
+                            /** @description Payouts both sides agree on */
+                            matched: number;
+                            mismatched: number;
+                            /** @description Our payouts of the day that we show completed, major units per currency */
+                            ourTotals: {
+                                [key: string]: number;
+                            };
+                            /** @description The provider's completed payouts of the day, major units per currency (by_key: our amounts of the payouts it confirms paid) */
+                            providerTotals: {
+                                [key: string]: number;
+                            };
+                            /** @description Our payouts of the day still pending or processing, major units per currency of the day: 0 means the rail clearing nets to zero */
+                            clearingNet: {
+                                [key: string]: number;
+                            };
+                            error: string | null;
+                            /** @description How many times the day was reconciled (a re-run replaces the record) */
+                            runs: number;
+                            /**
+                             * Format: date-time
+                             * @description When the day was last reconciled
+                             */
+                            createdAt: string;
+                        }[];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runRailReconciliation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A payment provider: paystack, flutterwave, mpesa or momo */
+                    provider: string;
+                    /**
+                     * @description A UTC day, YYYY-MM-DD
+                     * @example 2025-03-14
+                     */
+                    day: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        provider: string;
+                        /** @description The UTC day reconciled (YYYY-MM-DD) */
+                        day: string;
+                        /**
+                         * @description failed: the provider could not be asked (error says why)
+                         * @enum {string}
+                         */
+                        status: "clean" | "mismatched" | "failed";
+                        /**
+                         * @description list: the provider's record of the day; by_key: each of our payouts asked about by its key (providers without a daily list: M-Pesa, MTN MoMo)
+                         * @enum {string}
+                         */
+                        method: "list" | "by_key";
+                        /** @description Payouts both sides agree on */
+                        matched: number;
+                        mismatched: number;
+                        /** @description Our payouts of the day that we show completed, major units per currency */
+                        ourTotals: {
+                            [key: string]: number;
+                        };
+                        /** @description The provider's completed payouts of the day, major units per currency (by_key: our amounts of the payouts it confirms paid) */
+                        providerTotals: {
+                            [key: string]: number;
+                        };
+                        /** @description Our payouts of the day still pending or processing, major units per currency of the day: 0 means the rail clearing nets to zero */
+                        clearingNet: {
+                            [key: string]: number;
+                        };
+                        error: string | null;
+                        /** @description How many times the day was reconciled (a re-run replaces the record) */
+                        runs: number;
+                        /**
+                         * Format: date-time
+                         * @description When the day was last reconciled
+                         */
+                        createdAt: string;
+                    } & {
+                        mismatches: {
+                            /**
+                             * @description provider_only: the provider paid (or is paying) something we do not show as paid; ours_only: we show it completed and the provider has no such payout or says failed; amount_differs: both say paid, amounts or currencies differ; status_differs: states that disagree otherwise (a reversal we did not record, a payout one side still has open)
+                             * @enum {string}
+                             */
+                            kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
+                            /** @description Our payment; null when the provider reference maps to none of ours */
+                            paymentId: string | null;
+                            providerReference: string | null;
+                            ours: {
+                                /** @description The payout's status as we show it */
+                                status: string;
+                                /** @description Major units; null when the answer carries no amount (a status query by key) */
+                                amount: number | null;
+                                currency: string | null;
+                            } | null;
+                            theirs: {
+                                /** @description The payout's status as the provider show it */
+                                status: string;
+                                /** @description Major units; null when the answer carries no amount (a status query by key) */
+                                amount: number | null;
+                                currency: string | null;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `rail_provider_not_configured`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `reconciliation_day_not_over`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getRailReconciliation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        provider: string;
+                        /** @description The UTC day reconciled (YYYY-MM-DD) */
+                        day: string;
+                        /**
+                         * @description failed: the provider could not be asked (error says why)
+                         * @enum {string}
+                         */
+                        status: "clean" | "mismatched" | "failed";
+                        /**
+                         * @description list: the provider's record of the day; by_key: each of our payouts asked about by its key (providers without a daily list: M-Pesa, MTN MoMo)
+                         * @enum {string}
+                         */
+                        method: "list" | "by_key";
+                        /** @description Payouts both sides agree on */
+                        matched: number;
+                        mismatched: number;
+                        /** @description Our payouts of the day that we show completed, major units per currency */
+                        ourTotals: {
+                            [key: string]: number;
+                        };
+                        /** @description The provider's completed payouts of the day, major units per currency (by_key: our amounts of the payouts it confirms paid) */
+                        providerTotals: {
+                            [key: string]: number;
+                        };
+                        /** @description Our payouts of the day still pending or processing, major units per currency of the day: 0 means the rail clearing nets to zero */
+                        clearingNet: {
+                            [key: string]: number;
+                        };
+                        error: string | null;
+                        /** @description How many times the day was reconciled (a re-run replaces the record) */
+                        runs: number;
+                        /**
+                         * Format: date-time
+                         * @description When the day was last reconciled
+                         */
+                        createdAt: string;
+                    } & {
+                        mismatches: {
+                            /**
+                             * @description provider_only: the provider paid (or is paying) something we do not show as paid; ours_only: we show it completed and the provider has no such payout or says failed; amount_differs: both say paid, amounts or currencies differ; status_differs: states that disagree otherwise (a reversal we did not record, a payout one side still has open)
+                             * @enum {string}
+                             */
+                            kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
+                            /** @description Our payment; null when the provider reference maps to none of ours */
+                            paymentId: string | null;
+                            providerReference: string | null;
+                            ours: {
+                                /** @description The payout's status as we show it */
+                                status: string;
+                                /** @description Major units; null when the answer carries no amount (a status query by key) */
+                                amount: number | null;
+                                currency: string | null;
+                            } | null;
+                            theirs: {
+                                /** @description The payout's status as the provider show it */
+                                status: string;
+                                /** @description Major units; null when the answer carries no amount (a status query by key) */
+                                amount: number | null;
+                                currency: string | null;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `reconciliation_not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

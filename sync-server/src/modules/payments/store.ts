@@ -172,3 +172,21 @@ export async function listPaymentsNeedingAttention(
   const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [before]);
   return { rows, total: count?.total ?? 0 };
 }
+
+/**
+ * Live payouts sent through `provider` and created in [from, to), oldest first: the day the
+ * daily reconciliation compares with the provider's record (migration 032's index).
+ */
+export async function listProviderPayoutsCreated(db: Queryable, provider: string, from: Date, to: Date): Promise<PaymentRow[]> {
+  return db.query<PaymentRow>(
+    `SELECT ${COLUMNS} FROM payments WHERE provider = $1 AND scenario = 'provider' AND mode = 'live' AND created_at >= $2 AND created_at < $3
+     ORDER BY created_at, id`,
+    [provider, from, to],
+  );
+}
+
+/** The live payouts through `provider` among `ids`, whatever day they were made (a provider's record of a day may hold one of ours made just before midnight). */
+export async function findProviderPayouts(db: Queryable, provider: string, ids: readonly string[]): Promise<PaymentRow[]> {
+  if (ids.length === 0) return [];
+  return db.query<PaymentRow>(`SELECT ${COLUMNS} FROM payments WHERE id = ANY ($2::text[]) AND provider = $1 AND scenario = 'provider' AND mode = 'live'`, [provider, ids]);
+}

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type OurPayout, type TheirPayout, compareDay, judge } from './compare.ts';
+
+const ours = (status: OurPayout['status'], amount = 1000, paymentId = 'pay_1'): OurPayout => ({ paymentId, status, amount, currency: 'NGN', providerReference: null });
+const theirs = (status: TheirPayout['status'], amount: number | null = 1000, paymentId: string | undefined = 'pay_1'): TheirPayout => ({
+  paymentId, providerReference: 'TRF_1', status, amount, currency: amount === null ? null : 'NGN',
+});
+
+describe('reconciliation: one payout judged on both sides', () => {
+  it('money decides the kind', () => {
+    const cases: [OurPayout | undefined, TheirPayout | undefined, ReturnType<typeof judge>][] = [
+      [ours('completed'), theirs('completed'), 'matched'],
+      [ours('completed'), theirs('completed', 900), 'amount_differs'],
+      [ours('completed'), { ...theirs('completed'), currency: 'GHS' }, 'amount_differs'],
+      [ours('completed'), theirs('completed', null), 'matched'],
+      [ours('completed'), undefined, 'ours_only'],
+      [ours('completed'), theirs('failed'), 'ours_only'],
+      [ours('completed'), theirs('reversed'), 'status_differs'],
+      [ours('completed'), theirs('pending'), 'status_differs'],
+      [ours('failed'), theirs('completed'), 'provider_only'],
+      [ours('reversed'), theirs('completed'), 'provider_only'],
+      [ours('failed'), theirs('pending'), 'status_differs'],
+      [ours('failed'), theirs('failed'), 'matched'],
+      [ours('failed'), theirs('reversed'), 'matched'],
+      [ours('reversed'), theirs('reversed'), 'matched'],
+      [ours('reversed'), undefined, 'matched'],
+      [ours('failed'), undefined, 'matched'],
+      [ours('processing'), theirs('pending'), 'matched'],
+      [ours('pending'), undefined, 'matched'],
+      [ours('processing'), theirs('completed'), 'status_differs'],
+      [ours('processing'), theirs('failed'), 'status_differs'],
+      [undefined, theirs('completed', 1000, undefined), 'provider_only'],
+      [undefined, theirs('pending', 1000, undefined), 'provider_only'],
+      [undefined, theirs('failed', 1000, undefined), undefined],
+      [undefined, theirs('reversed', 1000, undefined), undefined],
+    ];
+    for (const [mine, provider, expected] of cases) assert.equal(judge(mine, provider), expected, `${mine?.status ?? 'none'} / ${provider?.status ?? 'none'}`);
+  });
+
+  it('a day: totals per currency, the clearing net, a second record under one key, a payout of another day', () => {
+    const day = compareDay({
+      ours: [ours('completed', 1000, 'pay_a'), ours('processing', 250, 'pay_b'), { ...ours('completed', 700, 'pay_c'), currency: 'KES' }],
+      theirs: [
+        theirs('completed', 1000, 'pay_a'),
+        theirs('completed', 1000, 'pay_a'),
+        theirs('pending', 250, 'pay_b'),
+        { ...theirs('completed', 700, 'pay_c'), currency: 'KES' },
+        theirs('completed', 300, 'pay_old'),
+      ],
+      elsewhere: [ours('completed', 300, 'pay_old')],
+    });
+    assert.equal(day.matched, 4);
+    assert.deepEqual(day.mismatches, [{ kind: 'provider_only', paymentId: 'pay_a', providerReference: 'TRF_1', ours: { status: 'completed', amount: 1000, currency: 'NGN' }, theirs: { status: 'completed', amount: 1000, currency: 'NGN' } }]);
+    assert.deepEqual(day.ourTotals, { KES: 700, NGN: 1000 });
+    assert.deepEqual(day.providerTotals, { KES: 700, NGN: 2300 });
+    assert.deepEqual(day.clearingNet, { KES: 0, NGN: 250 });
+  });
+});

@@ -1,0 +1,148 @@
+import { Type } from 'typebox';
+import { isSupportedCurrency, toMajor } from '@tapline/shared/money';
+import { ErrorBody, ListOf, ListQuery } from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import { notFound } from '../../http/errors.ts';
+import type { TypedApp } from '../../http/typed-app.ts';
+import type { Mismatch, Totals } from './compare.ts';
+import type { ReconciliationRecord } from './service.ts';
+import type { ReconciliationRow } from './store.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+
+const Provider = Type.String({ minLength: 1, maxLength: 40, description: 'A payment provider: paystack, flutterwave, mpesa or momo' });
+const Day = Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'A UTC day, YYYY-MM-DD', examples: ['2025-03-14'] });
+const Amounts = (description: string) => Type.Record(Type.String(), Type.Number(), { description });
+const Side = (who: string) =>
+  Type.Union([
+    Type.Object({
+      status: Type.String({ description: `The payout's status as ${who} show it` }),
+      amount: Type.Union([Type.Number(), Type.Null()], { description: 'Major units; null when the answer carries no amount (a status query by key)' }),
+      currency: Type.Union([Type.String(), Type.Null()]),
+    }),
+    Type.Null(),
+  ]);
+
+const MismatchRecord = Type.Object({
+  kind: Type.Union([Type.Literal('provider_only'), Type.Literal('ours_only'), Type.Literal('amount_differs'), Type.Literal('status_differs')], {
+    description:
+      'provider_only: the provider paid (or is paying) something we do not show as paid; ours_only: we show it completed and the provider has no such payout or says failed; amount_differs: both say paid, amounts or currencies differ; status_differs: states that disagree otherwise (a reversal we did not record, a payout one side still has open)',
+  }),
+  paymentId: Type.Union([Type.String(), Type.Null()], { description: 'Our payment; null when the provider reference maps to none of ours' }),
+  providerReference: Type.Union([Type.String(), Type.Null()]),
+  ours: Side('we'),
+  theirs: Side('the provider'),
+});
+
+const ReconciliationSummary = Type.Object({
+  id: Type.String(),
+  provider: Type.String(),
+  day: Type.String({ description: 'The UTC day reconciled (YYYY-MM-DD)' }),
+  status: Type.Union([Type.Literal('clean'), Type.Literal('mismatched'), Type.Literal('failed')], { description: 'failed: the provider could not be asked (error says why)' }),
+  method: Type.Union([Type.Literal('list'), Type.Literal('by_key')], {
+    description: "list: the provider's record of the day; by_key: each of our payouts asked about by its key (providers without a daily list: M-Pesa, MTN MoMo)",
+  }),
+  matched: Type.Integer({ description: 'Payouts both sides agree on' }),
+  mismatched: Type.Integer(),
+  ourTotals: Amounts('Our payouts of the day that we show completed, major units per currency'),
+  providerTotals: Amounts("The provider's completed payouts of the day, major units per currency (by_key: our amounts of the payouts it confirms paid)"),
+  clearingNet: Amounts('Our payouts of the day still pending or processing, major units per currency of the day: 0 means the rail clearing nets to zero'),
+  error: Type.Union([Type.String(), Type.Null()]),
+  runs: Type.Integer({ description: 'How many times the day was reconciled (a re-run replaces the record)' }),
+  createdAt: Type.String({ format: 'date-time', description: 'When the day was last reconciled' }),
+});
+const ReconciliationDetail = Type.Intersect([ReconciliationSummary, Type.Object({ mismatches: Type.Array(MismatchRecord) })]);
+
+/** Minor units as the API's major units; a currency Tapline does not know (a provider's) is left in its units. */
+function major(amount: number, currency: string): number {
+  return isSupportedCurrency(currency) ? toMajor(amount, currency) : amount;
+}
+
+function totals(minor: Totals): Record<string, number> {
+  return Object.fromEntries(Object.entries(minor).map(([currency, amount]) => [currency, major(amount, currency)]));
+}
+
+function summary(row: ReconciliationRow) {
+  return {
+    id: row.id,
+    provider: row.provider,
+    day: row.day,
+    status: row.status,
+    method: row.method,
+    matched: row.matched,
+    mismatched: row.mismatched,
+    ourTotals: totals(row.our_totals),
+    providerTotals: totals(row.provider_totals),
+    clearingNet: totals(row.clearing_net),
+    error: row.error,
+    runs: row.runs,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+function mismatchRecord(mismatch: Mismatch) {
+  const side = <S extends { status: string; amount: number | null; currency: string | null }>(value: S | null) =>
+    value ? { status: value.status, amount: value.amount !== null && value.currency !== null ? major(value.amount, value.currency) : value.amount, currency: value.currency } : null;
+  return { kind: mismatch.kind, paymentId: mismatch.paymentId, providerReference: mismatch.providerReference, ours: side(mismatch.ours), theirs: side(mismatch.theirs) };
+}
+
+function detail(record: ReconciliationRecord) {
+  return { ...summary(record), mismatches: record.mismatches.map(mismatchRecord) };
+}
+
+const RUN_DESCRIPTION = `Reconciles one provider's UTC day now: our live payouts through it made that day against the provider's own
+record (its list of the day where it has one, Paystack and Flutterwave; otherwise each payout asked about by its key,
+M-Pesa and MTN MoMo). Idempotent per provider and day: a re-run replaces the day's record (same id, runs counted).
+Nothing moves money: a mismatch is for an operator to take up with the provider. The daily job does the same for
+every configured provider, RECONCILE_AFTER_HOURS (default 2) after each day ends. A provider that cannot be asked
+answers 200 with status failed and the error. Errors: 404 rail_provider_not_configured (unknown provider, or not
+configured on this server), 400 validation_failed (day is not a calendar day YYYY-MM-DD), 409
+reconciliation_day_not_over (the day has not ended yet, in UTC).`;
+
+export async function reconciliationRoutes(app: TypedApp, context: AppContext): Promise<void> {
+  const service = context.reconciliation;
+
+  app.post('/api/admin/rails/reconciliations', {
+    config: { auth: ['admin'] },
+    schema: {
+      tags: ['admin'],
+      operationId: 'runRailReconciliation',
+      summary: "Reconcile a provider's live payouts of a UTC day now",
+      description: RUN_DESCRIPTION,
+      body: Type.Object({ provider: Provider, day: Day }),
+      response: { 200: ReconciliationDetail, ...errors, 409: ErrorBody },
+    },
+  }, async (request) => detail(await service.reconcile(request.body.provider, request.body.day)));
+
+  app.get('/api/admin/rails/reconciliations', {
+    config: { auth: ['admin'] },
+    schema: {
+      tags: ['admin'],
+      operationId: 'listRailReconciliations',
+      summary: 'Reconciliations with the payment providers, newest day first',
+      description: 'Filters: provider, day (YYYY-MM-DD). Each day of each provider has one record, the latest run of it; its mismatches are at GET /api/admin/rails/reconciliations/{id}.',
+      querystring: Type.Intersect([ListQuery, Type.Object({ provider: Type.Optional(Provider), day: Type.Optional(Day) })]),
+      response: { 200: ListOf(ReconciliationSummary), ...errors },
+    },
+  }, async (request) => {
+    const { limit = 20, offset = 0, provider, day } = request.query;
+    const page = await service.list({ provider, day }, limit, offset);
+    return { data: page.rows.map(summary), total: page.total, limit, offset };
+  });
+
+  app.get('/api/admin/rails/reconciliations/:id', {
+    config: { auth: ['admin'] },
+    schema: {
+      tags: ['admin'],
+      operationId: 'getRailReconciliation',
+      summary: 'A reconciliation with its mismatches',
+      description: 'The mismatches in the order found; 404 reconciliation_not_found.',
+      params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+      response: { 200: ReconciliationDetail, ...errors },
+    },
+  }, async (request) => {
+    const record = await service.find(request.params.id);
+    if (!record) throw notFound('reconciliation_not_found', `No reconciliation ${request.params.id}`);
+    return detail(record);
+  });
+}

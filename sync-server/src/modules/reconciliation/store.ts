@@ -1,0 +1,118 @@
+import type { Queryable } from '../../db/database.ts';
+import type { Mismatch, Totals } from './compare.ts';
+
+export type ReconciliationStatus = 'clean' | 'mismatched' | 'failed';
+export type ReconciliationMethod = 'list' | 'by_key';
+
+export interface ReconciliationRow {
+  id: string;
+  provider: string;
+  /** YYYY-MM-DD (read as text: a date column would come back as a local-time Date). */
+  day: string;
+  status: ReconciliationStatus;
+  method: ReconciliationMethod;
+  matched: number;
+  mismatched: number;
+  our_totals: Totals;
+  provider_totals: Totals;
+  clearing_net: Totals;
+  error: string | null;
+  runs: number;
+  created_at: Date;
+}
+
+export type NewReconciliation = Omit<ReconciliationRow, 'runs'>;
+
+const COLUMNS = `id, provider, day::text AS day, status, method, matched, mismatched, our_totals, provider_totals, clearing_net, error, runs, created_at`;
+
+/**
+ * Writes a day's reconciliation and its mismatches (in the caller's transaction): a day
+ * reconciled before keeps its id and is replaced, its runs counted. The upsert takes the day's
+ * row lock first, so two runs of one day at once are applied one after the other.
+ */
+export async function saveReconciliation(tx: Queryable, record: NewReconciliation, mismatches: readonly Mismatch[]): Promise<ReconciliationRow> {
+  const [row] = await tx.query<ReconciliationRow>(
+    `INSERT INTO rail_reconciliations (id, provider, day, status, method, matched, mismatched, our_totals, provider_totals, clearing_net, error, runs, created_at)
+     VALUES ($1, $2, $3::date, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11, 1, $12)
+     ON CONFLICT (provider, day) DO UPDATE SET status = EXCLUDED.status, method = EXCLUDED.method, matched = EXCLUDED.matched,
+       mismatched = EXCLUDED.mismatched, our_totals = EXCLUDED.our_totals, provider_totals = EXCLUDED.provider_totals,
+       clearing_net = EXCLUDED.clearing_net, error = EXCLUDED.error, runs = rail_reconciliations.runs + 1, created_at = EXCLUDED.created_at
+     RETURNING ${COLUMNS}`,
+    [
+      record.id, record.provider, record.day, record.status, record.method, record.matched, record.mismatched,
+      JSON.stringify(record.our_totals), JSON.stringify(record.provider_totals), JSON.stringify(record.clearing_net), record.error, record.created_at,
+    ],
+  );
+  if (!row) throw new Error(`reconciliation of ${record.provider} on ${record.day} was not written`);
+  await tx.query('DELETE FROM rail_reconciliation_mismatches WHERE reconciliation_id = $1', [row.id]);
+  if (mismatches.length > 0) {
+    // Keys left out are NULL; a JSON null would be stored as the jsonb value null.
+    const items = mismatches.map((mismatch, seq) => ({
+      seq,
+      kind: mismatch.kind,
+      ...(mismatch.paymentId !== null ? { payment_id: mismatch.paymentId } : {}),
+      ...(mismatch.providerReference !== null ? { provider_reference: mismatch.providerReference } : {}),
+      ...(mismatch.ours ? { ours: mismatch.ours } : {}),
+      ...(mismatch.theirs ? { theirs: mismatch.theirs } : {}),
+    }));
+    await tx.query(
+      `INSERT INTO rail_reconciliation_mismatches (reconciliation_id, seq, kind, payment_id, provider_reference, ours, theirs)
+       SELECT $1, m.seq, m.kind, m.payment_id, m.provider_reference, m.ours, m.theirs
+       FROM jsonb_to_recordset($2::jsonb) AS m (seq integer, kind text, payment_id text, provider_reference text, ours jsonb, theirs jsonb)`,
+      [row.id, JSON.stringify(items)],
+    );
+  }
+  return row;
+}
+
+export async function findReconciliation(db: Queryable, id: string): Promise<ReconciliationRow | undefined> {
+  const [row] = await db.query<ReconciliationRow>(`SELECT ${COLUMNS} FROM rail_reconciliations WHERE id = $1`, [id]);
+  return row;
+}
+
+interface MismatchRow {
+  kind: Mismatch['kind'];
+  payment_id: string | null;
+  provider_reference: string | null;
+  ours: Mismatch['ours'];
+  theirs: Mismatch['theirs'];
+}
+
+export async function listMismatches(db: Queryable, reconciliationId: string): Promise<Mismatch[]> {
+  const rows = await db.query<MismatchRow>(
+    'SELECT kind, payment_id, provider_reference, ours, theirs FROM rail_reconciliation_mismatches WHERE reconciliation_id = $1 ORDER BY seq',
+    [reconciliationId],
+  );
+  return rows.map((row) => ({ kind: row.kind, paymentId: row.payment_id, providerReference: row.provider_reference, ours: row.ours ?? null, theirs: row.theirs ?? null }));
+}
+
+/** Newest day first, then by provider. */
+export async function listReconciliations(
+  db: Queryable,
+  filter: { provider?: string | undefined; day?: string | undefined },
+  limit: number,
+  offset: number,
+): Promise<{ rows: ReconciliationRow[]; total: number }> {
+  const params: string[] = [];
+  const where: string[] = [];
+  if (filter.provider !== undefined) {
+    params.push(filter.provider);
+    where.push(`provider = $${params.length}`);
+  }
+  if (filter.day !== undefined) {
+    params.push(filter.day);
+    where.push(`day = $${params.length}::date`);
+  }
+  const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const rows = await db.query<ReconciliationRow>(
+    `SELECT ${COLUMNS} FROM rail_reconciliations ${clause} ORDER BY day DESC, provider LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, limit, offset],
+  );
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM rail_reconciliations ${clause}`, params);
+  return { rows, total: count?.total ?? 0 };
+}
+
+/** The providers' reconciliations of one day (what the daily job finds done). */
+export async function reconciliationsOfDay(db: Queryable, day: string): Promise<Pick<ReconciliationRow, 'provider' | 'status' | 'created_at'>[]> {
+  return db.query('SELECT provider, status, created_at FROM rail_reconciliations WHERE day = $1::date', [day]);
+}
