@@ -83,17 +83,28 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** The providers' callbacks the server answered, by HTTP status, from its /metrics. */
-async function callbackAnswers(origin: URL): Promise<Record<string, number>> {
+/**
+ * The providers' callbacks the server answered, by HTTP status (a 429 never reaches an adapter),
+ * and what the adapters made of the rest, by provider and verdict; from its /metrics.
+ */
+async function callbackAnswers(origin: URL): Promise<{ byStatus: Record<string, number>; byVerdict: Record<string, Record<string, number>> }> {
   const response = await fetch(new URL('/metrics', origin), { headers: { authorization: `Bearer admin.${ADMIN_TOKEN}` } });
-  const answers: Record<string, number> = {};
+  const byStatus: Record<string, number> = {};
+  const byVerdict: Record<string, Record<string, number>> = {};
   for (const line of (await response.text()).split('\n')) {
-    const match = /^tapline_http_request_duration_seconds_count\{(.*)\} (\d+)/.exec(line);
-    if (!match?.[1] || !match[1].includes('route="/api/rails/')) continue;
-    const status = /status_code="(\d+)"/.exec(match[1])?.[1] ?? '?';
-    answers[status] = (answers[status] ?? 0) + Number(match[2]);
+    const answered = /^tapline_http_request_duration_seconds_count\{(.*)\} (\d+)/.exec(line);
+    if (answered?.[1]?.includes('route="/api/rails/')) {
+      const status = /status_code="(\d+)"/.exec(answered[1])?.[1] ?? '?';
+      byStatus[status] = (byStatus[status] ?? 0) + Number(answered[2]);
+    }
+    const handled = /^tapline_rail_callbacks_total\{(.*)\} (\d+)/.exec(line);
+    if (handled?.[1]) {
+      const provider = /provider="([^"]*)"/.exec(handled[1])?.[1] ?? '?';
+      const verdict = /verdict="([^"]*)"/.exec(handled[1])?.[1] ?? '?';
+      (byVerdict[provider] ??= {})[verdict] = Number(handled[2]);
+    }
   }
-  return answers;
+  return { byStatus, byVerdict };
 }
 
 async function main() {
@@ -242,8 +253,8 @@ async function main() {
       const report = await checkLedger(db);
       if (report.violations.length > 0) problems.push(`ledger invariants broken: ${JSON.stringify(report.violations.slice(0, 3))}`);
       console.log(`  ledger check: ${report.transfers} transfers, ${report.violations.length} violations`);
-      const answers = await callbackAnswers(server.origin);
-      console.log(`  provider callbacks answered (by HTTP status): ${JSON.stringify(answers)}`);
+      const { byStatus: answers, byVerdict } = await callbackAnswers(server.origin);
+      console.log(`  provider callbacks answered (by HTTP status): ${JSON.stringify(answers)}; handled (by provider and verdict): ${JSON.stringify(byVerdict)}`);
       if (answers['429']) {
         console.log(`    ${answers['429']} refused by the per-IP rate limit (the 'other' group, ${Math.round(120 * Number(process.env.RATE_LIMIT_SCALE ?? 1))} a minute): those payouts waited for a poll; M-Pesa's status query answers by callback too`);
       }
