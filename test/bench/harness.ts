@@ -92,9 +92,9 @@ export class Client {
 
 /**
  * The real server (sync-server/src/main.ts) in its own process, on the bench database: PostgreSQL at
- * `databaseUrl`, or embedded PGlite in `{ dataDir }`.
+ * `databaseUrl`, or embedded PGlite in `{ dataDir }`. `env` is applied last (a fixed PORT, rails...).
  */
-export async function startServer(database: string | { dataDir: string }): Promise<{ child: ChildProcess; origin: URL }> {
+export async function startServer(database: string | { dataDir: string }, env: Record<string, string> = {}): Promise<{ child: ChildProcess; origin: URL }> {
   const extra = process.env.BENCH_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...extra, '--import', 'tsx', 'sync-server/src/main.ts'], {
     cwd: root,
@@ -106,6 +106,7 @@ export async function startServer(database: string | { dataDir: string }): Promi
       ADMIN_TOKEN,
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
