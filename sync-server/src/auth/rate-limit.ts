@@ -38,6 +38,17 @@ export function rateLimitGroupOf(path: string): RateLimitGroup {
  */
 export const UNLIMITED_PATHS: ReadonlySet<string> = new Set(['/api/health', '/api/health/ready']);
 
+/**
+ * Payment providers' callbacks (/api/rails/<provider>/...) are not counted per IP either: a
+ * provider delivers every merchant's callbacks from a few addresses, and a callback refused 429
+ * leaves a payout waiting for the next poll (Daraja's status answers come only by callback).
+ * Each is verified by its adapter (a signature, or a per-request token) before anything is read
+ * from the database, and a refused one is counted in tapline_rail_callbacks_total.
+ */
+export function isProviderCallback(url: string): boolean {
+  return url.startsWith('/api/rails/');
+}
+
 function pathOf(request: FastifyRequest): string {
   const url = request.url;
   const query = url.indexOf('?');
@@ -128,7 +139,7 @@ export async function registerRateLimits(app: FastifyInstance, db: Database, opt
     // request meets the outage itself and answers it (503, or /api/health's ok: false).
     ...(options.store === 'postgres' ? { store: postgresStore(db), skipOnError: true } : {}),
     // Pages, docs and static files are not part of the limited API; nor are the health probes.
-    allowList: (request) => !request.url.startsWith('/api/') || UNLIMITED_PATHS.has(pathOf(request)),
+    allowList: (request) => !request.url.startsWith('/api/') || UNLIMITED_PATHS.has(pathOf(request)) || isProviderCallback(request.url),
     keyGenerator: (request) => {
       const group = rateLimitGroupOf(pathOf(request));
       return `${group.name}:${group.per === 'ip' ? `ip:${request.ip}` : callerKey(request)}`;

@@ -27,7 +27,7 @@ export interface RouteFacts {
   /** The names of every property of its params, query and body schemas, at any depth (FIELD_CODES reads them). */
   fields: readonly string[];
   isApi: boolean;
-  /** Counted by the rate limits: every /api route but the health probes (auth/rate-limit.ts UNLIMITED_PATHS). */
+  /** Counted by the rate limits: every /api route but the health probes and the providers' callbacks (auth/rate-limit.ts). */
   rateLimited: boolean;
   text: string;
 }

@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from '../config.ts';
 import type { PrincipalKind } from '../auth/principal.ts';
-import { UNLIMITED_PATHS } from '../auth/rate-limit.ts';
+import { UNLIMITED_PATHS, isProviderCallback } from '../auth/rate-limit.ts';
 import { collapseLiteralUnions, componentRegistry, referenceComponents, referencedComponents } from './components.ts';
 import { type RouteFacts, errorCodesFor, errorDescription } from './errors.ts';
 import { examplesFor } from './examples.ts';
@@ -120,7 +120,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
         hasInput: original.body !== undefined || original.querystring !== undefined || original.params !== undefined,
         fields: [original.params, original.querystring, original.body].flatMap(propertyNames),
         isApi: url.startsWith('/api/'),
-        rateLimited: url.startsWith('/api/') && !UNLIMITED_PATHS.has(url),
+        rateLimited: url.startsWith('/api/') && !UNLIMITED_PATHS.has(url) && !isProviderCallback(url),
         text: routeText(original),
       };
       factsById.set(operationId, facts);

@@ -261,6 +261,13 @@ for (const target of await databaseTargets()) {
       assert.match(String(metrics.body), /tapline_rail_callbacks_total\{provider="mpesa",verdict="refused"\} [1-9]/);
     });
 
+    it('callbacks are not rate-limited per IP: a provider delivers every merchant\'s from a few addresses', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 150 }, () => callback(server(), { paymentId: 'pay_none', update: { status: 'completed' } }, 'wrong-secret')),
+      );
+      assert.deepEqual([...new Set(answers.map((answer) => answer.status))], [401], '150 refused as forged, none 429');
+    });
+
     it('a payout still open past RAIL_ATTENTION_HOURS is listed for an operator and counted', async () => {
       const merchant = await liveMerchant(5_000);
       const created = await pay(merchant.liveKey);
