@@ -77,6 +77,7 @@ function backoffMs(attempts: number): number {
  * payment id.
  */
 export function paymentScheduler(options: PaymentSchedulerOptions) {
+  const pollMs = options.providerPollMs ?? PROVIDER_POLL_MS;
   let lastSweepAt = 0;
 
   /** Takes every step due now, each once; resolves with how many were taken. */
@@ -216,7 +217,6 @@ export function paymentScheduler(options: PaymentSchedulerOptions) {
     });
   }
 
-  const pollMs = options.providerPollMs ?? PROVIDER_POLL_MS;
   const WATCH_POLL_MAX_MS = 6 * 3_600_000;
 
   /** How long the payment's provider asks to keep polling completed payouts (0: it calls back on reversal). */
@@ -246,14 +246,14 @@ export function paymentScheduler(options: PaymentSchedulerOptions) {
         }
         if (row.status === 'processing') {
           // Polled without news: only the next poll moves.
-          await schedulePoll(tx, row.id, new Date(now.getTime() + (options.providerPollMs ?? PROVIDER_POLL_MS)), reference);
+          await schedulePoll(tx, row.id, new Date(now.getTime() + pollMs), reference);
           return;
         }
         await updatePayment(tx, row.id, {
           status: 'processing',
           entry: { status: 'processing', at: now.toISOString(), note: `Accepted by ${row.provider}${said}` },
           at: now,
-          nextStepAt: new Date(now.getTime() + (options.providerPollMs ?? PROVIDER_POLL_MS)),
+          nextStepAt: new Date(now.getTime() + pollMs),
           providerReference: reference,
           ...(update.estimatedArrival ? { estimatedArrival: update.estimatedArrival } : {}),
         });
