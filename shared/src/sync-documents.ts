@@ -145,6 +145,55 @@ export const GiftCardSaleDocument = Type.Object({
 });
 export type GiftCardSaleDoc = Static<typeof GiftCardSaleDocument>;
 
+export const TILL_TENDER_KINDS = ['cash', 'wallet', 'gift_card', 'mobile_money'] as const;
+/** How part of a till sale was paid: notes and coins, a Tapline wallet tap, a gift card, a mobile-money collection. */
+export type TillTenderKind = (typeof TILL_TENDER_KINDS)[number];
+
+/**
+ * One tender of a till sale. `amountMinor` is what it paid towards the sale (and tip). Cash also
+ * records what the customer handed over and the change given back (tendered - amount, the change
+ * comes from the drawer). The other kinds name the server record that moved the money:
+ * `reference` is the POS session or offline payment id (wallet), the redemption (gift card) or the
+ * collection (mobile money).
+ */
+const TillTenderDocument = Type.Object({
+  kind: oneOf(TILL_TENDER_KINDS, 16),
+  amountMinor: AmountMinor(),
+  tenderedMinor: Type.Optional(Type.Integer({ minimum: 1 })),
+  changeMinor: Type.Optional(Type.Integer({ minimum: 0 })),
+  reference: Type.Optional(Type.String({ maxLength: 80 })),
+});
+export type TillTender = Static<typeof TillTenderDocument>;
+/** At most this many tenders on one sale. */
+export const MAX_TILL_TENDERS = 8;
+
+/**
+ * A sale completed at the till (collection `till_sales`, pushed): its lines, what it cost, and the
+ * tenders that paid it, with who sold it and in which shift. Written when the sale completes, online
+ * or offline alike, and settled once when it syncs: the server records it, moves the stock of its
+ * products and checks that its tenders add up (cash moves no wallet money; a wallet tender must name
+ * a completed payment of this terminal that no other sale claims).
+ */
+export const TillSaleDocument = Type.Object({
+  ...made,
+  /** The sale's total (lines after discounts, tax included), without the tip. */
+  amountMinor: AmountMinor(),
+  currency: Currency(),
+  capturedAt: settled.capturedAt,
+  status: settled.status,
+  serverSeq: settled.serverSeq,
+  tenders: Type.Array(TillTenderDocument, { minItems: 1, maxItems: MAX_TILL_TENDERS }),
+  /** A tip on top of the sale (minor units), paid by the tenders too; apart from sales and tax. */
+  tipMinor: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** The staff member signed in at the till (till staff id) and their shift. */
+  cashierId: Type.Optional(Type.String({ maxLength: 64 })),
+  shiftId: Type.Optional(Type.String({ maxLength: 36 })),
+  description: Type.Optional(Text()),
+  ...verdict,
+  ...cartFields,
+});
+export type TillSaleDoc = Static<typeof TillSaleDocument>;
+
 /**
  * A product of the merchant's catalogue as the kiosk's replica holds it (pull only: the server is
  * its only author). Amounts in minor units, the tax rate in basis points. The fields the replica
@@ -183,6 +232,7 @@ export type ProductDoc = Required<Static<typeof ProductDocument>> & { _deleted: 
 export const SYNC_DOCUMENT_SCHEMAS = {
   offline_payments: OfflinePaymentDocument,
   gift_card_sales: GiftCardSaleDocument,
+  till_sales: TillSaleDocument,
   products: ProductDocument,
 } as const;
 
@@ -221,12 +271,14 @@ export function rxJsonSchema<T extends TSchema>(schema: T, options: RxSchemaOpti
 const PUSHED_FIELDS = {
   offline_payments: ['kind', 'amountMinor', 'currency', 'description', 'capturedAt', 'tagId', 'voucher', 'items', 'discountMinor'],
   gift_card_sales: ['codeHash', 'codePrefix', 'amountMinor', 'currency', 'designTheme', 'message', 'capturedAt'],
+  till_sales: ['amountMinor', 'currency', 'capturedAt', 'tenders', 'tipMinor', 'cashierId', 'shiftId', 'description', 'items', 'discountMinor'],
 } as const;
 export type PushedCollection = keyof typeof PUSHED_FIELDS;
 
 const pushedChecks = {
   offline_payments: Compile(Type.Partial(Type.Pick(OfflinePaymentDocument, [...PUSHED_FIELDS.offline_payments]))),
   gift_card_sales: Compile(Type.Partial(Type.Pick(GiftCardSaleDocument, [...PUSHED_FIELDS.gift_card_sales]))),
+  till_sales: Compile(Type.Partial(Type.Pick(TillSaleDocument, [...PUSHED_FIELDS.till_sales]))),
 };
 
 /**

@@ -47,10 +47,11 @@ export type SyncHandshakeError = (typeof SYNC_HANDSHAKE_ERRORS)[number];
 /**
  * Collections that replicate. Two are pushed by the terminal and settled by the server:
  * `offline_payments` (taps and vouchers taken without the server) and `gift_card_sales` (gift
- * cards sold at the till, whose codes the terminal made and printed). `products` (the merchant's
+ * cards sold at the till, whose codes the terminal made and printed), and one recorded by the till only:
+ * `till_sales` (sales the till completed with their tenders: cash, and parts paid otherwise). `products` (the merchant's
  * catalogue, see ProductDoc) is pull only: the server refuses a push to it (`pull_only`).
  */
-export const SYNC_COLLECTIONS = ['offline_payments', 'gift_card_sales', 'products'] as const;
+export const SYNC_COLLECTIONS = ['offline_payments', 'gift_card_sales', 'till_sales', 'products'] as const;
 export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 
 /** At most this many documents in one push (each settles money: a push is one transaction). */
@@ -77,11 +78,16 @@ export {
   type OfflinePaymentKind,
   type OfflinePaymentStatus,
   type ProductDoc,
+  MAX_TILL_TENDERS,
+  TILL_TENDER_KINDS,
+  type TillSaleDoc,
+  type TillTender,
+  type TillTenderKind,
 } from './sync-documents.ts';
-import type { GiftCardSaleDoc, OfflinePaymentDoc, ProductDoc } from './sync-documents.ts';
+import type { GiftCardSaleDoc, OfflinePaymentDoc, ProductDoc, TillSaleDoc } from './sync-documents.ts';
 
 /** A document of a collection the terminal pushes. */
-export type SyncDocument = OfflinePaymentDoc | GiftCardSaleDoc;
+export type SyncDocument = OfflinePaymentDoc | GiftCardSaleDoc | TillSaleDoc;
 
 /** A document of any collection, pushed or pull only. */
 export type ReplicatedDocument = SyncDocument | ProductDoc;
