@@ -72,7 +72,7 @@ const RefundLineRecord = Type.Object({
 });
 
 export const RefundBody = Type.Object({
-  saleId: Type.String({ minLength: 1, maxLength: 64, description: 'A POS session id or an offline payment id' }),
+  saleId: Type.String({ minLength: 1, maxLength: 64, description: 'A POS session id, an offline payment id or a till sale id (a cash sale is refunded from the drawer)' }),
   lines: Type.Optional(Type.Array(Type.Object({ line: Type.Integer({ minimum: 0, maximum: 199 }), quantity: Type.Integer({ minimum: 1, maximum: 9999 }) }), {
     minItems: 1,
     maxItems: 200,
@@ -82,17 +82,22 @@ export const RefundBody = Type.Object({
   reason: Type.Optional(Type.String({ maxLength: 300 })),
 });
 
+const SaleKind = Type.Union([Type.Literal('pos_session'), Type.Literal('offline_payment'), Type.Literal('till_sale')], {
+  description: 'pos_session: an online tap or QR; offline_payment: taken offline; till_sale: completed at the till with its tenders (cash)',
+});
+
 export const RefundRecord = Type.Object({
   id: Type.String({ description: 'rf_…' }),
   saleId: Type.String(),
-  saleKind: Type.Union([Type.Literal('pos_session'), Type.Literal('offline_payment')]),
+  saleKind: SaleKind,
   amount: Type.Number({ description: 'Major units' }),
   currency: Type.String(),
   lines: Type.Array(RefundLineRecord),
   reason: Nullable(Type.String()),
   terminalId: Nullable(Type.String({ description: 'The terminal that refunded; null for the merchant key' })),
-  walletRef: Type.String({ description: 'The correcting ledger transfer' }),
+  walletRef: Nullable(Type.String({ description: 'The correcting ledger transfer; null for a refund of a cash sale (given back from the drawer)' })),
   payerHandle: Nullable(Type.String()),
+  tenders: Type.Array(Type.Object({ kind: Type.String({ description: 'cash (from the drawer) or wallet (back to the wallet that paid)' }), amount: Type.Number({ description: 'Major units' }) })),
   createdAt: Timestamp,
 });
 
@@ -112,13 +117,22 @@ const SaleLineOut = Type.Object({
 
 export const SaleRecord = Type.Object({
   saleId: Type.String(),
-  kind: Type.Union([Type.Literal('pos_session'), Type.Literal('offline_payment')]),
+  kind: SaleKind,
   terminalId: Nullable(Type.String()),
   status: Type.String(),
-  amount: Type.Number(),
+  amount: Type.Number({ description: 'The sale\'s total, major units, without the tip' }),
   currency: Type.String(),
   payerHandle: Nullable(Type.String()),
   walletRef: Nullable(Type.String()),
+  tenders: Type.Array(Type.Object({
+    kind: Type.String({ description: 'cash, wallet, gift_card or mobile_money' }),
+    amount: Type.Number({ description: 'What this tender paid, major units' }),
+    tendered: Type.Optional(Type.Number({ description: 'Cash: handed over by the customer' })),
+    change: Type.Optional(Type.Number({ description: 'Cash: given back from the drawer' })),
+  })),
+  change: Type.Number({ description: 'Change given, major units' }),
+  tip: Type.Number({ description: 'A tip on top of the sale, major units' }),
+  cashierId: Nullable(Type.String({ description: 'The staff member signed in at the till' })),
   createdAt: Timestamp,
   settledAt: Nullable(Timestamp),
   items: Nullable(Type.Array(SaleLineOut)),
@@ -157,10 +171,20 @@ export const DayReport = Type.Object({
   openedAt: Timestamp,
   closedAt: Timestamp,
   currency: Type.String(),
-  methods: Type.Object({ walletTap: Tally, qrOnline: Tally, offlineVoucher: Tally, offlineTap: Tally, giftCard: Tally }),
+  methods: Type.Object({ walletTap: Tally, qrOnline: Tally, offlineVoucher: Tally, offlineTap: Tally, giftCard: Tally, cash: Tally }),
   online: Tally,
   offline: Tally,
   declinedOffline: Tally,
+  cash: Type.Object({
+    sales: Tally,
+    collected: Type.Number({ description: 'Cash the drawer kept for sales and tips (handed over minus change)' }),
+    tendered: Type.Number({ description: 'Cash handed over by customers' }),
+    change: Type.Number({ description: 'Change given back' }),
+    refunds: Tally,
+    net: Type.Number({ description: 'collected minus cash refunds: what the day added to the drawer' }),
+  }, { description: 'Cash at the till (till sales recorded by the kiosk, online or offline)' }),
+  tips: Tally,
+  declinedTill: Tally,
   giftCardsSold: Tally,
   refunds: Tally,
   taxes: Type.Array(Type.Object({ rate: Type.Number({ description: 'Percent' }), taxable: Type.Number(), tax: Type.Number() })),

@@ -31,7 +31,7 @@ import { PostgresDatabase, type SidePool, sidePool } from '../db/postgres.ts';
 import { resolveCredential } from '../auth/principal.ts';
 import { ApiError } from '../http/errors.ts';
 import { type WalletRow, requireWallet } from '../modules/wallets/index.ts';
-import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSettlementLimits, terminalSalesAfter } from '../modules/offline/index.ts';
+import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSettlementLimits, terminalSalesAfter, terminalTillSalesAfter, tillSaleDocument, tillSaleSettler } from '../modules/offline/index.ts';
 import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
 import { terminalBudgets } from './message-budget.ts';
 import { pullBatchSize } from './pull-batch-size.ts';
@@ -92,6 +92,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     app.log.error({ err: error, collection }, 'sync push: the batch failed; settling its documents one at a time');
   const payments = offlinePaymentSettler(context);
   const sales = giftCardSaleSettler(context);
+  const tillSales = tillSaleSettler(context);
   /** What each replicated collection does with a pull and with a push. */
   const collections: Record<SyncCollection, CollectionHandler> = {
     offline_payments: {
@@ -101,6 +102,10 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     gift_card_sales: {
       pull: async ({ terminalId }, after, limit) => (await terminalSalesAfter(db, terminalId, after, limit)).map(saleDocument),
       push: (terminal, documents) => settlePush(db, sales, terminal, documents, context.now, onIsolate('gift_card_sales')),
+    },
+    till_sales: {
+      pull: async ({ terminalId }, after, limit) => (await terminalTillSalesAfter(db, terminalId, after, limit)).map(tillSaleDocument),
+      push: (terminal, documents) => settlePush(db, tillSales, terminal, documents, context.now, onIsolate('till_sales')),
     },
     products: {
       pull: async ({ merchantId, mode }, after, limit) => (await productsAfter(db, merchantId, mode, after, limit)).map(productDocument),

@@ -4217,6 +4217,11 @@ export interface components {
                     /** @description Major units */
                     amount: number;
                 };
+                cash: {
+                    count: number;
+                    /** @description Major units */
+                    amount: number;
+                };
             };
             online: {
                 count: number;
@@ -4229,6 +4234,37 @@ export interface components {
                 amount: number;
             };
             declinedOffline: {
+                count: number;
+                /** @description Major units */
+                amount: number;
+            };
+            /** @description Cash at the till (till sales recorded by the kiosk, online or offline) */
+            cash: {
+                sales: {
+                    count: number;
+                    /** @description Major units */
+                    amount: number;
+                };
+                /** @description Cash the drawer kept for sales and tips (handed over minus change) */
+                collected: number;
+                /** @description Cash handed over by customers */
+                tendered: number;
+                /** @description Change given back */
+                change: number;
+                refunds: {
+                    count: number;
+                    /** @description Major units */
+                    amount: number;
+                };
+                /** @description collected minus cash refunds: what the day added to the drawer */
+                net: number;
+            };
+            tips: {
+                count: number;
+                /** @description Major units */
+                amount: number;
+            };
+            declinedTill: {
                 count: number;
                 /** @description Major units */
                 amount: number;
@@ -5576,7 +5612,7 @@ export interface components {
             updatedAt: string;
         };
         RefundBody: {
-            /** @description A POS session id or an offline payment id */
+            /** @description A POS session id, an offline payment id or a till sale id (a cash sale is refunded from the drawer) */
             saleId: string;
             /** @description Lines to refund (0-based index, units); none: everything not yet refunded */
             lines?: {
@@ -5591,8 +5627,11 @@ export interface components {
             /** @description rf_… */
             id: string;
             saleId: string;
-            /** @enum {string} */
-            saleKind: "pos_session" | "offline_payment";
+            /**
+             * @description pos_session: an online tap or QR; offline_payment: taken offline; till_sale: completed at the till with its tenders (cash)
+             * @enum {string}
+             */
+            saleKind: "pos_session" | "offline_payment" | "till_sale";
             /** @description Major units */
             amount: number;
             currency: string;
@@ -5606,9 +5645,14 @@ export interface components {
             }[];
             reason: string | null;
             terminalId: string | null;
-            /** @description The correcting ledger transfer */
-            walletRef: string;
+            walletRef: string | null;
             payerHandle: string | null;
+            tenders: {
+                /** @description cash (from the drawer) or wallet (back to the wallet that paid) */
+                kind: string;
+                /** @description Major units */
+                amount: number;
+            }[];
             /** Format: date-time */
             createdAt: string;
         };
@@ -5717,14 +5761,33 @@ export interface components {
         };
         SaleRecord: {
             saleId: string;
-            /** @enum {string} */
-            kind: "pos_session" | "offline_payment";
+            /**
+             * @description pos_session: an online tap or QR; offline_payment: taken offline; till_sale: completed at the till with its tenders (cash)
+             * @enum {string}
+             */
+            kind: "pos_session" | "offline_payment" | "till_sale";
             terminalId: string | null;
             status: string;
+            /** @description The sale's total, major units, without the tip */
             amount: number;
             currency: string;
             payerHandle: string | null;
             walletRef: string | null;
+            tenders: {
+                /** @description cash, wallet, gift_card or mobile_money */
+                kind: string;
+                /** @description What this tender paid, major units */
+                amount: number;
+                /** @description Cash: handed over by the customer */
+                tendered?: number;
+                /** @description Cash: given back from the drawer */
+                change?: number;
+            }[];
+            /** @description Change given, major units */
+            change: number;
+            /** @description A tip on top of the sale, major units */
+            tip: number;
+            cashierId: string | null;
             /** Format: date-time */
             createdAt: string;
             settledAt: string | null;

@@ -9,3 +9,5 @@ export { offlineRoutes, startOfflineJobs } from './routes.ts';
 export { paymentDocument } from './settlement.ts';
 export { findTerminalForSync, recordQueuedCount, terminalPaymentsAfter, terminalSalesAfter } from './store.ts';
 export type { TerminalSyncRow } from './store.ts';
+export { tillSaleDocument, tillSaleRecord, tillSaleSettler } from './till-sales.ts';
+export { type StoredTender, type TillSaleRow, terminalTillSalesAfter } from './till-sales-store.ts';

@@ -29,7 +29,14 @@ export interface RefundRequest {
 }
 
 const saleNotFound = (id: string) => notFound('sale_not_found', `No sale ${id}`);
-const REFUNDABLE_STATUS: Record<SaleRow['kind'], string> = { pos_session: 'completed', offline_payment: 'accepted' };
+const REFUNDABLE_STATUS: Record<SaleRow['kind'], string> = { pos_session: 'completed', offline_payment: 'accepted', till_sale: 'accepted' };
+
+/** A till sale's stored tenders (jsonb, minor units). */
+type StoredTender = { kind: string; amount: number; tendered?: number; change?: number; reference?: string };
+function saleTenders(sale: Pick<SaleRow, 'tenders'>): StoredTender[] {
+  const value = typeof sale.tenders === 'string' ? (JSON.parse(sale.tenders) as unknown) : sale.tenders;
+  return Array.isArray(value) ? (value as StoredTender[]) : [];
+}
 
 /** Half-up share of `total` for `units` of `quantity` (integers): shares of every unit add up to `total`. */
 function share(total: number, units: number, quantity: number): number {
@@ -106,6 +113,8 @@ export function refundRecord(row: RefundRow, sale: Pick<SaleRow, 'items' | 'paye
     terminalId: row.refunded_by_terminal_id,
     walletRef: row.transfer_id,
     payerHandle: sale.payer_handle ? displayHandle(sale.payer_handle) : null,
+    // Refunds made before tenders were recorded all went back to the wallet that paid.
+    tenders: (row.tenders ?? [{ kind: 'wallet', amount: Number(row.amount) }]).map((tender) => ({ kind: tender.kind, amount: toMajor(Number(tender.amount), row.currency) })),
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -113,6 +122,7 @@ export function refundRecord(row: RefundRow, sale: Pick<SaleRow, 'items' | 'paye
 export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
   const state = refundable(sale, refunds);
   const major = (minor: number) => toMajor(minor, sale.currency);
+  const tenders = sale.kind === 'till_sale' ? saleTenders(sale) : [{ kind: 'wallet', amount: Number(sale.amount) }];
   return {
     saleId: sale.id,
     kind: sale.kind,
@@ -122,6 +132,15 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
     currency: sale.currency,
     payerHandle: sale.payer_handle ? displayHandle(sale.payer_handle) : null,
     walletRef: sale.transfer_id,
+    tenders: tenders.map((tender) => ({
+      kind: tender.kind,
+      amount: major(Number(tender.amount)),
+      ...(tender.tendered !== undefined ? { tendered: major(tender.tendered) } : {}),
+      ...(tender.change !== undefined ? { change: major(tender.change) } : {}),
+    })),
+    change: major(tenders.reduce((sum, tender) => sum + (tender.change ?? 0), 0)),
+    tip: major(Number(sale.tip ?? 0)),
+    cashierId: sale.cashier_id,
     createdAt: sale.created_at.toISOString(),
     settledAt: sale.settled_at?.toISOString() ?? null,
     ...(state.lines ? saleLineRecords(state.lines, Number(sale.cart_discount ?? 0), sale.currency) : { items: null, cartDiscount: 0, totals: null }),
@@ -130,6 +149,24 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
     refundable: major(state.left),
     refundableLines: state.perLine.filter((line) => line.quantity > 0).map((line) => ({ line: line.line, quantity: line.quantity, amount: major(line.amount) })),
   };
+}
+
+/** The merchant's wallet back to the wallet that paid (no negative wallet: 422 insufficient_funds); answers the transfer's id. */
+async function correctingTransfer(tx: Parameters<typeof transfer>[0], sale: SaleRow, refundId: string, amount: number): Promise<string> {
+  const merchantWallet = sale.merchant_wallet_id ?? (await findMerchantWallet(tx, sale.merchant_id, sale.mode))?.id;
+  if (!merchantWallet) throw new Error(`merchant ${sale.merchant_id} has no ${sale.mode} wallet`);
+  const transferId = transferIds.posRefund(refundId);
+  await transfer(tx, {
+    id: transferId,
+    mode: sale.mode,
+    kind: 'pos_refund',
+    legs: [
+      { account: walletAccount(merchantWallet, sale.currency), amount: -amount },
+      { account: walletAccount(sale.payer_wallet_id!, sale.currency), amount },
+    ],
+    metadata: { saleId: sale.id, refundId },
+  });
+  return transferId;
 }
 
 /** docs/catalogue.md, "Sales and refunds". */
@@ -181,7 +218,8 @@ export function refundsService(context: AppContext) {
       const { row, sale } = await db.transaction(async (tx) => {
         restocked = [];
         const sale = await visibleSale(actor, request.saleId, true, tx);
-        if (sale.status !== REFUNDABLE_STATUS[sale.kind] || !sale.payer_wallet_id || !sale.transfer_id) {
+        const cash = sale.kind === 'till_sale';
+        if (sale.status !== REFUNDABLE_STATUS[sale.kind] || (!cash && (!sale.payer_wallet_id || !sale.transfer_id))) {
           throw conflict('sale_not_refundable', `Sale ${sale.id} is ${sale.status}: only a completed sale can be refunded`);
         }
         const refunds = await refundsOfSale(tx, sale.id);
@@ -207,20 +245,8 @@ export function refundsService(context: AppContext) {
         }
         if (amount <= 0 || state.left === 0) throw conflict('nothing_to_refund', `Sale ${sale.id} has nothing left to refund`);
         if (amount > state.left) throw conflict('refund_exceeds_sale', `Refunds of sale ${sale.id} would exceed what was paid`);
-        const merchantWallet = sale.merchant_wallet_id ?? (await findMerchantWallet(tx, sale.merchant_id, sale.mode))?.id;
-        if (!merchantWallet) throw new Error(`merchant ${sale.merchant_id} has no ${sale.mode} wallet`);
-        const transferId = transferIds.posRefund(id);
-        // The correcting transfer: the merchant's wallet back to the wallet that paid (no negative wallet: 422 insufficient_funds).
-        await transfer(tx, {
-          id: transferId,
-          mode: sale.mode,
-          kind: 'pos_refund',
-          legs: [
-            { account: walletAccount(merchantWallet, sale.currency), amount: -amount },
-            { account: walletAccount(sale.payer_wallet_id, sale.currency), amount },
-          ],
-          metadata: { saleId: sale.id, refundId: id },
-        });
+        // A cash sale is refunded from the drawer: no wallet paid it, so no money moves on the ledger.
+        const transferId = cash ? null : await correctingTransfer(tx, sale, id, amount);
         const row = await insertRefund(tx, {
           id,
           sale_id: sale.id,
@@ -235,6 +261,7 @@ export function refundsService(context: AppContext) {
           reason: request.reason?.trim() || null,
           payer_wallet_id: sale.payer_wallet_id,
           transfer_id: transferId,
+          tenders: [{ kind: cash ? 'cash' : 'wallet', amount }],
         }, now);
         // Stock comes back for the units refunded of tracked products.
         if (state.lines) {

@@ -29,7 +29,10 @@ interface Tally {
  */
 export async function dayFigures(db: Queryable, terminal: { id: string; merchantId: string; mode: Mode }, currency: string, day: DayRows, openedAt: Date, closedAt: Date) {
   const tally = (): Tally => ({ count: 0, amount: 0 });
-  const methods = { walletTap: tally(), qrOnline: tally(), offlineVoucher: tally(), offlineTap: tally(), giftCard: tally() };
+  const methods = { walletTap: tally(), qrOnline: tally(), offlineVoucher: tally(), offlineTap: tally(), giftCard: tally(), cash: tally() };
+  const cash = { collected: 0, tendered: 0, change: 0, refunds: tally() };
+  const tips = tally();
+  const declinedTill = tally();
   const online = tally();
   const offline = tally();
   const declinedOffline = tally();
@@ -69,12 +72,26 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     add(methods.giftCard, card.amount);
     add(giftCardsSold, card.amount);
   }
+  for (const sale of day.tillSales) {
+    if (sale.status !== 'accepted') {
+      add(declinedTill, sale.amount);
+      continue;
+    }
+    add(methods.cash, sale.amount);
+    cash.collected += Number(sale.cash_amount);
+    cash.tendered += Number(sale.cash_tendered);
+    cash.change += Number(sale.cash_change);
+    if (Number(sale.tip) > 0) add(tips, sale.tip);
+    addTaxes(sale.items, sale.cart_discount);
+  }
   // Taxes are net of refunds: a refunded line gives back its share of the line's tax.
   for (const refund of day.refunds) {
     add(refunds, refund.amount);
+    if (refund.sale_kind === 'till_sale') add(cash.refunds, refund.amount);
     for (const entry of refundLineTaxes(refund.lines, refund.sale_items, refund.sale_cart_discount)) addTax(entry, -1);
   }
-  const gross = online.amount + offline.amount;
+  // Tips are apart from sales: the gross counts what was sold.
+  const gross = online.amount + offline.amount + methods.cash.amount;
   const major = (minor: number) => toMajor(minor, currency);
   const tallyMajor = (t: Tally) => ({ count: t.count, amount: major(t.amount) });
   const oversold = await oversoldProducts(db, terminal.merchantId, terminal.mode);
@@ -89,10 +106,21 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
       offlineVoucher: tallyMajor(methods.offlineVoucher),
       offlineTap: tallyMajor(methods.offlineTap),
       giftCard: tallyMajor(methods.giftCard),
+      cash: tallyMajor(methods.cash),
     },
     online: tallyMajor(online),
     offline: tallyMajor(offline),
     declinedOffline: tallyMajor(declinedOffline),
+    cash: {
+      sales: tallyMajor(methods.cash),
+      collected: major(cash.collected),
+      tendered: major(cash.tendered),
+      change: major(cash.change),
+      refunds: tallyMajor(cash.refunds),
+      net: major(cash.collected - cash.refunds.amount),
+    },
+    tips: tallyMajor(tips),
+    declinedTill: tallyMajor(declinedTill),
     giftCardsSold: tallyMajor(giftCardsSold),
     refunds: tallyMajor(refunds),
     taxes: [...taxes].sort(([a], [b]) => a - b).map(([rate, sum]) => ({ rate: rate / 100, taxable: major(sum.taxable), tax: major(sum.tax) })),
@@ -105,9 +133,23 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
 /** What a Z report stores (jsonb): the figures dayFigures answered when it closed the day. */
 type DayFigures = Awaited<ReturnType<typeof dayFigures>>;
 
+/** What a Z report closed before the till took cash shows for it: none. */
+const NO_TILL_FIGURES = {
+  cash: { sales: { count: 0, amount: 0 }, collected: 0, tendered: 0, change: 0, refunds: { count: 0, amount: 0 }, net: 0 },
+  tips: { count: 0, amount: 0 },
+  declinedTill: { count: 0, amount: 0 },
+};
+
 export function reportRecord(row: ReportRow) {
   const report = (typeof row.report === 'string' ? JSON.parse(row.report) : row.report) as DayFigures;
-  return { ...report, id: row.id, kind: 'Z' as const, number: row.number };
+  return {
+    ...NO_TILL_FIGURES,
+    ...report,
+    methods: { ...report.methods, cash: report.methods.cash ?? NO_TILL_FIGURES.cash.sales },
+    id: row.id,
+    kind: 'Z' as const,
+    number: row.number,
+  };
 }
 
 /** docs/catalogue.md, Reports: X (the open day, nothing stored) and Z (closes it, numbered, immutable). */

@@ -4,7 +4,7 @@ import type { Mode } from '../../auth/secrets.ts';
 /** A completed sale of either kind, as refunds and reports read it (minor units). */
 export interface SaleRow {
   id: string;
-  kind: 'pos_session' | 'offline_payment';
+  kind: 'pos_session' | 'offline_payment' | 'till_sale';
   merchant_id: string;
   mode: Mode;
   terminal_id: string | null;
@@ -19,6 +19,10 @@ export interface SaleRow {
   settled_at: Date | null;
   items: unknown;
   cart_discount: number | null;
+  /** A till sale's tenders (jsonb, minor units: kind, amount, tendered, change), tip and cashier; null for the others. */
+  tenders: unknown;
+  tip: number | null;
+  cashier_id: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -47,7 +51,9 @@ export async function saleIdsByPrefix(db: Queryable, scope: { merchantId: string
   const rows = await db.query<{ id: string }>(
     `(SELECT id::text FROM pos_sessions WHERE merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR terminal_id = $3) AND id::text LIKE $4 LIMIT 2)
      UNION ALL
-     (SELECT id::text FROM offline_payments WHERE merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR terminal_id = $3) AND id::text LIKE $4 LIMIT 2)`,
+     (SELECT id::text FROM offline_payments WHERE merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR terminal_id = $3) AND id::text LIKE $4 LIMIT 2)
+     UNION ALL
+     (SELECT id::text FROM till_sales WHERE merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR terminal_id = $3) AND id::text LIKE $4 LIMIT 2)`,
     [scope.merchantId, scope.mode, scope.terminalId, `${normalised}%`],
   );
   return rows.map((row) => row.id).slice(0, 2);
@@ -62,24 +68,32 @@ export async function findSale(db: Queryable, scope: { merchantId: string; mode:
   const suffix = options.lock ? ' FOR UPDATE' : '';
   const [session] = await db.query<SaleRow>(
     `SELECT id::text, 'pos_session' AS kind, merchant_id, mode, terminal_id, status, amount, currency, payer_wallet_id, payer_handle, merchant_wallet_id,
-       wallet_ref AS transfer_id, created_at, ended_at AS settled_at, items, cart_discount
+       wallet_ref AS transfer_id, created_at, ended_at AS settled_at, items, cart_discount, NULL::jsonb AS tenders, NULL::int8 AS tip, NULL::text AS cashier_id
      FROM pos_sessions WHERE id = $1 AND merchant_id = $2 AND mode = $3${suffix}`,
     [id.toLowerCase(), scope.merchantId, scope.mode],
   );
   if (session) return session;
   const [payment] = await db.query<SaleRow>(
     `SELECT p.id::text, 'offline_payment' AS kind, p.merchant_id, p.mode, p.terminal_id, p.status, p.amount, p.currency, p.payer_wallet_id, p.payer_handle,
-       NULL::text AS merchant_wallet_id, p.transfer_id, p.captured_at AS created_at, p.settled_at, p.items, p.cart_discount
+       NULL::text AS merchant_wallet_id, p.transfer_id, p.captured_at AS created_at, p.settled_at, p.items, p.cart_discount,
+       NULL::jsonb AS tenders, NULL::int8 AS tip, NULL::text AS cashier_id
      FROM offline_payments p WHERE p.id = $1::uuid AND p.merchant_id = $2 AND p.mode = $3${suffix}`,
     [id.toLowerCase(), scope.merchantId, scope.mode],
   );
-  return payment;
+  if (payment) return payment;
+  const [till] = await db.query<SaleRow>(
+    `SELECT t.id::text, 'till_sale' AS kind, t.merchant_id, t.mode, t.terminal_id, t.status, t.amount, t.currency, NULL::text AS payer_wallet_id, NULL::text AS payer_handle,
+       NULL::text AS merchant_wallet_id, NULL::text AS transfer_id, t.captured_at AS created_at, t.settled_at, t.items, t.cart_discount, t.tenders, t.tip, t.cashier_id
+     FROM till_sales t WHERE t.id = $1::uuid AND t.merchant_id = $2 AND t.mode = $3${suffix}`,
+    [id.toLowerCase(), scope.merchantId, scope.mode],
+  );
+  return till;
 }
 
 export interface RefundRow {
   id: string;
   sale_id: string;
-  sale_kind: 'pos_session' | 'offline_payment';
+  sale_kind: SaleRow['kind'];
   merchant_id: string;
   mode: Mode;
   sale_terminal_id: string | null;
@@ -88,15 +102,19 @@ export interface RefundRow {
   currency: string;
   lines: StoredRefundLine[];
   reason: string | null;
-  payer_wallet_id: string;
-  transfer_id: string;
+  /** The wallet that paid and the correcting transfer; null for a refund of a cash sale (from the drawer). */
+  payer_wallet_id: string | null;
+  transfer_id: string | null;
+  /** How the refund went back, minor units: [{kind: 'cash' | 'wallet', amount}]. */
+  tenders: { kind: string; amount: number }[] | null;
   created_at: Date;
 }
 
-const REFUND_COLUMNS = 'id, sale_id::text, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, created_at';
+const REFUND_COLUMNS = 'id, sale_id::text, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, tenders, created_at';
 
 function parsed(row: RefundRow): RefundRow {
-  return { ...row, lines: typeof row.lines === 'string' ? (JSON.parse(row.lines) as RefundRow['lines']) : row.lines };
+  const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+  return { ...row, lines: json(row.lines), tenders: row.tenders === null ? null : json(row.tenders) };
 }
 
 export async function refundsOfSale(db: Queryable, saleId: string): Promise<RefundRow[]> {
@@ -111,9 +129,12 @@ export async function findRefund(db: Queryable, id: string): Promise<RefundRow |
 
 export async function insertRefund(tx: Queryable, row: Omit<RefundRow, 'created_at'>, now: Date): Promise<RefundRow> {
   const [inserted] = await tx.query<RefundRow>(
-    `INSERT INTO sale_refunds (id, sale_id, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, created_at)
-     VALUES ($1, $2::uuid, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14) RETURNING ${REFUND_COLUMNS}`,
-    [row.id, row.sale_id, row.sale_kind, row.merchant_id, row.mode, row.sale_terminal_id, row.refunded_by_terminal_id, row.amount, row.currency, JSON.stringify(row.lines), row.reason, row.payer_wallet_id, row.transfer_id, now],
+    `INSERT INTO sale_refunds (id, sale_id, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, tenders, created_at)
+     VALUES ($1, $2::uuid, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14::jsonb, $15) RETURNING ${REFUND_COLUMNS}`,
+    [
+      row.id, row.sale_id, row.sale_kind, row.merchant_id, row.mode, row.sale_terminal_id, row.refunded_by_terminal_id, row.amount, row.currency, JSON.stringify(row.lines), row.reason,
+      row.payer_wallet_id, row.transfer_id, row.tenders === null ? null : JSON.stringify(row.tenders), now,
+    ],
   );
   return parsed(inserted!);
 }
@@ -130,12 +151,15 @@ export interface StoredRefundLine {
 
 type DaySession = { amount: number; tag_id: string | null; items: unknown; cart_discount: number | null };
 type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null };
-type DayRefund = { amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null };
+type DayRefund = { amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null; sale_kind: SaleRow['kind'] };
+/** A till sale as a day report counts it: cash kept, handed over and given back, the tip (minor units). */
+export type DayTillSale = { amount: number; tip: number; status: string; cash_amount: number; cash_tendered: number; cash_change: number; items: unknown; cart_discount: number | null };
 
 export interface DayRows {
   sessions: DaySession[];
   payments: DayPayment[];
   giftCards: { amount: number }[];
+  tillSales: DayTillSale[];
   refunds: DayRefund[];
 }
 
@@ -144,16 +168,20 @@ const OPEN = {
   sessions: { table: 'pos_sessions', where: `terminal_id = $1 AND status = 'completed' AND z_report_id IS NULL` },
   payments: { table: 'offline_payments', where: 'terminal_id = $1 AND z_report_id IS NULL' },
   giftCards: { table: 'terminal_gift_card_sales', where: `terminal_id = $1 AND status = 'accepted' AND z_report_id IS NULL` },
+  tillSales: { table: 'till_sales', where: 'terminal_id = $1 AND z_report_id IS NULL' },
   refunds: { table: 'sale_refunds r', where: 'r.sale_terminal_id = $1 AND r.z_report_id IS NULL' },
 };
 const select = (open: { table: string; where: string }, columns: string) => `SELECT ${columns} FROM ${open.table} WHERE ${open.where}`;
 const claim = (open: { table: string; where: string }, columns: string) => `UPDATE ${open.table} SET z_report_id = $2 WHERE ${open.where} RETURNING ${columns}`;
 const SESSION_COLUMNS = 'amount, tag_id, items, cart_discount';
 const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount';
+const TILL_COLUMNS = 'amount, tip, status, cash_amount, cash_tendered, cash_change, items, cart_discount';
 // A refund's sale lines, for refunds stored before their lines carried their tax.
-const REFUND_COLUMNS_WITH_SALE = `r.amount, r.lines,
-  coalesce((SELECT s.items FROM pos_sessions s WHERE s.id = r.sale_id), (SELECT p.items FROM offline_payments p WHERE p.id = r.sale_id)) AS sale_items,
-  coalesce((SELECT s.cart_discount FROM pos_sessions s WHERE s.id = r.sale_id), (SELECT p.cart_discount FROM offline_payments p WHERE p.id = r.sale_id)) AS sale_cart_discount`;
+const REFUND_COLUMNS_WITH_SALE = `r.amount, r.lines, r.sale_kind,
+  coalesce((SELECT s.items FROM pos_sessions s WHERE s.id = r.sale_id), (SELECT p.items FROM offline_payments p WHERE p.id = r.sale_id),
+    (SELECT t.items FROM till_sales t WHERE t.id = r.sale_id)) AS sale_items,
+  coalesce((SELECT s.cart_discount FROM pos_sessions s WHERE s.id = r.sale_id), (SELECT p.cart_discount FROM offline_payments p WHERE p.id = r.sale_id),
+    (SELECT t.cart_discount FROM till_sales t WHERE t.id = r.sale_id)) AS sale_cart_discount`;
 
 /** The open day of a terminal: what its next Z report would claim (the X report). */
 export async function openDayRows(db: Queryable, terminalId: string): Promise<DayRows> {
@@ -161,6 +189,7 @@ export async function openDayRows(db: Queryable, terminalId: string): Promise<Da
     sessions: await db.query<DaySession>(select(OPEN.sessions, SESSION_COLUMNS), [terminalId]),
     payments: await db.query<DayPayment>(select(OPEN.payments, PAYMENT_COLUMNS), [terminalId]),
     giftCards: await db.query<{ amount: number }>(select(OPEN.giftCards, 'amount'), [terminalId]),
+    tillSales: await db.query<DayTillSale>(select(OPEN.tillSales, TILL_COLUMNS), [terminalId]),
     refunds: await db.query<DayRefund>(select(OPEN.refunds, REFUND_COLUMNS_WITH_SALE), [terminalId]),
   };
 }
@@ -176,6 +205,7 @@ export async function claimDayRows(tx: Queryable, terminalId: string, reportId: 
     sessions: await tx.query<DaySession>(claim(OPEN.sessions, SESSION_COLUMNS), [terminalId, reportId]),
     payments: await tx.query<DayPayment>(claim(OPEN.payments, PAYMENT_COLUMNS), [terminalId, reportId]),
     giftCards: await tx.query<{ amount: number }>(claim(OPEN.giftCards, 'amount'), [terminalId, reportId]),
+    tillSales: await tx.query<DayTillSale>(claim(OPEN.tillSales, TILL_COLUMNS), [terminalId, reportId]),
     refunds: await tx.query<DayRefund>(claim(OPEN.refunds, REFUND_COLUMNS_WITH_SALE), [terminalId, reportId]),
   };
 }

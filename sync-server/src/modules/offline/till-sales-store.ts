@@ -1,0 +1,81 @@
+import type { Queryable } from '../../db/database.ts';
+import type { Mode } from '../../auth/secrets.ts';
+
+/** A tender as stored (jsonb), minor units. */
+export interface StoredTender {
+  kind: string;
+  amount: number;
+  tendered?: number;
+  change?: number;
+  reference?: string;
+}
+
+/** A till sale as recorded (migration 033_till_sales.sql). */
+export interface TillSaleRow {
+  id: string;
+  terminal_id: string;
+  merchant_id: string;
+  mode: Mode;
+  amount: number;
+  tip: number;
+  currency: string;
+  tenders: StoredTender[];
+  cash_amount: number;
+  cash_tendered: number;
+  cash_change: number;
+  items: unknown;
+  cart_discount: number | null;
+  cashier_id: string | null;
+  shift_id: string | null;
+  description: string | null;
+  captured_at: Date;
+  received_at: Date;
+  status: 'accepted' | 'declined';
+  decline_code: string | null;
+  decline_reason: string | null;
+  settled_at: Date;
+  server_seq: number;
+}
+
+const COLUMNS =
+  'id::text, terminal_id, merchant_id, mode, amount, tip, currency, tenders, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id, shift_id, description, captured_at, received_at, status, decline_code, decline_reason, settled_at, server_seq';
+
+/** Numbers as numbers (node-postgres answers int8 as text, PGlite as numbers), jsonb parsed. */
+function parsed(row: TillSaleRow): TillSaleRow {
+  const tenders = (typeof row.tenders === 'string' ? JSON.parse(row.tenders) : row.tenders) as StoredTender[];
+  return {
+    ...row,
+    amount: Number(row.amount),
+    tip: Number(row.tip),
+    cash_amount: Number(row.cash_amount),
+    cash_tendered: Number(row.cash_tendered),
+    cash_change: Number(row.cash_change),
+    cart_discount: row.cart_discount === null ? null : Number(row.cart_discount),
+    server_seq: Number(row.server_seq),
+    tenders,
+  };
+}
+
+export async function findTillSales(db: Queryable, ids: readonly string[]): Promise<TillSaleRow[]> {
+  return (await db.query<TillSaleRow>(`SELECT ${COLUMNS} FROM till_sales WHERE id = ANY ($1::uuid[])`, [ids])).map(parsed);
+}
+
+/** Records settled sales in one statement. */
+export async function insertTillSales(tx: Queryable, rows: readonly TillSaleRow[]): Promise<TillSaleRow[]> {
+  if (rows.length === 0) return [];
+  const inserted = await tx.query<TillSaleRow>(
+    `INSERT INTO till_sales (id, terminal_id, merchant_id, mode, amount, tip, currency, tenders, cash_amount, cash_tendered, cash_change, items, cart_discount,
+       cashier_id, shift_id, description, captured_at, received_at, status, decline_code, decline_reason, settled_at, server_seq)
+     SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, terminal_id text, merchant_id text, mode text, amount bigint, tip bigint, currency text, tenders jsonb,
+       cash_amount bigint, cash_tendered bigint, cash_change bigint, items jsonb, cart_discount bigint, cashier_id text, shift_id text, description text,
+       captured_at timestamptz, received_at timestamptz, status text, decline_code text, decline_reason text, settled_at timestamptz, server_seq bigint)
+     RETURNING ${COLUMNS}`,
+    [JSON.stringify(rows)],
+  );
+  return inserted.map(parsed);
+}
+
+export async function terminalTillSalesAfter(db: Queryable, terminalId: string, afterSeq: number, limit: number): Promise<TillSaleRow[]> {
+  const rows = await db.query<TillSaleRow>(`SELECT ${COLUMNS} FROM till_sales WHERE terminal_id = $1 AND server_seq > $2 ORDER BY server_seq LIMIT $3`, [terminalId, afterSeq, limit]);
+  return rows.map(parsed);
+}

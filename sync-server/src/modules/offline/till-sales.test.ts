@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import type { TillSaleDoc } from '@tapline/shared/sync-protocol';
+import { databaseTargets } from '../../testing/databases.ts';
+import { balanceMinor } from '../../testing/ledger.ts';
+import { useTestServer } from '../../testing/server.ts';
+import { checkLedger } from '../../ledger/check.ts';
+import { conflictsOf, connectTerminal, pull, push } from '../../testing/offline.ts';
+
+type Tender = { kind: string; amount: number; tendered?: number; change?: number };
+type Sale = { saleId: string; kind: string; status: string; amount: number; tenders: Tender[]; change: number; tip: number; cashierId: string | null; walletRef: string | null; refundable: number; items: unknown[] | null };
+type Refund = { id: string; amount: number; walletRef: string | null; tenders: { kind: string; amount: number }[]; saleKind: string };
+type Tally = { count: number; amount: number };
+type Report = { gross: number; net: number; methods: Record<string, Tally>; cash: { sales: Tally; collected: number; tendered: number; change: number; refunds: Tally; net: number }; tips: Tally; declinedTill: Tally; taxes: { rate: number; tax: number }[] };
+
+/** A cash sale of `lines` as the kiosk writes it: NGN, minor units, the customer handing over `tendered`. */
+function cashSale(terminalId: string, amountMinor: number, tenderedMinor: number, extra: Partial<TillSaleDoc> = {}): TillSaleDoc {
+  return {
+    id: randomUUID(),
+    terminalId,
+    amountMinor,
+    currency: 'NGN',
+    capturedAt: new Date().toISOString(),
+    status: 'queued',
+    serverSeq: 0,
+    tenders: [{ kind: 'cash', amountMinor, tenderedMinor, changeMinor: tenderedMinor - amountMinor }],
+    ...extra,
+  };
+}
+
+for (const target of await databaseTargets()) {
+  describe(`cash sales at the till (till_sales) on ${target.name}`, () => {
+    const server = useTestServer(target, { rateLimitScale: 20 });
+
+    async function till() {
+      const s = server();
+      const merchant = await s.createMerchant();
+      const key = { 'x-merchant-api-key': merchant.testKey };
+      const product = await s.request<{ id: string }>('POST', '/api/merchant/products', { headers: key, body: { name: 'Malt', price: 500, taxRate: 7.5, trackStock: true, stock: 10 } });
+      assert.equal(product.status, 201, JSON.stringify(product.body));
+      const created = await s.request<{ id: string; token: string }>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Front till' } });
+      assert.equal(created.status, 201);
+      const term = { authorization: `Bearer term.${created.body.token}` };
+      const pin = await s.request('PUT', `/api/merchant/terminals/${created.body.id}/manager-pin`, { headers: key, body: { pin: '4321' } });
+      assert.equal(pin.status, 200);
+      const { socket } = await connectTerminal(s, `term.${created.body.token}`);
+      return { merchant, key, term, terminalId: created.body.id, productId: product.body.id, socket };
+    }
+
+    it('records a cash sale once with its change, moves its stock, moves no wallet money, and refunds it from the drawer', async () => {
+      const s = server();
+      const shop = await till();
+      const merchantBefore = await balanceMinor(s, shop.merchant.handle, 'NGN');
+      const items = [{ productId: shop.productId, name: 'Malt', quantity: 3, unitPrice: 50_000, discount: 0, taxRate: 750, taxInclusive: true }];
+      const doc = cashSale(shop.terminalId, 150_000, 200_000, { items, discountMinor: 0, cashierId: 'staff_ada', tipMinor: 0 });
+
+      const [settled] = conflictsOf<TillSaleDoc>(await push(shop.socket, [doc], 'till_sales'));
+      assert.equal(settled?.status, 'accepted', JSON.stringify(settled));
+      assert.ok(settled!.serverSeq > 0);
+      assert.deepEqual(settled?.tenders, [{ kind: 'cash', amountMinor: 150_000, tenderedMinor: 200_000, changeMinor: 50_000 }]);
+      assert.equal(settled?.cashierId, 'staff_ada');
+      const replay = conflictsOf<TillSaleDoc>(await push(shop.socket, [{ ...doc, amountMinor: 1 }], 'till_sales'));
+      assert.deepEqual(replay[0], settled, 'a replay answers the first verdict');
+
+      const product = await s.request<{ stock: number }>('GET', `/api/merchant/products/${shop.productId}`, { headers: shop.key });
+      assert.equal(product.body.stock, 7, 'three units sold once');
+      assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), merchantBefore, 'cash moves no wallet money');
+
+      const sale = await s.request<Sale>('GET', `/api/pos/sales/${doc.id}`, { headers: shop.term });
+      assert.equal(sale.status, 200, JSON.stringify(sale.body));
+      assert.deepEqual([sale.body.kind, sale.body.status, sale.body.amount, sale.body.change, sale.body.tip, sale.body.cashierId, sale.body.walletRef], ['till_sale', 'accepted', 1500, 500, 0, 'staff_ada', null]);
+      assert.deepEqual(sale.body.tenders, [{ kind: 'cash', amount: 1500, tendered: 2000, change: 500 }]);
+      const short = await s.request<Sale>('GET', `/api/pos/sales/${doc.id.slice(0, 8)}`, { headers: shop.term });
+      assert.equal(short.body.saleId, doc.id, 'the receipt\'s short id finds a till sale too');
+
+      const x = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.equal(x.status, 200, JSON.stringify(x.body));
+      assert.deepEqual(x.body.methods.cash, { count: 1, amount: 1500 });
+      assert.deepEqual(x.body.cash, { sales: { count: 1, amount: 1500 }, collected: 1500, tendered: 2000, change: 500, refunds: { count: 0, amount: 0 }, net: 1500 });
+      assert.equal(x.body.gross, 1500);
+      assert.deepEqual(x.body.taxes.map((t) => [t.rate, t.tax]), [[7.5, 104.65]]);
+
+      const refund = await s.request<Refund>('POST', '/api/pos/refunds', { headers: shop.term, body: { saleId: doc.id, lines: [{ line: 0, quantity: 1 }], managerPin: '4321' } });
+      assert.equal(refund.status, 201, JSON.stringify(refund.body));
+      assert.deepEqual([refund.body.amount, refund.body.walletRef, refund.body.saleKind], [500, null, 'till_sale']);
+      assert.deepEqual(refund.body.tenders, [{ kind: 'cash', amount: 500 }]);
+      assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), merchantBefore, 'a cash refund comes from the drawer, not the wallet');
+      assert.equal((await s.request<{ stock: number }>('GET', `/api/merchant/products/${shop.productId}`, { headers: shop.key })).body.stock, 8);
+      const after = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.deepEqual(after.body.cash.refunds, { count: 1, amount: 500 });
+      assert.equal(after.body.cash.net, 1000);
+      assert.equal(after.body.net, 1000);
+
+      const z = await s.request<Report>('POST', '/api/pos/reports', { headers: { ...shop.term, 'idempotency-key': randomUUID() }, body: { managerPin: '4321' } });
+      assert.equal(z.status, 201, JSON.stringify(z.body));
+      assert.deepEqual(z.body.cash.sales, { count: 1, amount: 1500 });
+      const next = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.deepEqual(next.body.cash.sales, { count: 0, amount: 0 }, 'the Z report claimed the sale');
+
+      const all = await pull<TillSaleDoc>(shop.socket, null, 100, 'till_sales');
+      assert.ok('documents' in all);
+      assert.deepEqual(all.documents.map((d) => d.id), [doc.id]);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
+    it('declines what does not add up, with a precise code, and records each one for the terminal', async () => {
+      const shop = await till();
+      const docs = [
+        cashSale(shop.terminalId, 10_000, 5_000, { tenders: [{ kind: 'cash', amountMinor: 10_000, tenderedMinor: 5_000, changeMinor: 0 }] }),
+        cashSale(shop.terminalId, 10_000, 20_000, { tenders: [{ kind: 'cash', amountMinor: 10_000, tenderedMinor: 20_000, changeMinor: 5_000 }] }),
+        cashSale(shop.terminalId, 10_000, 10_000, { tenders: [{ kind: 'cash', amountMinor: 9_000, tenderedMinor: 9_000, changeMinor: 0 }] }),
+        cashSale(shop.terminalId, 10_000, 10_000, { tenders: [{ kind: 'wallet', amountMinor: 10_000, reference: randomUUID() }] }),
+        cashSale(shop.terminalId, 10_000, 10_000, { tenders: [] }),
+        cashSale(shop.terminalId, 10_000, 10_000, { currency: 'KES' }),
+        cashSale(shop.terminalId, 10_000, 10_000, { items: [{ productId: null, name: 'Bag', quantity: 1, unitPrice: 9_000, discount: 0, taxRate: 0, taxInclusive: true }] }),
+        cashSale(shop.terminalId, 10_000, 12_000, { tipMinor: 1_000, tenders: [{ kind: 'cash', amountMinor: 11_000, tenderedMinor: 12_000, changeMinor: 1_000 }] }),
+      ];
+      const verdicts = conflictsOf<TillSaleDoc>(await push(shop.socket, docs, 'till_sales'));
+      assert.deepEqual(verdicts.map((doc) => [doc.status, doc.declineCode ?? null]), [
+        ['declined', 'cash_short'],
+        ['declined', 'change_mismatch'],
+        ['declined', 'tenders_mismatch'],
+        ['declined', 'tender_not_supported'],
+        ['declined', 'invalid_document'],
+        ['declined', 'currency_not_accepted'],
+        ['declined', 'items_total_mismatch'],
+        ['accepted', null],
+      ]);
+      assert.match(verdicts[0]?.declineReason ?? '', /50 NGN handed over for 100 NGN due/);
+      assert.match(verdicts[4]?.declineReason ?? '', /tenders must be a list of 1 to 8/);
+      const x = await server().request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.deepEqual(x.body.declinedTill, { count: 7, amount: 700 });
+      assert.deepEqual(x.body.tips, { count: 1, amount: 10 });
+      assert.deepEqual([x.body.cash.collected, x.body.cash.tendered, x.body.cash.change, x.body.gross], [110, 120, 10, 100], 'the tip is cash kept, apart from the gross');
+    });
+  });
+}

@@ -1,0 +1,308 @@
+import { isSupportedCurrency } from '@tapline/shared/countries';
+import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
+import { MAX_TILL_TENDERS, SYNC_TEXT_LIMITS, TILL_TENDER_KINDS, type TillSaleDoc, type TillTender, type TillTenderKind } from '@tapline/shared/sync-protocol';
+import { storableText, textProblem, textProblemMessage } from '@tapline/shared/text';
+import type { Cart, CartError } from '@tapline/shared/cart';
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/database.ts';
+import { type NewEvent, enqueueEvents } from '../../events/outbox.ts';
+import { cartOfDocument, lockProducts, moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from '../products/index.ts';
+import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';
+import { type CollectionSettler, type PushTerminal, type PushedDocument, inSavepoint } from './push.ts';
+import { type StoredTender, type TillSaleRow, findTillSales, insertTillSales } from './till-sales-store.ts';
+
+/** The tenders this server records on a till sale today: cash. The others are declined, never half-recorded. */
+const RECORDED_TENDERS: ReadonlySet<TillTenderKind> = new Set(['cash']);
+const ID_TEXT = 64;
+
+/** A till sale as the terminal sent it, checked; or why it cannot be recorded. */
+interface Candidate {
+  id: string;
+  amount: number;
+  tip: number;
+  currency: string;
+  tenders: StoredTender[];
+  cashierId: string | null;
+  shiftId: string | null;
+  description: string | null;
+  capturedAt: Date;
+  cart: Cart | null;
+  invalid: string | null;
+  cartProblem: CartError | null;
+}
+
+type Verdict = { status: 'accepted' } | { status: 'declined'; code: string; reason: string };
+const decline = (code: string, reason: string): Verdict => ({ status: 'declined', code, reason });
+
+const isCount = (value: unknown, minimum: number): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= minimum;
+
+/** The tenders as sent, in minor units; problems name the tender by its position. */
+function tendersOf(value: unknown, problems: string[]): StoredTender[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_TILL_TENDERS) {
+    problems.push(`tenders must be a list of 1 to ${MAX_TILL_TENDERS} tenders`);
+    return [];
+  }
+  return value.map((entry: unknown, index): StoredTender => {
+    const at = `tenders.${index}`;
+    const tender = (entry !== null && typeof entry === 'object' ? entry : {}) as Record<string, unknown>;
+    const kind = (TILL_TENDER_KINDS as readonly unknown[]).includes(tender.kind) ? (tender.kind as TillTenderKind) : null;
+    if (kind === null) problems.push(`${at}.kind must be one of ${TILL_TENDER_KINDS.join(', ')}`);
+    const amount = isCount(tender.amountMinor, 1) ? tender.amountMinor : 0;
+    if (amount === 0) problems.push(`${at}.amountMinor must be a positive integer`);
+    const stored: StoredTender = { kind: kind ?? 'unknown', amount };
+    for (const [field, key] of [['tenderedMinor', 'tendered'], ['changeMinor', 'change']] as const) {
+      const raw = tender[field];
+      if (raw === undefined || raw === null) continue;
+      if (kind !== 'cash') problems.push(`${at}.${field} is for cash tenders only`);
+      else if (!isCount(raw, field === 'changeMinor' ? 0 : 1)) problems.push(`${at}.${field} must be an integer of minor units`);
+      else stored[key] = raw;
+    }
+    if (tender.reference !== undefined && tender.reference !== null) {
+      if (typeof tender.reference !== 'string' || textProblem(tender.reference, 80)) problems.push(`${at}.reference must be an id of at most 80 characters`);
+      else stored.reference = tender.reference;
+    }
+    return stored;
+  });
+}
+
+function optionalId(value: unknown, field: string, problems: string[]): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value.trim() === '' || textProblem(value, ID_TEXT)) {
+    problems.push(`${field} must be an id of at most ${ID_TEXT} characters`);
+    return null;
+  }
+  return value;
+}
+
+/** `scopeCurrency` is recorded with a decline when the sale's currency is not one the server knows. */
+export function tillSaleCandidate(doc: Record<string, unknown>, id: string, scopeCurrency: string): Candidate {
+  const problems: string[] = [];
+  const amount = isCount(doc.amountMinor, 1) ? doc.amountMinor : 0;
+  if (amount === 0) problems.push('amountMinor must be a positive integer');
+  const sent = typeof doc.currency === 'string' ? doc.currency.toUpperCase() : null;
+  const currency = sent !== null && /^[A-Z]{3}$/.test(sent) && isSupportedCurrency(sent) ? sent : scopeCurrency;
+  if (sent === null || currency !== sent) problems.push('currency must be a supported ISO 4217 code (an African currency, USD, GBP or EUR)');
+  else if (amount > 0 && toMajor(amount, currency) > MAX_MAJOR_AMOUNT) problems.push(`amountMinor must be at most ${MAX_MAJOR_AMOUNT} ${currency} in major units`);
+  let tip = 0;
+  if (doc.tipMinor !== undefined && doc.tipMinor !== null) {
+    if (isCount(doc.tipMinor, 0)) tip = doc.tipMinor;
+    else problems.push('tipMinor must be an integer of minor units from 0 up');
+  }
+  const tenders = tendersOf(doc.tenders, problems);
+  const cashierId = optionalId(doc.cashierId, 'cashierId', problems);
+  const shiftId = optionalId(doc.shiftId, 'shiftId', problems);
+  let description: string | null = null;
+  if (doc.description !== undefined && doc.description !== null) {
+    if (typeof doc.description !== 'string') problems.push('description must be a string');
+    else if (doc.description.trim() !== '') {
+      const problem = textProblem(doc.description, SYNC_TEXT_LIMITS.description);
+      if (problem) problems.push(textProblemMessage('description', problem, SYNC_TEXT_LIMITS.description));
+      // A declined sale is still recorded: what cannot be stored is replaced.
+      description = problem ? storableText(doc.description, SYNC_TEXT_LIMITS.description) : doc.description;
+    }
+  }
+  const capturedAt = parseCapturedAt(doc.capturedAt);
+  if (capturedAt === null) problems.push(CAPTURED_AT_PROBLEM);
+  problems.push(...schemaProblems('till_sales', doc, problems, ['tenders']));
+  const { cart, cartProblem } = cartOfDocument(doc.items, doc.discountMinor, amount);
+  return {
+    id,
+    amount,
+    tip,
+    currency,
+    tenders,
+    cashierId,
+    shiftId,
+    description,
+    capturedAt: capturedAt ?? new Date(0),
+    cart,
+    invalid: problems.length > 0 ? problems.join('; ') : null,
+    cartProblem,
+  };
+}
+
+/**
+ * The rules a sale's tenders keep: they pay the sale and the tip exactly, cash covers its part
+ * with what was handed over and gives back the difference, and only tenders the server can
+ * record are on it.
+ */
+export function tenderDecline(sale: Pick<Candidate, 'amount' | 'tip' | 'currency' | 'tenders'>): Verdict | null {
+  const major = (minor: number) => `${toMajor(minor, sale.currency)} ${sale.currency}`;
+  const unsupported = sale.tenders.find((tender) => !RECORDED_TENDERS.has(tender.kind as TillTenderKind));
+  if (unsupported) {
+    return decline('tender_not_supported', `A ${unsupported.kind} tender cannot be recorded on a till sale yet: this server records cash at the till (wallet taps are sales of their own)`);
+  }
+  const paid = sale.tenders.reduce((sum, tender) => sum + tender.amount, 0);
+  if (paid !== sale.amount + sale.tip) {
+    return decline('tenders_mismatch', `The tenders add up to ${major(paid)}, the sale and tip to ${major(sale.amount + sale.tip)}`);
+  }
+  for (const [index, tender] of sale.tenders.entries()) {
+    if (tender.kind !== 'cash') continue;
+    const tendered = tender.tendered ?? tender.amount;
+    if (tendered < tender.amount) return decline('cash_short', `Cash tender ${index + 1}: ${major(tendered)} handed over for ${major(tender.amount)} due`);
+    const change = tender.change ?? 0;
+    if (change !== tendered - tender.amount) return decline('change_mismatch', `Cash tender ${index + 1}: change must be ${major(tendered - tender.amount)} (handed over ${major(tendered)}, due ${major(tender.amount)}), not ${major(change)}`);
+  }
+  return null;
+}
+
+function rowOf(terminal: PushTerminal, sale: Candidate, verdict: Verdict, now: Date, seq: number): TillSaleRow {
+  const cash = sale.tenders.filter((tender) => tender.kind === 'cash');
+  const accepted = verdict.status === 'accepted';
+  return {
+    id: sale.id,
+    terminal_id: terminal.terminalId,
+    merchant_id: terminal.merchantId,
+    mode: terminal.mode,
+    amount: sale.amount,
+    tip: sale.tip,
+    currency: sale.currency,
+    tenders: sale.tenders,
+    // Only an accepted sale's cash is the drawer's.
+    cash_amount: accepted ? cash.reduce((sum, tender) => sum + tender.amount, 0) : 0,
+    cash_tendered: accepted ? cash.reduce((sum, tender) => sum + (tender.tendered ?? tender.amount), 0) : 0,
+    cash_change: accepted ? cash.reduce((sum, tender) => sum + (tender.change ?? 0), 0) : 0,
+    items: sale.cart?.lines ?? null,
+    cart_discount: sale.cart ? sale.cart.discount : null,
+    cashier_id: sale.cashierId,
+    shift_id: sale.shiftId,
+    description: sale.description,
+    captured_at: sale.capturedAt,
+    received_at: now,
+    status: verdict.status,
+    decline_code: verdict.status === 'declined' ? verdict.code : null,
+    decline_reason: verdict.status === 'declined' ? verdict.reason : null,
+    settled_at: now,
+    server_seq: seq,
+  };
+}
+
+const tenderDocument = (tender: StoredTender): TillTender => ({
+  kind: tender.kind as TillTenderKind,
+  amountMinor: tender.amount,
+  ...(tender.tendered !== undefined ? { tenderedMinor: tender.tendered } : {}),
+  ...(tender.change !== undefined ? { changeMinor: tender.change } : {}),
+  ...(tender.reference !== undefined ? { reference: tender.reference } : {}),
+});
+
+/** The master state of a till sale, as the terminal's replica holds it. */
+export function tillSaleDocument(row: TillSaleRow): TillSaleDoc {
+  const lines = storedLines(row.items);
+  return {
+    id: row.id,
+    terminalId: row.terminal_id,
+    amountMinor: row.amount,
+    currency: row.currency,
+    capturedAt: row.captured_at.toISOString(),
+    status: row.status,
+    serverSeq: row.server_seq,
+    // A tender the terminal sent that is not one of the kinds is answered as it was stored only when valid.
+    tenders: row.tenders.filter((tender) => tender.amount > 0 && (TILL_TENDER_KINDS as readonly string[]).includes(tender.kind)).map(tenderDocument),
+    ...(row.tip > 0 ? { tipMinor: row.tip } : {}),
+    ...(row.cashier_id ? { cashierId: row.cashier_id } : {}),
+    ...(row.shift_id ? { shiftId: row.shift_id } : {}),
+    ...(row.description ? { description: row.description } : {}),
+    ...(row.decline_code ? { declineCode: row.decline_code, declineReason: row.decline_reason ?? '' } : {}),
+    settledAt: row.settled_at.toISOString(),
+    ...(lines ? { items: lines, discountMinor: Number(row.cart_discount ?? 0) } : {}),
+  };
+}
+
+/** The sale as webhooks and the API carry it: major units. */
+export function tillSaleRecord(row: TillSaleRow) {
+  const major = (minor: number) => toMajor(minor, row.currency);
+  const lines = storedLines(row.items);
+  return {
+    saleId: row.id,
+    terminalId: row.terminal_id,
+    status: row.status,
+    amount: major(row.amount),
+    tip: major(row.tip),
+    currency: row.currency,
+    tenders: row.tenders.map((tender) => ({
+      kind: tender.kind,
+      amount: major(tender.amount),
+      ...(tender.tendered !== undefined ? { tendered: major(tender.tendered) } : {}),
+      ...(tender.change !== undefined ? { change: major(tender.change) } : {}),
+      ...(tender.reference !== undefined ? { reference: tender.reference } : {}),
+    })),
+    cashTendered: major(row.cash_tendered),
+    change: major(row.cash_change),
+    cashierId: row.cashier_id,
+    shiftId: row.shift_id,
+    description: row.description,
+    declineCode: row.decline_code,
+    declineReason: row.decline_reason,
+    capturedAt: row.captured_at.toISOString(),
+    ...(lines ? saleLineRecords(lines, Number(row.cart_discount ?? 0), row.currency) : {}),
+  };
+}
+
+function saleEvent(row: TillSaleRow, now: Date): NewEvent {
+  return {
+    merchantId: row.merchant_id,
+    mode: row.mode,
+    type: row.status === 'accepted' ? 'pos.till_sale.recorded' : 'pos.till_sale.declined',
+    data: tillSaleRecord(row),
+    at: now,
+  };
+}
+
+const SETTLEMENT_FAILED = decline(
+  'settlement_failed',
+  'The server could not record this sale and recorded it as declined so that the terminal\'s other sales are not held up; its stock did not move',
+);
+
+/**
+ * Sales the till completed (collection `till_sales`), recorded in the order they were made: each
+ * checked (its fields, its lines adding up, its tenders paying it), the catalogue products it
+ * names locked, and the accepted ones' stock moved (never refused: the sale happened, so offline it
+ * may oversell). Cash moves no wallet money: there is no ledger transfer to post.
+ */
+export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSaleRow, TillSaleDoc> {
+  function verdictOf(terminal: PushTerminal, sale: Candidate, now: Date): Verdict {
+    if (sale.invalid !== null) return decline('invalid_document', sale.invalid);
+    if (sale.cartProblem !== null) return decline(sale.cartProblem.code, sale.cartProblem.message);
+    if (sale.currency !== terminal.limits.currency) return decline('currency_not_accepted', `This till sells in ${terminal.limits.currency} only`);
+    const rule = timeDecline(sale.capturedAt, now, terminal.createdAt);
+    if (rule) return decline(rule.code, rule.reason);
+    return tenderDecline(sale) ?? { status: 'accepted' };
+  }
+
+  async function record(tx: Queryable, terminal: PushTerminal, batch: readonly { sale: Candidate; seq: number; verdict: Verdict }[], now: Date): Promise<TillSaleRow[]> {
+    const scope = { merchantId: terminal.merchantId, mode: terminal.mode };
+    const sold = unitsByProduct(batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? (entry.sale.cart?.lines ?? []) : [])));
+    if (sold.size > 0) {
+      await lockProducts(tx, scope, [...sold.keys()]);
+      await moveSaleStock(tx, scope, sold, -1, now);
+    }
+    const rows = await insertTillSales(tx, batch.map((entry) => rowOf(terminal, entry.sale, entry.verdict, now, entry.seq)));
+    await enqueueEvents(tx, rows.map((row) => saleEvent(row, now)));
+    return rows;
+  }
+
+  return {
+    find: findTillSales,
+    owner: (row) => ({ merchantId: row.merchant_id, mode: row.mode }),
+    document: tillSaleDocument,
+    idTaken: (terminal, pushed, now) =>
+      tillSaleDocument(rowOf(terminal, tillSaleCandidate(pushed.doc, pushed.id, terminal.limits.currency), decline('id_taken', `Sale id ${pushed.id} belongs to another merchant or mode: the terminal must make a new id`), now, 0)),
+
+    async settle(tx, terminal, documents, now, isolate) {
+      if (documents.length === 0) return [];
+      const seqs = documents.map((entry) => entry.seq).sort((a, b) => a - b);
+      const batch = documents
+        .map((entry: PushedDocument) => tillSaleCandidate(entry.doc, entry.id, terminal.limits.currency))
+        .map((sale, index) => ({ sale, index }))
+        .sort((a, b) => a.sale.capturedAt.getTime() - b.sale.capturedAt.getTime() || a.index - b.index)
+        .map(({ sale }, position) => ({ sale, seq: seqs[position]!, verdict: verdictOf(terminal, sale, now) }));
+      if (!isolate) return record(tx, terminal, batch, now);
+      const rows: TillSaleRow[] = [];
+      for (const entry of batch) {
+        const outcome = await inSavepoint(tx, () => record(tx, terminal, [entry], now));
+        rows.push(...(outcome.ok ? outcome.value : await record(tx, terminal, [{ ...entry, verdict: SETTLEMENT_FAILED }], now)));
+      }
+      return rows;
+    },
+  };
+}
