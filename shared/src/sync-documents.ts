@@ -194,6 +194,65 @@ export const TillSaleDocument = Type.Object({
 });
 export type TillSaleDoc = Static<typeof TillSaleDocument>;
 
+export const SHIFT_EVENT_KINDS = ['open', 'paid_in', 'paid_out', 'no_sale', 'close'] as const;
+/**
+ * What happened in a cashier's shift at the till: `open` (the float counted into the drawer),
+ * `paid_in` / `paid_out` (cash put in or taken out, with a reason), `no_sale` (the drawer opened
+ * without a sale, a manager's approval), `close` (the blind count).
+ */
+export type ShiftEventKind = (typeof SHIFT_EVENT_KINDS)[number];
+
+/**
+ * One event of a shift (collection `shift_events`, pushed). The kiosk writes it when it happens,
+ * online or offline alike; the server records the events of a shift in the order they happened
+ * and keeps the shift they make (float, paid in and out, drawer openings, the count and its
+ * variance). Amounts in minor units of `currency`.
+ */
+export const ShiftEventDocument = Type.Object({
+  ...made,
+  /** The shift's id (UUID made by the kiosk when the shift opens): every event of it carries it. */
+  shiftId: Type.String({ maxLength: 36 }),
+  kind: oneOf(SHIFT_EVENT_KINDS, 16),
+  /** The staff member signed in (till staff id). */
+  cashierId: Type.String({ maxLength: 64 }),
+  /** open: the float; paid_in / paid_out: the amount; close: the cash counted; no_sale: 0. */
+  amountMinor: Type.Integer({ minimum: 0 }),
+  currency: Currency(),
+  capturedAt: settled.capturedAt,
+  status: settled.status,
+  serverSeq: settled.serverSeq,
+  /** paid_in / paid_out / no_sale: why (required for those). */
+  reason: Type.Optional(Type.String({ maxLength: 200 })),
+  /** no_sale: the manager (till staff id) whose PIN approved it. */
+  approvedBy: Type.Optional(Type.String({ maxLength: 64 })),
+  /** close: what the till expected in the drawer (float + cash sales - cash refunds + paid in - paid out), not shown to the cashier before the count. */
+  expectedMinor: Type.Optional(Type.Integer()),
+  ...verdict,
+});
+export type ShiftEventDoc = Static<typeof ShiftEventDocument>;
+
+export const TILL_STAFF_ROLES = ['cashier', 'manager'] as const;
+export type TillStaffRole = (typeof TILL_STAFF_ROLES)[number];
+
+/**
+ * A member of the merchant's till staff as the kiosk's replica holds it (collection `till_staff`,
+ * pull only). `pinVerifier` lets a till check the staff member's PIN while offline: PBKDF2-SHA256
+ * (`pbkdf2-sha256$<iterations>$<salt base64>$<hash base64>`), never the PIN itself.
+ */
+export const TillStaffDocument = Type.Object({
+  /** `staff_…` */
+  id: Type.String({ maxLength: 64 }),
+  name: Type.String({ maxLength: 80 }),
+  role: oneOf(TILL_STAFF_ROLES, 16),
+  active: Type.Boolean(),
+  pinVerifier: Type.String({ maxLength: 200 }),
+  updatedAt: IsoTime(),
+  /** The server's order of changes to the merchant's staff: the pull checkpoint. */
+  serverSeq: Type.Optional(settled.serverSeq),
+});
+/** A staff member as replicated: `_deleted: true` once removed. */
+export type TillStaffDoc = Required<Static<typeof TillStaffDocument>> & { _deleted: boolean };
+
 /**
  * A product of the merchant's catalogue as the kiosk's replica holds it (pull only: the server is
  * its only author). Amounts in minor units, the tax rate in basis points. The fields the replica
@@ -233,7 +292,9 @@ export const SYNC_DOCUMENT_SCHEMAS = {
   offline_payments: OfflinePaymentDocument,
   gift_card_sales: GiftCardSaleDocument,
   till_sales: TillSaleDocument,
+  shift_events: ShiftEventDocument,
   products: ProductDocument,
+  till_staff: TillStaffDocument,
 } as const;
 
 export interface RxSchemaOptions {
@@ -272,6 +333,7 @@ const PUSHED_FIELDS = {
   offline_payments: ['kind', 'amountMinor', 'currency', 'description', 'capturedAt', 'tagId', 'voucher', 'items', 'discountMinor'],
   gift_card_sales: ['codeHash', 'codePrefix', 'amountMinor', 'currency', 'designTheme', 'message', 'capturedAt'],
   till_sales: ['amountMinor', 'currency', 'capturedAt', 'tenders', 'tipMinor', 'cashierId', 'shiftId', 'description', 'items', 'discountMinor'],
+  shift_events: ['shiftId', 'kind', 'cashierId', 'amountMinor', 'currency', 'capturedAt', 'reason', 'approvedBy', 'expectedMinor'],
 } as const;
 export type PushedCollection = keyof typeof PUSHED_FIELDS;
 
@@ -279,6 +341,7 @@ const pushedChecks = {
   offline_payments: Compile(Type.Partial(Type.Pick(OfflinePaymentDocument, [...PUSHED_FIELDS.offline_payments]))),
   gift_card_sales: Compile(Type.Partial(Type.Pick(GiftCardSaleDocument, [...PUSHED_FIELDS.gift_card_sales]))),
   till_sales: Compile(Type.Partial(Type.Pick(TillSaleDocument, [...PUSHED_FIELDS.till_sales]))),
+  shift_events: Compile(Type.Partial(Type.Pick(ShiftEventDocument, [...PUSHED_FIELDS.shift_events]))),
 };
 
 /**

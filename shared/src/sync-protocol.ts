@@ -48,10 +48,12 @@ export type SyncHandshakeError = (typeof SYNC_HANDSHAKE_ERRORS)[number];
  * Collections that replicate. Two are pushed by the terminal and settled by the server:
  * `offline_payments` (taps and vouchers taken without the server) and `gift_card_sales` (gift
  * cards sold at the till, whose codes the terminal made and printed), and one recorded by the till only:
- * `till_sales` (sales the till completed with their tenders: cash, and parts paid otherwise). `products` (the merchant's
- * catalogue, see ProductDoc) is pull only: the server refuses a push to it (`pull_only`).
+ * `till_sales` (sales the till completed with their tenders: cash, and parts paid otherwise) and
+ * `shift_events` (cashier shifts: float, paid in and out, drawer openings, the count). `products` (the merchant's
+ * catalogue, see ProductDoc) and `till_staff` (who may sign in at the till, see TillStaffDoc) are
+ * pull only: the server refuses a push to them (`pull_only`).
  */
-export const SYNC_COLLECTIONS = ['offline_payments', 'gift_card_sales', 'till_sales', 'products'] as const;
+export const SYNC_COLLECTIONS = ['offline_payments', 'gift_card_sales', 'till_sales', 'shift_events', 'products', 'till_staff'] as const;
 export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 
 /** At most this many documents in one push (each settles money: a push is one transaction). */
@@ -83,14 +85,20 @@ export {
   type TillSaleDoc,
   type TillTender,
   type TillTenderKind,
+  SHIFT_EVENT_KINDS,
+  type ShiftEventDoc,
+  type ShiftEventKind,
+  TILL_STAFF_ROLES,
+  type TillStaffDoc,
+  type TillStaffRole,
 } from './sync-documents.ts';
-import type { GiftCardSaleDoc, OfflinePaymentDoc, ProductDoc, TillSaleDoc } from './sync-documents.ts';
+import type { GiftCardSaleDoc, OfflinePaymentDoc, ProductDoc, ShiftEventDoc, TillSaleDoc, TillStaffDoc } from './sync-documents.ts';
 
 /** A document of a collection the terminal pushes. */
-export type SyncDocument = OfflinePaymentDoc | GiftCardSaleDoc | TillSaleDoc;
+export type SyncDocument = OfflinePaymentDoc | GiftCardSaleDoc | TillSaleDoc | ShiftEventDoc;
 
 /** A document of any collection, pushed or pull only. */
-export type ReplicatedDocument = SyncDocument | ProductDoc;
+export type ReplicatedDocument = SyncDocument | ProductDoc | TillStaffDoc;
 
 export interface SyncCheckpoint {
   serverSeq: number;
