@@ -36,3 +36,20 @@ describe('the hardware CLI with DATA_DIR', () => {
     assert.equal(existsSync(join(started, 'data')), false, 'nothing written to ./data of the folder it started in');
   });
 });
+
+// `npm run hardware -- drawer`, as an installer runs it to check the drawer's pin and sensor.
+describe('the hardware CLI drawer command', () => {
+  const folders: string[] = [];
+  after(() => {
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('kicks the cash drawer and reads it back (the virtual printer\'s drawer is open after a kick)', { timeout: 120_000 }, async () => {
+    const started = mkdtempSync(join(tmpdir(), 'tapline-cwd-'));
+    folders.push(started);
+    const env: NodeJS.ProcessEnv = { ...process.env, PRINTER: 'virtual', PRINTER_DRAWER_PIN: '5', PRINTER_DRAWER_OPEN_WHEN: 'high' };
+    const { stdout } = await run(process.execPath, ['--import', TSX, CLI, 'drawer'], { cwd: started, env, timeout: 110_000 });
+    assert.match(stdout, /^Cash drawer on virtual .*: kick on pin 5, open when pin 3 is high$/m);
+    assert.match(stdout, /^ {2}kicked; the drawer reads open$/m);
+  });
+});

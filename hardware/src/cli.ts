@@ -1,5 +1,5 @@
 /**
- * npm run hardware -- list | tap <tagId|uri> | print-test [kind|all] | status | bridge
+ * npm run hardware -- list | tap <tagId|uri> | print-test [kind|all] | status | drawer | bridge
  *
  * Looks at and exercises the hardware from a shell: which readers and ports are there, what a
  * tap yields, what a receipt looks like, and whether the printer answers.
@@ -27,10 +27,13 @@ const USAGE = `Usage: npm run hardware -- <command>
   print-test [kind|all]     print a test receipt on PRINTER (default: virtual, previews in
                             $DATA_DIR/printer-preview/, ./data by default); kinds: ${Object.keys(SAMPLE_RECEIPTS).join(', ')}
   status                    NFC reader and printer status
+  drawer                    kick the cash drawer open on PRINTER and read its sensor (to check
+                            PRINTER_DRAWER_PIN and PRINTER_DRAWER_OPEN_WHEN when installing)
   bridge                    run the hardware bridge on a loopback WebSocket until Ctrl-C
 
 Environment: PRINTER=virtual | tcp:HOST[:9100] | serial:/dev/ttyUSB0[@9600] | usb:/dev/usb/lp0,
 PRINTER_PAPER=58|80, PRINTER_LANGUAGE, PRINTER_QUEUE_DIR, PRINTER_PREVIEW_DIR, DATA_DIR,
+PRINTER_DRAWER_PIN=2|5, PRINTER_DRAWER_OPEN_WHEN=low|high,
 NFC_READER=auto|pcsc|simulated, NFC_DEBOUNCE_MS, PUBLIC_BASE_URL, HARDWARE_BRIDGE_PORT.`;
 
 function describePrinterTarget(config: PrinterConfig): string {
@@ -155,7 +158,7 @@ function printerStatusLines(status: PrinterStatus): string[] {
   return [
     `  printer: ${status.printer}`,
     `  state: ${status.state}, jobs waiting in the print queue: ${status.queuedJobs}`,
-    `  online: ${flag(status.online, 'yes', 'no')}, paper: ${status.paperOut === true ? 'OUT' : status.paperNearEnd === true ? 'low' : flag(status.paperOut, 'out', 'ok')}, cover: ${flag(status.coverOpen, 'OPEN', 'closed')}`,
+    `  online: ${flag(status.online, 'yes', 'no')}, paper: ${status.paperOut === true ? 'OUT' : status.paperNearEnd === true ? 'low' : flag(status.paperOut, 'out', 'ok')}, cover: ${flag(status.coverOpen, 'OPEN', 'closed')}, cash drawer: ${status.drawer ?? 'not reported'}`,
     ...(status.problem === undefined ? [] : [`  problem: ${status.problem}`]),
     ...(status.checkedAt === undefined && status.printer !== 'virtual' ? ['  (the printer did not answer a status request: it is off, unreachable, or has no status support)'] : []),
   ];
@@ -185,6 +188,26 @@ async function statusCommand(): Promise<number> {
     await printer.close();
   }
   return 0;
+}
+
+async function drawerCommand(): Promise<number> {
+  const config = printerConfigFromEnv();
+  console.log(`Cash drawer on ${describePrinterTarget(config)}: kick on pin ${config.drawerPin}, open when pin 3 is ${config.drawerOpenWhen}`);
+  const printer = createPrinter({ ...config, statusIntervalMs: 0 }, { resumeQueue: false });
+  // The sensor is read a moment after the kick, on a timer that alone would not keep this process running.
+  const keepAlive = setInterval(() => undefined, 1000);
+  try {
+    const result = await printer.openDrawer({ reason: 'no_sale', jobId: `cli-drawer-${Date.now()}` });
+    console.log(`  kicked; the drawer reads ${result.drawer ?? 'nothing (this printer does not report it)'}`);
+    if (result.drawer === 'closed') console.log('  if it did open: the sensor works the other way round, set PRINTER_DRAWER_OPEN_WHEN to the other level; if it did not: try PRINTER_DRAWER_PIN=5');
+    return 0;
+  } catch (error) {
+    console.log(`  ${(error as Error).message}`);
+    return 1;
+  } finally {
+    clearInterval(keepAlive);
+    await printer.close();
+  }
 }
 
 async function bridgeCommand(): Promise<number> {
@@ -218,6 +241,8 @@ async function main(argv: string[]): Promise<number> {
       return printTestCommand(argument);
     case 'status':
       return statusCommand();
+    case 'drawer':
+      return drawerCommand();
     case 'bridge':
       return bridgeCommand();
     case undefined:

@@ -31,6 +31,7 @@ import { walletRoutes } from './modules/wallets/index.ts';
 import { holderWearableRoutes, refreshNoPinLimitDefaults, startNoPinLimitDefaultsRefresh, walletPayRoutes, wearableRoutes } from './modules/wearables/index.ts';
 import { posRoutes, startPosSessionSweeper } from './modules/pos/index.ts';
 import { productRoutes, saleRoutes } from './modules/products/index.ts';
+import { tillStaffRoutes } from './modules/till-staff/index.ts';
 import { payrollRoutes } from './modules/payroll/index.ts';
 import { webRoutes } from './web/routes.ts';
 import { dashboardRoutes } from './web/dashboard.ts';
@@ -174,7 +175,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, reconciliationRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, tillStaffRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, reconciliationRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);

@@ -4,6 +4,7 @@
  */
 import type { ReceiptDocument } from '../printer/document.ts';
 import type { MerchantHeader, ReceiptInput, ReceiptSettings } from '../printer/layouts.ts';
+import type { DrawerRequest } from '../printer/types.ts';
 import type { BridgeEventName, BridgeEvents, BridgeMethod, BridgeMethods, HostMessage } from './protocol.ts';
 
 interface MessageEventLike {
@@ -135,8 +136,8 @@ export class HardwareBridgeClient {
     return this.request('printer.printReceipt', { merchant, settings, receipt, ...(jobId === undefined ? {} : { jobId }) });
   }
 
-  openCashDrawer() {
-    return this.request('printer.openCashDrawer', {});
+  openDrawer(request: DrawerRequest) {
+    return this.request('printer.openDrawer', { reason: request.reason, jobId: request.jobId });
   }
 
   simulateTap(tagIdOrUri: string) {

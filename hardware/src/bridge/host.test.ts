@@ -35,6 +35,32 @@ describe('BridgeHost (transport-agnostic, as used over Electron IPC)', () => {
     assert.deepEqual(sent[1], { type: 'response', id: 2, ok: false, error: { code: 'bad_request', message: 'paperWidth must be 58 or 80' } });
   });
 
+  it('kicks the drawer with a reason and a job id, checks both, and answers a refusal as failed', async () => {
+    const { printer, sent, host } = await setup();
+    await host.handle({ type: 'request', id: 4, method: 'printer.openDrawer', params: { reason: 'cash_refund', jobId: 'refund-RF-7' } });
+    const answer = sent.find((message) => message.type === 'response' && message.id === 4);
+    assert.deepEqual(answer, { type: 'response', id: 4, ok: true, result: { jobId: 'refund-RF-7', opened: true, drawer: 'open' } });
+    assert.equal(printer.drawerPulses, 1);
+    assert.equal(printer.lastDrawerReason, 'cash_refund');
+    const event = sent.find((message) => message.type === 'event' && message.event === 'printer.status');
+    assert.equal(event?.type === 'event' && event.event === 'printer.status' ? event.data.drawer : null, 'open', 'the open drawer reaches the page as a status event');
+
+    await host.handle({ type: 'request', id: 5, method: 'printer.openDrawer', params: { reason: 'because', jobId: 'x-1' } });
+    await host.handle({ type: 'request', id: 6, method: 'printer.openDrawer', params: { reason: 'no_sale' } });
+    await host.handle({ type: 'request', id: 7, method: 'printer.openDrawer', params: { reason: 'no_sale', jobId: 'x'.repeat(201) } });
+    const refusals = sent.filter((message) => message.type === 'response' && message.id >= 5);
+    assert.deepEqual(refusals, [
+      { type: 'response', id: 5, ok: false, error: { code: 'bad_request', message: 'reason must be one of cash_sale, cash_refund, no_sale, paid_in, paid_out, float' } },
+      { type: 'response', id: 6, ok: false, error: { code: 'bad_request', message: 'jobId must be a string of 1 to 200 characters' } },
+      { type: 'response', id: 7, ok: false, error: { code: 'bad_request', message: 'jobId must be a string of 1 to 200 characters' } },
+    ]);
+    assert.equal(printer.drawerPulses, 1, 'nothing kicked on a bad request');
+
+    printer.openDrawer = () => Promise.reject(new Error('Cash drawer did not open: printer closed the connection'));
+    await host.handle({ type: 'request', id: 8, method: 'printer.openDrawer', params: { reason: 'no_sale', jobId: 'nosale-1' } });
+    assert.deepEqual(sent.at(-1), { type: 'response', id: 8, ok: false, error: { code: 'failed', message: 'Cash drawer did not open: printer closed the connection' } });
+  });
+
   it('refuses simulated taps when the reader is real, and stops forwarding after dispose', async () => {
     const { nfc, sent, host } = await setup(false);
     await host.handle({ type: 'request', id: 3, method: 'nfc.simulateTap', params: { tagIdOrUri: 'TG00000042' } });

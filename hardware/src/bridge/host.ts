@@ -3,7 +3,8 @@ import type { SimulatedNfcReader } from '../nfc/simulated-reader.ts';
 import { validateReceiptDocument } from '../printer/document.ts';
 import { layoutReceipt } from '../printer/layouts.ts';
 import { PrintQueueFullError } from '../printer/print-queue.ts';
-import type { ReceiptPrinter, ReceiptPrinterEvents } from '../printer/types.ts';
+import { DRAWER_REASONS } from '../printer/types.ts';
+import type { DrawerReason, ReceiptPrinter, ReceiptPrinterEvents } from '../printer/types.ts';
 import { BRIDGE_PROTOCOL_VERSION, parseRequest } from './protocol.ts';
 import type { BridgeErrorCode, BridgeEventName, BridgeMethods, BridgeRequest, HostMessage } from './protocol.ts';
 
@@ -93,9 +94,14 @@ export class BridgeHost {
         // A gift card's receipt prints its code: the queue must not keep it.
         return printer.print(document, { ...optionalStrings(request.params, ['jobId']), label: receipt.kind, sensitive: receipt.kind === 'gift-card-sale' });
       }
-      case 'printer.openCashDrawer':
-        await printer.openCashDrawer();
-        return { opened: true };
+      case 'printer.openDrawer': {
+        const { reason } = request.params;
+        if (!DRAWER_REASONS.includes(reason as DrawerReason)) throw new BridgeError('bad_request', `reason must be one of ${DRAWER_REASONS.join(', ')}`);
+        // Unlike a print, the job id is required: it is what keeps a retried kick from opening the drawer twice.
+        const { jobId } = optionalStrings(request.params, ['jobId']);
+        if (jobId === undefined) throw new BridgeError('bad_request', 'jobId must be a string of 1 to 200 characters');
+        return printer.openDrawer({ reason, jobId });
+      }
       case 'nfc.simulateTap': {
         if (simulator === undefined) throw new BridgeError('not_available', 'the NFC reader is not the simulator');
         if (typeof request.params.tagIdOrUri !== 'string' || request.params.tagIdOrUri.length > 2000) throw new BridgeError('bad_request', 'tagIdOrUri must be a string');

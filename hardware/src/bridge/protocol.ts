@@ -6,7 +6,7 @@
  */
 import type { MerchantHeader, ReceiptInput, ReceiptSettings } from '../printer/layouts.ts';
 import type { ReceiptDocument } from '../printer/document.ts';
-import type { JobEvent, PrintResult, PrinterStatus } from '../printer/types.ts';
+import type { DrawerRequest, DrawerResult, JobEvent, PrintResult, PrinterStatus } from '../printer/types.ts';
 import type { NfcReaderStatus, ReaderEvent, TagEvent, UnsupportedTagEvent } from '../nfc/types.ts';
 
 export const BRIDGE_PROTOCOL_VERSION = 1;
@@ -26,7 +26,8 @@ export interface BridgeMethods {
   'printer.status': { params: Record<string, never>; result: PrinterStatus };
   'printer.print': { params: { document: ReceiptDocument; jobId?: string; label?: string }; result: PrintResult };
   'printer.printReceipt': { params: { merchant: MerchantHeader; settings: ReceiptSettings; receipt: ReceiptInput; jobId?: string }; result: PrintResult };
-  'printer.openCashDrawer': { params: Record<string, never>; result: { opened: true } };
+  /** Kicks the cash drawer open; a jobId whose kick reached the printer is not kicked again. */
+  'printer.openDrawer': { params: DrawerRequest; result: DrawerResult };
   /** Development only: taps the simulated reader (refused when a real reader is in use). */
   'nfc.simulateTap': { params: { tagIdOrUri: string }; result: { accepted: boolean } };
 }
@@ -62,7 +63,7 @@ export type BridgeEvent = {
 
 export type HostMessage = BridgeResponse | BridgeEvent;
 
-const METHODS: ReadonlySet<string> = new Set<BridgeMethod>(['hello', 'hardware.status', 'printer.status', 'printer.print', 'printer.printReceipt', 'printer.openCashDrawer', 'nfc.simulateTap']);
+const METHODS: ReadonlySet<string> = new Set<BridgeMethod>(['hello', 'hardware.status', 'printer.status', 'printer.print', 'printer.printReceipt', 'printer.openDrawer', 'nfc.simulateTap']);
 
 /** Shape check of an incoming request; parameters are checked by each handler. */
 export function parseRequest(value: unknown): BridgeRequest | { error: string; id: number | null } {

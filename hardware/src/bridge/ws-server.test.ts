@@ -97,6 +97,38 @@ describe('hardware bridge over a loopback WebSocket', () => {
     }
   });
 
+  it('opens the cash drawer for an authenticated client, once per job id, and reports the drawer as status', async () => {
+    const client = new HardwareBridgeClient(server.url, server.secret, { WebSocket: NodeWebSocket });
+    await client.connect();
+    try {
+      const statuses: BridgeEvents['printer.status'][] = [];
+      client.on('printer.status', (status) => statuses.push(status));
+      const pulses = printer.drawerPulses;
+      assert.deepEqual(await client.openDrawer({ reason: 'cash_sale', jobId: 'sale-R-000123' }), { jobId: 'sale-R-000123', opened: true, drawer: 'open' });
+      assert.deepEqual(await client.openDrawer({ reason: 'cash_sale', jobId: 'sale-R-000123' }), { jobId: 'sale-R-000123', opened: true, drawer: 'open' });
+      assert.equal(printer.drawerPulses, pulses + 1, 'a repeated job id kicks once');
+      assert.equal(printer.lastDrawerReason, 'cash_sale');
+      assert.equal((await client.printerStatus()).drawer, 'open');
+
+      // The cashier shuts it: the page hears so.
+      const closed = new Promise<BridgeEvents['printer.status']>((resolve) => {
+        client.on('printer.status', (status) => {
+          if (status.drawer === 'closed') resolve(status);
+        });
+      });
+      printer.closeDrawer();
+      assert.equal((await closed).drawer, 'closed');
+      assert.deepEqual(statuses.map((status) => status.drawer), ['open', 'closed']);
+
+      await assert.rejects(
+        client.openDrawer({ reason: 'lunch' as never, jobId: 'x-1' }),
+        (error: unknown) => error instanceof BridgeClientError && error.code === 'bad_request' && /reason must be one of/.test(error.message),
+      );
+    } finally {
+      client.close();
+    }
+  });
+
   it('accepts the secret as a query parameter', async () => {
     const client = new HardwareBridgeClient(`${server.url}?secret=${server.secret}`, server.secret, { WebSocket: NodeWebSocket });
     await client.connect();

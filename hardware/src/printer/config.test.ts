@@ -24,8 +24,20 @@ describe('printer configuration', () => {
       queueDirectory: '/srv/kiosk/data/print-queue',
       previewDirectory: '/srv/kiosk/data/printer-preview',
       statusIntervalMs: 10_000,
+      drawerPin: 2,
+      drawerOpenWhen: 'low',
     });
     assert.throws(() => printerConfigFromEnv({ PRINTER_PAPER: '57' }), /58 or 80/);
+  });
+
+  it('reads the drawer\'s kick pin and sensor level, and refuses anything else', () => {
+    const config = printerConfigFromEnv({ PRINTER_DRAWER_PIN: '5', PRINTER_DRAWER_OPEN_WHEN: 'high' }, '/srv/kiosk');
+    assert.equal(config.drawerPin, 5);
+    assert.equal(config.drawerOpenWhen, 'high');
+    assert.equal(printerConfigFromEnv({ PRINTER_DRAWER_PIN: ' 2 ', PRINTER_DRAWER_OPEN_WHEN: '' }, '/srv/kiosk').drawerPin, 2);
+    assert.equal(printerConfigFromEnv({ PRINTER_DRAWER_OPEN_WHEN: '' }, '/srv/kiosk').drawerOpenWhen, 'low');
+    assert.throws(() => printerConfigFromEnv({ PRINTER_DRAWER_PIN: '3' }), /PRINTER_DRAWER_PIN must be 2 or 5, got "3"/);
+    assert.throws(() => printerConfigFromEnv({ PRINTER_DRAWER_OPEN_WHEN: 'open' }), /PRINTER_DRAWER_OPEN_WHEN must be low or high, got "open"/);
   });
 
   it('keeps previews and the queue in DATA_DIR, as the sync server keeps its data, unless their own variables say otherwise', () => {

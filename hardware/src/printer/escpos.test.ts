@@ -26,7 +26,7 @@ describe('ESC/POS encoding of the content model', () => {
     const expected = new ReceiptPrinterEncoder({ language: 'esc-pos', columns: 32, codepageMapping: 'epson', imageMode: 'raster', feedBeforeCut: 0 })
       .initialize()
       .codepage('cp858')
-      .pulse()
+      .pulse(0, 50, 500)
       .bold(true)
       .line('             Hello              ')
       .bold(false)
@@ -38,9 +38,12 @@ describe('ESC/POS encoding of the content model', () => {
       .cut('full')
       .encode();
     assert.equal(hex(encodeReceipt(document)), hex(expected));
-    // ESC @ first, the drawer kick (ESC p) before the text, the cut (GS V 0) at the end.
+    // ESC @ first, the drawer kick (ESC p 0 25 250) before the text, the cut (GS V 0) at the end.
     assert.equal(hex(encodeReceipt(document).subarray(0, 2)), '1b40');
-    assert.ok(hex(encodeReceipt(document)).includes('1b7000'));
+    const bytes = hex(encodeReceipt(document));
+    assert.ok(bytes.indexOf('1b700019fa') > 0 && bytes.indexOf('1b700019fa') < bytes.indexOf(hex(Buffer.from('Hello'))), bytes);
+    assert.ok(hex(encodeReceipt(document, { drawerPin: 5 })).includes('1b700119fa'), 'the configured pin (5: m=1) is kicked');
+    assert.equal(hex(encodeReceipt({ ...document, openCashDrawer: false })).includes('1b70'), false, 'no kick unless the document asks');
     assert.equal(hex(encodeReceipt(document)).slice(-10), '1d56000a0d'.slice(-10));
   });
 
@@ -57,9 +60,10 @@ describe('ESC/POS encoding of the content model', () => {
     assert.throws(() => encodeReceipt({ paperWidth: 80, codepage: 'klingon', cut: 'none', blocks: [] }), /Unknown codepage/);
   });
 
-  it('pulses the drawer on its own', () => {
-    assert.equal(hex(encodeDrawerPulse()), '1b401c2e1b4d001b700032fa'.slice(0, hex(encodeDrawerPulse()).length));
-    assert.ok(hex(encodeDrawerPulse()).includes('1b7000'));
+  it('kicks the drawer on its own with exactly ESC p m t1 t2: 50 ms on, 500 ms off', () => {
+    assert.deepEqual([...encodeDrawerPulse()], [0x1b, 0x70, 0x00, 0x19, 0xfa], 'pin 2 is the default');
+    assert.deepEqual([...encodeDrawerPulse(2)], [0x1b, 0x70, 0x00, 0x19, 0xfa]);
+    assert.deepEqual([...encodeDrawerPulse(5)], [0x1b, 0x70, 0x01, 0x19, 0xfa]);
   });
 });
 

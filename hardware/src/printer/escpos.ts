@@ -20,6 +20,22 @@ type Codepage = Parameters<ReceiptPrinterEncoder['codepage']>[0];
 export interface EscPosOptions {
   /** Which code page numbers the printer uses; "epson" fits most ESC/POS clones. */
   codepageMapping?: CodepageMappingName;
+  /** Drawer kick-out connector pin the drawer's solenoid is wired to (default 2). */
+  drawerPin?: DrawerPin;
+}
+
+/** The two outputs of the drawer kick-out connector (ESC p m: m=0 is pin 2, m=1 is pin 5). */
+export type DrawerPin = 2 | 5;
+
+/**
+ * ESC p m t1 t2: pulse on for t1 x 2 ms, then off for t2 x 2 ms. 50 ms drives a drawer's
+ * solenoid; the long off time keeps the duty cycle far below the 20% printers allow.
+ */
+export const DRAWER_PULSE_ON_MS = 50;
+export const DRAWER_PULSE_OFF_MS = 500;
+
+function drawerPinSelector(pin: DrawerPin = 2): 0 | 1 {
+  return pin === 5 ? 1 : 0;
 }
 
 function newEncoder(document: Pick<ReceiptDocument, 'paperWidth' | 'codepage'>, options: EscPosOptions): ReceiptPrinterEncoder {
@@ -104,13 +120,16 @@ export function encodeReceipt(document: ReceiptDocument, options: EscPosOptions 
   // An unknown code page throws here, before anything is queued: retrying would not fix it.
   encoder.initialize().codepage(document.codepage as Codepage);
   // Kick the drawer first: it opens while the receipt prints instead of after.
-  if (document.openCashDrawer === true) encoder.pulse();
+  if (document.openCashDrawer === true) encoder.pulse(drawerPinSelector(options.drawerPin), DRAWER_PULSE_ON_MS, DRAWER_PULSE_OFF_MS);
   for (const block of document.blocks) addBlock(encoder, block, document, options);
   if (document.cut !== 'none') encoder.newline(CUT_FEED_LINES).cut(document.cut);
   return encoder.encode();
 }
 
-/** Only the drawer kick (a "no sale" opening of the drawer). */
-export function encodeDrawerPulse(): Uint8Array {
-  return new ReceiptPrinterEncoder({ language: 'esc-pos', columns: 48 }).initialize().pulse().encode();
+/**
+ * Only the drawer kick, ESC p m t1 t2, for openDrawer(). Nothing in front of it: the kick
+ * depends on no printer mode, and every receipt starts with its own ESC @ anyway.
+ */
+export function encodeDrawerPulse(pin: DrawerPin = 2): Uint8Array {
+  return Uint8Array.of(0x1b, 0x70, drawerPinSelector(pin), DRAWER_PULSE_ON_MS / 2, DRAWER_PULSE_OFF_MS / 2);
 }

@@ -9,7 +9,7 @@ import type { PrinterTransport } from './transports/types.ts';
 import type { ReceiptPrinter } from './types.ts';
 import { VirtualPrinter } from './virtual-printer.ts';
 
-export type { ReceiptPrinter, PrinterStatus, PrintResult, PrintOptions, JobEvent, ReceiptPrinterEvents } from './types.ts';
+export type { ReceiptPrinter, PrinterStatus, PrintResult, PrintOptions, JobEvent, ReceiptPrinterEvents, DrawerReason, DrawerRequest, DrawerResult } from './types.ts';
 export type { ReceiptDocument, ReceiptBlock, MonochromeImage, PaperWidth } from './document.ts';
 export { VirtualPrinter } from './virtual-printer.ts';
 export { QueuedReceiptPrinter } from './queued-printer.ts';
@@ -34,14 +34,22 @@ export function transportFor(config: PrinterConfig): PrinterTransport | null {
   }
 }
 
+/** The virtual printer's drawer is pushed shut this long after a kick, so screens that wait for it go on. */
+export const VIRTUAL_DRAWER_CLOSES_AFTER_MS = 5000;
+
 /** The printer PRINTER names: the virtual one, or a real one behind the durable queue. */
 export function createPrinter(config: PrinterConfig, options: { clock?: Clock; resumeQueue?: boolean } = {}): ReceiptPrinter {
   const transport = transportFor(config);
-  if (transport === null) return new VirtualPrinter({ previewDirectory: config.previewDirectory });
+  const escpos = { drawerPin: config.drawerPin };
+  if (transport === null) {
+    return new VirtualPrinter({ previewDirectory: config.previewDirectory, escpos, drawerClosesAfterMs: VIRTUAL_DRAWER_CLOSES_AFTER_MS, ...(options.clock ? { clock: options.clock } : {}) });
+  }
   return new QueuedReceiptPrinter({
     transport,
     queue: new DurablePrintQueue({ directory: config.queueDirectory }),
     statusIntervalMs: config.statusIntervalMs,
+    escpos,
+    drawerOpenWhen: config.drawerOpenWhen,
     ...options,
   });
 }

@@ -42,6 +42,21 @@ describe('DurablePrintQueue', () => {
     assert.deepEqual(reopened.pending().map((pending) => pending.id), ['other']);
   });
 
+  it('remembers an id delivered without queueing (a drawer kick) across a restart, and never queues it', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'tapline-queue-'));
+    const queue = new DurablePrintQueue({ directory });
+    queue.rememberDelivered('drawer:sale-1');
+    queue.rememberDelivered('drawer:sale-1');
+    assert.equal(queue.wasPrinted('drawer:sale-1'), true);
+    assert.equal(queue.size, 0);
+    assert.equal(readFileSync(queue.path, 'utf8').trim().split('\n').length, 1, 'journalled once');
+    const reopened = new DurablePrintQueue({ directory });
+    assert.equal(reopened.wasPrinted('drawer:sale-1'), true);
+    assert.deepEqual(reopened.pending(), []);
+    reopened.compact();
+    assert.equal(new DurablePrintQueue({ directory }).wasPrinted('drawer:sale-1'), true, 'kept by compaction');
+  });
+
   it('ignores a torn last line left by a power cut', () => {
     const directory = mkdtempSync(join(tmpdir(), 'tapline-queue-'));
     const queue = new DurablePrintQueue({ directory });

@@ -109,6 +109,18 @@ export class DurablePrintQueue {
     if (job.sensitive === true || this.#lines >= this.#options.compactAfterLines) this.compact();
   }
 
+  /**
+   * Remembers the id of something sent straight to the printer instead of through the queue (a
+   * drawer kick, which must never wait to fire later): wasPrinted(id) is true from now on, also
+   * after a restart, so the same id is not sent twice.
+   */
+  rememberDelivered(id: string): void {
+    if (this.#printed.has(id)) return;
+    this.#append({ op: 'done', id });
+    this.#remember(id);
+    if (this.#lines >= this.#options.compactAfterLines) this.compact();
+  }
+
   /** Rewrites the journal with pending jobs and remembered printed ids, atomically (rename). */
   compact(): void {
     const entries: JournalEntry[] = [];

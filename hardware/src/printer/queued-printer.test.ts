@@ -9,12 +9,17 @@ import { encodeReceipt } from './escpos.ts';
 import { layoutReceipt } from './layouts.ts';
 import { DurablePrintQueue } from './print-queue.ts';
 import { QueuedReceiptPrinter } from './queued-printer.ts';
+import type { QueuedPrinterOptions } from './queued-printer.ts';
 import { SAMPLE_MERCHANT, SAMPLE_RECEIPTS, sampleSettings } from './samples.ts';
 import { TcpTransport } from './transports/tcp.ts';
 import type { JobEvent, PrinterStatus } from './types.ts';
 
 const saleDocument = layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), SAMPLE_RECEIPTS['store-sale']);
 const refundDocument = layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), SAMPLE_RECEIPTS.refund);
+/** Paid by tap: a receipt that does not kick the drawer itself. */
+const tapDocument = layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), SAMPLE_RECEIPTS['pos-payment']);
+/** ESC p 0 25 250: pin 2, 50 ms on, 500 ms off. */
+const KICK = Uint8Array.of(0x1b, 0x70, 0x00, 0x19, 0xfa);
 
 function printedEvents(printer: QueuedReceiptPrinter, count: number): Promise<JobEvent[]> {
   const events: JobEvent[] = [];
@@ -32,7 +37,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function setup(confirm: 'status' | 'drain' | 'auto') {
+async function setup(confirm: 'status' | 'drain' | 'auto', options: Partial<QueuedPrinterOptions> = {}) {
   const device = new FakeNetworkPrinter();
   await device.listen();
   const clock = new ManualClock();
@@ -41,12 +46,19 @@ async function setup(confirm: 'status' | 'drain' | 'auto') {
   // Ceilings no loaded machine reaches, except the status wait of 'auto', which is how the transport
   // learns that a printer has no status support (its silence is the answer, so it must be short).
   const transport = new TcpTransport({ host: '127.0.0.1', port: device.port, confirm, connectTimeoutMs: 60_000, statusTimeoutMs: confirm === 'auto' ? 300 : 60_000, sendTimeoutMs: 60_000 });
-  const printer = new QueuedReceiptPrinter({ transport, queue, clock, retryInitialDelayMs: 2000, retryMaxDelayMs: 60_000 });
+  const printer = new QueuedReceiptPrinter({ transport, queue, clock, retryInitialDelayMs: 2000, retryMaxDelayMs: 60_000, ...options });
   cleanups.push(async () => {
     await printer.close();
     await device.goOffline();
   });
-  return { device, clock, directory, queue, printer };
+  return { device, clock, directory, queue, transport, printer };
+}
+
+/** Resolves once the printer has set a timer on the manual clock (it waits for real I/O first). */
+async function timerSet(clock: ManualClock): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (clock.pendingTimers === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(clock.pendingTimers, 1);
 }
 
 describe('QueuedReceiptPrinter over TCP 9100 (127.0.0.1)', () => {
@@ -135,5 +147,95 @@ describe('QueuedReceiptPrinter over TCP 9100 (127.0.0.1)', () => {
     await printedEvents(restarted, 1);
     await device.idle();
     assert.equal(device.timesReceived(encodeReceipt(saleDocument)), 1);
+  });
+});
+
+describe('QueuedReceiptPrinter cash drawer over TCP 9100 (127.0.0.1)', () => {
+  it('kicks with exactly ESC p 0 25 250, once per job id (also after a restart), and reads the sensor after the kick', async () => {
+    const { device, clock, directory, transport, printer } = await setup('status', { drawerSettleMs: 0 });
+    device.statusAnswers = { 1: 0x12, 2: 0x12, 4: 0x12 };
+    assert.deepEqual(await printer.openDrawer({ reason: 'cash_sale', jobId: 'sale-R-000123' }), { jobId: 'sale-R-000123', opened: true, drawer: 'open' });
+    await device.idle();
+    const kicks = device.connections.filter((data) => data[0] === 0x1b);
+    assert.equal(kicks.length, 1);
+    // The kick alone, then the DLE EOT 1 whose answer confirms the printer got it.
+    assert.deepEqual([...kicks[0]!], [0x1b, 0x70, 0x00, 0x19, 0xfa, 0x10, 0x04, 0x01]);
+    assert.equal(printer.status().drawer, 'open');
+    assert.equal(printer.status().queuedJobs, 0, 'the kick never sat in the print queue');
+
+    // The same job id again (a retried request), and a double tap on a new one: one kick each.
+    const connections = device.connections.length;
+    assert.deepEqual(await printer.openDrawer({ reason: 'cash_sale', jobId: 'sale-R-000123' }), { jobId: 'sale-R-000123', opened: true, drawer: 'open' });
+    await device.idle();
+    assert.equal(device.connections.length, connections);
+    const [first, second] = await Promise.all([printer.openDrawer({ reason: 'no_sale', jobId: 'nosale-1' }), printer.openDrawer({ reason: 'no_sale', jobId: 'nosale-1' })]);
+    assert.deepEqual(first, { jobId: 'nosale-1', opened: true, drawer: 'open' });
+    assert.deepEqual(second, first);
+    await device.idle();
+    assert.equal(device.timesReceived(KICK), 2);
+
+    // The terminal restarts: the journal still knows the kick was delivered.
+    const restarted = new QueuedReceiptPrinter({ transport, queue: new DurablePrintQueue({ directory }), clock, drawerSettleMs: 0 });
+    cleanups.push(() => restarted.close());
+    assert.equal((await restarted.openDrawer({ reason: 'cash_sale', jobId: 'sale-R-000123' })).opened, true);
+    await device.idle();
+    assert.equal(device.timesReceived(KICK), 2);
+  });
+
+  it('reads the drawer only after the pulse has run its course', async () => {
+    const { device, clock, printer } = await setup('status');
+    const kicked = printer.openDrawer({ reason: 'no_sale', jobId: 'nosale-2' });
+    await timerSet(clock);
+    await device.idle();
+    assert.equal(device.connections.length, 1, 'the kick went out; the sensor is not read yet');
+    clock.advance(550);
+    assert.deepEqual(await kicked, { jobId: 'nosale-2', opened: true, drawer: 'open' });
+    await device.idle();
+    assert.deepEqual([...device.connections[1]!], [0x10, 0x04, 0x01, 0x10, 0x04, 0x02, 0x10, 0x04, 0x04]);
+  });
+
+  it('kicks the configured pin and reads the sensor the configured way round', async () => {
+    const { device, printer } = await setup('status', { drawerSettleMs: 0, drawerOpenWhen: 'high', escpos: { drawerPin: 5 } });
+    device.statusAnswers = { 1: 0x16, 2: 0x12, 4: 0x12 };
+    assert.deepEqual(await printer.openDrawer({ reason: 'paid_out', jobId: 'po-1' }), { jobId: 'po-1', opened: true, drawer: 'open' });
+    await device.idle();
+    assert.equal(device.timesReceived(Uint8Array.of(0x1b, 0x70, 0x01, 0x19, 0xfa)), 1);
+    assert.equal(device.timesReceived(KICK), 0);
+    device.statusAnswers = { 1: 0x12, 2: 0x12, 4: 0x12 };
+    assert.equal((await printer.refreshStatus()).drawer, 'closed');
+  });
+
+  it('says nothing of the drawer when the printer answers no status', async () => {
+    const { device, printer } = await setup('drain', { drawerSettleMs: 0 });
+    device.statusAnswers = null;
+    assert.deepEqual(await printer.openDrawer({ reason: 'float', jobId: 'float-1' }), { jobId: 'float-1', opened: true, drawer: null });
+    await device.idle();
+    assert.equal(device.timesReceived(KICK), 1);
+  });
+
+  it('refuses a kick the printer cannot take now and never sends it later; a kick goes ahead of receipts that wait', async () => {
+    const { device, clock, queue, printer } = await setup('status', { drawerSettleMs: 0 });
+    await device.goOffline();
+    assert.equal((await printer.print(tapDocument, { jobId: 'pos-1' })).state, 'queued');
+    await assert.rejects(printer.openDrawer({ reason: 'cash_sale', jobId: 'sale-9' }), /^Error: Cash drawer did not open: .*ECONNREFUSED/);
+    assert.equal(queue.size, 1, 'only the receipt waits');
+
+    // The printer is back before the retry: a new kick goes now, the receipt at its retry.
+    await device.listen();
+    assert.deepEqual(await printer.openDrawer({ reason: 'no_sale', jobId: 'nosale-3' }), { jobId: 'nosale-3', opened: true, drawer: 'open' });
+    const printed = printedEvents(printer, 1);
+    clock.advance(2000);
+    assert.equal((await printed)[0]?.jobId, 'pos-1');
+    await device.idle();
+    const jobs = device.connections.filter((data) => data[0] === 0x1b);
+    assert.equal(jobs.length, 2);
+    assert.ok(jobs[0]!.subarray(0, 5).equals(Buffer.from(KICK)), 'the kick first');
+    assert.ok(jobs[1]!.includes(Buffer.from(encodeReceipt(tapDocument))), 'then the receipt');
+    assert.equal(device.timesReceived(KICK), 1, 'the refused kick was not sent when the printer came back');
+
+    // The cashier tries the refused one again with its job id: never delivered, so it kicks now.
+    assert.equal((await printer.openDrawer({ reason: 'cash_sale', jobId: 'sale-9' })).opened, true);
+    await device.idle();
+    assert.equal(device.timesReceived(KICK), 2);
   });
 });

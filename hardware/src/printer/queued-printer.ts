@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { backoffDelayMs, systemClock } from '../clock.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
 import type { ReceiptDocument } from './document.ts';
-import { encodeDrawerPulse, encodeReceipt } from './escpos.ts';
+import { DRAWER_PULSE_OFF_MS, DRAWER_PULSE_ON_MS, encodeDrawerPulse, encodeReceipt } from './escpos.ts';
 import type { EscPosOptions } from './escpos.ts';
 import type { DurablePrintQueue } from './print-queue.ts';
 import {
@@ -16,9 +16,9 @@ import {
   parsePaperSensor,
   parsePrinterStatus,
 } from './status.ts';
-import type { PrinterCondition } from './status.ts';
+import type { DrawerOpenWhen, PrinterCondition } from './status.ts';
 import type { PrinterTransport } from './transports/types.ts';
-import type { PrintOptions, PrintResult, PrinterStatus, ReceiptPrinter, ReceiptPrinterEvents } from './types.ts';
+import type { DrawerRequest, DrawerResult, PrintOptions, PrintResult, PrinterStatus, ReceiptPrinter, ReceiptPrinterEvents } from './types.ts';
 
 export interface QueuedPrinterOptions {
   transport: PrinterTransport;
@@ -31,7 +31,18 @@ export interface QueuedPrinterOptions {
   statusIntervalMs?: number;
   /** Start printing jobs left in the queue from a previous run (default true; off for a status check). */
   resumeQueue?: boolean;
+  /** Level of the drawer sensor (pin 3) that means open (default 'low'). */
+  drawerOpenWhen?: DrawerOpenWhen;
+  /**
+   * After a drawer kick, wait this long before reading the drawer's sensor. Default: the pulse's
+   * own on + off time (550 ms); the printer may answer the kick before it has fired it, and a
+   * reading taken then would say "closed" about a drawer that is springing open.
+   */
+  drawerSettleMs?: number;
 }
+
+/** Drawer kicks share the queue's memory of delivered ids, in a namespace of their own. */
+const drawerJournalId = (jobId: string) => `drawer:${jobId}`;
 
 /**
  * A real printer behind a transport, with the durable queue in front of it. Jobs print one at
@@ -57,6 +68,12 @@ export class QueuedReceiptPrinter extends EventEmitter<ReceiptPrinterEvents> imp
   #consecutiveFailures = 0;
   #closed = false;
   readonly #outcomes = new Map<string, Array<(result: PrintResult) => void>>();
+  readonly #drawerOpenWhen: DrawerOpenWhen;
+  readonly #drawerSettleMs: number;
+  /** Drawer kicks on their way, by job id: a second request for the same id joins the first. */
+  readonly #drawerKicks = new Map<string, Promise<DrawerResult>>();
+  /** One conversation with the printer at a time: most printers take a single connection. */
+  #transportTurn: Promise<unknown> = Promise.resolve();
 
   constructor(options: QueuedPrinterOptions) {
     super();
@@ -67,6 +84,8 @@ export class QueuedReceiptPrinter extends EventEmitter<ReceiptPrinterEvents> imp
     this.#retryInitialDelayMs = options.retryInitialDelayMs ?? 2000;
     this.#retryMaxDelayMs = options.retryMaxDelayMs ?? 60_000;
     this.#statusIntervalMs = options.statusIntervalMs ?? 0;
+    this.#drawerOpenWhen = options.drawerOpenWhen ?? 'low';
+    this.#drawerSettleMs = options.drawerSettleMs ?? DRAWER_PULSE_ON_MS + DRAWER_PULSE_OFF_MS;
     this.name = this.#transport.description;
     // Jobs left from before a restart print first.
     if (this.#queue.size > 0 && options.resumeQueue !== false) void this.#kick();
@@ -77,9 +96,22 @@ export class QueuedReceiptPrinter extends EventEmitter<ReceiptPrinterEvents> imp
     return this.#enqueue(encodeReceipt(document, this.#escpos), options);
   }
 
-  async openCashDrawer(): Promise<void> {
-    const result = await this.#enqueue(encodeDrawerPulse(), { label: 'cash drawer' });
-    if (result.state !== 'printed') throw new Error(`Cash drawer did not open: ${result.error ?? 'printer offline'}`);
+  /**
+   * Sends the drawer kick straight to the printer, after the job being sent (if any) and ahead
+   * of the receipts still waiting. Never through the durable queue: a kick retried minutes
+   * later would open the drawer when nobody may be at the till, so one that cannot be
+   * delivered now rejects. A job id whose kick was delivered is not sent again, also after a
+   * restart (the queue's journal remembers it).
+   */
+  async openDrawer(request: DrawerRequest): Promise<DrawerResult> {
+    const { jobId } = request;
+    const running = this.#drawerKicks.get(jobId);
+    if (running !== undefined) return running;
+    if (this.#queue.wasPrinted(drawerJournalId(jobId))) return { jobId, opened: true, drawer: this.#condition.drawer };
+    if (this.#closed) throw new Error('Cash drawer did not open: the printer is closed');
+    const kick = this.#exclusive(() => this.#kickDrawer(jobId)).finally(() => this.#drawerKicks.delete(jobId));
+    this.#drawerKicks.set(jobId, kick);
+    return kick;
   }
 
   /** Bytes as they went into the queue; exposed for tests and for the CLI's byte counts. */
@@ -97,14 +129,7 @@ export class QueuedReceiptPrinter extends EventEmitter<ReceiptPrinterEvents> imp
   }
 
   async refreshStatus(): Promise<PrinterStatus> {
-    const answers = await this.#transport.query([DLE_EOT_PRINTER, DLE_EOT_OFFLINE_CAUSE, DLE_EOT_PAPER]);
-    if (answers !== null) {
-      const [printer = 0x12, offlineCause = 0x12, paper = 0x12] = answers;
-      const offline = parseOfflineCause(offlineCause);
-      const sensor = parsePaperSensor(paper);
-      this.#condition = { ...parsePrinterStatus(printer), ...offline, paperNearEnd: sensor.paperNearEnd, paperOut: offline.paperOut === true || sensor.paperOut === true };
-      this.#checkedAt = new Date(this.#clock.now()).toISOString();
-    }
+    await this.#readCondition();
     this.#emitStatus();
     return this.status();
   }
@@ -121,7 +146,40 @@ export class QueuedReceiptPrinter extends EventEmitter<ReceiptPrinterEvents> imp
     this.#clearRetry();
     if (this.#statusTimer !== null) this.#clock.clearTimeout(this.#statusTimer);
     await this.#draining;
+    await this.#transportTurn;
     await this.#transport.close();
+  }
+
+  /** Asks the device; false when it did not answer (the last known condition stays). */
+  async #readCondition(): Promise<boolean> {
+    const answers = await this.#transport.query([DLE_EOT_PRINTER, DLE_EOT_OFFLINE_CAUSE, DLE_EOT_PAPER]);
+    if (answers === null) return false;
+    const [printer = 0x12, offlineCause = 0x12, paper = 0x12] = answers;
+    const offline = parseOfflineCause(offlineCause);
+    const sensor = parsePaperSensor(paper);
+    this.#condition = { ...parsePrinterStatus(printer, this.#drawerOpenWhen), ...offline, paperNearEnd: sensor.paperNearEnd, paperOut: offline.paperOut === true || sensor.paperOut === true };
+    this.#checkedAt = new Date(this.#clock.now()).toISOString();
+    return true;
+  }
+
+  async #kickDrawer(jobId: string): Promise<DrawerResult> {
+    try {
+      await this.#transport.send(encodeDrawerPulse(this.#escpos.drawerPin));
+    } catch (error) {
+      throw new Error(`Cash drawer did not open: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.#queue.rememberDelivered(drawerJournalId(jobId));
+    if (this.#drawerSettleMs > 0) await new Promise<void>((resolve) => this.#clock.setTimeout(resolve, this.#drawerSettleMs));
+    // Only a reading taken now speaks for the drawer; an older one predates the kick.
+    const answered = await this.#readCondition();
+    this.#emitStatus();
+    return { jobId, opened: true, drawer: answered ? this.#condition.drawer : null };
+  }
+
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.#transportTurn.then(work);
+    this.#transportTurn = turn.catch(() => undefined);
+    return turn;
   }
 
   async #enqueue(bytes: Uint8Array, options: PrintOptions): Promise<PrintResult> {
@@ -163,7 +221,7 @@ export class QueuedReceiptPrinter extends EventEmitter<ReceiptPrinterEvents> imp
       }
       this.#setState('printing');
       try {
-        await this.#transport.send(Buffer.from(job.bytes, 'base64'));
+        await this.#exclusive(() => this.#transport.send(Buffer.from(job.bytes, 'base64')));
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         this.#queue.recordFailedAttempt(job.id, message);
@@ -203,7 +261,7 @@ export class QueuedReceiptPrinter extends EventEmitter<ReceiptPrinterEvents> imp
     this.#statusTimer = this.#clock.setTimeout(() => {
       if (this.#closed) return;
       // Never ask in the middle of a job: the printer takes one connection (or one stream) at a time.
-      if (this.#draining !== null) {
+      if (this.#draining !== null || this.#drawerKicks.size > 0) {
         this.#scheduleStatusPoll();
         return;
       }

@@ -16,18 +16,27 @@ export interface PrinterCondition {
   paperNearEnd: boolean | null;
   /** Cutter jam, head overheating and similar: needs a person. */
   error: boolean | null;
+  /** The cash drawer's sensor (drawer kick-out connector pin 3); null: the printer does not report it. */
+  drawer: 'open' | 'closed' | null;
 }
 
-export const UNKNOWN_CONDITION: PrinterCondition = { online: null, coverOpen: null, paperOut: null, paperNearEnd: null, error: null };
+export const UNKNOWN_CONDITION: PrinterCondition = { online: null, coverOpen: null, paperOut: null, paperNearEnd: null, error: null, drawer: null };
+
+/**
+ * Which level of pin 3 means "open". Most drawers close a switch to ground while shut, so pin 3
+ * reads low when open, but drawers differ: the install says which (PRINTER_DRAWER_OPEN_WHEN).
+ */
+export type DrawerOpenWhen = 'low' | 'high';
 
 /** Every status byte has bit 1 and bit 4 set and bits 0 and 7 clear; anything else is noise. */
 export function isStatusByte(value: number): boolean {
   return (value & 0x93) === 0x12;
 }
 
-/** n=1: bit 3 set means offline. */
-export function parsePrinterStatus(value: number): Pick<PrinterCondition, 'online'> {
-  return { online: (value & 0x08) === 0 };
+/** n=1: bit 3 set means offline; bit 2 is the drawer kick-out connector's pin 3 (set = high). */
+export function parsePrinterStatus(value: number, drawerOpenWhen: DrawerOpenWhen): Pick<PrinterCondition, 'online' | 'drawer'> {
+  const pin3High = (value & 0x04) !== 0;
+  return { online: (value & 0x08) === 0, drawer: pin3High === (drawerOpenWhen === 'high') ? 'open' : 'closed' };
 }
 
 /** n=2: bit 2 cover open, bit 5 printing stopped by paper end, bit 6 error. */
@@ -40,7 +49,7 @@ export function parsePaperSensor(value: number): Pick<PrinterCondition, 'paperNe
   return { paperNearEnd: (value & 0x0c) !== 0, paperOut: (value & 0x60) !== 0 };
 }
 
-/** Words for the cashier, or null when the printer is fine. */
+/** Words for the cashier, or null when the printer is fine. An open drawer is not a printer problem. */
 export function describeCondition(condition: PrinterCondition): string | null {
   if (condition.coverOpen === true) return 'Printer cover is open';
   if (condition.paperOut === true) return 'Printer is out of paper';

@@ -42,6 +42,28 @@ export interface PrintResult {
   error?: string;
 }
 
+/** Why the drawer opens: the till's own words for it, kept by the simulator (and in logs). */
+export type DrawerReason = 'cash_sale' | 'cash_refund' | 'no_sale' | 'paid_in' | 'paid_out' | 'float';
+
+export const DRAWER_REASONS: readonly DrawerReason[] = ['cash_sale', 'cash_refund', 'no_sale', 'paid_in', 'paid_out', 'float'];
+
+export interface DrawerRequest {
+  reason: DrawerReason;
+  /**
+   * Idempotency key of the opening: a sale id, say. A jobId whose kick reached the printer is
+   * not sent again, so a retried request or a double tap opens the drawer once.
+   */
+  jobId: string;
+}
+
+export interface DrawerResult {
+  jobId: string;
+  /** The kick reached the printer (for a repeated jobId: the first time; it is not sent again). */
+  opened: boolean;
+  /** 'open' | 'closed' when the printer reports drawer status (DLE EOT 1, bit 2 = pin 3 signal), else null */
+  drawer: 'open' | 'closed' | null;
+}
+
 export interface JobEvent {
   jobId: string;
   state: 'printed' | 'retrying';
@@ -57,8 +79,11 @@ export interface ReceiptPrinterEvents {
 export interface ReceiptPrinter {
   readonly name: string;
   print(document: ReceiptDocument, options?: PrintOptions): Promise<PrintResult>;
-  /** Pulses the cash drawer without printing ("no sale"). */
-  openCashDrawer(): Promise<void>;
+  /**
+   * Pulses the cash drawer (ESC p) on its own, now or not at all: a kick that cannot be
+   * delivered rejects and is never retried later, when nobody may be at the till.
+   */
+  openDrawer(request: DrawerRequest): Promise<DrawerResult>;
   status(): PrinterStatus;
   /** Asks the device for its status now (paper, cover) where the transport can. */
   refreshStatus(): Promise<PrinterStatus>;

@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { systemClock } from '../clock.ts';
+import type { Clock, TimerHandle } from '../clock.ts';
 import type { ReceiptDocument } from './document.ts';
-import { encodeDrawerPulse, encodeReceipt } from './escpos.ts';
+import { encodeReceipt } from './escpos.ts';
 import type { EscPosOptions } from './escpos.ts';
 import { svgToPng } from './preview-png.ts';
 import { renderReceiptSvg } from './preview-svg.ts';
 import { UNKNOWN_CONDITION } from './status.ts';
-import type { PrintOptions, PrintResult, PrinterStatus, ReceiptPrinter, ReceiptPrinterEvents } from './types.ts';
+import type { DrawerReason, DrawerRequest, DrawerResult, PrintOptions, PrintResult, PrinterStatus, ReceiptPrinter, ReceiptPrinterEvents } from './types.ts';
 
 export interface VirtualPrintJob {
   jobId: string;
@@ -29,6 +31,12 @@ export interface VirtualPrinterOptions {
   escpos?: EscPosOptions;
   /** Jobs kept in memory, newest last. */
   keepJobs?: number;
+  /**
+   * The simulated drawer is pushed shut this long after a kick, as a cashier would (the kiosk's
+   * simulated hardware uses this). Default: it stays open until closeDrawer().
+   */
+  drawerClosesAfterMs?: number;
+  clock?: Clock;
 }
 
 /**
@@ -41,11 +49,18 @@ export class VirtualPrinter extends EventEmitter<ReceiptPrinterEvents> implement
   readonly jobs: VirtualPrintJob[] = [];
   readonly #options: VirtualPrinterOptions;
   readonly #printedIds = new Set<string>();
+  readonly #clock: Clock;
+  /** Drawer kicks received: by openDrawer() and by receipts that open the drawer. */
   drawerPulses = 0;
+  lastDrawerReason: DrawerReason | 'receipt' | null = null;
+  #drawer: 'open' | 'closed' = 'closed';
+  readonly #kickedDrawerIds = new Set<string>();
+  #drawerCloseTimer: TimerHandle | null = null;
 
   constructor(options: VirtualPrinterOptions = {}) {
     super();
     this.#options = options;
+    this.#clock = options.clock ?? systemClock;
   }
 
   async print(document: ReceiptDocument, options: PrintOptions = {}): Promise<PrintResult> {
@@ -59,25 +74,55 @@ export class VirtualPrinter extends EventEmitter<ReceiptPrinterEvents> implement
     this.jobs.push(job);
     const keep = this.#options.keepJobs ?? 50;
     while (this.jobs.length > keep) this.jobs.shift();
-    if (document.openCashDrawer === true) this.drawerPulses += 1;
     this.emit('job', { jobId, state: 'printed', attempts: 1 });
+    if (document.openCashDrawer === true) this.#kickDrawer('receipt');
     return { jobId, state: 'printed' };
   }
 
-  async openCashDrawer(): Promise<void> {
-    encodeDrawerPulse();
-    this.drawerPulses += 1;
+  async openDrawer(request: DrawerRequest): Promise<DrawerResult> {
+    const { jobId } = request;
+    // As the real printer: a job id whose kick was delivered is not kicked again.
+    if (!this.#kickedDrawerIds.has(jobId)) {
+      this.#kickedDrawerIds.add(jobId);
+      this.#kickDrawer(request.reason);
+    }
+    return { jobId, opened: true, drawer: this.#drawer };
+  }
+
+  /** The simulator's hand on the drawer: pushes it shut (tests; a status event follows). */
+  closeDrawer(): void {
+    this.#cancelDrawerClose();
+    if (this.#drawer === 'closed') return;
+    this.#drawer = 'closed';
+    this.emit('status', this.status());
   }
 
   status(): PrinterStatus {
-    return { printer: this.name, state: 'idle', queuedJobs: 0, ...UNKNOWN_CONDITION, online: true, coverOpen: false, paperOut: false, paperNearEnd: false, error: false };
+    return { printer: this.name, state: 'idle', queuedJobs: 0, ...UNKNOWN_CONDITION, online: true, coverOpen: false, paperOut: false, paperNearEnd: false, error: false, drawer: this.#drawer };
   }
 
   async refreshStatus(): Promise<PrinterStatus> {
     return this.status();
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.#cancelDrawerClose();
+  }
+
+  #kickDrawer(reason: DrawerReason | 'receipt'): void {
+    this.drawerPulses += 1;
+    this.lastDrawerReason = reason;
+    this.#drawer = 'open';
+    this.#cancelDrawerClose();
+    const closesAfterMs = this.#options.drawerClosesAfterMs;
+    if (closesAfterMs !== undefined) this.#drawerCloseTimer = this.#clock.setTimeout(() => this.closeDrawer(), closesAfterMs);
+    this.emit('status', this.status());
+  }
+
+  #cancelDrawerClose(): void {
+    if (this.#drawerCloseTimer !== null) this.#clock.clearTimeout(this.#drawerCloseTimer);
+    this.#drawerCloseTimer = null;
+  }
 
   async #writePreview(job: VirtualPrintJob, directory: string): Promise<void> {
     await mkdir(directory, { recursive: true });

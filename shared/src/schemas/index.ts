@@ -18,3 +18,4 @@ export * from './payroll.ts';
 export * from './checkout.ts';
 export * from './products.ts';
 export * from './merchant-users.ts';
+export * from './till.ts';

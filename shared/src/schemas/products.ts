@@ -80,6 +80,8 @@ export const RefundBody = Type.Object({
   })),
   managerPin: Type.Optional(Type.String({ pattern: '^[0-9]{4,8}$', description: 'The terminal\'s manager PIN: required with a terminal token, not with the merchant key' })),
   reason: Type.Optional(Type.String({ maxLength: 300 })),
+  cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The till staff member who refunds (recorded)' })),
+  shiftId: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The shift whose drawer a cash refund leaves (recorded)' })),
 });
 
 const SaleKind = Type.Union([Type.Literal('pos_session'), Type.Literal('offline_payment'), Type.Literal('till_sale')], {
@@ -98,6 +100,8 @@ export const RefundRecord = Type.Object({
   walletRef: Nullable(Type.String({ description: 'The correcting ledger transfer; null for a refund of a cash sale (given back from the drawer)' })),
   payerHandle: Nullable(Type.String()),
   tenders: Type.Array(Type.Object({ kind: Type.String({ description: 'cash (from the drawer) or wallet (back to the wallet that paid)' }), amount: Type.Number({ description: 'Major units' }) })),
+  cashierId: Nullable(Type.String()),
+  shiftId: Nullable(Type.String()),
   createdAt: Timestamp,
 });
 
@@ -185,6 +189,30 @@ export const DayReport = Type.Object({
   }, { description: 'Cash at the till (till sales recorded by the kiosk, online or offline)' }),
   tips: Tally,
   declinedTill: Tally,
+  shifts: Type.Array(Type.Object({
+    id: Type.String(),
+    cashierId: Type.String(),
+    cashierName: Nullable(Type.String()),
+    openedAt: Timestamp,
+    closedAt: Timestamp,
+    float: Type.Number(),
+    cashSales: Type.Number(),
+    cashRefunds: Type.Number(),
+    paidIn: Type.Number(),
+    paidOut: Type.Number(),
+    noSales: Type.Integer(),
+    expected: Type.Number(),
+    counted: Type.Number(),
+    variance: Type.Number({ description: 'counted - expected: negative is short' }),
+  }), { description: 'The shifts that closed in this day, in the order they closed' }),
+  cashiers: Type.Array(Type.Object({
+    cashierId: Type.String(),
+    name: Nullable(Type.String()),
+    sales: Tally,
+    tips: Tally,
+    shifts: Type.Integer(),
+    variance: Type.Number({ description: 'The sum of their shifts\' variances' }),
+  }), { description: 'Per cashier: their till sales, tips, shifts closed and cash variance' }),
   giftCardsSold: Tally,
   refunds: Tally,
   taxes: Type.Array(Type.Object({ rate: Type.Number({ description: 'Percent' }), taxable: Type.Number(), tax: Type.Number() })),

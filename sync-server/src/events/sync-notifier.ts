@@ -1,4 +1,4 @@
-import type { ProductDoc } from '@tapline/shared/sync-protocol';
+import type { ProductDoc, TillStaffDoc } from '@tapline/shared/sync-protocol';
 
 /**
  * How the API tells connected terminals that what their hello said has changed (a merchant set
@@ -17,6 +17,17 @@ export class SyncNotifier {
 
   productsChanged(merchantId: string, mode: 'test' | 'live', documents: ProductDoc[]): void {
     if (documents.length > 0) this.productListener?.(merchantId, mode, documents);
+  }
+
+  private staffListener: ((merchantId: string, documents: TillStaffDoc[]) => void) | undefined;
+
+  /** The merchant's till staff changed (docs/till.md): streamed to its connected terminals of both modes. */
+  listenStaff(listener: (merchantId: string, documents: TillStaffDoc[]) => void): void {
+    this.staffListener = listener;
+  }
+
+  staffChanged(merchantId: string, documents: TillStaffDoc[]): void {
+    if (documents.length > 0) this.staffListener?.(merchantId, documents);
   }
 
   listen(listener: (terminalId: string) => void): void {

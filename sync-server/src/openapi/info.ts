@@ -31,6 +31,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'payments', description: 'Payouts over a rail (POST /api/pay with an Idempotency-Key) and their status.' },
   { name: 'pos', description: 'Point-of-sale sessions: open one for an amount, a customer\'s tag tap pays it, poll or receive the callback.' },
   { name: 'products', description: 'The merchant\'s catalogue: what its kiosks sell, with prices, taxes and stock; replicated to the kiosks.' },
+  { name: 'till', description: 'The till: staff who sign in with a personal PIN (offline too) and the cashier shifts they run, with the blind count and its variance (docs/till.md).' },
   { name: 'checkout', description: 'The checkout drop-in\'s sessions and the publishable keys web pages use.' },
   { name: 'rails', description: 'Callbacks from payment providers (Paystack, Flutterwave, Safaricom Daraja, MTN MoMo): public, verified by each provider\'s signature or an unguessable per-request address. Not for merchants.' },
   { name: 'wearables', description: 'NFC tags (rings, bands, cards) linked to a wallet; the public resolve of a tap.' },

@@ -5,6 +5,7 @@ import {
   type PullResponse,
   type PushRequest,
   type ProductDoc,
+  type TillStaffDoc,
   type PushResponse,
   type ReplicatedDocument,
   type StreamMessage,
@@ -36,6 +37,7 @@ import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
 import { terminalBudgets } from './message-budget.ts';
 import { pullBatchSize } from './pull-batch-size.ts';
 import { findProducts, productDocument, productsAfter } from '../modules/products/index.ts';
+import { shiftEventDocument, shiftEventSettler, staffAfter, staffDocument, terminalShiftEventsAfter } from '../modules/till-staff/index.ts';
 
 interface TerminalSocketData {
   terminalId: string;
@@ -93,6 +95,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
   const payments = offlinePaymentSettler(context);
   const sales = giftCardSaleSettler(context);
   const tillSales = tillSaleSettler(context);
+  const shiftEvents = shiftEventSettler(context);
   /** What each replicated collection does with a pull and with a push. */
   const collections: Record<SyncCollection, CollectionHandler> = {
     offline_payments: {
@@ -106,6 +109,13 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     till_sales: {
       pull: async ({ terminalId }, after, limit) => (await terminalTillSalesAfter(db, terminalId, after, limit)).map(tillSaleDocument),
       push: (terminal, documents) => settlePush(db, tillSales, terminal, documents, context.now, onIsolate('till_sales')),
+    },
+    shift_events: {
+      pull: async ({ terminalId }, after, limit) => (await terminalShiftEventsAfter(db, terminalId, after, limit)).map(shiftEventDocument),
+      push: (terminal, documents) => settlePush(db, shiftEvents, terminal, documents, context.now, onIsolate('shift_events')),
+    },
+    till_staff: {
+      pull: async ({ merchantId }, after, limit) => (await staffAfter(db, merchantId, after, limit)).map(staffDocument),
     },
     products: {
       pull: async ({ merchantId, mode }, after, limit) => (await productsAfter(db, merchantId, mode, after, limit)).map(productDocument),
@@ -308,6 +318,13 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     const newest = documents.reduce((max, doc) => Math.max(max, doc.serverSeq), 0);
     const message: StreamMessage<ProductDoc> = { collection: 'products', documents, checkpoint: { serverSeq: newest } };
     namespace.to(catalogueRoomOf(merchantId, mode)).emit(SYNC_EVENTS.stream, message);
+  });
+
+  // The merchant's till staff changed: its kiosks of both modes pull it at once.
+  context.sync.listenStaff((merchantId, documents) => {
+    const newest = documents.reduce((max, doc) => Math.max(max, doc.serverSeq), 0);
+    const message: StreamMessage<TillStaffDoc> = { collection: 'till_staff', documents, checkpoint: { serverSeq: newest } };
+    namespace.to([catalogueRoomOf(merchantId, 'test'), catalogueRoomOf(merchantId, 'live')]).emit(SYNC_EVENTS.stream, message);
   });
 
   // Close the terminals' connections before Fastify closes the HTTP server (which waits for them).

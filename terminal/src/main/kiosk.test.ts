@@ -212,6 +212,17 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     await api.hardware.printReceipt(SAMPLE_MERCHANT, sampleSettings(80), SAMPLE_RECEIPTS['pos-payment'], 'pos-ipc-1');
     assert.equal(printer.jobs.filter((job) => job.jobId === 'pos-ipc-1').length, 1);
 
+    // The cash drawer, once per job id; its state comes back as printer status.
+    const drawerStatuses: (string | null)[] = [];
+    const stopStatus = api.hardware.on('printer.status', (status) => drawerStatuses.push(status.drawer));
+    assert.deepEqual(await api.hardware.openDrawer({ reason: 'cash_sale', jobId: 'sale-ipc-1' }), { ok: true, result: { jobId: 'sale-ipc-1', opened: true, drawer: 'open' } });
+    assert.deepEqual(await api.hardware.openDrawer({ reason: 'cash_sale', jobId: 'sale-ipc-1' }), { ok: true, result: { jobId: 'sale-ipc-1', opened: true, drawer: 'open' } });
+    assert.equal(printer.drawerPulses, 1);
+    assert.equal(printer.lastDrawerReason, 'cash_sale');
+    assert.deepEqual(drawerStatuses, ['open']);
+    stopStatus();
+    assert.deepEqual(await api.hardware.openDrawer({ reason: 'gift', jobId: 'x' } as never), { ok: false, error: { code: 'bad_request', message: 'reason must be one of cash_sale, cash_refund, no_sale, paid_in, paid_out, float' } });
+
     // The parameters are the bridge's to check: a bad document is a bad_request, not a crash.
     const bad = await api.hardware.print({ paperWidth: 57 } as never);
     assert.deepEqual(bad, { ok: false, error: { code: 'bad_request', message: 'paperWidth must be 58 or 80' } });
@@ -228,7 +239,8 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     const fromOtherOrigin = createKioskApi(fake.ipcRendererFor(window, () => ({ url: 'https://evil.example/', parent: null })));
     assert.deepEqual(await fromOtherOrigin.hardware.status(), { ok: false, error: { code: 'unauthorized', message: 'hardware calls are answered for the till page only' } });
     const fromSubframe = createKioskApi(fake.ipcRendererFor(window, () => ({ url: `${kiosk.host.url}/`, parent: {} })));
-    assert.equal((await fromSubframe.hardware.openCashDrawer()).ok, false);
+    assert.equal((await fromSubframe.hardware.openDrawer({ reason: 'no_sale', jobId: 'nosale-subframe' })).ok, false);
+    assert.equal(printer.drawerPulses, 1, 'a refused caller kicks nothing');
     await assert.rejects(fromOtherOrigin.app.info(), /till page only/);
     const otherWindow = new fake.electron.BrowserWindow(window.options) as FakeWindow;
     otherWindow.webContents.url = kiosk.host.url;

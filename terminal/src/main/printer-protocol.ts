@@ -4,14 +4,16 @@
  * other's messages before it acts on them.
  */
 import type { ReceiptDocument } from '@tapline/hardware/src/printer/document.ts';
-import type { JobEvent, PrintOptions, PrintResult, PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
+import { DRAWER_REASONS } from '@tapline/hardware/src/printer/types.ts';
+import type { DrawerReason, DrawerRequest, DrawerResult, JobEvent, PrintOptions, PrintResult, PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
 
-export type PrinterCallMethod = 'print' | 'openCashDrawer' | 'refreshStatus';
+export type PrinterCallMethod = 'print' | 'openDrawer' | 'refreshStatus';
 
 /** main -> printer process */
 export type PrinterParentMessage =
   | { type: 'call'; id: number; method: 'print'; document: ReceiptDocument; options: PrintOptions }
-  | { type: 'call'; id: number; method: 'openCashDrawer' | 'refreshStatus' }
+  | { type: 'call'; id: number; method: 'openDrawer'; request: DrawerRequest }
+  | { type: 'call'; id: number; method: 'refreshStatus' }
   | { type: 'stop' };
 
 /** printer process -> main */
@@ -19,7 +21,7 @@ export type PrinterWorkerMessage =
   | { type: 'ready'; name: string; status: PrinterStatus }
   | { type: 'status'; status: PrinterStatus }
   | { type: 'job'; event: JobEvent }
-  | { type: 'answer'; id: number; ok: true; result: PrintResult | PrinterStatus | null }
+  | { type: 'answer'; id: number; ok: true; result: PrintResult | PrinterStatus | DrawerResult | null }
   /** code: print_queue_full (the durable queue refuses), else failed. */
   | { type: 'answer'; id: number; ok: false; code: 'print_queue_full' | 'failed'; message: string };
 
@@ -43,7 +45,7 @@ export function parsePrinterWorkerMessage(value: unknown): PrinterWorkerMessage 
     }
     case 'answer':
       if (!isId(value.id)) return null;
-      if (value.ok === true) return { type: 'answer', id: value.id, ok: true, result: (value.result ?? null) as PrintResult | PrinterStatus | null };
+      if (value.ok === true) return { type: 'answer', id: value.id, ok: true, result: (value.result ?? null) as PrintResult | PrinterStatus | DrawerResult | null };
       if (value.ok === false && isShortString(value.message)) return { type: 'answer', id: value.id, ok: false, code: value.code === 'print_queue_full' ? 'print_queue_full' : 'failed', message: value.message };
       return null;
     default:
@@ -56,7 +58,13 @@ export function parsePrinterParentMessage(value: unknown): PrinterParentMessage 
   if (!isObject(value)) return null;
   if (value.type === 'stop') return { type: 'stop' };
   if (value.type !== 'call' || !isId(value.id)) return null;
-  if (value.method === 'openCashDrawer' || value.method === 'refreshStatus') return { type: 'call', id: value.id, method: value.method };
+  if (value.method === 'refreshStatus') return { type: 'call', id: value.id, method: value.method };
+  // BridgeHost checked the request too; a kick is not sent on anything less than a whole one.
+  if (value.method === 'openDrawer') {
+    const request = value.request;
+    if (!isObject(request) || !DRAWER_REASONS.includes(request.reason as DrawerReason) || !isShortString(request.jobId) || request.jobId.length === 0) return null;
+    return { type: 'call', id: value.id, method: 'openDrawer', request: { reason: request.reason as DrawerReason, jobId: request.jobId } };
+  }
   // The document was checked by BridgeHost in the main process; here only its outline.
   if (value.method === 'print' && isObject(value.document) && Array.isArray(value.document.blocks) && isObject(value.options ?? {}))
     return { type: 'call', id: value.id, method: 'print', document: value.document as unknown as ReceiptDocument, options: (value.options ?? {}) as PrintOptions };

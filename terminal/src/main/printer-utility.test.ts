@@ -56,7 +56,9 @@ describe('the receipt printer as a utility process (printer-worker.ts in a Node 
     // Same job id again: printed once.
     assert.deepEqual(await printer.print(receipt(), { jobId: 'pos-utility-1', label: 'pos-payment' }), { jobId: 'pos-utility-1', state: 'printed' });
     assert.equal(readdirSync(previews).filter((file) => file.endsWith('.bin')).length, 1);
-    await printer.openCashDrawer();
+    // The drawer: kicked in the printer's process, shown open in the status that comes back.
+    assert.deepEqual(await printer.openDrawer({ reason: 'no_sale', jobId: 'nosale-utility-1' }), { jobId: 'nosale-utility-1', opened: true, drawer: 'open' });
+    await until(() => printer.status().drawer === 'open', 'the open drawer shown in the status');
     await printer.close();
     assert.equal(utilityChildren.size, 0, 'close() ends the process');
   });
@@ -89,6 +91,18 @@ describe('the receipt printer as a utility process (printer-worker.ts in a Node 
     const before = readFileSync(device).length;
     assert.deepEqual(await printer.print(receipt(), { jobId: 'pos-usb-1' }), { jobId: 'pos-usb-1', state: 'printed' });
     assert.equal(readFileSync(device).length, before);
+
+    // The drawer kick reaches the device as exactly ESC p 0 25 250, once per job id, also across
+    // a restart of the process; usblp gives no status, so nothing is said of the drawer.
+    assert.deepEqual(await printer.openDrawer({ reason: 'cash_sale', jobId: 'sale-usb-1' }), { jobId: 'sale-usb-1', opened: true, drawer: null });
+    assert.deepEqual([...readFileSync(device).subarray(before)], [0x1b, 0x70, 0x00, 0x19, 0xfa]);
+    assert.deepEqual(await printer.openDrawer({ reason: 'cash_sale', jobId: 'sale-usb-1' }), { jobId: 'sale-usb-1', opened: true, drawer: null });
+    assert.equal(readFileSync(device).length, before + 5);
+    utilityChildren.values().next().value!.kill('SIGKILL');
+    await until(() => printer.status().problem === 'The printer is restarting', 'restarting shown');
+    assert.deepEqual(await printer.openDrawer({ reason: 'cash_sale', jobId: 'sale-usb-1' }), { jobId: 'sale-usb-1', opened: true, drawer: null });
+    assert.equal(readFileSync(device).length, before + 5, 'the journal remembers the kick');
+    assert.equal(printer.restarts, 2);
     await printer.close();
     assert.equal(existsSync(join(dir, 'queue')), true);
   });
@@ -100,8 +114,11 @@ describe('the receipt printer as a utility process (printer-worker.ts in a Node 
     const [child] = utilityChildren;
     // The print reaches the process, which is killed before it can answer.
     const call = printer.print(receipt(), { jobId: 'pos-lost' });
+    const kick = printer.openDrawer({ reason: 'no_sale', jobId: 'nosale-lost' });
     child!.kill('SIGKILL');
     await assert.rejects(call, /printer process stopped \(exit code \d+\) before answering; a queued receipt prints when it is back/);
+    // A kick is never queued: the cashier is told it may not have happened.
+    await assert.rejects(kick, /printer process stopped \(exit code \d+\) before answering; the cash drawer may not have opened/);
     await printer.close();
     await assert.rejects(printer.print(receipt()), /the printer is closed/);
   });
@@ -132,6 +149,10 @@ describe('the receipt printer as a utility process (printer-worker.ts in a Node 
     assert.deepEqual(parsePrinterWorkerMessage({ type: 'answer', id: 3, ok: false, code: 'weird', message: 'no paper' }), { type: 'answer', id: 3, ok: false, code: 'failed', message: 'no paper' });
     assert.equal(parsePrinterParentMessage({ type: 'call', id: 1, method: 'exec' }), null);
     assert.equal(parsePrinterParentMessage({ type: 'call', id: 1, method: 'print', document: { blocks: 'x' } }), null);
-    assert.deepEqual(parsePrinterParentMessage({ type: 'call', id: 2, method: 'openCashDrawer' }), { type: 'call', id: 2, method: 'openCashDrawer' });
+    assert.deepEqual(parsePrinterParentMessage({ type: 'call', id: 2, method: 'openDrawer', request: { reason: 'no_sale', jobId: 'nosale-1', extra: true } }), { type: 'call', id: 2, method: 'openDrawer', request: { reason: 'no_sale', jobId: 'nosale-1' } });
+    assert.equal(parsePrinterParentMessage({ type: 'call', id: 2, method: 'openDrawer', request: { reason: 'lunch', jobId: 'x' } }), null);
+    assert.equal(parsePrinterParentMessage({ type: 'call', id: 2, method: 'openDrawer', request: { reason: 'no_sale', jobId: '' } }), null);
+    assert.equal(parsePrinterParentMessage({ type: 'call', id: 2, method: 'openDrawer' }), null);
+    assert.equal(parsePrinterParentMessage({ type: 'call', id: 2, method: 'openCashDrawer' }), null);
   });
 });

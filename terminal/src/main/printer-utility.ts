@@ -4,7 +4,7 @@ import type { Clock, TimerHandle } from '@tapline/hardware/src/clock.ts';
 import type { ReceiptDocument } from '@tapline/hardware/src/printer/document.ts';
 import { PrintQueueFullError } from '@tapline/hardware/src/printer/print-queue.ts';
 import { UNKNOWN_CONDITION } from '@tapline/hardware/src/printer/status.ts';
-import type { PrintOptions, PrintResult, PrinterStatus, ReceiptPrinter, ReceiptPrinterEvents } from '@tapline/hardware/src/printer/types.ts';
+import type { DrawerRequest, DrawerResult, PrintOptions, PrintResult, PrinterStatus, ReceiptPrinter, ReceiptPrinterEvents } from '@tapline/hardware/src/printer/types.ts';
 import type { ElectronLike } from './electron-like.ts';
 import { type UtilityChild, forkUtilityProcess } from './utility-process.ts';
 import { type PrinterParentMessage, type PrinterWorkerMessage, parsePrinterWorkerMessage } from './printer-protocol.ts';
@@ -81,8 +81,12 @@ export class UtilityPrinter extends EventEmitter<ReceiptPrinterEvents> implement
     return this.#call({ method: 'print', document, options }) as Promise<PrintResult>;
   }
 
-  async openCashDrawer(): Promise<void> {
-    await this.#call({ method: 'openCashDrawer' });
+  /**
+   * The kick runs in the printer's process like a print. A call that times out here may still
+   * kick when that process gets to it: the caller's retry with the same job id does not kick twice.
+   */
+  openDrawer(request: DrawerRequest): Promise<DrawerResult> {
+    return this.#call({ method: 'openDrawer', request: { reason: request.reason, jobId: request.jobId } }) as Promise<DrawerResult>;
   }
 
   status(): PrinterStatus {
@@ -134,7 +138,10 @@ export class UtilityPrinter extends EventEmitter<ReceiptPrinterEvents> implement
       this.#process = null;
       this.#ready = false;
       // Calls it had taken die with it; calls not yet sent wait for the next process.
-      for (const [id, call] of this.#pending) if (call.sent) this.#settle(id, () => call.reject(new Error(`the printer process stopped (exit code ${code}) before answering; a queued receipt prints when it is back`)));
+      // A receipt is in the durable queue and prints later; a drawer kick is never queued, so the
+      // cashier must know it may not have happened.
+      const after = (call: PendingCall) => (call.message.method === 'openDrawer' ? 'the cash drawer may not have opened' : 'a queued receipt prints when it is back');
+      for (const [id, call] of this.#pending) if (call.sent) this.#settle(id, () => call.reject(new Error(`the printer process stopped (exit code ${code}) before answering; ${after(call)}`)));
       if (this.#closed) return;
       this.#scheduleRestart(`exit code ${code}`);
     });
@@ -183,7 +190,7 @@ export class UtilityPrinter extends EventEmitter<ReceiptPrinterEvents> implement
     this.emit('status', status);
   }
 
-  #call(body: { method: 'print'; document: ReceiptDocument; options: PrintOptions } | { method: 'openCashDrawer' | 'refreshStatus' }): Promise<unknown> {
+  #call(body: { method: 'print'; document: ReceiptDocument; options: PrintOptions } | { method: 'openDrawer'; request: DrawerRequest } | { method: 'refreshStatus' }): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('the printer is closed'));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {

@@ -28,10 +28,7 @@ async function answer(message: Extract<PrinterParentMessage, { type: 'call' }>):
     let result;
     if (message.method === 'print') result = await printer.print(message.document, message.options);
     else if (message.method === 'refreshStatus') result = await printer.refreshStatus();
-    else {
-      await printer.openCashDrawer();
-      result = null;
-    }
+    else result = await printer.openDrawer(message.request);
     send({ type: 'answer', id: message.id, ok: true, result });
   } catch (error) {
     send({ type: 'answer', id: message.id, ok: false, code: error instanceof PrintQueueFullError ? 'print_queue_full' : 'failed', message: error instanceof Error ? error.message : String(error) });

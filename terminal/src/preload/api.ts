@@ -6,7 +6,7 @@
 import type { BridgeErrorCode, BridgeEventName, BridgeEvents, HardwareStatus } from '@tapline/hardware/src/bridge/protocol.ts';
 import type { ReceiptDocument } from '@tapline/hardware/src/printer/document.ts';
 import type { MerchantHeader, ReceiptInput, ReceiptSettings } from '@tapline/hardware/src/printer/layouts.ts';
-import type { PrintResult, PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
+import type { DrawerRequest, DrawerResult, PrintResult, PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
 
 /** The global the preload defines in the page's world. */
 export const KIOSK_API_GLOBAL = 'taplineKiosk';
@@ -31,7 +31,7 @@ export const IPC = {
 } as const;
 
 /** The bridge methods the page may call over IPC ('hello' is the WebSocket's handshake only). */
-export const IPC_HARDWARE_METHODS = ['hardware.status', 'printer.status', 'printer.print', 'printer.printReceipt', 'printer.openCashDrawer', 'nfc.simulateTap'] as const;
+export const IPC_HARDWARE_METHODS = ['hardware.status', 'printer.status', 'printer.print', 'printer.printReceipt', 'printer.openDrawer', 'nfc.simulateTap'] as const;
 export type IpcHardwareMethod = (typeof IPC_HARDWARE_METHODS)[number];
 
 /** Every hardware call answers this instead of rejecting, so the error's code crosses the context bridge. */
@@ -104,7 +104,8 @@ export interface KioskHardwareApi {
   printerStatus(): Promise<HardwareAnswer<PrinterStatus>>;
   print(document: ReceiptDocument, options?: { jobId?: string; label?: string }): Promise<HardwareAnswer<PrintResult>>;
   printReceipt(merchant: MerchantHeader, settings: ReceiptSettings, receipt: ReceiptInput, jobId?: string): Promise<HardwareAnswer<PrintResult>>;
-  openCashDrawer(): Promise<HardwareAnswer<{ opened: true }>>;
+  /** Kicks the cash drawer open; a jobId whose kick reached the printer is not kicked again. */
+  openDrawer(request: DrawerRequest): Promise<HardwareAnswer<DrawerResult>>;
   /** Development: taps the simulated reader (refused with not_available for a real reader). */
   simulateTap(tagIdOrUri: string): Promise<HardwareAnswer<{ accepted: boolean }>>;
   /** Reader and printer events (nfc.tap, nfc.status, printer.status, ...); returns the unsubscribe. */

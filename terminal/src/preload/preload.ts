@@ -22,7 +22,7 @@ export function createKioskApi(ipc: IpcRendererLike): KioskApi {
       printerStatus: () => call('printer.status', {}),
       print: (document, options = {}) => call('printer.print', { document, ...options }),
       printReceipt: (merchant, settings, receipt, jobId) => call('printer.printReceipt', { merchant, settings, receipt, ...(jobId === undefined ? {} : { jobId }) }),
-      openCashDrawer: () => call('printer.openCashDrawer', {}),
+      openDrawer: (request) => call('printer.openDrawer', { reason: request.reason, jobId: request.jobId }),
       simulateTap: (tagIdOrUri) => call('nfc.simulateTap', { tagIdOrUri }),
       on<E extends BridgeEventName>(event: E, listener: (data: BridgeEvents[E]) => void) {
         const forward = (_event: unknown, message: unknown) => {

@@ -1396,6 +1396,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/merchant/staff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's till staff, by name
+         * @description Till staff sign in at the kiosk with their personal PIN (4 to 8 digits), online or offline. The PIN is
+         *     stored only as a PBKDF2-SHA256 verifier (600,000 iterations), which the merchant's kiosks receive in their replica
+         *     (collection till_staff) so that a till can check it while offline; no answer ever carries the PIN or the verifier.
+         *     Staff belong to the merchant in both modes. Reads: every dashboard role; changes: owner and manager.
+         */
+        get: operations["listMerchantStaff"];
+        put?: never;
+        /**
+         * Add a member of the till staff with their PIN (Idempotency-Key honoured)
+         * @description Till staff sign in at the kiosk with their personal PIN (4 to 8 digits), online or offline. The PIN is
+         *     stored only as a PBKDF2-SHA256 verifier (600,000 iterations), which the merchant's kiosks receive in their replica
+         *     (collection till_staff) so that a till can check it while offline; no answer ever carries the PIN or the verifier.
+         *     Staff belong to the merchant in both modes. Reads: every dashboard role; changes: owner and manager.
+         */
+        post: operations["createMerchantStaff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/staff/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One member of the till staff
+         * @description Unknown: 404 `staff_not_found`.
+         */
+        get: operations["getMerchantStaff"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member: they can no longer sign in at any till (their past sales and shifts keep their id)
+         * @description Unknown or already removed: 404 `staff_not_found`.
+         */
+        delete: operations["deleteMerchantStaff"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, change the role, (de)activate or reset the PIN of a member
+         * @description Unknown or removed member: 404 `staff_not_found`.
+         */
+        patch: operations["updateMerchantStaff"];
+        trace?: never;
+    };
+    "/api/merchant/shifts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Cashier shifts at the merchant's tills, newest first */
+        get: operations["listMerchantShifts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/shifts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One shift with its events
+         * @description Unknown: 404 `shift_not_found`.
+         */
+        get: operations["getMerchantShift"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pos/shifts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of this terminal's shifts with its events, as the server has them
+         * @description Unknown or another till's: 404 `shift_not_found`.
+         */
+        get: operations["getPosShift"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/gift-cards": {
         parameters: {
             query?: never;
@@ -4072,6 +4187,16 @@ export interface components {
             maxReward?: number;
             currency: components["schemas"]["GiftCardCurrency"];
         };
+        CreateStaffBody: {
+            name: string;
+            /**
+             * @description cashier: sells; manager: also approves a no-sale drawer opening
+             * @enum {string}
+             */
+            role: "cashier" | "manager";
+            /** @description The staff member's personal till PIN, 4 to 8 digits (stored only as a PBKDF2 verifier) */
+            pin: string;
+        };
         CreateSubscriptionBody: {
             planId: string;
             /** @description Merchant key only: the wallet holder who subscribes (with walletPin, their consent) */
@@ -4269,6 +4394,44 @@ export interface components {
                 /** @description Major units */
                 amount: number;
             };
+            /** @description The shifts that closed in this day, in the order they closed */
+            shifts: {
+                id: string;
+                cashierId: string;
+                cashierName: string | null;
+                /** Format: date-time */
+                openedAt: string;
+                /** Format: date-time */
+                closedAt: string;
+                float: number;
+                cashSales: number;
+                cashRefunds: number;
+                paidIn: number;
+                paidOut: number;
+                noSales: number;
+                expected: number;
+                counted: number;
+                /** @description counted - expected: negative is short */
+                variance: number;
+            }[];
+            /** @description Per cashier: their till sales, tips, shifts closed and cash variance */
+            cashiers: {
+                cashierId: string;
+                name: string | null;
+                sales: {
+                    count: number;
+                    /** @description Major units */
+                    amount: number;
+                };
+                tips: {
+                    count: number;
+                    /** @description Major units */
+                    amount: number;
+                };
+                shifts: number;
+                /** @description The sum of their shifts' variances */
+                variance: number;
+            }[];
             giftCardsSold: {
                 count: number;
                 /** @description Major units */
@@ -5622,6 +5785,10 @@ export interface components {
             /** @description The terminal's manager PIN: required with a terminal token, not with the merchant key */
             managerPin?: string;
             reason?: string;
+            /** @description The till staff member who refunds (recorded) */
+            cashierId?: string;
+            /** @description The shift whose drawer a cash refund leaves (recorded) */
+            shiftId?: string;
         };
         RefundRecord: {
             /** @description rf_… */
@@ -5653,6 +5820,8 @@ export interface components {
                 /** @description Major units */
                 amount: number;
             }[];
+            cashierId: string | null;
+            shiftId: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -5858,6 +6027,83 @@ export interface components {
             handle: string;
             mode: components["schemas"]["Mode"];
         };
+        ShiftDetail: {
+            /** @description The shift's id (a UUID made by the kiosk) */
+            id: string;
+            terminalId: string;
+            terminalName: string;
+            cashierId: string;
+            cashierName: string | null;
+            /** @enum {string} */
+            status: "open" | "closed";
+            currency: string;
+            /** Format: date-time */
+            openedAt: string;
+            closedAt: string | null;
+            /** @description Cash counted into the drawer at the start, major units */
+            float: number;
+            /** @description Cash put in during the shift, major units */
+            paidIn: number;
+            /** @description Cash taken out during the shift, major units */
+            paidOut: number;
+            /** @description Drawer openings without a sale */
+            noSales: number;
+            /** @description Cash the drawer kept for the shift's till sales (handed over minus change), as the server has them, major units */
+            cashSales: number;
+            /** @description Cash given back for refunds made in the shift, major units */
+            cashRefunds: number;
+            expected: number | null;
+            counted: number | null;
+            variance: number | null;
+            zReportId: string | null;
+            events: components["schemas"]["ShiftEventRecord"][];
+        };
+        ShiftEventRecord: {
+            id: string;
+            /** @enum {string} */
+            kind: "open" | "paid_in" | "paid_out" | "no_sale" | "close";
+            /** @description The float, the amount paid in or out, or the count, major units */
+            amount: number;
+            reason: string | null;
+            approvedBy: string | null;
+            approvedByName: string | null;
+            cashierId: string;
+            /** Format: date-time */
+            capturedAt: string;
+            /** @enum {string} */
+            status: "accepted" | "declined";
+            declineCode: string | null;
+        };
+        ShiftRecord: {
+            /** @description The shift's id (a UUID made by the kiosk) */
+            id: string;
+            terminalId: string;
+            terminalName: string;
+            cashierId: string;
+            cashierName: string | null;
+            /** @enum {string} */
+            status: "open" | "closed";
+            currency: string;
+            /** Format: date-time */
+            openedAt: string;
+            closedAt: string | null;
+            /** @description Cash counted into the drawer at the start, major units */
+            float: number;
+            /** @description Cash put in during the shift, major units */
+            paidIn: number;
+            /** @description Cash taken out during the shift, major units */
+            paidOut: number;
+            /** @description Drawer openings without a sale */
+            noSales: number;
+            /** @description Cash the drawer kept for the shift's till sales (handed over minus change), as the server has them, major units */
+            cashSales: number;
+            /** @description Cash given back for refunds made in the shift, major units */
+            cashRefunds: number;
+            expected: number | null;
+            counted: number | null;
+            variance: number | null;
+            zReportId: string | null;
+        };
         Shipping: {
             name: string;
             phone: string;
@@ -5871,6 +6117,23 @@ export interface components {
             password: string;
             /** @description The 6 digits an authenticator app shows */
             totpCode?: string;
+        };
+        StaffRecord: {
+            /** @description staff_… */
+            id: string;
+            name: string;
+            /**
+             * @description cashier: sells; manager: also approves a no-sale drawer opening
+             * @enum {string}
+             */
+            role: "cashier" | "manager";
+            /** @description An inactive member cannot sign in at the till */
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            removedAt: string | null;
         };
         StockAlertBody: {
             /** @description Lower-case a-z, 0-9 and single hyphens; unique per mode */
@@ -6287,6 +6550,17 @@ export interface components {
             /** @enum {string} */
             status?: "active" | "archived";
             archived?: boolean;
+        };
+        UpdateStaffBody: {
+            name?: string;
+            /**
+             * @description cashier: sells; manager: also approves a no-sale drawer opening
+             * @enum {string}
+             */
+            role?: "cashier" | "manager";
+            active?: boolean;
+            /** @description The staff member's personal till PIN, 4 to 8 digits (stored only as a PBKDF2 verifier) */
+            pin?: string;
         };
         UpdateSubscriptionPlanBody: {
             name?: string;
@@ -14537,6 +14811,741 @@ export interface operations {
                 };
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `terminal_not_found`, `report_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMerchantStaff: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                includeRemoved?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["StaffRecord"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createMerchantStaff: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional and recommended: a retry with the same key and body answers the first result instead of running twice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateStaffBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMerchantStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `staff_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteMerchantStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `staff_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateMerchantStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateStaffBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `staff_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMerchantShifts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                terminalId?: string;
+                cashierId?: string;
+                status?: "open" | "closed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ShiftRecord"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMerchantShift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShiftDetail"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `shift_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPosShift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShiftDetail"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_terminal_token`, `terminal_revoked`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `shift_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;

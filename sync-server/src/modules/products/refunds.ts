@@ -26,6 +26,8 @@ export interface RefundRequest {
   lines?: { line: number; quantity: number }[] | undefined;
   managerPin?: string | undefined;
   reason?: string | undefined;
+  cashierId?: string | undefined;
+  shiftId?: string | undefined;
 }
 
 const saleNotFound = (id: string) => notFound('sale_not_found', `No sale ${id}`);
@@ -115,6 +117,8 @@ export function refundRecord(row: RefundRow, sale: Pick<SaleRow, 'items' | 'paye
     payerHandle: sale.payer_handle ? displayHandle(sale.payer_handle) : null,
     // Refunds made before tenders were recorded all went back to the wallet that paid.
     tenders: (row.tenders ?? [{ kind: 'wallet', amount: Number(row.amount) }]).map((tender) => ({ kind: tender.kind, amount: toMajor(Number(tender.amount), row.currency) })),
+    cashierId: row.cashier_id,
+    shiftId: row.shift_id,
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -262,6 +266,8 @@ export function refundsService(context: AppContext) {
           payer_wallet_id: sale.payer_wallet_id,
           transfer_id: transferId,
           tenders: [{ kind: cash ? 'cash' : 'wallet', amount }],
+          cashier_id: request.cashierId?.trim() || null,
+          shift_id: request.shiftId?.toLowerCase() ?? null,
         }, now);
         // Stock comes back for the units refunded of tracked products.
         if (state.lines) {

@@ -9,7 +9,7 @@ import { findMerchant } from '../merchants/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
 import { storedLines } from './sales.ts';
 import { refundLineTaxes } from './refunds.ts';
-import { type DayRows, type ReportRow, claimDayRows, findReport, findTerminal, insertReport, listReports, lockTerminalDay, openDay, openDayRows, oversoldProducts } from './sales-store.ts';
+import { type DayRows, type ReportRow, claimDayRows, staffNames, findReport, findTerminal, insertReport, listReports, lockTerminalDay, openDay, openDayRows, oversoldProducts } from './sales-store.ts';
 
 export interface TerminalActor {
   merchantId: string;
@@ -72,10 +72,21 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     add(methods.giftCard, card.amount);
     add(giftCardsSold, card.amount);
   }
+  const cashiers = new Map<string, { sales: Tally; tips: Tally; shifts: number; variance: number }>();
+  const cashierOf = (id: string) => {
+    let entry = cashiers.get(id);
+    if (!entry) cashiers.set(id, (entry = { sales: tally(), tips: tally(), shifts: 0, variance: 0 }));
+    return entry;
+  };
   for (const sale of day.tillSales) {
     if (sale.status !== 'accepted') {
       add(declinedTill, sale.amount);
       continue;
+    }
+    if (sale.cashier_id) {
+      const cashier = cashierOf(sale.cashier_id);
+      add(cashier.sales, sale.amount);
+      if (Number(sale.tip) > 0) add(cashier.tips, sale.tip);
     }
     add(methods.cash, sale.amount);
     cash.collected += Number(sale.cash_amount);
@@ -92,6 +103,34 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
   }
   // Tips are apart from sales: the gross counts what was sold.
   const gross = online.amount + offline.amount + methods.cash.amount;
+  const names = new Map<string, string | null>();
+  const shifts = day.shifts.map((shift) => {
+    const variance = Number(shift.counted) - Number(shift.expected);
+    const cashier = cashierOf(shift.cashier_id);
+    cashier.shifts += 1;
+    cashier.variance += variance;
+    names.set(shift.cashier_id, shift.cashier_name);
+    return {
+      id: shift.id,
+      cashierId: shift.cashier_id,
+      cashierName: shift.cashier_name,
+      openedAt: shift.opened_at.toISOString(),
+      closedAt: shift.closed_at.toISOString(),
+      float: toMajor(Number(shift.float), currency),
+      cashSales: toMajor(Number(shift.cash_sales), currency),
+      cashRefunds: toMajor(Number(shift.cash_refunds), currency),
+      paidIn: toMajor(Number(shift.paid_in), currency),
+      paidOut: toMajor(Number(shift.paid_out), currency),
+      noSales: Number(shift.no_sales),
+      expected: toMajor(Number(shift.expected), currency),
+      counted: toMajor(Number(shift.counted), currency),
+      variance: toMajor(variance, currency),
+    };
+  });
+  const unnamed = [...cashiers.keys()].filter((id) => !names.has(id));
+  if (unnamed.length > 0) {
+    for (const [id, name] of await staffNames(db, terminal.merchantId, unnamed)) names.set(id, name);
+  }
   const major = (minor: number) => toMajor(minor, currency);
   const tallyMajor = (t: Tally) => ({ count: t.count, amount: major(t.amount) });
   const oversold = await oversoldProducts(db, terminal.merchantId, terminal.mode);
@@ -121,6 +160,10 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     },
     tips: tallyMajor(tips),
     declinedTill: tallyMajor(declinedTill),
+    shifts,
+    cashiers: [...cashiers]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([cashierId, entry]) => ({ cashierId, name: names.get(cashierId) ?? null, sales: tallyMajor(entry.sales), tips: tallyMajor(entry.tips), shifts: entry.shifts, variance: major(entry.variance) })),
     giftCardsSold: tallyMajor(giftCardsSold),
     refunds: tallyMajor(refunds),
     taxes: [...taxes].sort(([a], [b]) => a - b).map(([rate, sum]) => ({ rate: rate / 100, taxable: major(sum.taxable), tax: major(sum.tax) })),
@@ -138,6 +181,8 @@ const NO_TILL_FIGURES = {
   cash: { sales: { count: 0, amount: 0 }, collected: 0, tendered: 0, change: 0, refunds: { count: 0, amount: 0 }, net: 0 },
   tips: { count: 0, amount: 0 },
   declinedTill: { count: 0, amount: 0 },
+  shifts: [],
+  cashiers: [],
 };
 
 export function reportRecord(row: ReportRow) {

@@ -107,10 +107,13 @@ export interface RefundRow {
   transfer_id: string | null;
   /** How the refund went back, minor units: [{kind: 'cash' | 'wallet', amount}]. */
   tenders: { kind: string; amount: number }[] | null;
+  /** Who refunded and in which shift (a cash refund leaves that shift's drawer). */
+  cashier_id: string | null;
+  shift_id: string | null;
   created_at: Date;
 }
 
-const REFUND_COLUMNS = 'id, sale_id::text, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, tenders, created_at';
+const REFUND_COLUMNS = 'id, sale_id::text, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, tenders, cashier_id, shift_id::text, created_at';
 
 function parsed(row: RefundRow): RefundRow {
   const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
@@ -129,11 +132,11 @@ export async function findRefund(db: Queryable, id: string): Promise<RefundRow |
 
 export async function insertRefund(tx: Queryable, row: Omit<RefundRow, 'created_at'>, now: Date): Promise<RefundRow> {
   const [inserted] = await tx.query<RefundRow>(
-    `INSERT INTO sale_refunds (id, sale_id, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, tenders, created_at)
-     VALUES ($1, $2::uuid, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14::jsonb, $15) RETURNING ${REFUND_COLUMNS}`,
+    `INSERT INTO sale_refunds (id, sale_id, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, tenders, cashier_id, shift_id, created_at)
+     VALUES ($1, $2::uuid, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14::jsonb, $15, $16::uuid, $17) RETURNING ${REFUND_COLUMNS}`,
     [
       row.id, row.sale_id, row.sale_kind, row.merchant_id, row.mode, row.sale_terminal_id, row.refunded_by_terminal_id, row.amount, row.currency, JSON.stringify(row.lines), row.reason,
-      row.payer_wallet_id, row.transfer_id, row.tenders === null ? null : JSON.stringify(row.tenders), now,
+      row.payer_wallet_id, row.transfer_id, row.tenders === null ? null : JSON.stringify(row.tenders), row.cashier_id, row.shift_id, now,
     ],
   );
   return parsed(inserted!);
@@ -153,13 +156,21 @@ type DaySession = { amount: number; tag_id: string | null; items: unknown; cart_
 type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null };
 type DayRefund = { amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null; sale_kind: SaleRow['kind'] };
 /** A till sale as a day report counts it: cash kept, handed over and given back, the tip (minor units). */
-export type DayTillSale = { amount: number; tip: number; status: string; cash_amount: number; cash_tendered: number; cash_change: number; items: unknown; cart_discount: number | null };
+export type DayTillSale = {
+  amount: number; tip: number; status: string; cash_amount: number; cash_tendered: number; cash_change: number; items: unknown; cart_discount: number | null; cashier_id: string | null;
+};
+/** A closed shift as a day report lists it (minor units), with its cash sales and refunds as the server has them. */
+export type DayShift = {
+  id: string; cashier_id: string; cashier_name: string | null; opened_at: Date; closed_at: Date; float: number; paid_in: number; paid_out: number; no_sales: number;
+  counted: number; expected: number; cash_sales: number; cash_refunds: number;
+};
 
 export interface DayRows {
   sessions: DaySession[];
   payments: DayPayment[];
   giftCards: { amount: number }[];
   tillSales: DayTillSale[];
+  shifts: DayShift[];
   refunds: DayRefund[];
 }
 
@@ -169,13 +180,18 @@ const OPEN = {
   payments: { table: 'offline_payments', where: 'terminal_id = $1 AND z_report_id IS NULL' },
   giftCards: { table: 'terminal_gift_card_sales', where: `terminal_id = $1 AND status = 'accepted' AND z_report_id IS NULL` },
   tillSales: { table: 'till_sales', where: 'terminal_id = $1 AND z_report_id IS NULL' },
+  shifts: { table: 'till_shifts s', where: 's.terminal_id = $1 AND s.z_report_id IS NULL AND s.closed_at IS NOT NULL' },
   refunds: { table: 'sale_refunds r', where: 'r.sale_terminal_id = $1 AND r.z_report_id IS NULL' },
 };
 const select = (open: { table: string; where: string }, columns: string) => `SELECT ${columns} FROM ${open.table} WHERE ${open.where}`;
 const claim = (open: { table: string; where: string }, columns: string) => `UPDATE ${open.table} SET z_report_id = $2 WHERE ${open.where} RETURNING ${columns}`;
 const SESSION_COLUMNS = 'amount, tag_id, items, cart_discount';
 const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount';
-const TILL_COLUMNS = 'amount, tip, status, cash_amount, cash_tendered, cash_change, items, cart_discount';
+const TILL_COLUMNS = 'amount, tip, status, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id';
+const SHIFT_COLUMNS = `s.id::text, s.cashier_id, (SELECT st.name FROM till_staff st WHERE st.id = s.cashier_id AND st.merchant_id = s.merchant_id) AS cashier_name,
+  s.opened_at, s.closed_at, s.float, s.paid_in, s.paid_out, s.no_sales, s.counted, s.expected,
+  coalesce((SELECT sum(ts.cash_amount) FROM till_sales ts WHERE ts.shift_id = s.id::text AND ts.status = 'accepted'), 0) AS cash_sales,
+  coalesce((SELECT sum(r.amount) FROM sale_refunds r WHERE r.shift_id = s.id AND r.sale_kind = 'till_sale'), 0) AS cash_refunds`;
 // A refund's sale lines, for refunds stored before their lines carried their tax.
 const REFUND_COLUMNS_WITH_SALE = `r.amount, r.lines, r.sale_kind,
   coalesce((SELECT s.items FROM pos_sessions s WHERE s.id = r.sale_id), (SELECT p.items FROM offline_payments p WHERE p.id = r.sale_id),
@@ -190,6 +206,7 @@ export async function openDayRows(db: Queryable, terminalId: string): Promise<Da
     payments: await db.query<DayPayment>(select(OPEN.payments, PAYMENT_COLUMNS), [terminalId]),
     giftCards: await db.query<{ amount: number }>(select(OPEN.giftCards, 'amount'), [terminalId]),
     tillSales: await db.query<DayTillSale>(select(OPEN.tillSales, TILL_COLUMNS), [terminalId]),
+    shifts: await db.query<DayShift>(`${select(OPEN.shifts, SHIFT_COLUMNS)} ORDER BY s.closed_at, s.id`, [terminalId]),
     refunds: await db.query<DayRefund>(select(OPEN.refunds, REFUND_COLUMNS_WITH_SALE), [terminalId]),
   };
 }
@@ -206,6 +223,7 @@ export async function claimDayRows(tx: Queryable, terminalId: string, reportId: 
     payments: await tx.query<DayPayment>(claim(OPEN.payments, PAYMENT_COLUMNS), [terminalId, reportId]),
     giftCards: await tx.query<{ amount: number }>(claim(OPEN.giftCards, 'amount'), [terminalId, reportId]),
     tillSales: await tx.query<DayTillSale>(claim(OPEN.tillSales, TILL_COLUMNS), [terminalId, reportId]),
+    shifts: (await tx.query<DayShift>(claim(OPEN.shifts, SHIFT_COLUMNS), [terminalId, reportId])).sort((a, b) => a.closed_at.getTime() - b.closed_at.getTime() || a.id.localeCompare(b.id)),
     refunds: await tx.query<DayRefund>(claim(OPEN.refunds, REFUND_COLUMNS_WITH_SALE), [terminalId, reportId]),
   };
 }
@@ -266,4 +284,11 @@ export async function listReports(db: Queryable, terminalId: string, limit: numb
 export async function findTerminal(db: Queryable, scope: { merchantId: string; mode: Mode }, terminalId: string) {
   const [row] = await db.query<{ id: string; created_at: Date }>('SELECT id, created_at FROM terminals WHERE id = $1 AND merchant_id = $2 AND mode = $3', [terminalId, scope.merchantId, scope.mode]);
   return row;
+}
+
+/** The names of the merchant's till staff by id (a day report names its cashiers). */
+export async function staffNames(db: Queryable, merchantId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ id: string; name: string }>('SELECT id, name FROM till_staff WHERE merchant_id = $1 AND id = ANY ($2::text[])', [merchantId, [...ids]]);
+  return new Map(rows.map((row) => [row.id, row.name]));
 }

@@ -1,7 +1,7 @@
 import { BridgeClientError } from '@tapline/hardware/src/bridge/client.ts';
 import type { BridgeEventName, BridgeEvents, HardwareStatus } from '@tapline/hardware/src/bridge/protocol.ts';
 import type { MerchantHeader, ReceiptInput, ReceiptSettings } from '@tapline/hardware/src/printer/layouts.ts';
-import type { PrintResult } from '@tapline/hardware/src/printer/types.ts';
+import type { DrawerRequest, DrawerResult, PrintResult } from '@tapline/hardware/src/printer/types.ts';
 import { KIOSK_API_GLOBAL, type HardwareAnswer, type KioskApi } from '../../preload/api.ts';
 
 /** The Electron app's preload API, when the page runs in the kiosk app (else null: a browser). */
@@ -15,6 +15,7 @@ export interface HardwareClient {
   connect(): Promise<void>;
   hardwareStatus(): Promise<HardwareStatus>;
   printReceipt(merchant: MerchantHeader, settings: ReceiptSettings, receipt: ReceiptInput, jobId?: string): Promise<PrintResult>;
+  openDrawer(request: DrawerRequest): Promise<DrawerResult>;
   simulateTap(tagIdOrUri: string): Promise<{ accepted: boolean }>;
   on<E extends BridgeEventName>(event: E, listener: (data: BridgeEvents[E]) => void): () => void;
   onClose(listener: (code: number, reason: string) => void): () => void;
@@ -52,6 +53,11 @@ export class IpcHardwareClient implements HardwareClient {
     // $state proxies cannot be structured-cloned across IPC: send plain data.
     const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
     return unwrap(this.#api.hardware.printReceipt(plain(merchant), plain(settings), plain(receipt), jobId));
+  }
+
+  openDrawer(request: DrawerRequest): Promise<DrawerResult> {
+    // Plain data for the same reason as printReceipt: the request may be a $state proxy.
+    return unwrap(this.#api.hardware.openDrawer({ reason: request.reason, jobId: request.jobId }));
   }
 
   simulateTap(tagIdOrUri: string): Promise<{ accepted: boolean }> {

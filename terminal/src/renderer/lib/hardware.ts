@@ -1,7 +1,7 @@
 import { HardwareBridgeClient } from '@tapline/hardware/src/bridge/client.ts';
 import { type HardwareClient, IpcHardwareClient, kioskApi } from './hardware-ipc.ts';
 import type { NfcReaderStatus, TagEvent, UnsupportedTagEvent } from '@tapline/hardware/src/nfc/types.ts';
-import type { PrintResult, PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
+import type { DrawerReason, DrawerResult, PrintResult, PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
 import type { ReceiptRequest } from './receipt.ts';
 import type { TerminalConfig } from './terminal-config.ts';
 
@@ -96,6 +96,12 @@ export class HardwareConnection {
   printReceipt(request: ReceiptRequest): Promise<PrintResult> {
     if (this.#client === null || this.#snapshot.bridge !== 'connected') return Promise.reject(new Error('the hardware bridge is not connected'));
     return this.#client.printReceipt(request.merchant, request.settings, request.receipt, request.jobId);
+  }
+
+  /** Pulses the drawer; rejects when the bridge is down or the printer refuses (the caller shows why). */
+  openDrawer(request: { reason: DrawerReason; jobId: string }): Promise<DrawerResult> {
+    if (this.#client === null || this.#snapshot.bridge !== 'connected') return Promise.reject(new Error('the hardware bridge is not connected'));
+    return this.#client.openDrawer(request);
   }
 
   /** Development: the simulated reader reads a tag holding this id, exactly as a real tap. */
