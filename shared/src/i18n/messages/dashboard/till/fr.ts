@@ -64,7 +64,7 @@ export const dashboardTillFr: Pick<Messages['dashboard'], keyof typeof dashboard
     short: 'Manque {{amount}}',
     over: 'Excédent {{amount}}',
     balanced: 'Juste',
-    notCounted: 'Pas encore compté',
+    notCounted: 'Non compté',
     zReport: 'Rapport Z',
     empty: 'Aucun service.',
     hint: 'Un service commence quand un caissier se connecte à une caisse et compte le fond de caisse dans le tiroir.',

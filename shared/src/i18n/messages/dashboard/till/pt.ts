@@ -64,7 +64,7 @@ export const dashboardTillPt: Pick<Messages['dashboard'], keyof typeof dashboard
     short: 'Falta {{amount}}',
     over: 'Sobra {{amount}}',
     balanced: 'Certo',
-    notCounted: 'Ainda não contado',
+    notCounted: 'Por contar',
     zReport: 'Relatório Z',
     empty: 'Nenhum turno.',
     hint: 'Um turno começa quando um operador entra numa caixa e conta o fundo de caixa na gaveta.',
