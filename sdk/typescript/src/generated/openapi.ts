@@ -233,10 +233,11 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set a terminal's offline limits, its language and its name
+         * Set a terminal's offline limits, its language, its name and its tipping
          * @description offlineLimits defaults: OFFLINE_PER_PAYMENT_USD (20) and OFFLINE_TOTAL_USD (200) converted into the merchant currency at the mid
          *     rate and rounded down to whole units and two significant figures (NGN 26,523.28 becomes 26,000), OFFLINE_MAX_AGE_HOURS (72). language: en, fr, pt or sw (default en), the kiosk's default language (the cashier may switch on
-         *     screen) and its receipts'. name: 1 to 80 characters, trimmed (the dashboard renames a terminal). A connected terminal receives
+         *     screen) and its receipts'. name: 1 to 80 characters, trimmed (the dashboard renames a terminal). tipping: {mode: off | before | after,
+         *     percentages: 1 to 3 whole percents} (default off): whether the kiosk asks for a tip, and what it suggests. A connected terminal receives
          *     the changes at once in a new sync hello.
          */
         patch: operations["updateMerchantTerminal"];
@@ -5216,7 +5217,7 @@ export interface components {
             /** @description Holder routes only: what taps without the PIN took today (UTC) */
             spentToday?: number;
         };
-        /** @description PATCH /api/merchant/terminals/<id>: offlineLimits, language, name, or any of them (at least one) */
+        /** @description PATCH /api/merchant/terminals/<id>: offlineLimits, language, name, tipping, or any of them (at least one) */
         OfflineLimitsBody: {
             offlineLimits?: {
                 /** @description Largest single offline payment, major units of the merchant currency; 0 turns offline payments off; null: the default */
@@ -5229,6 +5230,7 @@ export interface components {
             language?: components["schemas"]["TerminalLanguage"];
             /** @description The terminal's name (trimmed; not blank) */
             name?: string;
+            tipping?: components["schemas"]["TippingSettings"];
         };
         OfflineLimitsRecord: {
             terminalId: string;
@@ -6447,12 +6449,22 @@ export interface components {
             maxAgeHours: number;
             language: components["schemas"]["TerminalLanguage"];
             name: string;
+            tipping: components["schemas"]["TippingSettings"];
         };
         TimelineEntry: {
             status: components["schemas"]["PaymentStatus"];
             /** Format: date-time */
             at: string;
             note?: string;
+        };
+        TippingSettings: {
+            /**
+             * @description before: the customer picks a tip before paying; after: on the outcome, paid as a tender of its own; off: never asked
+             * @enum {string}
+             */
+            mode: "off" | "before" | "after";
+            /** @description Suggested tips in percent of the sale (the customer may also choose another amount or none) */
+            percentages: number[];
         };
         TotpCodeBody: {
             /** @description The 6 digits an authenticator app shows */

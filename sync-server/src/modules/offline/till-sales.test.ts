@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { TillSaleDoc } from '@tapline/shared/sync-protocol';
+import { SYNC_EVENTS, type SyncHello, type TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { balanceMinor } from '../../testing/ledger.ts';
 import { uniqueHandle, useTestServer } from '../../testing/server.ts';
@@ -150,6 +150,23 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(sale.body.tenders.map((t) => [t.kind, t.amount]), [['cash', 600], ['wallet', 400]]);
       assert.equal(sale.body.refundable, 0);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
+    it('sets a till\'s tipping (off by default) and tells the kiosk in its hello', async () => {
+      const s = server();
+      const shop = await till();
+      const before = await connectTerminal(s, `term.${(await s.request<{ token: string }>('POST', '/api/merchant/terminals', { headers: shop.key, body: { name: 'Bar' } })).body.token}`);
+      assert.deepEqual(before.hello.tipping, { mode: 'off', percentages: [10, 15, 20] });
+      before.socket.disconnect();
+      const hello = new Promise<SyncHello>((resolve) => shop.socket.once(SYNC_EVENTS.hello, resolve));
+      const set = await s.request<{ tipping: unknown }>('PATCH', `/api/merchant/terminals/${shop.terminalId}`, { headers: shop.key, body: { tipping: { mode: 'after', percentages: [15, 5, 10] } } });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+      assert.deepEqual(set.body.tipping, { mode: 'after', percentages: [5, 10, 15] });
+      for (const tipping of [{ mode: 'sometimes', percentages: [10] }, { mode: 'before', percentages: [0] }, { mode: 'before', percentages: [5, 10, 15, 20] }, { mode: 'before', percentages: [10, 10] }, { mode: 'before' }]) {
+        const refused = await s.request<{ code: string }>('PATCH', `/api/merchant/terminals/${shop.terminalId}`, { headers: shop.key, body: { tipping } });
+        assert.equal(refused.status, 400, JSON.stringify(tipping));
+      }
+      assert.deepEqual((await hello).tipping, { mode: 'after', percentages: [5, 10, 15] }, 'the connected kiosk hears it at once');
     });
 
     it('declines what does not add up, with a precise code, and records each one for the terminal', async () => {
