@@ -236,7 +236,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#shift-counted').innerText(), 'NGN\u00a0114.50');
       assert.equal(await page.locator('#shift-variance').innerText(), 'Short NGN\u00a00.50');
       assert.equal(await page.locator('#shift-closed').getAttribute('data-variance'), '-50');
-      assert.equal(await page.locator('.variance.short dd').evaluate((element) => getComputedStyle(element).color), 'rgb(140, 29, 24)', 'short is red');
+      assert.equal(await page.evaluate<string>("getComputedStyle(document.querySelector('.variance.short dd')).color"), 'rgb(140, 29, 24)', 'short is red');
       await page.locator('#shift-report-status', { hasText: 'Shift report: Printed' }).waitFor();
       await shots(page, '#shift-closed', 'variance-en');
       const shiftId = (await page.locator('#shift-closed').getAttribute('data-shift-id'))!;

@@ -47,9 +47,10 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** Whether `pin` matches `verifier`: PBKDF2-SHA256 by WebCrypto (it takes a moment: 600,000 iterations). */
-export async function checkTillPin(pin: string, verifier: string, subtle: SubtleCrypto = globalThis.crypto.subtle): Promise<boolean> {
+export async function checkTillPin(pin: string, verifier: string): Promise<boolean> {
   const parsed = parsePinVerifier(verifier);
   if (parsed === null) return false;
+  const { subtle } = globalThis.crypto;
   const key = await subtle.importKey('raw', new TextEncoder().encode(pin), 'PBKDF2', false, ['deriveBits']);
   const bits = await subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: parsed.salt, iterations: parsed.iterations }, key, parsed.hash.length * 8);
   return sameBytes(new Uint8Array(bits), parsed.hash);
