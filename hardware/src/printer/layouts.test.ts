@@ -191,7 +191,7 @@ describe('what a terminal prints', () => {
   });
 });
 
-describe('virtual printer previews of the six layouts', () => {
+describe('virtual printer previews of the seven layouts', () => {
   rmSync(ARTIFACTS, { recursive: true, force: true });
   for (const kind of KINDS) {
     for (const paperWidth of [58, 80] as const) {

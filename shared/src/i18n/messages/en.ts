@@ -579,7 +579,7 @@ export const en = {
       waitingToSend_one: '{{count}} waiting to send',
       waitingToSend_other: '{{count}} waiting to send',
       lastSync: 'last sync {{time}}',
-      noTillStaff: 'No cashier sign-in (no till staff set up)',
+      noTillStaff: 'No cashiers set up',
       cashier: 'Cashier {{name}}',
       noCashier: 'No cashier signed in',
     },

@@ -574,7 +574,7 @@ export const fr: Messages = {
       waitingToSend_one: '{{count}} en attente d\'envoi',
       waitingToSend_other: '{{count}} en attente d\'envoi',
       lastSync: 'dernière synchro {{time}}',
-      noTillStaff: 'Sans connexion des caissiers (aucun personnel de caisse)',
+      noTillStaff: 'Aucun caissier défini',
       cashier: 'Caissier {{name}}',
       noCashier: 'Aucun caissier connecté',
     },

@@ -574,7 +574,7 @@ export const pt: Messages = {
       waitingToSend_one: '{{count}} à espera de envio',
       waitingToSend_other: '{{count}} à espera de envio',
       lastSync: 'última sincronização {{time}}',
-      noTillStaff: 'Sem entrada de operadores (nenhum pessoal de caixa)',
+      noTillStaff: 'Sem operadores definidos',
       cashier: 'Operador {{name}}',
       noCashier: 'Nenhum operador com sessão',
     },

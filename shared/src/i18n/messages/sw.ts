@@ -574,7 +574,7 @@ export const sw: Messages = {
       waitingToSend_one: '{{count}} inasubiri kutumwa',
       waitingToSend_other: '{{count}} zinasubiri kutumwa',
       lastSync: 'usawazishaji wa mwisho {{time}}',
-      noTillStaff: 'Hakuna kuingia kwa keshia (hakuna wafanyakazi wa kaunta)',
+      noTillStaff: 'Hakuna makeshia',
       cashier: 'Keshia {{name}}',
       noCashier: 'Hakuna keshia aliyeingia',
     },
