@@ -1235,8 +1235,10 @@ export interface paths {
         put?: never;
         /**
          * Refund a sale in full or by lines
-         * @description Only a completed POS session or an accepted offline payment. The money goes back from the merchant's wallet to the wallet
-         *     that paid, by a ledger transfer in the same transaction as the refund, its stock and its pos.refund.created event. All refunds of a sale
+         * @description Only a completed POS session, an accepted offline payment or an accepted till sale. The money goes back from the merchant's wallet to the wallet
+         *     that paid, by a ledger transfer in the same transaction as the refund, its stock and its pos.refund.created event; a till sale gives back its
+         *     wallet tap that way first and the rest in cash from the drawer (no ledger movement), tenders saying which. A POS session that paid part of a
+         *     till sale is refunded through that sale (409 sale_in_till_sale). cashierId and shiftId record who refunded, in which shift. All refunds of a sale
          *     together never exceed what was paid (409 refund_exceeds_sale, nothing_to_refund); a line refunds at most its units not yet refunded (400
          *     refund_line_invalid); a sale without lines refunds in full only. 422 insufficient_funds when the merchant's wallet cannot pay it back. A
          *     terminal refunds its own sales with its manager PIN (403 manager_pin_required, manager_pin_not_set, wrong_manager_pin; 429
@@ -5951,6 +5953,8 @@ export interface components {
                 tendered?: number;
                 /** @description Cash: given back from the drawer */
                 change?: number;
+                /** @description Wallet: the POS session that took this part */
+                reference?: string;
             }[];
             /** @description Change given, major units */
             change: number;
@@ -14046,7 +14050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`. */
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`, `sale_in_till_sale`. */
             409: {
                 headers: {
                     [name: string]: unknown;
