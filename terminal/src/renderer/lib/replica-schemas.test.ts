@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRxSchema, defaultHashSha256 } from 'rxdb';
-import { GIFT_CARD_SALE_SCHEMA, OFFLINE_PAYMENT_SCHEMA } from './replica.ts';
+import { DRAWER_REFUND_SCHEMA, GIFT_CARD_SALE_SCHEMA, OFFLINE_PAYMENT_SCHEMA, SHIFT_EVENT_SCHEMA, TILL_SALE_SCHEMA, TILL_STAFF_SCHEMA } from './replica.ts';
 import { PRODUCT_SCHEMA } from './catalogue.ts';
 
 // The kiosk's RxDB schemas of the replicated documents are derived from shared's TypeBox schemas
@@ -115,6 +115,17 @@ const HASHES = {
   products: '39a7f4fb6fb61028759fe7c26e8590b4abeaaaa407f7c43bf5aaaa2a4b74ab38',
 };
 
+/**
+ * The collections the till's shifts added (version 0 each): pinned from their first release, so a
+ * change to shared's TypeBox schemas (or to these) that would strand a kiosk's replica fails here.
+ */
+const SHIFT_HASHES = {
+  till_sales: '26e47a0d4442970f1e8032b40aaf0276d57c9371b2cc280edcf1ebd4c73dee1e',
+  shift_events: 'd93dacbeb0d591cd88a523271a164f80ff8e40077d2ce78a51f6e8d82c8dc385',
+  till_staff: 'e1291ce6b9afa7ed5a92d5f0a7b7f52ce7105ab639f899260910e0b6bf868833',
+  drawer_refunds: '8f69602993977e5a4443df8b8de5e1253c135c89fb48f0201a96f28f6448ed30',
+};
+
 describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts', () => {
   it('derives the RxDB schemas the kiosk used before, field for field', () => {
     assert.deepStrictEqual(OFFLINE_PAYMENT_SCHEMA, HAND_WRITTEN.offline_payments);
@@ -126,5 +137,15 @@ describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts',
     assert.equal(await createRxSchema(OFFLINE_PAYMENT_SCHEMA, defaultHashSha256).hash, HASHES.offline_payments);
     assert.equal(await createRxSchema(GIFT_CARD_SALE_SCHEMA, defaultHashSha256).hash, HASHES.gift_card_sales);
     assert.equal(await createRxSchema(PRODUCT_SCHEMA, defaultHashSha256).hash, HASHES.products);
+  });
+
+  it('pins the hashes of the shifts\' collections: till sales, shift events, till staff, drawer refunds', async () => {
+    assert.equal(await createRxSchema(TILL_SALE_SCHEMA, defaultHashSha256).hash, SHIFT_HASHES.till_sales);
+    assert.equal(await createRxSchema(SHIFT_EVENT_SCHEMA, defaultHashSha256).hash, SHIFT_HASHES.shift_events);
+    assert.equal(await createRxSchema(TILL_STAFF_SCHEMA, defaultHashSha256).hash, SHIFT_HASHES.till_staff);
+    assert.equal(await createRxSchema(DRAWER_REFUND_SCHEMA, defaultHashSha256).hash, SHIFT_HASHES.drawer_refunds);
+    // The ones the till queries by: required, bounded (RxDB indexes need both).
+    assert.deepEqual(SHIFT_EVENT_SCHEMA.required, ['id', 'terminalId', 'shiftId', 'kind', 'cashierId', 'amountMinor', 'currency', 'capturedAt', 'status', 'serverSeq']);
+    assert.deepEqual(TILL_STAFF_SCHEMA.required, ['id', 'name', 'role', 'active', 'pinVerifier', 'updatedAt']);
   });
 });

@@ -19,7 +19,7 @@ import {
   type SyncStatus,
   isSyncFailure,
 } from '@tapline/shared/sync-protocol';
-import type { GiftCardSaleCollection, OfflinePaymentCollection, ProductCollection } from './replica.ts';
+import type { GiftCardSaleCollection, OfflinePaymentCollection, ProductCollection, ShiftEventCollection, TillSaleCollection, TillStaffCollection } from './replica.ts';
 
 /**
  * connecting: not connected yet since start. online: connected, nothing waiting. syncing:
@@ -50,6 +50,12 @@ export interface ReplicatedCollections {
   gift_card_sales: GiftCardSaleCollection;
   /** Pull only: the merchant's catalogue (lib/catalogue.ts). */
   products?: ProductCollection;
+  /** Sales completed at the till with their tenders, cashier and shift. */
+  till_sales?: TillSaleCollection;
+  /** The till's cashier shifts: float, paid in / out, no sale, the count (lib/shifts.ts). */
+  shift_events?: ShiftEventCollection;
+  /** Pull only: who may sign in at the till, with their PIN verifiers (lib/till-pin.ts). */
+  till_staff?: TillStaffCollection;
 }
 
 /** The collections of the protocol: two pushed, the catalogue pulled only. */
@@ -76,8 +82,8 @@ const RECONNECT_DELAY_MS_MAX = 1_000;
 const RECONNECT_RANDOMIZATION = 0.25;
 
 /**
- * Payments and gift card sales are never deleted, only settled; a product the merchant archived
- * may come with `_deleted: true`, which RxDB takes as a deletion.
+ * Payments and gift card sales are never deleted, only settled; a product the merchant archived,
+ * or a member of the till staff removed, may come with `_deleted: true`, which RxDB takes as a deletion.
  */
 function fromServer<D extends ReplicatedDocument>(doc: D): WithDeleted<D> {
   return { ...doc, _deleted: (doc as { _deleted?: unknown })._deleted === true };
@@ -181,7 +187,7 @@ export function replicateCollection<D extends ReplicatedDocument>(
       handler: async (rows) => {
         const all = rows.map((row) => ({ assumedMasterState: toServer(row.assumedMasterState) ?? null, newDocumentState: toServer(row.newDocumentState)! }));
         // Held back documents answer as a conflict with their local master state, which RxDB keeps.
-        const kept = gate === null || name === 'products' ? new Map<string, SyncDocument>() : await gate(name, all.map((row) => row.newDocumentState as unknown as SyncDocument));
+        const kept = gate === null || name === 'products' || name === 'till_staff' ? new Map<string, SyncDocument>() : await gate(name, all.map((row) => row.newDocumentState as unknown as SyncDocument));
         const sent = all.filter((row) => !kept.has(row.newDocumentState.id));
         const request = { collection: name, rows: sent } as unknown as PushRequest;
         const answered = sent.length === 0 ? [] : (await ask<PushResponse<D & SyncDocument>>(SYNC_EVENTS.push, request)).conflicts;
@@ -241,7 +247,10 @@ export class SyncConnection {
     this.#replications = new Map<ReplicatedName, CollectionReplication>([
       ['offline_payments', replicateCollection('offline_payments', collections.offline_payments, terminalId, ask, gate)],
       ['gift_card_sales', replicateCollection('gift_card_sales', collections.gift_card_sales, terminalId, ask, gate)],
+      ...(collections.till_sales === undefined ? [] : [['till_sales', replicateCollection('till_sales', collections.till_sales, terminalId, ask, gate)] as const]),
+      ...(collections.shift_events === undefined ? [] : [['shift_events', replicateCollection('shift_events', collections.shift_events, terminalId, ask, gate)] as const]),
       ...(collections.products === undefined ? [] : [['products', replicateCollection('products', collections.products, terminalId, ask, null, { push: false })] as const]),
+      ...(collections.till_staff === undefined ? [] : [['till_staff', replicateCollection('till_staff', collections.till_staff as unknown as RxCollection<ReplicatedDocument>, terminalId, ask, null, { push: false })] as const]),
     ]);
   }
 
