@@ -178,7 +178,7 @@ for (const target of await databaseTargets()) {
         cashSale(shop.terminalId, 10_000, 10_000, { tenders: [{ kind: 'wallet', amountMinor: 10_000, reference: randomUUID() }] }),
         cashSale(shop.terminalId, 10_000, 10_000, { tenders: [] }),
         cashSale(shop.terminalId, 10_000, 10_000, { tenders: 'cash' as never }),
-        cashSale(shop.terminalId, 10_000, 10_000, { tenders: [{ kind: 'cash', amountMinor: 100.5, tenderedMinor: 1e400, changeMinor: -1 }, null] as never }),
+        cashSale(shop.terminalId, 10_000, 10_000, { tenders: [{ kind: 'cash', amountMinor: 100.5, tenderedMinor: Number.MAX_VALUE, changeMinor: -1 }, null] as never }),
         cashSale(shop.terminalId, 10_000, 10_000, { currency: 'KES' }),
         cashSale(shop.terminalId, 10_000, 10_000, { items: [{ productId: null, name: 'Bag', quantity: 1, unitPrice: 9_000, discount: 0, taxRate: 0, taxInclusive: true }] }),
         cashSale(shop.terminalId, 10_000, 12_000, { tipMinor: 1_000, tenders: [{ kind: 'cash', amountMinor: 11_000, tenderedMinor: 12_000, changeMinor: 1_000 }] }),
