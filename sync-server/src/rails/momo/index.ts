@@ -35,6 +35,10 @@ export function createMomoAdapter(config: MomoConfig, deps: RailAdapterDeps): Ra
     poll: (request: PayoutRequest) => (payouts ?? notConfigured()).poll(request),
     lookup: (request: PayoutRequest) => (payouts ?? notConfigured()).lookup(request),
     callback: (inbound) => readCallback(inbound, deps, payouts, collections),
+    // MoMo calls back once, without retries (a callback lost to a busy or restarting server is
+    // gone), and a transfer reversed after it succeeded is announced only that way: a completed
+    // payout is asked about for three days, the asks thinning out as it ages.
+    watchAfterCompletionMs: 3 * 24 * 3_600_000,
   };
   if (collections) {
     adapter.collect = (request) => collections.collect(request);
