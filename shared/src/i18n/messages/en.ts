@@ -717,6 +717,7 @@ export const en = {
     total: 'TOTAL',
     reference: '  ref {{reference}}',
     change: 'Change',
+    cashTendered: "Cash tendered",
     giftCard: 'GIFT CARD',
     validUntil: 'Valid until',
     pinProtected: 'Protected by a PIN: keep it separate from this card.',

@@ -711,6 +711,7 @@ export const fr: Messages = {
     total: 'TOTAL',
     reference: '  réf. {{reference}}',
     change: 'Rendu',
+    cashTendered: "Espèces reçues",
     giftCard: 'CARTE CADEAU',
     validUntil: 'Valable jusqu\'au',
     pinProtected: 'Protégée par un code PIN : gardez-le à part de cette carte.',

@@ -711,6 +711,7 @@ export const pt: Messages = {
     total: 'TOTAL',
     reference: '  ref. {{reference}}',
     change: 'Troco',
+    cashTendered: "Dinheiro entregue",
     giftCard: 'CARTÃO-OFERTA',
     validUntil: 'Válido até',
     pinProtected: 'Protegido por PIN: guarde-o separado deste cartão.',

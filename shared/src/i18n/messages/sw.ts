@@ -711,6 +711,7 @@ export const sw: Messages = {
     total: 'JUMLA',
     reference: '  kumb. {{reference}}',
     change: 'Chenji',
+    cashTendered: "Pesa iliyotolewa",
     giftCard: 'KADI YA ZAWADI',
     validUntil: 'Halali hadi',
     pinProtected: 'Inalindwa kwa PIN: iweke mbali na kadi hii.',
