@@ -1,8 +1,8 @@
-import type { EndOfDayReport, GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings, RefundReceipt } from '@tapline/hardware/src/printer/layouts.ts';
+import type { EndOfDayReport, GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings, RefundReceipt, TillSaleReceipt } from '@tapline/hardware/src/printer/layouts.ts';
 import { minorFromMajor as toMinor } from '@tapline/shared/money';
 import { DEFAULT_LANGUAGE, languageOf, translator } from '@tapline/shared/i18n';
 import type { Cart } from '@tapline/shared/cart';
-import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import type { OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
 import type { DayReport, PosContext, RefundRecord, SaleRecord, Tally } from './api.ts';
 import { type GiftCardSale, printedExpiry } from './gift-card-sales.ts';
 import { type PosSaleDoc, saleCart } from './pos-sales.ts';
@@ -11,7 +11,7 @@ import type { TerminalConfig } from './terminal-config.ts';
 export interface ReceiptRequest {
   merchant: MerchantHeader;
   settings: ReceiptSettings;
-  receipt: PosPaymentReceipt | OfflinePaymentReceipt | GiftCardSaleReceipt | RefundReceipt | EndOfDayReport;
+  receipt: PosPaymentReceipt | OfflinePaymentReceipt | TillSaleReceipt | GiftCardSaleReceipt | RefundReceipt | EndOfDayReport;
   /** One job per sale: a second request for the same sale does not print twice. */
   jobId: string;
 }
@@ -61,7 +61,7 @@ export function posPaymentReceipt(sale: PosSaleDoc, context: PosContext, config:
 export function reprinted(request: ReceiptRequest, now: Date): ReceiptRequest {
   const { receipt } = request;
   if (receipt.kind === 'gift-card-sale') throw new Error('a gift card cannot be printed again: its code is not kept');
-  if (receipt.kind !== 'pos-payment' && receipt.kind !== 'offline-payment') throw new Error(`a ${receipt.kind} receipt is not reprinted from the sales history`);
+  if (receipt.kind !== 'pos-payment' && receipt.kind !== 'offline-payment' && receipt.kind !== 'till-sale') throw new Error(`a ${receipt.kind} receipt is not reprinted from the sales history`);
   return { ...request, receipt: { ...receipt, reprint: true }, jobId: `${request.jobId}-copy-${now.getTime()}` };
 }
 
@@ -85,6 +85,34 @@ export function offlinePaymentReceipt(doc: OfflinePaymentDoc, context: PosContex
       ...cartField(saleCart(doc as OfflinePaymentDoc & Pick<PosSaleDoc, 'items' | 'discountMinor'>)),
     },
     jobId: `offline-${doc.id}`,
+  };
+}
+
+/**
+ * The receipt of a sale paid at the till (a cash sale): its lines or amount, the total, the cash
+ * tender with what the customer handed over and the change. Final at once (the cash is in the
+ * drawer), so never marked offline. It does not kick the drawer: the Cash screen opens it for the
+ * sale before printing (lib/cash-drawer.ts). Job `till-<id>`: printed once.
+ */
+export function tillSaleReceipt(doc: TillSaleDoc, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
+  return {
+    ...header(context, config, language),
+    receipt: {
+      kind: 'till-sale',
+      saleId: doc.id,
+      amountMinor: doc.amountMinor,
+      currency: doc.currency,
+      ...(doc.description === undefined || doc.description === '' ? {} : { description: doc.description }),
+      ...cartField(doc.items === undefined ? null : { lines: doc.items, discount: doc.discountMinor ?? 0 }),
+      tenders: doc.tenders.map((tender) => ({
+        method: tender.kind,
+        amountMinor: tender.amountMinor,
+        ...(tender.tenderedMinor === undefined ? {} : { tenderedMinor: tender.tenderedMinor }),
+        ...(tender.changeMinor === undefined ? {} : { changeMinor: tender.changeMinor }),
+      })),
+      soldAt: doc.capturedAt,
+    },
+    jobId: `till-${doc.id}`,
   };
 }
 

@@ -1,21 +1,21 @@
 import { type RxCollection, type RxDatabase, type RxJsonSchema, addRxPlugin, createRxDatabase } from 'rxdb';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import { GiftCardSaleDocument, OfflinePaymentDocument, rxJsonSchema } from '@tapline/shared/sync-documents';
-import type { GiftCardSaleDoc, OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import { GiftCardSaleDocument, OfflinePaymentDocument, TillSaleDocument, rxJsonSchema } from '@tapline/shared/sync-documents';
+import type { GiftCardSaleDoc, OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { PRODUCT_SCHEMA, type ProductDoc } from './catalogue.ts';
 import { KIOSK_ALERT_KINDS, KIOSK_ALERT_STATUSES, type KioskAlertDoc } from './alerts.ts';
 import { POS_SALE_LOCAL_ENDS, POS_SALE_STATUSES, type PosSaleDoc } from './pos-sales.ts';
 
 /**
  * The terminal's local replica: an RxDB database in IndexedDB (Dexie storage), one per terminal,
- * so payments taken and gift cards sold offline survive a reload, a crash or a restart of the
- * kiosk until they sync, and so does the sale on screen (pos_sales) and the cashier's alerts
+ * so payments taken, gift cards sold and cash sales made offline survive a reload, a crash or a
+ * restart of the kiosk until they sync, and so does the sale on screen (pos_sales) and the cashier's alerts
  * (kiosk_alerts) and the refunds made here (pos_refunds); those three stay on the terminal. The merchant's catalogue (products) is pulled
  * from the server and never pushed.
  * No dev-mode plugin here (it loads from the internet): without it RxDB needs no validator, and
- * the documents are made by this code only (lib/offline-payments.ts, lib/gift-card-sales.ts) and
- * by the server.
+ * the documents are made by this code only (lib/offline-payments.ts, lib/gift-card-sales.ts,
+ * lib/cash-sales.ts) and by the server.
  */
 addRxPlugin(RxDBMigrationSchemaPlugin);
 
@@ -26,7 +26,8 @@ export type OfflinePaymentRecord = OfflinePaymentDoc;
 
 /**
  * Version 1 added the sale's lines (CART_FIELDS) to pos_sales and offline_payments: documents
- * stored before keep what they had (no lines: a keypad amount).
+ * stored before keep what they had (no lines: a keypad amount). Version 1 of kiosk_alerts added
+ * an alert kind: the alerts stored before are valid as they are.
  */
 export const KEEP_AS_IS = { 1: (doc: unknown) => doc };
 const TEXT = { type: 'string', maxLength: 1000 } as const;
@@ -59,6 +60,18 @@ export const GIFT_CARD_SALE_SCHEMA = rxJsonSchema(GiftCardSaleDocument, {
   // The status bar counts the queued ones; the recent list sorts by capture time.
   indexes: ['status', 'capturedAt'],
 }) as unknown as RxJsonSchema<GiftCardSaleDoc>;
+
+/**
+ * A sale the till completed with its tenders (collection `till_sales`): a cash sale, written
+ * when the cashier confirms the cash, online or offline alike (lib/cash-sales.ts).
+ */
+export const TILL_SALE_SCHEMA = rxJsonSchema(TillSaleDocument, {
+  title: 'till sale',
+  version: 0,
+  primaryKey: 'id',
+  // The status bar counts the queued ones; the history and alerts read by capture time and status.
+  indexes: ['status', 'capturedAt'],
+}) as unknown as RxJsonSchema<TillSaleDoc>;
 
 /** A sale charged through the server, from Charge on (lib/pos-sales.ts). Not replicated. */
 export const POS_SALE_SCHEMA: RxJsonSchema<PosSaleDoc> = {
@@ -127,10 +140,13 @@ export const POS_REFUND_SCHEMA: RxJsonSchema<PosRefundDoc> = {
   indexes: ['createdAt'],
 };
 
-/** Something the cashier must see and acknowledge (lib/alerts.ts). Not replicated. */
+/**
+ * Something the cashier must see and acknowledge (lib/alerts.ts). Not replicated. Version 1 added
+ * the kind `till_sale_declined`: the alerts stored before are kept as they are (KEEP_AS_IS).
+ */
 export const KIOSK_ALERT_SCHEMA: RxJsonSchema<KioskAlertDoc> = {
   title: 'kiosk alert',
-  version: 0,
+  version: 1,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -153,6 +169,7 @@ export const KIOSK_ALERT_SCHEMA: RxJsonSchema<KioskAlertDoc> = {
 
 export type OfflinePaymentCollection = RxCollection<OfflinePaymentRecord>;
 export type GiftCardSaleCollection = RxCollection<GiftCardSaleDoc>;
+export type TillSaleCollection = RxCollection<TillSaleDoc>;
 export type PosSaleCollection = RxCollection<PosSaleDoc>;
 export type KioskAlertCollection = RxCollection<KioskAlertDoc>;
 export type ProductCollection = RxCollection<ProductDoc>;
@@ -161,6 +178,7 @@ export type PosRefundCollection = RxCollection<PosRefundDoc>;
 interface Collections {
   offline_payments: OfflinePaymentCollection;
   gift_card_sales: GiftCardSaleCollection;
+  till_sales: TillSaleCollection;
   pos_sales: PosSaleCollection;
   kiosk_alerts: KioskAlertCollection;
   products: ProductCollection;
@@ -171,6 +189,8 @@ export interface Replica {
   db: RxDatabase<Collections>;
   payments: OfflinePaymentCollection;
   giftCardSales: GiftCardSaleCollection;
+  /** Sales completed at the till with their tenders: cash sales. */
+  tillSales: TillSaleCollection;
   posSales: PosSaleCollection;
   alerts: KioskAlertCollection;
   /** The merchant's catalogue, pulled from the server (lib/catalogue.ts). */
@@ -187,12 +207,13 @@ export function replicaName(terminalId: string): string {
 export async function openReplica(terminalId: string): Promise<Replica> {
   // One kiosk window: no cross-tab coordination (and no leader election to wait for).
   const db = await createRxDatabase<Collections>({ name: replicaName(terminalId), storage: getRxStorageDexie(), multiInstance: false, closeDuplicates: true });
-  // A replica made before a collection existed gets it added next to the others (6 of RxDB's 13).
+  // A replica made before a collection existed gets it added next to the others (7 of RxDB's 13).
   const collections = await db.addCollections({
     offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
+    till_sales: { schema: TILL_SALE_SCHEMA },
     pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: KEEP_AS_IS },
-    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA },
+    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     products: { schema: PRODUCT_SCHEMA },
     pos_refunds: { schema: POS_REFUND_SCHEMA },
   });
@@ -200,6 +221,7 @@ export async function openReplica(terminalId: string): Promise<Replica> {
     db,
     payments: collections.offline_payments,
     giftCardSales: collections.gift_card_sales,
+    tillSales: collections.till_sales,
     posSales: collections.pos_sales,
     alerts: collections.kiosk_alerts,
     products: collections.products,

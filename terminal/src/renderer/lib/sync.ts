@@ -19,7 +19,7 @@ import {
   type SyncStatus,
   isSyncFailure,
 } from '@tapline/shared/sync-protocol';
-import type { GiftCardSaleCollection, OfflinePaymentCollection, ProductCollection } from './replica.ts';
+import type { GiftCardSaleCollection, OfflinePaymentCollection, ProductCollection, TillSaleCollection } from './replica.ts';
 
 /**
  * connecting: not connected yet since start. online: connected, nothing waiting. syncing:
@@ -30,7 +30,7 @@ export type SyncState = 'connecting' | 'online' | 'syncing' | 'offline' | 'refus
 
 export interface SyncSnapshot {
   state: SyncState;
-  /** Offline payments and gift card sales stored here that the server has not settled yet. */
+  /** Offline payments, gift card sales and cash sales stored here that the server has not settled yet. */
   queued: number;
   /** The last answer from the server (ISO 8601), null before the first ever (kept over reloads by the caller). */
   lastSyncAt: string | null;
@@ -48,11 +48,13 @@ export type PushGate = (collection: SyncCollection, docs: SyncDocument[]) => Pro
 export interface ReplicatedCollections {
   offline_payments: OfflinePaymentCollection;
   gift_card_sales: GiftCardSaleCollection;
+  /** Cash sales (lib/cash-sales.ts). */
+  till_sales: TillSaleCollection;
   /** Pull only: the merchant's catalogue (lib/catalogue.ts). */
   products?: ProductCollection;
 }
 
-/** The collections of the protocol: two pushed, the catalogue pulled only. */
+/** The collections of the protocol: the terminal's documents pushed, the catalogue pulled only. */
 export type ReplicatedName = SyncCollection;
 
 /** What every replicated document has: an id, and the server's order of changes. */
@@ -76,7 +78,7 @@ const RECONNECT_DELAY_MS_MAX = 1_000;
 const RECONNECT_RANDOMIZATION = 0.25;
 
 /**
- * Payments and gift card sales are never deleted, only settled; a product the merchant archived
+ * Payments, gift card sales and till sales are never deleted, only settled; a product the merchant archived
  * may come with `_deleted: true`, which RxDB takes as a deletion.
  */
 function fromServer<D extends ReplicatedDocument>(doc: D): WithDeleted<D> {
@@ -209,8 +211,8 @@ export function replicateCollection<D extends ReplicatedDocument>(
 
 /**
  * The replica's connection to the sync server: socket.io on the page's own origin (the host
- * proxies /socket.io) and RxDB's replication of each collection over it (offline_payments and
- * gift_card_sales, shared/src/sync-protocol.ts). Local documents are pushed as soon as the server
+ * proxies /socket.io) and RxDB's replication of each collection over it (offline_payments,
+ * gift_card_sales and till_sales pushed, products pulled; shared/src/sync-protocol.ts). Local documents are pushed as soon as the server
  * can be reached; the verdicts come back in the push's answer and in the pull stream. Every
  * reconnect asks RxDB to resync, so nothing that changed meanwhile is missed.
  */
@@ -241,6 +243,7 @@ export class SyncConnection {
     this.#replications = new Map<ReplicatedName, CollectionReplication>([
       ['offline_payments', replicateCollection('offline_payments', collections.offline_payments, terminalId, ask, gate)],
       ['gift_card_sales', replicateCollection('gift_card_sales', collections.gift_card_sales, terminalId, ask, gate)],
+      ['till_sales', replicateCollection('till_sales', collections.till_sales, terminalId, ask, gate)],
       ...(collections.products === undefined ? [] : [['products', replicateCollection('products', collections.products, terminalId, ask, null, { push: false })] as const]),
     ]);
   }
