@@ -268,4 +268,6 @@ export interface SyncHello {
    * receipts'. The server always sends it; a hello a kiosk cached before it existed lacks it.
    */
   language?: string;
+  /** Tips at this till (set by the merchant): `off` when absent. */
+  tipping?: { mode: 'off' | 'before' | 'after'; percentages: number[] };
 }

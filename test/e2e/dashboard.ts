@@ -16,7 +16,8 @@ export const DESKTOP = { width: 1366, height: 768 };
 export const KIOSK = { width: 1024, height: 768 };
 export const PHONE = { width: 390, height: 844 };
 export const LAPTOP = { width: 1280, height: 800 };
-const SIZES = { '1366x768': DESKTOP, '1280x800': LAPTOP, '1024x768': KIOSK, '390x844': PHONE } as const;
+export const SMALL = { width: 800, height: 600 };
+const SIZES = { '1366x768': DESKTOP, '1280x800': LAPTOP, '1024x768': KIOSK, '800x600': SMALL, '390x844': PHONE } as const;
 export type ShotSize = keyof typeof SIZES;
 
 /** The dashboard built for the suites, and the screenshots' folder. */
@@ -25,7 +26,7 @@ export async function prepareDashboard(): Promise<void> {
   await ensureDashboardBuilt(DASHBOARD_DIR);
 }
 
-/** Full-page screenshots, at 1366x768 and 1024x768 unless told (test-artifacts/dashboard/<prefix>-<name>-<size>.png), none wider than the window. */
+/** Full-page screenshots, at 1366x768 and 1024x768 unless told (1280x800, 800x600, 390x844 too; test-artifacts/dashboard/<prefix>-<name>-<size>.png), none wider than the window. */
 export async function shoot(page: Page, prefix: string, name: string, sizes: readonly ShotSize[] = ['1366x768', '1024x768']): Promise<void> {
   for (const [label, viewport] of sizes.map((size) => [size, SIZES[size]] as const)) {
     await page.setViewportSize(viewport);

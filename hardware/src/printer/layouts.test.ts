@@ -24,7 +24,7 @@ function sample(kind: ReceiptInput['kind'], paperWidth: 58 | 80 = 80): ReceiptDo
 
 describe('receipt layouts', () => {
   for (const paperWidth of [58, 80] as const) {
-    it(`fit every line of all seven receipts on ${paperWidth} mm paper`, () => {
+    it(`fit every line of all eight receipts on ${paperWidth} mm paper`, () => {
       for (const kind of KINDS) {
         const document = sample(kind, paperWidth);
         // The model survives JSON (the bridge and the queue carry it) and passes validation.
@@ -97,13 +97,31 @@ describe('receipt layouts', () => {
     assert.ok(report.some((line) => /^Taken offline \(3\) +10,500\.00$/.test(line)));
     assert.ok(report.some((line) => /^State +Sync pending$/.test(line)));
   });
+
+  it('prints a shift\'s float, cash in and out, the expected cash, the blind count and the variance in words', () => {
+    const report = texts(sample('shift-report'));
+    assert.ok(report.includes('SHIFT REPORT'), report.join('\n'));
+    assert.ok(report.some((line) => /^Cashier +Tunde$/.test(line)));
+    assert.ok(report.some((line) => /^Float +20,000\.00$/.test(line)));
+    assert.ok(report.some((line) => /^Cash sales +84,500\.00$/.test(line)));
+    assert.ok(report.some((line) => /^Cash refunds +-1,200\.00$/.test(line)));
+    assert.ok(report.some((line) => /^Paid in +5,000\.00$/.test(line)));
+    assert.ok(report.some((line) => /^Paid out +-2,500\.00$/.test(line)));
+    assert.ok(report.some((line) => /^No sales \(drawer opened\) +1$/.test(line)));
+    assert.ok(report.some((line) => /^Expected +105,800\.00$/.test(line)));
+    assert.ok(report.some((line) => /^Counted +105,750\.00$/.test(line)));
+    assert.ok(report.some((line) => /^VARIANCE +-NGN 50\.00$/.test(line) || line === 'VARIANCE -NGN 50.00'), report.join('\n'));
+    assert.ok(report.includes('SHORT'));
+    const french = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr' }, SAMPLE_RECEIPTS['shift-report']));
+    assert.ok(french.includes('RAPPORT DE SERVICE') && french.includes('MANQUE'), french.join('\n'));
+  });
 });
 
 describe('receipts in the terminal\'s language', () => {
   const pos = SAMPLE_RECEIPTS['pos-payment'] as Extract<ReceiptInput, { kind: 'pos-payment' }>;
 
   for (const language of ['fr', 'pt', 'sw'] as const) {
-    it(`fit every line of all seven receipts in ${language} on 58 and 80 mm paper, with no English left`, () => {
+    it(`fit every line of all eight receipts in ${language} on 58 and 80 mm paper, with no English left`, () => {
       for (const paperWidth of [58, 80] as const) {
         for (const kind of KINDS) {
           const english = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(paperWidth), SAMPLE_RECEIPTS[kind]));
@@ -185,7 +203,7 @@ describe('what a terminal prints', () => {
   });
 });
 
-describe('virtual printer previews of the seven layouts', () => {
+describe('virtual printer previews of the eight layouts', () => {
   rmSync(ARTIFACTS, { recursive: true, force: true });
   for (const kind of KINDS) {
     for (const paperWidth of [58, 80] as const) {

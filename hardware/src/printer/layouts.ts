@@ -1,5 +1,5 @@
 /**
- * The seven Tapline receipts. Input amounts are integer minor units with an ISO 4217 currency;
+ * The eight Tapline receipts. Input amounts are integer minor units with an ISO 4217 currency;
  * output is a ReceiptDocument that fits 58 mm (32 columns) or 80 mm (48 columns) paper.
  * No Node APIs here, so the terminal UI can build receipts itself as well.
  */
@@ -186,7 +186,32 @@ export interface EndOfDayReport {
   oversold?: { name: string; stock: number }[];
 }
 
-export type ReceiptInput = PosPaymentReceipt | StoreSaleReceipt | GiftCardSaleReceipt | OfflinePaymentReceipt | TillSaleReceipt | RefundReceipt | EndOfDayReport;
+/**
+ * A cashier's shift closed at the till (docs/till.md): the float, the cash that came in and went
+ * out, what the till expected in the drawer, what was counted (blind) and the variance.
+ */
+export interface ShiftReport {
+  kind: 'shift-report';
+  shiftId: string;
+  currency: string;
+  /** The cashier whose shift it was. */
+  cashier: string;
+  /** Who counted, when not that cashier (another cashier's handover count). */
+  countedBy?: string;
+  openedAt: string;
+  closedAt: string;
+  floatMinor: number;
+  cashSalesMinor: number;
+  cashRefundsMinor: number;
+  paidInMinor: number;
+  paidOutMinor: number;
+  /** Drawer openings without a sale (each approved by a manager). */
+  noSales: number;
+  expectedMinor: number;
+  countedMinor: number;
+}
+
+export type ReceiptInput = PosPaymentReceipt | StoreSaleReceipt | GiftCardSaleReceipt | OfflinePaymentReceipt | TillSaleReceipt | RefundReceipt | EndOfDayReport | ShiftReport;
 
 /** The receipt's words: its language's catalogue, English when there is none. */
 function receiptTranslator(settings: ReceiptSettings): Translator<MessageKey> {
@@ -459,6 +484,40 @@ export function endOfDayReport(merchant: MerchantHeader, settings: ReceiptSettin
   return builder.build();
 }
 
+export function shiftReport(merchant: MerchantHeader, settings: ReceiptSettings, report: ShiftReport): ReceiptDocument {
+  const t = receiptTranslator(settings);
+  const builder = new ReceiptBuilder(settings.paperWidth, codepageForLanguage(settings.language));
+  const { currency } = report;
+  const amount = (minor: number) => formatAmount(t, minor, currency);
+  header(builder, t, merchant);
+  builder.big(t.t('receipt.shiftReport'));
+  builder.feed();
+  if (settings.terminalName !== undefined) builder.row(t.t('receipt.terminal'), settings.terminalName);
+  builder.row(t.t('receipt.cashier'), report.cashier);
+  if (report.countedBy !== undefined) builder.row(t.t('receipt.countedBy'), report.countedBy);
+  builder.row(t.t('receipt.opened'), formatDateTime(report.openedAt, settings.timeZone));
+  builder.row(t.t('receipt.closed'), formatDateTime(report.closedAt, settings.timeZone));
+  builder.row(t.t('receipt.currency'), currency);
+  builder.rule();
+  builder.row(t.t('receipt.float'), amount(report.floatMinor));
+  builder.row(t.t('receipt.cashSales'), amount(report.cashSalesMinor));
+  builder.row(t.t('receipt.cashRefunds'), amount(-report.cashRefundsMinor));
+  builder.row(t.t('receipt.paidIn'), amount(report.paidInMinor));
+  builder.row(t.t('receipt.paidOut'), amount(-report.paidOutMinor));
+  builder.row(t.t('receipt.noSales'), String(report.noSales));
+  builder.rule();
+  builder.row(t.t('receipt.expected'), amount(report.expectedMinor), { bold: true });
+  builder.row(t.t('receipt.countedCash'), amount(report.countedMinor), { bold: true });
+  const variance = report.countedMinor - report.expectedMinor;
+  const word = t.t(variance < 0 ? 'receipt.short' : variance > 0 ? 'receipt.over' : 'receipt.balanced');
+  total(builder, t, t.t('receipt.variance'), variance, currency);
+  builder.text(word, { align: 'center', bold: true, invert: variance !== 0 });
+  builder.text(t.t('receipt.shiftId', { id: report.shiftId }));
+  builder.feed().text(t.t('receipt.cashierSignature'), { align: 'left' }).feed(2).rule();
+  footer(builder, t, settings, 'report');
+  return builder.build();
+}
+
 /** One entry point for the bridge: any receipt input to its document. */
 export function layoutReceipt(merchant: MerchantHeader, settings: ReceiptSettings, input: ReceiptInput): ReceiptDocument {
   switch (input.kind) {
@@ -476,5 +535,7 @@ export function layoutReceipt(merchant: MerchantHeader, settings: ReceiptSetting
       return refundReceipt(merchant, settings, input);
     case 'end-of-day':
       return endOfDayReport(merchant, settings, input);
+    case 'shift-report':
+      return shiftReport(merchant, settings, input);
   }
 }

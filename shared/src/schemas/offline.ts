@@ -75,6 +75,13 @@ export const OfflinePaymentListQuery = Type.Object({
   terminalId: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
+/** Tips at the till: asked before the payment, after it, or not at all, with up to three suggested percentages. */
+export const TippingSettings = Type.Object({
+  mode: Type.Union([Type.Literal('off'), Type.Literal('before'), Type.Literal('after')], { description: 'before: the customer picks a tip before paying; after: on the outcome, paid as a tender of its own; off: never asked' }),
+  percentages: Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), { minItems: 1, maxItems: 3, uniqueItems: true, description: 'Suggested tips in percent of the sale (the customer may also choose another amount or none)' }),
+});
+export type TippingSettings = Static<typeof TippingSettings>;
+
 export const OfflineLimitsBody = Type.Object({
   offlineLimits: Type.Optional(Type.Object({
     perPayment: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e12 }), Type.Null()], { description: 'Largest single offline payment, major units of the merchant currency; 0 turns offline payments off; null: the default' })),
@@ -83,7 +90,8 @@ export const OfflineLimitsBody = Type.Object({
   })),
   language: Type.Optional(TerminalLanguage),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 80, pattern: '\\S', description: 'The terminal\'s name (trimmed; not blank)' })),
-}, { description: 'PATCH /api/merchant/terminals/<id>: offlineLimits, language, name, or any of them (at least one)' });
+  tipping: Type.Optional(TippingSettings),
+}, { description: 'PATCH /api/merchant/terminals/<id>: offlineLimits, language, name, tipping, or any of them (at least one)' });
 export type OfflineLimitsBody = Static<typeof OfflineLimitsBody>;
 
 export const OfflineLimitsRecord = Type.Object({
@@ -99,4 +107,5 @@ export const TerminalSettingsRecord = Type.Object({
   ...OfflineLimitsRecord.properties,
   language: TerminalLanguage,
   name: Type.String(),
+  tipping: TippingSettings,
 });

@@ -133,6 +133,7 @@ export const SaleRecord = Type.Object({
     amount: Type.Number({ description: 'What this tender paid, major units' }),
     tendered: Type.Optional(Type.Number({ description: 'Cash: handed over by the customer' })),
     change: Type.Optional(Type.Number({ description: 'Cash: given back from the drawer' })),
+    reference: Type.Optional(Type.String({ description: 'Wallet: the POS session that took this part' })),
   })),
   change: Type.Number({ description: 'Change given, major units' }),
   tip: Type.Number({ description: 'A tip on top of the sale, major units' }),

@@ -32,7 +32,7 @@ import { PostgresDatabase, type SidePool, sidePool } from '../db/postgres.ts';
 import { resolveCredential } from '../auth/principal.ts';
 import { ApiError } from '../http/errors.ts';
 import { type WalletRow, requireWallet } from '../modules/wallets/index.ts';
-import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSettlementLimits, terminalSalesAfter, terminalTillSalesAfter, tillSaleDocument, tillSaleSettler } from '../modules/offline/index.ts';
+import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSettlementLimits, terminalSalesAfter, terminalTillSalesAfter, tillSaleDocument, tillSaleSettler, tippingOf } from '../modules/offline/index.ts';
 import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
 import { terminalBudgets } from './message-budget.ts';
 import { pullBatchSize } from './pull-batch-size.ts';
@@ -164,6 +164,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       offlineQrKeys: await publicKeys(db),
       serverTime: context.now().toISOString(),
       language: row.language,
+      tipping: tippingOf(row.tipping),
     };
   }
 

@@ -4,3 +4,4 @@ export * from './receiver.ts';
 export * from './ledger.ts';
 export * from './relay.ts';
 export * from './server-process.ts';
+export { tillPinVerifier } from '../modules/till-staff/index.ts';

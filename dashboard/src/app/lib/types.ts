@@ -14,6 +14,8 @@ export type Route =
   | 'subscriptions'
   | 'terminals'
   | 'reports'
+  | 'staff'
+  | 'shifts'
   | 'refunds'
   | 'catalogue'
   | 'wearables'
@@ -34,6 +36,8 @@ export const ROUTES: readonly Route[] = [
   'subscriptions',
   'terminals',
   'reports',
+  'staff',
+  'shifts',
   'refunds',
   'catalogue',
   'wearables',

@@ -233,10 +233,11 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set a terminal's offline limits, its language and its name
+         * Set a terminal's offline limits, its language, its name and its tipping
          * @description offlineLimits defaults: OFFLINE_PER_PAYMENT_USD (20) and OFFLINE_TOTAL_USD (200) converted into the merchant currency at the mid
          *     rate and rounded down to whole units and two significant figures (NGN 26,523.28 becomes 26,000), OFFLINE_MAX_AGE_HOURS (72). language: en, fr, pt or sw (default en), the kiosk's default language (the cashier may switch on
-         *     screen) and its receipts'. name: 1 to 80 characters, trimmed (the dashboard renames a terminal). A connected terminal receives
+         *     screen) and its receipts'. name: 1 to 80 characters, trimmed (the dashboard renames a terminal). tipping: {mode: off | before | after,
+         *     percentages: 1 to 3 whole percents} (default off): whether the kiosk asks for a tip, and what it suggests. A connected terminal receives
          *     the changes at once in a new sync hello.
          */
         patch: operations["updateMerchantTerminal"];
@@ -1235,8 +1236,10 @@ export interface paths {
         put?: never;
         /**
          * Refund a sale in full or by lines
-         * @description Only a completed POS session or an accepted offline payment. The money goes back from the merchant's wallet to the wallet
-         *     that paid, by a ledger transfer in the same transaction as the refund, its stock and its pos.refund.created event. All refunds of a sale
+         * @description Only a completed POS session, an accepted offline payment or an accepted till sale. The money goes back from the merchant's wallet to the wallet
+         *     that paid, by a ledger transfer in the same transaction as the refund, its stock and its pos.refund.created event; a till sale gives back its
+         *     wallet tap that way first and the rest in cash from the drawer (no ledger movement), tenders saying which. A POS session that paid part of a
+         *     till sale is refunded through that sale (409 sale_in_till_sale). cashierId and shiftId record who refunded, in which shift. All refunds of a sale
          *     together never exceed what was paid (409 refund_exceeds_sale, nothing_to_refund); a line refunds at most its units not yet refunded (400
          *     refund_line_invalid); a sale without lines refunds in full only. 422 insufficient_funds when the merchant's wallet cannot pay it back. A
          *     terminal refunds its own sales with its manager PIN (403 manager_pin_required, manager_pin_not_set, wrong_manager_pin; 429
@@ -5214,7 +5217,7 @@ export interface components {
             /** @description Holder routes only: what taps without the PIN took today (UTC) */
             spentToday?: number;
         };
-        /** @description PATCH /api/merchant/terminals/<id>: offlineLimits, language, name, or any of them (at least one) */
+        /** @description PATCH /api/merchant/terminals/<id>: offlineLimits, language, name, tipping, or any of them (at least one) */
         OfflineLimitsBody: {
             offlineLimits?: {
                 /** @description Largest single offline payment, major units of the merchant currency; 0 turns offline payments off; null: the default */
@@ -5227,6 +5230,7 @@ export interface components {
             language?: components["schemas"]["TerminalLanguage"];
             /** @description The terminal's name (trimmed; not blank) */
             name?: string;
+            tipping?: components["schemas"]["TippingSettings"];
         };
         OfflineLimitsRecord: {
             terminalId: string;
@@ -5951,6 +5955,8 @@ export interface components {
                 tendered?: number;
                 /** @description Cash: given back from the drawer */
                 change?: number;
+                /** @description Wallet: the POS session that took this part */
+                reference?: string;
             }[];
             /** @description Change given, major units */
             change: number;
@@ -6443,12 +6449,22 @@ export interface components {
             maxAgeHours: number;
             language: components["schemas"]["TerminalLanguage"];
             name: string;
+            tipping: components["schemas"]["TippingSettings"];
         };
         TimelineEntry: {
             status: components["schemas"]["PaymentStatus"];
             /** Format: date-time */
             at: string;
             note?: string;
+        };
+        TippingSettings: {
+            /**
+             * @description before: the customer picks a tip before paying; after: on the outcome, paid as a tender of its own; off: never asked
+             * @enum {string}
+             */
+            mode: "off" | "before" | "after";
+            /** @description Suggested tips in percent of the sale (the customer may also choose another amount or none) */
+            percentages: number[];
         };
         TotpCodeBody: {
             /** @description The 6 digits an authenticator app shows */
@@ -14046,7 +14062,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`. */
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`, `sale_in_till_sale`. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -5,7 +5,7 @@ export { type SettlementLimits, terminalOfflineLimits, terminalSettlementLimits 
 export { offlinePaymentSettler } from './payment-push.ts';
 export { settlePush } from './push.ts';
 export type { PushAnswer, PushTerminal } from './push.ts';
-export { offlineRoutes, startOfflineJobs } from './routes.ts';
+export { offlineRoutes, startOfflineJobs, tippingOf } from './routes.ts';
 export { paymentDocument } from './settlement.ts';
 export { findTerminalForSync, recordQueuedCount, terminalPaymentsAfter, terminalSalesAfter } from './store.ts';
 export type { TerminalSyncRow } from './store.ts';

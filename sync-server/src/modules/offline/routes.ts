@@ -29,7 +29,7 @@ import { requireWallet } from '../wallets/index.ts';
 import { publicKeys } from './keys.ts';
 import { terminalOfflineLimits } from './limits.ts';
 import { offlineSettlement, paymentRecord } from './settlement.ts';
-import { findOfflinePayment, findTerminalForSync, listOfflinePayments, setTerminalLanguage, setTerminalName, setTerminalOfflineLimits } from './store.ts';
+import { findOfflinePayment, findTerminalForSync, listOfflinePayments, setTerminalLanguage, setTerminalName, setTerminalOfflineLimits, setTerminalTipping } from './store.ts';
 import { releaseExpiredVouchers, voucherService } from './vouchers.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
@@ -44,6 +44,11 @@ and settles it when it syncs; what the payment did not take goes back to the wal
 offline payment never overdraws a wallet. A voucher pays once (the first settlement wins). An unused voucher's money goes
 back OFFLINE_QR_SETTLEMENT_GRACE_HOURS (72) after it expires, or at once when the holder revokes it. Only a SHA-256 of the
 voucher text is stored; its holder can be shown it again while it is active (GET).`;
+
+/** What a terminal's tipping answers: off with the usual suggestions when never set. */
+export function tippingOf(stored: { mode: 'off' | 'before' | 'after'; percentages: number[] } | null) {
+  return stored ?? { mode: 'off' as const, percentages: [10, 15, 20] };
+}
 
 /** Offline QR vouchers, offline payments (as settled from terminals' syncs), and terminals' offline limits. */
 export async function offlineRoutes(app: TypedApp, context: AppContext): Promise<void> {
@@ -186,10 +191,11 @@ redeem stores nothing. paymentId (a UUID of yours) makes retries safe; without i
     config: { auth: ['merchant'] },
     schema: {
       tags: ['offline'],
-      summary: 'Set a terminal\'s offline limits, its language and its name',
+      summary: 'Set a terminal\'s offline limits, its language, its name and its tipping',
       description: `offlineLimits defaults: OFFLINE_PER_PAYMENT_USD (20) and OFFLINE_TOTAL_USD (200) converted into the merchant currency at the mid
 rate and rounded down to whole units and two significant figures (NGN 26,523.28 becomes 26,000), OFFLINE_MAX_AGE_HOURS (72). language: en, fr, pt or sw (default en), the kiosk's default language (the cashier may switch on
-screen) and its receipts'. name: 1 to 80 characters, trimmed (the dashboard renames a terminal). A connected terminal receives
+screen) and its receipts'. name: 1 to 80 characters, trimmed (the dashboard renames a terminal). tipping: {mode: off | before | after,
+percentages: 1 to 3 whole percents} (default off): whether the kiosk asks for a tip, and what it suggests. A connected terminal receives
 the changes at once in a new sync hello.`,
       params: IdParams,
       body: OfflineLimitsBody,
@@ -200,8 +206,8 @@ the changes at once in a new sync hello.`,
     const { id } = request.params;
     const terminal = await findTerminalForSync(db, id);
     if (!terminal || terminal.merchant_id !== principal.merchantId || terminal.mode !== principal.mode) throw notFound('terminal_not_found', `No terminal ${id}`);
-    const { offlineLimits, language, name } = request.body;
-    if (offlineLimits === undefined && language === undefined && name === undefined) throw badRequest('validation_failed', 'Send offlineLimits, language, name or several');
+    const { offlineLimits, language, name, tipping } = request.body;
+    if (offlineLimits === undefined && language === undefined && name === undefined && tipping === undefined) throw badRequest('validation_failed', 'Send offlineLimits, language, name, tipping or several');
     if (offlineLimits !== undefined) {
       const minor = (value: number | null | undefined) => (value === undefined || value === null ? value : value === 0 ? 0 : toMinor(value, terminal.merchant_currency));
       await setTerminalOfflineLimits(db, id, principal.merchantId, principal.mode, {
@@ -212,8 +218,10 @@ the changes at once in a new sync hello.`,
     }
     if (language !== undefined) await setTerminalLanguage(db, id, principal.merchantId, principal.mode, language);
     if (name !== undefined) await setTerminalName(db, id, principal.merchantId, principal.mode, name.trim());
+    if (tipping !== undefined) await setTerminalTipping(db, id, principal.merchantId, principal.mode, { mode: tipping.mode, percentages: [...tipping.percentages].sort((a, b) => a - b) });
     context.sync.terminalChanged(id);
-    return { ...(await limitsRecord(id, principal.merchantId, principal.mode)), language: language ?? terminal.language, name: name?.trim() ?? terminal.name };
+    const saved = await findTerminalForSync(db, id);
+    return { ...(await limitsRecord(id, principal.merchantId, principal.mode)), language: language ?? terminal.language, name: name?.trim() ?? terminal.name, tipping: tippingOf(saved?.tipping ?? null) };
   });
 
   async function limitsRecord(terminalId: string, merchantId: string, mode: string) {

@@ -210,6 +210,8 @@ export interface TerminalSyncRow {
   offline_total_max: number | null;
   offline_max_age_seconds: number | null;
   language: Language;
+  /** Tips at this till (jsonb); null: off. */
+  tipping: { mode: 'off' | 'before' | 'after'; percentages: number[] } | null;
   merchant_name: string;
   merchant_handle: string;
   merchant_currency: string;
@@ -217,7 +219,7 @@ export interface TerminalSyncRow {
 
 export async function findTerminalForSync(db: Queryable, terminalId: string): Promise<TerminalSyncRow | undefined> {
   const [row] = await db.query<TerminalSyncRow>(
-    `SELECT t.id, t.name, t.merchant_id, t.mode, t.revoked_at, t.created_at, t.offline_per_payment_max, t.offline_total_max, t.offline_max_age_seconds, t.language,
+    `SELECT t.id, t.name, t.merchant_id, t.mode, t.revoked_at, t.created_at, t.offline_per_payment_max, t.offline_total_max, t.offline_max_age_seconds, t.language, t.tipping,
             m.name AS merchant_name, m.handle AS merchant_handle, m.currency AS merchant_currency
      FROM terminals t JOIN merchants m ON m.id = t.merchant_id WHERE t.id = $1`,
     [terminalId],
@@ -252,6 +254,12 @@ export async function setTerminalOfflineLimits(
 /** The language of a terminal's kiosk and receipts (the caller checked it has a catalogue). */
 export async function setTerminalLanguage(db: Queryable, terminalId: string, merchantId: string, mode: Mode, language: Language): Promise<boolean> {
   const rows = await db.query('UPDATE terminals SET language = $4 WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id', [terminalId, merchantId, mode, language]);
+  return rows.length > 0;
+}
+
+/** Tips at a terminal (docs/till.md). */
+export async function setTerminalTipping(db: Queryable, terminalId: string, merchantId: string, mode: Mode, tipping: { mode: string; percentages: number[] }): Promise<boolean> {
+  const rows = await db.query('UPDATE terminals SET tipping = $4::jsonb WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id', [terminalId, merchantId, mode, JSON.stringify(tipping)]);
   return rows.length > 0;
 }
 

@@ -37,6 +37,8 @@ export interface TillSaleRow {
   server_seq: number;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 const COLUMNS =
   'id::text, terminal_id, merchant_id, mode, amount, tip, currency, tenders, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id, shift_id, description, captured_at, received_at, status, decline_code, decline_reason, settled_at, server_seq';
 
@@ -78,4 +80,37 @@ export async function insertTillSales(tx: Queryable, rows: readonly TillSaleRow[
 export async function terminalTillSalesAfter(db: Queryable, terminalId: string, afterSeq: number, limit: number): Promise<TillSaleRow[]> {
   const rows = await db.query<TillSaleRow>(`SELECT ${COLUMNS} FROM till_sales WHERE terminal_id = $1 AND server_seq > $2 ORDER BY server_seq LIMIT $3`, [terminalId, afterSeq, limit]);
   return rows.map(parsed);
+}
+
+/** A POS session a till sale names as its wallet tender, with the till sale that claimed it already, if any. */
+export interface TenderSessionRow {
+  id: string;
+  terminal_id: string | null;
+  status: string;
+  amount: number;
+  currency: string;
+  items: unknown;
+  claimed_by: string | null;
+}
+
+/** The sessions named as wallet tenders, locked (two pushes claiming one session wait for each other). */
+export async function lockTenderSessions(tx: Queryable, scope: { merchantId: string; mode: Mode }, ids: readonly string[]): Promise<Map<string, TenderSessionRow>> {
+  // A reference that is not a UUID names no session (and must not reach the uuid cast).
+  const uuids = [...new Set(ids.map((id) => id.toLowerCase()))].filter((id) => UUID.test(id)).sort();
+  if (uuids.length === 0) return new Map();
+  const rows = await tx.query<TenderSessionRow>(
+    `SELECT s.id::text, s.terminal_id, s.status, s.amount, s.currency, s.items, (SELECT c.sale_id::text FROM till_sale_tender_claims c WHERE c.reference = s.id::text) AS claimed_by
+     FROM pos_sessions s WHERE s.id = ANY ($1::uuid[]) AND s.merchant_id = $2 AND s.mode = $3 ORDER BY s.id FOR UPDATE OF s`,
+    [uuids, scope.merchantId, scope.mode],
+  );
+  return new Map(rows.map((row) => [row.id, { ...row, amount: Number(row.amount) }]));
+}
+
+export async function insertTenderClaims(tx: Queryable, claims: readonly { reference: string; sale_id: string; amount: number }[]): Promise<void> {
+  if (claims.length === 0) return;
+  await tx.query(
+    `INSERT INTO till_sale_tender_claims (reference, sale_id, amount)
+     SELECT * FROM jsonb_to_recordset($1::jsonb) AS c(reference text, sale_id uuid, amount bigint)`,
+    [JSON.stringify(claims)],
+  );
 }

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { TillSaleDoc } from '@tapline/shared/sync-protocol';
+import { SYNC_EVENTS, type SyncHello, type TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { balanceMinor } from '../../testing/ledger.ts';
-import { useTestServer } from '../../testing/server.ts';
+import { uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
 import { conflictsOf, connectTerminal, pull, push } from '../../testing/offline.ts';
 
@@ -104,6 +104,71 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
+    it('records a split sale (cash + a wallet tap), claims the tap once, and refunds the tap to the wallet first, the rest from the drawer', async () => {
+      const s = server();
+      const shop = await till();
+      const payer = uniqueHandle('split');
+      await s.createWallet({ handle: payer, fund: 100_000 });
+      const tag = await s.request<{ tagId: string }>('POST', '/api/wearables', { headers: shop.key, body: { handle: payer, tagType: 'ring', displayName: 'Ring' } });
+      const tap = async (amount: number) => {
+        const created = await s.request<{ sessionId: string }>('POST', '/api/pos/sessions', { headers: shop.term, body: { amount, currency: 'NGN' } });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        const paid = await s.request<{ status: string }>('POST', `/api/pos/sessions/${created.body.sessionId}/tap`, { headers: shop.term, body: { tagId: tag.body.tagId } });
+        assert.equal(paid.body.status, 'completed', JSON.stringify(paid.body));
+        return created.body.sessionId;
+      };
+      const sessionId = await tap(400);
+      const merchantBefore = await balanceMinor(s, shop.merchant.handle, 'NGN');
+      const payerBefore = await balanceMinor(s, payer, 'NGN');
+      const split = cashSale(shop.terminalId, 100_000, 100_000, {
+        tenders: [{ kind: 'cash', amountMinor: 60_000, tenderedMinor: 100_000, changeMinor: 40_000 }, { kind: 'wallet', amountMinor: 40_000, reference: sessionId }],
+      });
+      const again = cashSale(shop.terminalId, 50_000, 10_000, { tenders: [{ kind: 'cash', amountMinor: 10_000, tenderedMinor: 10_000, changeMinor: 0 }, { kind: 'wallet', amountMinor: 40_000, reference: sessionId }] });
+      const wrongAmount = cashSale(shop.terminalId, 50_000, 25_000, { tenders: [{ kind: 'cash', amountMinor: 25_000, tenderedMinor: 25_000, changeMinor: 0 }, { kind: 'wallet', amountMinor: 25_000, reference: await tap(300) }] });
+      const unknown = cashSale(shop.terminalId, 50_000, 20_000, { tenders: [{ kind: 'cash', amountMinor: 20_000, tenderedMinor: 20_000, changeMinor: 0 }, { kind: 'wallet', amountMinor: 30_000, reference: 'not-a-session' }] });
+      const verdicts = conflictsOf<TillSaleDoc>(await push(shop.socket, [split, again, wrongAmount, unknown], 'till_sales'));
+      assert.deepEqual(verdicts.map((doc) => [doc.status, doc.declineCode ?? null]), [['accepted', null], ['declined', 'tender_claimed'], ['declined', 'tender_unverified'], ['declined', 'tender_unverified']]);
+      assert.match(verdicts[2]?.declineReason ?? '', /took 300 NGN, the tender says 250 NGN/);
+
+      const direct = await s.request<{ code: string }>('POST', '/api/pos/refunds', { headers: shop.term, body: { saleId: sessionId, managerPin: '4321' } });
+      assert.equal(direct.status, 409);
+      assert.equal(direct.body.code, 'sale_in_till_sale');
+      const x = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.deepEqual(x.body.methods.cash, { count: 1, amount: 600 }, 'the cash part; the tap counts with the online sales');
+      assert.equal(x.body.methods.walletTap?.amount, 700);
+
+      const first = await s.request<Refund>('POST', '/api/pos/refunds', { headers: shop.term, body: { saleId: split.id, managerPin: '4321' } });
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      assert.deepEqual(first.body.tenders, [{ kind: 'wallet', amount: 400 }, { kind: 'cash', amount: 600 }]);
+      assert.match(first.body.walletRef ?? '', /refund/);
+      // The 300 tap made for the mismatched tender paid too, and is not refunded.
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore - 30_000 + 40_000, 'the tap goes back to the wallet that paid');
+      assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), merchantBefore + 30_000 - 40_000);
+      const after = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.deepEqual(after.body.cash.refunds, { count: 1, amount: 600 });
+      const sale = await s.request<Sale>('GET', `/api/pos/sales/${split.id}`, { headers: shop.key });
+      assert.deepEqual(sale.body.tenders.map((t) => [t.kind, t.amount]), [['cash', 600], ['wallet', 400]]);
+      assert.equal(sale.body.refundable, 0);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
+    it('sets a till\'s tipping (off by default) and tells the kiosk in its hello', async () => {
+      const s = server();
+      const shop = await till();
+      const before = await connectTerminal(s, `term.${(await s.request<{ token: string }>('POST', '/api/merchant/terminals', { headers: shop.key, body: { name: 'Bar' } })).body.token}`);
+      assert.deepEqual(before.hello.tipping, { mode: 'off', percentages: [10, 15, 20] });
+      before.socket.disconnect();
+      const hello = new Promise<SyncHello>((resolve) => shop.socket.once(SYNC_EVENTS.hello, resolve));
+      const set = await s.request<{ tipping: unknown }>('PATCH', `/api/merchant/terminals/${shop.terminalId}`, { headers: shop.key, body: { tipping: { mode: 'after', percentages: [15, 5, 10] } } });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+      assert.deepEqual(set.body.tipping, { mode: 'after', percentages: [5, 10, 15] });
+      for (const tipping of [{ mode: 'sometimes', percentages: [10] }, { mode: 'before', percentages: [0] }, { mode: 'before', percentages: [5, 10, 15, 20] }, { mode: 'before', percentages: [10, 10] }, { mode: 'before' }]) {
+        const refused = await s.request<{ code: string }>('PATCH', `/api/merchant/terminals/${shop.terminalId}`, { headers: shop.key, body: { tipping } });
+        assert.equal(refused.status, 400, JSON.stringify(tipping));
+      }
+      assert.deepEqual((await hello).tipping, { mode: 'after', percentages: [5, 10, 15] }, 'the connected kiosk hears it at once');
+    });
+
     it('declines what does not add up, with a precise code, and records each one for the terminal', async () => {
       const shop = await till();
       const docs = [
@@ -121,7 +186,7 @@ for (const target of await databaseTargets()) {
         ['declined', 'cash_short'],
         ['declined', 'change_mismatch'],
         ['declined', 'tenders_mismatch'],
-        ['declined', 'tender_not_supported'],
+        ['declined', 'tender_unverified'],
         ['declined', 'invalid_document'],
         ['declined', 'currency_not_accepted'],
         ['declined', 'items_total_mismatch'],

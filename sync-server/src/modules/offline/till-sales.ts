@@ -9,10 +9,10 @@ import { type NewEvent, enqueueEvents } from '../../events/outbox.ts';
 import { cartOfDocument, lockProducts, moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from '../products/index.ts';
 import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';
 import { type CollectionSettler, type PushTerminal, type PushedDocument, inSavepoint } from './push.ts';
-import { type StoredTender, type TillSaleRow, findTillSales, insertTillSales } from './till-sales-store.ts';
+import { type StoredTender, type TenderSessionRow, type TillSaleRow, findTillSales, insertTenderClaims, insertTillSales, lockTenderSessions } from './till-sales-store.ts';
 
-/** The tenders this server records on a till sale today: cash. The others are declined, never half-recorded. */
-const RECORDED_TENDERS: ReadonlySet<TillTenderKind> = new Set(['cash']);
+/** The tenders this server records on a till sale today: cash, and a wallet tap (a POS session) for part of it. The others are declined, never half-recorded. */
+const RECORDED_TENDERS: ReadonlySet<TillTenderKind> = new Set(['cash', 'wallet']);
 const ID_TEXT = 64;
 
 /** A till sale as the terminal sent it, checked; or why it cannot be recorded. */
@@ -130,8 +130,11 @@ export function tenderDecline(sale: Pick<Candidate, 'amount' | 'tip' | 'currency
   const major = (minor: number) => `${toMajor(minor, sale.currency)} ${sale.currency}`;
   const unsupported = sale.tenders.find((tender) => !RECORDED_TENDERS.has(tender.kind as TillTenderKind));
   if (unsupported) {
-    return decline('tender_not_supported', `A ${unsupported.kind} tender cannot be recorded on a till sale yet: this server records cash at the till (wallet taps are sales of their own)`);
+    return decline('tender_not_supported', `A ${unsupported.kind} tender cannot be recorded on a till sale yet: this server records cash and wallet taps at the till`);
   }
+  const wallets = sale.tenders.filter((tender) => tender.kind === 'wallet');
+  if (wallets.length > 1) return decline('tender_not_supported', 'A till sale takes at most one wallet tap');
+  if (wallets.some((tender) => tender.reference === undefined)) return decline('tender_unverified', 'A wallet tender must name the POS session that took it (reference)');
   const paid = sale.tenders.reduce((sum, tender) => sum + tender.amount, 0);
   if (paid !== sale.amount + sale.tip) {
     return decline('tenders_mismatch', `The tenders add up to ${major(paid)}, the sale and tip to ${major(sale.amount + sale.tip)}`);
@@ -269,14 +272,48 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
     return tenderDecline(sale) ?? { status: 'accepted' };
   }
 
+  /**
+   * A wallet tender is the POS session that took that part: completed, at this till, in this
+   * currency, for exactly the tender's amount, without lines of its own (the till sale's lines
+   * move the stock), and claimed by no other till sale. `claimed`: references this batch took.
+   */
+  function walletDecline(terminal: PushTerminal, sale: Candidate, sessions: ReadonlyMap<string, TenderSessionRow>, claimed: Set<string>): Verdict | null {
+    for (const tender of sale.tenders) {
+      if (tender.kind !== 'wallet') continue;
+      const reference = tender.reference!.toLowerCase();
+      const session = sessions.get(reference);
+      const unverified = (why: string) => decline('tender_unverified', `Wallet tender ${reference}: ${why}`);
+      if (!session || session.terminal_id !== terminal.terminalId) return unverified('no POS session of this till has this id');
+      if (session.status !== 'completed') return unverified(`the session is ${session.status}, not completed`);
+      if (session.currency !== sale.currency || session.amount !== tender.amount) return unverified(`the session took ${toMajor(session.amount, session.currency)} ${session.currency}, the tender says ${toMajor(tender.amount, sale.currency)} ${sale.currency}`);
+      if (session.items !== null && session.items !== undefined) return unverified('the session has lines of its own: a part payment carries none');
+      if ((session.claimed_by !== null && session.claimed_by !== sale.id) || claimed.has(reference)) return decline('tender_claimed', `Wallet tender ${reference} already pays another till sale`);
+      claimed.add(reference);
+    }
+    return null;
+  }
+
   async function record(tx: Queryable, terminal: PushTerminal, batch: readonly { sale: Candidate; seq: number; verdict: Verdict }[], now: Date): Promise<TillSaleRow[]> {
     const scope = { merchantId: terminal.merchantId, mode: terminal.mode };
+    const references = batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? entry.sale.tenders.flatMap((tender) => (tender.kind === 'wallet' && tender.reference ? [tender.reference] : [])) : []));
+    const claims: { reference: string; sale_id: string; amount: number }[] = [];
+    if (references.length > 0) {
+      const sessions = await lockTenderSessions(tx, scope, references);
+      const claimed = new Set<string>();
+      for (const entry of batch) {
+        if (entry.verdict.status !== 'accepted') continue;
+        const refused = walletDecline(terminal, entry.sale, sessions, claimed);
+        if (refused) entry.verdict = refused;
+        else for (const tender of entry.sale.tenders) if (tender.kind === 'wallet') claims.push({ reference: tender.reference!.toLowerCase(), sale_id: entry.sale.id, amount: tender.amount });
+      }
+    }
     const sold = unitsByProduct(batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? (entry.sale.cart?.lines ?? []) : [])));
     if (sold.size > 0) {
       await lockProducts(tx, scope, [...sold.keys()]);
       await moveSaleStock(tx, scope, sold, -1, now);
     }
     const rows = await insertTillSales(tx, batch.map((entry) => rowOf(terminal, entry.sale, entry.verdict, now, entry.seq)));
+    await insertTenderClaims(tx, claims);
     await enqueueEvents(tx, rows.map((row) => saleEvent(row, now)));
     return rows;
   }
@@ -295,7 +332,7 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
         .map((entry: PushedDocument) => tillSaleCandidate(entry.doc, entry.id, terminal.limits.currency))
         .map((sale, index) => ({ sale, index }))
         .sort((a, b) => a.sale.capturedAt.getTime() - b.sale.capturedAt.getTime() || a.index - b.index)
-        .map(({ sale }, position) => ({ sale, seq: seqs[position]!, verdict: verdictOf(terminal, sale, now) }));
+        .map(({ sale }, position) => ({ sale, seq: seqs[position]!, verdict: verdictOf(terminal, sale, now) as Verdict }));
       if (!isolate) return record(tx, terminal, batch, now);
       const rows: TillSaleRow[] = [];
       for (const entry of batch) {

@@ -12,7 +12,7 @@ import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
 import { moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from './sales.ts';
-import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix } from './sales-store.ts';
+import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix, sessionPayer, tillSaleClaiming } from './sales-store.ts';
 
 /** Who asks: the merchant's key (no PIN) or one of its terminals (its own sales, with the manager PIN). */
 export interface SaleActor {
@@ -141,6 +141,7 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
       amount: major(Number(tender.amount)),
       ...(tender.tendered !== undefined ? { tendered: major(tender.tendered) } : {}),
       ...(tender.change !== undefined ? { change: major(tender.change) } : {}),
+      ...(tender.reference !== undefined ? { reference: tender.reference } : {}),
     })),
     change: major(tenders.reduce((sum, tender) => sum + (tender.change ?? 0), 0)),
     tip: major(Number(sale.tip ?? 0)),
@@ -153,6 +154,18 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
     refundable: major(state.left),
     refundableLines: state.perLine.filter((line) => line.quantity > 0).map((line) => ({ line: line.line, quantity: line.quantity, amount: major(line.amount) })),
   };
+}
+
+/**
+ * How a refund of a till sale goes back: its wallet tap first, up to what that tap paid less what
+ * earlier refunds gave back to it; the rest in cash from the drawer.
+ */
+function tillRefundSplit(sale: SaleRow, refunds: readonly RefundRow[], amount: number): { wallet: number; cash: number; session: string | null } {
+  const wallet = saleTenders(sale).find((tender) => tender.kind === 'wallet');
+  if (!wallet) return { wallet: 0, cash: amount, session: null };
+  const given = refunds.flatMap((refund) => refund.tenders ?? []).filter((tender) => tender.kind === 'wallet').reduce((sum, tender) => sum + Number(tender.amount), 0);
+  const back = Math.min(amount, Math.max(Number(wallet.amount) - given, 0));
+  return { wallet: back, cash: amount - back, session: wallet.reference?.toLowerCase() ?? null };
 }
 
 /** The merchant's wallet back to the wallet that paid (no negative wallet: 422 insufficient_funds); answers the transfer's id. */
@@ -222,9 +235,13 @@ export function refundsService(context: AppContext) {
       const { row, sale } = await db.transaction(async (tx) => {
         restocked = [];
         const sale = await visibleSale(actor, request.saleId, true, tx);
-        const cash = sale.kind === 'till_sale';
-        if (sale.status !== REFUNDABLE_STATUS[sale.kind] || (!cash && (!sale.payer_wallet_id || !sale.transfer_id))) {
+        const till = sale.kind === 'till_sale';
+        if (sale.status !== REFUNDABLE_STATUS[sale.kind] || (!till && (!sale.payer_wallet_id || !sale.transfer_id))) {
           throw conflict('sale_not_refundable', `Sale ${sale.id} is ${sale.status}: only a completed sale can be refunded`);
+        }
+        if (sale.kind === 'pos_session') {
+          const claimedBy = await tillSaleClaiming(tx, sale.id);
+          if (claimedBy) throw conflict('sale_in_till_sale', `Session ${sale.id} paid part of till sale ${claimedBy}: refund that sale, and its refund goes back to each tender`);
         }
         const refunds = await refundsOfSale(tx, sale.id);
         const state = refundable(sale, refunds);
@@ -249,8 +266,18 @@ export function refundsService(context: AppContext) {
         }
         if (amount <= 0 || state.left === 0) throw conflict('nothing_to_refund', `Sale ${sale.id} has nothing left to refund`);
         if (amount > state.left) throw conflict('refund_exceeds_sale', `Refunds of sale ${sale.id} would exceed what was paid`);
-        // A cash sale is refunded from the drawer: no wallet paid it, so no money moves on the ledger.
-        const transferId = cash ? null : await correctingTransfer(tx, sale, id, amount);
+        // A till sale gives back its wallet tap first (to the wallet that paid, by a ledger
+        // transfer), the rest from the drawer (cash moves nothing on the ledger); any other sale
+        // goes back to the wallet that paid it.
+        const split = till ? tillRefundSplit(sale, refunds, amount) : { wallet: amount, cash: 0, session: null };
+        let payer: { walletId: string; handle: string | null } | null = sale.payer_wallet_id ? { walletId: sale.payer_wallet_id, handle: sale.payer_handle } : null;
+        if (split.session && split.wallet > 0) {
+          const paid = await sessionPayer(tx, split.session);
+          if (!paid) throw new Error(`till sale ${sale.id}: wallet tender ${split.session} has no completed session`);
+          payer = { walletId: paid.payer_wallet_id, handle: paid.payer_handle };
+        }
+        const transferId = split.wallet > 0 ? await correctingTransfer(tx, { ...sale, payer_wallet_id: payer!.walletId }, id, split.wallet) : null;
+        const tenders = [...(split.wallet > 0 ? [{ kind: 'wallet', amount: split.wallet }] : []), ...(split.cash > 0 ? [{ kind: 'cash', amount: split.cash }] : [])];
         const row = await insertRefund(tx, {
           id,
           sale_id: sale.id,
@@ -263,9 +290,9 @@ export function refundsService(context: AppContext) {
           currency: sale.currency,
           lines,
           reason: request.reason?.trim() || null,
-          payer_wallet_id: sale.payer_wallet_id,
+          payer_wallet_id: split.wallet > 0 ? payer!.walletId : null,
           transfer_id: transferId,
-          tenders: [{ kind: cash ? 'cash' : 'wallet', amount }],
+          tenders,
           cashier_id: request.cashierId?.trim() || null,
           shift_id: request.shiftId?.toLowerCase() ?? null,
         }, now);

@@ -17,6 +17,12 @@ export interface TerminalActor {
   terminalId: string;
 }
 
+/** Tenders as stored (jsonb, minor units). */
+function tendersOf(value: unknown): { kind: string; amount: number }[] {
+  const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  return Array.isArray(parsed) ? (parsed as { kind: string; amount: number }[]) : [];
+}
+
 interface Tally {
   count: number;
   amount: number;
@@ -88,7 +94,9 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
       add(cashier.sales, sale.amount);
       if (Number(sale.tip) > 0) add(cashier.tips, sale.tip);
     }
-    add(methods.cash, sale.amount);
+    // A split sale's wallet tap is a POS session of its own, counted with the online sales.
+    const walletPart = tendersOf(sale.tenders).filter((tender) => tender.kind === 'wallet').reduce((sum, tender) => sum + Number(tender.amount), 0);
+    add(methods.cash, Math.max(Number(sale.amount) - walletPart, 0));
     cash.collected += Number(sale.cash_amount);
     cash.tendered += Number(sale.cash_tendered);
     cash.change += Number(sale.cash_change);
@@ -98,7 +106,11 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
   // Taxes are net of refunds: a refunded line gives back its share of the line's tax.
   for (const refund of day.refunds) {
     add(refunds, refund.amount);
-    if (refund.sale_kind === 'till_sale') add(cash.refunds, refund.amount);
+    if (refund.sale_kind === 'till_sale') {
+      const recorded = tendersOf(refund.tenders);
+      const cashBack = refund.tenders === null ? Number(refund.amount) : recorded.filter((tender) => tender.kind === 'cash').reduce((sum, tender) => sum + Number(tender.amount), 0);
+      if (cashBack > 0) add(cash.refunds, cashBack);
+    }
     for (const entry of refundLineTaxes(refund.lines, refund.sale_items, refund.sale_cart_discount)) addTax(entry, -1);
   }
   // Tips are apart from sales: the gross counts what was sold.

@@ -154,10 +154,10 @@ export interface StoredRefundLine {
 
 type DaySession = { amount: number; tag_id: string | null; items: unknown; cart_discount: number | null };
 type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null };
-type DayRefund = { amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null; sale_kind: SaleRow['kind'] };
+type DayRefund = { amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null; sale_kind: SaleRow['kind']; tenders: unknown };
 /** A till sale as a day report counts it: cash kept, handed over and given back, the tip (minor units). */
 export type DayTillSale = {
-  amount: number; tip: number; status: string; cash_amount: number; cash_tendered: number; cash_change: number; items: unknown; cart_discount: number | null; cashier_id: string | null;
+  amount: number; tip: number; status: string; cash_amount: number; cash_tendered: number; cash_change: number; items: unknown; cart_discount: number | null; cashier_id: string | null; tenders: unknown;
 };
 /** A closed shift as a day report lists it (minor units), with its cash sales and refunds as the server has them. */
 export type DayShift = {
@@ -187,13 +187,15 @@ const select = (open: { table: string; where: string }, columns: string) => `SEL
 const claim = (open: { table: string; where: string }, columns: string) => `UPDATE ${open.table} SET z_report_id = $2 WHERE ${open.where} RETURNING ${columns}`;
 const SESSION_COLUMNS = 'amount, tag_id, items, cart_discount';
 const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount';
-const TILL_COLUMNS = 'amount, tip, status, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id';
+const TILL_COLUMNS = 'amount, tip, status, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id, tenders';
+/** The cash a refund `r` gave from the drawer: its cash tenders (refunds of till sales made before tenders were recorded: all of it). */
+const CASH_PART = `coalesce((SELECT sum((t->>'amount')::int8) FROM jsonb_array_elements(r.tenders) t WHERE t->>'kind' = 'cash'), CASE WHEN r.tenders IS NULL THEN r.amount ELSE 0 END)`;
 const SHIFT_COLUMNS = `s.id::text, s.cashier_id, (SELECT st.name FROM till_staff st WHERE st.id = s.cashier_id AND st.merchant_id = s.merchant_id) AS cashier_name,
   s.opened_at, s.closed_at, s.float, s.paid_in, s.paid_out, s.no_sales, s.counted, s.expected,
   coalesce((SELECT sum(ts.cash_amount) FROM till_sales ts WHERE ts.shift_id = s.id::text AND ts.status = 'accepted'), 0) AS cash_sales,
-  coalesce((SELECT sum(r.amount) FROM sale_refunds r WHERE r.shift_id = s.id AND r.sale_kind = 'till_sale'), 0) AS cash_refunds`;
+  coalesce((SELECT sum(${CASH_PART}) FROM sale_refunds r WHERE r.shift_id = s.id AND r.sale_kind = 'till_sale'), 0) AS cash_refunds`;
 // A refund's sale lines, for refunds stored before their lines carried their tax.
-const REFUND_COLUMNS_WITH_SALE = `r.amount, r.lines, r.sale_kind,
+const REFUND_COLUMNS_WITH_SALE = `r.amount, r.lines, r.sale_kind, r.tenders,
   coalesce((SELECT s.items FROM pos_sessions s WHERE s.id = r.sale_id), (SELECT p.items FROM offline_payments p WHERE p.id = r.sale_id),
     (SELECT t.items FROM till_sales t WHERE t.id = r.sale_id)) AS sale_items,
   coalesce((SELECT s.cart_discount FROM pos_sessions s WHERE s.id = r.sale_id), (SELECT p.cart_discount FROM offline_payments p WHERE p.id = r.sale_id),
@@ -291,4 +293,19 @@ export async function staffNames(db: Queryable, merchantId: string, ids: readonl
   if (ids.length === 0) return new Map();
   const rows = await db.query<{ id: string; name: string }>('SELECT id, name FROM till_staff WHERE merchant_id = $1 AND id = ANY ($2::text[])', [merchantId, [...ids]]);
   return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+/** The till sale that claimed this POS session as its wallet tender, if any (its refunds go through that sale). */
+export async function tillSaleClaiming(db: Queryable, sessionId: string): Promise<string | undefined> {
+  const [row] = await db.query<{ sale_id: string }>('SELECT sale_id::text FROM till_sale_tender_claims WHERE reference = $1', [sessionId]);
+  return row?.sale_id;
+}
+
+/** The wallet that paid a POS session (a split sale's wallet tender is refunded to it). */
+export async function sessionPayer(db: Queryable, sessionId: string): Promise<{ payer_wallet_id: string; payer_handle: string } | undefined> {
+  const [row] = await db.query<{ payer_wallet_id: string; payer_handle: string }>(
+    `SELECT payer_wallet_id, payer_handle FROM pos_sessions WHERE id = $1::uuid AND status = 'completed'`,
+    [sessionId],
+  );
+  return row;
 }

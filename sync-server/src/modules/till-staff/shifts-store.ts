@@ -117,7 +117,8 @@ export interface ShiftView extends ShiftRow {
 const VIEW = `SELECT s.id::text, s.terminal_id, s.merchant_id, s.mode, s.cashier_id, s.currency, s.opened_at, s.float, s.paid_in, s.paid_out, s.no_sales, s.closed_at,
     s.counted, s.expected, s.z_report_id, t.name AS terminal_name, st.name AS cashier_name,
     coalesce((SELECT sum(ts.cash_amount) FROM till_sales ts WHERE ts.shift_id = s.id::text AND ts.status = 'accepted'), 0) AS cash_sales,
-    coalesce((SELECT sum(r.amount) FROM sale_refunds r WHERE r.shift_id = s.id AND r.sale_kind = 'till_sale'), 0) AS cash_refunds
+    coalesce((SELECT sum(coalesce((SELECT sum((t->>'amount')::int8) FROM jsonb_array_elements(r.tenders) t WHERE t->>'kind' = 'cash'), r.amount))
+      FROM sale_refunds r WHERE r.shift_id = s.id AND r.sale_kind = 'till_sale'), 0) AS cash_refunds
   FROM till_shifts s JOIN terminals t ON t.id = s.terminal_id LEFT JOIN till_staff st ON st.id = s.cashier_id AND st.merchant_id = s.merchant_id`;
 
 const view = (row: ShiftView): ShiftView => ({ ...row, ...shiftRow(row), cash_sales: Number(row.cash_sales), cash_refunds: Number(row.cash_refunds) });

@@ -75,8 +75,12 @@ export interface RefundRecord {
   currency: string;
   lines: { line: number; productId?: string | null; name: string; quantity: number; amount: number }[];
   reason: string | null;
-  walletRef: string;
+  walletRef: string | null;
   payerHandle?: string | null;
+  /** How the money went back: cash from the drawer (a till sale's refund) or to the wallet that paid. Absent from older servers. */
+  tenders?: { kind: string; amount: number }[];
+  cashierId?: string | null;
+  shiftId?: string | null;
   createdAt: string;
 }
 
@@ -167,7 +171,7 @@ export function createApi(terminalToken: string) {
     cancel: (sessionId: string) => call<PosSession>('POST', `${sessionPath(sessionId)}/cancel`),
     // Refunds and the day's reports (docs/catalogue.md): the terminal's manager PIN authorises them.
     sale: (saleId: string) => call<SaleRecord>('GET', `/api/pos/sales/${encodeURIComponent(saleId)}`),
-    refund: (body: { saleId: string; lines?: { line: number; quantity: number }[]; managerPin: string; reason?: string }, idempotencyKey: string) =>
+    refund: (body: { saleId: string; lines?: { line: number; quantity: number }[]; managerPin: string; reason?: string; cashierId?: string; shiftId?: string }, idempotencyKey: string) =>
       call<RefundRecord>('POST', '/api/pos/refunds', body, { 'idempotency-key': `refund-${idempotencyKey}` }),
     // Whether the terminal has a manager PIN (no PIN sent), or whether this one is it (403 wrong_manager_pin, 429 manager_pin_locked).
     managerPinCheck: (managerPin?: string) => call<{ terminalId: string; managerPinSet: boolean; verified: boolean }>('POST', '/api/pos/manager-pin/check', managerPin === undefined ? {} : { managerPin }),

@@ -1,4 +1,4 @@
-import type { EndOfDayReport, GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings, RefundReceipt, TillSaleReceipt } from '@tapline/hardware/src/printer/layouts.ts';
+import type { EndOfDayReport, GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings, RefundReceipt, ShiftReport, TillSaleReceipt } from '@tapline/hardware/src/printer/layouts.ts';
 import { minorFromMajor as toMinor } from '@tapline/shared/money';
 import { DEFAULT_LANGUAGE, languageOf, translator } from '@tapline/shared/i18n';
 import type { Cart } from '@tapline/shared/cart';
@@ -6,12 +6,13 @@ import type { OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protoc
 import type { DayReport, PosContext, RefundRecord, SaleRecord, Tally } from './api.ts';
 import { type GiftCardSale, printedExpiry } from './gift-card-sales.ts';
 import { type PosSaleDoc, saleCart } from './pos-sales.ts';
+import type { ShiftFigures } from './shifts.ts';
 import type { TerminalConfig } from './terminal-config.ts';
 
 export interface ReceiptRequest {
   merchant: MerchantHeader;
   settings: ReceiptSettings;
-  receipt: PosPaymentReceipt | OfflinePaymentReceipt | TillSaleReceipt | GiftCardSaleReceipt | RefundReceipt | EndOfDayReport;
+  receipt: PosPaymentReceipt | OfflinePaymentReceipt | TillSaleReceipt | GiftCardSaleReceipt | RefundReceipt | EndOfDayReport | ShiftReport;
   /** One job per sale: a second request for the same sale does not print twice. */
   jobId: string;
 }
@@ -204,5 +205,45 @@ export function dayReportReceipt(report: DayReport, sync: { queued: number; onli
       oversold: report.oversold.map((product) => ({ name: product.name, stock: product.stock })),
     },
     jobId: report.kind === 'Z' && report.id !== null ? `zreport-${report.id}` : `xreport-${Date.parse(report.closedAt)}`,
+  };
+}
+
+/** A closed shift as the till printed it: its figures, the till's expected cash and the blind count. */
+export interface ClosedShift {
+  shiftId: string;
+  currency: string;
+  cashier: string;
+  /** Who counted, when another cashier closed the shift (a handover). */
+  countedBy?: string;
+  openedAt: string;
+  closedAt: string;
+  figures: ShiftFigures;
+  expectedMinor: number;
+  countedMinor: number;
+}
+
+/** The shift report printed at the close (hardware's shift-report layout). Job `shift-<shiftId>`: printed once. */
+export function shiftReportReceipt(shift: ClosedShift, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
+  const { figures } = shift;
+  return {
+    ...header(context, config, language),
+    receipt: {
+      kind: 'shift-report',
+      shiftId: shift.shiftId,
+      currency: shift.currency,
+      cashier: shift.cashier,
+      ...(shift.countedBy === undefined ? {} : { countedBy: shift.countedBy }),
+      openedAt: shift.openedAt,
+      closedAt: shift.closedAt,
+      floatMinor: figures.floatMinor,
+      cashSalesMinor: figures.cashSalesMinor,
+      cashRefundsMinor: figures.cashRefundsMinor,
+      paidInMinor: figures.paidInMinor,
+      paidOutMinor: figures.paidOutMinor,
+      noSales: figures.noSales,
+      expectedMinor: shift.expectedMinor,
+      countedMinor: shift.countedMinor,
+    },
+    jobId: `shift-${shift.shiftId}`,
   };
 }

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { after } from 'node:test';
 import { type RxJsonSchema, createRxDatabase, createRxSchema, defaultHashSha256 } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
-import { GIFT_CARD_SALE_SCHEMA, KEEP_AS_IS, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_SCHEMA, TILL_SALE_SCHEMA } from './replica.ts';
+import { DRAWER_REFUND_SCHEMA, GIFT_CARD_SALE_SCHEMA, KEEP_AS_IS, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_SCHEMA, SHIFT_EVENT_SCHEMA, TILL_SALE_SCHEMA, TILL_STAFF_SCHEMA } from './replica.ts';
 import type { KioskAlertDoc } from './alerts.ts';
 import { PRODUCT_SCHEMA } from './catalogue.ts';
 
@@ -111,10 +111,7 @@ const HAND_WRITTEN = {
   },
 };
 
-/**
- * Collections added later (a replica made before them gets them added, the others untouched):
- * pinned the same way from the version they were added in.
- */
+/** till_sales as the kiosk's cash sales write it, field for field (its hash is pinned with the shifts' below). */
 const ADDED = {
   till_sales: {
     title: 'till sale',
@@ -171,10 +168,20 @@ const HASHES = {
   offline_payments: 'a861d43b6d8b2dae1f221918dfeb1ecdf620ce5d3a14785d0d166c1c7c8b72ed',
   gift_card_sales: '23be27f12fa3d06fac2b33deb598c60b6a9fa3eceb864e9abb99ce4ac4d89948',
   products: '39a7f4fb6fb61028759fe7c26e8590b4abeaaaa407f7c43bf5aaaa2a4b74ab38',
-  till_sales: '26e47a0d4442970f1e8032b40aaf0276d57c9371b2cc280edcf1ebd4c73dee1e',
   // Version 0 hashed 51fb28e9…; version 1 added the kind till_sale_declined (migrated: KEEP_AS_IS).
   kiosk_alerts_v0: '51fb28e9ea61b3836bf8d66edd7c08f82efd93eb1edede9d32d3d71fa6b3be5e',
   kiosk_alerts: '6f74ed796933fc551bcfc8635969b4f0ff55e0b68a8b044a530c1cb7dbcb2a52',
+};
+
+/**
+ * The collections the till's shifts added (version 0 each): pinned from their first release, so a
+ * change to shared's TypeBox schemas (or to these) that would strand a kiosk's replica fails here.
+ */
+const SHIFT_HASHES = {
+  till_sales: '26e47a0d4442970f1e8032b40aaf0276d57c9371b2cc280edcf1ebd4c73dee1e',
+  shift_events: 'd93dacbeb0d591cd88a523271a164f80ff8e40077d2ce78a51f6e8d82c8dc385',
+  till_staff: 'e1291ce6b9afa7ed5a92d5f0a7b7f52ce7105ab639f899260910e0b6bf868833',
+  drawer_refunds: '8f69602993977e5a4443df8b8de5e1253c135c89fb48f0201a96f28f6448ed30',
 };
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -193,9 +200,9 @@ describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts',
     assert.equal(await createRxSchema(PRODUCT_SCHEMA, defaultHashSha256).hash, HASHES.products);
   });
 
-  it('adds till_sales (cash sales) derived from TillSaleDocument, field for field, with its own pinned hash', async () => {
+  it('derives till_sales (cash sales) from TillSaleDocument, field for field', async () => {
     assert.deepStrictEqual(TILL_SALE_SCHEMA, ADDED.till_sales);
-    assert.equal(await createRxSchema(TILL_SALE_SCHEMA, defaultHashSha256).hash, HASHES.till_sales);
+    assert.equal(await createRxSchema(TILL_SALE_SCHEMA, defaultHashSha256).hash, SHIFT_HASHES.till_sales);
   });
 
   it('moves kiosk_alerts to version 1 for the new kind, and a replica made before opens with its alerts kept', async () => {
@@ -216,5 +223,15 @@ describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts',
     assert.deepEqual(kept?.toJSON(), stored);
     await alerts.insert({ ...stored, id: 'till_sale_declined:sale_1', kind: 'till_sale_declined', refId: 'sale_1', code: 'cash_short' });
     assert.equal(await alerts.count().exec(), 2);
+  });
+
+  it('pins the hashes of the shifts\' collections: till sales, shift events, till staff, drawer refunds', async () => {
+    assert.equal(await createRxSchema(TILL_SALE_SCHEMA, defaultHashSha256).hash, SHIFT_HASHES.till_sales);
+    assert.equal(await createRxSchema(SHIFT_EVENT_SCHEMA, defaultHashSha256).hash, SHIFT_HASHES.shift_events);
+    assert.equal(await createRxSchema(TILL_STAFF_SCHEMA, defaultHashSha256).hash, SHIFT_HASHES.till_staff);
+    assert.equal(await createRxSchema(DRAWER_REFUND_SCHEMA, defaultHashSha256).hash, SHIFT_HASHES.drawer_refunds);
+    // The ones the till queries by: required, bounded (RxDB indexes need both).
+    assert.deepEqual(SHIFT_EVENT_SCHEMA.required, ['id', 'terminalId', 'shiftId', 'kind', 'cashierId', 'amountMinor', 'currency', 'capturedAt', 'status', 'serverSeq']);
+    assert.deepEqual(TILL_STAFF_SCHEMA.required, ['id', 'name', 'role', 'active', 'pinVerifier', 'updatedAt']);
   });
 });

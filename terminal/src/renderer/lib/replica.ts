@@ -1,21 +1,24 @@
 import { type RxCollection, type RxDatabase, type RxJsonSchema, addRxPlugin, createRxDatabase } from 'rxdb';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import { GiftCardSaleDocument, OfflinePaymentDocument, TillSaleDocument, rxJsonSchema } from '@tapline/shared/sync-documents';
-import type { GiftCardSaleDoc, OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
+import { GiftCardSaleDocument, OfflinePaymentDocument, ShiftEventDocument, TillSaleDocument, TillStaffDocument, rxJsonSchema } from '@tapline/shared/sync-documents';
+import type { GiftCardSaleDoc, OfflinePaymentDoc, ShiftEventDoc, TillSaleDoc, TillStaffDoc as ReplicatedTillStaffDoc } from '@tapline/shared/sync-protocol';
 import { PRODUCT_SCHEMA, type ProductDoc } from './catalogue.ts';
 import { KIOSK_ALERT_KINDS, KIOSK_ALERT_STATUSES, type KioskAlertDoc } from './alerts.ts';
 import { POS_SALE_LOCAL_ENDS, POS_SALE_STATUSES, type PosSaleDoc } from './pos-sales.ts';
+import type { DrawerRefundDoc } from './shifts.ts';
 
 /**
  * The terminal's local replica: an RxDB database in IndexedDB (Dexie storage), one per terminal,
  * so payments taken, gift cards sold and cash sales made offline survive a reload, a crash or a
  * restart of the kiosk until they sync, and so does the sale on screen (pos_sales) and the cashier's alerts
  * (kiosk_alerts) and the refunds made here (pos_refunds); those three stay on the terminal. The merchant's catalogue (products) is pulled
- * from the server and never pushed.
+ * from the server and never pushed, and so are the till staff (till_staff); the till's sales with
+ * their tenders (till_sales) and its cashier shifts (shift_events) are pushed; the cash refunds
+ * given from the drawer by shift (drawer_refunds) stay here.
  * No dev-mode plugin here (it loads from the internet): without it RxDB needs no validator, and
  * the documents are made by this code only (lib/offline-payments.ts, lib/gift-card-sales.ts,
- * lib/cash-sales.ts) and by the server.
+ * lib/cash-sales.ts, lib/shifts.ts) and by the server.
  */
 addRxPlugin(RxDBMigrationSchemaPlugin);
 
@@ -62,16 +65,52 @@ export const GIFT_CARD_SALE_SCHEMA = rxJsonSchema(GiftCardSaleDocument, {
 }) as unknown as RxJsonSchema<GiftCardSaleDoc>;
 
 /**
- * A sale the till completed with its tenders (collection `till_sales`): a cash sale, written
- * when the cashier confirms the cash, online or offline alike (lib/cash-sales.ts).
+ * A sale completed at the till with its tenders (cash...), with the cashier and shift that made it
+ * (collection till_sales, pushed): a cash sale, written when the cashier confirms the cash, online
+ * or offline alike (lib/cash-sales.ts). Its cash tenders count in the shift's expected cash (lib/shifts.ts).
  */
 export const TILL_SALE_SCHEMA = rxJsonSchema(TillSaleDocument, {
   title: 'till sale',
   version: 0,
   primaryKey: 'id',
-  // The status bar counts the queued ones; the history and alerts read by capture time and status.
   indexes: ['status', 'capturedAt'],
 }) as unknown as RxJsonSchema<TillSaleDoc>;
+
+/** One event of a cashier's shift: open with the float, paid in / out, no sale, close with the count (lib/shifts.ts). */
+export const SHIFT_EVENT_SCHEMA = rxJsonSchema(ShiftEventDocument, {
+  title: 'shift event',
+  version: 0,
+  primaryKey: 'id',
+  indexes: ['status', 'capturedAt'],
+}) as unknown as RxJsonSchema<ShiftEventDoc>;
+
+/** A member of the till staff as the replica keeps it (RxDB keeps `_deleted` itself). */
+export type TillStaffDoc = Omit<ReplicatedTillStaffDoc, '_deleted'>;
+
+/** The merchant's till staff with their PIN verifiers (pull only: lib/till-pin.ts checks PINs offline). */
+export const TILL_STAFF_SCHEMA = rxJsonSchema(TillStaffDocument, {
+  title: 'till staff',
+  version: 0,
+  primaryKey: 'id',
+}) as unknown as RxJsonSchema<TillStaffDoc>;
+
+/** A cash refund given from the drawer during a shift (Refund.svelte), for the shift's expected cash. Not replicated. */
+export const DRAWER_REFUND_SCHEMA: RxJsonSchema<DrawerRefundDoc> = {
+  title: 'drawer refund',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: { type: 'string', maxLength: 64 },
+    shiftId: { type: 'string', maxLength: 36 },
+    cashierId: { type: 'string', maxLength: 64 },
+    amountMinor: { type: 'integer', minimum: 0 },
+    currency: { type: 'string', maxLength: 3 },
+    createdAt: ISO_TIME,
+  },
+  required: ['id', 'shiftId', 'cashierId', 'amountMinor', 'currency', 'createdAt'],
+  indexes: ['shiftId'],
+};
 
 /** A sale charged through the server, from Charge on (lib/pos-sales.ts). Not replicated. */
 export const POS_SALE_SCHEMA: RxJsonSchema<PosSaleDoc> = {
@@ -169,34 +208,46 @@ export const KIOSK_ALERT_SCHEMA: RxJsonSchema<KioskAlertDoc> = {
 
 export type OfflinePaymentCollection = RxCollection<OfflinePaymentRecord>;
 export type GiftCardSaleCollection = RxCollection<GiftCardSaleDoc>;
-export type TillSaleCollection = RxCollection<TillSaleDoc>;
 export type PosSaleCollection = RxCollection<PosSaleDoc>;
 export type KioskAlertCollection = RxCollection<KioskAlertDoc>;
 export type ProductCollection = RxCollection<ProductDoc>;
 export type PosRefundCollection = RxCollection<PosRefundDoc>;
+export type TillSaleCollection = RxCollection<TillSaleDoc>;
+export type ShiftEventCollection = RxCollection<ShiftEventDoc>;
+export type TillStaffCollection = RxCollection<TillStaffDoc>;
+export type DrawerRefundCollection = RxCollection<DrawerRefundDoc>;
 
 interface Collections {
   offline_payments: OfflinePaymentCollection;
   gift_card_sales: GiftCardSaleCollection;
-  till_sales: TillSaleCollection;
   pos_sales: PosSaleCollection;
   kiosk_alerts: KioskAlertCollection;
   products: ProductCollection;
   pos_refunds: PosRefundCollection;
+  till_sales: TillSaleCollection;
+  shift_events: ShiftEventCollection;
+  till_staff: TillStaffCollection;
+  drawer_refunds: DrawerRefundCollection;
 }
 
 export interface Replica {
   db: RxDatabase<Collections>;
   payments: OfflinePaymentCollection;
   giftCardSales: GiftCardSaleCollection;
-  /** Sales completed at the till with their tenders: cash sales. */
-  tillSales: TillSaleCollection;
   posSales: PosSaleCollection;
   alerts: KioskAlertCollection;
   /** The merchant's catalogue, pulled from the server (lib/catalogue.ts). */
   products: ProductCollection;
   /** Refunds made at this kiosk. */
   refunds: PosRefundCollection;
+  /** Sales completed at the till with their tenders (pushed). */
+  tillSales: TillSaleCollection;
+  /** This till's shift events (pushed): lib/shifts.ts. */
+  shiftEvents: ShiftEventCollection;
+  /** The merchant's till staff (pull only). */
+  tillStaff: TillStaffCollection;
+  /** Cash refunds given from the drawer, by shift (this till only). */
+  drawerRefunds: DrawerRefundCollection;
 }
 
 export function replicaName(terminalId: string): string {
@@ -207,24 +258,30 @@ export function replicaName(terminalId: string): string {
 export async function openReplica(terminalId: string): Promise<Replica> {
   // One kiosk window: no cross-tab coordination (and no leader election to wait for).
   const db = await createRxDatabase<Collections>({ name: replicaName(terminalId), storage: getRxStorageDexie(), multiInstance: false, closeDuplicates: true });
-  // A replica made before a collection existed gets it added next to the others (7 of RxDB's 13).
+  // A replica made before a collection existed gets it added next to the others (10 of RxDB's 13).
   const collections = await db.addCollections({
     offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
-    till_sales: { schema: TILL_SALE_SCHEMA },
     pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: KEEP_AS_IS },
     kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     products: { schema: PRODUCT_SCHEMA },
     pos_refunds: { schema: POS_REFUND_SCHEMA },
+    till_sales: { schema: TILL_SALE_SCHEMA },
+    shift_events: { schema: SHIFT_EVENT_SCHEMA },
+    till_staff: { schema: TILL_STAFF_SCHEMA },
+    drawer_refunds: { schema: DRAWER_REFUND_SCHEMA },
   });
   return {
     db,
     payments: collections.offline_payments,
     giftCardSales: collections.gift_card_sales,
-    tillSales: collections.till_sales,
     posSales: collections.pos_sales,
     alerts: collections.kiosk_alerts,
     products: collections.products,
     refunds: collections.pos_refunds,
+    tillSales: collections.till_sales,
+    shiftEvents: collections.shift_events,
+    tillStaff: collections.till_staff,
+    drawerRefunds: collections.drawer_refunds,
   };
 }

@@ -19,7 +19,7 @@ import {
   type SyncStatus,
   isSyncFailure,
 } from '@tapline/shared/sync-protocol';
-import type { GiftCardSaleCollection, OfflinePaymentCollection, ProductCollection, TillSaleCollection } from './replica.ts';
+import type { GiftCardSaleCollection, OfflinePaymentCollection, ProductCollection, ShiftEventCollection, TillSaleCollection, TillStaffCollection } from './replica.ts';
 
 /**
  * connecting: not connected yet since start. online: connected, nothing waiting. syncing:
@@ -30,7 +30,7 @@ export type SyncState = 'connecting' | 'online' | 'syncing' | 'offline' | 'refus
 
 export interface SyncSnapshot {
   state: SyncState;
-  /** Offline payments, gift card sales and cash sales stored here that the server has not settled yet. */
+  /** Offline payments, gift card sales, till sales and shift events stored here that the server has not settled yet. */
   queued: number;
   /** The last answer from the server (ISO 8601), null before the first ever (kept over reloads by the caller). */
   lastSyncAt: string | null;
@@ -48,13 +48,17 @@ export type PushGate = (collection: SyncCollection, docs: SyncDocument[]) => Pro
 export interface ReplicatedCollections {
   offline_payments: OfflinePaymentCollection;
   gift_card_sales: GiftCardSaleCollection;
-  /** Cash sales (lib/cash-sales.ts). */
-  till_sales: TillSaleCollection;
   /** Pull only: the merchant's catalogue (lib/catalogue.ts). */
   products?: ProductCollection;
+  /** Sales completed at the till with their tenders, cashier and shift: cash sales (lib/cash-sales.ts). */
+  till_sales?: TillSaleCollection;
+  /** The till's cashier shifts: float, paid in / out, no sale, the count (lib/shifts.ts). */
+  shift_events?: ShiftEventCollection;
+  /** Pull only: who may sign in at the till, with their PIN verifiers (lib/till-pin.ts). */
+  till_staff?: TillStaffCollection;
 }
 
-/** The collections of the protocol: the terminal's documents pushed, the catalogue pulled only. */
+/** The collections of the protocol: the terminal's documents pushed, the catalogue and till staff pulled only. */
 export type ReplicatedName = SyncCollection;
 
 /** What every replicated document has: an id, and the server's order of changes. */
@@ -78,8 +82,8 @@ const RECONNECT_DELAY_MS_MAX = 1_000;
 const RECONNECT_RANDOMIZATION = 0.25;
 
 /**
- * Payments, gift card sales and till sales are never deleted, only settled; a product the merchant archived
- * may come with `_deleted: true`, which RxDB takes as a deletion.
+ * Payments, gift card sales, till sales and shift events are never deleted, only settled; a product the merchant archived,
+ * or a member of the till staff removed, may come with `_deleted: true`, which RxDB takes as a deletion.
  */
 function fromServer<D extends ReplicatedDocument>(doc: D): WithDeleted<D> {
   return { ...doc, _deleted: (doc as { _deleted?: unknown })._deleted === true };
@@ -183,7 +187,7 @@ export function replicateCollection<D extends ReplicatedDocument>(
       handler: async (rows) => {
         const all = rows.map((row) => ({ assumedMasterState: toServer(row.assumedMasterState) ?? null, newDocumentState: toServer(row.newDocumentState)! }));
         // Held back documents answer as a conflict with their local master state, which RxDB keeps.
-        const kept = gate === null || name === 'products' ? new Map<string, SyncDocument>() : await gate(name, all.map((row) => row.newDocumentState as unknown as SyncDocument));
+        const kept = gate === null || name === 'products' || name === 'till_staff' ? new Map<string, SyncDocument>() : await gate(name, all.map((row) => row.newDocumentState as unknown as SyncDocument));
         const sent = all.filter((row) => !kept.has(row.newDocumentState.id));
         const request = { collection: name, rows: sent } as unknown as PushRequest;
         const answered = sent.length === 0 ? [] : (await ask<PushResponse<D & SyncDocument>>(SYNC_EVENTS.push, request)).conflicts;
@@ -212,7 +216,8 @@ export function replicateCollection<D extends ReplicatedDocument>(
 /**
  * The replica's connection to the sync server: socket.io on the page's own origin (the host
  * proxies /socket.io) and RxDB's replication of each collection over it (offline_payments,
- * gift_card_sales and till_sales pushed, products pulled; shared/src/sync-protocol.ts). Local documents are pushed as soon as the server
+ * gift_card_sales, till_sales and shift_events pushed, products and till_staff pulled;
+ * shared/src/sync-protocol.ts). Local documents are pushed as soon as the server
  * can be reached; the verdicts come back in the push's answer and in the pull stream. Every
  * reconnect asks RxDB to resync, so nothing that changed meanwhile is missed.
  */
@@ -243,8 +248,10 @@ export class SyncConnection {
     this.#replications = new Map<ReplicatedName, CollectionReplication>([
       ['offline_payments', replicateCollection('offline_payments', collections.offline_payments, terminalId, ask, gate)],
       ['gift_card_sales', replicateCollection('gift_card_sales', collections.gift_card_sales, terminalId, ask, gate)],
-      ['till_sales', replicateCollection('till_sales', collections.till_sales, terminalId, ask, gate)],
+      ...(collections.till_sales === undefined ? [] : [['till_sales', replicateCollection('till_sales', collections.till_sales, terminalId, ask, gate)] as const]),
+      ...(collections.shift_events === undefined ? [] : [['shift_events', replicateCollection('shift_events', collections.shift_events, terminalId, ask, gate)] as const]),
       ...(collections.products === undefined ? [] : [['products', replicateCollection('products', collections.products, terminalId, ask, null, { push: false })] as const]),
+      ...(collections.till_staff === undefined ? [] : [['till_staff', replicateCollection('till_staff', collections.till_staff as unknown as RxCollection<ReplicatedDocument>, terminalId, ask, null, { push: false })] as const]),
     ]);
   }
 

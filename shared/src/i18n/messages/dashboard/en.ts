@@ -1,4 +1,5 @@
 import { dashboardListsEn } from './lists/en.ts';
+import { dashboardTillEn } from './till/en.ts';
 
 /** The merchant dashboard's words (dashboard/), English: the reference the other languages follow. */
 export const dashboardEn = {
@@ -15,6 +16,7 @@ export const dashboardEn = {
   never: 'Never',
   none: 'None',
   ...dashboardListsEn,
+  ...dashboardTillEn,
   nav: {
     label: 'Main menu',
     menu: 'Menu',
@@ -34,6 +36,8 @@ export const dashboardEn = {
     subscriptions: 'Subscriptions',
     refunds: 'Refunds',
     reports: 'Day reports',
+    staff: 'Till staff',
+    shifts: 'Shifts',
     catalogue: 'Catalogue',
     wearables: 'Wearables',
     rewards: 'Programs and rewards',
@@ -416,5 +420,7 @@ export const dashboardEn = {
     email_taken: 'This address already has an account.',
     last_owner: 'The team keeps at least one owner.',
     validation_failed: 'Check the fields and try again.',
+    staff_not_found: 'This staff member no longer exists: reload the page.',
+    shift_not_found: 'This shift is not found: reload the page.',
   },
 };

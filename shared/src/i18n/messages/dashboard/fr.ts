@@ -1,5 +1,6 @@
 import type { Messages } from '../../index.ts';
 import { dashboardListsFr } from './lists/fr.ts';
+import { dashboardTillFr } from './till/fr.ts';
 
 /** Le tableau de bord du marchand, en français. */
 export const dashboardFr: Messages['dashboard'] = {
@@ -16,6 +17,7 @@ export const dashboardFr: Messages['dashboard'] = {
   never: 'Jamais',
   none: 'Aucun',
   ...dashboardListsFr,
+  ...dashboardTillFr,
   nav: {
     label: 'Menu principal',
     menu: 'Menu',
@@ -35,6 +37,8 @@ export const dashboardFr: Messages['dashboard'] = {
     subscriptions: 'Abonnements',
     refunds: 'Remboursements',
     reports: 'Rapports du jour',
+    staff: 'Personnel de caisse',
+    shifts: 'Services de caisse',
     catalogue: 'Catalogue',
     wearables: 'Bracelets et bagues',
     rewards: 'Programmes et récompenses',
@@ -417,5 +421,7 @@ export const dashboardFr: Messages['dashboard'] = {
     email_taken: 'Cette adresse a déjà un compte.',
     last_owner: 'L\'équipe garde au moins un propriétaire.',
     validation_failed: 'Vérifiez les champs et réessayez.',
+    staff_not_found: 'Cette personne n\'existe plus : rechargez la page.',
+    shift_not_found: 'Ce service est introuvable : rechargez la page.',
   },
 };

@@ -1,5 +1,6 @@
 import type { Messages } from '../../index.ts';
 import { dashboardListsPt } from './lists/pt.ts';
+import { dashboardTillPt } from './till/pt.ts';
 
 /** O painel do comerciante, em português. */
 export const dashboardPt: Messages['dashboard'] = {
@@ -16,6 +17,7 @@ export const dashboardPt: Messages['dashboard'] = {
   never: 'Nunca',
   none: 'Nenhum',
   ...dashboardListsPt,
+  ...dashboardTillPt,
   nav: {
     label: 'Menu principal',
     menu: 'Menu',
@@ -35,6 +37,8 @@ export const dashboardPt: Messages['dashboard'] = {
     subscriptions: 'Assinaturas',
     refunds: 'Reembolsos',
     reports: 'Relatórios do dia',
+    staff: 'Pessoal de caixa',
+    shifts: 'Turnos de caixa',
     catalogue: 'Catálogo',
     wearables: 'Pulseiras e anéis',
     rewards: 'Programas e recompensas',
@@ -417,5 +421,7 @@ export const dashboardPt: Messages['dashboard'] = {
     email_taken: 'Este endereço já tem uma conta.',
     last_owner: 'A equipa mantém pelo menos um proprietário.',
     validation_failed: 'Verifique os campos e tente outra vez.',
+    staff_not_found: 'Esta pessoa já não existe: recarregue a página.',
+    shift_not_found: 'Este turno não foi encontrado: recarregue a página.',
   },
 };

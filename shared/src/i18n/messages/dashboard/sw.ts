@@ -1,5 +1,6 @@
 import type { Messages } from '../../index.ts';
 import { dashboardListsSw } from './lists/sw.ts';
+import { dashboardTillSw } from './till/sw.ts';
 
 /** Dashibodi ya mfanyabiashara, kwa Kiswahili. */
 export const dashboardSw: Messages['dashboard'] = {
@@ -16,6 +17,7 @@ export const dashboardSw: Messages['dashboard'] = {
   never: 'Kamwe',
   none: 'Hakuna',
   ...dashboardListsSw,
+  ...dashboardTillSw,
   nav: {
     label: 'Menyu kuu',
     menu: 'Menyu',
@@ -35,6 +37,8 @@ export const dashboardSw: Messages['dashboard'] = {
     subscriptions: 'Usajili',
     refunds: 'Marejesho',
     reports: 'Ripoti za siku',
+    staff: 'Wafanyakazi wa kaunta',
+    shifts: 'Zamu za kaunta',
     catalogue: 'Orodha ya bidhaa',
     wearables: 'Bangili na pete',
     rewards: 'Programu na zawadi',
@@ -417,5 +421,7 @@ export const dashboardSw: Messages['dashboard'] = {
     email_taken: 'Anwani hii tayari ina akaunti.',
     last_owner: 'Timu inabaki na angalau mmiliki mmoja.',
     validation_failed: 'Angalia sehemu na ujaribu tena.',
+    staff_not_found: 'Mfanyakazi huyu hayupo tena: pakia ukurasa upya.',
+    shift_not_found: 'Zamu hii haipatikani: pakia ukurasa upya.',
   },
 };
