@@ -246,6 +246,25 @@ for (const target of await databaseTargets()) {
       await page.setViewportSize({ width: 800, height: 600 });
       await page.screenshot({ path: `${ARTIFACTS}terminal-cash-history-fr-800x600-${target.name}.png` });
       await page.setViewportSize(KIOSK.viewport);
+
+      // End of day: the X report counts the cash sales, on screen and printed, and its gross is the server's.
+      await page.click('#history-back');
+      await page.selectOption('#language-switcher', 'en');
+      await page.click('#day-report-button');
+      await page.locator('#day-report[data-kind="X"]').waitFor();
+      assert.deepEqual([await page.locator('#report-cash').getAttribute('data-count'), await page.locator('#report-cash').getAttribute('data-amount')], ['2', String(total + 1_500)]);
+      assert.equal(await page.locator('#report-gross').getAttribute('data-amount'), String(total + 1_500));
+      await page.setViewportSize({ width: 800, height: 600 });
+      await page.screenshot({ path: `${ARTIFACTS}terminal-cash-x-report-800x600-${target.name}.png` });
+      await page.setViewportSize(KIOSK.viewport);
+      const jobsBefore = printer.jobs.length;
+      await page.click('#report-print');
+      await page.locator('#report-receipt-status').waitFor();
+      assert.equal(printer.jobs.length, jobsBefore + 1);
+      const report = printer.jobs.at(-1)!.document.blocks.flatMap((block) => (block.kind === 'text' ? [block.text] : []));
+      for (const expected of [/^Cash \(2\) +35\.38$/, /^Gross \(2\) +35\.38$/]) {
+        assert.ok(report.some((line) => expected.test(line)), `${expected} on the X report:\n${report.join('\n')}`);
+      }
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.close();
     });

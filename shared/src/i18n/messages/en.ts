@@ -341,6 +341,7 @@ export const en = {
       qrOnline: "QR / online",
       offlineVoucher: "Offline QR voucher",
       offlineTap: "Offline tap",
+      cash: "Cash",
       giftCardsSold: "Gift cards sold",
       online: "Online",
       offline: "Offline",

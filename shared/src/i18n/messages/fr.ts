@@ -336,6 +336,7 @@ export const fr: Messages = {
       qrOnline: "QR / en ligne",
       offlineVoucher: "Bon QR hors ligne",
       offlineTap: "Sans contact hors ligne",
+      cash: "Espèces",
       giftCardsSold: "Cartes cadeaux vendues",
       online: "En ligne",
       offline: "Hors ligne",

@@ -336,6 +336,7 @@ export const pt: Messages = {
       qrOnline: "QR / online",
       offlineVoucher: "Vale QR offline",
       offlineTap: "Toque offline",
+      cash: "Dinheiro",
       giftCardsSold: "Cartões-oferta vendidos",
       online: "Online",
       offline: "Offline",

@@ -336,6 +336,7 @@ export const sw: Messages = {
       qrOnline: "QR / mtandaoni",
       offlineVoucher: "Vocha ya QR nje ya mtandao",
       offlineTap: "Mguso nje ya mtandao",
+      cash: "Pesa taslimu",
       giftCardsSold: "Kadi za zawadi zilizouzwa",
       online: "Mtandaoni",
       offline: "Nje ya mtandao",

@@ -16,6 +16,7 @@ import type { PosContext } from './api.ts';
 import { type CashSaleAttempt, cashSaleDoc, cashSaleStatus, cashTender, forgetCashOutcome, loadCashOutcome, rememberCashOutcome } from './cash-sales.ts';
 import { reprinted, tillSaleReceipt } from './receipt.ts';
 import { TILL_SALE_SCHEMA, type TillSaleCollection } from './replica.ts';
+import { expectedCashMinor, shiftEvent, shiftFigures } from './shifts.ts';
 import { type Ask, replicateCollection } from './sync.ts';
 import type { TerminalConfig } from './terminal-config.ts';
 
@@ -83,6 +84,22 @@ describe('the cash sale document', () => {
     assert.equal(codeOf(cashSaleDoc({ ...sale, amountMinor: 3_000, items: CART.lines, discountMinor: CART.discount }, 5_000, 'trm', 'NGN', NOW, ID)), 'items_total_mismatch');
   });
 
+  it('carries the signed-in cashier and their shift, so the sale\'s cash counts in that shift\'s expected drawer', () => {
+    const by = { cashierId: 'staff_ada', shiftId: '9d2c1b0a-1111-4222-8333-444455556666' };
+    const sold = cashSaleDoc({ amountMinor: 75_000, currency: 'NGN', description: '' }, 100_000, 'trm_front', 'NGN', NOW, ID, by);
+    assert.ok(sold.ok);
+    assert.deepEqual([sold.doc.cashierId, sold.doc.shiftId], [by.cashierId, by.shiftId]);
+    assert.deepEqual([...pushedDocumentProblems('till_sales', sold.doc)], []);
+    // Without till staff: no cashier, no shift.
+    const anonymous = cashSaleDoc({ amountMinor: 75_000, currency: 'NGN', description: '' }, 100_000, 'trm_front', 'NGN', NOW, ID);
+    assert.ok(anonymous.ok && !('cashierId' in anonymous.doc) && !('shiftId' in anonymous.doc));
+    // The float of 100.00, then this sale: the drawer should hold 100.00 + 750.00 (the change went back out).
+    const open = shiftEvent({ shiftId: by.shiftId, kind: 'open', cashierId: by.cashierId, amountMinor: 10_000, currency: 'NGN' }, 'trm_front', NOW);
+    const figures = shiftFigures(by.shiftId, [open], [sold.doc, { ...sold.doc, shiftId: 'another' }], []);
+    assert.equal(figures.cashSalesMinor, 75_000);
+    assert.equal(expectedCashMinor(figures), 85_000);
+  });
+
   it('reads the cash tender back, and says what became of the record in the kiosk\'s language', () => {
     const attempt = cashSaleDoc({ amountMinor: 75_000, currency: 'NGN', description: '' }, 100_000, 'trm', 'NGN', NOW, ID);
     assert.ok(attempt.ok);
@@ -123,6 +140,11 @@ describe('the cash sale receipt', () => {
     for (const expected of [/^VENTE$/, /^Espèces +33,87$/, /^Espèces reçues +50,00$/, /^Rendu +16,13$/]) {
       assert.ok(french.some((line) => expected.test(line)), `${expected} on the French receipt:\n${french.join('\n')}`);
     }
+    // Sold by a signed-in cashier: their name on the receipt.
+    const byAda = tillSaleReceipt(attempt.doc, CONTEXT, CONFIG, 'en', 'Ada');
+    const adaLines = layoutReceipt(byAda.merchant, byAda.settings, byAda.receipt).blocks.flatMap((block) => (block.kind === 'text' ? [block.text] : []));
+    assert.ok(adaLines.some((line) => /^Cashier +Ada$/.test(line)), adaLines.join('\n'));
+    assert.ok(!lines.some((line) => /^Cashier/.test(line)), 'no cashier line without till staff');
     // A reprint from the sales history is a copy under a job of its own.
     const copy = reprinted(request, NOW);
     assert.equal(copy.jobId, `till-${ID}-copy-${NOW.getTime()}`);

@@ -17,9 +17,10 @@ export type CashSaleAttempt = { ok: true; doc: TillSaleDoc } | { ok: false; code
  * The document of a cash sale, or why it cannot be recorded (checked here, so a sale the server
  * would decline is never written): `sale` is the cart's total and lines, or the typed amount;
  * `tenderedMinor` what the customer handed over. `shopCurrency` is the till's (the server declines
- * a till sale in another currency).
+ * a till sale in another currency). `by`: the signed-in cashier and their shift (lib/cashier.svelte.ts),
+ * so the sale's cash counts in that shift's expected drawer; nothing when the till has no staff.
  */
-export function cashSaleDoc(sale: OfflineSale, tenderedMinor: number, terminalId: string, shopCurrency: string, now: Date, id: string): CashSaleAttempt {
+export function cashSaleDoc(sale: OfflineSale, tenderedMinor: number, terminalId: string, shopCurrency: string, now: Date, id: string, by: { cashierId?: string; shiftId?: string } = {}): CashSaleAttempt {
   if (!Number.isSafeInteger(sale.amountMinor) || sale.amountMinor < 1) return { ok: false, code: 'invalid_amount', reason: 'The sale has no amount' };
   if (sale.currency !== shopCurrency) return { ok: false, code: 'currency_not_accepted', reason: `Cash sales are recorded in ${shopCurrency}, the shop's currency` };
   if (!Number.isSafeInteger(tenderedMinor) || tenderedMinor < 1) return { ok: false, code: 'cash_short', reason: 'Type the amount the customer handed over' };
@@ -46,6 +47,8 @@ export function cashSaleDoc(sale: OfflineSale, tenderedMinor: number, terminalId
       status: 'queued',
       serverSeq: 0,
       tenders: [{ kind: 'cash', amountMinor: sale.amountMinor, tenderedMinor, changeMinor: change.changeMinor }],
+      ...(by.cashierId === undefined ? {} : { cashierId: by.cashierId }),
+      ...(by.shiftId === undefined ? {} : { shiftId: by.shiftId }),
       ...(description === '' ? {} : { description }),
       ...(sale.items === undefined ? {} : { items: sale.items, discountMinor: sale.discountMinor ?? 0 }),
     },

@@ -95,7 +95,7 @@ export function offlinePaymentReceipt(doc: OfflinePaymentDoc, context: PosContex
  * drawer), so never marked offline. It does not kick the drawer: the Cash screen opens it for the
  * sale before printing (lib/cash-drawer.ts). Job `till-<id>`: printed once.
  */
-export function tillSaleReceipt(doc: TillSaleDoc, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
+export function tillSaleReceipt(doc: TillSaleDoc, context: PosContext, config: TerminalConfig, language?: string, cashierName?: string): ReceiptRequest {
   return {
     ...header(context, config, language),
     receipt: {
@@ -111,6 +111,7 @@ export function tillSaleReceipt(doc: TillSaleDoc, context: PosContext, config: T
         ...(tender.tenderedMinor === undefined ? {} : { tenderedMinor: tender.tenderedMinor }),
         ...(tender.changeMinor === undefined ? {} : { changeMinor: tender.changeMinor }),
       })),
+      ...(cashierName === undefined ? {} : { cashier: cashierName }),
       soldAt: doc.capturedAt,
     },
     jobId: `till-${doc.id}`,
@@ -176,6 +177,7 @@ const REPORT_METHODS = [
   ['qrOnline', 'qr'],
   ['offlineVoucher', 'offline_qr'],
   ['offlineTap', 'offline_tap'],
+  ['cash', 'cash'],
 ] as const;
 
 /**
@@ -193,7 +195,7 @@ export function dayReportReceipt(report: DayReport, sync: { queued: number; onli
       currency: report.currency,
       openedAt: report.openedAt,
       closedAt: report.closedAt,
-      totals: REPORT_METHODS.map(([name, method]) => ({ method, ...tally(report.methods[name]) })),
+      totals: REPORT_METHODS.map(([name, method]) => ({ method, ...tally(report.methods[name] ?? { count: 0, amount: 0 }) })),
       refunds: tally(report.refunds),
       offline: { ...tally(report.offline), pendingSync: sync.queued },
       sync: { state: !sync.online ? 'offline' : sync.queued > 0 ? 'pending' : 'in_sync', pendingDocuments: sync.queued, ...(sync.lastSyncAt === null ? {} : { lastSyncedAt: sync.lastSyncAt }) },
