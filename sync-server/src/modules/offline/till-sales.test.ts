@@ -177,6 +177,8 @@ for (const target of await databaseTargets()) {
         cashSale(shop.terminalId, 10_000, 10_000, { tenders: [{ kind: 'cash', amountMinor: 9_000, tenderedMinor: 9_000, changeMinor: 0 }] }),
         cashSale(shop.terminalId, 10_000, 10_000, { tenders: [{ kind: 'wallet', amountMinor: 10_000, reference: randomUUID() }] }),
         cashSale(shop.terminalId, 10_000, 10_000, { tenders: [] }),
+        cashSale(shop.terminalId, 10_000, 10_000, { tenders: 'cash' as never }),
+        cashSale(shop.terminalId, 10_000, 10_000, { tenders: [{ kind: 'cash', amountMinor: 100.5, tenderedMinor: Number.MAX_VALUE, changeMinor: -1 }, null] as never }),
         cashSale(shop.terminalId, 10_000, 10_000, { currency: 'KES' }),
         cashSale(shop.terminalId, 10_000, 10_000, { items: [{ productId: null, name: 'Bag', quantity: 1, unitPrice: 9_000, discount: 0, taxRate: 0, taxInclusive: true }] }),
         cashSale(shop.terminalId, 10_000, 12_000, { tipMinor: 1_000, tenders: [{ kind: 'cash', amountMinor: 11_000, tenderedMinor: 12_000, changeMinor: 1_000 }] }),
@@ -188,6 +190,8 @@ for (const target of await databaseTargets()) {
         ['declined', 'tenders_mismatch'],
         ['declined', 'tender_unverified'],
         ['declined', 'invalid_document'],
+        ['declined', 'invalid_document'],
+        ['declined', 'invalid_document'],
         ['declined', 'currency_not_accepted'],
         ['declined', 'items_total_mismatch'],
         ['accepted', null],
@@ -195,7 +199,8 @@ for (const target of await databaseTargets()) {
       assert.match(verdicts[0]?.declineReason ?? '', /50 NGN handed over for 100 NGN due/);
       assert.match(verdicts[4]?.declineReason ?? '', /tenders must be a list of 1 to 8/);
       const x = await server().request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
-      assert.deepEqual(x.body.declinedTill, { count: 7, amount: 700 });
+      assert.deepEqual(x.body.declinedTill, { count: 9, amount: 900 });
+      assert.match(verdicts[6]?.declineReason ?? '', /tenders\.0\.amountMinor must be a positive integer/);
       assert.deepEqual(x.body.tips, { count: 1, amount: 10 });
       assert.deepEqual([x.body.cash.collected, x.body.cash.tendered, x.body.cash.change, x.body.gross], [110, 120, 10, 100], 'the tip is cash kept, apart from the gross');
     });

@@ -77,6 +77,28 @@ for (const target of await databaseTargets()) {
       assert.equal(push.status, 404);
     });
 
+    it('declines hostile shift events one by one with a reason, and records each', async () => {
+      const till = await shop();
+      const base = { terminalId: till.terminalId, currency: 'NGN', capturedAt: new Date().toISOString(), status: 'queued', serverSeq: 0 };
+      const docs = [
+        { ...base, id: randomUUID(), shiftId: 'nope', kind: 'open', cashierId: 'staff_x', amountMinor: 1 },
+        { ...base, id: randomUUID(), shiftId: randomUUID(), kind: 'explode', cashierId: 'staff_x', amountMinor: 1 },
+        { ...base, id: randomUUID(), shiftId: randomUUID(), kind: 'open', cashierId: 'staff_\u0000x', amountMinor: 1 },
+        { ...base, id: randomUUID(), shiftId: randomUUID(), kind: 'open', cashierId: 'staff_x', amountMinor: 1e300 },
+        { ...base, id: randomUUID(), shiftId: randomUUID(), kind: 'paid_out', cashierId: 'staff_x', amountMinor: 5, reason: 'x'.repeat(10_000) },
+        { ...base, id: randomUUID(), shiftId: randomUUID(), kind: 'close', cashierId: 'staff_x', amountMinor: 5, expectedMinor: 'lots' },
+        { ...base, id: randomUUID(), shiftId: randomUUID(), kind: 'open', cashierId: ['staff_x'], amountMinor: -1, currency: 'XXX' },
+      ];
+      const verdicts = conflictsOf<ShiftEventDoc>(await push(till.socket, docs, 'shift_events'));
+      assert.deepEqual(verdicts.map((doc) => [doc.status, doc.declineCode]), docs.map(() => ['declined', 'invalid_document']));
+      assert.match(verdicts[0]?.declineReason ?? '', /shiftId must be the shift's UUID/);
+      assert.match(verdicts[1]?.declineReason ?? '', /kind must be one of open/);
+      assert.match(verdicts[4]?.declineReason ?? '', /reason/);
+      assert.ok(verdicts.every((doc) => doc.serverSeq > 0), 'every one recorded');
+      const count = await server().db.query<{ n: number }>('SELECT count(*)::int AS n FROM till_shifts WHERE terminal_id = $1', [till.terminalId]);
+      assert.equal(Number(count[0]?.n), 0, 'no shift opened');
+    });
+
     it('runs a shift: float, paid in and out, a no sale a manager approved, cash sales and a cash refund, the blind count and its variance in the Z report', async () => {
       const s = server();
       const till = await shop();
