@@ -24,7 +24,7 @@ function sample(kind: ReceiptInput['kind'], paperWidth: 58 | 80 = 80): ReceiptDo
 
 describe('receipt layouts', () => {
   for (const paperWidth of [58, 80] as const) {
-    it(`fit every line of all seven receipts on ${paperWidth} mm paper`, () => {
+    it(`fit every line of all eight receipts on ${paperWidth} mm paper`, () => {
       for (const kind of KINDS) {
         const document = sample(kind, paperWidth);
         // The model survives JSON (the bridge and the queue carry it) and passes validation.
@@ -56,6 +56,18 @@ describe('receipt layouts', () => {
     assert.ok(lines.includes('  ref gc_7f3a9b2c1d'), 'indentation is kept');
     assert.equal(document.openCashDrawer, true);
     assert.ok(document.blocks.some((block) => block.kind === 'barcode' && block.data === 'R-000123'));
+  });
+
+  it('prints a till sale (cash) itemised with its tender, the cash tendered and the change, and leaves the drawer to the kiosk', () => {
+    const document = sample('till-sale', 58);
+    const lines = texts(document);
+    for (const expected of [/^SALE$/, /^Receipt +7c1e4b2a-9d3$/, /^Cashier +Tunde$/, /^Cart discount +-50\.00$/, /^TOTAL +NGN 3,386\.95$/, /^Cash +3,386\.95$/, /^Cash tendered +4,000\.00$/, /^Change +613\.05$/]) {
+      assert.ok(lines.some((line) => expected.test(line)), `${expected}:\n${lines.join('\n')}`);
+    }
+    assert.equal(document.openCashDrawer, undefined, 'the kiosk opens the drawer itself (openDrawer, once per sale)');
+    const french = texts(layoutReceipt(SAMPLE_MERCHANT, { ...sampleSettings(80), language: 'fr' }, SAMPLE_RECEIPTS['till-sale']));
+    assert.ok(french.some((line) => /^Espèces reçues +4 000,00$/.test(line)), french.join('\n'));
+    assert.ok(french.some((line) => /^Rendu +613,05$/.test(line)), french.join('\n'));
   });
 
   it('puts the gift card code in a QR code and in words', () => {
@@ -109,7 +121,7 @@ describe('receipts in the terminal\'s language', () => {
   const pos = SAMPLE_RECEIPTS['pos-payment'] as Extract<ReceiptInput, { kind: 'pos-payment' }>;
 
   for (const language of ['fr', 'pt', 'sw'] as const) {
-    it(`fit every line of all seven receipts in ${language} on 58 and 80 mm paper, with no English left`, () => {
+    it(`fit every line of all eight receipts in ${language} on 58 and 80 mm paper, with no English left`, () => {
       for (const paperWidth of [58, 80] as const) {
         for (const kind of KINDS) {
           const english = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(paperWidth), SAMPLE_RECEIPTS[kind]));
@@ -191,7 +203,7 @@ describe('what a terminal prints', () => {
   });
 });
 
-describe('virtual printer previews of the seven layouts', () => {
+describe('virtual printer previews of the eight layouts', () => {
   rmSync(ARTIFACTS, { recursive: true, force: true });
   for (const kind of KINDS) {
     for (const paperWidth of [58, 80] as const) {

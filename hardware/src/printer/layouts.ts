@@ -1,5 +1,5 @@
 /**
- * The seven Tapline receipts. Input amounts are integer minor units with an ISO 4217 currency;
+ * The eight Tapline receipts. Input amounts are integer minor units with an ISO 4217 currency;
  * output is a ReceiptDocument that fits 58 mm (32 columns) or 80 mm (48 columns) paper.
  * No Node APIs here, so the terminal UI can build receipts itself as well.
  */
@@ -115,6 +115,36 @@ export interface OfflinePaymentReceipt {
   cart?: Cart;
 }
 
+/** One tender of a till sale as printed: cash also says what was handed over and the change given. */
+export interface TillTenderLine {
+  method: PaymentMethod;
+  amountMinor: number;
+  tenderedMinor?: number;
+  changeMinor?: number;
+}
+
+/**
+ * A sale the till completed with its tenders (a cash sale): its lines (or its amount), the total,
+ * each tender and, for cash, what the customer handed over and the change. The document never
+ * kicks the drawer: the kiosk opens it itself for the sale (openDrawer, once per sale id) before
+ * it prints, so a receipt printed later (a printer that was off, a reprint) opens nothing.
+ */
+export interface TillSaleReceipt {
+  kind: 'till-sale';
+  /** The sale's id on the terminal (its idempotency key; the server finds the sale by it). */
+  saleId: string;
+  amountMinor: number;
+  currency: string;
+  description?: string;
+  /** The sale's lines (a sale from the till's cart): printed itemised. */
+  cart?: Cart;
+  tenders: TillTenderLine[];
+  cashier?: string;
+  soldAt: string;
+  /** A copy printed again later (sales history). */
+  reprint?: boolean;
+}
+
 export interface RefundReceipt {
   kind: 'refund';
   refundNumber: string;
@@ -181,7 +211,7 @@ export interface ShiftReport {
   countedMinor: number;
 }
 
-export type ReceiptInput = PosPaymentReceipt | StoreSaleReceipt | GiftCardSaleReceipt | OfflinePaymentReceipt | RefundReceipt | EndOfDayReport | ShiftReport;
+export type ReceiptInput = PosPaymentReceipt | StoreSaleReceipt | GiftCardSaleReceipt | OfflinePaymentReceipt | TillSaleReceipt | RefundReceipt | EndOfDayReport | ShiftReport;
 
 /** The receipt's words: its language's catalogue, English when there is none. */
 function receiptTranslator(settings: ReceiptSettings): Translator<MessageKey> {
@@ -353,6 +383,29 @@ export function offlinePaymentReceipt(merchant: MerchantHeader, settings: Receip
   return builder.build();
 }
 
+export function tillSaleReceipt(merchant: MerchantHeader, settings: ReceiptSettings, receipt: TillSaleReceipt): ReceiptDocument {
+  const t = receiptTranslator(settings);
+  const builder = new ReceiptBuilder(settings.paperWidth, codepageForLanguage(settings.language));
+  header(builder, t, merchant);
+  builder.text(t.t('receipt.sale'), { align: 'center', bold: true });
+  reprintMark(builder, t, receipt.reprint);
+  builder.feed();
+  meta(builder, t, settings, t.t('receipt.receipt'), receipt.saleId.slice(0, 12), receipt.soldAt);
+  if (receipt.cashier !== undefined) builder.row(t.t('receipt.cashier'), receipt.cashier);
+  if (receipt.description !== undefined) builder.text(receipt.description);
+  if (receipt.cart !== undefined) cartLines(builder, t, settings, receipt.cart, receipt.currency);
+  total(builder, t, t.t('receipt.total'), receipt.amountMinor, receipt.currency);
+  builder.rule();
+  for (const tender of receipt.tenders) {
+    builder.row(paymentMethodLabel(t, tender.method), formatAmount(t, tender.amountMinor, receipt.currency));
+    if (tender.tenderedMinor !== undefined) builder.row(t.t('receipt.cashTendered'), formatAmount(t, tender.tenderedMinor, receipt.currency));
+    if (tender.changeMinor !== undefined) builder.row(t.t('receipt.change'), formatAmount(t, tender.changeMinor, receipt.currency), { bold: true });
+  }
+  builder.text(t.t('receipt.ref', { id: receipt.saleId }));
+  footer(builder, t, settings);
+  return builder.build();
+}
+
 export function refundReceipt(merchant: MerchantHeader, settings: ReceiptSettings, receipt: RefundReceipt): ReceiptDocument {
   const t = receiptTranslator(settings);
   const builder = new ReceiptBuilder(settings.paperWidth, codepageForLanguage(settings.language));
@@ -476,6 +529,8 @@ export function layoutReceipt(merchant: MerchantHeader, settings: ReceiptSetting
       return giftCardSaleReceipt(merchant, settings, input);
     case 'offline-payment':
       return offlinePaymentReceipt(merchant, settings, input);
+    case 'till-sale':
+      return tillSaleReceipt(merchant, settings, input);
     case 'refund':
       return refundReceipt(merchant, settings, input);
     case 'end-of-day':

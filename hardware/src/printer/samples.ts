@@ -88,6 +88,22 @@ export const SAMPLE_RECEIPTS: Readonly<Record<ReceiptInput['kind'], ReceiptInput
     tagId: 'TG00C0FFEE',
     takenAt: '2026-01-15T14:22:31Z',
   },
+  'till-sale': {
+    kind: 'till-sale',
+    saleId: '7c1e4b2a-9d3f-4a6e-8b5c-1f2e3d4c5b6a',
+    amountMinor: 338_695,
+    currency: 'NGN',
+    cart: {
+      lines: [
+        { productId: 'prod_jollof', name: 'Jollof rice with chicken', quantity: 2, unitPrice: 150_000, discount: 10_000, taxRate: 750, taxInclusive: true },
+        { productId: 'prod_malt', name: 'Malt', quantity: 1, unitPrice: 50_000, discount: 0, taxRate: 750, taxInclusive: false },
+      ],
+      discount: 5_000,
+    },
+    tenders: [{ method: 'cash', amountMinor: 338_695, tenderedMinor: 400_000, changeMinor: 61_305 }],
+    cashier: 'Tunde',
+    soldAt: '2026-01-15T13:20:05Z',
+  },
   refund: {
     kind: 'refund',
     refundNumber: 'RF-000007',

@@ -1,14 +1,14 @@
 // Alerts the cashier must acknowledge, raised from the replica (RxDB in memory here): a declined
-// offline payment or gift card sale, and a sale ended on the till that the customer had paid.
+// offline payment, gift card sale or cash sale, and a sale ended on the till that the customer had paid.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createRxDatabase } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { firstValueFrom, filter } from 'rxjs';
-import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import type { OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { acknowledgeAlert, openAlerts$, paidAfterLocalEndAlert, watchForAlerts } from './alerts.ts';
 import type { PosSaleDoc } from './pos-sales.ts';
-import { GIFT_CARD_SALE_SCHEMA, KEEP_AS_IS, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_SCHEMA, POS_SALE_SCHEMA, type Replica } from './replica.ts';
+import { GIFT_CARD_SALE_SCHEMA, KEEP_AS_IS, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_SCHEMA, POS_SALE_SCHEMA, type Replica, TILL_SALE_SCHEMA } from './replica.ts';
 
 const NOW = new Date('2026-11-24T12:00:00Z');
 const closers: (() => Promise<unknown>)[] = [];
@@ -20,10 +20,11 @@ async function replica(): Promise<Replica> {
   const c = await db.addCollections({
     offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
+    till_sales: { schema: TILL_SALE_SCHEMA },
     pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: KEEP_AS_IS },
-    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA },
+    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KEEP_AS_IS },
   });
-  return { db: db as never, payments: c.offline_payments, giftCardSales: c.gift_card_sales, posSales: c.pos_sales, alerts: c.kiosk_alerts } as unknown as Replica;
+  return { db: db as never, payments: c.offline_payments, giftCardSales: c.gift_card_sales, tillSales: c.till_sales, posSales: c.pos_sales, alerts: c.kiosk_alerts } as unknown as Replica;
 }
 
 const payment = (fields: Partial<OfflinePaymentDoc>): OfflinePaymentDoc => ({ id: 'pay_1', terminalId: 't', kind: 'tap', tagId: 'TG00000001', amountMinor: 500, currency: 'NGN', description: '', capturedAt: NOW.toISOString(), status: 'queued', serverSeq: 0, ...fields });
@@ -50,6 +51,22 @@ describe('cashier alerts', () => {
     await firstValueFrom(openAlerts$(r.alerts).pipe(filter((open) => open.some((alert) => alert.refId === 'pay_2'))));
     const all = await r.alerts.find({ sort: [{ id: 'asc' }] }).exec();
     assert.deepEqual(all.map((alert) => [alert.id, alert.status]), [['offline_payment_declined:pay_1', 'acknowledged'], ['offline_payment_declined:pay_2', 'open']]);
+  });
+
+  it('raises one alert for a cash sale the server declined, with its code and reason, and none while it is queued or accepted', async () => {
+    const r = await replica();
+    const stop = watchForAlerts(r, () => NOW);
+    closers.push(async () => stop());
+    const sale: TillSaleDoc = { id: 'cash_1', terminalId: 't', amountMinor: 75_000, currency: 'NGN', capturedAt: NOW.toISOString(), status: 'queued', serverSeq: 0, tenders: [{ kind: 'cash', amountMinor: 75_000, tenderedMinor: 100_000, changeMinor: 25_000 }] };
+    await r.tillSales.insert(sale);
+    await r.tillSales.insert({ ...sale, id: 'cash_2', status: 'accepted', serverSeq: 1 });
+    await (await r.tillSales.findOne('cash_1').exec())!.incrementalPatch({ status: 'declined', declineCode: 'change_mismatch', declineReason: 'Cash tender 1: change must be 250 NGN', serverSeq: 2 });
+    const [raised] = await firstValueFrom(openAlerts$(r.alerts).pipe(filter((open) => open.length > 0)));
+    assert.deepEqual(
+      { ...raised, raisedAt: undefined },
+      { id: 'till_sale_declined:cash_1', kind: 'till_sale_declined', refId: 'cash_1', amountMinor: 75_000, currency: 'NGN', capturedAt: NOW.toISOString(), raisedAt: undefined, status: 'open', code: 'change_mismatch', reason: 'Cash tender 1: change must be 250 NGN' },
+    );
+    assert.equal(await r.alerts.count().exec(), 1, 'the queued and accepted sales raise nothing');
   });
 
   it('raises an alert for a sale ended on the till that the server says was paid, unless an offline payment replaced it', () => {

@@ -1,6 +1,6 @@
 import type { MangoQuery } from 'rxdb';
 import { Observable, type Subscription, merge } from 'rxjs';
-import type { GiftCardSaleDoc, OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import type { GiftCardSaleDoc, OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
 import type { PosSaleDoc } from './pos-sales.ts';
 import type { KioskAlertCollection, Replica } from './replica.ts';
 
@@ -8,9 +8,10 @@ import type { KioskAlertCollection, Replica } from './replica.ts';
  * What the cashier must not miss, kept until they acknowledge it (a reload keeps it too): a
  * payment taken offline that the server declined (the customer left with a receipt), a gift card
  * sale declined (the printed card does not work), a sale ended on this terminal while the server
- * was unreachable that the customer had paid after all.
+ * was unreachable that the customer had paid after all, a cash sale the server declined to record
+ * (the cash is in the drawer, the sale is not in the reports).
  */
-export const KIOSK_ALERT_KINDS = ['offline_payment_declined', 'gift_card_sale_declined', 'sale_paid_after_cancel'] as const;
+export const KIOSK_ALERT_KINDS = ['offline_payment_declined', 'gift_card_sale_declined', 'sale_paid_after_cancel', 'till_sale_declined'] as const;
 export type KioskAlertKind = (typeof KIOSK_ALERT_KINDS)[number];
 export const KIOSK_ALERT_STATUSES = ['open', 'acknowledged'] as const;
 
@@ -45,6 +46,11 @@ export function declinedGiftCardAlert(doc: GiftCardSaleDoc, now: Date): KioskAle
   return alert('gift_card_sale_declined', doc, now, { payer: `${doc.codePrefix}…`, code: doc.declineCode, reason: doc.declineReason });
 }
 
+/** A cash sale the server declined: the money is in the drawer but the sale is not recorded (stock, reports). */
+export function declinedTillSaleAlert(doc: TillSaleDoc, now: Date): KioskAlertDoc {
+  return alert('till_sale_declined', doc, now, { code: doc.declineCode, reason: doc.declineReason });
+}
+
 /**
  * A sale the terminal ended alone (cancelled, or out of time) that the server says was paid:
  * the customer paid by QR while the terminal could not see it. When an offline payment was taken
@@ -64,6 +70,7 @@ export function watchForAlerts(replica: Replica, now: () => Date = () => new Dat
   const candidates: Observable<KioskAlertDoc[]>[] = [
     observe(replica.payments.find(declined as MangoQuery<OfflinePaymentDoc>).$, (doc: OfflinePaymentDoc) => declinedPaymentAlert(doc, now())),
     observe(replica.giftCardSales.find(declined as MangoQuery<GiftCardSaleDoc>).$, (doc: GiftCardSaleDoc) => declinedGiftCardAlert(doc, now())),
+    observe(replica.tillSales.find(declined as MangoQuery<TillSaleDoc>).$, (doc: TillSaleDoc) => declinedTillSaleAlert(doc, now())),
     observe(replica.posSales.find({ selector: { status: 'completed', localEnd: { $exists: true } } } as MangoQuery<PosSaleDoc>).$, (doc: PosSaleDoc) => paidAfterLocalEndAlert(doc, now())),
   ];
   // One write at a time, so two emissions of the same document do not race to insert it.

@@ -98,7 +98,8 @@ export interface DayReport {
   openedAt: string;
   closedAt: string;
   currency: string;
-  methods: { walletTap: Tally; qrOnline: Tally; offlineVoucher: Tally; offlineTap: Tally; giftCard: Tally };
+  /** `cash`: the till's cash sales (till_sales); absent from a server before them. */
+  methods: { walletTap: Tally; qrOnline: Tally; offlineVoucher: Tally; offlineTap: Tally; giftCard: Tally; cash?: Tally };
   online: Tally;
   offline: Tally;
   declinedOffline: Tally;

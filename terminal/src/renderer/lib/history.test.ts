@@ -1,13 +1,16 @@
 // Today's sales: POS sales, offline payments and gift cards in one list, newest first.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { GiftCardSaleDoc, OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import type { GiftCardSaleDoc, OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
+import { translator } from '@tapline/shared/i18n';
 import { historyRows, paidTotals, startOfToday } from './history.ts';
 import type { PosSaleDoc } from './pos-sales.ts';
 
 const sale = (id: string, at: string, fields: Partial<PosSaleDoc>): PosSaleDoc => ({ id, terminalId: 't', amountMinor: 1000, currency: 'NGN', description: '', capturedAt: at, status: 'pending', ...fields });
 const payment = (id: string, at: string, fields: Partial<OfflinePaymentDoc>): OfflinePaymentDoc => ({ id, terminalId: 't', kind: 'tap', tagId: 'TG00000001', amountMinor: 500, currency: 'NGN', description: '', capturedAt: at, status: 'queued', serverSeq: 0, ...fields });
 const card = (id: string, at: string, fields: Partial<GiftCardSaleDoc>): GiftCardSaleDoc => ({ id, terminalId: 't', codeHash: 'h', codePrefix: 'gc_0123456', amountMinor: 2000, currency: 'NGN', capturedAt: at, status: 'queued', serverSeq: 0, ...fields });
+
+const cash = (id: string, at: string, fields: Partial<TillSaleDoc>): TillSaleDoc => ({ id, terminalId: 't', amountMinor: 750, currency: 'NGN', capturedAt: at, status: 'queued', serverSeq: 0, tenders: [{ kind: 'cash', amountMinor: 750, tenderedMinor: 1000, changeMinor: 250 }], ...fields });
 
 describe('sales history', () => {
   it('lists every kind of sale with method, payer and status, newest first, and offers reprints only where a receipt exists', () => {
@@ -66,6 +69,31 @@ describe('sales history', () => {
       ['s1', 'pos', 3300, 'Tap', '@ada', 'Paid', 'paid', true],
     ]);
     assert.deepEqual(paidTotals(rows), [{ currency: 'NGN', amountMinor: 3800, count: 2, refundedMinor: 1500, refundCount: 1, netMinor: 2300 }]);
+  });
+
+  it('lists cash sales as paid from the moment the cash is in the drawer, synced or not, and a declined one as declined', () => {
+    const rows = historyRows(
+      [sale('s1', '2026-11-24T09:00:00.000Z', { status: 'completed', tagId: 'TG1', payerHandle: '@ada', amountMinor: 3300 })],
+      [],
+      [],
+      undefined,
+      [],
+      [
+        cash('c1', '2026-11-24T10:00:00.000Z', {}),
+        cash('c2', '2026-11-24T10:05:00.000Z', { status: 'accepted', serverSeq: 4, amountMinor: 1200 }),
+        cash('c3', '2026-11-24T10:10:00.000Z', { status: 'declined', declineCode: 'change_mismatch', amountMinor: 999 }),
+      ],
+    );
+    assert.deepEqual(rows.map((row) => [row.id, row.kind, row.amountMinor, row.method, row.payer, row.status, row.outcome, row.reprintable, row.code]), [
+      ['c3', 'cash', 999, 'Cash', '—', 'Declined', 'declined', false, 'change_mismatch'],
+      ['c2', 'cash', 1200, 'Cash', '—', 'Paid', 'paid', true, undefined],
+      ['c1', 'cash', 750, 'Cash', '—', 'Paid (not synced yet)', 'paid', true, undefined],
+      ['s1', 'pos', 3300, 'Tap', '@ada', 'Paid', 'paid', true, undefined],
+    ]);
+    // The declined one is not counted: paid is the tap and the two cash sales.
+    assert.deepEqual(paidTotals(rows), [{ currency: 'NGN', amountMinor: 5250, count: 3, refundedMinor: 0, refundCount: 0, netMinor: 5250 }]);
+    const french = historyRows([], [], [], translator('fr'), [], [cash('c1', '2026-11-24T10:00:00.000Z', {})]);
+    assert.deepEqual([french[0]?.method, french[0]?.status], ['Espèces', 'Payé (pas encore synchronisé)']);
   });
 
   it('starts today at local midnight, as a UTC time the replica can compare', () => {

@@ -1,5 +1,5 @@
 import { type CATALOGUES, type MessageKey, type Translator, translator } from '@tapline/shared/i18n';
-import type { GiftCardSaleDoc, OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import type { GiftCardSaleDoc, OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { type PosSaleDoc, isServerFinal } from './pos-sales.ts';
 import type { PosRefundDoc } from './replica.ts';
 
@@ -8,7 +8,7 @@ import type { PosRefundDoc } from './replica.ts';
  * how it was paid, by whom, and what became of it. Built from the replica alone, so it works
  * without the server.
  */
-export type HistoryKind = 'pos' | 'offline' | 'gift-card' | 'refund';
+export type HistoryKind = 'pos' | 'offline' | 'gift-card' | 'cash' | 'refund';
 
 /** paid: money in. waiting: not final yet. ended: nothing was charged. declined: refused after the fact. refunded: money out (a refund made here). */
 export type HistoryOutcome = 'paid' | 'waiting' | 'ended' | 'declined' | 'refunded';
@@ -26,7 +26,7 @@ export interface HistoryRow {
   outcome: HistoryOutcome;
   /** The code behind a decline or failure, for support. */
   code?: string;
-  /** A receipt can be printed again (a paid sale or a payment taken offline; never a gift card: its code is gone). */
+  /** A receipt can be printed again (a paid sale, a payment taken offline, a cash sale; never a gift card: its code is gone). */
   reprintable: boolean;
 }
 
@@ -40,10 +40,12 @@ function texts(words: Translator<MessageKey>) {
     offlineTap: method('offlineTap'),
     offlineQr: method('offlineQr'),
     giftCard: method('giftCard'),
+    cash: method('cash'),
     refund: method('refund'),
     refunded: status('refunded'),
     none: '—',
     paid: status('paid'),
+    paidUnsynced: status('paidUnsynced'),
     failed: status('failed'),
     expired: status('expired'),
     cancelled: status('cancelled'),
@@ -85,6 +87,16 @@ function giftCardRow(doc: GiftCardSaleDoc, TEXT: Texts): HistoryRow {
   return { ...base, status: TEXT.activatesOnline, outcome: 'waiting' };
 }
 
+/**
+ * A cash sale is paid when the cash is in the drawer, synced or not; the server records it (its
+ * lines and stock) once it syncs, and may decline a malformed one.
+ */
+function cashRow(doc: TillSaleDoc, TEXT: Texts): HistoryRow {
+  const base = { kind: 'cash' as const, id: doc.id, capturedAt: doc.capturedAt, amountMinor: doc.amountMinor, currency: doc.currency, method: TEXT.cash, payer: TEXT.none };
+  if (doc.status === 'declined') return { ...base, status: TEXT.declined, outcome: 'declined', reprintable: false, ...(doc.declineCode === undefined ? {} : { code: doc.declineCode }) };
+  return { ...base, status: doc.status === 'accepted' ? TEXT.paid : TEXT.paidUnsynced, outcome: 'paid', reprintable: true };
+}
+
 function refundRow(doc: PosRefundDoc, TEXT: Texts): HistoryRow {
   return { kind: 'refund', id: doc.id, capturedAt: doc.createdAt, amountMinor: -doc.amountMinor, currency: doc.currency, method: TEXT.refund, payer: doc.payerHandle ?? TEXT.none, status: TEXT.refunded, outcome: 'refunded', reprintable: false };
 }
@@ -101,13 +113,21 @@ function listed(sale: PosSaleDoc, paymentIds: ReadonlySet<string>): boolean {
 }
 
 /** Every row, newest first; the refunds made here as rows of their own (negative amounts). */
-export function historyRows(sales: readonly PosSaleDoc[], payments: readonly OfflinePaymentDoc[], giftCards: readonly GiftCardSaleDoc[], words: Translator<MessageKey> = translator('en'), refunds: readonly PosRefundDoc[] = []): HistoryRow[] {
+export function historyRows(
+  sales: readonly PosSaleDoc[],
+  payments: readonly OfflinePaymentDoc[],
+  giftCards: readonly GiftCardSaleDoc[],
+  words: Translator<MessageKey> = translator('en'),
+  refunds: readonly PosRefundDoc[] = [],
+  cashSales: readonly TillSaleDoc[] = [],
+): HistoryRow[] {
   const TEXT = texts(words);
   const paymentIds = new Set(payments.map((doc) => doc.id));
   return [
     ...sales.filter((sale) => listed(sale, paymentIds)).map((sale) => posRow(sale, TEXT)),
     ...payments.map((doc) => offlineRow(doc, TEXT)),
     ...giftCards.map((doc) => giftCardRow(doc, TEXT)),
+    ...cashSales.map((doc) => cashRow(doc, TEXT)),
     ...refunds.map((doc) => refundRow(doc, TEXT)),
   ].sort((a, b) => b.capturedAt.localeCompare(a.capturedAt));
 }

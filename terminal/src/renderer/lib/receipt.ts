@@ -1,8 +1,8 @@
-import type { EndOfDayReport, GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings, RefundReceipt, ShiftReport } from '@tapline/hardware/src/printer/layouts.ts';
+import type { EndOfDayReport, GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings, RefundReceipt, ShiftReport, TillSaleReceipt } from '@tapline/hardware/src/printer/layouts.ts';
 import { minorFromMajor as toMinor } from '@tapline/shared/money';
 import { DEFAULT_LANGUAGE, languageOf, translator } from '@tapline/shared/i18n';
 import type { Cart } from '@tapline/shared/cart';
-import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
+import type { OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
 import type { DayReport, PosContext, RefundRecord, SaleRecord, Tally } from './api.ts';
 import { type GiftCardSale, printedExpiry } from './gift-card-sales.ts';
 import { type PosSaleDoc, saleCart } from './pos-sales.ts';
@@ -12,7 +12,7 @@ import type { TerminalConfig } from './terminal-config.ts';
 export interface ReceiptRequest {
   merchant: MerchantHeader;
   settings: ReceiptSettings;
-  receipt: PosPaymentReceipt | OfflinePaymentReceipt | GiftCardSaleReceipt | RefundReceipt | EndOfDayReport | ShiftReport;
+  receipt: PosPaymentReceipt | OfflinePaymentReceipt | TillSaleReceipt | GiftCardSaleReceipt | RefundReceipt | EndOfDayReport | ShiftReport;
   /** One job per sale: a second request for the same sale does not print twice. */
   jobId: string;
 }
@@ -62,7 +62,7 @@ export function posPaymentReceipt(sale: PosSaleDoc, context: PosContext, config:
 export function reprinted(request: ReceiptRequest, now: Date): ReceiptRequest {
   const { receipt } = request;
   if (receipt.kind === 'gift-card-sale') throw new Error('a gift card cannot be printed again: its code is not kept');
-  if (receipt.kind !== 'pos-payment' && receipt.kind !== 'offline-payment') throw new Error(`a ${receipt.kind} receipt is not reprinted from the sales history`);
+  if (receipt.kind !== 'pos-payment' && receipt.kind !== 'offline-payment' && receipt.kind !== 'till-sale') throw new Error(`a ${receipt.kind} receipt is not reprinted from the sales history`);
   return { ...request, receipt: { ...receipt, reprint: true }, jobId: `${request.jobId}-copy-${now.getTime()}` };
 }
 
@@ -86,6 +86,35 @@ export function offlinePaymentReceipt(doc: OfflinePaymentDoc, context: PosContex
       ...cartField(saleCart(doc as OfflinePaymentDoc & Pick<PosSaleDoc, 'items' | 'discountMinor'>)),
     },
     jobId: `offline-${doc.id}`,
+  };
+}
+
+/**
+ * The receipt of a sale paid at the till (a cash sale): its lines or amount, the total, the cash
+ * tender with what the customer handed over and the change. Final at once (the cash is in the
+ * drawer), so never marked offline. It does not kick the drawer: the Cash screen opens it for the
+ * sale before printing (lib/cash-drawer.ts). Job `till-<id>`: printed once.
+ */
+export function tillSaleReceipt(doc: TillSaleDoc, context: PosContext, config: TerminalConfig, language?: string, cashierName?: string): ReceiptRequest {
+  return {
+    ...header(context, config, language),
+    receipt: {
+      kind: 'till-sale',
+      saleId: doc.id,
+      amountMinor: doc.amountMinor,
+      currency: doc.currency,
+      ...(doc.description === undefined || doc.description === '' ? {} : { description: doc.description }),
+      ...cartField(doc.items === undefined ? null : { lines: doc.items, discount: doc.discountMinor ?? 0 }),
+      tenders: doc.tenders.map((tender) => ({
+        method: tender.kind,
+        amountMinor: tender.amountMinor,
+        ...(tender.tenderedMinor === undefined ? {} : { tenderedMinor: tender.tenderedMinor }),
+        ...(tender.changeMinor === undefined ? {} : { changeMinor: tender.changeMinor }),
+      })),
+      ...(cashierName === undefined ? {} : { cashier: cashierName }),
+      soldAt: doc.capturedAt,
+    },
+    jobId: `till-${doc.id}`,
   };
 }
 
@@ -148,6 +177,7 @@ const REPORT_METHODS = [
   ['qrOnline', 'qr'],
   ['offlineVoucher', 'offline_qr'],
   ['offlineTap', 'offline_tap'],
+  ['cash', 'cash'],
 ] as const;
 
 /**
@@ -165,7 +195,7 @@ export function dayReportReceipt(report: DayReport, sync: { queued: number; onli
       currency: report.currency,
       openedAt: report.openedAt,
       closedAt: report.closedAt,
-      totals: REPORT_METHODS.map(([name, method]) => ({ method, ...tally(report.methods[name]) })),
+      totals: REPORT_METHODS.map(([name, method]) => ({ method, ...tally(report.methods[name] ?? { count: 0, amount: 0 }) })),
       refunds: tally(report.refunds),
       offline: { ...tally(report.offline), pendingSync: sync.queued },
       sync: { state: !sync.online ? 'offline' : sync.queued > 0 ? 'pending' : 'in_sync', pendingDocuments: sync.queued, ...(sync.lastSyncAt === null ? {} : { lastSyncedAt: sync.lastSyncAt }) },

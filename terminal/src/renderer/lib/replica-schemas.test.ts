@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createRxSchema, defaultHashSha256 } from 'rxdb';
-import { DRAWER_REFUND_SCHEMA, GIFT_CARD_SALE_SCHEMA, OFFLINE_PAYMENT_SCHEMA, SHIFT_EVENT_SCHEMA, TILL_SALE_SCHEMA, TILL_STAFF_SCHEMA } from './replica.ts';
+import { after } from 'node:test';
+import { type RxJsonSchema, createRxDatabase, createRxSchema, defaultHashSha256 } from 'rxdb';
+import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
+import { DRAWER_REFUND_SCHEMA, GIFT_CARD_SALE_SCHEMA, KEEP_AS_IS, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_SCHEMA, SHIFT_EVENT_SCHEMA, TILL_SALE_SCHEMA, TILL_STAFF_SCHEMA } from './replica.ts';
+import type { KioskAlertDoc } from './alerts.ts';
 import { PRODUCT_SCHEMA } from './catalogue.ts';
 
 // The kiosk's RxDB schemas of the replicated documents are derived from shared's TypeBox schemas
@@ -108,11 +111,66 @@ const HAND_WRITTEN = {
   },
 };
 
+/** till_sales as the kiosk's cash sales write it, field for field (its hash is pinned with the shifts' below). */
+const ADDED = {
+  till_sales: {
+    title: 'till sale',
+    version: 0,
+    primaryKey: 'id',
+    type: 'object',
+    properties: {
+      id: { type: 'string', maxLength: 36 },
+      terminalId: { type: 'string', maxLength: 64 },
+      amountMinor: { type: 'integer', minimum: 1 },
+      currency: { type: 'string', maxLength: 3 },
+      capturedAt: ISO_TIME,
+      status: SETTLED_DOCUMENT.status,
+      serverSeq: SETTLED_DOCUMENT.serverSeq,
+      tenders: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['kind', 'amountMinor'],
+          properties: {
+            kind: { type: 'string', enum: ['cash', 'wallet', 'gift_card', 'mobile_money'], maxLength: 16 },
+            amountMinor: { type: 'integer', minimum: 1 },
+            tenderedMinor: { type: 'integer', minimum: 1 },
+            changeMinor: { type: 'integer', minimum: 0 },
+            reference: { type: 'string', maxLength: 80 },
+          },
+        },
+        minItems: 1,
+        maxItems: 8,
+      },
+      tipMinor: { type: 'integer', minimum: 0 },
+      cashierId: { type: 'string', maxLength: 64 },
+      shiftId: { type: 'string', maxLength: 36 },
+      description: TEXT,
+      declineCode: SETTLED_DOCUMENT.declineCode,
+      declineReason: TEXT,
+      settledAt: ISO_TIME,
+      ...CART_FIELDS,
+    },
+    required: ['id', 'terminalId', 'amountMinor', 'currency', 'capturedAt', 'status', 'serverSeq', 'tenders'],
+    indexes: ['status', 'capturedAt'],
+  },
+};
+
+/** kiosk_alerts as every kiosk before cash sales stored it (version 0: three kinds). */
+const ALERTS_V0 = {
+  ...KIOSK_ALERT_SCHEMA,
+  version: 0,
+  properties: { ...KIOSK_ALERT_SCHEMA.properties, kind: { type: 'string', enum: ['offline_payment_declined', 'gift_card_sale_declined', 'sale_paid_after_cancel'], maxLength: 32 } },
+} as RxJsonSchema<KioskAlertDoc>;
+
 const HASHES = {
   // Version 0 (before the cart's lines) hashed ccbb8681…; replica.ts migrates it (KEEP_AS_IS).
   offline_payments: 'a861d43b6d8b2dae1f221918dfeb1ecdf620ce5d3a14785d0d166c1c7c8b72ed',
   gift_card_sales: '23be27f12fa3d06fac2b33deb598c60b6a9fa3eceb864e9abb99ce4ac4d89948',
   products: '39a7f4fb6fb61028759fe7c26e8590b4abeaaaa407f7c43bf5aaaa2a4b74ab38',
+  // Version 0 hashed 51fb28e9…; version 1 added the kind till_sale_declined (migrated: KEEP_AS_IS).
+  kiosk_alerts_v0: '51fb28e9ea61b3836bf8d66edd7c08f82efd93eb1edede9d32d3d71fa6b3be5e',
+  kiosk_alerts: '6f74ed796933fc551bcfc8635969b4f0ff55e0b68a8b044a530c1cb7dbcb2a52',
 };
 
 /**
@@ -126,6 +184,9 @@ const SHIFT_HASHES = {
   drawer_refunds: '8f69602993977e5a4443df8b8de5e1253c135c89fb48f0201a96f28f6448ed30',
 };
 
+const closers: (() => Promise<unknown>)[] = [];
+after(() => Promise.all(closers.map((close) => close())));
+
 describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts', () => {
   it('derives the RxDB schemas the kiosk used before, field for field', () => {
     assert.deepStrictEqual(OFFLINE_PAYMENT_SCHEMA, HAND_WRITTEN.offline_payments);
@@ -137,6 +198,31 @@ describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts',
     assert.equal(await createRxSchema(OFFLINE_PAYMENT_SCHEMA, defaultHashSha256).hash, HASHES.offline_payments);
     assert.equal(await createRxSchema(GIFT_CARD_SALE_SCHEMA, defaultHashSha256).hash, HASHES.gift_card_sales);
     assert.equal(await createRxSchema(PRODUCT_SCHEMA, defaultHashSha256).hash, HASHES.products);
+  });
+
+  it('derives till_sales (cash sales) from TillSaleDocument, field for field', async () => {
+    assert.deepStrictEqual(TILL_SALE_SCHEMA, ADDED.till_sales);
+    assert.equal(await createRxSchema(TILL_SALE_SCHEMA, defaultHashSha256).hash, SHIFT_HASHES.till_sales);
+  });
+
+  it('moves kiosk_alerts to version 1 for the new kind, and a replica made before opens with its alerts kept', async () => {
+    assert.equal(await createRxSchema(ALERTS_V0, defaultHashSha256).hash, HASHES.kiosk_alerts_v0);
+    assert.equal(await createRxSchema(KIOSK_ALERT_SCHEMA, defaultHashSha256).hash, HASHES.kiosk_alerts);
+    assert.deepEqual((KIOSK_ALERT_SCHEMA.properties.kind as { enum: string[] }).enum, ['offline_payment_declined', 'gift_card_sale_declined', 'sale_paid_after_cancel', 'till_sale_declined']);
+    const name = `alerts_migration_${Date.now()}`;
+    const storage = getRxStorageMemory();
+    const before = await createRxDatabase({ name, storage, multiInstance: false });
+    const old = (await before.addCollections({ kiosk_alerts: { schema: ALERTS_V0 } })).kiosk_alerts;
+    const stored: KioskAlertDoc = { id: 'offline_payment_declined:pay_1', kind: 'offline_payment_declined', refId: 'pay_1', amountMinor: 500, currency: 'NGN', capturedAt: '2026-11-24T12:00:00.000Z', raisedAt: '2026-11-24T12:05:00.000Z', status: 'open', code: 'insufficient_funds' };
+    await old.insert(stored);
+    await before.close();
+    const reopened = await createRxDatabase({ name, storage, multiInstance: false });
+    closers.push(() => reopened.close());
+    const alerts = (await reopened.addCollections({ kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KEEP_AS_IS } })).kiosk_alerts;
+    const kept = await alerts.findOne(stored.id).exec();
+    assert.deepEqual(kept?.toJSON(), stored);
+    await alerts.insert({ ...stored, id: 'till_sale_declined:sale_1', kind: 'till_sale_declined', refId: 'sale_1', code: 'cash_short' });
+    assert.equal(await alerts.count().exec(), 2);
   });
 
   it('pins the hashes of the shifts\' collections: till sales, shift events, till staff, drawer refunds', async () => {

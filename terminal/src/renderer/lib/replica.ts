@@ -10,15 +10,15 @@ import type { DrawerRefundDoc } from './shifts.ts';
 
 /**
  * The terminal's local replica: an RxDB database in IndexedDB (Dexie storage), one per terminal,
- * so payments taken and gift cards sold offline survive a reload, a crash or a restart of the
- * kiosk until they sync, and so does the sale on screen (pos_sales) and the cashier's alerts
+ * so payments taken, gift cards sold and cash sales made offline survive a reload, a crash or a
+ * restart of the kiosk until they sync, and so does the sale on screen (pos_sales) and the cashier's alerts
  * (kiosk_alerts) and the refunds made here (pos_refunds); those three stay on the terminal. The merchant's catalogue (products) is pulled
  * from the server and never pushed, and so are the till staff (till_staff); the till's sales with
  * their tenders (till_sales) and its cashier shifts (shift_events) are pushed; the cash refunds
  * given from the drawer by shift (drawer_refunds) stay here.
  * No dev-mode plugin here (it loads from the internet): without it RxDB needs no validator, and
- * the documents are made by this code only (lib/offline-payments.ts, lib/gift-card-sales.ts) and
- * by the server.
+ * the documents are made by this code only (lib/offline-payments.ts, lib/gift-card-sales.ts,
+ * lib/cash-sales.ts, lib/shifts.ts) and by the server.
  */
 addRxPlugin(RxDBMigrationSchemaPlugin);
 
@@ -29,7 +29,8 @@ export type OfflinePaymentRecord = OfflinePaymentDoc;
 
 /**
  * Version 1 added the sale's lines (CART_FIELDS) to pos_sales and offline_payments: documents
- * stored before keep what they had (no lines: a keypad amount).
+ * stored before keep what they had (no lines: a keypad amount). Version 1 of kiosk_alerts added
+ * an alert kind: the alerts stored before are valid as they are.
  */
 export const KEEP_AS_IS = { 1: (doc: unknown) => doc };
 const TEXT = { type: 'string', maxLength: 1000 } as const;
@@ -65,7 +66,8 @@ export const GIFT_CARD_SALE_SCHEMA = rxJsonSchema(GiftCardSaleDocument, {
 
 /**
  * A sale completed at the till with its tenders (cash...), with the cashier and shift that made it
- * (collection till_sales, pushed). Its cash tenders count in the shift's expected cash (lib/shifts.ts).
+ * (collection till_sales, pushed): a cash sale, written when the cashier confirms the cash, online
+ * or offline alike (lib/cash-sales.ts). Its cash tenders count in the shift's expected cash (lib/shifts.ts).
  */
 export const TILL_SALE_SCHEMA = rxJsonSchema(TillSaleDocument, {
   title: 'till sale',
@@ -177,10 +179,13 @@ export const POS_REFUND_SCHEMA: RxJsonSchema<PosRefundDoc> = {
   indexes: ['createdAt'],
 };
 
-/** Something the cashier must see and acknowledge (lib/alerts.ts). Not replicated. */
+/**
+ * Something the cashier must see and acknowledge (lib/alerts.ts). Not replicated. Version 1 added
+ * the kind `till_sale_declined`: the alerts stored before are kept as they are (KEEP_AS_IS).
+ */
 export const KIOSK_ALERT_SCHEMA: RxJsonSchema<KioskAlertDoc> = {
   title: 'kiosk alert',
-  version: 0,
+  version: 1,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -258,7 +263,7 @@ export async function openReplica(terminalId: string): Promise<Replica> {
     offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
     pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: KEEP_AS_IS },
-    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA },
+    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     products: { schema: PRODUCT_SCHEMA },
     pos_refunds: { schema: POS_REFUND_SCHEMA },
     till_sales: { schema: TILL_SALE_SCHEMA },

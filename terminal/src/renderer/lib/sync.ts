@@ -30,7 +30,7 @@ export type SyncState = 'connecting' | 'online' | 'syncing' | 'offline' | 'refus
 
 export interface SyncSnapshot {
   state: SyncState;
-  /** Offline payments and gift card sales stored here that the server has not settled yet. */
+  /** Offline payments, gift card sales, till sales and shift events stored here that the server has not settled yet. */
   queued: number;
   /** The last answer from the server (ISO 8601), null before the first ever (kept over reloads by the caller). */
   lastSyncAt: string | null;
@@ -50,7 +50,7 @@ export interface ReplicatedCollections {
   gift_card_sales: GiftCardSaleCollection;
   /** Pull only: the merchant's catalogue (lib/catalogue.ts). */
   products?: ProductCollection;
-  /** Sales completed at the till with their tenders, cashier and shift. */
+  /** Sales completed at the till with their tenders, cashier and shift: cash sales (lib/cash-sales.ts). */
   till_sales?: TillSaleCollection;
   /** The till's cashier shifts: float, paid in / out, no sale, the count (lib/shifts.ts). */
   shift_events?: ShiftEventCollection;
@@ -58,7 +58,7 @@ export interface ReplicatedCollections {
   till_staff?: TillStaffCollection;
 }
 
-/** The collections of the protocol: two pushed, the catalogue pulled only. */
+/** The collections of the protocol: the terminal's documents pushed, the catalogue and till staff pulled only. */
 export type ReplicatedName = SyncCollection;
 
 /** What every replicated document has: an id, and the server's order of changes. */
@@ -82,7 +82,7 @@ const RECONNECT_DELAY_MS_MAX = 1_000;
 const RECONNECT_RANDOMIZATION = 0.25;
 
 /**
- * Payments and gift card sales are never deleted, only settled; a product the merchant archived,
+ * Payments, gift card sales, till sales and shift events are never deleted, only settled; a product the merchant archived,
  * or a member of the till staff removed, may come with `_deleted: true`, which RxDB takes as a deletion.
  */
 function fromServer<D extends ReplicatedDocument>(doc: D): WithDeleted<D> {
@@ -215,8 +215,9 @@ export function replicateCollection<D extends ReplicatedDocument>(
 
 /**
  * The replica's connection to the sync server: socket.io on the page's own origin (the host
- * proxies /socket.io) and RxDB's replication of each collection over it (offline_payments and
- * gift_card_sales, shared/src/sync-protocol.ts). Local documents are pushed as soon as the server
+ * proxies /socket.io) and RxDB's replication of each collection over it (offline_payments,
+ * gift_card_sales, till_sales and shift_events pushed, products and till_staff pulled;
+ * shared/src/sync-protocol.ts). Local documents are pushed as soon as the server
  * can be reached; the verdicts come back in the push's answer and in the pull stream. Every
  * reconnect asks RxDB to resync, so nothing that changed meanwhile is missed.
  */
