@@ -218,7 +218,7 @@ for (const target of await databaseTargets()) {
         body: { offlineLimits: { perPayment: 5000, total: 20000.5, maxAgeHours: 12 } },
       });
       assert.equal(changed.status, 200, JSON.stringify(changed.body));
-      assert.deepEqual(changed.body, { terminalId, currency: 'NGN', perPayment: 5000, total: 20000.5, maxAgeHours: 12, language: 'en', name: 'Front counter' });
+      assert.deepEqual(changed.body, { terminalId, currency: 'NGN', perPayment: 5000, total: 20000.5, maxAgeHours: 12, language: 'en', name: 'Front counter', tipping: { mode: 'off', percentages: [10, 15, 20] } });
       const noPinPerTapMaxMinor = hello.offlineLimits.noPinPerTapMaxMinor!;
       const noPinPerDayMaxMinor = hello.offlineLimits.noPinPerDayMaxMinor!;
       assert.ok(noPinPerTapMaxMinor > 0, 'the largest offline tap: the default no-PIN limit per tap');
