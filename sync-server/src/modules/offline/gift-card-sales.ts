@@ -10,7 +10,7 @@ import { newId } from '../../auth/secrets.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
 import { type CardRow, giftCardService } from '../gift-cards/index.ts';
 import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';
-import { type CollectionSettler, type PushTerminal, inSavepoint } from './push.ts';
+import { type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint } from './push.ts';
 import { type GiftCardSaleRow, findGiftCardSales, insertGiftCardSale } from './store.ts';
 
 /** A code prefix as the terminal printed it: `gc_` and 7 hex. */
@@ -174,15 +174,8 @@ export function giftCardSaleSettler(context: AppContext): CollectionSettler<Gift
       saleDocument(saleRow(terminal, saleOf(pushed.doc, pushed.id, terminal.wallet.currency), { declineCode: 'id_taken', declineReason: `Sale id ${pushed.id} belongs to another merchant or mode: the terminal must make a new id` }, now, 0)),
 
     async settle(tx, terminal, documents, now, isolate) {
-      const seqs = documents.map((entry) => entry.seq).sort((a, b) => a - b);
-      const sales = documents
-        .map((entry) => saleOf(entry.doc, entry.id, terminal.wallet.currency))
-        .map((sale, index) => ({ sale, index }))
-        .sort((a, b) => a.sale.capturedAt.getTime() - b.sale.capturedAt.getTime() || a.index - b.index)
-        .map(({ sale }) => sale);
       const rows: GiftCardSaleRow[] = [];
-      for (const [position, sale] of sales.entries()) {
-        const seq = seqs[position]!;
+      for (const { candidate: sale, seq } of inCapturedOrder(documents, (entry) => saleOf(entry.doc, entry.id, terminal.wallet.currency))) {
         const settle = async () => record(tx, saleRow(terminal, sale, await outcomeOf(tx, terminal, sale, now), now, seq), now);
         if (!isolate) {
           rows.push(await settle());

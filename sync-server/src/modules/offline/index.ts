@@ -12,5 +12,5 @@ export type { TerminalSyncRow } from './store.ts';
 export { tillSaleDocument, tillSaleRecord, tillSaleSettler } from './till-sales.ts';
 export { type StoredTender, type TillSaleRow, terminalTillSalesAfter } from './till-sales-store.ts';
 export type { CollectionSettler, PushedDocument } from './push.ts';
-export { inSavepoint } from './push.ts';
+export { inCapturedOrder, inSavepoint } from './push.ts';
 export { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';

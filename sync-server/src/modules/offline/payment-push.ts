@@ -8,7 +8,7 @@ import { type TagLookup, countTaps, tagAllowances } from '../wearables/index.ts'
 import { publicKeyMap } from './keys.ts';
 import { lockProducts, moveSaleStock, unitsByProduct } from '../products/index.ts';
 import { PIN_REQUIRED_OFFLINE, exposureBudgets, exposureDecline, paymentPolicyDecline, utcDay } from './policy.ts';
-import { type CollectionSettler, type PushTerminal, type PushedDocument, inSavepoint } from './push.ts';
+import { type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint } from './push.ts';
 import {
   type Candidate,
   type SettlementScope,
@@ -153,12 +153,7 @@ export function offlinePaymentSettler(context: AppContext): CollectionSettler<Of
     async settle(tx, terminal, documents, now, isolate) {
       if (documents.length === 0) return [];
       // Settled in the order the terminal took them, under change numbers in that order.
-      const seqs = documents.map((entry) => entry.seq).sort((a, b) => a - b);
-      const pending: Pending[] = documents
-        .map((entry: PushedDocument) => candidateOf(entry.doc, entry.id, terminal.limits.currency))
-        .map((candidate, index) => ({ candidate, index }))
-        .sort((a, b) => a.candidate.capturedAt.getTime() - b.candidate.capturedAt.getTime() || a.index - b.index)
-        .map(({ candidate }, position) => ({ candidate, seq: seqs[position]!, verdict: null }));
+      const pending: Pending[] = inCapturedOrder(documents, (entry) => candidateOf(entry.doc, entry.id, terminal.limits.currency)).map((entry) => ({ ...entry, verdict: null }));
       let keyMap: Promise<Map<string, string>> | undefined;
       const keys = () => (keyMap ??= publicKeyMap(tx));
       if (!isolate) return settleBatch(tx, terminal, pending, now, keys);

@@ -25,6 +25,19 @@ export interface PushedDocument {
   seq: number;
 }
 
+/**
+ * A push's documents read as `read` makes them, in the order the terminal made them (capture
+ * time, then push order), each with a change number: the push's numbers in ascending order, so
+ * that a terminal's changes number in the order they happened.
+ */
+export function inCapturedOrder<C extends { capturedAt: Date }>(documents: readonly PushedDocument[], read: (entry: PushedDocument) => C): { candidate: C; seq: number }[] {
+  const seqs = documents.map((entry) => entry.seq).sort((a, b) => a - b);
+  return documents
+    .map((entry, index) => ({ candidate: read(entry), index }))
+    .sort((a, b) => a.candidate.capturedAt.getTime() - b.candidate.capturedAt.getTime() || a.index - b.index)
+    .map(({ candidate }, position) => ({ candidate, seq: seqs[position]! }));
+}
+
 /** What one replicated collection does with the documents of a push. */
 export interface CollectionSettler<Row extends { id: string }, D extends SyncDocument> {
   /** The recorded rows of these ids (any terminal's). */

@@ -8,7 +8,7 @@ import type { Queryable } from '../../db/database.ts';
 import { type NewEvent, enqueueEvents } from '../../events/outbox.ts';
 import { cartOfDocument, lockProducts, moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from '../products/index.ts';
 import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';
-import { type CollectionSettler, type PushTerminal, type PushedDocument, inSavepoint } from './push.ts';
+import { type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint } from './push.ts';
 import { type StoredTender, type TenderSessionRow, type TillSaleRow, findTillSales, insertTenderClaims, insertTillSales, lockTenderSessions } from './till-sales-store.ts';
 
 /** The tenders this server records on a till sale today: cash, and a wallet tap (a POS session) for part of it. The others are declined, never half-recorded. */
@@ -327,12 +327,11 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
 
     async settle(tx, terminal, documents, now, isolate) {
       if (documents.length === 0) return [];
-      const seqs = documents.map((entry) => entry.seq).sort((a, b) => a - b);
-      const batch = documents
-        .map((entry: PushedDocument) => tillSaleCandidate(entry.doc, entry.id, terminal.limits.currency))
-        .map((sale, index) => ({ sale, index }))
-        .sort((a, b) => a.sale.capturedAt.getTime() - b.sale.capturedAt.getTime() || a.index - b.index)
-        .map(({ sale }, position) => ({ sale, seq: seqs[position]!, verdict: verdictOf(terminal, sale, now) as Verdict }));
+      const batch = inCapturedOrder(documents, (entry) => tillSaleCandidate(entry.doc, entry.id, terminal.limits.currency)).map(({ candidate: sale, seq }) => ({
+        sale,
+        seq,
+        verdict: verdictOf(terminal, sale, now),
+      }));
       if (!isolate) return record(tx, terminal, batch, now);
       const rows: TillSaleRow[] = [];
       for (const entry of batch) {

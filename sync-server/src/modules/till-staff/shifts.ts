@@ -7,7 +7,7 @@ import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { type NewEvent, enqueueEvent } from '../../events/outbox.ts';
 import { notFound } from '../../http/errors.ts';
-import { CAPTURED_AT_PROBLEM, type CollectionSettler, type PushTerminal, inSavepoint, parseCapturedAt, schemaProblems, timeDecline } from '../offline/index.ts';
+import { CAPTURED_AT_PROBLEM, type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint, parseCapturedAt, schemaProblems, timeDecline } from '../offline/index.ts';
 import { staffByIds } from './store.ts';
 import {
   type ShiftEventRow,
@@ -241,15 +241,8 @@ export function shiftEventSettler(_context: AppContext): CollectionSettler<Shift
       shiftEventDocument(rowOf(terminal, candidateOf(pushed.doc, pushed.id, terminal.limits.currency), decline('id_taken', `Event id ${pushed.id} belongs to another merchant or mode: the terminal must make a new id`), now, 0)),
 
     async settle(tx, terminal, documents, now, isolate) {
-      const seqs = documents.map((entry) => entry.seq).sort((a, b) => a - b);
-      const events = documents
-        .map((entry) => candidateOf(entry.doc, entry.id, terminal.limits.currency))
-        .map((event, index) => ({ event, index }))
-        .sort((a, b) => a.event.capturedAt.getTime() - b.event.capturedAt.getTime() || a.index - b.index)
-        .map(({ event }) => event);
       const rows: ShiftEventRow[] = [];
-      for (const [position, event] of events.entries()) {
-        const seq = seqs[position]!;
+      for (const { candidate: event, seq } of inCapturedOrder(documents, (entry) => candidateOf(entry.doc, entry.id, terminal.limits.currency))) {
         const settle = async () => record(tx, rowOf(terminal, event, await verdictOf(tx, terminal, event, now), now, seq), now);
         if (!isolate) {
           rows.push(await settle());
