@@ -1,14 +1,9 @@
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 
-/** A tender as stored (jsonb), minor units. */
-export interface StoredTender {
-  kind: string;
-  amount: number;
-  tendered?: number;
-  change?: number;
-  reference?: string;
-}
+import type { StoredTender } from '../products/index.ts';
+
+export type { StoredTender };
 
 /** A till sale as recorded (migration 033_till_sales.sql). */
 export interface TillSaleRow {

@@ -6,7 +6,7 @@ import type { Cart, CartError } from '@tapline/shared/cart';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import { type NewEvent, enqueueEvents } from '../../events/outbox.ts';
-import { cartOfDocument, lockProducts, moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from '../products/index.ts';
+import { cartOfDocument, lockProducts, moveSaleStock, saleLineRecords, storedLines, tenderRecords, unitsByProduct } from '../products/index.ts';
 import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';
 import { type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint } from './push.ts';
 import { type StoredTender, type TenderSessionRow, type TillSaleRow, findTillSales, insertTenderClaims, insertTillSales, lockTenderSessions } from './till-sales-store.ts';
@@ -222,13 +222,7 @@ export function tillSaleRecord(row: TillSaleRow) {
     amount: major(row.amount),
     tip: major(row.tip),
     currency: row.currency,
-    tenders: row.tenders.map((tender) => ({
-      kind: tender.kind,
-      amount: major(tender.amount),
-      ...(tender.tendered !== undefined ? { tendered: major(tender.tendered) } : {}),
-      ...(tender.change !== undefined ? { change: major(tender.change) } : {}),
-      ...(tender.reference !== undefined ? { reference: tender.reference } : {}),
-    })),
+    tenders: tenderRecords(row.tenders, row.currency),
     cashTendered: major(row.cash_tendered),
     change: major(row.cash_change),
     cashierId: row.cashier_id,

@@ -3,4 +3,4 @@ export { productRoutes } from './routes.ts';
 export { saleRoutes } from './routes-sales.ts';
 export { productDocument, productRecord, productsService, percentToBps, bpsToPercent, priceToMinor } from './service.ts';
 export { type ProductRow, type ProductScope, lockProducts, findProducts, moveStock, productsAfter } from './store.ts';
-export { type SaleItemInput, cartFromItems, cartOfDocument, checkCartAmount, checkStock, moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from './sales.ts';
+export { type SaleItemInput, type StoredTender, cartFromItems, cartOfDocument, checkCartAmount, checkStock, moveSaleStock, saleLineRecords, storedLines, storedTenders, tenderRecords, tenderTotal, unitsByProduct } from './sales.ts';

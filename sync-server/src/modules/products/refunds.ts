@@ -11,7 +11,7 @@ import { walletAccount } from '../../ledger/accounts.ts';
 import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
-import { moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from './sales.ts';
+import { moveSaleStock, saleLineRecords, storedLines, storedTenders, tenderRecords, tenderTotal, unitsByProduct } from './sales.ts';
 import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix, sessionPayer, tillSaleClaiming } from './sales-store.ts';
 
 /** Who asks: the merchant's key (no PIN) or one of its terminals (its own sales, with the manager PIN). */
@@ -33,12 +33,6 @@ export interface RefundRequest {
 const saleNotFound = (id: string) => notFound('sale_not_found', `No sale ${id}`);
 const REFUNDABLE_STATUS: Record<SaleRow['kind'], string> = { pos_session: 'completed', offline_payment: 'accepted', till_sale: 'accepted' };
 
-/** A till sale's stored tenders (jsonb, minor units). */
-type StoredTender = { kind: string; amount: number; tendered?: number; change?: number; reference?: string };
-function saleTenders(sale: Pick<SaleRow, 'tenders'>): StoredTender[] {
-  const value = typeof sale.tenders === 'string' ? (JSON.parse(sale.tenders) as unknown) : sale.tenders;
-  return Array.isArray(value) ? (value as StoredTender[]) : [];
-}
 
 /** Half-up share of `total` for `units` of `quantity` (integers): shares of every unit add up to `total`. */
 function share(total: number, units: number, quantity: number): number {
@@ -126,7 +120,7 @@ export function refundRecord(row: RefundRow, sale: Pick<SaleRow, 'items' | 'paye
 export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
   const state = refundable(sale, refunds);
   const major = (minor: number) => toMajor(minor, sale.currency);
-  const tenders = sale.kind === 'till_sale' ? saleTenders(sale) : [{ kind: 'wallet', amount: Number(sale.amount) }];
+  const tenders = sale.kind === 'till_sale' ? storedTenders(sale.tenders) : [{ kind: 'wallet', amount: Number(sale.amount) }];
   return {
     saleId: sale.id,
     kind: sale.kind,
@@ -136,13 +130,7 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
     currency: sale.currency,
     payerHandle: sale.payer_handle ? displayHandle(sale.payer_handle) : null,
     walletRef: sale.transfer_id,
-    tenders: tenders.map((tender) => ({
-      kind: tender.kind,
-      amount: major(Number(tender.amount)),
-      ...(tender.tendered !== undefined ? { tendered: major(tender.tendered) } : {}),
-      ...(tender.change !== undefined ? { change: major(tender.change) } : {}),
-      ...(tender.reference !== undefined ? { reference: tender.reference } : {}),
-    })),
+    tenders: tenderRecords(tenders, sale.currency),
     change: major(tenders.reduce((sum, tender) => sum + (tender.change ?? 0), 0)),
     tip: major(Number(sale.tip ?? 0)),
     cashierId: sale.cashier_id,
@@ -161,9 +149,9 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
  * earlier refunds gave back to it; the rest in cash from the drawer.
  */
 function tillRefundSplit(sale: SaleRow, refunds: readonly RefundRow[], amount: number): { wallet: number; cash: number; session: string | null } {
-  const wallet = saleTenders(sale).find((tender) => tender.kind === 'wallet');
+  const wallet = storedTenders(sale.tenders).find((tender) => tender.kind === 'wallet');
   if (!wallet) return { wallet: 0, cash: amount, session: null };
-  const given = refunds.flatMap((refund) => refund.tenders ?? []).filter((tender) => tender.kind === 'wallet').reduce((sum, tender) => sum + Number(tender.amount), 0);
+  const given = tenderTotal(refunds.flatMap((refund) => refund.tenders ?? []), 'wallet');
   const back = Math.min(amount, Math.max(Number(wallet.amount) - given, 0));
   return { wallet: back, cash: amount - back, session: wallet.reference?.toLowerCase() ?? null };
 }

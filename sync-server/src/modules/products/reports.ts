@@ -7,7 +7,7 @@ import type { Mode } from '../../auth/secrets.ts';
 import { notFound } from '../../http/errors.ts';
 import { findMerchant } from '../merchants/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
-import { storedLines } from './sales.ts';
+import { storedLines, storedTenders, tenderTotal } from './sales.ts';
 import { refundLineTaxes } from './refunds.ts';
 import { type DayRows, type ReportRow, claimDayRows, staffNames, findReport, findTerminal, insertReport, listReports, lockTerminalDay, openDay, openDayRows, oversoldProducts } from './sales-store.ts';
 
@@ -15,12 +15,6 @@ export interface TerminalActor {
   merchantId: string;
   mode: Mode;
   terminalId: string;
-}
-
-/** Tenders as stored (jsonb, minor units). */
-function tendersOf(value: unknown): { kind: string; amount: number }[] {
-  const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
-  return Array.isArray(parsed) ? (parsed as { kind: string; amount: number }[]) : [];
 }
 
 interface Tally {
@@ -95,7 +89,7 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
       if (Number(sale.tip) > 0) add(cashier.tips, sale.tip);
     }
     // A split sale's wallet tap is a POS session of its own, counted with the online sales.
-    const walletPart = tendersOf(sale.tenders).filter((tender) => tender.kind === 'wallet').reduce((sum, tender) => sum + Number(tender.amount), 0);
+    const walletPart = tenderTotal(storedTenders(sale.tenders), 'wallet');
     add(methods.cash, Math.max(Number(sale.amount) - walletPart, 0));
     cash.collected += Number(sale.cash_amount);
     cash.tendered += Number(sale.cash_tendered);
@@ -107,8 +101,7 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
   for (const refund of day.refunds) {
     add(refunds, refund.amount);
     if (refund.sale_kind === 'till_sale') {
-      const recorded = tendersOf(refund.tenders);
-      const cashBack = refund.tenders === null ? Number(refund.amount) : recorded.filter((tender) => tender.kind === 'cash').reduce((sum, tender) => sum + Number(tender.amount), 0);
+      const cashBack = refund.tenders === null ? Number(refund.amount) : tenderTotal(storedTenders(refund.tenders), 'cash');
       if (cashBack > 0) add(cash.refunds, cashBack);
     }
     for (const entry of refundLineTaxes(refund.lines, refund.sale_items, refund.sale_cart_discount)) addTax(entry, -1);

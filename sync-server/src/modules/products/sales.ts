@@ -194,3 +194,35 @@ export function storedLines(value: unknown): SaleLine[] | null {
   const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
   return Array.isArray(parsed) ? (parsed as SaleLine[]) : null;
 }
+
+/** A till sale's tender as stored (jsonb), minor units; a refund's tenders have kind and amount only. */
+export interface StoredTender {
+  kind: string;
+  amount: number;
+  tendered?: number;
+  change?: number;
+  reference?: string;
+}
+
+/** Stored tenders (jsonb, parsed or not); none for anything else. */
+export function storedTenders(value: unknown): StoredTender[] {
+  const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  return Array.isArray(parsed) ? (parsed as StoredTender[]) : [];
+}
+
+/** What the tenders of one kind add up to (minor units). */
+export function tenderTotal(tenders: readonly StoredTender[], kind: string): number {
+  return tenders.filter((tender) => tender.kind === kind).reduce((sum, tender) => sum + Number(tender.amount), 0);
+}
+
+/** Tenders as the API answers them: major units, cash with what was handed over and the change, a wallet tap with its session. */
+export function tenderRecords(tenders: readonly StoredTender[], currency: string) {
+  const major = (minor: number) => toMajor(minor, currency);
+  return tenders.map((tender) => ({
+    kind: tender.kind,
+    amount: major(Number(tender.amount)),
+    ...(tender.tendered !== undefined ? { tendered: major(tender.tendered) } : {}),
+    ...(tender.change !== undefined ? { change: major(tender.change) } : {}),
+    ...(tender.reference !== undefined ? { reference: tender.reference } : {}),
+  }));
+}
