@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { io, type Socket } from 'socket.io-client';
-import { type OfflinePaymentDoc, type PushResponse, SYNC_EVENTS, SYNC_NAMESPACE, type SyncFailure } from '@tapline/shared/sync-protocol';
+import { type OfflinePaymentDoc, type PushResponse, SYNC_EVENTS, SYNC_NAMESPACE, type SyncCollection, type SyncDocument, type SyncFailure, type TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { checkLedger } from '../ledger/check.ts';
 import { openDatabase } from '../db/open.ts';
 import { createPostgresDatabase, databaseTargets } from '../testing/databases.ts';
@@ -31,25 +31,30 @@ function connect(url: string, token: string): Promise<Socket> {
   });
 }
 
-function push(socket: Socket, docs: OfflinePaymentDoc[]): Promise<PushResponse | SyncFailure> {
-  return socket.timeout(60_000).emitWithAck(SYNC_EVENTS.push, { collection: 'offline_payments', rows: docs.map((doc) => ({ assumedMasterState: null, newDocumentState: doc })) });
+function push<D extends SyncDocument = OfflinePaymentDoc>(socket: Socket, docs: D[], collection: SyncCollection = 'offline_payments'): Promise<PushResponse<D> | SyncFailure> {
+  return socket.timeout(60_000).emitWithAck(SYNC_EVENTS.push, { collection, rows: docs.map((doc) => ({ assumedMasterState: null, newDocumentState: doc })) });
+}
+
+/** A server on its own database (a PGlite directory or a PostgreSQL database made for the test), and how to remove it. */
+async function ownDatabase(name: string): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+  let env: Record<string, string>;
+  let cleanup: () => Promise<void>;
+  if (name === 'pglite') {
+    const directory = mkdtempSync(join(tmpdir(), 'tapline-push-crash-'));
+    env = { DATA_DIR: directory, DATABASE_URL: '' };
+    cleanup = async () => rmSync(directory, { recursive: true, force: true });
+  } else {
+    const created = await createPostgresDatabase();
+    env = { DATABASE_URL: created.url };
+    cleanup = () => created.drop();
+  }
+  return { env: { ...env, ADMIN_TOKEN: TEST_ADMIN_TOKEN, SECRETS_KEY: TEST_SECRETS_KEY_HEX, LOG_LEVEL: 'warn', HOST: '127.0.0.1' }, cleanup };
 }
 
 for (const target of await databaseTargets()) {
   describe(`a server killed while it settles a push, on ${target.name}`, () => {
     it('settles every document exactly once after the terminal pushes again', async () => {
-      let env: Record<string, string>;
-      let cleanup: () => Promise<void>;
-      if (target.name === 'pglite') {
-        const directory = mkdtempSync(join(tmpdir(), 'tapline-push-crash-'));
-        env = { DATA_DIR: directory, DATABASE_URL: '' };
-        cleanup = async () => rmSync(directory, { recursive: true, force: true });
-      } else {
-        const created = await createPostgresDatabase();
-        env = { DATABASE_URL: created.url };
-        cleanup = () => created.drop();
-      }
-      env = { ...env, ADMIN_TOKEN: TEST_ADMIN_TOKEN, SECRETS_KEY: TEST_SECRETS_KEY_HEX, LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
+      const { env, cleanup } = await ownDatabase(target.name);
       try {
         let server = await startServerProcess(env);
         const merchant = await call<{ id: string; testKey: string }>(server.url, 'POST', '/api/admin/merchants', ADMIN, { name: 'Crash Shop', handle: 'crash_shop', country: 'NG', currency: 'NGN' });
@@ -128,6 +133,76 @@ for (const target of await databaseTargets()) {
             "SELECT sum(a.balance)::int8 AS balance FROM ledger_accounts a JOIN wallets w ON w.id = a.owner_id WHERE a.owner_type = 'wallet' AND w.handle LIKE 'crash_customer_%' AND a.currency = 'NGN'",
           );
           assert.equal(customers?.balance, 5 * 1_000_000 - expected);
+          assert.deepEqual((await checkLedger(db)).violations, []);
+        } finally {
+          await db.close();
+        }
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('records every cash sale once and moves its stock once after the terminal pushes again', async () => {
+      const { env, cleanup } = await ownDatabase(target.name);
+      const SALES = 300;
+      try {
+        let server = await startServerProcess(env);
+        const merchant = await call<{ id: string; testKey: string }>(server.url, 'POST', '/api/admin/merchants', ADMIN, { name: 'Cash Crash', handle: 'cash_crash', country: 'NG', currency: 'NGN' });
+        assert.equal((await call(server.url, 'PATCH', `/api/admin/merchants/${merchant.body.id}`, ADMIN, { rateLimitMultiplier: 100 })).status, 200);
+        const key = { 'x-merchant-api-key': merchant.body.testKey };
+        const product = await call<{ id: string }>(server.url, 'POST', '/api/merchant/products', key, { name: 'Malt', price: 5, trackStock: true, stock: 10_000 });
+        assert.equal(product.status, 201);
+        const terminal = await call<{ id: string; token: string }>(server.url, 'POST', '/api/merchant/terminals', key, { name: 'Till' });
+        const token = `term.${terminal.body.token}`;
+        const docs: TillSaleDoc[] = Array.from({ length: SALES }, (_, index) => ({
+          id: randomUUID(), terminalId: terminal.body.id, amountMinor: 500, currency: 'NGN', capturedAt: new Date(Date.now() - 1000 + index).toISOString(), status: 'queued', serverSeq: 0,
+          tenders: [{ kind: 'cash', amountMinor: 500, tenderedMinor: 1000, changeMinor: 500 }],
+          items: [{ productId: product.body.id, name: 'Malt', quantity: 1, unitPrice: 500, discount: 0, taxRate: 0, taxInclusive: true }], discountMinor: 0,
+        }));
+        // Killed once it has answered a push of the queue (a condition, not a guessed delay).
+        let acknowledged = 0;
+        const socket = await connect(server.url, token);
+        const pushing = (async () => {
+          for (let start = 0; start < docs.length; start += 20) {
+            const answer = await push(socket, docs.slice(start, start + 20), 'till_sales');
+            if (!('conflicts' in answer)) throw new Error(JSON.stringify(answer));
+            acknowledged += answer.conflicts.length;
+          }
+        })().catch(() => undefined);
+        for (const deadline = Date.now() + 60_000; acknowledged === 0; ) {
+          assert.ok(Date.now() < deadline, 'the server answered a push');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        const killed = exitOf(server.child);
+        server.child.kill('SIGKILL');
+        await killed;
+        await pushing;
+        socket.disconnect();
+        assert.ok(acknowledged < SALES, 'the server was killed before it had answered every push');
+        server = await startServerProcess(env);
+
+        const again = await connect(server.url, token);
+        const verdicts: TillSaleDoc[] = [];
+        for (let start = 0; start < docs.length; start += 20) {
+          const answer = await push(again, docs.slice(start, start + 20), 'till_sales');
+          assert.ok('conflicts' in answer, JSON.stringify(answer));
+          verdicts.push(...answer.conflicts);
+        }
+        again.disconnect();
+        assert.equal(verdicts.length, SALES);
+        assert.deepEqual([...new Set(verdicts.map((doc) => doc.status))], ['accepted']);
+        const stock = await call<{ stock: number }>(server.url, 'GET', `/api/merchant/products/${product.body.id}`, key);
+        assert.equal(stock.body.stock, 10_000 - SALES, 'each sale moved its unit once');
+        const exited = exitOf(server.child);
+        server.child.kill('SIGTERM');
+        await exited;
+
+        const db = await openDatabase(target.name === 'pglite' ? { dataDirectory: env.DATA_DIR! } : { databaseUrl: env.DATABASE_URL!, poolSize: 2 });
+        try {
+          const [rows] = await db.query<{ rows: number; cash: number }>('SELECT count(*)::int8 AS rows, sum(cash_amount)::int8 AS cash FROM till_sales WHERE terminal_id = $1', [terminal.body.id]);
+          assert.deepEqual(rows, { rows: SALES, cash: SALES * 500 });
+          const [events] = await db.query<{ events: number }>("SELECT count(*)::int8 AS events FROM events WHERE type = 'pos.till_sale.recorded'");
+          assert.equal(Number(events?.events), SALES, 'one event per sale');
           assert.deepEqual((await checkLedger(db)).violations, []);
         } finally {
           await db.close();
