@@ -49,6 +49,13 @@ export const CreatePosSessionBody = Type.Object({
     description: 'The lines sold: they must add up to amount (400 items_total_mismatch); tracked products must have the units (409 out_of_stock)',
   })),
   discount: Type.Optional(Type.Number({ minimum: 0, description: 'A discount on the whole cart, major units, shared between the lines' })),
+  tenderOf: Type.Optional(Type.String({
+    format: 'uuid',
+    description:
+      'A terminal paying part of a till sale (split tender): the kiosk\'s id of that sale. Such a session carries no items (the till sale has ' +
+      'the lines), is claimed by that till sale when it syncs, and can be returned to its payer without a manager PIN while no till sale ' +
+      'claims it (POST /api/pos/sessions/{sessionId}/return)',
+  })),
 });
 export type CreatePosSessionBody = Static<typeof CreatePosSessionBody>;
 
@@ -87,6 +94,7 @@ export const PosSessionRecord = Type.Object({
   items: Type.Optional(Type.Array(SaleLineRecord, { description: 'The lines sold, for a session created with items' })),
   cartDiscount: Type.Optional(Type.Number({ description: 'The cart discount as sent, major units' })),
   totals: Type.Optional(SaleTotals),
+  tenderOf: Type.Optional(Type.String({ description: 'The till sale this session pays part of, when it was opened as a split tender' })),
 });
 export type PosSessionRecord = Static<typeof PosSessionRecord>;
 

@@ -84,6 +84,12 @@ export const RefundBody = Type.Object({
   shiftId: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The shift whose drawer a cash refund leaves (recorded)' })),
 });
 
+/** POST /api/pos/sessions/{sessionId}/return: who gave a split sale's tender back, in which shift. */
+export const TenderReturnBody = Type.Object({
+  cashierId: RefundBody.properties.cashierId,
+  shiftId: RefundBody.properties.shiftId,
+});
+
 const SaleKind = Type.Union([Type.Literal('pos_session'), Type.Literal('offline_payment'), Type.Literal('till_sale')], {
   description: 'pos_session: an online tap or QR; offline_payment: taken offline; till_sale: completed at the till with its tenders (cash)',
 });

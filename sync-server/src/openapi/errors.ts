@@ -86,7 +86,7 @@ const PAYROLL_ITEMS: Codes = { 400: ['currency_mismatch', 'item_destination_inva
  */
 const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   // The till's cart (shared/src/cart.ts) and the catalogue (modules/products).
-  ['createPosSession', { 400: [...MONEY_INPUT[400], ...CART], 404: ['product_not_found'], 409: ['out_of_stock', 'product_unavailable'] }],
+  ['createPosSession', { 400: [...MONEY_INPUT[400], ...CART, 'tender_needs_terminal'], 404: ['product_not_found'], 409: ['out_of_stock', 'product_unavailable'] }],
   [/^createMerchantProduct$/, { 400: ['invalid_price', 'invalid_tax_rate', 'invalid_image_url', 'stock_required', 'currency_not_supported'], 409: ['sku_taken'] }],
   ['updateMerchantProduct', { 400: ['invalid_price', 'invalid_tax_rate', 'invalid_image_url', 'stock_required'], 404: ['product_not_found'], 409: ['sku_taken'] }],
   [/^(get|archive|unarchive)MerchantProduct$/, { 404: ['product_not_found'], 409: ['sku_taken'] }],

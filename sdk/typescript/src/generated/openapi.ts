@@ -1029,6 +1029,8 @@ export interface paths {
          *     productId, available, requested) when a tracked product has fewer units, and 409 product_unavailable (details: productId, name,
          *     reason archived or inactive) when a product is no longer sold, both before anything is charged. The session answers its items
          *     (each line's discount, net, tax and total), cartDiscount and totals, and so do its callbacks.
+         *
+         *     tenderOf (a terminal paying part of a till sale, docs/till.md "Split tender"): no items with it (400 items_invalid), and only a terminal's token opens one (400 tender_needs_terminal).
          */
         post: operations["createPosSession"];
         delete?: never;
@@ -1247,6 +1249,26 @@ export interface paths {
          *     when two sales start with it).
          */
         post: operations["createPosRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pos/sessions/{sessionId}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give back a split tender: a POS session that paid part of a till sale the cashier cancelled
+         * @description For a session opened with tenderOf (part of a till sale): refunds it in full to the wallet that paid, without a manager PIN, as it paid for nothing yet. Refused once a till sale claims it (409 sale_in_till_sale: refund that sale), for any other session (409 not_a_tender), more than 24 hours after it was paid (409 tender_return_expired), when it is not completed (409 sale_not_refundable) or was refunded already (409 nothing_to_refund). 404 sale_not_found for a session of another terminal. Asking again answers the same refund (its id derives from the session), so a retry never pays twice.
+         */
+        post: operations["createPosSessionReturn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4117,6 +4139,11 @@ export interface components {
             items?: components["schemas"]["SaleItemInput"][];
             /** @description A discount on the whole cart, major units, shared between the lines */
             discount?: number;
+            /**
+             * Format: uuid
+             * @description A terminal paying part of a till sale (split tender): the kiosk's id of that sale. Such a session carries no items (the till sale has the lines), is claimed by that till sale when it syncs, and can be returned to its payer without a manager PIN while no till sale claims it (POST /api/pos/sessions/{sessionId}/return)
+             */
+            tenderOf?: string;
         };
         CreateProductBody: {
             /** @description Lower-case a-z, 0-9 and single hyphens; unique per mode */
@@ -5635,6 +5662,8 @@ export interface components {
             /** @description The cart discount as sent, major units */
             cartDiscount?: number;
             totals?: components["schemas"]["SaleTotals"];
+            /** @description The till sale this session pays part of, when it was opened as a split tender */
+            tenderOf?: string;
         };
         /** @enum {string} */
         PosSessionStatus: "pending" | "tapped" | "processing" | "completed" | "failed" | "expired" | "cancelled";
@@ -6417,6 +6446,12 @@ export interface components {
             redirectTo: string;
             /** @description The counter after this resolve */
             tapCount: number;
+        };
+        TenderReturnBody: {
+            /** @description The till staff member who refunds (recorded) */
+            cashierId?: string;
+            /** @description The shift whose drawer a cash refund leaves (recorded) */
+            shiftId?: string;
         };
         /**
          * @description ISO 639-1: en, fr, pt, sw; English by default
@@ -12674,7 +12709,7 @@ export interface operations {
                     "application/json": components["schemas"]["PosSessionRecord"];
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `invalid_mode`, `items_invalid`, `items_too_many`, `item_product_invalid`, `item_name_invalid`, `item_quantity_invalid`, `item_price_invalid`, `item_discount_invalid`, `item_tax_rate_invalid`, `item_tax_inclusive_invalid`, `discount_invalid`, `items_total_mismatch`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `url_invalid`, `url_not_allowed`, `idempotency_key_invalid`, `invalid_mode`, `items_invalid`, `items_too_many`, `item_product_invalid`, `item_name_invalid`, `item_quantity_invalid`, `item_price_invalid`, `item_discount_invalid`, `item_tax_rate_invalid`, `item_tax_inclusive_invalid`, `discount_invalid`, `items_total_mismatch`, `tender_needs_terminal`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14099,6 +14134,120 @@ export interface operations {
                 };
             };
             /** @description Too many requests; retry after Retry-After seconds. Codes include: `manager_pin_locked`, `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createPosSessionReturn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TenderReturnBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `sale_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `sale_in_till_sale`, `not_a_tender`, `tender_return_expired`, `sale_not_refundable`, `nothing_to_refund`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];

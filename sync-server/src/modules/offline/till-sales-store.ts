@@ -86,6 +86,8 @@ export interface TenderSessionRow {
   currency: string;
   items: unknown;
   claimed_by: string | null;
+  /** Something of it was refunded (a split tender given back when its sale was cancelled). */
+  refunded: boolean;
 }
 
 /** The sessions named as wallet tenders, locked (two pushes claiming one session wait for each other). */
@@ -94,7 +96,8 @@ export async function lockTenderSessions(tx: Queryable, scope: { merchantId: str
   const uuids = [...new Set(ids.map((id) => id.toLowerCase()))].filter((id) => UUID.test(id)).sort();
   if (uuids.length === 0) return new Map();
   const rows = await tx.query<TenderSessionRow>(
-    `SELECT s.id::text, s.terminal_id, s.status, s.amount, s.currency, s.items, (SELECT c.sale_id::text FROM till_sale_tender_claims c WHERE c.reference = s.id::text) AS claimed_by
+    `SELECT s.id::text, s.terminal_id, s.status, s.amount, s.currency, s.items, (SELECT c.sale_id::text FROM till_sale_tender_claims c WHERE c.reference = s.id::text) AS claimed_by,
+       EXISTS (SELECT 1 FROM sale_refunds r WHERE r.sale_id = s.id) AS refunded
      FROM pos_sessions s WHERE s.id = ANY ($1::uuid[]) AND s.merchant_id = $2 AND s.mode = $3 ORDER BY s.id FOR UPDATE OF s`,
     [uuids, scope.merchantId, scope.mode],
   );

@@ -152,6 +152,69 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
+    it('gives a cancelled split sale\'s tap back to its payer without the manager PIN, once, and only a tender nobody claims', async () => {
+      const s = server();
+      const shop = await till();
+      const payer = uniqueHandle('back');
+      await s.createWallet({ handle: payer, fund: 100_000 });
+      const tag = await s.request<{ tagId: string }>('POST', '/api/wearables', { headers: shop.key, body: { handle: payer, tagType: 'ring', displayName: 'Ring' } });
+      const tap = async (amount: number, tenderOf?: string) => {
+        const created = await s.request<{ sessionId: string; tenderOf?: string }>('POST', '/api/pos/sessions', { headers: shop.term, body: { amount, currency: 'NGN', ...(tenderOf ? { tenderOf } : {}) } });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        assert.equal(created.body.tenderOf, tenderOf);
+        const paid = await s.request<{ status: string }>('POST', `/api/pos/sessions/${created.body.sessionId}/tap`, { headers: shop.term, body: { tagId: tag.body.tagId } });
+        assert.equal(paid.body.status, 'completed', JSON.stringify(paid.body));
+        return created.body.sessionId;
+      };
+      const cancelledSale = randomUUID();
+      const payerBefore = await balanceMinor(s, payer, 'NGN');
+      const merchantBefore = await balanceMinor(s, shop.merchant.handle, 'NGN');
+      const tender = await tap(250, cancelledSale);
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore - 25_000);
+
+      const returned = await s.request<Refund & { reason: string }>('POST', `/api/pos/sessions/${tender}/return`, { headers: shop.term, body: { cashierId: 'staff_ada' } });
+      assert.equal(returned.status, 201, JSON.stringify(returned.body));
+      assert.deepEqual([returned.body.amount, returned.body.saleKind, returned.body.tenders], [250, 'pos_session', [{ kind: 'wallet', amount: 250 }]]);
+      const again = await s.request<Refund>('POST', `/api/pos/sessions/${tender}/return`, { headers: shop.term });
+      assert.equal(again.status, 201);
+      assert.equal(again.body.id, returned.body.id, 'asking again answers the same refund');
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore, 'the payer has her money back, once');
+      assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), merchantBefore);
+
+      // A returned tender pays no till sale afterwards.
+      const late = cashSale(shop.terminalId, 25_000, 1, { tenders: [{ kind: 'wallet', amountMinor: 25_000, reference: tender }] });
+      const [verdict] = conflictsOf<TillSaleDoc>(await push(shop.socket, [late], 'till_sales'));
+      assert.deepEqual([verdict?.status, verdict?.declineCode], ['declined', 'tender_unverified']);
+      assert.match(verdict?.declineReason ?? '', /given back/);
+
+      // A claimed tender, an ordinary sale and a session with lines are refused; so is another terminal.
+      const claimedSale = randomUUID();
+      const claimed = await tap(100, claimedSale);
+      const sold = cashSale(shop.terminalId, 10_000, 1, { id: claimedSale, tenders: [{ kind: 'wallet', amountMinor: 10_000, reference: claimed }] });
+      assert.equal(conflictsOf<TillSaleDoc>(await push(shop.socket, [sold], 'till_sales'))[0]?.status, 'accepted');
+      const refusals = [
+        [await s.request<{ code: string }>('POST', `/api/pos/sessions/${claimed}/return`, { headers: shop.term }), 409, 'sale_in_till_sale'],
+        [await s.request<{ code: string }>('POST', `/api/pos/sessions/${await tap(50)}/return`, { headers: shop.term }), 409, 'not_a_tender'],
+        [await s.request<{ code: string }>('POST', `/api/pos/sessions/${randomUUID()}/return`, { headers: shop.term }), 404, 'sale_not_found'],
+        [await s.request<{ code: string }>('POST', '/api/pos/sessions/not-a-uuid/return', { headers: shop.term, body: { shiftId: 'nope' } }), 400, 'validation_failed'],
+        [await s.request<{ code: string }>('POST', '/api/pos/sessions', { headers: shop.key, body: { amount: 10, currency: 'NGN', tenderOf: randomUUID() } }), 400, 'tender_needs_terminal'],
+        [await s.request<{ code: string }>('POST', '/api/pos/sessions', { headers: shop.term, body: { amount: 10, currency: 'NGN', tenderOf: 'x' } }), 400, 'validation_failed'],
+        [
+          await s.request<{ code: string }>('POST', '/api/pos/sessions', {
+            headers: shop.term,
+            body: { amount: 5, currency: 'NGN', tenderOf: randomUUID(), items: [{ productId: shop.productId, name: 'Malt', quantity: 1, unitPrice: 5 }] },
+          }),
+          400,
+          'items_invalid',
+        ],
+      ] as const;
+      assert.deepEqual(refusals.map(([answer]) => [answer.status, answer.body.code]), refusals.map(([, status, code]) => [status, code]));
+      const other = await s.request<{ token: string }>('POST', '/api/merchant/terminals', { headers: shop.key, body: { name: 'Back till' } });
+      const stranger = await s.request<{ code: string }>('POST', `/api/pos/sessions/${tender}/return`, { headers: { authorization: `Bearer term.${other.body.token}` } });
+      assert.deepEqual([stranger.status, stranger.body.code], [404, 'sale_not_found'], 'a terminal gives back its own tenders only');
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
     it('sets a till\'s tipping (off by default) and tells the kiosk in its hello', async () => {
       const s = server();
       const shop = await till();

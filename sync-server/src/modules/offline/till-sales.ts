@@ -281,6 +281,7 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
       if (session.status !== 'completed') return unverified(`the session is ${session.status}, not completed`);
       if (session.currency !== sale.currency || session.amount !== tender.amount) return unverified(`the session took ${toMajor(session.amount, session.currency)} ${session.currency}, the tender says ${toMajor(tender.amount, sale.currency)} ${sale.currency}`);
       if (session.items !== null && session.items !== undefined) return unverified('the session has lines of its own: a part payment carries none');
+      if (session.refunded) return unverified('the session was given back to its payer (refunded): it pays nothing now');
       if ((session.claimed_by !== null && session.claimed_by !== sale.id) || claimed.has(reference)) return decline('tender_claimed', `Wallet tender ${reference} already pays another till sale`);
       claimed.add(reference);
     }

@@ -67,7 +67,9 @@ export async function posRoutes(app: TypedApp, context: AppContext): Promise<voi
       summary: 'Open a POS session: amount in major units, currency, description, optional callbackUrl; lives 90 seconds',
       description:
         `${STATE_MACHINE}\n\nIdempotency-Key honoured: the session id derives from the key, so a retry (even after a crash of the ` +
-        'server mid-request) answers the same session, with Idempotent-Replayed: true when the first answer was recorded.\n\n' + ITEMS_RULES,
+        'server mid-request) answers the same session, with Idempotent-Replayed: true when the first answer was recorded.\n\n' + ITEMS_RULES +
+        '\n\ntenderOf (a terminal paying part of a till sale, docs/till.md "Split tender"): no items with it (400 items_invalid), and only a ' +
+        'terminal\'s token opens one (400 tender_needs_terminal).',
       body: CreatePosSessionBody,
       response: { 201: PosSessionRecord, ...errors },
     },

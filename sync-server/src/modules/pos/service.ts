@@ -99,6 +99,7 @@ export function sessionRecord(row: PosSessionRow, publicBaseUrl: string, options
     ...(ended ? { endedAt: ended } : {}),
     ...(row.error_message ? { errorMessage: row.error_message } : {}),
     ...sessionLines(row),
+    ...(row.tender_of && !options.forPayer ? { tenderOf: row.tender_of } : {}),
   };
 }
 
@@ -153,6 +154,8 @@ export interface PosService {
       callbackUrl?: string | undefined;
       items?: SaleItemInput[] | undefined;
       discount?: number | undefined;
+      /** The till sale this session pays part of (a split tender): no items with it. */
+      tenderOf?: string | undefined;
     },
     id?: string,
   ): Promise<PosSessionRow>;
@@ -280,6 +283,9 @@ export function posService(context: AppContext): PosService {
       const callbackUrl = fields.callbackUrl === undefined ? null : validateWebhookUrl(fields.callbackUrl, merchant.mode, 'callbackUrl');
       const cart = fields.items === undefined ? null : cartFromItems(fields.items, fields.discount, currency);
       if (cart === null && fields.discount !== undefined) throw badRequest('items_invalid', 'A cart discount needs items');
+      // A split tender pays part of a till sale whose own lines move the stock: it carries none.
+      if (fields.tenderOf !== undefined && cart !== null) throw badRequest('items_invalid', 'A session paying part of a till sale (tenderOf) carries no items: the till sale has the lines');
+      if (fields.tenderOf !== undefined && merchant.terminalId === null) throw badRequest('tender_needs_terminal', 'tenderOf is for a terminal paying part of a till sale: open it with the terminal\'s token');
       if (cart) {
         checkCartAmount(cart, amount, currency);
         // Refused before anything is charged; checked again, under lock, when the tap settles.
@@ -301,6 +307,7 @@ export function posService(context: AppContext): PosService {
         expiresAt: new Date(createdAt.getTime() + POS_SESSION_TTL_SECONDS * 1000),
         items: cart ? JSON.stringify(cart.lines) : null,
         cartDiscount: cart ? cart.discount : null,
+        tenderOf: fields.tenderOf?.toLowerCase() ?? null,
       });
       if (row) return row;
       const existing = derivedId ? await current({ mode: merchant.mode, merchantId: merchant.merchantId }, id) : undefined;

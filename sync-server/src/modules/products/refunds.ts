@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type LineTotals, type SaleLine, cartTotals } from '@tapline/shared/cart';
 import { toMajor } from '@tapline/shared/money';
 import type { ProductDoc } from '@tapline/shared/sync-protocol';
@@ -12,7 +12,7 @@ import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
 import { moveSaleStock, saleLineRecords, storedLines, storedTenders, tenderRecords, tenderTotal, unitsByProduct } from './sales.ts';
-import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix, sessionPayer, tillSaleClaiming } from './sales-store.ts';
+import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix, sessionPayer, sessionTenderOf, tillSaleClaiming } from './sales-store.ts';
 
 /** Who asks: the merchant's key (no PIN) or one of its terminals (its own sales, with the manager PIN). */
 export interface SaleActor {
@@ -28,6 +28,14 @@ export interface RefundRequest {
   reason?: string | undefined;
   cashierId?: string | undefined;
   shiftId?: string | undefined;
+}
+
+/** How long after it was paid a split tender can still be returned without the manager's PIN. */
+export const TENDER_RETURN_HOURS = 24;
+
+/** The refund id of a returned tender: derived from its session, so the return happens once. */
+function tenderReturnId(sessionId: string): string {
+  return createHash('sha256').update(`tender-return:${sessionId}`).digest('hex').slice(0, 32);
 }
 
 const saleNotFound = (id: string) => notFound('sale_not_found', `No sale ${id}`);
@@ -208,92 +216,124 @@ export function refundsService(context: AppContext) {
     /** `derived`: an id derived from the Idempotency-Key, so that a retry after a crash finds the refund its first run made. */
     async refund(actor: SaleActor, request: RefundRequest, derived: string | undefined) {
       const id = `rf_${(derived ?? randomUUID()).replaceAll('-', '')}`;
-      if (derived) {
-        const existing = await findRefund(db, id);
-        if (existing) {
-          const sale = await visibleSale(actor, existing.sale_id, false);
-          return refundRecord(existing, sale);
-        }
-      }
+      const done = await earlierRefund(actor, id);
+      if (done) return done;
       // Found before the PIN is spent: an unknown sale costs no attempt.
       await visibleSale(actor, request.saleId, false);
       if (actor.terminalId !== null) await checkManagerPin(db, actor.terminalId, request.managerPin, context.now());
-      const now = context.now();
-      let restocked: ProductDoc[] = [];
-      const { row, sale } = await db.transaction(async (tx) => {
-        restocked = [];
-        const sale = await visibleSale(actor, request.saleId, true, tx);
-        const till = sale.kind === 'till_sale';
-        if (sale.status !== REFUNDABLE_STATUS[sale.kind] || (!till && (!sale.payer_wallet_id || !sale.transfer_id))) {
-          throw conflict('sale_not_refundable', `Sale ${sale.id} is ${sale.status}: only a completed sale can be refunded`);
-        }
-        if (sale.kind === 'pos_session') {
-          const claimedBy = await tillSaleClaiming(tx, sale.id);
-          if (claimedBy) throw conflict('sale_in_till_sale', `Session ${sale.id} paid part of till sale ${claimedBy}: refund that sale, and its refund goes back to each tender`);
-        }
-        const refunds = await refundsOfSale(tx, sale.id);
-        const state = refundable(sale, refunds);
-        let amount: number;
-        let lines: StoredRefundLine[];
-        if (request.lines === undefined) {
-          lines = state.perLine.filter((line) => line.quantity > 0);
-          amount = state.left;
-        } else {
-          if (!state.lines) throw badRequest('refund_line_invalid', 'This sale has no lines: refund it in full (no lines)');
-          const asked = new Map<number, number>();
-          for (const { line, quantity } of request.lines) asked.set(line, (asked.get(line) ?? 0) + quantity);
-          lines = [...asked].sort(([a], [b]) => a - b).map(([line, quantity]) => {
-            const sold: SaleLine | undefined = state.lines![line];
-            const before = state.done.get(line) ?? 0;
-            if (!sold || quantity < 1 || before + quantity > sold.quantity) {
-              throw badRequest('refund_line_invalid', `Line ${line} cannot refund ${quantity} more (sold ${sold?.quantity ?? 0}, refunded ${before})`);
-            }
-            return lineRefund(line, sold, state.totals!.lines[line]!, before, quantity);
-          });
-          amount = lines.reduce((sum, line) => sum + line.amount, 0);
-        }
-        if (amount <= 0 || state.left === 0) throw conflict('nothing_to_refund', `Sale ${sale.id} has nothing left to refund`);
-        if (amount > state.left) throw conflict('refund_exceeds_sale', `Refunds of sale ${sale.id} would exceed what was paid`);
-        // A till sale gives back its wallet tap first (to the wallet that paid, by a ledger
-        // transfer), the rest from the drawer (cash moves nothing on the ledger); any other sale
-        // goes back to the wallet that paid it.
-        const split = till ? tillRefundSplit(sale, refunds, amount) : { wallet: amount, cash: 0, session: null };
-        let payer: { walletId: string; handle: string | null } | null = sale.payer_wallet_id ? { walletId: sale.payer_wallet_id, handle: sale.payer_handle } : null;
-        if (split.session && split.wallet > 0) {
-          const paid = await sessionPayer(tx, split.session);
-          if (!paid) throw new Error(`till sale ${sale.id}: wallet tender ${split.session} has no completed session`);
-          payer = { walletId: paid.payer_wallet_id, handle: paid.payer_handle };
-        }
-        const transferId = split.wallet > 0 ? await correctingTransfer(tx, { ...sale, payer_wallet_id: payer!.walletId }, id, split.wallet) : null;
-        const tenders = [...(split.wallet > 0 ? [{ kind: 'wallet', amount: split.wallet }] : []), ...(split.cash > 0 ? [{ kind: 'cash', amount: split.cash }] : [])];
-        const row = await insertRefund(tx, {
-          id,
-          sale_id: sale.id,
-          sale_kind: sale.kind,
-          merchant_id: sale.merchant_id,
-          mode: sale.mode,
-          sale_terminal_id: sale.terminal_id,
-          refunded_by_terminal_id: actor.terminalId,
-          amount,
-          currency: sale.currency,
-          lines,
-          reason: request.reason?.trim() || null,
-          payer_wallet_id: split.wallet > 0 ? payer!.walletId : null,
-          transfer_id: transferId,
-          tenders,
-          cashier_id: request.cashierId?.trim() || null,
-          shift_id: request.shiftId?.toLowerCase() ?? null,
-        }, now);
-        // Stock comes back for the units refunded of tracked products.
-        if (state.lines) {
-          const units = unitsByProduct(lines.map((line) => ({ ...state.lines![line.line]!, quantity: line.quantity })));
-          restocked = await moveSaleStock(tx, { merchantId: sale.merchant_id, mode: sale.mode }, units, 1, now);
-        }
-        await enqueueEvent(tx, { merchantId: sale.merchant_id, mode: sale.mode, type: 'pos.refund.created', data: refundRecord(row, sale), at: now });
-        return { row, sale };
-      });
-      if (restocked.length > 0) context.sync.productsChanged(sale.merchant_id, sale.mode, restocked);
-      return refundRecord(row, sale);
+      return applyRefund(actor, request, id);
+    },
+
+    /**
+     * A split tender given back (docs/till.md, "Split tender"): the cashier cancelled a till sale
+     * before it was fully paid, and the POS session that paid part of it goes back to its payer in
+     * full, without a manager PIN, as the money never paid for goods. Only a session opened as a
+     * tender (tenderOf), completed, at this till, within TENDER_RETURN_HOURS, that no till sale
+     * claims and nothing refunded yet. Its refund id derives from the session's, so asking again
+     * answers the same refund.
+     */
+    async returnTender(actor: SaleActor, sessionId: string, request: Pick<RefundRequest, 'cashierId' | 'shiftId'>) {
+      const sale = await visibleSale(actor, sessionId, false);
+      const id = `rf_${tenderReturnId(sale.id)}`;
+      const done = await earlierRefund(actor, id);
+      if (done) return done;
+      const tenderOf = sale.kind === 'pos_session' ? await sessionTenderOf(db, sale.id) : undefined;
+      if (!tenderOf) {
+        throw conflict('not_a_tender', `Sale ${sale.id} was not opened as part of a till sale (tenderOf): refund it with the manager's PIN`);
+      }
+      if (sale.status === 'completed' && sale.settled_at !== null && context.now().getTime() - sale.settled_at.getTime() > TENDER_RETURN_HOURS * 3_600_000) {
+        throw conflict('tender_return_expired', `Session ${sale.id} was paid more than ${TENDER_RETURN_HOURS} hours ago: refund it with the manager's PIN`);
+      }
+      return applyRefund(actor, { saleId: sale.id, reason: 'Split sale cancelled: tender returned', ...request }, id, { wholeOnly: true });
     },
   };
+
+  /** The refund with this id, made by an earlier run of the same request (a retry). */
+  async function earlierRefund(actor: SaleActor, id: string) {
+    const existing = await findRefund(db, id);
+    if (!existing) return undefined;
+    const sale = await visibleSale(actor, existing.sale_id, false);
+    return refundRecord(existing, sale);
+  }
+
+  async function applyRefund(actor: SaleActor, request: RefundRequest, id: string, options: { wholeOnly?: boolean } = {}) {
+    const now = context.now();
+    let restocked: ProductDoc[] = [];
+    const { row, sale } = await db.transaction(async (tx) => {
+      restocked = [];
+      const sale = await visibleSale(actor, request.saleId, true, tx);
+      const till = sale.kind === 'till_sale';
+      if (sale.status !== REFUNDABLE_STATUS[sale.kind] || (!till && (!sale.payer_wallet_id || !sale.transfer_id))) {
+        throw conflict('sale_not_refundable', `Sale ${sale.id} is ${sale.status}: only a completed sale can be refunded`);
+      }
+      if (sale.kind === 'pos_session') {
+        const claimedBy = await tillSaleClaiming(tx, sale.id);
+        if (claimedBy) throw conflict('sale_in_till_sale', `Session ${sale.id} paid part of till sale ${claimedBy}: refund that sale, and its refund goes back to each tender`);
+      }
+      const refunds = await refundsOfSale(tx, sale.id);
+      // A returned tender goes back whole, once: a refund made in between (with the PIN) returns nothing more.
+      if (options.wholeOnly && refunds.length > 0) throw conflict('nothing_to_refund', `Sale ${sale.id} was refunded already`);
+      const state = refundable(sale, refunds);
+      let amount: number;
+      let lines: StoredRefundLine[];
+      if (request.lines === undefined) {
+        lines = state.perLine.filter((line) => line.quantity > 0);
+        amount = state.left;
+      } else {
+        if (!state.lines) throw badRequest('refund_line_invalid', 'This sale has no lines: refund it in full (no lines)');
+        const asked = new Map<number, number>();
+        for (const { line, quantity } of request.lines) asked.set(line, (asked.get(line) ?? 0) + quantity);
+        lines = [...asked].sort(([a], [b]) => a - b).map(([line, quantity]) => {
+          const sold: SaleLine | undefined = state.lines![line];
+          const before = state.done.get(line) ?? 0;
+          if (!sold || quantity < 1 || before + quantity > sold.quantity) {
+            throw badRequest('refund_line_invalid', `Line ${line} cannot refund ${quantity} more (sold ${sold?.quantity ?? 0}, refunded ${before})`);
+          }
+          return lineRefund(line, sold, state.totals!.lines[line]!, before, quantity);
+        });
+        amount = lines.reduce((sum, line) => sum + line.amount, 0);
+      }
+      if (amount <= 0 || state.left === 0) throw conflict('nothing_to_refund', `Sale ${sale.id} has nothing left to refund`);
+      if (amount > state.left) throw conflict('refund_exceeds_sale', `Refunds of sale ${sale.id} would exceed what was paid`);
+      // A till sale gives back its wallet tap first (to the wallet that paid, by a ledger
+      // transfer), the rest from the drawer (cash moves nothing on the ledger); any other sale
+      // goes back to the wallet that paid it.
+      const split = till ? tillRefundSplit(sale, refunds, amount) : { wallet: amount, cash: 0, session: null };
+      let payer: { walletId: string; handle: string | null } | null = sale.payer_wallet_id ? { walletId: sale.payer_wallet_id, handle: sale.payer_handle } : null;
+      if (split.session && split.wallet > 0) {
+        const paid = await sessionPayer(tx, split.session);
+        if (!paid) throw new Error(`till sale ${sale.id}: wallet tender ${split.session} has no completed session`);
+        payer = { walletId: paid.payer_wallet_id, handle: paid.payer_handle };
+      }
+      const transferId = split.wallet > 0 ? await correctingTransfer(tx, { ...sale, payer_wallet_id: payer!.walletId }, id, split.wallet) : null;
+      const tenders = [...(split.wallet > 0 ? [{ kind: 'wallet', amount: split.wallet }] : []), ...(split.cash > 0 ? [{ kind: 'cash', amount: split.cash }] : [])];
+      const row = await insertRefund(tx, {
+        id,
+        sale_id: sale.id,
+        sale_kind: sale.kind,
+        merchant_id: sale.merchant_id,
+        mode: sale.mode,
+        sale_terminal_id: sale.terminal_id,
+        refunded_by_terminal_id: actor.terminalId,
+        amount,
+        currency: sale.currency,
+        lines,
+        reason: request.reason?.trim() || null,
+        payer_wallet_id: split.wallet > 0 ? payer!.walletId : null,
+        transfer_id: transferId,
+        tenders,
+        cashier_id: request.cashierId?.trim() || null,
+        shift_id: request.shiftId?.toLowerCase() ?? null,
+      }, now);
+      // Stock comes back for the units refunded of tracked products.
+      if (state.lines) {
+        const units = unitsByProduct(lines.map((line) => ({ ...state.lines![line.line]!, quantity: line.quantity })));
+        restocked = await moveSaleStock(tx, { merchantId: sale.merchant_id, mode: sale.mode }, units, 1, now);
+      }
+      await enqueueEvent(tx, { merchantId: sale.merchant_id, mode: sale.mode, type: 'pos.refund.created', data: refundRecord(row, sale), at: now });
+      return { row, sale };
+    });
+    if (restocked.length > 0) context.sync.productsChanged(sale.merchant_id, sale.mode, restocked);
+    return refundRecord(row, sale);
+  }
 }

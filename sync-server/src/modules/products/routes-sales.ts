@@ -16,6 +16,7 @@ import {
   ReportParams,
   SaleParams,
   SaleRecord,
+  TenderReturnBody,
   TerminalReportParams,
 } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -25,7 +26,7 @@ import { derivedUuid } from '../../http/idempotency.ts';
 import { idempotencyScope } from '../../auth/principal.ts';
 import { checkManagerPin, setManagerPin } from './manager-pin.ts';
 import { managerPinIsSet } from '../terminals/index.ts';
-import { type SaleActor, refundsService } from './refunds.ts';
+import { TENDER_RETURN_HOURS, type SaleActor, refundsService } from './refunds.ts';
 import { type TerminalActor, reportsService } from './reports.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
@@ -72,6 +73,26 @@ export async function saleRoutes(app: TypedApp, context: AppContext): Promise<vo
     schema: { tags: ['pos'], summary: 'Refund a sale in full or by lines', description: REFUND_RULES, body: RefundBody, response: { 201: RefundRecord, ...errors } },
   }, async (request, reply) => {
     const refund = await refunds.refund(actorOf(request), request.body, derivedUuid(request, 'pos_refund'));
+    return reply.status(201).send(refund);
+  });
+
+  app.post('/api/pos/sessions/:sessionId/return', {
+    config: merchantOrTerminal,
+    schema: {
+      tags: ['pos'],
+      summary: 'Give back a split tender: a POS session that paid part of a till sale the cashier cancelled',
+      description:
+        'For a session opened with tenderOf (part of a till sale): refunds it in full to the wallet that paid, without a manager PIN, as it ' +
+        'paid for nothing yet. Refused once a till sale claims it (409 sale_in_till_sale: refund that sale), for any other session (409 ' +
+        `not_a_tender), more than ${TENDER_RETURN_HOURS} hours after it was paid (409 tender_return_expired), when it is not completed (409 ` +
+        'sale_not_refundable) or was refunded already (409 nothing_to_refund). 404 sale_not_found for a session of another terminal. Asking again ' +
+        'answers the same refund (its id derives from the session), so a retry never pays twice.',
+      params: Type.Object({ sessionId: Type.String({ maxLength: 64 }) }),
+      body: Type.Optional(TenderReturnBody),
+      response: { 201: RefundRecord, ...errors },
+    },
+  }, async (request, reply) => {
+    const refund = await refunds.returnTender(actorOf(request), request.params.sessionId, request.body ?? {});
     return reply.status(201).send(refund);
   });
 

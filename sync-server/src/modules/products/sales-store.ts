@@ -301,6 +301,12 @@ export async function tillSaleClaiming(db: Queryable, sessionId: string): Promis
   return row?.sale_id;
 }
 
+/** The till sale a POS session was opened to pay part of (a split tender), if it was. */
+export async function sessionTenderOf(db: Queryable, sessionId: string): Promise<string | undefined> {
+  const [row] = await db.query<{ tender_of: string | null }>('SELECT tender_of::text FROM pos_sessions WHERE id = $1::uuid', [sessionId]);
+  return row?.tender_of ?? undefined;
+}
+
 /** The wallet that paid a POS session (a split sale's wallet tender is refunded to it). */
 export async function sessionPayer(db: Queryable, sessionId: string): Promise<{ payer_wallet_id: string; payer_handle: string } | undefined> {
   const [row] = await db.query<{ payer_wallet_id: string; payer_handle: string }>(
