@@ -139,6 +139,8 @@ export interface TillSaleReceipt {
   /** The sale's lines (a sale from the till's cart): printed itemised. */
   cart?: Cart;
   tenders: TillTenderLine[];
+  /** A tip on top of the total (minor units), paid by the tenders too. */
+  tipMinor?: number;
   cashier?: string;
   soldAt: string;
   /** A copy printed again later (sales history). */
@@ -395,6 +397,10 @@ export function tillSaleReceipt(merchant: MerchantHeader, settings: ReceiptSetti
   if (receipt.description !== undefined) builder.text(receipt.description);
   if (receipt.cart !== undefined) cartLines(builder, t, settings, receipt.cart, receipt.currency);
   total(builder, t, t.t('receipt.total'), receipt.amountMinor, receipt.currency);
+  if (receipt.tipMinor !== undefined && receipt.tipMinor > 0) {
+    builder.row(t.t('receipt.tip'), formatAmount(t, receipt.tipMinor, receipt.currency));
+    builder.row(t.t('receipt.totalPaid'), formatAmount(t, receipt.amountMinor + receipt.tipMinor, receipt.currency), { bold: true });
+  }
   builder.rule();
   for (const tender of receipt.tenders) {
     builder.row(paymentMethodLabel(t, tender.method), formatAmount(t, tender.amountMinor, receipt.currency));

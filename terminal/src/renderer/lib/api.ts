@@ -162,7 +162,7 @@ export function createApi(terminalToken: string) {
   return {
     context: () => call<PosContext>('GET', '/api/pos/context'),
     // The sale's id as the key: a Charge repeated after a lost answer or a reload opens one session.
-    createSession: (body: { amount: number; currency: string; description?: string; items?: SessionItem[]; discount?: number }, idempotencyKey: string) => call<PosSession>('POST', '/api/pos/sessions', body, { 'idempotency-key': `sale-${idempotencyKey}` }),
+    createSession: (body: { amount: number; currency: string; description?: string; items?: SessionItem[]; discount?: number; tenderOf?: string }, idempotencyKey: string) => call<PosSession>('POST', '/api/pos/sessions', body, { 'idempotency-key': `sale-${idempotencyKey}` }),
     session: (sessionId: string) => call<PosSession>('GET', sessionPath(sessionId)),
     // The key makes a retried tap (an answer lost on the network) replay instead of answering 409.
     // A tap answered pin_required is sent again with the customer's PIN: each PIN try is a request
@@ -174,6 +174,8 @@ export function createApi(terminalToken: string) {
     sale: (saleId: string) => call<SaleRecord>('GET', `/api/pos/sales/${encodeURIComponent(saleId)}`),
     refund: (body: { saleId: string; lines?: { line: number; quantity: number }[]; managerPin: string; reason?: string; cashierId?: string; shiftId?: string }, idempotencyKey: string) =>
       call<RefundRecord>('POST', '/api/pos/refunds', body, { 'idempotency-key': `refund-${idempotencyKey}` }),
+    // A split sale cancelled before it was paid in full: its tap goes back to the payer (no PIN; asking again answers the same refund).
+    returnTender: (sessionId: string, by: { cashierId?: string; shiftId?: string }) => call<RefundRecord>('POST', `${sessionPath(sessionId)}/return`, by),
     // Whether the terminal has a manager PIN (no PIN sent), or whether this one is it (403 wrong_manager_pin, 429 manager_pin_locked).
     managerPinCheck: (managerPin?: string) => call<{ terminalId: string; managerPinSet: boolean; verified: boolean }>('POST', '/api/pos/manager-pin/check', managerPin === undefined ? {} : { managerPin }),
     currentReport: () => call<DayReport>('GET', '/api/pos/reports/current'),

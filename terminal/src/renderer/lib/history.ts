@@ -103,12 +103,13 @@ function refundRow(doc: PosRefundDoc, TEXT: Texts): HistoryRow {
 
 /**
  * Whether a sale is listed. Left out: sales still opening (no session yet: nothing can have
- * happened), and a sale taken offline instead whose offline payment is listed: that payment is
+ * happened), taps for part of a split sale, and a sale taken offline instead whose offline payment is listed: that payment is
  * the sale (one row, not "Cancelled on this till" beside it), unless the customer had paid the
  * sale by QR meanwhile, when both are shown (the sale paid, the offline payment declined).
  */
 function listed(sale: PosSaleDoc, paymentIds: ReadonlySet<string>): boolean {
-  if (sale.status === 'opening') return false;
+  // A tap for part of a split sale is listed as that sale's tender (its till sale row), not alone.
+  if (sale.status === 'opening' || sale.tenderOf !== undefined) return false;
   return sale.offlinePaymentId === undefined || sale.status === 'completed' || !paymentIds.has(sale.offlinePaymentId);
 }
 

@@ -68,6 +68,7 @@ function server() {
     currentReport: () => Promise.reject(new Error('not used here')),
     closeDay: () => Promise.reject(new Error('not used here')),
     managerPinCheck: () => Promise.reject(new Error('not used here')),
+    returnTender: () => Promise.reject(new Error('not used here')),
   } satisfies Api;
   return { api, state };
 }

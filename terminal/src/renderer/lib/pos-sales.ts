@@ -55,6 +55,8 @@ export interface PosSaleDoc {
   /** A sale from the cart: its lines and cart discount (minor units), sent as the session's items and printed on the receipt. */
   items?: SaleLine[];
   discountMinor?: number;
+  /** A tap for part of a split sale (lib/split-sale.ts): that sale's id. Its screen is the split sale's, not the sale's own. */
+  tenderOf?: string;
 }
 
 /** The cart a stored sale was charged with, or null for a keypad amount. */
@@ -106,7 +108,8 @@ export class PosSales {
 
   /** The sale left open (not closed by the cashier), newest first: resumed at start. */
   async open(): Promise<PosSaleDoc | null> {
-    const query = { selector: { closedAt: { $exists: false } }, sort: [{ capturedAt: 'desc' }] } as MangoQuery<PosSaleDoc>;
+    // A split sale's tap is shown by its split sale (lib/split-sale.ts), not on its own.
+    const query = { selector: { closedAt: { $exists: false }, tenderOf: { $exists: false } }, sort: [{ capturedAt: 'desc' }] } as MangoQuery<PosSaleDoc>;
     return (await this.#collection.findOne(query).exec())?.toMutableJSON() ?? null;
   }
 
@@ -116,10 +119,10 @@ export class PosSales {
    * refuses or cannot be reached, nothing could be paid (no code was shown): the sale is removed
    * and the error thrown for the Sale screen.
    */
-  async charge(sale: { amountMinor: number; currency: string; description: string; cart?: Cart }, now: Date): Promise<PosSaleDoc> {
-    const { cart, ...fields } = sale;
+  async charge(sale: { amountMinor: number; currency: string; description: string; cart?: Cart; tenderOf?: string }, now: Date, id: string = crypto.randomUUID()): Promise<PosSaleDoc> {
+    const { cart, tenderOf, ...fields } = sale;
     const lines = cart === undefined || cart.lines.length === 0 ? {} : { items: cart.lines, discountMinor: cart.discount };
-    const doc: PosSaleDoc = { id: crypto.randomUUID(), terminalId: this.#terminalId, ...fields, ...lines, capturedAt: now.toISOString(), status: 'opening' };
+    const doc: PosSaleDoc = { id, terminalId: this.#terminalId, ...fields, ...lines, ...(tenderOf === undefined ? {} : { tenderOf }), capturedAt: now.toISOString(), status: 'opening' };
     await this.#collection.insert(doc);
     // Registered as this sale's resolution, so the poll loop does not send the request a second time.
     const work = this.#openSession(doc).finally(() => this.#inFlight.delete(doc.id));
@@ -142,6 +145,7 @@ export class PosSales {
           currency: doc.currency,
           ...(doc.description === '' ? {} : { description: doc.description }),
           ...(cart === null ? {} : sessionItems(cart, doc.currency)),
+          ...(doc.tenderOf === undefined ? {} : { tenderOf: doc.tenderOf }),
         },
         doc.id,
       );

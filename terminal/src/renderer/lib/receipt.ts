@@ -111,6 +111,7 @@ export function tillSaleReceipt(doc: TillSaleDoc, context: PosContext, config: T
         ...(tender.tenderedMinor === undefined ? {} : { tenderedMinor: tender.tenderedMinor }),
         ...(tender.changeMinor === undefined ? {} : { changeMinor: tender.changeMinor }),
       })),
+      ...(doc.tipMinor === undefined || doc.tipMinor === 0 ? {} : { tipMinor: doc.tipMinor }),
       ...(cashierName === undefined ? {} : { cashier: cashierName }),
       soldAt: doc.capturedAt,
     },

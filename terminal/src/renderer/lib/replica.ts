@@ -33,6 +33,7 @@ export type OfflinePaymentRecord = OfflinePaymentDoc;
  * an alert kind: the alerts stored before are valid as they are.
  */
 export const KEEP_AS_IS = { 1: (doc: unknown) => doc };
+// Version 2 of pos_sales added tenderOf (a tap for part of a split sale): sales stored before are whole sales, as they are.
 const TEXT = { type: 'string', maxLength: 1000 } as const;
 
 /**
@@ -115,7 +116,7 @@ export const DRAWER_REFUND_SCHEMA: RxJsonSchema<DrawerRefundDoc> = {
 /** A sale charged through the server, from Charge on (lib/pos-sales.ts). Not replicated. */
 export const POS_SALE_SCHEMA: RxJsonSchema<PosSaleDoc> = {
   title: 'pos sale',
-  version: 1,
+  version: 2,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -140,6 +141,7 @@ export const POS_SALE_SCHEMA: RxJsonSchema<PosSaleDoc> = {
     receiptPrinted: { type: 'boolean' },
     closedAt: ISO_TIME,
     ...CART_FIELDS,
+    tenderOf: { type: 'string', maxLength: 36 },
   },
   required: ['id', 'terminalId', 'amountMinor', 'currency', 'description', 'capturedAt', 'status'],
   // The poll loop reads the unresolved ones; the history and the resume sort by capture time.
@@ -262,7 +264,7 @@ export async function openReplica(terminalId: string): Promise<Replica> {
   const collections = await db.addCollections({
     offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
-    pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: KEEP_AS_IS },
+    pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: { ...KEEP_AS_IS, 2: (doc: unknown) => doc } },
     kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     products: { schema: PRODUCT_SCHEMA },
     pos_refunds: { schema: POS_REFUND_SCHEMA },

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { addCash, checkPart, forgetSplit, loadSplit, mobilePaid, rememberSplit, remainingMinor, setTip, splitSaleDoc, startMobile, startSplit, startWallet, tipFor, walletEnded, walletPaid } from './split-sale.ts';
+
+const NOW = new Date('2026-11-28T10:00:00Z');
+const sale = { amountMinor: 1_500, currency: 'NGN', description: ' Lunch ' };
+
+function memoryStore() {
+  const data = new Map<string, string>();
+  return { getItem: (key: string) => data.get(key) ?? null, setItem: (key: string, value: string) => void data.set(key, value), removeItem: (key: string) => void data.delete(key), data };
+}
+
+describe('a split sale at the till (lib/split-sale.ts)', () => {
+  it('takes cash up to what is left, the rest as change, and a tap for part, then becomes one till sale with every tender', () => {
+    let split = startSplit(sale, 'term_1', NOW, '00000000-0000-4000-8000-000000000001');
+    const cash = addCash(split, 600);
+    assert.ok(cash.ok);
+    split = cash.split;
+    assert.equal(remainingMinor(split), 900);
+    assert.equal(splitSaleDoc(split, NOW), null, 'not paid yet');
+    const started = startWallet(split, 'pos-sale-1', 900);
+    assert.ok(started.ok);
+    assert.deepEqual(addCash(started.split, 100), { ok: false, code: 'tender_in_progress', reason: 'A payment is under way: wait for it or cancel it' });
+    split = walletPaid(started.split, 'session-1');
+    assert.equal(remainingMinor(split), 0);
+    const doc = splitSaleDoc(split, NOW, { cashierId: 'staff_1' });
+    assert.deepEqual(doc, {
+      id: '00000000-0000-4000-8000-000000000001',
+      terminalId: 'term_1',
+      amountMinor: 1_500,
+      currency: 'NGN',
+      capturedAt: NOW.toISOString(),
+      status: 'queued',
+      serverSeq: 0,
+      tenders: [
+        { kind: 'cash', amountMinor: 600, tenderedMinor: 600, changeMinor: 0 },
+        { kind: 'wallet', amountMinor: 900, reference: 'session-1' },
+      ],
+      cashierId: 'staff_1',
+      description: 'Lunch',
+    });
+  });
+
+  it('gives change only on the cash that finishes the sale, and refuses what does not fit', () => {
+    const split = startSplit(sale, 'term_1', NOW);
+    const overpaid = addCash(split, 2_000);
+    assert.ok(overpaid.ok);
+    assert.deepEqual(overpaid.split.tenders, [{ kind: 'cash', amountMinor: 1_500, tenderedMinor: 2_000, changeMinor: 500 }]);
+    assert.equal(addCash(overpaid.split, 100).ok, false, 'nothing left to pay');
+    assert.equal(checkPart(split, 1_501)?.code, 'amount_exceeds_remaining');
+    assert.equal(checkPart(split, 0)?.code, 'invalid_amount');
+    assert.equal(checkPart(split, 1.5)?.code, 'invalid_amount');
+    const tapped = startWallet(split, 'a', 500);
+    assert.ok(tapped.ok);
+    const second = startWallet(walletPaid(tapped.split, 's'), 'b', 500);
+    assert.deepEqual(second.ok ? null : second.code, 'wallet_taken', 'one wallet tap per sale, as the server records one');
+    assert.deepEqual(walletEnded(tapped.split).tenders, [], 'a tap that did not pay takes nothing');
+  });
+
+  it('adds a tip to what is due, never below what was paid, and records it apart', () => {
+    let split = startSplit(sale, 'term_1', NOW);
+    assert.equal(tipFor(1_500, 10), 150);
+    assert.equal(tipFor(1_505, 15), 226, 'half up to a whole minor unit');
+    const tipped = setTip(split, 150);
+    assert.ok(tipped.ok);
+    split = tipped.split;
+    assert.equal(remainingMinor(split), 1_650);
+    const paid = addCash(split, 2_000);
+    assert.ok(paid.ok);
+    assert.equal(setTip(paid.split, 0).ok, false, 'the cash already paid the tip');
+    assert.equal(splitSaleDoc(paid.split, NOW)?.tipMinor, 150);
+    assert.equal(setTip(split, -1).ok, false);
+  });
+
+  it('takes mobile money for part of the sale, named by its collection', () => {
+    const started = startMobile(startSplit(sale, 'term_1', NOW), 700);
+    assert.ok(started.ok);
+    const split = mobilePaid(started.split, 'col_1', 700);
+    assert.deepEqual(split.tenders, [{ kind: 'mobile_money', amountMinor: 700, reference: 'col_1' }]);
+    assert.equal(split.pendingMobile, undefined);
+  });
+
+  it('is kept per terminal over a reload, and anything unreadable is ignored', () => {
+    const store = memoryStore();
+    const split = startSplit(sale, 'term_1', NOW);
+    rememberSplit(split, store);
+    assert.deepEqual(loadSplit('term_1', store), split);
+    assert.equal(loadSplit('term_2', store), null);
+    store.setItem('tapline.splitSale.term_2', '{not json');
+    assert.equal(loadSplit('term_2', store), null);
+    store.setItem('tapline.splitSale.term_2', JSON.stringify({ ...split, terminalId: 'term_2', tenders: [{ kind: 'cash', amountMinor: -5 }] }));
+    assert.equal(loadSplit('term_2', store), null);
+    forgetSplit('term_1', store);
+    assert.equal(loadSplit('term_1', store), null);
+  });
+});

@@ -1,0 +1,236 @@
+// Split tender and tips at the kiosk in Chromium against the real sync server on each database:
+// a cart paid part in cash and part by a ring tap (the remaining amount on screen throughout, the
+// drawer opened for the cash part, the receipt listing both tenders), recorded once as one till
+// sale and refunded to both tenders (the tap to the wallet, the rest from the drawer); a split sale
+// cancelled with every tender given back (the tap returned to its wallet without a manager PIN);
+// and a till that asks for a tip before payment, the tip in the Z report. The split and tip
+// screens at 800x600 and 1024x768, in English and French.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
+import type { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import { checkLedger } from '@tapline/sync-server/ledger/check';
+import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
+import type { TerminalHost } from '@tapline/terminal/host';
+import { launchChromium, trackedPage } from './browser.ts';
+import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
+import { shopWithTerminal } from './shop.ts';
+
+const rendererDir = await builtRenderer();
+const SIZES = [{ width: 800, height: 600 }, KIOSK.viewport] as const;
+
+interface SaleRecord {
+  kind: string;
+  status: string;
+  amount: number;
+  tip: number;
+  tenders: { kind: string; amount: number; tendered?: number; change?: number }[];
+}
+
+function printedLines(printer: VirtualPrinter, jobId: string): string[] {
+  const jobs = printer.jobs.filter((job) => job.jobId === jobId);
+  assert.equal(jobs.length, 1, `one receipt printed under ${jobId}`);
+  return jobs[0]!.document.blocks.flatMap((block) => (block.kind === 'text' ? [block.text] : []));
+}
+
+for (const target of await databaseTargets()) {
+  describe(`split tender and tips at the kiosk in Chromium on ${target.name}`, () => {
+    const server = useTestServer(target, { rateLimitScale: 10 });
+    let browser: Browser;
+    let host: TerminalHost;
+    let printer: VirtualPrinter;
+    let reader: SimulatedNfcReader;
+    const pageErrors: string[] = [];
+
+    before(async () => {
+      browser = await launchChromium();
+      ({ host, printer, reader } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, previews: `terminal-split-receipts-${target.name}` }));
+    });
+    after(async () => {
+      await browser?.close();
+      await host?.close();
+      assert.deepEqual(pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on the page');
+    });
+
+    /** A shop with Jollof rice (15.00) and a customer's ring funded with 100.00; the terminal's manager PIN is 2468. */
+    async function shop() {
+      const shopped = await shopWithTerminal(server(), { fund: 100 });
+      const jollof = await shopped.s.request<{ id: string }>('POST', '/api/merchant/products', { headers: shopped.key, body: { name: 'Jollof rice', price: 15, category: 'Food' } });
+      assert.equal(jollof.status, 201);
+      const pin = await shopped.s.request('PUT', `/api/merchant/terminals/${shopped.terminalId}/manager-pin`, { headers: shopped.key, body: { pin: '2468' } });
+      assert.equal(pin.status, 200);
+      return { ...shopped, jollofId: jollof.body.id };
+    }
+
+    async function screenshots(page: Page, name: string, root: string): Promise<void> {
+      for (const size of SIZES) {
+        await page.setViewportSize(size);
+        await page.screenshot({ path: `${ARTIFACTS}terminal-split-${name}-${size.width}x${size.height}-${target.name}.png` });
+        await assertControlsOnScreen(page, root, `${name} at ${size.width}x${size.height}`);
+      }
+      await page.setViewportSize(KIOSK.viewport);
+    }
+
+    async function splitCart(page: Page, productId: string): Promise<void> {
+      await page.locator(`#items button[data-product="${productId}"]`).click();
+      await page.locator(`#cart li[data-product="${productId}"]`).waitFor();
+      await page.click('#split-button');
+      await page.locator('#split[data-state="tenders"]').waitFor();
+    }
+
+    async function typePart(page: Page, amount: string): Promise<void> {
+      await page.click('#split-key-clear');
+      await page.keyboard.type(amount, { delay: 60 });
+    }
+
+    it('takes part in cash and part by a tap, records one till sale with both tenders, prints both, and refunds each to its tender', async () => {
+      const { s, key, merchant, terminalToken, payer, tagId, jollofId } = await shop();
+      const payerBefore = await balanceMinor(s, payer, 'NGN');
+      const merchantBefore = await balanceMinor(s, merchant.handle, 'NGN');
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
+      await splitCart(page, jollofId);
+      assert.equal(await page.locator('#split-remaining').innerText(), 'NGN\u00a015.00');
+      assert.equal(await page.locator('#split-part-display').innerText(), '15.00', 'nothing typed: the next tender pays everything left');
+      await screenshots(page, 'start-en', '#split');
+
+      // NGN 6 in cash: 9 left, no change.
+      const pulsesBefore = printer.drawerPulses;
+      await typePart(page, '6');
+      await page.click('#split-cash');
+      await page.locator('#split[data-remaining="900"]').waitFor();
+      assert.equal(await page.locator('#split-paid').innerText(), 'NGN\u00a06.00');
+      assert.deepEqual(await page.locator('#split-tenders li').allInnerTexts(), ['Cash NGN\u00a06.00 (handed over NGN\u00a06.00, change NGN\u00a00.00)']);
+      // More than is left is refused for a tap, with the amount left.
+      await typePart(page, '10');
+      await page.click('#split-tap');
+      assert.equal(await page.locator('#split-message').innerText(), 'More than is left to pay (NGN\u00a09.00).');
+      await screenshots(page, 'part-paid-en', '#split');
+
+      // The rest by a tap: the waiting screen for NGN 9, then the sale completes by itself.
+      await page.click('#split-key-clear');
+      await page.click('#split-tap');
+      await page.locator('#waiting').waitFor();
+      assert.equal(await page.locator('#waiting-amount').innerText(), 'NGN\u00a09.00');
+      await page.locator('#waiting[data-session-id]').waitFor();
+      assert.ok(reader.tap(tagId));
+      await page.locator('#cash-result').waitFor(SYNC_WAIT);
+      const saleId = (await page.locator('#cash-result').getAttribute('data-sale-id'))!;
+      assert.equal(await page.locator('#cash-result-title').innerText(), 'Split payment');
+      assert.deepEqual(await page.locator('#cash-result-tenders li').allInnerTexts(), ['Cash NGN\u00a06.00 (handed over NGN\u00a06.00, change NGN\u00a00.00)', 'Wallet tap NGN\u00a09.00']);
+      await page.locator('#cash-receipt-status[data-state="printed"]').waitFor();
+      assert.equal(printer.drawerPulses - pulsesBefore, 1, 'the drawer opened once, for the cash part');
+      const lines = printedLines(printer, `till-${saleId}`);
+      for (const expected of [/TOTAL NGN 15\.00/, /^Cash +6\.00$/, /^Wallet +9\.00$/]) assert.ok(lines.some((line) => expected.test(line)), `${expected} on the receipt:\n${lines.join('\n')}`);
+      await page.locator('#cash-sync-status[data-status="accepted"]').waitFor(SYNC_WAIT);
+      await screenshots(page, 'outcome-en', '#cash-result');
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore - 900);
+
+      const record = await s.request<SaleRecord>('GET', `/api/pos/sales/${saleId}`, { headers: key });
+      assert.deepEqual([record.body.kind, record.body.status, record.body.amount], ['till_sale', 'accepted', 15]);
+      assert.deepEqual(record.body.tenders.map((tender) => [tender.kind, tender.amount]), [['cash', 6], ['wallet', 9]]);
+      // Sales today lists the sale once (its tap is a tender of it, not a sale of its own).
+      await page.click('#cash-new-sale');
+      await page.click('#history-button');
+      await page.locator(`#history tr[data-id="${saleId}"]`).waitFor();
+      assert.equal(await page.locator('#history tbody tr').count(), 1);
+
+      // The refund goes back to both tenders: the tap to the wallet first, the rest from the drawer.
+      const refund = await s.request<{ tenders: { kind: string; amount: number }[] }>('POST', '/api/pos/refunds', { headers: { authorization: `Bearer term.${terminalToken}` }, body: { saleId, managerPin: '2468' } });
+      assert.equal(refund.status, 201, JSON.stringify(refund.body));
+      assert.deepEqual(refund.body.tenders, [{ kind: 'wallet', amount: 9 }, { kind: 'cash', amount: 6 }]);
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore);
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantBefore);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+      await page.close();
+    });
+
+    it('cancels a split sale with every tender given back (the tap to its wallet, no manager PIN; the cash from the drawer), and keeps a split sale over a reload', async () => {
+      const { s, payer, tagId, terminalToken, jollofId } = await shop();
+      const payerBefore = await balanceMinor(s, payer, 'NGN');
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
+      await page.selectOption('#language-switcher', 'fr');
+      await splitCart(page, jollofId);
+      await screenshots(page, 'start-fr', '#split');
+      await typePart(page, '5');
+      await page.click('#split-tap');
+      await page.locator('#waiting[data-session-id]').waitFor();
+      assert.ok(reader.tap(tagId));
+      await page.locator('#split[data-remaining="1000"]').waitFor(SYNC_WAIT);
+      await typePart(page, '4');
+      await page.click('#split-cash');
+      await page.locator('#split[data-remaining="600"]').waitFor();
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore - 500);
+
+      // A reload: the split sale comes back with both tenders.
+      await page.reload();
+      await page.locator('#split[data-remaining="600"][data-tenders="2"]').waitFor(SYNC_WAIT);
+      await screenshots(page, 'part-paid-fr', '#split');
+
+      const pulsesBefore = printer.drawerPulses;
+      await page.click('#split-cancel-button');
+      await page.locator('#split[data-state="cancelling"]').waitFor();
+      assert.deepEqual(await page.locator('#split-cancel li').allInnerTexts(), ['Rendre 4,00\u00a0NGN en espèces depuis le tiroir', 'Rendre 5,00\u00a0NGN au portefeuille qui a payé']);
+      await screenshots(page, 'cancel-fr', '#split');
+      await page.click('#split-confirm-cancel');
+      await page.locator('#sale').waitFor(SYNC_WAIT);
+      assert.equal(await page.locator(`#cart li[data-product="${jollofId}"]`).count(), 1, 'the cart is as it was');
+      assert.equal(printer.drawerPulses - pulsesBefore, 1, 'the drawer opened to give the cash back');
+      assert.equal(printer.lastDrawerReason, 'cash_refund');
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore, 'the tap went back to the wallet');
+      const [rows] = await s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM till_sales WHERE terminal_id = (SELECT id FROM terminals WHERE name = $1 ORDER BY created_at DESC LIMIT 1)', ['Front counter']);
+      assert.equal(Number(rows?.n), 0, 'no till sale was recorded');
+      // After a reload the till is back on the Sale screen: the cancelled split sale is forgotten.
+      await page.reload();
+      await page.locator('#sale').waitFor(SYNC_WAIT);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+      await page.close();
+    });
+
+    it('asks for a tip before payment when the terminal is set to, and the tip is in the Z report apart from the sales', async () => {
+      const { s, key, terminalId, terminalToken, jollofId } = await shop();
+      const set = await s.request('PATCH', `/api/merchant/terminals/${terminalId}`, { headers: key, body: { tipping: { mode: 'before', percentages: [10, 15] } } });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
+      await page.locator(`#items button[data-product="${jollofId}"]`).click();
+      // With tipping on, Cash goes to the tender screen, which asks first.
+      await page.click('#cash-button');
+      await page.locator('#split[data-state="tip"]').waitFor();
+      assert.deepEqual(await page.locator('#tip-prompt .tip-choice').allInnerTexts(), ['10% · NGN\u00a01.50', '15% · NGN\u00a02.25']);
+      await screenshots(page, 'tip-en', '#split');
+      await page.selectOption('#language-switcher', 'fr');
+      assert.equal(await page.locator('#tip-prompt h2').innerText(), 'Ajouter un pourboire ?');
+      await screenshots(page, 'tip-fr', '#split');
+      await page.selectOption('#language-switcher', 'en');
+      await page.click('#tip-prompt .tip-choice[data-percent="10"]');
+      await page.locator('#split[data-state="tenders"][data-tip="150"][data-remaining="1650"]').waitFor();
+      await typePart(page, '20');
+      await page.click('#split-cash');
+      await page.locator('#cash-result').waitFor();
+      const saleId = (await page.locator('#cash-result').getAttribute('data-sale-id'))!;
+      assert.equal(await page.locator('#cash-result-change').innerText(), 'Change: NGN\u00a03.50');
+      assert.equal(await page.locator('#cash-result-tip').innerText(), 'Tip NGN\u00a01.50');
+      await page.locator('#cash-receipt-status[data-state="printed"]').waitFor();
+      const lines = printedLines(printer, `till-${saleId}`);
+      for (const expected of [/TOTAL NGN 15\.00/, /^Tip +1\.50$/, /^Total paid +16\.50$/, /^Change +3\.50$/]) assert.ok(lines.some((line) => expected.test(line)), `${expected} on the receipt:\n${lines.join('\n')}`);
+      await page.locator('#cash-sync-status[data-status="accepted"]').waitFor(SYNC_WAIT);
+      await screenshots(page, 'tip-outcome-en', '#cash-result');
+
+      const z = await s.request<{ gross: number; tips: { count: number; amount: number }; cash: { collected: number } }>('POST', '/api/pos/reports', {
+        headers: { authorization: `Bearer term.${terminalToken}`, 'idempotency-key': randomUUID() },
+        body: { managerPin: '2468' },
+      });
+      assert.equal(z.status, 201, JSON.stringify(z.body));
+      assert.deepEqual([z.body.gross, z.body.tips], [15, { count: 1, amount: 1.5 }], 'the tip is apart from the sales');
+      await page.close();
+    });
+  });
+}
+
