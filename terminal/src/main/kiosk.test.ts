@@ -453,10 +453,11 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     assert.equal(fake.windows[2]!.destroyed, true, 'closed with the app');
   });
 
-  it('KIOSK_CUSTOMER_DISPLAY=off keeps a second screen empty; a value it does not know is logged and does the same', async () => {
+  it('KIOSK_CUSTOMER_DISPLAY=off (in kiosk-config.json) keeps a second screen empty; a value it does not know (in the environment) is logged and does the same', async () => {
     for (const value of ['off', 'sideways']) {
-      const fake = fakeElectron({ userDataDir: provisioned(upstreamUrl), displays: [PRIMARY_DISPLAY, { id: 2, bounds: { x: 1024, y: 0, width: 800, height: 600 } }] });
-      const { running, logs } = start(fake, { env: { TERMINAL_PORT: '0', KIOSK_CUSTOMER_DISPLAY: value } });
+      const userDataDir = value === 'off' ? provisioned(upstreamUrl, { env: { KIOSK_CUSTOMER_DISPLAY: 'off' } }) : provisioned(upstreamUrl);
+      const fake = fakeElectron({ userDataDir, displays: [PRIMARY_DISPLAY, { id: 2, bounds: { x: 1024, y: 0, width: 800, height: 600 } }] });
+      const { running, logs } = start(fake, { env: value === 'off' ? { TERMINAL_PORT: '0' } : { TERMINAL_PORT: '0', KIOSK_CUSTOMER_DISPLAY: value } });
       const kiosk = await running;
       assert.ok(kiosk);
       assert.equal(fake.windows.length, 1, value);
