@@ -1,6 +1,6 @@
 // The customer display following the kiosk in Chromium against the real sync server on each
 // database: two pages of ONE browser context (as two windows of one Electron session), the kiosk
-// at / and the display at /display. The display welcomes with the merchant's name, follows the cart
+// at / and the display at /display (800x600, then 1024x768). The display welcomes with the merchant's name, follows the cart
 // as it is rung up (lines, quantities, totals), shows the wallet sale's QR code while it waits (the
 // kiosk's own code) and its outcome (paid, declined, cancelled), asks for cash and shows the change,
 // shows the current state at once when reloaded, and speaks the customer's language when they tap
@@ -58,6 +58,8 @@ for (const target of await databaseTargets()) {
       display.on('console', (message) => {
         if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(`display: ${message.text()}`);
       });
+      // A small customer screen first; the test moves it to 1024x768 halfway, so the display follows the cart at both.
+      await display.setViewportSize(SIZES[0]);
       await display.goto(`${host.url}/display`);
       await display.locator('#customer-display').waitFor();
       return display;
@@ -103,8 +105,9 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(problems, [], label);
     }
 
-    /** The display's screen in English and French at each size (and a portrait tablet), each checked to fit. Ends in English. */
+    /** The display's screen in English and French at each size (and a portrait tablet), each checked to fit. Ends in English, at the size it had. */
     async function screenshots(display: Page, name: string): Promise<void> {
+      const before = display.viewportSize()!;
       for (const language of ['en', 'fr'] as const) {
         await display.click(`#customer-display .languages button[data-language="${language}"]`);
         await display.locator(`#customer-display[data-language="${language}"]`).waitFor();
@@ -115,7 +118,7 @@ for (const target of await databaseTargets()) {
         }
       }
       await display.click('#customer-display .languages button[data-language="en"]');
-      await display.setViewportSize(KIOSK.viewport);
+      await display.setViewportSize(before);
     }
 
     it('follows the cart, shows the QR code while a wallet sale waits and its outcome, the change of a cash sale, in the customer\'s language', async () => {
@@ -163,7 +166,8 @@ for (const target of await databaseTargets()) {
       await kiosk.locator(`#items button[data-product="${jollof.id}"]`).click();
       await waitForDisplay(display, '#display-lines li[data-line="0"][data-quantity="2"]');
 
-      // Reloaded (or opened late), the display shows the cart at once.
+      // Reloaded (or opened late, here on a larger screen), the display shows the cart at once.
+      await display.setViewportSize(SIZES[1]);
       await display.reload();
       await waitForDisplay(display, '#customer-display[data-phase="cart"]');
       assert.deepEqual(await displayedLines(display), [['Jollof rice', 2, 3_000], ['Malt', 1, 500]]);
@@ -171,6 +175,7 @@ for (const target of await databaseTargets()) {
 
       // The customer taps French: the display speaks it, the kiosk stays in English.
       await display.click('#customer-display .languages button[data-language="fr"]');
+      await display.locator('#customer-display[data-language="fr"]').waitFor();
       assert.equal(await display.locator('#display-total').innerText(), '35,38\u00a0NGN');
       assert.equal(await display.locator('.grand dt').innerText(), 'Total');
       assert.equal(await display.locator('#customer-display h2').innerText(), 'VOS ARTICLES');
