@@ -254,5 +254,44 @@ for (const target of await databaseTargets()) {
       await kiosk.click('#new-sale');
       await kiosk.context().close();
     });
+
+    it('lays out a long cart (the newest line in sight) and a split sale (tenders paid, what is left) under a long shop name, in English and French', async () => {
+      const kiosk = await trackedPage(browser, KIOSK, pageErrors);
+      await kiosk.goto(`${host.url}/display`);
+      const display = await openDisplay(kiosk);
+      // The state as the till publishes it (lib/customer-display.ts), posted from the other page of the context.
+      const names = ['Jollof rice with fried plantain and grilled chicken thigh (large)', 'Malt', 'Zobo', 'Puff-puff', 'Suya', 'Moi moi', 'Chapman', 'Egusi soup', 'Pounded yam', 'Fried rice', 'Pepper soup', 'Bottled water'];
+      const lines = names.map((name, index) => ({ name, quantity: index + 1, unitPriceMinor: 1_000, discountMinor: index === 0 ? 100 : 0, totalMinor: (index + 1) * 1_000 - (index === 0 ? 100 : 0) }));
+      const total = lines.reduce((sum, line) => sum + line.totalMinor, 0);
+      const state = {
+        version: 1,
+        merchantName: 'Chez Mama Put, Kitchen and Grill of Victoria Island',
+        language: 'en',
+        currency: 'NGN',
+        lines,
+        totals: { subtotalMinor: total + 100, discountMinor: 100, taxes: [{ rateBps: 750, included: true, taxMinor: 5_442 }], totalMinor: total },
+        amountDueMinor: total,
+        paidTenders: [{ kind: 'gift_card', amountMinor: 20_000 }, { kind: 'cash', amountMinor: 15_000 }],
+        remainingMinor: total - 35_000,
+        phase: { kind: 'pay', method: 'cash', qrPayload: null, opening: false },
+      };
+      await kiosk.evaluate<void>(`new BroadcastChannel('tapline.customer-display').postMessage(${JSON.stringify(JSON.stringify(state))})`);
+      await waitForDisplay(display, '#display-lines li[data-line="11"]');
+      assert.equal(await display.locator('#display-tenders div[data-kind]').count(), 2);
+      assert.equal(await display.locator('#display-due').getAttribute('data-amount'), String(total - 35_000), 'what is left to pay is what is asked');
+      assert.equal(await display.locator('#display-tenders div[data-kind="gift_card"] dt').innerText(), 'Gift card');
+      assert.equal(await display.locator('#display-panel .paid .label').innerText(), 'Already paid');
+      assert.equal(await display.locator('#display-panel .due .label').innerText(), 'Left to pay');
+      for (const size of [...SIZES, PORTRAIT]) {
+        await display.setViewportSize(size);
+        // The newest line is in sight at the bottom of the list (it scrolls to it).
+        await display.evaluate<void>("document.querySelector('#display-lines').scrollTop = 1e6");
+        const [list, last] = [await display.locator('#display-lines').boundingBox(), await display.locator('#display-lines li[data-line="11"]').boundingBox()];
+        assert.ok(list !== null && last !== null && last.y >= list.y - 1 && last.y + last.height <= list.y + list.height + 1, `the last line in sight at ${size.width}x${size.height}`);
+      }
+      await display.setViewportSize(SIZES[0]);
+      await screenshots(display, 'split-long');
+      await kiosk.context().close();
+    });
   });
 }
