@@ -49,13 +49,23 @@ export interface WebContentsLike {
 
 export interface KioskWindowOptions {
   kiosk: boolean;
+  /** Where the window opens (the customer display: on its display's bounds). */
+  x?: number;
+  y?: number;
+  width?: number;
+  height?: number;
+  /** false: no title bar or border (the customer display). */
+  frame?: boolean;
+  /** false: never takes the keyboard (a scanner's keys stay with the till's window). */
+  focusable?: boolean;
   fullscreen: boolean;
   autoHideMenuBar: boolean;
   backgroundColor: string;
   title: string;
   show: boolean;
   webPreferences: {
-    preload: string;
+    /** The till's window only: the customer display has no preload (it needs no IPC). */
+    preload?: string;
     contextIsolation: boolean;
     nodeIntegration: boolean;
     nodeIntegrationInWorker: boolean;
@@ -79,7 +89,22 @@ export interface KioskWindow {
   isMinimized(): boolean;
   restore(): void;
   isDestroyed(): boolean;
+  close(): void;
   on(event: 'unresponsive' | 'responsive' | 'closed', listener: () => void): unknown;
+}
+
+/** A screen connected to the machine, as Electron's `screen` module describes it. */
+export interface DisplayLike {
+  id: number;
+  bounds: { x: number; y: number; width: number; height: number };
+}
+
+/** Electron's `screen` module (used once the app is ready): the displays, and when one comes or goes. */
+export interface ScreenLike {
+  getAllDisplays(): DisplayLike[];
+  getPrimaryDisplay(): DisplayLike;
+  on(event: 'display-added', listener: (event: unknown, display: DisplayLike) => void): unknown;
+  on(event: 'display-removed', listener: (event: unknown, display: DisplayLike) => void): unknown;
 }
 
 export interface IpcMainInvokeEventLike {
@@ -127,6 +152,7 @@ export interface ElectronLike {
     exit(code?: number): void;
   };
   BrowserWindow: new (options: KioskWindowOptions) => KioskWindow;
+  screen: ScreenLike;
   Menu: { setApplicationMenu(menu: null): void };
   session: { defaultSession: SessionLike };
   ipcMain: IpcMainLike;

@@ -40,6 +40,7 @@ export const CONFIG_ENV_KEYS: ReadonlySet<string> = new Set([
   'PRINTER_DRAWER_PIN',
   'PRINTER_DRAWER_OPEN_WHEN',
   'PUBLIC_BASE_URL',
+  'KIOSK_CUSTOMER_DISPLAY',
 ]);
 
 export class KioskConfigError extends Error {

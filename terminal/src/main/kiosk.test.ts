@@ -17,9 +17,17 @@ import { IPC } from '../preload/api.ts';
 import { createKioskApi } from '../preload/preload.ts';
 import { KIOSK_CONFIG_FILE } from './kiosk-config.ts';
 import { type KioskOptions, runKiosk } from './kiosk.ts';
-import { type FakeWindow, fakeElectron, preventable } from './testing/fake-electron.ts';
+import { type FakeWindow, PRIMARY_DISPLAY, fakeElectron, preventable } from './testing/fake-electron.ts';
 
 const PAIRED_TOKEN = `term.${'ab'.repeat(32)}`;
+
+/** Until `condition` holds (a generous ceiling: a loaded CI machine). */
+async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !condition(); ) {
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${condition.toString()}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe('kiosk app main process (with a stand-in for Electron)', () => {
   let upstream: Server;
@@ -412,6 +420,50 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
     assert.equal(started, 0);
     assert.equal(second.windows.length, 0);
     assert.equal(second.state.exited, true);
+  });
+
+  it('opens the customer display on a second screen (the host serves /display), follows screens coming and going, and closes it on quit', async () => {
+    const second = { id: 7, bounds: { x: 1024, y: 0, width: 800, height: 600 } };
+    const fake = fakeElectron({ userDataDir: provisioned(upstreamUrl), displays: [PRIMARY_DISPLAY, second] });
+    const { running, logs } = start(fake);
+    const kiosk = await running;
+    assert.ok(kiosk);
+    assert.equal(fake.windows.length, 2, 'the till and the customer display');
+    const [till, display] = fake.windows as [FakeWindow, FakeWindow];
+    assert.deepEqual(till.loaded, [kiosk.host.url]);
+    assert.deepEqual(display.loaded, [`${kiosk.host.url}/display`]);
+    assert.deepEqual([display.options.x, display.options.y, display.options.width, display.options.height, display.options.frame, display.options.focusable, display.options.fullscreen], [1024, 0, 800, 600, false, false, true]);
+    assert.equal(display.options.webPreferences.preload, undefined, 'no preload: the display needs no IPC');
+    assert.equal(display.menu, null, 'locked down like the till');
+    assert.equal(display.webContents.navigate('https://example.com/'), false);
+    await waitFor(() => display.shown === 1);
+    assert.equal(kiosk.customerDisplay.current()?.displayId, 7);
+    const page = await fetch(`${kiosk.host.url}/display`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /Tapline Terminal/, 'the same build\'s page');
+    assert.ok(logs.some((line) => line.includes('customer display on screen 7')), logs.join('\n'));
+
+    fake.screens.remove(7);
+    assert.equal(display.destroyed, true);
+    assert.equal(kiosk.customerDisplay.current(), null);
+    fake.screens.add({ ...second, id: 8 });
+    assert.equal(fake.windows.length, 3);
+    assert.equal(kiosk.customerDisplay.current()?.displayId, 8);
+    await quit(fake);
+    assert.equal(fake.windows[2]!.destroyed, true, 'closed with the app');
+  });
+
+  it('KIOSK_CUSTOMER_DISPLAY=off (in kiosk-config.json) keeps a second screen empty; a value it does not know (in the environment) is logged and does the same', async () => {
+    for (const value of ['off', 'sideways']) {
+      const userDataDir = value === 'off' ? provisioned(upstreamUrl, { env: { KIOSK_CUSTOMER_DISPLAY: 'off' } }) : provisioned(upstreamUrl);
+      const fake = fakeElectron({ userDataDir, displays: [PRIMARY_DISPLAY, { id: 2, bounds: { x: 1024, y: 0, width: 800, height: 600 } }] });
+      const { running, logs } = start(fake, { env: value === 'off' ? { TERMINAL_PORT: '0' } : { TERMINAL_PORT: '0', KIOSK_CUSTOMER_DISPLAY: value } });
+      const kiosk = await running;
+      assert.ok(kiosk);
+      assert.equal(fake.windows.length, 1, value);
+      if (value === 'sideways') assert.ok(logs.some((line) => line.includes('KIOSK_CUSTOMER_DISPLAY=sideways is not auto, off or a screen id')), logs.join('\n'));
+      await quit(fake);
+    }
   });
 
   it('refuses to start on a broken kiosk-config.json, naming every problem', async () => {

@@ -8,6 +8,7 @@ import type { ReceiptPrinter } from '@tapline/hardware/src/printer/index.ts';
 import { terminalPortFromEnv } from '../host/config.ts';
 import type { HostServerOptions, TerminalHost } from '../host/server.ts';
 import type { AppInfo } from '../preload/api.ts';
+import { type CustomerDisplay, customerDisplayMode, startCustomerDisplay } from './customer-display.ts';
 import type { ElectronLike, KioskWindow } from './electron-like.ts';
 import { registerHardwareIpc } from './hardware-ipc.ts';
 import { hostEnvironment, parseSyncServerUrl, readKioskConfig } from './kiosk-config.ts';
@@ -61,6 +62,8 @@ export interface RunningKiosk {
   host: TerminalHost;
   window: KioskWindow;
   syncServerUrl: string;
+  /** The customer display's window on a second screen (KIOSK_CUSTOMER_DISPLAY, customer-display.ts). */
+  customerDisplay: CustomerDisplay;
 }
 
 /**
@@ -189,10 +192,14 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
 
   // Quit closes the host first (reader, printer queue), then lets Electron exit.
   let closed = false;
+  let customerDisplay: CustomerDisplay | null = null;
+  // Without the till's window the customer display has nothing to follow: it closes too.
+  window.on('closed', () => customerDisplay?.stop());
   app.on('before-quit', (event) => {
     if (closed) return;
     event.preventDefault();
     supervisor.stop();
+    customerDisplay?.stop();
     updates?.stop();
     ipc.dispose();
     if (electron.powerSaveBlocker.isStarted(awake)) electron.powerSaveBlocker.stop(awake);
@@ -207,5 +214,9 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
   await window.loadURL(host.url).catch((error: unknown) => log(`kiosk: loading ${host.url} failed: ${(error as Error).message}`));
   window.show();
   log(`kiosk: showing ${host.url} (sync server ${syncServerUrl})`);
-  return { host, window, syncServerUrl };
+  // A second screen facing the customer: the /display page, following this window's sale.
+  const mode = customerDisplayMode(hostEnv.KIOSK_CUSTOMER_DISPLAY);
+  if (mode === null) log(`kiosk: KIOSK_CUSTOMER_DISPLAY=${hostEnv.KIOSK_CUSTOMER_DISPLAY ?? ''} is not auto, off or a screen id: no customer display`);
+  customerDisplay = startCustomerDisplay(electron, { url: new URL('/display', host.url).href, mode: mode ?? { kind: 'off' }, kiosk, lockWindow: locked.lockWindow, log });
+  return { host, window, syncServerUrl, customerDisplay };
 }

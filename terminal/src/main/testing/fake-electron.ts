@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { IpcRendererLike } from '../../preload/preload.ts';
-import type { ElectronLike, FrameLike, IpcMainInvokeEventLike, KeyInput, KioskWindow, KioskWindowOptions, PreventableEvent, SessionLike, UtilityProcessLike, WebContentsLike } from '../electron-like.ts';
+import type { DisplayLike, ElectronLike, FrameLike, IpcMainInvokeEventLike, KeyInput, KioskWindow, KioskWindowOptions, PreventableEvent, SessionLike, UtilityProcessLike, WebContentsLike } from '../electron-like.ts';
 
 type Listener = (...args: never[]) => unknown;
 
@@ -42,6 +42,7 @@ export class FakeWebContents extends Emitter implements WebContentsLike {
   readonly sent: { channel: string; args: unknown[] }[] = [];
   readonly zoomLimits: [number, number][] = [];
   crashes = 0;
+  reloads = 0;
   windowOpenHandler: ((details: { url: string }) => { action: 'deny' } | { action: 'allow' }) | null = null;
   isDestroyed() {
     return this.destroyed;
@@ -54,6 +55,7 @@ export class FakeWebContents extends Emitter implements WebContentsLike {
     this.emit(`ipc:${channel}`, ...args);
   }
   reload() {
+    this.reloads += 1;
     this.emit('did-finish-load');
   }
   forcefullyCrashRenderer() {
@@ -130,6 +132,11 @@ export class FakeWindow extends Emitter implements KioskWindow {
   isDestroyed() {
     return this.destroyed;
   }
+  close() {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.emit('closed');
+  }
 }
 
 export class FakeSession extends Emitter implements SessionLike {
@@ -172,7 +179,12 @@ export interface FakeElectronOptions {
   packaged?: boolean;
   userDataDir?: string;
   fork?: (modulePath: string, args: string[], options: { env?: NodeJS.ProcessEnv }) => UtilityProcessLike;
+  /** The screens connected (default: one, the primary); the first is the primary. */
+  displays?: DisplayLike[];
 }
+
+/** The one screen of a plain till. */
+export const PRIMARY_DISPLAY: DisplayLike = { id: 1, bounds: { x: 0, y: 0, width: 1024, height: 768 } };
 
 export function fakeElectron(options: FakeElectronOptions = {}) {
   const app = new Emitter();
@@ -183,6 +195,8 @@ export function fakeElectron(options: FakeElectronOptions = {}) {
   const userDataDir = options.userDataDir ?? mkdtempSync(join(tmpdir(), 'tapline-kiosk-userdata-'));
   let nextBlocker = 1;
   const forks: { modulePath: string; options: unknown }[] = [];
+  const screenEvents = new Emitter();
+  let displays: DisplayLike[] = [...(options.displays ?? [PRIMARY_DISPLAY])];
 
   const electron: ElectronLike = {
     app: {
@@ -211,6 +225,11 @@ export function fakeElectron(options: FakeElectronOptions = {}) {
         windows.push(this);
       }
     },
+    screen: {
+      getAllDisplays: () => displays.map((display) => ({ ...display, bounds: { ...display.bounds } })),
+      getPrimaryDisplay: () => ({ ...displays[0]!, bounds: { ...displays[0]!.bounds } }),
+      on: (event: string, listener: Listener) => screenEvents.on(event, listener),
+    } as ElectronLike['screen'],
     Menu: { setApplicationMenu: (menu) => void (state.menu = menu) },
     session: { defaultSession: session },
     ipcMain,
@@ -254,5 +273,18 @@ export function fakeElectron(options: FakeElectronOptions = {}) {
     };
   };
 
-  return { electron, app, state, windows, session, ipcMain, userDataDir, forks, ipcRendererFor, emit: (event: string, ...args: unknown[]) => app.emit(event, ...args) };
+  /** A screen plugged in or out, as Electron tells it. */
+  const screens = {
+    add(display: DisplayLike) {
+      displays = [...displays, display];
+      screenEvents.emit('display-added', {}, display);
+    },
+    remove(id: number) {
+      const gone = displays.find((display) => display.id === id);
+      displays = displays.filter((display) => display.id !== id);
+      if (gone !== undefined) screenEvents.emit('display-removed', {}, gone);
+    },
+  };
+
+  return { electron, app, state, windows, session, ipcMain, userDataDir, forks, screens, ipcRendererFor, emit: (event: string, ...args: unknown[]) => app.emit(event, ...args) };
 }
