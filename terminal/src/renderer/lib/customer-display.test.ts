@@ -133,6 +133,12 @@ describe('the customer display state', () => {
     assert.deepEqual([state.paidTenders, state.remainingMinor], [[{ kind: 'cash', amountMinor: 2_000 }], 1_387]);
   });
 
+  it('shows the split screen\'s sale with its tip as what is due, what is paid and what is left', () => {
+    const sale = { amountMinor: TOTAL, currency: 'NGN', description: '', items: CART.lines, discountMinor: CART.discount };
+    const state = displayStateFor(input({ screen: { name: 'split', sale, tipMinor: 150 }, tenders: { remainingMinor: TOTAL + 150 - 500, paidTenders: [{ kind: 'wallet', amountMinor: 500 }] } }));
+    assert.deepEqual([state.amountDueMinor, state.remainingMinor, state.paidTenders, state.phase.kind, state.lines.length], [TOTAL + 150, TOTAL - 350, [{ kind: 'wallet', amountMinor: 500 }], 'pay', CART.lines.length]);
+  });
+
   it('is plain data: through JSON and back the same, and a state of another version or shape is refused', () => {
     const state = displayStateFor(input({ screen: { name: 'pos-sale', saleId: 'sale_1' }, posSale: posSale({ qrPayload: 'q' }) }));
     assert.deepEqual(parseDisplayState(JSON.stringify(state)), state);

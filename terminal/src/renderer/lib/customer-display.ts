@@ -90,6 +90,8 @@ export interface DisplayScreen {
   name: string;
   saleId?: string;
   sale?: OfflineSale;
+  /** A split sale's tip (the split screen), paid on top of the sale. */
+  tipMinor?: number;
   doc?: Pick<OfflinePaymentDoc, 'status' | 'amountMinor' | 'currency'> & { items?: OfflineSale['items']; discountMinor?: number };
 }
 
@@ -167,6 +169,12 @@ export function displayStateFor(input: DisplayInput): DisplayState {
       if (sale === undefined) return idle;
       const method: DisplayMethod = screen.name === 'cash' ? 'cash' : 'offline';
       return { ...base, currency: sale.currency, ...displayCart(linesOf(sale)), amountDueMinor: sale.amountMinor, phase: { kind: 'pay', method, qrPayload: null, opening: false } };
+    }
+    case 'split': {
+      // Paid by several tenders (or with a tip): what is already paid and what is left.
+      const sale = screen.sale;
+      if (sale === undefined) return idle;
+      return { ...base, currency: sale.currency, ...displayCart(linesOf(sale)), amountDueMinor: sale.amountMinor + (screen.tipMinor ?? 0), phase: { kind: 'pay', method: 'cash', qrPayload: null, opening: false } };
     }
     case 'offline-outcome': {
       const doc = screen.doc;
