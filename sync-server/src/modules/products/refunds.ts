@@ -258,6 +258,14 @@ export function refundsService(context: AppContext) {
         // transfer), the rest from the drawer (cash moves nothing on the ledger); any other sale
         // goes back to the wallet that paid it.
         const split = till ? tillRefundSplit(sale, refunds, amount) : { wallet: amount, cash: 0, session: null };
+        if (till && storedTenders(sale.tenders).some((tender) => tender.kind === 'mobile_money')) {
+          // Mobile money is not paid back to the phone from here (yet): the drawer gives back at most the sale's cash.
+          const cashPaid = tenderTotal(storedTenders(sale.tenders), 'cash');
+          const cashBack = tenderTotal(refunds.flatMap((refund) => refund.tenders ?? []), 'cash');
+          if (split.cash > cashPaid - cashBack) {
+            throw conflict('mobile_money_refund_unavailable', `Part of this refund would go back to the customer's mobile money, which the till cannot pay back yet: refund at most ${toMajor(Math.max(cashPaid - cashBack, 0) + split.wallet, sale.currency)} ${sale.currency} here and the rest to the customer's phone from the merchant's side`);
+          }
+        }
         let payer: { walletId: string; handle: string | null } | null = sale.payer_wallet_id ? { walletId: sale.payer_wallet_id, handle: sale.payer_handle } : null;
         if (split.session && split.wallet > 0) {
           const paid = await sessionPayer(tx, split.session);
