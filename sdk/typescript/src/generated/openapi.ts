@@ -14529,7 +14529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`, `sale_in_till_sale`. */
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`, `sale_in_till_sale`, `mobile_money_refund_unavailable`. */
             409: {
                 headers: {
                     [name: string]: unknown;
