@@ -1226,7 +1226,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The till stops waiting: a pending collection becomes cancelled (409 collection_not_pending once it has ended)
+         * The till stops waiting: a pending collection becomes cancelled (409 collection_not_pending once it has ended, 410 collection_expired)
          * @description The provider cannot always withdraw a prompt already on the customer's phone. The collection is still asked about
          *     until its expiry: if the provider confirms the payment after the cancel, it is recorded as completed (cancelledAt stays set,
          *     claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and refund the
@@ -13787,6 +13787,15 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `collection_not_pending`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Expired. Codes include: `collection_expired`. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -84,6 +84,7 @@ export const en = {
     collection_unavailable: "Mobile money is not set up for this shop yet: take another tender.",
     collection_not_found: "The till does not know this mobile money payment.",
     collection_not_pending: "This mobile money payment has already ended.",
+    collection_expired: "This mobile money payment has expired: the customer did not approve it in time.",
     mobile_money_refund_unavailable: "The till cannot send mobile money back to the customer's phone yet: refund that part from the dashboard.",
   },
 

@@ -79,6 +79,7 @@ export const fr: Messages = {
     collection_unavailable: "La monnaie mobile n'est pas encore configurée pour cette boutique : prenez un autre moyen de paiement.",
     collection_not_found: "La caisse ne connaît pas ce paiement par monnaie mobile.",
     collection_not_pending: "Ce paiement par monnaie mobile est déjà terminé.",
+    collection_expired: "Ce paiement par monnaie mobile a expiré : le client ne l'a pas approuvé à temps.",
     mobile_money_refund_unavailable: "La caisse ne peut pas encore renvoyer de la monnaie mobile sur le téléphone du client : remboursez cette partie depuis le tableau de bord.",
   },
 

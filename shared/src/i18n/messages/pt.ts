@@ -79,6 +79,7 @@ export const pt: Messages = {
     collection_unavailable: "O dinheiro móvel ainda não está configurado para esta loja: aceite outro meio de pagamento.",
     collection_not_found: "A caixa não conhece este pagamento por dinheiro móvel.",
     collection_not_pending: "Este pagamento por dinheiro móvel já terminou.",
+    collection_expired: "Este pagamento por dinheiro móvel expirou: o cliente não o aprovou a tempo.",
     mobile_money_refund_unavailable: "A caixa ainda não consegue devolver dinheiro móvel ao telefone do cliente: reembolse essa parte no painel.",
   },
 

@@ -79,6 +79,7 @@ export const sw: Messages = {
     collection_unavailable: "Pesa kwa simu bado haijawekwa kwa duka hili: pokea njia nyingine ya malipo.",
     collection_not_found: "Till haijui malipo haya ya pesa kwa simu.",
     collection_not_pending: "Malipo haya ya pesa kwa simu yameshamalizika.",
+    collection_expired: "Malipo haya ya pesa kwa simu yamepitwa na muda: mteja hakuyaidhinisha kwa wakati.",
     mobile_money_refund_unavailable: "Till bado haiwezi kurudisha pesa kwa simu ya mteja: rudisha sehemu hiyo kupitia dashibodi.",
   },
 

@@ -134,6 +134,8 @@ for (const target of await databaseTargets()) {
       assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), before, 'nothing credited');
       assert.deepEqual((await eventsOf(s, shop.merchant.id, declined.body.id)).map((event) => event.type), ['pos.collection.failed']);
       assert.deepEqual((await eventsOf(s, shop.merchant.id, silent.body.id)).map((event) => event.type), ['pos.collection.expired']);
+      const late = await s.request<Collection>('POST', `/api/pos/collections/${silent.body.id}/cancel`, { headers: shop.term });
+      assert.deepEqual([late.status, late.body.code], [410, 'collection_expired']);
       // An ended collection cannot be cancelled.
       const cancel = await s.request<Collection>('POST', `/api/pos/collections/${declined.body.id}/cancel`, { headers: shop.term });
       assert.deepEqual([cancel.status, cancel.body.code], [409, 'collection_not_pending']);

@@ -9,7 +9,7 @@ import type { TypedApp } from '../../http/typed-app.ts';
 import { polledJob } from '../../jobs/poller.ts';
 import { type CollectionCaller, SANDBOX_PHONE_SUFFIXES, collectionRecord } from './service.ts';
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 /** Like the other /api/pos routes: a terminal's token (the till) or the merchant's key. */
 const merchantOrTerminal = { auth: ['merchant', 'terminal'] } as const;
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
@@ -74,7 +74,7 @@ form), 400 currency_not_accepted (not the merchant's currency), 400 invalid_amou
     config: merchantOrTerminal,
     schema: {
       tags: ['pos'],
-      summary: 'The till stops waiting: a pending collection becomes cancelled (409 collection_not_pending once it has ended)',
+      summary: 'The till stops waiting: a pending collection becomes cancelled (409 collection_not_pending once it has ended, 410 collection_expired)',
       description: `The provider cannot always withdraw a prompt already on the customer's phone. The collection is still asked about
 until its expiry: if the provider confirms the payment after the cancel, it is recorded as completed (cancelledAt stays set,
 claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and refund the

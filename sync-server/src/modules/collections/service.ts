@@ -11,7 +11,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import { type Mode, newId } from '../../auth/secrets.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
-import { badRequest, conflict, notFound, unprocessable } from '../../http/errors.ts';
+import { badRequest, conflict, gone, notFound, unprocessable } from '../../http/errors.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { type CollectionRequest, type CollectionUpdate, type RailAdapter, type RailProviderName, providersFor } from '../../rails/index.ts';
@@ -334,7 +334,7 @@ export function collectionService(context: AppContext, log: (message: string, de
     /**
      * The till stops waiting. A pending collection becomes cancelled; the provider is still asked
      * until its expiry, and a confirmation that arrives later is recorded as completed (unclaimed,
-     * for the merchant to refund). Cancelling a cancelled one answers it again; an ended one is a 409.
+     * for the merchant to refund). Cancelling a cancelled one answers it again; an expired one is a 410, another ended one a 409.
      */
     async cancel(caller: CollectionCaller, id: string): Promise<CollectionRow> {
       const seen = await current(await visible(caller, id));
@@ -346,6 +346,7 @@ export function collectionService(context: AppContext, log: (message: string, de
         return updateCollection(tx, id, { status: 'cancelled', cancelled_at: now, ended_at: now }, now);
       });
       if (!row) throw collectionNotFound(id);
+      if (row.status === 'expired') throw gone('collection_expired', `Collection ${id} expired at ${row.expires_at.toISOString()}: nothing to cancel`);
       if (row.status !== 'cancelled') throw conflict('collection_not_pending', `Collection ${id} is ${row.status}: it can no longer be cancelled`);
       return row;
     },
