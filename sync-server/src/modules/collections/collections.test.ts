@@ -193,7 +193,7 @@ for (const target of await databaseTargets()) {
       }
     });
 
-    it('a till sale takes a completed collection as its mobile_money tender once; a second claim, another amount, a pending one or another till are declined; its mobile money is not refunded in cash', async () => {
+    it('a till sale takes a completed collection as its mobile_money tender once; a second claim, another amount, a pending one or another till are declined; its refund pays the phone back', async () => {
       const s = server();
       const shop = await shopWithTill(s);
       const created = await ask(s, shop.term, { amountMinor: 30_000, currency: 'NGN', phone: '08031234567' });
@@ -226,11 +226,24 @@ for (const target of await databaseTargets()) {
           theirs.socket.disconnect();
         }
 
-        // Refunds: the cash part comes back from the drawer; beyond it would be the phone's: 409.
+        // A refund gives the mobile money part back to the phone (a sandbox payout from the merchant's wallet), the rest from the drawer.
         const pin = await s.request('PUT', `/api/merchant/terminals/${shop.terminalId}/manager-pin`, { headers: shop.key, body: { pin: '4321' } });
         assert.equal(pin.status, 200);
-        const whole = await s.request<{ code: string }>('POST', '/api/pos/refunds', { headers: shop.term, body: { saleId: first.id, managerPin: '4321' } });
-        assert.deepEqual([whole.status, whole.body.code], [409, 'mobile_money_refund_unavailable']);
+        const before = await balanceMinor(s, shop.merchant.handle, 'NGN');
+        const whole = await s.request<{ amount: number; tenders: { kind: string; amount: number }[] }>('POST', '/api/pos/refunds', { headers: { ...shop.term, 'idempotency-key': randomUUID() }, body: { saleId: first.id, managerPin: '4321' } });
+        assert.equal(whole.status, 201, JSON.stringify(whole.body));
+        assert.equal(whole.body.amount, 500);
+        assert.deepEqual(whole.body.tenders, [{ kind: 'mobile_money', amount: 300 }, { kind: 'cash', amount: 200 }]);
+        const payouts = await s.db.query<{ id: string; status: string; rail: string; amount: string; fee: string; receiver: unknown }>('SELECT id, status, rail, amount, fee, receiver FROM payments WHERE merchant_id = $1', [shop.merchant.id]);
+        assert.equal(payouts.length, 1, 'one payout to the phone');
+        assert.equal(payouts[0]!.rail, 'mobile_money');
+        assert.equal(Number(payouts[0]!.amount), 30_000);
+        assert.match(JSON.stringify(payouts[0]!.receiver), /2348031234567/);
+        assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), before - 30_000 - Number(payouts[0]!.fee), 'the merchant pays the phone back (and the rail fee)');
+        const stored = await s.db.query<{ tenders: unknown }>('SELECT tenders FROM sale_refunds WHERE sale_id = $1', [first.id]);
+        assert.match(JSON.stringify(stored[0]!.tenders), new RegExp(payouts[0]!.id), 'the refund names its payout');
+        const twice = await s.request<{ code: string }>('POST', '/api/pos/refunds', { headers: shop.term, body: { saleId: first.id, managerPin: '4321' } });
+        assert.deepEqual([twice.status, twice.body.code], [409, 'nothing_to_refund']);
       } finally {
         socket.disconnect();
       }
