@@ -42,6 +42,7 @@ import { buildValidator } from './http/validation.ts';
 import { createSecretBox, keyFromFile } from './auth/secret-box.ts';
 import { currentSigner, offlineRoutes, startOfflineJobs } from './modules/offline/index.ts';
 import { checkoutRoutes } from './modules/checkout/index.ts';
+import { collectionRoutes, collectionService, startCollectionJobs } from './modules/collections/index.ts';
 import { attachSyncEndpoint } from './sync/socket.ts';
 import { SYNC_NAMESPACE } from '@tapline/shared/sync-protocol';
 import { registerMetrics } from './metrics/plugin.ts';
@@ -140,7 +141,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     afterHours: config.reconcileAfterHours,
     log: (message, detail) => app.log.warn(detail, message),
   });
-  const context: AppContext = { db, config, now, events, secrets, sync: new SyncNotifier(), rails, reconciliation, ...money };
+  const context = { db, config, now, events, secrets, sync: new SyncNotifier(), rails, reconciliation, ...money } as AppContext;
+  context.collections = collectionService(context, (message, detail) => railLog(message, detail));
   const app = Fastify({
     // Query values are redacted from every request line: they may carry a secret (README, Logs).
     logger: options.logger === false ? false : { level: config.logLevel, serializers: { req: loggedRequest }, ...(options.logStream ? { stream: options.logStream } : {}) },
@@ -175,7 +177,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, productRoutes, saleRoutes, tillStaffRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, reconciliationRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, collectionRoutes, productRoutes, saleRoutes, tillStaffRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, reconciliationRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);
@@ -191,6 +193,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   if (options.backgroundJobs !== false) startStoreJobs(app, context);
   // Expired offline QR vouchers give their reserved money back after the settlement grace.
   if (options.backgroundJobs !== false) startOfflineJobs(app, context);
+  // Mobile-money collections at the till: sandbox answers, provider polls, expiries (tests call context.collections.runOnce()).
+  if (options.backgroundJobs !== false) startCollectionJobs(app, context);
   // Terminals replicate over socket.io on the same HTTP server; the voucher signing key exists
   // before the first terminal connects, so every sync hello carries it.
   await currentSigner(db, secrets, now());

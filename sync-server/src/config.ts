@@ -46,6 +46,10 @@ export interface Config {
   posSweepIntervalMs: number;
   /** Sandbox payments: time between automatic steps (pending -> processing -> completed). */
   sandboxStepMs: number;
+  /** How long a till's mobile-money collection waits for the customer (COLLECTION_TIMEOUT_SECONDS). */
+  collectionTimeoutSeconds: number;
+  /** How often a live collection is asked at its provider, and the collection job runs (COLLECTION_POLL_MS; 0: no timer). */
+  collectionPollMs: number;
   /** How often the payment scheduler looks for due steps (real time). */
   schedulerPollMs: number;
   /** Multiplies the webhook retry schedule (1 min, 5 min, 30 min, 2 h, 24 h); tests use tiny values. */
@@ -275,6 +279,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024, problems),
     posSweepIntervalMs: integer(env, 'POS_SWEEP_INTERVAL_MS', 5_000, 0, 3_600_000, problems),
     sandboxStepMs: integer(env, 'SANDBOX_STEP_MS', 1500, 0, 3_600_000, problems),
+    collectionTimeoutSeconds: integer(env, 'COLLECTION_TIMEOUT_SECONDS', 120, 10, 3600, problems),
+    collectionPollMs: integer(env, 'COLLECTION_POLL_MS', 5000, 0, 3_600_000, problems),
     schedulerPollMs: integer(env, 'SCHEDULER_POLL_MS', 250, 10, 60_000, problems),
     webhookRetryScale: decimalNumber(env, 'WEBHOOK_RETRY_SCALE', 1, 0, 1000, problems),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000, problems),

@@ -19,3 +19,4 @@ export * from './checkout.ts';
 export * from './products.ts';
 export * from './merchant-users.ts';
 export * from './till.ts';
+export * from './collections.ts';

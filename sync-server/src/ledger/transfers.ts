@@ -25,6 +25,7 @@ export const TRANSFER_KINDS = [
   'offline_qr_release',
   'checkout',
   'checkout_sandbox_collection',
+  'pos_collection',
   // Bills, payroll, subscriptions
   'bill_debit',
   'bill_settlement',
@@ -50,6 +51,8 @@ export const transferIds = {
   posSession: (sessionId: string) => `wtx_pos_${sessionId.replaceAll('-', '')}`,
   /** The one transfer that pays a checkout session. */
   checkout: (sessionId: string) => `checkout:${sessionId}`,
+  /** The one transfer that credits a till's mobile-money collection. */
+  posCollection: (collectionId: string) => `collection:${collectionId}`,
   /** The one transfer that pays a subscription's period. */
   subscriptionCharge: (subscriptionId: string, period: number) => `subscription_charge:${subscriptionId}:${period}`,
   /** The correcting transfer of a kiosk refund (`rf_…`): merchant back to the wallet that paid. */

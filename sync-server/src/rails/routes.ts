@@ -71,8 +71,20 @@ export async function railCallbackRoutes(app: TypedApp, context: AppContext): Pr
           const code = isDatabaseUnavailable(error) ? 'database_unavailable' : 'callback_unavailable';
           return reply.status(503).send({ error: 'The callback could not be recorded now; send it again', code });
         }
+      } else if (verdict.kind === 'collection') {
+        // A till's mobile-money collection (modules/collections): applied like a poll's answer, idempotently.
+        try {
+          const applied = await context.collections.applyCallback(verdict.collectionId, name, verdict.update);
+          if (applied === 'unknown_collection') request.log.warn({ provider: name, collectionId: verdict.collectionId }, 'rail callback for a collection this server did not ask that provider for');
+          recordRailCallback(name, `collection_${applied}`);
+        } catch (error) {
+          request.log.error({ err: error, provider: name }, 'rail callback: collection not applied');
+          recordRailCallback(name, 'error');
+          const code = isDatabaseUnavailable(error) ? 'database_unavailable' : 'callback_unavailable';
+          return reply.status(503).send({ error: 'The callback could not be recorded now; send it again', code });
+        }
       } else {
-        recordRailCallback(name, verdict.kind === 'ignored' ? 'ignored' : 'collection');
+        recordRailCallback(name, 'ignored');
       }
       return reply.status(answer.status).send(answer.body ?? '');
     };

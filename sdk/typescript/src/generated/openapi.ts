@@ -1143,6 +1143,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pos/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the customer's phone to pay (M-Pesa STK push, MoMo request-to-pay; the sandbox in test mode)
+         * @description Mobile money at the till (docs/till.md): the till asks the customer's phone to pay; the customer approves or
+         *     declines there. States: pending -> completed | failed | expired, or cancelled by the till. expiresAt is
+         *     COLLECTION_TIMEOUT_SECONDS (default 120) after creation; a collection not confirmed by then becomes expired after one last
+         *     status query at the provider (failureCode no_answer). Poll GET every second or two while the till waits.
+         *     Test mode (mk_test_ keys, test terminals): the sandbox answers after SANDBOX_STEP_MS: approved, except the magic numbers
+         *     (last four digits of the national number) 0002 customer declined (failed, failureCode declined),
+         *     0003 insufficient funds (failed, insufficient_funds), 0004
+         *     no answer (expired at expiresAt). Live mode: routed to the provider for the merchant's country (M-Pesa Express in KE, MTN
+         *     MoMo request-to-pay where MTN operates, then any configured adapter that collects; RAIL_ROUTES mobile_money order); none:
+         *     422 collection_unavailable. Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
+         *     On completion, in one database transaction: the state, one ledger transfer crediting the merchant's wallet (from
+         *     rail_clearing live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
+         *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
+         *     {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
+         *     providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
+         *     mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once.
+         *
+         *     Idempotency-Key honoured: the collection id derives from the key, so a retry (even after a crash) answers
+         *     the same collection and never prompts the phone twice. 400 invalid_phone (not a valid number in E.164 or the merchant country's local
+         *     form), 400 currency_not_accepted (not the merchant's currency), 400 invalid_amount, 404 wallet_not_found, 422 collection_unavailable
+         *     (live mode, no provider collects in the merchant's country).
+         */
+        post: operations["createPosCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pos/collections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A collection: poll it while the till waits (404 collection_not_found for another merchant's or mode's)
+         * @description Mobile money at the till (docs/till.md): the till asks the customer's phone to pay; the customer approves or
+         *     declines there. States: pending -> completed | failed | expired, or cancelled by the till. expiresAt is
+         *     COLLECTION_TIMEOUT_SECONDS (default 120) after creation; a collection not confirmed by then becomes expired after one last
+         *     status query at the provider (failureCode no_answer). Poll GET every second or two while the till waits.
+         *     Test mode (mk_test_ keys, test terminals): the sandbox answers after SANDBOX_STEP_MS: approved, except the magic numbers
+         *     (last four digits of the national number) 0002 customer declined (failed, failureCode declined),
+         *     0003 insufficient funds (failed, insufficient_funds), 0004
+         *     no answer (expired at expiresAt). Live mode: routed to the provider for the merchant's country (M-Pesa Express in KE, MTN
+         *     MoMo request-to-pay where MTN operates, then any configured adapter that collects; RAIL_ROUTES mobile_money order); none:
+         *     422 collection_unavailable. Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
+         *     On completion, in one database transaction: the state, one ledger transfer crediting the merchant's wallet (from
+         *     rail_clearing live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
+         *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
+         *     {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
+         *     providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
+         *     mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once.
+         */
+        get: operations["getPosCollection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pos/collections/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The till stops waiting: a pending collection becomes cancelled (409 collection_not_pending once it has ended, 410 collection_expired)
+         * @description The provider cannot always withdraw a prompt already on the customer's phone. The collection is still asked about
+         *     until its expiry: if the provider confirms the payment after the cancel, it is recorded as completed (cancelledAt stays set,
+         *     claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and refund the
+         *     customer: never lost, never silently kept. A cancelled collection cannot be a till sale's tender. Cancelling a cancelled collection
+         *     answers it again. 404 collection_not_found.
+         */
+        post: operations["cancelPosCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/products": {
         parameters: {
             query?: never;
@@ -1241,7 +1340,11 @@ export interface paths {
          * @description Only a completed POS session, an accepted offline payment or an accepted till sale. The money goes back from the merchant's wallet to the wallet
          *     that paid, by a ledger transfer in the same transaction as the refund, its stock and its pos.refund.created event; a till sale gives back its
          *     wallet tap that way first and the rest in cash from the drawer (no ledger movement), tenders saying which. A POS session that paid part of a
-         *     till sale is refunded through that sale (409 sale_in_till_sale). cashierId and shiftId record who refunded, in which shift. All refunds of a sale
+         *     till sale is refunded through that sale (409 sale_in_till_sale). A till sale's mobile money part (after its wallet tap, before its cash)
+         *     goes back to the phone that paid as a mobile_money payout from the merchant's wallet (a payment like POST /api/pay's, with its fee; the
+         *     sandbox in test mode), recorded in the refund's transaction, its id in the refund's mobile_money tender reference; 409 sale_changed when
+         *     another refund of the sale got in between (send it again), 409 mobile_money_refund_unavailable when the refund would need more back than
+         *     the sale's tenders can return (docs/till.md). cashierId and shiftId record who refunded, in which shift. All refunds of a sale
          *     together never exceed what was paid (409 refund_exceeds_sale, nothing_to_refund); a line refunds at most its units not yet refunded (400
          *     refund_line_invalid); a sale without lines refunds in full only. 422 insufficient_funds when the merchant's wallet cannot pay it back. A
          *     terminal refunds its own sales with its manager PIN (403 manager_pin_required, manager_pin_not_set, wrong_manager_pin; 429
@@ -4127,6 +4230,16 @@ export interface components {
             reference?: string;
             items?: components["schemas"]["PayrollItemInput"][];
         };
+        CreatePosCollectionBody: {
+            /** @description Integer minor units (cents, kobo...) */
+            amountMinor: number;
+            /** @description The merchant's currency (400 currency_not_accepted otherwise) */
+            currency: string;
+            /** @description The customer's mobile money number: E.164 (+254712345678) or the local form of the merchant's country (0712345678); 400 invalid_phone */
+            phone: string;
+            /** @description Shown on the customer's phone where the provider allows (trimmed to its limits) */
+            description?: string;
+        };
         CreatePosSessionBody: {
             /** @description Decimal amount in major units (12.50); at most the currency's ISO 4217 decimals, over 0, at most 1e12 */
             amount: number;
@@ -5609,6 +5722,35 @@ export interface components {
             externalRef: string;
             reason: string;
         };
+        PosCollectionRecord: {
+            id: string;
+            status: components["schemas"]["PosCollectionStatus"];
+            amountMinor: number;
+            currency: string;
+            /** @description Masked: the country code and the last three digits (+254•••••••011) */
+            phone: string;
+            /** @description sandbox (test mode), or the provider asked: mpesa, momo, paystack, flutterwave */
+            provider: string;
+            terminalId: string | null;
+            description?: string;
+            providerReference?: string;
+            /** @description declined, insufficient_funds, no_answer (also on expired), invalid_phone or provider_error */
+            failureCode?: string;
+            /** @description A sentence the merchant can read */
+            failureReason?: string;
+            /** Format: date-time */
+            cancelledAt?: string;
+            /** @description The till sale that took this collection as its mobile_money tender, if any */
+            claimedBy: string | null;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt?: string;
+        };
+        /** @enum {string} */
+        PosCollectionStatus: "pending" | "completed" | "failed" | "expired" | "cancelled";
         PosContextResponse: {
             merchant: {
                 id: string;
@@ -13404,6 +13546,342 @@ export interface operations {
             };
         };
     };
+    createPosCollection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional and recommended: a retry with the same key and body answers the first result instead of running twice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePosCollectionBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PosCollectionRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `currency_not_supported`, `idempotency_key_invalid`, `invalid_mode`, `invalid_phone`, `currency_not_accepted`, `invalid_amount`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `wallet_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `collection_unavailable`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPosCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PosCollectionRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `collection_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `collection_unavailable`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    cancelPosCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PosCollectionRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `collection_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `collection_not_pending`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Expired. Codes include: `collection_expired`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listMerchantProducts: {
         parameters: {
             query?: {
@@ -14097,7 +14575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`, `sale_in_till_sale`. */
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`, `sale_in_till_sale`, `mobile_money_refund_unavailable`, `sale_changed`. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -8,11 +8,16 @@ import type { Queryable } from '../../db/database.ts';
 import { type NewEvent, enqueueEvents } from '../../events/outbox.ts';
 import { cartOfDocument, lockProducts, moveSaleStock, saleLineRecords, storedLines, tenderRecords, unitsByProduct } from '../products/index.ts';
 import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';
+import { type CollectionRow, lockCollections } from '../collections/index.ts';
 import { type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint } from './push.ts';
 import { type StoredTender, type TenderSessionRow, type TillSaleRow, findTillSales, insertTenderClaims, insertTillSales, lockTenderSessions } from './till-sales-store.ts';
 
-/** The tenders this server records on a till sale today: cash, and a wallet tap (a POS session) for part of it. The others are declined, never half-recorded. */
-const RECORDED_TENDERS: ReadonlySet<TillTenderKind> = new Set(['cash', 'wallet']);
+/**
+ * The tenders this server records on a till sale today: cash, a wallet tap (a POS session) and
+ * mobile money (a completed collection, modules/collections) for part of it. The others are
+ * declined, never half-recorded.
+ */
+const RECORDED_TENDERS: ReadonlySet<TillTenderKind> = new Set(['cash', 'wallet', 'mobile_money']);
 const ID_TEXT = 64;
 
 /** A till sale as the terminal sent it, checked; or why it cannot be recorded. */
@@ -130,11 +135,14 @@ export function tenderDecline(sale: Pick<Candidate, 'amount' | 'tip' | 'currency
   const major = (minor: number) => `${toMajor(minor, sale.currency)} ${sale.currency}`;
   const unsupported = sale.tenders.find((tender) => !RECORDED_TENDERS.has(tender.kind as TillTenderKind));
   if (unsupported) {
-    return decline('tender_not_supported', `A ${unsupported.kind} tender cannot be recorded on a till sale yet: this server records cash and wallet taps at the till`);
+    return decline('tender_not_supported', `A ${unsupported.kind} tender cannot be recorded on a till sale yet: this server records cash, wallet taps and mobile money at the till`);
   }
   const wallets = sale.tenders.filter((tender) => tender.kind === 'wallet');
   if (wallets.length > 1) return decline('tender_not_supported', 'A till sale takes at most one wallet tap');
   if (wallets.some((tender) => tender.reference === undefined)) return decline('tender_unverified', 'A wallet tender must name the POS session that took it (reference)');
+  if (sale.tenders.some((tender) => tender.kind === 'mobile_money' && tender.reference === undefined)) {
+    return decline('tender_unverified', 'A mobile_money tender must name the collection that took it (reference)');
+  }
   const paid = sale.tenders.reduce((sum, tender) => sum + tender.amount, 0);
   if (paid !== sale.amount + sale.tip) {
     return decline('tenders_mismatch', `The tenders add up to ${major(paid)}, the sale and tip to ${major(sale.amount + sale.tip)}`);
@@ -288,6 +296,33 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
     return null;
   }
 
+  /**
+   * A mobile_money tender is the collection that took that part (POST /api/pos/collections):
+   * completed, asked by this till (same merchant, mode and terminal), not cancelled by it, in this
+   * currency, for exactly the tender's amount, and claimed by no other till sale.
+   */
+  function mobileMoneyDecline(terminal: PushTerminal, sale: Candidate, collections: ReadonlyMap<string, CollectionRow>, claimed: Set<string>): Verdict | null {
+    for (const tender of sale.tenders) {
+      if (tender.kind !== 'mobile_money') continue;
+      const reference = tender.reference!;
+      const collection = collections.get(reference);
+      const unverified = (why: string) => decline('tender_unverified', `Mobile money tender ${reference}: ${why}`);
+      if (!collection || collection.merchant_id !== terminal.merchantId || collection.mode !== terminal.mode || collection.terminal_id !== terminal.terminalId) {
+        return unverified('no mobile-money collection of this till has this id');
+      }
+      if (collection.status !== 'completed') return unverified(`the collection is ${collection.status}, not completed`);
+      if (collection.cancelled_at !== null) return unverified('the till cancelled this collection before it completed: the merchant refunds it, it pays no sale');
+      if (collection.currency !== sale.currency || collection.amount !== tender.amount) {
+        return unverified(`the collection took ${toMajor(collection.amount, collection.currency)} ${collection.currency}, the tender says ${toMajor(tender.amount, sale.currency)} ${sale.currency}`);
+      }
+      if ((collection.claimed_by !== null && collection.claimed_by !== undefined && collection.claimed_by !== sale.id) || claimed.has(reference)) {
+        return decline('tender_claimed', `Mobile money tender ${reference} already pays another till sale`);
+      }
+      claimed.add(reference);
+    }
+    return null;
+  }
+
   async function record(tx: Queryable, terminal: PushTerminal, batch: readonly { sale: Candidate; seq: number; verdict: Verdict }[], now: Date): Promise<TillSaleRow[]> {
     const scope = { merchantId: terminal.merchantId, mode: terminal.mode };
     const references = batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? entry.sale.tenders.flatMap((tender) => (tender.kind === 'wallet' && tender.reference ? [tender.reference] : [])) : []));
@@ -300,6 +335,20 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
         const refused = walletDecline(terminal, entry.sale, sessions, claimed);
         if (refused) entry.verdict = refused;
         else for (const tender of entry.sale.tenders) if (tender.kind === 'wallet') claims.push({ reference: tender.reference!.toLowerCase(), sale_id: entry.sale.id, amount: tender.amount });
+      }
+    }
+    const collectionIds = batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? entry.sale.tenders.flatMap((tender) => (tender.kind === 'mobile_money' && tender.reference ? [tender.reference] : [])) : []));
+    if (collectionIds.length > 0) {
+      const collections = await lockCollections(tx, collectionIds);
+      const claimed = new Set<string>();
+      for (const entry of batch) {
+        if (entry.verdict.status !== 'accepted') continue;
+        const refused = mobileMoneyDecline(terminal, entry.sale, collections, claimed);
+        if (refused) {
+          entry.verdict = refused;
+          // Its wallet claims, taken above, are given up with it.
+          for (let index = claims.length - 1; index >= 0; index -= 1) if (claims[index]!.sale_id === entry.sale.id) claims.splice(index, 1);
+        } else for (const tender of entry.sale.tenders) if (tender.kind === 'mobile_money') claims.push({ reference: tender.reference!, sale_id: entry.sale.id, amount: tender.amount });
       }
     }
     const sold = unitsByProduct(batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? (entry.sale.cart?.lines ?? []) : [])));

@@ -9,6 +9,9 @@ import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { transfer, transferIds } from '../../ledger/ledger.ts';
+import { findCollection } from '../collections/index.ts';
+import { findMerchant } from '../merchants/index.ts';
+import { type NewPayment, preparePayment, recordPayment } from '../payments/index.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
 import { moveSaleStock, saleLineRecords, storedLines, storedTenders, tenderRecords, tenderTotal, unitsByProduct } from './sales.ts';
@@ -154,14 +157,43 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
 
 /**
  * How a refund of a till sale goes back: its wallet tap first, up to what that tap paid less what
- * earlier refunds gave back to it; the rest in cash from the drawer.
+ * earlier refunds gave back to it; then its mobile money (a payout to the phone that paid), up to
+ * what the collection took less what earlier refunds sent back; the rest in cash from the drawer.
  */
-function tillRefundSplit(sale: SaleRow, refunds: readonly RefundRow[], amount: number): { wallet: number; cash: number; session: string | null } {
-  const wallet = storedTenders(sale.tenders).find((tender) => tender.kind === 'wallet');
-  if (!wallet) return { wallet: 0, cash: amount, session: null };
-  const given = tenderTotal(refunds.flatMap((refund) => refund.tenders ?? []), 'wallet');
-  const back = Math.min(amount, Math.max(Number(wallet.amount) - given, 0));
-  return { wallet: back, cash: amount - back, session: wallet.reference?.toLowerCase() ?? null };
+function tillRefundSplit(sale: SaleRow, refunds: readonly RefundRow[], amount: number): { wallet: number; mobileMoney: number; cash: number; session: string | null; collection: string | null } {
+  const tenders = storedTenders(sale.tenders);
+  const given = refunds.flatMap((refund) => refund.tenders ?? []);
+  const wallet = tenders.find((tender) => tender.kind === 'wallet');
+  const walletBack = wallet ? Math.min(amount, Math.max(Number(wallet.amount) - tenderTotal(given, 'wallet'), 0)) : 0;
+  const phone = tenders.find((tender) => tender.kind === 'mobile_money');
+  const phoneBack = phone ? Math.min(amount - walletBack, Math.max(Number(phone.amount) - tenderTotal(given, 'mobile_money'), 0)) : 0;
+  return { wallet: walletBack, mobileMoney: phoneBack, cash: amount - walletBack - phoneBack, session: wallet?.reference?.toLowerCase() ?? null, collection: phone?.reference ?? null };
+}
+
+/** What a refund request gives back (its lines and amount) of what is still refundable; the rules it breaks are 400 / 409. */
+function refundAmount(sale: SaleRow, state: ReturnType<typeof refundable>, request: RefundRequest): { amount: number; lines: StoredRefundLine[] } {
+  let amount: number;
+  let lines: StoredRefundLine[];
+  if (request.lines === undefined) {
+    lines = state.perLine.filter((line) => line.quantity > 0);
+    amount = state.left;
+  } else {
+    if (!state.lines) throw badRequest('refund_line_invalid', 'This sale has no lines: refund it in full (no lines)');
+    const asked = new Map<number, number>();
+    for (const { line, quantity } of request.lines) asked.set(line, (asked.get(line) ?? 0) + quantity);
+    lines = [...asked].sort(([a], [b]) => a - b).map(([line, quantity]) => {
+      const sold: SaleLine | undefined = state.lines![line];
+      const before = state.done.get(line) ?? 0;
+      if (!sold || quantity < 1 || before + quantity > sold.quantity) {
+        throw badRequest('refund_line_invalid', `Line ${line} cannot refund ${quantity} more (sold ${sold?.quantity ?? 0}, refunded ${before})`);
+      }
+      return lineRefund(line, sold, state.totals!.lines[line]!, before, quantity);
+    });
+    amount = lines.reduce((sum, line) => sum + line.amount, 0);
+  }
+  if (amount <= 0 || state.left === 0) throw conflict('nothing_to_refund', `Sale ${sale.id} has nothing left to refund`);
+  if (amount > state.left) throw conflict('refund_exceeds_sale', `Refunds of sale ${sale.id} would exceed what was paid`);
+  return { amount, lines };
 }
 
 /** The merchant's wallet back to the wallet that paid (no negative wallet: 422 insufficient_funds); answers the transfer's id. */
@@ -184,7 +216,7 @@ async function correctingTransfer(tx: Parameters<typeof transfer>[0], sale: Sale
 
 /** docs/catalogue.md, "Sales and refunds". */
 export function refundsService(context: AppContext) {
-  const { db } = context;
+  const { db, config } = context;
 
   /**
    * A sale id as typed: the whole id, or the short one a receipt prints (its first 8 or more hex
@@ -205,6 +237,39 @@ export function refundsService(context: AppContext) {
     // A terminal refunds and reads its own sales only.
     if (!sale || (actor.terminalId !== null && sale.terminal_id !== actor.terminalId)) throw saleNotFound(typedId);
     return sale;
+  }
+
+  /**
+   * The payout that gives a till sale's mobile money part back to the phone that paid, priced
+   * outside the refund's transaction (as payroll does); null when the refund has no such part.
+   * The transaction checks the split again and records it with its debit.
+   */
+  async function preparePhonePayout(actor: SaleActor, request: RefundRequest, refundId: string): Promise<{ payment: NewPayment; amount: number; collection: string | null } | null> {
+    const sale = await visibleSale(actor, request.saleId, false);
+    if (sale.kind !== 'till_sale' || !storedTenders(sale.tenders).some((tender) => tender.kind === 'mobile_money')) return null;
+    const refunds = await refundsOfSale(db, sale.id);
+    const split = tillRefundSplit(sale, refunds, refundAmount(sale, refundable(sale, refunds), request).amount);
+    if (split.mobileMoney <= 0 || !split.collection) return null;
+    const collection = await findCollection(db, split.collection);
+    const merchant = await findMerchant(db, sale.merchant_id);
+    if (!collection || !merchant) throw new Error(`till sale ${sale.id}: mobile money tender ${split.collection} has no collection`);
+    const payment = await preparePayment(
+      { db, config, now: context.now, fx: context.fx, payoutProviders: context.payoutProviders },
+      { merchantId: sale.merchant_id, handle: merchant.handle, mode: sale.mode },
+      {
+        fromCode: merchant.country,
+        toCode: collection.country,
+        rail: 'mobile_money',
+        amount: toMajor(split.mobileMoney, sale.currency),
+        currency: sale.currency,
+        receiver: collection.phone,
+        receiverName: 'Customer',
+        senderName: merchant.name,
+        note: `Refund ${refundId} of sale ${sale.id}`,
+      },
+      `pay_${refundId.slice(3)}`,
+    );
+    return { payment, amount: split.mobileMoney, collection: split.collection };
   }
 
   return {
@@ -258,6 +323,7 @@ export function refundsService(context: AppContext) {
 
   async function applyRefund(actor: SaleActor, request: RefundRequest, id: string, options: { wholeOnly?: boolean } = {}) {
     const now = context.now();
+    const phonePayout = await preparePhonePayout(actor, request, id);
     let restocked: ProductDoc[] = [];
     const { row, sale } = await db.transaction(async (tx) => {
       restocked = [];
@@ -274,31 +340,30 @@ export function refundsService(context: AppContext) {
       // A returned tender goes back whole, once: a refund made in between (with the PIN) returns nothing more.
       if (options.wholeOnly && refunds.length > 0) throw conflict('nothing_to_refund', `Sale ${sale.id} was refunded already`);
       const state = refundable(sale, refunds);
-      let amount: number;
-      let lines: StoredRefundLine[];
-      if (request.lines === undefined) {
-        lines = state.perLine.filter((line) => line.quantity > 0);
-        amount = state.left;
-      } else {
-        if (!state.lines) throw badRequest('refund_line_invalid', 'This sale has no lines: refund it in full (no lines)');
-        const asked = new Map<number, number>();
-        for (const { line, quantity } of request.lines) asked.set(line, (asked.get(line) ?? 0) + quantity);
-        lines = [...asked].sort(([a], [b]) => a - b).map(([line, quantity]) => {
-          const sold: SaleLine | undefined = state.lines![line];
-          const before = state.done.get(line) ?? 0;
-          if (!sold || quantity < 1 || before + quantity > sold.quantity) {
-            throw badRequest('refund_line_invalid', `Line ${line} cannot refund ${quantity} more (sold ${sold?.quantity ?? 0}, refunded ${before})`);
-          }
-          return lineRefund(line, sold, state.totals!.lines[line]!, before, quantity);
-        });
-        amount = lines.reduce((sum, line) => sum + line.amount, 0);
-      }
-      if (amount <= 0 || state.left === 0) throw conflict('nothing_to_refund', `Sale ${sale.id} has nothing left to refund`);
-      if (amount > state.left) throw conflict('refund_exceeds_sale', `Refunds of sale ${sale.id} would exceed what was paid`);
+      const { amount, lines } = refundAmount(sale, state, request);
       // A till sale gives back its wallet tap first (to the wallet that paid, by a ledger
       // transfer), the rest from the drawer (cash moves nothing on the ledger); any other sale
       // goes back to the wallet that paid it.
-      const split = till ? tillRefundSplit(sale, refunds, amount) : { wallet: amount, cash: 0, session: null };
+      const split = till ? tillRefundSplit(sale, refunds, amount) : { wallet: amount, mobileMoney: 0, cash: 0, session: null, collection: null };
+      if (till && split.cash > 0) {
+        // The drawer gives back at most the sale's cash (a second mobile money tender is not paid back to its phone).
+        const cashPaid = tenderTotal(storedTenders(sale.tenders), 'cash');
+        const cashBack = tenderTotal(refunds.flatMap((refund) => refund.tenders ?? []), 'cash');
+        if (split.cash > cashPaid - cashBack) {
+          throw conflict('mobile_money_refund_unavailable', `Part of this refund would go back to a mobile money payment the till cannot pay back: refund at most ${toMajor(Math.max(cashPaid - cashBack, 0) + split.wallet + split.mobileMoney, sale.currency)} ${sale.currency} here and the rest to the customer's phone from the merchant's side`);
+        }
+      }
+      // The mobile money part goes back to the phone that paid: a mobile_money payout from the
+      // merchant's wallet (POST /api/pay's payment, sandbox in test mode), prepared before this
+      // transaction and recorded in it with its debit.
+      let phonePaymentId: string | null = null;
+      if (split.mobileMoney > 0) {
+        if (!phonePayout || phonePayout.amount !== split.mobileMoney || phonePayout.collection !== split.collection) {
+          throw conflict('sale_changed', `Sale ${sale.id} was refunded meanwhile: send the refund again`);
+        }
+        await recordPayment(tx, phonePayout.payment, config.sandboxStepMs);
+        phonePaymentId = phonePayout.payment.id;
+      }
       let payer: { walletId: string; handle: string | null } | null = sale.payer_wallet_id ? { walletId: sale.payer_wallet_id, handle: sale.payer_handle } : null;
       if (split.session && split.wallet > 0) {
         const paid = await sessionPayer(tx, split.session);
@@ -306,7 +371,11 @@ export function refundsService(context: AppContext) {
         payer = { walletId: paid.payer_wallet_id, handle: paid.payer_handle };
       }
       const transferId = split.wallet > 0 ? await correctingTransfer(tx, { ...sale, payer_wallet_id: payer!.walletId }, id, split.wallet) : null;
-      const tenders = [...(split.wallet > 0 ? [{ kind: 'wallet', amount: split.wallet }] : []), ...(split.cash > 0 ? [{ kind: 'cash', amount: split.cash }] : [])];
+      const tenders = [
+        ...(split.wallet > 0 ? [{ kind: 'wallet', amount: split.wallet }] : []),
+        ...(split.mobileMoney > 0 ? [{ kind: 'mobile_money', amount: split.mobileMoney, ...(phonePaymentId ? { reference: phonePaymentId } : {}) }] : []),
+        ...(split.cash > 0 ? [{ kind: 'cash', amount: split.cash }] : []),
+      ];
       const row = await insertRefund(tx, {
         id,
         sale_id: sale.id,

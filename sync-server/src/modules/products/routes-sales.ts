@@ -56,7 +56,11 @@ function terminalOf(request: FastifyRequest): TerminalActor {
 const REFUND_RULES = `Only a completed POS session, an accepted offline payment or an accepted till sale. The money goes back from the merchant's wallet to the wallet
 that paid, by a ledger transfer in the same transaction as the refund, its stock and its pos.refund.created event; a till sale gives back its
 wallet tap that way first and the rest in cash from the drawer (no ledger movement), tenders saying which. A POS session that paid part of a
-till sale is refunded through that sale (409 sale_in_till_sale). cashierId and shiftId record who refunded, in which shift. All refunds of a sale
+till sale is refunded through that sale (409 sale_in_till_sale). A till sale's mobile money part (after its wallet tap, before its cash)
+goes back to the phone that paid as a mobile_money payout from the merchant's wallet (a payment like POST /api/pay's, with its fee; the
+sandbox in test mode), recorded in the refund's transaction, its id in the refund's mobile_money tender reference; 409 sale_changed when
+another refund of the sale got in between (send it again), 409 mobile_money_refund_unavailable when the refund would need more back than
+the sale's tenders can return (docs/till.md). cashierId and shiftId record who refunded, in which shift. All refunds of a sale
 together never exceed what was paid (409 refund_exceeds_sale, nothing_to_refund); a line refunds at most its units not yet refunded (400
 refund_line_invalid); a sale without lines refunds in full only. 422 insufficient_funds when the merchant's wallet cannot pay it back. A
 terminal refunds its own sales with its manager PIN (403 manager_pin_required, manager_pin_not_set, wrong_manager_pin; 429

@@ -1,4 +1,4 @@
-import type { PosSessionRecord } from '@tapline/shared/schemas';
+import type { CreatePosCollectionBody, PosCollectionRecord, PosSessionRecord } from '@tapline/shared/schemas';
 import type { SessionItem } from './till-cart.ts';
 
 export type PosSession = PosSessionRecord;
@@ -179,6 +179,10 @@ export function createApi(terminalToken: string) {
     // Whether the terminal has a manager PIN (no PIN sent), or whether this one is it (403 wrong_manager_pin, 429 manager_pin_locked).
     managerPinCheck: (managerPin?: string) => call<{ terminalId: string; managerPinSet: boolean; verified: boolean }>('POST', '/api/pos/manager-pin/check', managerPin === undefined ? {} : { managerPin }),
     currentReport: () => call<DayReport>('GET', '/api/pos/reports/current'),
+    // Mobile money at the till (docs/till.md): the key makes a Send repeated after a lost answer or a reload ask the phone once.
+    createCollection: (body: CreatePosCollectionBody, idempotencyKey: string) => call<PosCollectionRecord>('POST', '/api/pos/collections', body, { 'idempotency-key': `momo-${idempotencyKey}` }),
+    collection: (collectionId: string) => call<PosCollectionRecord>('GET', `/api/pos/collections/${encodeURIComponent(collectionId)}`),
+    cancelCollection: (collectionId: string) => call<PosCollectionRecord>('POST', `/api/pos/collections/${encodeURIComponent(collectionId)}/cancel`),
     closeDay: (managerPin: string, idempotencyKey: string) => call<DayReport>('POST', '/api/pos/reports', { managerPin }, { 'idempotency-key': `zreport-${idempotencyKey}` }),
   };
 }

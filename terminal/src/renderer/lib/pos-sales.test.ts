@@ -69,6 +69,9 @@ function server() {
     closeDay: () => Promise.reject(new Error('not used here')),
     managerPinCheck: () => Promise.reject(new Error('not used here')),
     returnTender: () => Promise.reject(new Error('not used here')),
+    createCollection: () => Promise.reject(new Error('not used here')),
+    collection: () => Promise.reject(new Error('not used here')),
+    cancelCollection: () => Promise.reject(new Error('not used here')),
   } satisfies Api;
   return { api, state };
 }

@@ -1,0 +1,35 @@
+// Mobile money at the till (docs/till.md): a collection the till asks the customer's phone to pay.
+import { type Static, Type } from 'typebox';
+import { Timestamp, literalUnion } from './common.ts';
+
+export const POS_COLLECTION_STATUSES = ['pending', 'completed', 'failed', 'expired', 'cancelled'] as const;
+/** pending until the customer approves (completed) or declines (failed) on their phone, or the wait ends (expired); cancelled: the till stopped waiting. */
+export const PosCollectionStatus = literalUnion(POS_COLLECTION_STATUSES);
+
+export const CreatePosCollectionBody = Type.Object({
+  amountMinor: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Integer minor units (cents, kobo...)' }),
+  currency: Type.String({ minLength: 3, maxLength: 3, description: 'The merchant\'s currency (400 currency_not_accepted otherwise)' }),
+  phone: Type.String({ minLength: 1, maxLength: 32, description: 'The customer\'s mobile money number: E.164 (+254712345678) or the local form of the merchant\'s country (0712345678); 400 invalid_phone' }),
+  description: Type.Optional(Type.String({ maxLength: 200, description: 'Shown on the customer\'s phone where the provider allows (trimmed to its limits)' })),
+});
+export type CreatePosCollectionBody = Static<typeof CreatePosCollectionBody>;
+
+export const PosCollectionRecord = Type.Object({
+  id: Type.String(),
+  status: PosCollectionStatus,
+  amountMinor: Type.Integer(),
+  currency: Type.String(),
+  phone: Type.String({ description: 'Masked: the country code and the last three digits (+254•••••••011)' }),
+  provider: Type.String({ description: 'sandbox (test mode), or the provider asked: mpesa, momo, paystack, flutterwave' }),
+  terminalId: Type.Union([Type.String(), Type.Null()]),
+  description: Type.Optional(Type.String()),
+  providerReference: Type.Optional(Type.String()),
+  failureCode: Type.Optional(Type.String({ description: 'declined, insufficient_funds, no_answer (also on expired), invalid_phone or provider_error' })),
+  failureReason: Type.Optional(Type.String({ description: 'A sentence the merchant can read' })),
+  cancelledAt: Type.Optional(Timestamp),
+  claimedBy: Type.Union([Type.String(), Type.Null()], { description: 'The till sale that took this collection as its mobile_money tender, if any' }),
+  expiresAt: Timestamp,
+  createdAt: Timestamp,
+  completedAt: Type.Optional(Timestamp),
+});
+export type PosCollectionRecord = Static<typeof PosCollectionRecord>;

@@ -1,0 +1,96 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { CreatePosCollectionBody, ErrorBody, PosCollectionRecord } from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import { principalOf } from '../../auth/hooks.ts';
+import { forbidden } from '../../http/errors.ts';
+import { derivedId } from '../../http/idempotency.ts';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { polledJob } from '../../jobs/poller.ts';
+import { type CollectionCaller, SANDBOX_PHONE_SUFFIXES, collectionRecord } from './service.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+/** Like the other /api/pos routes: a terminal's token (the till) or the merchant's key. */
+const merchantOrTerminal = { auth: ['merchant', 'terminal'] } as const;
+const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+function caller(request: FastifyRequest): CollectionCaller {
+  const principal = principalOf(request);
+  if (principal.kind === 'merchant') return { merchantId: principal.merchantId, mode: principal.mode, terminalId: null };
+  if (principal.kind === 'terminal') return { merchantId: principal.merchantId, mode: principal.mode, terminalId: principal.terminalId };
+  throw forbidden('credential_not_allowed', 'Collections need a terminal token or the merchant API key');
+}
+
+const FLOW = `Mobile money at the till (docs/till.md): the till asks the customer's phone to pay; the customer approves or
+declines there. States: pending -> completed | failed | expired, or cancelled by the till. expiresAt is
+COLLECTION_TIMEOUT_SECONDS (default 120) after creation; a collection not confirmed by then becomes expired after one last
+status query at the provider (failureCode no_answer). Poll GET every second or two while the till waits.
+Test mode (mk_test_ keys, test terminals): the sandbox answers after SANDBOX_STEP_MS: approved, except the magic numbers
+(last four digits of the national number) ${SANDBOX_PHONE_SUFFIXES.declined} customer declined (failed, failureCode declined),
+${SANDBOX_PHONE_SUFFIXES.insufficient_funds} insufficient funds (failed, insufficient_funds), ${SANDBOX_PHONE_SUFFIXES.no_answer}
+no answer (expired at expiresAt). Live mode: routed to the provider for the merchant's country (M-Pesa Express in KE, MTN
+MoMo request-to-pay where MTN operates, then any configured adapter that collects; RAIL_ROUTES mobile_money order); none:
+422 collection_unavailable. Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
+On completion, in one database transaction: the state, one ledger transfer crediting the merchant's wallet (from
+rail_clearing live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
+pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
+{collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
+providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
+mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once.`;
+
+/** Mobile-money collections at the till: POST /api/pos/collections, GET, cancel. */
+export async function collectionRoutes(app: TypedApp, context: AppContext): Promise<void> {
+  const collections = context.collections;
+
+  app.post('/api/pos/collections', {
+    config: { ...merchantOrTerminal, idempotency: 'optional' },
+    schema: {
+      tags: ['pos'],
+      summary: 'Ask the customer\'s phone to pay (M-Pesa STK push, MoMo request-to-pay; the sandbox in test mode)',
+      description: `${FLOW}\n\nIdempotency-Key honoured: the collection id derives from the key, so a retry (even after a crash) answers
+the same collection and never prompts the phone twice. 400 invalid_phone (not a valid number in E.164 or the merchant country's local
+form), 400 currency_not_accepted (not the merchant's currency), 400 invalid_amount, 404 wallet_not_found, 422 collection_unavailable
+(live mode, no provider collects in the merchant's country).`,
+      body: CreatePosCollectionBody,
+      response: { 201: PosCollectionRecord, ...errors },
+    },
+  }, async (request, reply) => {
+    const row = await collections.create(caller(request), request.body, derivedId(request, 'pos_collection', 'col'));
+    return reply.status(201).send(collectionRecord(row));
+  });
+
+  app.get('/api/pos/collections/:id', {
+    config: merchantOrTerminal,
+    schema: {
+      tags: ['pos'],
+      summary: 'A collection: poll it while the till waits (404 collection_not_found for another merchant\'s or mode\'s)',
+      description: FLOW,
+      params: IdParams,
+      response: { 200: PosCollectionRecord, ...errors },
+    },
+  }, async (request) => collectionRecord(await collections.get(caller(request), request.params.id)));
+
+  app.post('/api/pos/collections/:id/cancel', {
+    config: merchantOrTerminal,
+    schema: {
+      tags: ['pos'],
+      summary: 'The till stops waiting: a pending collection becomes cancelled (409 collection_not_pending once it has ended, 410 collection_expired)',
+      description: `The provider cannot always withdraw a prompt already on the customer's phone. The collection is still asked about
+until its expiry: if the provider confirms the payment after the cancel, it is recorded as completed (cancelledAt stays set,
+claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and refund the
+customer: never lost, never silently kept. A cancelled collection cannot be a till sale's tender. Cancelling a cancelled collection
+answers it again. 404 collection_not_found.`,
+      params: IdParams,
+      response: { 200: PosCollectionRecord, ...errors },
+    },
+  }, async (request) => collectionRecord(await collections.cancel(caller(request), request.params.id)));
+}
+
+/** The durable job: due sandbox steps, provider polls and expiries (tests call context.collections.runOnce()). */
+export function startCollectionJobs(app: TypedApp, context: AppContext): void {
+  const interval = context.config.collectionPollMs > 0 ? Math.min(context.config.collectionPollMs, 1000) : 0;
+  const job = polledJob(() => context.collections.runOnce(), interval, (error) => app.log.error({ err: error }, 'collection job failed'));
+  context.collectionJobs = job;
+  app.addHook('onReady', async () => job.start());
+  app.addHook('onClose', async () => job.stop());
+}

@@ -1,0 +1,382 @@
+// Mobile money at the till (docs/till.md, "Mobile money at the till"): the till asks for a
+// collection, the customer approves it on their phone, the collection completes on the provider's
+// confirmation (a callback or a poll) and a till sale names it as its mobile_money tender.
+//
+// A collection's row is its durable job: next_poll_at says when the sandbox answers, when the
+// provider is asked again, or when it expires. Every change of state is applied under the row's
+// lock, with its ledger transfer (one per collection, so never twice) and its event.
+import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/database.ts';
+import { type Mode, newId } from '../../auth/secrets.ts';
+import { enqueueEvent } from '../../events/outbox.ts';
+import { badRequest, conflict, gone, notFound, unprocessable } from '../../http/errors.ts';
+import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
+import { transfer, transferIds } from '../../ledger/ledger.ts';
+import { type CollectionRequest, type CollectionUpdate, type RailAdapter, type RailProviderName, providersFor } from '../../rails/index.ts';
+import { findMerchant } from '../merchants/index.ts';
+import { findMerchantWallet } from '../wallets/index.ts';
+import { type CollectionRow, claimDueCollections, findCollection, insertCollection, lockCollection, updateCollection } from './store.ts';
+
+/** Who asks: a terminal (its token) or the merchant's own key, in one mode. */
+export interface CollectionCaller {
+  merchantId: string;
+  mode: Mode;
+  terminalId: string | null;
+}
+
+export interface CreateCollectionBody {
+  amountMinor: number;
+  currency: string;
+  phone: string;
+  description?: string | undefined;
+}
+
+/**
+ * The sandbox's magic numbers (test mode): the last four digits of the phone's national number.
+ * Any other valid number approves after SANDBOX_STEP_MS.
+ */
+export const SANDBOX_PHONE_SUFFIXES = {
+  declined: '0002',
+  insufficient_funds: '0003',
+  no_answer: '0004',
+} as const;
+type SandboxOutcome = 'success' | keyof typeof SANDBOX_PHONE_SUFFIXES;
+
+/** Failure codes a till shows in words (terminal i18n: mobileMoney.failure.<code>). */
+export type CollectionFailureCode = 'declined' | 'insufficient_funds' | 'no_answer' | 'invalid_phone' | 'provider_error';
+
+const SANDBOX_REASONS: Record<Exclude<SandboxOutcome, 'success' | 'no_answer'>, string> = {
+  declined: 'The customer declined the payment on their phone (sandbox number ending 0002)',
+  insufficient_funds: 'The customer\'s mobile money balance is too low (sandbox number ending 0003)',
+};
+const EXPIRED_REASON = 'The customer did not approve the payment in time';
+const DESCRIPTION_MAX = 100;
+const JOB_BATCH = 50;
+
+function sandboxOutcomeOf(nationalNumber: string): SandboxOutcome {
+  for (const [outcome, suffix] of Object.entries(SANDBOX_PHONE_SUFFIXES)) if (nationalNumber.endsWith(suffix)) return outcome as SandboxOutcome;
+  return 'success';
+}
+
+/** A provider's failure sentence read as one of the codes a till explains. */
+export function failureCodeOf(reason: string | undefined): CollectionFailureCode {
+  const text = reason ?? '';
+  if (/insufficient|not_enough_funds|balance is/i.test(text)) return 'insufficient_funds';
+  if (/timeout|timed out|expired|cannot be reached|no answer/i.test(text)) return 'no_answer';
+  if (/not a valid phone|not a kenyan mobile|payer_not_found|does not collect from/i.test(text)) return 'invalid_phone';
+  if (/declin|cancel|reject|did not pay/i.test(text)) return 'declined';
+  return 'provider_error';
+}
+
+/** E.164 of what the cashier typed: international (+...) or the merchant country's local form. */
+export function normalisePhone(input: string, country: string): { e164: string; country: string; national: string } {
+  const parsed = parsePhoneNumberFromString(input.trim(), country as CountryCode);
+  if (!parsed || !parsed.isValid()) {
+    throw badRequest('invalid_phone', `${JSON.stringify(input.slice(0, 32))} is not a valid phone number: type it with its country code (+254...) or in the local form of ${country}`);
+  }
+  return { e164: parsed.number, country: parsed.country ?? country, national: String(parsed.nationalNumber) };
+}
+
+/** The phone as answers show it: the country code and the last three digits. */
+export function maskPhone(e164: string): string {
+  const parsed = parsePhoneNumberFromString(e164);
+  const code = parsed ? `+${parsed.countryCallingCode}` : e164.slice(0, 4);
+  const rest = e164.slice(code.length);
+  return `${code}${'•'.repeat(Math.max(rest.length - 3, 0))}${rest.slice(-3)}`;
+}
+
+export function collectionRecord(row: CollectionRow) {
+  return {
+    id: row.id,
+    status: row.status,
+    amountMinor: row.amount,
+    currency: row.currency,
+    phone: maskPhone(row.phone),
+    provider: row.provider,
+    terminalId: row.terminal_id,
+    ...(row.description ? { description: row.description } : {}),
+    ...(row.provider_reference ? { providerReference: row.provider_reference } : {}),
+    ...(row.failure_code ? { failureCode: row.failure_code } : {}),
+    ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
+    ...(row.cancelled_at ? { cancelledAt: row.cancelled_at.toISOString() } : {}),
+    claimedBy: row.claimed_by ?? null,
+    expiresAt: row.expires_at.toISOString(),
+    createdAt: row.created_at.toISOString(),
+    ...(row.status === 'completed' && row.ended_at ? { completedAt: row.ended_at.toISOString() } : {}),
+  };
+}
+
+function eventData(row: CollectionRow): Record<string, unknown> {
+  return {
+    collectionId: row.id,
+    merchantId: row.merchant_id,
+    terminalId: row.terminal_id,
+    status: row.status,
+    amount: toMajor(row.amount, row.currency),
+    amountMinor: row.amount,
+    currency: row.currency,
+    phone: maskPhone(row.phone),
+    provider: row.provider,
+    providerReference: row.provider_reference,
+    transferId: row.transfer_id,
+    failureCode: row.failure_code,
+    failureReason: row.failure_reason,
+    cancelledAt: row.cancelled_at?.toISOString() ?? null,
+    endedAt: row.ended_at?.toISOString() ?? null,
+  };
+}
+
+export function collectionNotFound(id: string) {
+  return notFound('collection_not_found', `No mobile-money collection ${id.slice(0, 80)}`);
+}
+
+/** What a step or a callback found: the provider's word, or the wait's end. */
+type Outcome = { status: 'completed'; providerReference?: string | undefined } | { status: 'failed'; code: CollectionFailureCode; reason: string; providerReference?: string | undefined } | { status: 'expired' };
+
+function outcomeOf(update: CollectionUpdate): Outcome | undefined {
+  if (update.status === 'completed') return { status: 'completed', providerReference: update.providerReference };
+  if (update.status === 'failed') {
+    const reason = update.failureReason ?? 'The provider declined the payment';
+    return { status: 'failed', code: failureCodeOf(reason), reason, providerReference: update.providerReference };
+  }
+  return undefined;
+}
+
+export function collectionService(context: AppContext, log: (message: string, detail?: Record<string, unknown>) => void = () => undefined) {
+  const { db, config } = context;
+  const pollMs = () => Math.max(config.collectionPollMs, 1000);
+
+  /** The configured adapter that collects in the merchant's country: the route table's mobile_money order, the first with collect. */
+  function liveAdapter(country: string): RailAdapter | undefined {
+    const names: readonly RailProviderName[] = providersFor(context.rails.routes, 'mobile_money', country);
+    const ordered = [...names, ...[...context.rails.adapters.keys()].filter((name) => !names.includes(name))];
+    return ordered.map((name) => context.rails.adapters.get(name)).find((adapter) => adapter?.collect !== undefined && adapter.collectionStatus !== undefined);
+  }
+
+  const requestOf = (row: CollectionRow): CollectionRequest => ({
+    collectionId: row.id,
+    amount: row.amount,
+    currency: row.currency,
+    phone: row.phone,
+    description: row.description ?? 'Tapline',
+  });
+
+  /**
+   * Applies an outcome under the row's lock, idempotently in any order: a completion is applied to
+   * a pending, cancelled or expired collection (money the customer paid is never lost: a late one is
+   * recorded as completed, unclaimed); a failure or an expiry ends only a pending one (a cancelled
+   * one just stops being asked). State, ledger transfer and event commit together.
+   */
+  async function settle(id: string, outcome: Outcome): Promise<'applied' | 'unchanged' | 'unknown'> {
+    const now = context.now();
+    return db.transaction(async (tx) => {
+      const row = await lockCollection(tx, id);
+      if (!row) return 'unknown';
+      return settleLocked(tx, row, outcome, now);
+    });
+  }
+
+  async function settleLocked(tx: Queryable, row: CollectionRow, outcome: Outcome, now: Date): Promise<'applied' | 'unchanged'> {
+    if (outcome.status === 'completed') {
+      if (row.status === 'completed' || row.status === 'failed') return 'unchanged';
+      const transferId = transferIds.posCollection(row.id);
+      await transfer(tx, {
+        id: transferId,
+        mode: row.mode,
+        kind: 'pos_collection',
+        legs: [
+          // Live: the money is at the provider until it settles to the platform; sandbox: the test faucet.
+          { account: systemAccount(row.provider === 'sandbox' ? 'funding' : 'rail_clearing', row.currency), amount: -row.amount },
+          { account: walletAccount(row.merchant_wallet_id, row.currency), amount: row.amount },
+        ],
+        metadata: { collectionId: row.id, provider: row.provider, ...(row.terminal_id ? { terminalId: row.terminal_id } : {}) },
+      });
+      const ended = await updateCollection(tx, row.id, {
+        status: 'completed',
+        transfer_id: transferId,
+        failure_code: null,
+        failure_reason: null,
+        next_poll_at: null,
+        ended_at: now,
+        ...(outcome.providerReference ? { provider_reference: outcome.providerReference } : {}),
+      }, now);
+      await enqueueEvent(tx, { merchantId: row.merchant_id, mode: row.mode, type: 'pos.collection.completed', data: eventData(ended), at: now });
+      return 'applied';
+    }
+    if (row.status === 'cancelled') {
+      if (row.next_poll_at === null) return 'unchanged';
+      await updateCollection(tx, row.id, { next_poll_at: null }, now);
+      return 'applied';
+    }
+    if (row.status !== 'pending') return 'unchanged';
+    const ended = await updateCollection(tx, row.id, outcome.status === 'failed'
+      ? { status: 'failed', failure_code: outcome.code, failure_reason: outcome.reason, next_poll_at: null, ended_at: now, ...(outcome.providerReference ? { provider_reference: outcome.providerReference } : {}) }
+      : { status: 'expired', failure_code: 'no_answer', failure_reason: EXPIRED_REASON, next_poll_at: null, ended_at: now }, now);
+    await enqueueEvent(tx, { merchantId: row.merchant_id, mode: row.mode, type: `pos.collection.${ended.status}`, data: eventData(ended), at: now });
+    return 'applied';
+  }
+
+  /** One step of a due collection: the sandbox's answer, a poll at the provider, or the expiry (after one last query). */
+  async function step(row: CollectionRow): Promise<void> {
+    const now = context.now();
+    const expired = now.getTime() >= row.expires_at.getTime();
+    if (row.provider === 'sandbox') {
+      const outcome = row.sandbox_outcome as SandboxOutcome | null;
+      if (expired || outcome === 'no_answer') {
+        if (expired) await settle(row.id, { status: 'expired' });
+        else await db.transaction(async (tx) => void (await updateCollection(tx, row.id, { next_poll_at: row.expires_at }, now)));
+        return;
+      }
+      if (outcome === 'declined' || outcome === 'insufficient_funds') await settle(row.id, { status: 'failed', code: outcome, reason: SANDBOX_REASONS[outcome] });
+      else await settle(row.id, { status: 'completed', providerReference: `sandbox_${row.id.slice(-12)}` });
+      return;
+    }
+    const adapter = context.rails.adapters.get(row.provider as RailProviderName);
+    let update: CollectionUpdate | undefined;
+    try {
+      if (!adapter?.collectionStatus) throw new Error(`provider ${row.provider} is no longer configured for collections`);
+      // M-Pesa's status takes the CheckoutRequestID collect returned (rails/mpesa/adapter.ts).
+      const status = adapter.collectionStatus as (request: CollectionRequest, reference?: string) => Promise<CollectionUpdate>;
+      update = await status.call(adapter, requestOf(row), row.provider_reference ?? undefined);
+    } catch (error) {
+      log('collection status query failed; asked again later', { collectionId: row.id, error: String((error as Error)?.message ?? error) });
+    }
+    const outcome = update ? outcomeOf(update) : undefined;
+    if (outcome) {
+      await settle(row.id, outcome);
+      return;
+    }
+    if (expired) {
+      await settle(row.id, { status: 'expired' });
+      return;
+    }
+    await db.transaction(async (tx) => {
+      const locked = await lockCollection(tx, row.id);
+      if (!locked || locked.next_poll_at === null) return;
+      const next = new Date(Math.min(now.getTime() + pollMs(), locked.expires_at.getTime()));
+      await updateCollection(tx, row.id, {
+        next_poll_at: next,
+        ...(update ? {} : { poll_errors: locked.poll_errors + 1 }),
+        ...(update?.providerReference && !locked.provider_reference ? { provider_reference: update.providerReference } : {}),
+      }, now);
+    });
+  }
+
+  /** A collection as its merchant sees it; a sandbox one due for its step is stepped first (reads never wait for the job). */
+  async function current(row: CollectionRow): Promise<CollectionRow> {
+    if (row.provider !== 'sandbox' || row.next_poll_at === null || row.next_poll_at.getTime() > context.now().getTime()) return row;
+    await step(row);
+    return (await findCollection(db, row.id)) ?? row;
+  }
+
+  async function visible(caller: CollectionCaller, id: string): Promise<CollectionRow> {
+    const row = await findCollection(db, id);
+    if (!row || row.merchant_id !== caller.merchantId || row.mode !== caller.mode) throw collectionNotFound(id);
+    return row;
+  }
+
+  return {
+    async create(caller: CollectionCaller, body: CreateCollectionBody, derivedId: string | undefined): Promise<CollectionRow> {
+      const merchant = await findMerchant(db, caller.merchantId);
+      if (!merchant) throw notFound('merchant_not_found', 'Merchant not found');
+      const currency = body.currency.trim().toUpperCase();
+      if (currency !== merchant.currency) throw badRequest('currency_not_accepted', `This merchant collects in ${merchant.currency} only, not ${body.currency.slice(0, 8)}`);
+      if (!Number.isSafeInteger(body.amountMinor) || body.amountMinor <= 0) throw badRequest('invalid_amount', 'amountMinor must be a positive whole number of minor units');
+      if (toMajor(body.amountMinor, currency) > MAX_MAJOR_AMOUNT) throw badRequest('invalid_amount', `amountMinor must be at most ${MAX_MAJOR_AMOUNT} ${currency} in major units`);
+      const phone = normalisePhone(body.phone, merchant.country);
+      const description = body.description?.trim().slice(0, DESCRIPTION_MAX) || null;
+      const wallet = await findMerchantWallet(db, caller.merchantId, caller.mode);
+      if (!wallet) throw notFound('wallet_not_found', `The merchant has no ${caller.mode} wallet`);
+      const adapter = caller.mode === 'live' ? liveAdapter(merchant.country) : undefined;
+      if (caller.mode === 'live' && !adapter) {
+        throw unprocessable('collection_unavailable', `No mobile-money collection provider is configured for ${merchant.country} on this server: take another tender`);
+      }
+      const createdAt = context.now();
+      const sandboxOutcome = caller.mode === 'test' ? sandboxOutcomeOf(phone.national) : null;
+      const { row, created } = await insertCollection(db, {
+        id: derivedId ?? newId('col'),
+        merchantId: caller.merchantId,
+        mode: caller.mode,
+        merchantWalletId: wallet.id,
+        terminalId: caller.terminalId,
+        amount: body.amountMinor,
+        currency,
+        phone: phone.e164,
+        country: phone.country,
+        description,
+        provider: adapter?.name ?? 'sandbox',
+        sandboxOutcome,
+        nextPollAt: new Date(createdAt.getTime() + (adapter ? pollMs() : config.sandboxStepMs)),
+        createdAt,
+        expiresAt: new Date(createdAt.getTime() + config.collectionTimeoutSeconds * 1000),
+      });
+      // A retry (same Idempotency-Key, even after a crash) finds the first run's row and never asks the phone twice.
+      if (!created || !adapter?.collect) return current(row);
+      let update: CollectionUpdate | undefined;
+      try {
+        update = await adapter.collect(requestOf(row));
+      } catch (error) {
+        // Unknown outcome (a timeout, a 5xx): never pushed again; the job asks the provider's status.
+        log('collection request: outcome unknown, its status is polled', { collectionId: row.id, error: String((error as Error)?.message ?? error) });
+      }
+      const outcome = update ? outcomeOf(update) : undefined;
+      if (outcome) await settle(row.id, outcome);
+      else if (update?.providerReference) await db.transaction(async (tx) => void (await updateCollection(tx, row.id, { provider_reference: update.providerReference! }, context.now())));
+      return (await findCollection(db, row.id)) ?? row;
+    },
+
+    async get(caller: CollectionCaller, id: string): Promise<CollectionRow> {
+      return current(await visible(caller, id));
+    },
+
+    /**
+     * The till stops waiting. A pending collection becomes cancelled; the provider is still asked
+     * until its expiry, and a confirmation that arrives later is recorded as completed (unclaimed,
+     * for the merchant to refund). Cancelling a cancelled one answers it again; an expired one is a 410, another ended one a 409.
+     */
+    async cancel(caller: CollectionCaller, id: string): Promise<CollectionRow> {
+      const seen = await current(await visible(caller, id));
+      if (seen.status === 'cancelled') return seen;
+      const now = context.now();
+      const row = await db.transaction(async (tx) => {
+        const locked = await lockCollection(tx, id);
+        if (!locked || locked.status !== 'pending') return locked;
+        return updateCollection(tx, id, { status: 'cancelled', cancelled_at: now, ended_at: now }, now);
+      });
+      if (!row) throw collectionNotFound(id);
+      if (row.status === 'expired') throw gone('collection_expired', `Collection ${id} expired at ${row.expires_at.toISOString()}: nothing to cancel`);
+      if (row.status !== 'cancelled') throw conflict('collection_not_pending', `Collection ${id} is ${row.status}: it can no longer be cancelled`);
+      return row;
+    },
+
+    /** A provider's verified callback (rails/routes.ts). */
+    async applyCallback(collectionId: string, providerName: string, update: CollectionUpdate): Promise<'applied' | 'unchanged' | 'unknown_collection'> {
+      const row = await findCollection(db, collectionId);
+      if (!row || row.provider !== providerName) return 'unknown_collection';
+      const outcome = outcomeOf(update);
+      if (!outcome) {
+        if (update.providerReference && !row.provider_reference) {
+          await db.transaction(async (tx) => void (await updateCollection(tx, row.id, { provider_reference: update.providerReference! }, context.now())));
+        }
+        return 'unchanged';
+      }
+      const applied = await settle(collectionId, outcome);
+      return applied === 'unknown' ? 'unknown_collection' : applied;
+    },
+
+    /** Steps every due collection once; answers how many. */
+    async runOnce(): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const due = await claimDueCollections(db, context.now(), Math.max(4 * config.railTimeoutMs, 30_000), JOB_BATCH);
+        for (const row of due) await step(row);
+        total += due.length;
+        if (due.length < JOB_BATCH) return total;
+      }
+    },
+  };
+}
+
+export type CollectionService = ReturnType<typeof collectionService>;

@@ -1,0 +1,129 @@
+// The pos_collections table (migration 037): one row per mobile-money collection a till asked for.
+import type { Queryable } from '../../db/database.ts';
+import type { Mode } from '../../auth/secrets.ts';
+
+export const COLLECTION_STATUSES = ['pending', 'completed', 'failed', 'expired', 'cancelled'] as const;
+export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
+
+export interface CollectionRow {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  merchant_wallet_id: string;
+  terminal_id: string | null;
+  amount: number;
+  currency: string;
+  phone: string;
+  country: string;
+  description: string | null;
+  provider: string;
+  provider_reference: string | null;
+  sandbox_outcome: string | null;
+  status: CollectionStatus;
+  failure_code: string | null;
+  failure_reason: string | null;
+  transfer_id: string | null;
+  cancelled_at: Date | null;
+  next_poll_at: Date | null;
+  poll_errors: number;
+  created_at: Date;
+  expires_at: Date;
+  ended_at: Date | null;
+  updated_at: Date;
+  /** Filled by the reads that join the claims table: the till sale this collection pays, if any. */
+  claimed_by?: string | null;
+}
+
+const COLUMNS = `c.id, c.merchant_id, c.mode, c.merchant_wallet_id, c.terminal_id, c.amount::int8 AS amount, c.currency, c.phone, c.country, c.description,
+  c.provider, c.provider_reference, c.sandbox_outcome, c.status, c.failure_code, c.failure_reason, c.transfer_id, c.cancelled_at, c.next_poll_at,
+  c.poll_errors, c.created_at, c.expires_at, c.ended_at, c.updated_at,
+  (SELECT t.sale_id::text FROM till_sale_tender_claims t WHERE t.reference = c.id) AS claimed_by`;
+
+/** Amounts come back as numbers on both drivers (int8 may arrive as a string). */
+function normalised(row: CollectionRow | undefined): CollectionRow | undefined {
+  if (!row) return row;
+  return { ...row, amount: Number(row.amount), poll_errors: Number(row.poll_errors) };
+}
+
+export async function insertCollection(
+  db: Queryable,
+  fields: {
+    id: string;
+    merchantId: string;
+    mode: Mode;
+    merchantWalletId: string;
+    terminalId: string | null;
+    amount: number;
+    currency: string;
+    phone: string;
+    country: string;
+    description: string | null;
+    provider: string;
+    sandboxOutcome: string | null;
+    nextPollAt: Date;
+    createdAt: Date;
+    expiresAt: Date;
+  },
+): Promise<{ row: CollectionRow; created: boolean }> {
+  // A retry with the same (derived) id finds the first run's row: ON CONFLICT DO NOTHING, then read.
+  const inserted = await db.query<{ id: string }>(
+    `INSERT INTO pos_collections (id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, phone, country, description, provider,
+       sandbox_outcome, next_poll_at, created_at, expires_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $14) ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [fields.id, fields.merchantId, fields.mode, fields.merchantWalletId, fields.terminalId, fields.amount, fields.currency, fields.phone, fields.country,
+      fields.description, fields.provider, fields.sandboxOutcome, fields.nextPollAt, fields.createdAt, fields.expiresAt],
+  );
+  const row = await findCollection(db, fields.id);
+  if (!row) throw new Error(`collection ${fields.id} was not stored`);
+  return { row, created: inserted.length > 0 };
+}
+
+export async function findCollection(db: Queryable, id: string): Promise<CollectionRow | undefined> {
+  const [row] = await db.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE c.id = $1`, [id]);
+  return normalised(row);
+}
+
+export async function lockCollection(tx: Queryable, id: string): Promise<CollectionRow | undefined> {
+  const [row] = await tx.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE c.id = $1 FOR UPDATE OF c`, [id]);
+  return normalised(row);
+}
+
+/** Several collections under their row locks (a till sale's mobile_money tenders), by id. */
+export async function lockCollections(tx: Queryable, ids: readonly string[]): Promise<Map<string, CollectionRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE c.id = ANY($1::text[]) ORDER BY c.id FOR UPDATE OF c`, [[...new Set(ids)]]);
+  return new Map(rows.map((row) => [row.id, normalised(row)!]));
+}
+
+export async function updateCollection(
+  tx: Queryable,
+  id: string,
+  fields: Partial<Pick<CollectionRow, 'status' | 'failure_code' | 'failure_reason' | 'transfer_id' | 'cancelled_at' | 'next_poll_at' | 'poll_errors' | 'provider_reference' | 'ended_at'>>,
+  now: Date,
+): Promise<CollectionRow> {
+  const names = Object.keys(fields) as (keyof typeof fields)[];
+  const sets = names.map((name, index) => `${name} = $${index + 3}`);
+  await tx.query(`UPDATE pos_collections SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, [id, now, ...names.map((name) => fields[name] ?? null)]);
+  const row = await findCollection(tx, id);
+  if (!row) throw new Error(`collection ${id} vanished`);
+  return row;
+}
+
+/**
+ * The collections due for a step (the sandbox's answer, a poll at the provider, the expiry), each
+ * pushed on by `leaseMs` as it is claimed, so a second worker does not take it meanwhile.
+ */
+export async function claimDueCollections(db: Queryable, now: Date, leaseMs: number, limit: number): Promise<CollectionRow[]> {
+  const ids = await db.query<{ id: string }>(
+    `UPDATE pos_collections SET next_poll_at = $2 WHERE id IN (
+       SELECT id FROM pos_collections WHERE next_poll_at IS NOT NULL AND next_poll_at <= $1 ORDER BY next_poll_at LIMIT $3 FOR UPDATE SKIP LOCKED
+     ) RETURNING id`,
+    [now, new Date(now.getTime() + leaseMs), limit],
+  );
+  const rows: CollectionRow[] = [];
+  for (const { id } of ids) {
+    const row = await findCollection(db, id);
+    if (row) rows.push(row);
+  }
+  return rows;
+}

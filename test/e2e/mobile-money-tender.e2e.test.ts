@@ -1,0 +1,162 @@
+// The kiosk's Mobile money screen (terminal/src/renderer/screens/MobileMoneyTender.svelte) in
+// Chromium against the real sync server's sandbox, before it is wired into the till's tender flow:
+// a harness page mounts the screen alone with the kiosk's own api layer, behind the terminal host
+// (which forwards /api to the server). The number typed on the keypad, Send, the countdown, the
+// tender handed to onPaid; a declined number said in words with Try again / Another tender; a
+// reload resuming the wait, Stop waiting; and the offline notice.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import type { Browser, Page } from 'playwright-core';
+import { build } from 'vite';
+import { databaseTargets, useTestServer } from '@tapline/sync-server/testing';
+import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
+import { ARTIFACTS, KIOSK, startKiosk } from './kiosk.ts';
+import { shopWithTerminal } from './shop.ts';
+
+const RENDERER = fileURLToPath(new URL('../../terminal/src/renderer/', import.meta.url));
+
+/** The screen alone on a page: props from the query string, what it hands back on window. */
+async function buildHarness(): Promise<string> {
+  // Inside the repository (test-artifacts/, ignored by git), so that its imports resolve from its node_modules.
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const root = mkdtempSync(join(ARTIFACTS, 'momo-harness-src-'));
+  const outDir = mkdtempSync(join(tmpdir(), 'tapline-momo-harness-'));
+  after(() => {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(outDir, { recursive: true, force: true });
+  });
+  writeFileSync(join(root, 'index.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title></head><body><main id="app" style="height:100vh"></main><script type="module" src="./main.ts"></script></body></html>');
+  writeFileSync(join(root, 'main.ts'), `
+import { mount } from 'svelte';
+import Screen from ${JSON.stringify(join(RENDERER, 'screens/MobileMoneyTender.svelte'))};
+import { createApi } from ${JSON.stringify(join(RENDERER, 'lib/api.ts'))};
+import ${JSON.stringify(join(RENDERER, 'styles.css'))};
+const params = new URLSearchParams(location.search);
+const w = window as unknown as { paid: unknown; backs: number };
+w.paid = null;
+w.backs = 0;
+mount(Screen, {
+  target: document.getElementById('app')!,
+  props: {
+    api: createApi(params.get('token') ?? ''),
+    terminalId: params.get('terminal') ?? '',
+    amountMinor: Number(params.get('amount')),
+    currency: params.get('currency') ?? 'NGN',
+    country: 'NG',
+    offline: params.get('offline') === '1',
+    onPaid: (tender: unknown) => { w.paid = tender; },
+    onBack: () => { w.backs += 1; },
+  },
+});
+`);
+  await build({ configFile: false, root, base: '/', logLevel: 'warn', plugins: [svelte({ configFile: false })], build: { outDir, emptyOutDir: true, target: 'chrome120', reportCompressedSize: false, chunkSizeWarningLimit: 4096 } });
+  return outDir;
+}
+
+const harnessDir = await buildHarness();
+
+for (const target of await databaseTargets()) {
+  describe(`the Mobile money screen in Chromium on ${target.name}`, () => {
+    const server = useTestServer(target, { rateLimitScale: 20, env: { SANDBOX_STEP_MS: '400', COLLECTION_TIMEOUT_SECONDS: '120' } });
+    let browser: Browser;
+    let kiosk: Awaited<ReturnType<typeof startKiosk>>;
+    let pageErrors: string[] = [];
+    before(async () => {
+      browser = await launchChromium();
+      kiosk = await startKiosk({ rendererDir: harnessDir, serverUrl: server().baseUrl, previews: 'mobile-money' });
+    });
+    after(async () => {
+      await kiosk?.host.close();
+      await browser?.close();
+    });
+    afterEach(() => {
+      assert.deepEqual(pageErrors, [], 'no script errors');
+      pageErrors = [];
+    });
+
+    async function open(query: Record<string, string>): Promise<Page> {
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await page.goto(`${kiosk.host.url}/?${new URLSearchParams(query).toString()}`);
+      await page.locator('#mobile-money-tender').waitFor();
+      return page;
+    }
+
+    async function typePhone(page: Page, phone: string): Promise<void> {
+      for (const key of phone) await page.click(key === '+' ? '#momo-key-plus' : `#momo-key-${key}`);
+      assert.equal(await page.locator('#momo-phone').textContent(), phone);
+    }
+
+    it('takes a number on the keypad, waits with a countdown, and hands the paid tender over; the kept request is forgotten', async () => {
+      const shop = await shopWithTerminal(server(), { fund: 0 });
+      const page = await open({ token: `term.${shop.terminalToken}`, terminal: shop.terminalId, amount: '250000', currency: 'NGN' });
+      assert.equal(await page.locator('#momo-send').isDisabled(), true, 'nothing to send yet');
+      await page.locator('#momo-test-hint').waitFor();
+      await typePhone(page, '08031234567');
+      await page.click('#momo-send');
+      await page.locator('#momo-waiting').waitFor();
+      assert.match((await page.locator('#momo-countdown').textContent()) ?? '', /Time left: [12]:\d\d/);
+      assert.match((await page.locator('#momo-waiting').textContent()) ?? '', /\+234•+567/);
+      await waitForExpression(page, 'window.paid !== null');
+      const tender = await page.evaluate<{ kind: string; amountMinor: number; reference: string }>('window.paid');
+      assert.equal(tender.kind, 'mobile_money');
+      assert.equal(tender.amountMinor, 250_000);
+      const collection = await server().request<{ status: string; amountMinor: number }>('GET', `/api/pos/collections/${tender.reference}`, { headers: { authorization: `Bearer term.${shop.terminalToken}` } });
+      assert.deepEqual([collection.body.status, collection.body.amountMinor], ['completed', 250_000]);
+      await page.locator('#momo-paid').waitFor();
+      assert.equal(await page.evaluate(`localStorage.getItem('tapline.mobileMoney.${shop.terminalId}')`), null);
+      await page.context().close();
+    });
+
+    it('says a declined payment in words and offers Try again and Another tender', async () => {
+      const shop = await shopWithTerminal(server(), { fund: 0 });
+      const page = await open({ token: `term.${shop.terminalToken}`, terminal: shop.terminalId, amount: '1000', currency: 'NGN' });
+      await page.keyboard.type('08031230002');
+      await page.keyboard.press('Enter');
+      await page.locator('#momo-failed').waitFor();
+      assert.equal(await page.locator('#momo-failed').getAttribute('data-code'), 'declined');
+      assert.match((await page.locator('#momo-failed').textContent()) ?? '', /The customer declined the payment on their phone\./);
+      await page.click('#momo-retry');
+      await page.locator('#momo-send').waitFor();
+      assert.equal(await page.locator('#momo-phone').textContent(), '08031230002', 'the number stays for another try');
+      await page.click('#momo-back');
+      assert.equal(await page.evaluate<number>('window.backs'), 1);
+      await page.context().close();
+    });
+
+    it('resumes the wait after a reload, and Stop waiting ends it', async () => {
+      const shop = await shopWithTerminal(server(), { fund: 0 });
+      const page = await open({ token: `term.${shop.terminalToken}`, terminal: shop.terminalId, amount: '5000', currency: 'NGN' });
+      await typePhone(page, '08031230004');
+      await page.click('#momo-send');
+      await page.locator('#momo-waiting').waitFor();
+      const id = await page.locator('#mobile-money-tender').getAttribute('data-collection');
+      await page.reload();
+      await page.locator('#momo-waiting').waitFor();
+      assert.equal(await page.locator('#mobile-money-tender').getAttribute('data-collection'), id, 'the same request, not a new one');
+      assert.match((await page.locator('#momo-waiting').textContent()) ?? '', /Still waiting/);
+      await page.click('#momo-cancel');
+      await page.locator('#momo-failed').waitFor();
+      assert.equal(await page.locator('#momo-failed').getAttribute('data-code'), 'cancelled');
+      const rows = await server().db.query<{ n: number }>('SELECT count(*)::int AS n FROM pos_collections WHERE terminal_id = $1', [shop.terminalId]);
+      assert.equal(Number(rows[0]?.n), 1);
+      await page.context().close();
+    });
+
+    it('offline: says why mobile money cannot be taken and offers another tender', async () => {
+      const shop = await shopWithTerminal(server(), { fund: 0 });
+      const page = await open({ token: `term.${shop.terminalToken}`, terminal: shop.terminalId, amount: '5000', currency: 'NGN', offline: '1' });
+      await page.locator('#momo-offline').waitFor();
+      assert.match((await page.locator('#momo-offline').textContent()) ?? '', /offline, so it cannot ask the customer's phone to pay/);
+      assert.equal(await page.locator('#momo-send').isDisabled(), true);
+      assert.equal(await page.locator('#momo-key-1').isDisabled(), true);
+      await page.click('#momo-back');
+      assert.equal(await page.evaluate<number>('window.backs'), 1);
+      await page.context().close();
+    });
+  });
+}
