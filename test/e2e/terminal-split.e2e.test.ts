@@ -3,7 +3,8 @@
 // drawer opened for the cash part, the receipt listing both tenders), recorded once as one till
 // sale and refunded to both tenders (the tap to the wallet, the rest from the drawer); a split sale
 // cancelled with every tender given back (the tap returned to its wallet without a manager PIN);
-// and a till that asks for a tip before payment, the tip in the Z report. The split and tip
+// part paid by mobile money through the sandbox (completing, and timing out with another tender
+// offered); and a till that asks for a tip before payment, the tip in the Z report. The split and tip
 // screens at 800x600 and 1024x768, in English and French.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -37,7 +38,7 @@ function printedLines(printer: VirtualPrinter, jobId: string): string[] {
 
 for (const target of await databaseTargets()) {
   describe(`split tender and tips at the kiosk in Chromium on ${target.name}`, () => {
-    const server = useTestServer(target, { rateLimitScale: 10 });
+    const server = useTestServer(target, { rateLimitScale: 10, env: { SANDBOX_STEP_MS: '400', COLLECTION_TIMEOUT_SECONDS: '10' } });
     let browser: Browser;
     let host: TerminalHost;
     let printer: VirtualPrinter;
@@ -94,7 +95,7 @@ for (const target of await databaseTargets()) {
       await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
       await splitCart(page, jollofId);
       assert.equal(await page.locator('#split-remaining').innerText(), 'NGN\u00a015.00');
-      assert.equal(await page.locator('#split-part-display').innerText(), '15.00', 'nothing typed: the next tender pays everything left');
+      assert.equal(await page.locator('#split-part-display').innerText(), '15', 'nothing typed: the next tender pays everything left');
       await screenshots(page, 'start-en', '#split');
 
       // NGN 6 in cash: 9 left, no change.
@@ -188,6 +189,46 @@ for (const target of await databaseTargets()) {
       // After a reload the till is back on the Sale screen: the cancelled split sale is forgotten.
       await page.reload();
       await page.locator('#sale').waitFor(SYNC_WAIT);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+      await page.close();
+    });
+
+    it('takes part by mobile money through the sandbox: one number times out and another tender is offered, the next completes the sale', async () => {
+      const { s, key, terminalToken, jollofId } = await shop();
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
+      await splitCart(page, jollofId);
+      await typePart(page, '5');
+      await page.click('#split-cash');
+      await page.locator('#split[data-remaining="1000"]').waitFor();
+
+      const phone = async (digits: string) => {
+        await page.click('#momo-key-clear');
+        for (const digit of digits) await page.click(`#momo-key-${digit}`);
+        await page.click('#momo-send');
+      };
+      // The sandbox's "no answer" number: the wait ends when the collection expires, in words, with another tender offered.
+      await page.click('#split-mobile');
+      await page.locator('#mobile-money-tender').waitFor();
+      assert.equal(await page.locator('#momo-due').innerText(), 'NGN\u00a010.00');
+      await phone('08031230004');
+      await page.locator('#momo-waiting').waitFor();
+      await screenshots(page, 'mobile-waiting-en', '#mobile-money-tender');
+      await page.locator('#momo-failed[data-code="no_answer"]').waitFor(SYNC_WAIT);
+      await screenshots(page, 'mobile-timeout-en', '#mobile-money-tender');
+      await page.click('#momo-other');
+      await page.locator('#split[data-state="tenders"][data-remaining="1000"][data-tenders="1"]').waitFor();
+
+      // Another number: the customer approves on the phone, the sale completes with both tenders.
+      await page.click('#split-mobile');
+      await phone('08031230001');
+      await page.locator('#cash-result').waitFor(SYNC_WAIT);
+      const saleId = (await page.locator('#cash-result').getAttribute('data-sale-id'))!;
+      assert.deepEqual(await page.locator('#cash-result-tenders li').allInnerTexts(), ['Cash NGN\u00a05.00 (handed over NGN\u00a05.00, change NGN\u00a00.00)', 'Mobile money NGN\u00a010.00']);
+      await page.locator('#cash-sync-status[data-status="accepted"]').waitFor(SYNC_WAIT);
+      const record = await s.request<SaleRecord>('GET', `/api/pos/sales/${saleId}`, { headers: key });
+      assert.deepEqual(record.body.tenders.map((tender) => [tender.kind, tender.amount]), [['cash', 5], ['mobile_money', 10]]);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.close();
     });
