@@ -139,10 +139,24 @@ for (const target of await databaseTargets()) {
       await page.locator(`#history tr[data-id="${saleId}"]`).waitFor();
       assert.equal(await page.locator('#history tbody tr').count(), 1);
 
-      // The refund goes back to both tenders: the tap to the wallet first, the rest from the drawer.
-      const refund = await s.request<{ tenders: { kind: string; amount: number }[] }>('POST', '/api/pos/refunds', { headers: { authorization: `Bearer term.${terminalToken}` }, body: { saleId, managerPin: '2468' } });
-      assert.equal(refund.status, 201, JSON.stringify(refund.body));
-      assert.deepEqual(refund.body.tenders, [{ kind: 'wallet', amount: 9 }, { kind: 'cash', amount: 6 }]);
+      // The refund at the till goes back to both tenders: the tap to the wallet first, the rest
+      // from the drawer, which opens once for it; the receipt says where each part went.
+      await page.locator(`#history tr[data-id="${saleId}"] .refund`).click();
+      await page.locator('#refund[data-state="choose"]').waitFor();
+      await page.click('#refund-button');
+      const drawerBefore = printer.drawerPulses;
+      const jobsBefore = printer.jobs.length;
+      for (const digit of '2468') await page.click(`#pin-${digit}`);
+      await page.click('#pin-ok');
+      await page.locator('#refund[data-state="done"]').waitFor(SYNC_WAIT);
+      await page.locator('#refund-receipt-status').waitFor();
+      assert.equal(await page.locator('#refund-drawer-status').getAttribute('data-state'), 'opened');
+      assert.equal(printer.drawerPulses - drawerBefore, 1, 'the drawer opened once for the cash given back');
+      assert.equal(printer.lastDrawerReason, 'cash_refund');
+      const refundLines = printer.jobs.slice(jobsBefore).flatMap((job) => job.document.blocks.flatMap((block) => (block.kind === 'text' ? [block.text] : [])));
+      for (const expected of [/^Wallet +9\.00$/, /^Cash +6\.00$/]) assert.ok(refundLines.some((line) => expected.test(line)), `${expected} on the refund receipt:\n${refundLines.join('\n')}`);
+      const refunded = await s.request<{ refunds: { tenders: { kind: string; amount: number }[] }[] }>('GET', `/api/pos/sales/${saleId}`, { headers: key });
+      assert.deepEqual(refunded.body.refunds.map((made) => made.tenders), [[{ kind: 'wallet', amount: 9 }, { kind: 'cash', amount: 6 }]]);
       assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore);
       assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantBefore);
       assert.deepEqual((await checkLedger(s.db)).violations, []);

@@ -155,6 +155,12 @@ export interface RefundReceipt {
   amountMinor: number;
   currency: string;
   method: PaymentMethod;
+  /**
+   * Where each part went back (a split sale: the wallet, the phone, the drawer), printed one row
+   * each. With tenders the document never kicks the drawer: the kiosk opens it itself for the
+   * refund (openDrawer, once per refund id), so a receipt printed again opens nothing.
+   */
+  tenders?: { method: PaymentMethod; amountMinor: number }[];
   reason?: string;
   cashier?: string;
   refundedAt: string;
@@ -427,11 +433,14 @@ export function refundReceipt(merchant: MerchantHeader, settings: ReceiptSetting
   }
   if (receipt.reason !== undefined) builder.rule().text(t.t('receipt.reason', { reason: receipt.reason }));
   total(builder, t, t.t('receipt.refund'), -receipt.amountMinor, receipt.currency);
-  builder.row(t.t('receipt.refundedTo'), paymentMethodLabel(t, receipt.method));
+  if (receipt.tenders !== undefined && receipt.tenders.length > 1) {
+    builder.text(t.t('receipt.refundedTo'));
+    for (const tender of receipt.tenders) builder.row(paymentMethodLabel(t, tender.method), formatAmount(t, tender.amountMinor, receipt.currency));
+  } else builder.row(t.t('receipt.refundedTo'), paymentMethodLabel(t, receipt.tenders?.[0]?.method ?? receipt.method));
   builder.feed().barcode(receipt.refundNumber);
   builder.feed().text(t.t('receipt.signature'), { align: 'left' }).feed(2).rule();
   footer(builder, t, settings, 'refund');
-  return builder.build({ openCashDrawer: receipt.method === 'cash' });
+  return builder.build({ openCashDrawer: receipt.method === 'cash' && receipt.tenders === undefined });
 }
 
 export function endOfDayReport(merchant: MerchantHeader, settings: ReceiptSettings, report: EndOfDayReport): ReceiptDocument {

@@ -151,6 +151,11 @@ export function giftCardSaleReceipt(sale: GiftCardSale, context: PosContext, con
   };
 }
 
+/** A refund tender's kind as the receipt names it. */
+function tenderMethod(kind: string): 'cash' | 'wallet' | 'mobile_money' {
+  return kind === 'cash' ? 'cash' : kind === 'mobile_money' ? 'mobile_money' : 'wallet';
+}
+
 /** The refund receipt: the lines given back with what each returned, the total, to whom. Job `refund-<id>`. */
 export function refundReceipt(refund: RefundRecord, sale: SaleRecord, context: PosContext, config: TerminalConfig, language?: string): ReceiptRequest {
   const unitPrice = new Map((sale.items ?? []).map((item) => [item.line, toMinor(item.unitPrice, sale.currency)]));
@@ -164,7 +169,9 @@ export function refundReceipt(refund: RefundRecord, sale: SaleRecord, context: P
       items: refund.lines.map((line) => ({ name: line.name, quantity: line.quantity, unitPriceMinor: unitPrice.get(line.line) ?? 0, amountMinor: toMinor(line.amount, refund.currency) })),
       amountMinor: toMinor(refund.amount, refund.currency),
       currency: refund.currency,
-      method: 'wallet',
+      method: refund.tenders?.length === 1 ? tenderMethod(refund.tenders[0]!.kind) : 'wallet',
+      // Where each part went (the kiosk opens the drawer for the cash part itself, once).
+      tenders: (refund.tenders ?? [{ kind: 'wallet', amount: refund.amount }]).map((tender) => ({ method: tenderMethod(tender.kind), amountMinor: toMinor(tender.amount, refund.currency) })),
       ...(refund.reason === null ? {} : { reason: refund.reason }),
       refundedAt: refund.createdAt,
     },
