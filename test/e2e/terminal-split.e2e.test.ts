@@ -243,6 +243,9 @@ for (const target of await databaseTargets()) {
       await page.locator('#cash-sync-status[data-status="accepted"]').waitFor(SYNC_WAIT);
       const record = await s.request<SaleRecord>('GET', `/api/pos/sales/${saleId}`, { headers: key });
       assert.deepEqual(record.body.tenders.map((tender) => [tender.kind, tender.amount]), [['cash', 5], ['mobile_money', 10]]);
+      // The X report counts the mobile money part apart from the cash.
+      const x = await s.request<{ gross: number; methods: { cash: { count: number; amount: number }; mobileMoney?: { count: number; amount: number } } }>('GET', '/api/pos/reports/current', { headers: { authorization: `Bearer term.${terminalToken}` } });
+      assert.deepEqual([x.body.methods.cash, x.body.methods.mobileMoney, x.body.gross], [{ count: 1, amount: 5 }, { count: 1, amount: 10 }, 15]);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.close();
     });

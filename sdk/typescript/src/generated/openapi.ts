@@ -4490,6 +4490,11 @@ export interface components {
                     /** @description Major units */
                     amount: number;
                 };
+                mobileMoney?: {
+                    count: number;
+                    /** @description Major units */
+                    amount: number;
+                };
             };
             online: {
                 count: number;

@@ -99,7 +99,7 @@ export interface DayReport {
   closedAt: string;
   currency: string;
   /** `cash`: the till's cash sales (till_sales); absent from a server before them. */
-  methods: { walletTap: Tally; qrOnline: Tally; offlineVoucher: Tally; offlineTap: Tally; giftCard: Tally; cash?: Tally };
+  methods: { walletTap: Tally; qrOnline: Tally; offlineVoucher: Tally; offlineTap: Tally; giftCard: Tally; cash?: Tally; mobileMoney?: Tally };
   online: Tally;
   offline: Tally;
   declinedOffline: Tally;

@@ -203,7 +203,11 @@ export function dayReportReceipt(report: DayReport, sync: { queued: number; onli
       currency: report.currency,
       openedAt: report.openedAt,
       closedAt: report.closedAt,
-      totals: REPORT_METHODS.map(([name, method]) => ({ method, ...tally(report.methods[name] ?? { count: 0, amount: 0 }) })),
+      totals: [
+        ...REPORT_METHODS.map(([name, method]) => ({ method, ...tally(report.methods[name] ?? { count: 0, amount: 0 }) })),
+        // Mobile money at the till, on the days it was taken.
+        ...(report.methods.mobileMoney !== undefined && report.methods.mobileMoney.count > 0 ? [{ method: 'mobile_money' as const, ...tally(report.methods.mobileMoney) }] : []),
+      ],
       refunds: tally(report.refunds),
       offline: { ...tally(report.offline), pendingSync: sync.queued },
       sync: { state: !sync.online ? 'offline' : sync.queued > 0 ? 'pending' : 'in_sync', pendingDocuments: sync.queued, ...(sync.lastSyncAt === null ? {} : { lastSyncedAt: sync.lastSyncAt }) },
