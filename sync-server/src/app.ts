@@ -1,3 +1,4 @@
+import type { Server } from 'socket.io';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -97,7 +98,7 @@ Rate limits per 60-second window (below), with X-RateLimit-Limit, X-RateLimit-Re
 X-RateLimit-Reset (seconds until the window resets) on every /api answer, and Retry-After on 429.`;
 
 /** Builds the application without listening: tests call app.inject(), main.ts listens. */
-export async function buildApp(options: BuildAppOptions): Promise<{ app: FastifyInstance; context: AppContext }> {
+export async function buildApp(options: BuildAppOptions): Promise<{ app: FastifyInstance; context: AppContext; io: Server }> {
   const { config, db } = options;
   const now = options.now ?? (() => new Date());
   const secretsKey = options.secretsKey ?? config.secretsKey ?? keyFromFile(join(config.dataDir, 'secrets.key'));
@@ -214,7 +215,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   app.addHook('onClose', async () => {
     await Promise.all([context.events.stop(), context.payments.stop(), context.fx.stop(), context.reconciliation.stop()]);
   });
-  return { app, context };
+  return { app, context, io };
 }
 
 interface MoneyServiceOptions {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { type OfflinePaymentDoc, SYNC_EVENTS, type StreamMessage, type SyncHello } from '@tapline/shared/sync-protocol';
+import { type OfflinePaymentDoc, SYNC_EVENTS, SYNC_NAMESPACE, type StreamMessage, type SyncHello } from '@tapline/shared/sync-protocol';
 import { sha256Hex } from '../auth/secrets.ts';
 import { loadConfig } from '../config.ts';
 import { databaseTargets } from '../testing/databases.ts';
@@ -21,7 +21,7 @@ for (const target of (await databaseTargets()).filter((candidate) => candidate.n
     const first = useTestServer(target, { rateLimitScale: 20 });
 
     before(async () => {
-      const { app } = await buildApp({
+      const { app, io } = await buildApp({
         config: loadConfig({ ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent' }),
         db: first().db,
         adminTokenHash: sha256Hex(TEST_ADMIN_TOKEN),
@@ -32,8 +32,17 @@ for (const target of (await databaseTargets()).filter((candidate) => candidate.n
       await app.listen({ port: 0, host: '127.0.0.1' });
       const address = app.server.address();
       second = { app, server: { baseUrl: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` } };
+      // The second server relays what the first publishes only once its LISTEN connection is up:
+      // it has heard the first server's heartbeat (within the adapter's 5 s interval) when it counts two.
+      const adapter = io.of(SYNC_NAMESPACE).adapter as unknown as { serverCount(): Promise<number> };
+      const ceiling = Date.now() + 60_000;
+      while ((await adapter.serverCount()) < 2) {
+        assert.ok(Date.now() < ceiling, 'the second server never heard the first one over LISTEN/NOTIFY');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
     });
-    it('relays new limits and pushed verdicts to a terminal connected to the other server', async () => {
+    // A relay that never comes fails within the ceiling instead of holding the run.
+    it('relays new limits and pushed verdicts to a terminal connected to the other server', { timeout: 120_000 }, async () => {
       const s = first();
       const merchant = await s.createMerchant();
       const key = { 'x-merchant-api-key': merchant.testKey };
