@@ -152,7 +152,8 @@ for (const target of await databaseTargets()) {
 
       // A tap meanwhile gets an answer in words, not silence.
       assert.ok(reader.tap('TG0BADC0DE'));
-      await page.locator('#waiting-message').waitFor();
+      // "Tag read: paying…" shows first (it has no code); the answer replaces it.
+      await page.locator('#waiting-message.error[data-code]').waitFor(SYNC_WAIT);
       assert.match(await page.locator('#waiting-message .text').innerText(), /cannot be reached|not connected/);
 
       // Cancelled on the kiosk at once: while the server still cannot be reached, not when it returns.
