@@ -56,6 +56,7 @@ export const CreatePosSessionBody = Type.Object({
       'the lines), is claimed by that till sale when it syncs, and can be returned to its payer without a manager PIN while no till sale ' +
       'claims it (POST /api/pos/sessions/{sessionId}/return)',
   })),
+  cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The till staff member who charged it (recorded; the day report counts it per cashier)' })),
 });
 export type CreatePosSessionBody = Static<typeof CreatePosSessionBody>;
 
@@ -95,6 +96,7 @@ export const PosSessionRecord = Type.Object({
   cartDiscount: Type.Optional(Type.Number({ description: 'The cart discount as sent, major units' })),
   totals: Type.Optional(SaleTotals),
   tenderOf: Type.Optional(Type.String({ description: 'The till sale this session pays part of, when it was opened as a split tender' })),
+  cashierId: Type.Optional(Type.String({ description: 'The till staff member who charged it, when the kiosk sent one' })),
 });
 export type PosSessionRecord = Static<typeof PosSessionRecord>;
 

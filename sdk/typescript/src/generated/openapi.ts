@@ -4257,6 +4257,8 @@ export interface components {
              * @description A terminal paying part of a till sale (split tender): the kiosk's id of that sale. Such a session carries no items (the till sale has the lines), is claimed by that till sale when it syncs, and can be returned to its payer without a manager PIN while no till sale claims it (POST /api/pos/sessions/{sessionId}/return)
              */
             tenderOf?: string;
+            /** @description The till staff member who charged it (recorded; the day report counts it per cashier) */
+            cashierId?: string;
         };
         CreateProductBody: {
             /** @description Lower-case a-z, 0-9 and single hyphens; unique per mode */
@@ -5811,6 +5813,8 @@ export interface components {
             totals?: components["schemas"]["SaleTotals"];
             /** @description The till sale this session pays part of, when it was opened as a split tender */
             tenderOf?: string;
+            /** @description The till staff member who charged it, when the kiosk sent one */
+            cashierId?: string;
         };
         /** @enum {string} */
         PosSessionStatus: "pending" | "tapped" | "processing" | "completed" | "failed" | "expired" | "cancelled";

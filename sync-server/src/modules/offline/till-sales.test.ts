@@ -215,6 +215,31 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
+    it('records who charged a wallet sale and counts it for that cashier; a split sale\'s tap counts once, with its till sale', async () => {
+      const s = server();
+      const shop = await till();
+      const payer = uniqueHandle('who');
+      await s.createWallet({ handle: payer, fund: 100_000 });
+      const tag = await s.request<{ tagId: string }>('POST', '/api/wearables', { headers: shop.key, body: { handle: payer, tagType: 'ring', displayName: 'Ring' } });
+      const charge = async (body: Record<string, unknown>) => {
+        const created = await s.request<{ sessionId: string; cashierId?: string }>('POST', '/api/pos/sessions', { headers: shop.term, body: { currency: 'NGN', ...body } });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        assert.equal(created.body.cashierId, body.cashierId);
+        const paid = await s.request<{ status: string }>('POST', `/api/pos/sessions/${created.body.sessionId}/tap`, { headers: shop.term, body: { tagId: tag.body.tagId } });
+        assert.equal(paid.body.status, 'completed');
+        return created.body.sessionId;
+      };
+      await charge({ amount: 20, cashierId: 'staff_bo' });
+      const saleId = randomUUID();
+      const part = await charge({ amount: 3, cashierId: 'staff_bo', tenderOf: saleId });
+      const split = cashSale(shop.terminalId, 1_000, 700, { id: saleId, cashierId: 'staff_bo', tenders: [{ kind: 'cash', amountMinor: 700, tenderedMinor: 700, changeMinor: 0 }, { kind: 'wallet', amountMinor: 300, reference: part }] });
+      assert.equal(conflictsOf<TillSaleDoc>(await push(shop.socket, [split], 'till_sales'))[0]?.status, 'accepted');
+      const tooLong = await s.request<{ code: string }>('POST', '/api/pos/sessions', { headers: shop.term, body: { amount: 1, currency: 'NGN', cashierId: 'x'.repeat(65) } });
+      assert.deepEqual([tooLong.status, tooLong.body.code], [400, 'validation_failed']);
+      const x = await s.request<{ cashiers: { cashierId: string; sales: { count: number; amount: number } }[] }>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.deepEqual(x.body.cashiers.map((entry) => [entry.cashierId, entry.sales]), [['staff_bo', { count: 2, amount: 30 }]], 'the wallet sale and the split sale, its tap not twice');
+    });
+
     it('sets a till\'s tipping (off by default) and tells the kiosk in its hello', async () => {
       const s = server();
       const shop = await till();

@@ -100,6 +100,7 @@ export function sessionRecord(row: PosSessionRow, publicBaseUrl: string, options
     ...(row.error_message ? { errorMessage: row.error_message } : {}),
     ...sessionLines(row),
     ...(row.tender_of && !options.forPayer ? { tenderOf: row.tender_of } : {}),
+    ...(row.cashier_id && !options.forPayer ? { cashierId: row.cashier_id } : {}),
   };
 }
 
@@ -156,6 +157,8 @@ export interface PosService {
       discount?: number | undefined;
       /** The till sale this session pays part of (a split tender): no items with it. */
       tenderOf?: string | undefined;
+      /** The till staff member who charged it (recorded). */
+      cashierId?: string | undefined;
     },
     id?: string,
   ): Promise<PosSessionRow>;
@@ -308,6 +311,7 @@ export function posService(context: AppContext): PosService {
         items: cart ? JSON.stringify(cart.lines) : null,
         cartDiscount: cart ? cart.discount : null,
         tenderOf: fields.tenderOf?.toLowerCase() ?? null,
+        cashierId: fields.cashierId?.trim() || null,
       });
       if (row) return row;
       const existing = derivedId ? await current({ mode: merchant.mode, merchantId: merchant.merchantId }, id) : undefined;

@@ -28,10 +28,12 @@ export interface PosSessionRow {
   cart_discount: number | null;
   /** The till sale this session pays part of (a split tender), or null. */
   tender_of: string | null;
+  /** The till staff member who charged it, or null. */
+  cashier_id: string | null;
 }
 
 const SESSION_COLUMNS =
-  'id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, description, callback_url, status, tag_id, payer_handle, payer_wallet_id, wallet_ref, error_message, created_at, expires_at, ended_at, items, cart_discount, tender_of::text';
+  'id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, description, callback_url, status, tag_id, payer_handle, payer_wallet_id, wallet_ref, error_message, created_at, expires_at, ended_at, items, cart_discount, tender_of::text, cashier_id';
 
 /** Who may see a session: its merchant in one mode (keys, terminals), or anyone of that mode (a paying wallet holder). */
 export interface SessionScope {
@@ -68,11 +70,12 @@ export async function insertSession(
     items?: string | null;
     cartDiscount?: number | null;
     tenderOf?: string | null;
+    cashierId?: string | null;
   },
 ): Promise<PosSessionRow | undefined> {
   const [row] = await db.query<PosSessionRow>(
-    `INSERT INTO pos_sessions (id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, description, callback_url, created_at, expires_at, updated_at, items, cart_discount, tender_of)
-     SELECT $1, $2, $3, w.id, $5, $6, $7, $8, $9, $10, $11, $10, $12::jsonb, $13, $14::uuid
+    `INSERT INTO pos_sessions (id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, description, callback_url, created_at, expires_at, updated_at, items, cart_discount, tender_of, cashier_id)
+     SELECT $1, $2, $3, w.id, $5, $6, $7, $8, $9, $10, $11, $10, $12::jsonb, $13, $14::uuid, $15
      FROM wallets w WHERE w.handle = $4 AND w.mode = $3 AND w.owner_type = 'merchant' AND w.merchant_id = $2
      ON CONFLICT (id) DO NOTHING
      RETURNING ${SESSION_COLUMNS}`,
@@ -91,6 +94,7 @@ export async function insertSession(
       fields.items ?? null,
       fields.cartDiscount ?? null,
       fields.tenderOf ?? null,
+      fields.cashierId ?? null,
     ],
     { prepareAs: 'pos_insert_session' },
   );

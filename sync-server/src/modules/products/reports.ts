@@ -54,8 +54,16 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     if (!lines) return;
     for (const entry of cartTotals({ lines, discount: Number(discount ?? 0) }).taxes) addTax(entry, 1);
   };
+  const cashiers = new Map<string, { sales: Tally; tips: Tally; shifts: number; variance: number }>();
+  const cashierOf = (id: string) => {
+    let entry = cashiers.get(id);
+    if (!entry) cashiers.set(id, (entry = { sales: tally(), tips: tally(), shifts: 0, variance: 0 }));
+    return entry;
+  };
   for (const session of day.sessions) {
     add(session.tag_id ? methods.walletTap : methods.qrOnline, session.amount);
+    // A wallet sale counts for the cashier who charged it; a split sale's tap counts with its till sale.
+    if (session.cashier_id && !session.tender_of) add(cashierOf(session.cashier_id).sales, session.amount);
     add(online, session.amount);
     addTaxes(session.items, session.cart_discount);
   }
@@ -72,12 +80,6 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     add(methods.giftCard, card.amount);
     add(giftCardsSold, card.amount);
   }
-  const cashiers = new Map<string, { sales: Tally; tips: Tally; shifts: number; variance: number }>();
-  const cashierOf = (id: string) => {
-    let entry = cashiers.get(id);
-    if (!entry) cashiers.set(id, (entry = { sales: tally(), tips: tally(), shifts: 0, variance: 0 }));
-    return entry;
-  };
   for (const sale of day.tillSales) {
     if (sale.status !== 'accepted') {
       add(declinedTill, sale.amount);

@@ -152,7 +152,7 @@ export interface StoredRefundLine {
   taxable?: number;
 }
 
-type DaySession = { amount: number; tag_id: string | null; items: unknown; cart_discount: number | null };
+type DaySession = { amount: number; tag_id: string | null; items: unknown; cart_discount: number | null; cashier_id: string | null; tender_of: string | null };
 type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null };
 type DayRefund = { amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null; sale_kind: SaleRow['kind']; tenders: unknown };
 /** A till sale as a day report counts it: cash kept, handed over and given back, the tip (minor units). */
@@ -185,7 +185,7 @@ const OPEN = {
 };
 const select = (open: { table: string; where: string }, columns: string) => `SELECT ${columns} FROM ${open.table} WHERE ${open.where}`;
 const claim = (open: { table: string; where: string }, columns: string) => `UPDATE ${open.table} SET z_report_id = $2 WHERE ${open.where} RETURNING ${columns}`;
-const SESSION_COLUMNS = 'amount, tag_id, items, cart_discount';
+const SESSION_COLUMNS = 'amount, tag_id, items, cart_discount, cashier_id, tender_of::text';
 const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount';
 const TILL_COLUMNS = 'amount, tip, status, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id, tenders';
 /** The cash a refund `r` gave from the drawer: its cash tenders (refunds of till sales made before tenders were recorded: all of it). */

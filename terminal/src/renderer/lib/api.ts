@@ -162,7 +162,7 @@ export function createApi(terminalToken: string) {
   return {
     context: () => call<PosContext>('GET', '/api/pos/context'),
     // The sale's id as the key: a Charge repeated after a lost answer or a reload opens one session.
-    createSession: (body: { amount: number; currency: string; description?: string; items?: SessionItem[]; discount?: number; tenderOf?: string }, idempotencyKey: string) => call<PosSession>('POST', '/api/pos/sessions', body, { 'idempotency-key': `sale-${idempotencyKey}` }),
+    createSession: (body: { amount: number; currency: string; description?: string; items?: SessionItem[]; discount?: number; tenderOf?: string; cashierId?: string }, idempotencyKey: string) => call<PosSession>('POST', '/api/pos/sessions', body, { 'idempotency-key': `sale-${idempotencyKey}` }),
     session: (sessionId: string) => call<PosSession>('GET', sessionPath(sessionId)),
     // The key makes a retried tap (an answer lost on the network) replay instead of answering 409.
     // A tap answered pin_required is sent again with the customer's PIN: each PIN try is a request

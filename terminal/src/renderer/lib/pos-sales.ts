@@ -57,6 +57,8 @@ export interface PosSaleDoc {
   discountMinor?: number;
   /** A tap for part of a split sale (lib/split-sale.ts): that sale's id. Its screen is the split sale's, not the sale's own. */
   tenderOf?: string;
+  /** The till staff member who charged it (lib/cashier.svelte.ts), sent with the session. */
+  cashierId?: string;
 }
 
 /** The cart a stored sale was charged with, or null for a keypad amount. */
@@ -119,10 +121,10 @@ export class PosSales {
    * refuses or cannot be reached, nothing could be paid (no code was shown): the sale is removed
    * and the error thrown for the Sale screen.
    */
-  async charge(sale: { amountMinor: number; currency: string; description: string; cart?: Cart; tenderOf?: string }, now: Date, id: string = crypto.randomUUID()): Promise<PosSaleDoc> {
-    const { cart, tenderOf, ...fields } = sale;
+  async charge(sale: { amountMinor: number; currency: string; description: string; cart?: Cart; tenderOf?: string; cashierId?: string }, now: Date, id: string = crypto.randomUUID()): Promise<PosSaleDoc> {
+    const { cart, tenderOf, cashierId, ...fields } = sale;
     const lines = cart === undefined || cart.lines.length === 0 ? {} : { items: cart.lines, discountMinor: cart.discount };
-    const doc: PosSaleDoc = { id, terminalId: this.#terminalId, ...fields, ...lines, ...(tenderOf === undefined ? {} : { tenderOf }), capturedAt: now.toISOString(), status: 'opening' };
+    const doc: PosSaleDoc = { id, terminalId: this.#terminalId, ...fields, ...lines, ...(tenderOf === undefined ? {} : { tenderOf }), ...(cashierId === undefined ? {} : { cashierId }), capturedAt: now.toISOString(), status: 'opening' };
     await this.#collection.insert(doc);
     // Registered as this sale's resolution, so the poll loop does not send the request a second time.
     const work = this.#openSession(doc).finally(() => this.#inFlight.delete(doc.id));
@@ -146,6 +148,7 @@ export class PosSales {
           ...(doc.description === '' ? {} : { description: doc.description }),
           ...(cart === null ? {} : sessionItems(cart, doc.currency)),
           ...(doc.tenderOf === undefined ? {} : { tenderOf: doc.tenderOf }),
+          ...(doc.cashierId === undefined ? {} : { cashierId: doc.cashierId }),
         },
         doc.id,
       );

@@ -142,6 +142,7 @@ export const POS_SALE_SCHEMA: RxJsonSchema<PosSaleDoc> = {
     closedAt: ISO_TIME,
     ...CART_FIELDS,
     tenderOf: { type: 'string', maxLength: 36 },
+    cashierId: { type: 'string', maxLength: 64 },
   },
   required: ['id', 'terminalId', 'amountMinor', 'currency', 'description', 'capturedAt', 'status'],
   // The poll loop reads the unresolved ones; the history and the resume sort by capture time.
