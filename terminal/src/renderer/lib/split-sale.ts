@@ -44,16 +44,6 @@ export function remainingMinor(split: SplitSale): number {
   return Math.max(0, dueMinor(split) - paidMinor(split));
 }
 
-/** The cash handed over in all, and the change given back, over the sale's cash tenders. */
-export function cashOf(split: Pick<SplitSale, 'tenders'>): { amountMinor: number; tenderedMinor: number; changeMinor: number } {
-  const cash = split.tenders.filter((tender) => tender.kind === 'cash');
-  return {
-    amountMinor: cash.reduce((sum, tender) => sum + tender.amountMinor, 0),
-    tenderedMinor: cash.reduce((sum, tender) => sum + (tender.tenderedMinor ?? tender.amountMinor), 0),
-    changeMinor: cash.reduce((sum, tender) => sum + (tender.changeMinor ?? 0), 0),
-  };
-}
-
 export type SplitRefusal = { ok: false; code: 'invalid_amount' | 'amount_exceeds_remaining' | 'tenders_full' | 'wallet_taken' | 'tender_in_progress' | 'tip_after_tenders'; reason: string };
 export type SplitChange = { ok: true; split: SplitSale } | SplitRefusal;
 
