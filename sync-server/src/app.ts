@@ -44,6 +44,7 @@ import { createSecretBox, keyFromFile } from './auth/secret-box.ts';
 import { currentSigner, offlineRoutes, startOfflineJobs } from './modules/offline/index.ts';
 import { checkoutRoutes } from './modules/checkout/index.ts';
 import { collectionRoutes, collectionService, startCollectionJobs } from './modules/collections/index.ts';
+import { walletMoneyRoutes } from './modules/wallet-money/index.ts';
 import { attachSyncEndpoint } from './sync/socket.ts';
 import { SYNC_NAMESPACE } from '@tapline/shared/sync-protocol';
 import { registerMetrics } from './metrics/plugin.ts';
@@ -178,7 +179,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, collectionRoutes, productRoutes, saleRoutes, tillStaffRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, reconciliationRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, collectionRoutes, walletMoneyRoutes, productRoutes, saleRoutes, tillStaffRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, reconciliationRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);

@@ -92,6 +92,13 @@ export interface Config {
   /** Default no-PIN limits of a tag, per tap and per UTC day, in US dollars converted into each currency (a holder may lower a tag's own). */
   noPinPerTapUsd: number;
   noPinPerDayUsd: number;
+  /** Wallet money (docs/wallet-money.md): the top-up fee, percent of the amount, paid by the phone on top (WALLET_TOP_UP_FEE_PCT, default 0). */
+  walletTopUpFeePercent: string;
+  /** The withdrawal fee, percent of the amount, debited from the wallet on top (WALLET_WITHDRAWAL_FEE_PCT, default 0). */
+  walletWithdrawalFeePercent: string;
+  /** Withdrawal limits in US dollars, converted into the wallet's currency: one withdrawal, and all of a wallet's in 24 hours (0: no withdrawals). */
+  walletWithdrawalMaxUsd: number;
+  walletWithdrawalDailyUsd: number;
   /** A second listen address serving only GET /metrics without a credential; undefined port: none (GET /metrics on the API port needs the admin token). */
   metricsHost: string;
   metricsPort: number | undefined;
@@ -303,6 +310,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     subscriptionJobIntervalMs: integer(env, 'SUBSCRIPTION_JOB_INTERVAL_MS', 10_000, 0, 3_600_000, problems),
     noPinPerTapUsd: integer(env, 'NO_PIN_PER_TAP_USD', 20, 0, 1_000_000, problems),
     noPinPerDayUsd: integer(env, 'NO_PIN_PER_DAY_USD', 50, 0, 10_000_000, problems),
+    walletTopUpFeePercent: percent(env, 'WALLET_TOP_UP_FEE_PCT', '0', 20, problems),
+    walletWithdrawalFeePercent: percent(env, 'WALLET_WITHDRAWAL_FEE_PCT', '0', 20, problems),
+    walletWithdrawalMaxUsd: integer(env, 'WALLET_WITHDRAWAL_MAX_USD', 1000, 0, 10_000_000, problems),
+    walletWithdrawalDailyUsd: integer(env, 'WALLET_WITHDRAWAL_DAILY_USD', 2000, 0, 100_000_000, problems),
     metricsHost: env.METRICS_HOST?.trim() || '127.0.0.1',
     metricsPort: env.METRICS_PORT?.trim() ? integer(env, 'METRICS_PORT', 0, 0, 65_535, problems) : undefined,
   };

@@ -20,3 +20,4 @@ export * from './products.ts';
 export * from './merchant-users.ts';
 export * from './till.ts';
 export * from './collections.ts';
+export * from './wallet-money.ts';

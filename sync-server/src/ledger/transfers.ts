@@ -26,6 +26,8 @@ export const TRANSFER_KINDS = [
   'checkout',
   'checkout_sandbox_collection',
   'pos_collection',
+  // Wallet money (docs/wallet-money.md): a holder's top-up from her phone (her withdrawals are payments)
+  'wallet_top_up',
   // Bills, payroll, subscriptions
   'bill_debit',
   'bill_settlement',

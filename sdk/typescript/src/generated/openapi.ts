@@ -1242,6 +1242,234 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wallet/top-ups/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a top-up costs before it is asked for: amount, fee, total the phone pays, and the provider
+         * @description A wallet holder funds her wallet from her phone (docs/wallet-money.md): the phone is asked to pay amount + fee (M-Pesa
+         *     Express STK push in KE, MTN MoMo request-to-pay where MTN operates, else any configured provider that collects; RAIL_ROUTES
+         *     mobile_money order), she approves on the phone, and the wallet is credited amount exactly once when the provider confirms (its
+         *     callback or a status poll, whichever comes first: the collection's row is locked, one ledger transfer per top-up). States: pending
+         *     -> completed | failed | expired; expiresAt is COLLECTION_TIMEOUT_SECONDS (default 120) after creation. The fee is
+         *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
+         *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
+         *     four digits) 0002 declined, 0003 insufficient funds (failed),
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
+         *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
+         *
+         *     400 currency_not_accepted (not the wallet's currency).
+         */
+        get: operations["getWalletTopUpsQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/top-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The wallet's top-ups, newest first
+         * @description A wallet holder funds her wallet from her phone (docs/wallet-money.md): the phone is asked to pay amount + fee (M-Pesa
+         *     Express STK push in KE, MTN MoMo request-to-pay where MTN operates, else any configured provider that collects; RAIL_ROUTES
+         *     mobile_money order), she approves on the phone, and the wallet is credited amount exactly once when the provider confirms (its
+         *     callback or a status poll, whichever comes first: the collection's row is locked, one ledger transfer per top-up). States: pending
+         *     -> completed | failed | expired; expiresAt is COLLECTION_TIMEOUT_SECONDS (default 120) after creation. The fee is
+         *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
+         *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
+         *     four digits) 0002 declined, 0003 insufficient funds (failed),
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
+         *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
+         */
+        get: operations["listWalletTopUps"];
+        put?: never;
+        /**
+         * Top up the wallet from a mobile money number (Idempotency-Key required)
+         * @description A wallet holder funds her wallet from her phone (docs/wallet-money.md): the phone is asked to pay amount + fee (M-Pesa
+         *     Express STK push in KE, MTN MoMo request-to-pay where MTN operates, else any configured provider that collects; RAIL_ROUTES
+         *     mobile_money order), she approves on the phone, and the wallet is credited amount exactly once when the provider confirms (its
+         *     callback or a status poll, whichever comes first: the collection's row is locked, one ledger transfer per top-up). States: pending
+         *     -> completed | failed | expired; expiresAt is COLLECTION_TIMEOUT_SECONDS (default 120) after creation. The fee is
+         *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
+         *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
+         *     four digits) 0002 declined, 0003 insufficient funds (failed),
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
+         *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
+         *
+         *     Idempotency-Key required: the top-up's id derives from it, so a retry (even after a crash)
+         *     answers the same top-up and never prompts the phone twice. 400 invalid_phone, 400 currency_not_accepted, 422 top_up_unavailable (live
+         *     mode: no provider collects in the wallet's country).
+         */
+        post: operations["createWalletTopUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/top-ups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A top-up: poll it while the phone is asked (404 top_up_not_found for another wallet's)
+         * @description A wallet holder funds her wallet from her phone (docs/wallet-money.md): the phone is asked to pay amount + fee (M-Pesa
+         *     Express STK push in KE, MTN MoMo request-to-pay where MTN operates, else any configured provider that collects; RAIL_ROUTES
+         *     mobile_money order), she approves on the phone, and the wallet is credited amount exactly once when the provider confirms (its
+         *     callback or a status poll, whichever comes first: the collection's row is locked, one ledger transfer per top-up). States: pending
+         *     -> completed | failed | expired; expiresAt is COLLECTION_TIMEOUT_SECONDS (default 120) after creation. The fee is
+         *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
+         *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
+         *     four digits) 0002 declined, 0003 insufficient funds (failed),
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
+         *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
+         */
+        get: operations["getWalletTopUp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/withdrawals/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a withdrawal costs and what is left of the limits, before confirming it with the PIN
+         * @description A wallet holder sends her own money to her mobile money number or bank account (docs/wallet-money.md): a payout through the
+         *     rails (M-Pesa B2C, MTN MoMo disbursement, Paystack and Flutterwave transfers; the payout route table), confirmed with her wallet
+         *     PIN. The wallet is debited amount + fee in the transaction that records the withdrawal (422 insufficient_funds otherwise: a wallet
+         *     never goes below zero); the payment scheduler pays it out, never twice (the provider's idempotency key derives from the id, and an
+         *     unknown outcome is looked up before any resend). A withdrawal that fails, or is reversed after it was paid, returns amount + fee to
+         *     the wallet (one correcting ledger transfer). States: pending -> processing -> completed | failed | reversed. The fee is
+         *     WALLET_WITHDRAWAL_FEE_PCT (default 0) of amount, rounded up. Limits, in the wallet's currency from US dollars at the FX mid rate,
+         *     rounded down: one withdrawal at most WALLET_WITHDRAWAL_MAX_USD (default 1000), the last 24 hours' withdrawals at most
+         *     WALLET_WITHDRAWAL_DAILY_USD (default 2000); both in GET /api/wallet/withdrawals/quote. Test mode: the sandbox, by the destination's last
+         *     four digits: 0002 fails at the provider (money back at once), 0004
+         *     stays pending, 0005 is paid and then reversed one step later (money back); any other is paid
+         *     after two SANDBOX_STEP_MS steps. The holder's notifications: wallet.withdrawal.paid, wallet.withdrawal.failed, wallet.withdrawal.reversed.
+         *
+         *     400 currency_not_accepted (not the wallet's currency).
+         */
+        get: operations["getWalletWithdrawalsQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The wallet's withdrawals, newest first
+         * @description A wallet holder sends her own money to her mobile money number or bank account (docs/wallet-money.md): a payout through the
+         *     rails (M-Pesa B2C, MTN MoMo disbursement, Paystack and Flutterwave transfers; the payout route table), confirmed with her wallet
+         *     PIN. The wallet is debited amount + fee in the transaction that records the withdrawal (422 insufficient_funds otherwise: a wallet
+         *     never goes below zero); the payment scheduler pays it out, never twice (the provider's idempotency key derives from the id, and an
+         *     unknown outcome is looked up before any resend). A withdrawal that fails, or is reversed after it was paid, returns amount + fee to
+         *     the wallet (one correcting ledger transfer). States: pending -> processing -> completed | failed | reversed. The fee is
+         *     WALLET_WITHDRAWAL_FEE_PCT (default 0) of amount, rounded up. Limits, in the wallet's currency from US dollars at the FX mid rate,
+         *     rounded down: one withdrawal at most WALLET_WITHDRAWAL_MAX_USD (default 1000), the last 24 hours' withdrawals at most
+         *     WALLET_WITHDRAWAL_DAILY_USD (default 2000); both in GET /api/wallet/withdrawals/quote. Test mode: the sandbox, by the destination's last
+         *     four digits: 0002 fails at the provider (money back at once), 0004
+         *     stays pending, 0005 is paid and then reversed one step later (money back); any other is paid
+         *     after two SANDBOX_STEP_MS steps. The holder's notifications: wallet.withdrawal.paid, wallet.withdrawal.failed, wallet.withdrawal.reversed.
+         */
+        get: operations["listWalletWithdrawals"];
+        put?: never;
+        /**
+         * Withdraw to a mobile money number or bank account, confirmed with the wallet PIN (Idempotency-Key required)
+         * @description A wallet holder sends her own money to her mobile money number or bank account (docs/wallet-money.md): a payout through the
+         *     rails (M-Pesa B2C, MTN MoMo disbursement, Paystack and Flutterwave transfers; the payout route table), confirmed with her wallet
+         *     PIN. The wallet is debited amount + fee in the transaction that records the withdrawal (422 insufficient_funds otherwise: a wallet
+         *     never goes below zero); the payment scheduler pays it out, never twice (the provider's idempotency key derives from the id, and an
+         *     unknown outcome is looked up before any resend). A withdrawal that fails, or is reversed after it was paid, returns amount + fee to
+         *     the wallet (one correcting ledger transfer). States: pending -> processing -> completed | failed | reversed. The fee is
+         *     WALLET_WITHDRAWAL_FEE_PCT (default 0) of amount, rounded up. Limits, in the wallet's currency from US dollars at the FX mid rate,
+         *     rounded down: one withdrawal at most WALLET_WITHDRAWAL_MAX_USD (default 1000), the last 24 hours' withdrawals at most
+         *     WALLET_WITHDRAWAL_DAILY_USD (default 2000); both in GET /api/wallet/withdrawals/quote. Test mode: the sandbox, by the destination's last
+         *     four digits: 0002 fails at the provider (money back at once), 0004
+         *     stays pending, 0005 is paid and then reversed one step later (money back); any other is paid
+         *     after two SANDBOX_STEP_MS steps. The holder's notifications: wallet.withdrawal.paid, wallet.withdrawal.failed, wallet.withdrawal.reversed.
+         *
+         *     The destination: destination {type: mobile_wallet, phone, provider?} or {type: bank_account,
+         *     accountNumber, bankCode (required live), country?, provider?}, or destinationIndex, one of the holder's saved destinations (GET
+         *     /api/wallet/destinations). Its country's currency must be the withdrawal's. Idempotency-Key required: the withdrawal's id derives
+         *     from it, so a retry answers the same withdrawal and pays nothing twice; the PIN is checked again on a replay. 400 destination_required,
+         *     400 destination_not_found, 400 destination_invalid, 400 destination_currency_mismatch, 400 invalid_phone, 400 currency_not_accepted,
+         *     403 wrong_pin, 403 pin_not_set, 429 pin_attempts_exceeded, 422 insufficient_funds, 422 withdrawal_limit_exceeded, 422
+         *     withdrawal_daily_limit_exceeded, 422 rail_unavailable (no rail or, live, no payout provider for the destination's country).
+         */
+        post: operations["createWalletWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/withdrawals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A withdrawal, with its timeline (404 withdrawal_not_found for another wallet's)
+         * @description A wallet holder sends her own money to her mobile money number or bank account (docs/wallet-money.md): a payout through the
+         *     rails (M-Pesa B2C, MTN MoMo disbursement, Paystack and Flutterwave transfers; the payout route table), confirmed with her wallet
+         *     PIN. The wallet is debited amount + fee in the transaction that records the withdrawal (422 insufficient_funds otherwise: a wallet
+         *     never goes below zero); the payment scheduler pays it out, never twice (the provider's idempotency key derives from the id, and an
+         *     unknown outcome is looked up before any resend). A withdrawal that fails, or is reversed after it was paid, returns amount + fee to
+         *     the wallet (one correcting ledger transfer). States: pending -> processing -> completed | failed | reversed. The fee is
+         *     WALLET_WITHDRAWAL_FEE_PCT (default 0) of amount, rounded up. Limits, in the wallet's currency from US dollars at the FX mid rate,
+         *     rounded down: one withdrawal at most WALLET_WITHDRAWAL_MAX_USD (default 1000), the last 24 hours' withdrawals at most
+         *     WALLET_WITHDRAWAL_DAILY_USD (default 2000); both in GET /api/wallet/withdrawals/quote. Test mode: the sandbox, by the destination's last
+         *     four digits: 0002 fails at the provider (money back at once), 0004
+         *     stays pending, 0005 is paid and then reversed one step later (money back); any other is paid
+         *     after two SANDBOX_STEP_MS steps. The holder's notifications: wallet.withdrawal.paid, wallet.withdrawal.failed, wallet.withdrawal.reversed.
+         */
+        get: operations["getWalletWithdrawal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/products": {
         parameters: {
             query?: never;
@@ -4377,6 +4605,14 @@ export interface components {
             /** @description The code as a QR code PNG data URL, for the kiosk's barcode scanner */
             pairingQr: string;
         };
+        CreateTopUpBody: {
+            /** @description What the wallet receives, major units (the phone pays amount + fee) */
+            amount: number;
+            /** @description The wallet's currency (400 currency_not_accepted otherwise) */
+            currency: string;
+            /** @description The mobile money number to pay from: E.164 (+254712345678) or the local form of the wallet's country (0712345678); 400 invalid_phone */
+            phone: string;
+        };
         CreateVoucherBody: {
             /** @description Decimal amount in major units (12.50); at most the currency's ISO 4217 decimals, over 0, at most 1e12 */
             amount: number;
@@ -4410,6 +4646,17 @@ export interface components {
             displayName?: string;
             /** @description The wallet PIN of the holder whose wallet the tag will pay from. A live merchant key needs it to link a tag to a wallet that is not the merchant's own (403 holder_consent_required without it, 403 wrong_pin, 429 pin_attempts_exceeded after 5 wrong PINs); test mode checks it when given */
             holderPin?: string;
+        };
+        CreateWithdrawalBody: {
+            /** @description What reaches the destination, major units (the wallet is debited amount + fee) */
+            amount: number;
+            /** @description The wallet's currency (400 currency_not_accepted otherwise) */
+            currency: string;
+            /** @description The holder's wallet PIN: 403 wrong_pin; 5 wrong PINs lock the wallet for 15 minutes (429 pin_attempts_exceeded) */
+            walletPin: string;
+            destination?: components["schemas"]["WithdrawalDestinationInput"];
+            /** @description Instead of destination: the index of one of the holder's saved destinations (GET /api/wallet/destinations) */
+            destinationIndex?: number;
         };
         CreditWalletBody: {
             /** @description Decimal amount in major units (12.50); at most the currency's ISO 4217 decimals, over 0, at most 1e12 */
@@ -6652,6 +6899,47 @@ export interface components {
             /** @description Suggested tips in percent of the sale (the customer may also choose another amount or none) */
             percentages: number[];
         };
+        TopUpQuote: {
+            /** @description What the wallet receives, major units */
+            amount: number;
+            /** @description The top-up fee, major units (WALLET_TOP_UP_FEE_PCT of amount, rounded up) */
+            fee: number;
+            /** @description What the phone is asked to pay: amount + fee */
+            total: number;
+            currency: string;
+            /** @description The fee as a percentage of amount, an exact decimal string */
+            feePercent: string;
+            /** @description sandbox (test mode) or the provider the phone would be asked through; null when none collects in the wallet's country (a top-up answers 422 top_up_unavailable) */
+            provider: string | null;
+        };
+        TopUpRecord: {
+            id: string;
+            status: components["schemas"]["TopUpStatus"];
+            /** @description Credited to the wallet on completion, major units */
+            amount: number;
+            /** @description Paid by the phone on top of amount, major units */
+            fee: number;
+            /** @description What the phone was asked to pay: amount + fee */
+            total: number;
+            currency: string;
+            /** @description Masked: the country code and the last three digits (+254•••••••011) */
+            phone: string;
+            /** @description sandbox (test mode), or the provider asked: mpesa, momo, paystack, flutterwave */
+            provider: string;
+            providerReference?: string;
+            /** @description declined, insufficient_funds, no_answer (also on expired), invalid_phone or provider_error */
+            failureCode?: string;
+            /** @description A sentence the holder can read */
+            failureReason?: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt?: string;
+        };
+        /** @enum {string} */
+        TopUpStatus: "pending" | "completed" | "failed" | "expired";
         TotpCodeBody: {
             /** @description The 6 digits an authenticator app shows */
             code: string;
@@ -6926,6 +7214,82 @@ export interface components {
             payload: string;
             /** @description Every attempt, oldest first */
             attempts: components["schemas"]["DeliveryAttempt"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WithdrawalDestinationInput: {
+            /** @enum {string} */
+            type: "mobile_wallet" | "bank_account";
+            /** @description mobile_wallet: E.164 or the local form of the wallet's country */
+            phone?: string;
+            /** @description bank_account: the account number (a Nigerian account is the 10-digit NUBAN) */
+            accountNumber?: string;
+            /** @description bank_account: the bank's code at the provider (required live) */
+            bankCode?: string;
+            /** @description bank_account: the bank's country (default: the wallet's) */
+            country?: string;
+            /** @description The mobile money operator or bank, as the holder names it */
+            provider?: string;
+            /** @description The account holder's name */
+            name?: string;
+        };
+        WithdrawalLimits: {
+            /** @description The most one withdrawal may be (amount), major units */
+            perWithdrawal: number;
+            /** @description The most the wallet's withdrawals may add up to in any 24 hours (amounts; failed and reversed ones do not count), major units */
+            daily: number;
+            /** @description What withdrawals of the last 24 hours add up to */
+            usedToday: number;
+            /** @description daily - usedToday, at least 0 */
+            remainingToday: number;
+        };
+        WithdrawalQuote: {
+            /** @description What reaches the destination, major units */
+            amount: number;
+            /** @description The withdrawal fee, major units (WALLET_WITHDRAWAL_FEE_PCT of amount, rounded up) */
+            fee: number;
+            /** @description What the wallet is debited: amount + fee */
+            total: number;
+            currency: string;
+            feePercent: string;
+            /** @description The wallet's balance in that currency now */
+            balance: number;
+            limits: components["schemas"]["WithdrawalLimits"];
+        };
+        WithdrawalRecord: {
+            id: string;
+            /**
+             * @description pending -> processing -> completed (paid); failed or reversed: the money is back in the wallet
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "completed" | "failed" | "reversed";
+            /** @description What reaches the destination, major units */
+            amount: number;
+            fee: number;
+            /** @description Debited from the wallet: amount + fee (credited back on failed or reversed) */
+            total: number;
+            currency: string;
+            /** @description mobile_money or bank_transfer */
+            rail: string;
+            destination: {
+                /** @enum {string} */
+                type: "mobile_wallet" | "bank_account";
+                /** @description Masked */
+                phone?: string;
+                /** @description Masked: the last four digits */
+                accountNumber?: string;
+                bankCode?: string;
+                country: string;
+                provider?: string;
+            };
+            /** @description sandbox (test mode) or the payout provider */
+            provider: string;
+            providerReference: string | null;
+            failureReason?: string;
+            /** @description Oldest first */
+            timeline: components["schemas"]["TimelineEntry"][];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -9894,7 +10258,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: (components["schemas"]["PaymentRecord"] & {
-                            merchantId: string;
+                            /** @description The merchant that paid; null for a wallet holder's withdrawal */
+                            merchantId: string | null;
                             mode: string;
                             /** @description The payment provider it went to */
                             provider: string | null;
@@ -13860,6 +14225,745 @@ export interface operations {
             };
             /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWalletTopUpsQuote: {
+        parameters: {
+            query: {
+                /** @description What the wallet would receive, major units */
+                amount: number;
+                /** @description Default: the wallet's currency */
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpQuote"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `currency_not_accepted`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWalletTopUps: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TopUpRecord"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createWalletTopUp: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a unique key per payment (a UUID). A retry with the same key and body answers the first result, never a second charge. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTopUpBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_required`, `idempotency_key_invalid`, `invalid_phone`, `currency_not_accepted`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `top_up_unavailable`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWalletTopUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `top_up_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWalletWithdrawalsQuote: {
+        parameters: {
+            query: {
+                /** @description What would reach the destination, major units */
+                amount: number;
+                /** @description Default: the wallet's currency */
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalQuote"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `currency_not_accepted`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `insufficient_funds`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWalletWithdrawals: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WithdrawalRecord"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `insufficient_funds`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createWalletWithdrawal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a unique key per payment (a UUID). A retry with the same key and body answers the first result, never a second charge. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWithdrawalBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `country_not_supported`, `idempotency_key_required`, `idempotency_key_invalid`, `destination_required`, `destination_not_found`, `destination_invalid`, `destination_currency_mismatch`, `invalid_phone`, `currency_not_accepted`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `wrong_pin`, `pin_not_set`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `withdrawal_limit_exceeded`, `withdrawal_daily_limit_exceeded`, `rail_unavailable`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `pin_attempts_exceeded`, `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWalletWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `withdrawal_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `insufficient_funds`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

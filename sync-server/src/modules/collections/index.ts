@@ -2,9 +2,9 @@
 import type { PolledJob } from '../../jobs/poller.ts';
 import type { CollectionService } from './service.ts';
 export { collectionRoutes, startCollectionJobs } from './routes.ts';
-export { SANDBOX_PHONE_SUFFIXES, collectionService, maskPhone, normalisePhone } from './service.ts';
-export type { CollectionService } from './service.ts';
-export { type CollectionRow, findCollection, lockCollections } from './store.ts';
+export { SANDBOX_PHONE_SUFFIXES, collectionService, maskPhone, normalisePhone, onCollectionOutcome } from './service.ts';
+export type { CollectionService, TopUpCaller } from './service.ts';
+export { type CollectionRow, findCollection, listWalletTopUps, lockCollections } from './store.ts';
 
 declare module '../../context.ts' {
   interface AppContext {

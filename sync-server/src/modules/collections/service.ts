@@ -1,6 +1,8 @@
 // Mobile money at the till (docs/till.md, "Mobile money at the till"): the till asks for a
 // collection, the customer approves it on their phone, the collection completes on the provider's
 // confirmation (a callback or a poll) and a till sale names it as its mobile_money tender.
+// The same machinery tops up a holder's wallet from her phone (purpose wallet_top_up,
+// docs/wallet-money.md): only what is credited, and who is told, differ.
 //
 // A collection's row is its durable job: next_poll_at says when the sandbox answers, when the
 // provider is asked again, or when it expires. Every change of state is applied under the row's
@@ -17,7 +19,36 @@ import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { type CollectionRequest, type CollectionUpdate, type RailAdapter, type RailProviderName, providersFor } from '../../rails/index.ts';
 import { findMerchant } from '../merchants/index.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
-import { type CollectionRow, claimDueCollections, findCollection, insertCollection, lockCollection, updateCollection } from './store.ts';
+import { type CollectionPurpose, type CollectionRow, claimDueCollections, findCollection, insertCollection, lockCollection, updateCollection } from './store.ts';
+
+/**
+ * Told, inside the transaction that ends a collection of a purpose other than a till sale (a
+ * wallet top-up), that it ended: the module that owns the purpose records its news (the holder's
+ * notification) in the same commit as the state and the ledger transfer. A till sale's collection
+ * sends its merchant's pos.collection.* event instead.
+ */
+export type CollectionOutcomeListener = (tx: Queryable, row: CollectionRow, at: Date) => Promise<void>;
+const outcomeListeners = new Map<CollectionPurpose, CollectionOutcomeListener>();
+/** One listener per purpose; registering again replaces it (every app built in a process registers the same one). */
+export function onCollectionOutcome(purpose: Exclude<CollectionPurpose, 'till_sale'>, listener: CollectionOutcomeListener): void {
+  outcomeListeners.set(purpose, listener);
+}
+
+/** Who tops up: the signed-in holder's wallet. */
+export interface TopUpCaller {
+  walletId: string;
+  mode: Mode;
+  /** The wallet's country (local phone forms, the provider's route) and currency (the only one it tops up in). */
+  country: string;
+  currency: string;
+}
+
+export interface CreateTopUpBody {
+  amountMinor: number;
+  feeMinor: number;
+  currency: string;
+  phone: string;
+}
 
 /** Who asks: a terminal (its token) or the merchant's own key, in one mode. */
 export interface CollectionCaller {
@@ -128,6 +159,15 @@ function eventData(row: CollectionRow): Record<string, unknown> {
   };
 }
 
+/** What a collection ending is announced as: the till's event, or the top-up's listener. */
+async function announce(tx: Queryable, row: CollectionRow, at: Date): Promise<void> {
+  if (row.purpose === 'till_sale') {
+    await enqueueEvent(tx, { merchantId: row.merchant_id!, mode: row.mode, type: `pos.collection.${row.status}`, data: eventData(row), at });
+    return;
+  }
+  await outcomeListeners.get(row.purpose)?.(tx, row, at);
+}
+
 export function collectionNotFound(id: string) {
   return notFound('collection_not_found', `No mobile-money collection ${id.slice(0, 80)}`);
 }
@@ -157,7 +197,8 @@ export function collectionService(context: AppContext, log: (message: string, de
 
   const requestOf = (row: CollectionRow): CollectionRequest => ({
     collectionId: row.id,
-    amount: row.amount,
+    // A top-up's fee is paid by the phone on top of what the wallet receives.
+    amount: row.amount + row.fee,
     currency: row.currency,
     phone: row.phone,
     description: row.description ?? 'Tapline',
@@ -185,11 +226,12 @@ export function collectionService(context: AppContext, log: (message: string, de
       await transfer(tx, {
         id: transferId,
         mode: row.mode,
-        kind: 'pos_collection',
+        kind: row.purpose === 'wallet_top_up' ? 'wallet_top_up' : 'pos_collection',
         legs: [
           // Live: the money is at the provider until it settles to the platform; sandbox: the test faucet.
-          { account: systemAccount(row.provider === 'sandbox' ? 'funding' : 'rail_clearing', row.currency), amount: -row.amount },
+          { account: systemAccount(row.provider === 'sandbox' ? 'funding' : 'rail_clearing', row.currency), amount: -(row.amount + row.fee) },
           { account: walletAccount(row.merchant_wallet_id, row.currency), amount: row.amount },
+          ...(row.fee > 0 ? [{ account: systemAccount('fees', row.currency), amount: row.fee }] : []),
         ],
         metadata: { collectionId: row.id, provider: row.provider, ...(row.terminal_id ? { terminalId: row.terminal_id } : {}) },
       });
@@ -202,7 +244,7 @@ export function collectionService(context: AppContext, log: (message: string, de
         ended_at: now,
         ...(outcome.providerReference ? { provider_reference: outcome.providerReference } : {}),
       }, now);
-      await enqueueEvent(tx, { merchantId: row.merchant_id, mode: row.mode, type: 'pos.collection.completed', data: eventData(ended), at: now });
+      await announce(tx, ended, now);
       return 'applied';
     }
     if (row.status === 'cancelled') {
@@ -214,7 +256,7 @@ export function collectionService(context: AppContext, log: (message: string, de
     const ended = await updateCollection(tx, row.id, outcome.status === 'failed'
       ? { status: 'failed', failure_code: outcome.code, failure_reason: outcome.reason, next_poll_at: null, ended_at: now, ...(outcome.providerReference ? { provider_reference: outcome.providerReference } : {}) }
       : { status: 'expired', failure_code: 'no_answer', failure_reason: EXPIRED_REASON, next_poll_at: null, ended_at: now }, now);
-    await enqueueEvent(tx, { merchantId: row.merchant_id, mode: row.mode, type: `pos.collection.${ended.status}`, data: eventData(ended), at: now });
+    await announce(tx, ended, now);
     return 'applied';
   }
 
@@ -273,8 +315,37 @@ export function collectionService(context: AppContext, log: (message: string, de
 
   async function visible(caller: CollectionCaller, id: string): Promise<CollectionRow> {
     const row = await findCollection(db, id);
-    if (!row || row.merchant_id !== caller.merchantId || row.mode !== caller.mode) throw collectionNotFound(id);
+    if (!row || row.purpose !== 'till_sale' || row.merchant_id !== caller.merchantId || row.mode !== caller.mode) throw collectionNotFound(id);
     return row;
+  }
+
+  /**
+   * Records a new collection and, live, asks the provider's phone prompt once. A retry with the
+   * same (derived) id finds the first run's row and never prompts the phone twice.
+   */
+  async function open(fields: Omit<Parameters<typeof insertCollection>[1], 'provider' | 'sandboxOutcome' | 'nextPollAt' | 'createdAt' | 'expiresAt'>, national: string, adapter: RailAdapter | undefined): Promise<CollectionRow> {
+    const createdAt = context.now();
+    const { row, created } = await insertCollection(db, {
+      ...fields,
+      provider: adapter?.name ?? 'sandbox',
+      sandboxOutcome: fields.mode === 'test' ? sandboxOutcomeOf(national) : null,
+      nextPollAt: new Date(createdAt.getTime() + (adapter ? pollMs() : config.sandboxStepMs)),
+      createdAt,
+      expiresAt: new Date(createdAt.getTime() + config.collectionTimeoutSeconds * 1000),
+    });
+    // A retry (same Idempotency-Key, even after a crash) finds the first run's row and never asks the phone twice.
+    if (!created || !adapter?.collect) return current(row);
+    let update: CollectionUpdate | undefined;
+    try {
+      update = await adapter.collect(requestOf(row));
+    } catch (error) {
+      // Unknown outcome (a timeout, a 5xx): never pushed again; the job asks the provider's status.
+      log('collection request: outcome unknown, its status is polled', { collectionId: row.id, error: String((error as Error)?.message ?? error) });
+    }
+    const outcome = update ? outcomeOf(update) : undefined;
+    if (outcome) await settle(row.id, outcome);
+    else if (update?.providerReference) await db.transaction(async (tx) => void (await updateCollection(tx, row.id, { provider_reference: update.providerReference! }, context.now())));
+    return (await findCollection(db, row.id)) ?? row;
   }
 
   return {
@@ -293,39 +364,68 @@ export function collectionService(context: AppContext, log: (message: string, de
       if (caller.mode === 'live' && !adapter) {
         throw unprocessable('collection_unavailable', `No mobile-money collection provider is configured for ${merchant.country} on this server: take another tender`);
       }
-      const createdAt = context.now();
-      const sandboxOutcome = caller.mode === 'test' ? sandboxOutcomeOf(phone.national) : null;
-      const { row, created } = await insertCollection(db, {
+      return open({
         id: derivedId ?? newId('col'),
+        purpose: 'till_sale',
         merchantId: caller.merchantId,
         mode: caller.mode,
         merchantWalletId: wallet.id,
         terminalId: caller.terminalId,
         amount: body.amountMinor,
+        fee: 0,
         currency,
         phone: phone.e164,
         country: phone.country,
         description,
-        provider: adapter?.name ?? 'sandbox',
-        sandboxOutcome,
-        nextPollAt: new Date(createdAt.getTime() + (adapter ? pollMs() : config.sandboxStepMs)),
-        createdAt,
-        expiresAt: new Date(createdAt.getTime() + config.collectionTimeoutSeconds * 1000),
-      });
-      // A retry (same Idempotency-Key, even after a crash) finds the first run's row and never asks the phone twice.
-      if (!created || !adapter?.collect) return current(row);
-      let update: CollectionUpdate | undefined;
-      try {
-        update = await adapter.collect(requestOf(row));
-      } catch (error) {
-        // Unknown outcome (a timeout, a 5xx): never pushed again; the job asks the provider's status.
-        log('collection request: outcome unknown, its status is polled', { collectionId: row.id, error: String((error as Error)?.message ?? error) });
-      }
-      const outcome = update ? outcomeOf(update) : undefined;
-      if (outcome) await settle(row.id, outcome);
-      else if (update?.providerReference) await db.transaction(async (tx) => void (await updateCollection(tx, row.id, { provider_reference: update.providerReference! }, context.now())));
-      return (await findCollection(db, row.id)) ?? row;
+      }, phone.national, adapter);
     },
+
+    /** The provider a top-up in this wallet's country goes to now: sandbox in test mode, undefined when none collects there (live). */
+    topUpProvider(caller: Pick<TopUpCaller, 'mode' | 'country'>): string | undefined {
+      return caller.mode === 'test' ? 'sandbox' : liveAdapter(caller.country)?.name;
+    },
+
+    /**
+     * A holder tops up her wallet from her phone: the same collection as a till's (sandbox magic
+     * numbers, providers, callbacks, polls, expiry), crediting her wallet with amount once it is
+     * confirmed; the phone is asked for amount + fee.
+     */
+    async createTopUp(caller: TopUpCaller, body: CreateTopUpBody, derivedId: string | undefined): Promise<CollectionRow> {
+      const currency = body.currency.trim().toUpperCase();
+      if (currency !== caller.currency) throw badRequest('currency_not_accepted', `This wallet is topped up in ${caller.currency} only, not ${body.currency.slice(0, 8)}`);
+      if (!Number.isSafeInteger(body.amountMinor) || body.amountMinor <= 0) throw badRequest('invalid_amount', 'amount must be positive');
+      const phone = normalisePhone(body.phone, caller.country);
+      const adapter = caller.mode === 'live' ? liveAdapter(caller.country) : undefined;
+      if (caller.mode === 'live' && !adapter) {
+        throw unprocessable('top_up_unavailable', `No mobile-money collection provider is configured for ${caller.country} on this server`);
+      }
+      return open({
+        id: derivedId ?? newId('col'),
+        purpose: 'wallet_top_up',
+        merchantId: null,
+        mode: caller.mode,
+        merchantWalletId: caller.walletId,
+        terminalId: null,
+        amount: body.amountMinor,
+        fee: body.feeMinor,
+        currency,
+        phone: phone.e164,
+        country: phone.country,
+        description: 'Tapline wallet top-up',
+      }, phone.national, adapter);
+    },
+
+    /** One of the holder's top-ups (stepped first when the sandbox's answer is due); 404 top_up_not_found otherwise. */
+    async getTopUp(caller: Pick<TopUpCaller, 'walletId' | 'mode'>, id: string): Promise<CollectionRow> {
+      const row = await findCollection(db, id);
+      if (!row || row.purpose !== 'wallet_top_up' || row.merchant_wallet_id !== caller.walletId || row.mode !== caller.mode) {
+        throw notFound('top_up_not_found', `No top-up ${id.slice(0, 80)} of this wallet`);
+      }
+      return current(row);
+    },
+
+    /** Brings a listed sandbox top-up up to date, like a read does. */
+    current,
 
     async get(caller: CollectionCaller, id: string): Promise<CollectionRow> {
       return current(await visible(caller, id));

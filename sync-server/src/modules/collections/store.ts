@@ -1,17 +1,25 @@
-// The pos_collections table (migration 037): one row per mobile-money collection a till asked for.
+// The pos_collections table (migrations 037, 040): one row per mobile-money collection, asked for
+// by a till (purpose till_sale) or by a wallet holder topping up her wallet (purpose wallet_top_up).
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 
 export const COLLECTION_STATUSES = ['pending', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
+/** What a collection pays for: a till sale (credits the merchant's wallet) or a wallet top-up (credits the holder's). */
+export type CollectionPurpose = 'till_sale' | 'wallet_top_up';
 
 export interface CollectionRow {
   id: string;
-  merchant_id: string;
+  purpose: CollectionPurpose;
+  /** The till's merchant; null for a wallet top-up. */
+  merchant_id: string | null;
   mode: Mode;
+  /** The wallet the collection credits: the merchant's (till sale) or the holder's own (top-up). */
   merchant_wallet_id: string;
   terminal_id: string | null;
   amount: number;
+  /** Paid by the phone on top of amount (top-ups; 0 for a till sale): the phone is asked for amount + fee. */
+  fee: number;
   currency: string;
   phone: string;
   country: string;
@@ -34,7 +42,7 @@ export interface CollectionRow {
   claimed_by?: string | null;
 }
 
-const COLUMNS = `c.id, c.merchant_id, c.mode, c.merchant_wallet_id, c.terminal_id, c.amount::int8 AS amount, c.currency, c.phone, c.country, c.description,
+const COLUMNS = `c.id, c.purpose, c.merchant_id, c.mode, c.merchant_wallet_id, c.terminal_id, c.amount::int8 AS amount, c.fee::int8 AS fee, c.currency, c.phone, c.country, c.description,
   c.provider, c.provider_reference, c.sandbox_outcome, c.status, c.failure_code, c.failure_reason, c.transfer_id, c.cancelled_at, c.next_poll_at,
   c.poll_errors, c.created_at, c.expires_at, c.ended_at, c.updated_at,
   (SELECT t.sale_id::text FROM till_sale_tender_claims t WHERE t.reference = c.id) AS claimed_by`;
@@ -42,18 +50,20 @@ const COLUMNS = `c.id, c.merchant_id, c.mode, c.merchant_wallet_id, c.terminal_i
 /** Amounts come back as numbers on both drivers (int8 may arrive as a string). */
 function normalised(row: CollectionRow | undefined): CollectionRow | undefined {
   if (!row) return row;
-  return { ...row, amount: Number(row.amount), poll_errors: Number(row.poll_errors) };
+  return { ...row, amount: Number(row.amount), fee: Number(row.fee), poll_errors: Number(row.poll_errors) };
 }
 
 export async function insertCollection(
   db: Queryable,
   fields: {
     id: string;
-    merchantId: string;
+    purpose: CollectionPurpose;
+    merchantId: string | null;
     mode: Mode;
     merchantWalletId: string;
     terminalId: string | null;
     amount: number;
+    fee: number;
     currency: string;
     phone: string;
     country: string;
@@ -68,10 +78,10 @@ export async function insertCollection(
   // A retry with the same (derived) id finds the first run's row: ON CONFLICT DO NOTHING, then read.
   const inserted = await db.query<{ id: string }>(
     `INSERT INTO pos_collections (id, merchant_id, mode, merchant_wallet_id, terminal_id, amount, currency, phone, country, description, provider,
-       sandbox_outcome, next_poll_at, created_at, expires_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $14) ON CONFLICT (id) DO NOTHING RETURNING id`,
+       sandbox_outcome, next_poll_at, created_at, expires_at, updated_at, purpose, fee)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $14, $16, $17) ON CONFLICT (id) DO NOTHING RETURNING id`,
     [fields.id, fields.merchantId, fields.mode, fields.merchantWalletId, fields.terminalId, fields.amount, fields.currency, fields.phone, fields.country,
-      fields.description, fields.provider, fields.sandboxOutcome, fields.nextPollAt, fields.createdAt, fields.expiresAt],
+      fields.description, fields.provider, fields.sandboxOutcome, fields.nextPollAt, fields.createdAt, fields.expiresAt, fields.purpose, fields.fee],
   );
   const row = await findCollection(db, fields.id);
   if (!row) throw new Error(`collection ${fields.id} was not stored`);
@@ -86,6 +96,14 @@ export async function findCollection(db: Queryable, id: string): Promise<Collect
 export async function lockCollection(tx: Queryable, id: string): Promise<CollectionRow | undefined> {
   const [row] = await tx.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE c.id = $1 FOR UPDATE OF c`, [id]);
   return normalised(row);
+}
+
+/** A holder's top-ups in one mode, newest first. */
+export async function listWalletTopUps(db: Queryable, walletId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: CollectionRow[]; total: number }> {
+  const where = `c.purpose = 'wallet_top_up' AND c.merchant_wallet_id = $1 AND c.mode = $2`;
+  const rows = await db.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE ${where} ORDER BY c.created_at DESC, c.id DESC LIMIT $3 OFFSET $4`, [walletId, mode, limit, offset]);
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM pos_collections c WHERE ${where}`, [walletId, mode]);
+  return { rows: rows.map((row) => normalised(row)!), total: Number(count?.total ?? 0) };
 }
 
 /** Several collections under their row locks (a till sale's mobile_money tenders), by id. */

@@ -1,7 +1,7 @@
 /** The offline module's public entry: other modules, app.ts, sync/ and web/ import only this file. */
 export { giftCardSaleSettler, saleDocument } from './gift-card-sales.ts';
 export { currentSigner, publicKeys } from './keys.ts';
-export { type SettlementLimits, terminalOfflineLimits, terminalSettlementLimits } from './limits.ts';
+export { type SettlementLimits, roundLimitDown, terminalOfflineLimits, terminalSettlementLimits } from './limits.ts';
 export { offlinePaymentSettler } from './payment-push.ts';
 export { settlePush } from './push.ts';
 export type { PushAnswer, PushTerminal } from './push.ts';

@@ -110,7 +110,7 @@ export async function paymentRoutes(app: TypedApp, context: AppContext): Promise
 
   const attentionSince = () => new Date(context.now().getTime() - context.config.railAttentionHours * 3_600_000);
   const AttentionRecord = Type.Intersect([PaymentRecord, Type.Object({
-    merchantId: Type.String(),
+    merchantId: Type.Union([Type.String(), Type.Null()], { description: 'The merchant that paid; null for a wallet holder\'s withdrawal' }),
     mode: Type.String(),
     provider: Type.Union([Type.String(), Type.Null()], { description: 'The payment provider it went to' }),
     lastError: Type.Union([Type.String(), Type.Null()], { description: 'The last error of a call to the provider, if any' }),

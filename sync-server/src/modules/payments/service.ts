@@ -140,9 +140,12 @@ export function moneyOf(row: PaymentRow): PaymentMoney {
   };
 }
 
-/** A final transition's event, and the news to the module that owns the payment's kind (payroll). */
+/**
+ * A final transition's event, and the news to the module that owns the payment's kind (payroll,
+ * withdrawals). A withdrawal belongs to no merchant: it sends no event, its module tells the holder.
+ */
 async function emit(tx: Queryable, row: PaymentRow, at: Date): Promise<void> {
-  await enqueueEvent(tx, { merchantId: row.merchant_id, mode: row.mode, type: `payment.${row.status}`, data: paymentEventData(row), at });
+  if (row.merchant_id !== null) await enqueueEvent(tx, { merchantId: row.merchant_id, mode: row.mode, type: `payment.${row.status}`, data: paymentEventData(row), at });
   await notifyPaymentOutcomes(tx, [row], at);
 }
 
@@ -274,7 +277,8 @@ export async function completeSandboxBatch(db: Database, now: Date, limit: numbe
     const due = await claimSandboxCompletions(tx, now, limit);
     if (due.length === 0) return 0;
     const rows = await completeSandboxPayments(tx, due, now);
-    await enqueueEvents(tx, rows.map((row) => ({ merchantId: row.merchant_id, mode: row.mode, type: 'payment.completed', data: paymentEventData(row), at: now })));
+    const merchantRows = rows.filter((row): row is PaymentRow & { merchant_id: string } => row.merchant_id !== null);
+    await enqueueEvents(tx, merchantRows.map((row) => ({ merchantId: row.merchant_id, mode: row.mode, type: 'payment.completed', data: paymentEventData(row), at: now })));
     await notifyPaymentOutcomes(tx, rows, now);
     const byCurrency = new Map<string, { mode: Mode; amount: number; ids: string[] }[]>();
     for (const row of rows) {

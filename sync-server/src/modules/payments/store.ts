@@ -3,8 +3,11 @@ import type { Mode } from '../../auth/secrets.ts';
 import type { Receiver } from './receiver.ts';
 
 export type PaymentStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'reversed';
-/** 'payout': POST /api/pay; 'link': a payment link paid by a wallet holder; 'payroll': a payroll item paid out through a rail. */
-export type PaymentKind = 'payout' | 'link' | 'payroll';
+/**
+ * 'payout': POST /api/pay; 'link': a payment link paid by a wallet holder; 'payroll': a payroll item
+ * paid out through a rail; 'withdrawal': a holder's own money out to her phone or bank (no merchant).
+ */
+export type PaymentKind = 'payout' | 'link' | 'payroll' | 'withdrawal';
 export type Scenario = 'sandbox_default' | 'sandbox_success' | 'sandbox_failure' | 'sandbox_pending' | 'sandbox_reversal' | 'on_us' | 'provider' | 'link';
 
 export interface TimelineEntry {
@@ -15,7 +18,8 @@ export interface TimelineEntry {
 
 export interface PaymentRow {
   id: string;
-  merchant_id: string;
+  /** Null only for a withdrawal (kind 'withdrawal'): a holder's payout, no merchant's. */
+  merchant_id: string | null;
   mode: Mode;
   kind: PaymentKind;
   status: PaymentStatus;

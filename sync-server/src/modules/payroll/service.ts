@@ -141,7 +141,8 @@ async function settleRailItems(tx: Queryable, payments: readonly PaymentRow[], a
     if (payment.status === 'completed' && item.status === 'pending') await markItemsPaid(tx, [item.id], null, at);
     else if ((payment.status === 'failed' || payment.status === 'reversed') && item.status !== 'failed') {
       const failed = await markItemFailed(tx, item.id, payment.failure_reason ?? `The payout ${payment.status}`, at);
-      await emitItemFailed(tx, { merchantId: payment.merchant_id, mode: payment.mode }, failed, payment.currency, at);
+      // A payroll payment always has its merchant (only withdrawals have none).
+      await emitItemFailed(tx, { merchantId: payment.merchant_id!, mode: payment.mode }, failed, payment.currency, at);
     }
     runIds.add(item.run_id);
   }

@@ -1,0 +1,118 @@
+// Wallet money (docs/wallet-money.md): a holder tops up her wallet from her phone and withdraws to
+// her mobile money number or bank account, from her wallet session (/api/wallet/...).
+import { type Static, Type } from 'typebox';
+import { CurrencyCode, MajorAmount, Pin, Timestamp, literalUnion } from './common.ts';
+import { TimelineEntry } from './payments.ts';
+
+export const TOP_UP_STATUSES = ['pending', 'completed', 'failed', 'expired'] as const;
+/** pending until the phone's owner approves (completed) or declines (failed), or the wait ends (expired). */
+export const TopUpStatus = literalUnion(TOP_UP_STATUSES);
+
+export const CreateTopUpBody = Type.Object({
+  amount: { ...MajorAmount, description: 'What the wallet receives, major units (the phone pays amount + fee)' },
+  currency: { ...CurrencyCode, description: 'The wallet\'s currency (400 currency_not_accepted otherwise)' },
+  phone: Type.String({ minLength: 1, maxLength: 32, description: 'The mobile money number to pay from: E.164 (+254712345678) or the local form of the wallet\'s country (0712345678); 400 invalid_phone' }),
+});
+export type CreateTopUpBody = Static<typeof CreateTopUpBody>;
+
+export const TopUpQuoteQuery = Type.Object({
+  amount: { ...MajorAmount, description: 'What the wallet would receive, major units' },
+  currency: Type.Optional({ ...CurrencyCode, description: 'Default: the wallet\'s currency' }),
+});
+
+export const TopUpQuote = Type.Object({
+  amount: Type.Number({ description: 'What the wallet receives, major units' }),
+  fee: Type.Number({ description: 'The top-up fee, major units (WALLET_TOP_UP_FEE_PCT of amount, rounded up)' }),
+  total: Type.Number({ description: 'What the phone is asked to pay: amount + fee' }),
+  currency: Type.String(),
+  feePercent: Type.String({ description: 'The fee as a percentage of amount, an exact decimal string' }),
+  provider: Type.Union([Type.String(), Type.Null()], { description: 'sandbox (test mode) or the provider the phone would be asked through; null when none collects in the wallet\'s country (a top-up answers 422 top_up_unavailable)' }),
+});
+export type TopUpQuote = Static<typeof TopUpQuote>;
+
+export const TopUpRecord = Type.Object({
+  id: Type.String(),
+  status: TopUpStatus,
+  amount: Type.Number({ description: 'Credited to the wallet on completion, major units' }),
+  fee: Type.Number({ description: 'Paid by the phone on top of amount, major units' }),
+  total: Type.Number({ description: 'What the phone was asked to pay: amount + fee' }),
+  currency: Type.String(),
+  phone: Type.String({ description: 'Masked: the country code and the last three digits (+254•••••••011)' }),
+  provider: Type.String({ description: 'sandbox (test mode), or the provider asked: mpesa, momo, paystack, flutterwave' }),
+  providerReference: Type.Optional(Type.String()),
+  failureCode: Type.Optional(Type.String({ description: 'declined, insufficient_funds, no_answer (also on expired), invalid_phone or provider_error' })),
+  failureReason: Type.Optional(Type.String({ description: 'A sentence the holder can read' })),
+  expiresAt: Timestamp,
+  createdAt: Timestamp,
+  completedAt: Type.Optional(Timestamp),
+});
+export type TopUpRecord = Static<typeof TopUpRecord>;
+
+export const WithdrawalDestinationInput = Type.Object({
+  type: literalUnion(['mobile_wallet', 'bank_account'] as const),
+  phone: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'mobile_wallet: E.164 or the local form of the wallet\'s country' })),
+  accountNumber: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z -]{4,40}$', description: 'bank_account: the account number (a Nigerian account is the 10-digit NUBAN)' })),
+  bankCode: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'bank_account: the bank\'s code at the provider (required live)' })),
+  country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'bank_account: the bank\'s country (default: the wallet\'s)' })),
+  provider: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'The mobile money operator or bank, as the holder names it' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The account holder\'s name' })),
+});
+
+export const CreateWithdrawalBody = Type.Object({
+  amount: { ...MajorAmount, description: 'What reaches the destination, major units (the wallet is debited amount + fee)' },
+  currency: { ...CurrencyCode, description: 'The wallet\'s currency (400 currency_not_accepted otherwise)' },
+  walletPin: { ...Pin, description: 'The holder\'s wallet PIN: 403 wrong_pin; 5 wrong PINs lock the wallet for 15 minutes (429 pin_attempts_exceeded)' },
+  destination: Type.Optional(WithdrawalDestinationInput),
+  destinationIndex: Type.Optional(Type.Integer({ minimum: 0, maximum: 19, description: 'Instead of destination: the index of one of the holder\'s saved destinations (GET /api/wallet/destinations)' })),
+});
+export type CreateWithdrawalBody = Static<typeof CreateWithdrawalBody>;
+
+export const WithdrawalQuoteQuery = Type.Object({
+  amount: { ...MajorAmount, description: 'What would reach the destination, major units' },
+  currency: Type.Optional({ ...CurrencyCode, description: 'Default: the wallet\'s currency' }),
+});
+
+export const WithdrawalLimits = Type.Object({
+  perWithdrawal: Type.Number({ description: 'The most one withdrawal may be (amount), major units' }),
+  daily: Type.Number({ description: 'The most the wallet\'s withdrawals may add up to in any 24 hours (amounts; failed and reversed ones do not count), major units' }),
+  usedToday: Type.Number({ description: 'What withdrawals of the last 24 hours add up to' }),
+  remainingToday: Type.Number({ description: 'daily - usedToday, at least 0' }),
+});
+
+export const WithdrawalQuote = Type.Object({
+  amount: Type.Number({ description: 'What reaches the destination, major units' }),
+  fee: Type.Number({ description: 'The withdrawal fee, major units (WALLET_WITHDRAWAL_FEE_PCT of amount, rounded up)' }),
+  total: Type.Number({ description: 'What the wallet is debited: amount + fee' }),
+  currency: Type.String(),
+  feePercent: Type.String(),
+  balance: Type.Number({ description: 'The wallet\'s balance in that currency now' }),
+  limits: WithdrawalLimits,
+});
+export type WithdrawalQuote = Static<typeof WithdrawalQuote>;
+
+export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'completed', 'failed', 'reversed'] as const;
+
+export const WithdrawalRecord = Type.Object({
+  id: Type.String(),
+  status: literalUnion(WITHDRAWAL_STATUSES, { description: 'pending -> processing -> completed (paid); failed or reversed: the money is back in the wallet' }),
+  amount: Type.Number({ description: 'What reaches the destination, major units' }),
+  fee: Type.Number(),
+  total: Type.Number({ description: 'Debited from the wallet: amount + fee (credited back on failed or reversed)' }),
+  currency: Type.String(),
+  rail: Type.String({ description: 'mobile_money or bank_transfer' }),
+  destination: Type.Object({
+    type: literalUnion(['mobile_wallet', 'bank_account'] as const),
+    phone: Type.Optional(Type.String({ description: 'Masked' })),
+    accountNumber: Type.Optional(Type.String({ description: 'Masked: the last four digits' })),
+    bankCode: Type.Optional(Type.String()),
+    country: Type.String(),
+    provider: Type.Optional(Type.String()),
+  }),
+  provider: Type.String({ description: 'sandbox (test mode) or the payout provider' }),
+  providerReference: Type.Union([Type.String(), Type.Null()]),
+  failureReason: Type.Optional(Type.String()),
+  timeline: Type.Array(TimelineEntry, { description: 'Oldest first' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type WithdrawalRecord = Static<typeof WithdrawalRecord>;

@@ -1,0 +1,197 @@
+import type { FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
+import {
+  CreateTopUpBody,
+  CreateWithdrawalBody,
+  ErrorBody,
+  ListOf,
+  ListQuery,
+  TopUpQuote,
+  TopUpQuoteQuery,
+  TopUpRecord,
+  WithdrawalQuote,
+  WithdrawalQuoteQuery,
+  WithdrawalRecord,
+} from '@tapline/shared/schemas';
+import type { AppContext } from '../../context.ts';
+import { principalAs } from '../../auth/hooks.ts';
+import { notFound } from '../../http/errors.ts';
+import { derivedId } from '../../http/idempotency.ts';
+import type { TypedApp } from '../../http/typed-app.ts';
+import { SANDBOX_PHONE_SUFFIXES, listWalletTopUps } from '../collections/index.ts';
+import { checkWalletPin, findWalletById } from '../wallets/index.ts';
+import { type Holder, SANDBOX_WITHDRAWAL_SUFFIXES, createTopUp, createWithdrawal, quoteTopUp, quoteWithdrawal, topUpRecord, withdrawalRecord } from './service.ts';
+import { findWithdrawal, listWithdrawals } from './store.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+const wallet = { auth: ['wallet'] } as const;
+const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const IdempotencyHeader = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: '1 to 255 characters, e.g. a UUID; required' })) });
+
+function holderOf(request: FastifyRequest): Holder {
+  const principal = principalAs(request, 'wallet');
+  return { walletId: principal.walletId, handle: principal.handle, mode: principal.mode };
+}
+
+const TOP_UP_FLOW = `A wallet holder funds her wallet from her phone (docs/wallet-money.md): the phone is asked to pay amount + fee (M-Pesa
+Express STK push in KE, MTN MoMo request-to-pay where MTN operates, else any configured provider that collects; RAIL_ROUTES
+mobile_money order), she approves on the phone, and the wallet is credited amount exactly once when the provider confirms (its
+callback or a status poll, whichever comes first: the collection's row is locked, one ledger transfer per top-up). States: pending
+-> completed | failed | expired; expiresAt is COLLECTION_TIMEOUT_SECONDS (default 120) after creation. The fee is
+WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
+answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
+four digits) ${SANDBOX_PHONE_SUFFIXES.declined} declined, ${SANDBOX_PHONE_SUFFIXES.insufficient_funds} insufficient funds (failed),
+${SANDBOX_PHONE_SUFFIXES.no_answer} no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
+/api/wallet/notifications); a failure or expiry: wallet.top_up.failed.`;
+
+const WITHDRAWAL_FLOW = `A wallet holder sends her own money to her mobile money number or bank account (docs/wallet-money.md): a payout through the
+rails (M-Pesa B2C, MTN MoMo disbursement, Paystack and Flutterwave transfers; the payout route table), confirmed with her wallet
+PIN. The wallet is debited amount + fee in the transaction that records the withdrawal (422 insufficient_funds otherwise: a wallet
+never goes below zero); the payment scheduler pays it out, never twice (the provider's idempotency key derives from the id, and an
+unknown outcome is looked up before any resend). A withdrawal that fails, or is reversed after it was paid, returns amount + fee to
+the wallet (one correcting ledger transfer). States: pending -> processing -> completed | failed | reversed. The fee is
+WALLET_WITHDRAWAL_FEE_PCT (default 0) of amount, rounded up. Limits, in the wallet's currency from US dollars at the FX mid rate,
+rounded down: one withdrawal at most WALLET_WITHDRAWAL_MAX_USD (default 1000), the last 24 hours' withdrawals at most
+WALLET_WITHDRAWAL_DAILY_USD (default 2000); both in GET /api/wallet/withdrawals/quote. Test mode: the sandbox, by the destination's last
+four digits: ${SANDBOX_WITHDRAWAL_SUFFIXES.sandbox_failure} fails at the provider (money back at once), ${SANDBOX_WITHDRAWAL_SUFFIXES.sandbox_pending}
+stays pending, ${SANDBOX_WITHDRAWAL_SUFFIXES.sandbox_reversal} is paid and then reversed one step later (money back); any other is paid
+after two SANDBOX_STEP_MS steps. The holder's notifications: wallet.withdrawal.paid, wallet.withdrawal.failed, wallet.withdrawal.reversed.`;
+
+/** Wallet money: top-ups and withdrawals from the wallet's session. */
+export async function walletMoneyRoutes(app: TypedApp, context: AppContext): Promise<void> {
+  const { db } = context;
+
+  app.get('/api/wallet/top-ups/quote', {
+    config: wallet,
+    schema: {
+      tags: ['wallet'],
+      summary: 'What a top-up costs before it is asked for: amount, fee, total the phone pays, and the provider',
+      description: `${TOP_UP_FLOW}\n\n400 currency_not_accepted (not the wallet's currency).`,
+      querystring: TopUpQuoteQuery,
+      response: { 200: TopUpQuote, ...errors },
+    },
+  }, async (request) => quoteTopUp(context, holderOf(request), request.query));
+
+  app.post('/api/wallet/top-ups', {
+    config: { ...wallet, idempotency: 'required' },
+    schema: {
+      tags: ['wallet'],
+      summary: 'Top up the wallet from a mobile money number (Idempotency-Key required)',
+      description: `${TOP_UP_FLOW}\n\nIdempotency-Key required: the top-up's id derives from it, so a retry (even after a crash)
+answers the same top-up and never prompts the phone twice. 400 invalid_phone, 400 currency_not_accepted, 422 top_up_unavailable (live
+mode: no provider collects in the wallet's country).`,
+      headers: IdempotencyHeader,
+      body: CreateTopUpBody,
+      response: { 201: TopUpRecord, ...errors },
+    },
+  }, async (request, reply) => {
+    const row = await createTopUp(context, holderOf(request), request.body, derivedId(request, 'wallet_top_up', 'col'));
+    return reply.status(201).send(topUpRecord(row));
+  });
+
+  app.get('/api/wallet/top-ups', {
+    config: wallet,
+    schema: { tags: ['wallet'], summary: 'The wallet\'s top-ups, newest first', description: TOP_UP_FLOW, querystring: ListQuery, response: { 200: ListOf(TopUpRecord), ...errors } },
+  }, async (request) => {
+    const holder = holderOf(request);
+    const { limit = 20, offset = 0 } = request.query;
+    const page = await listWalletTopUps(db, holder.walletId, holder.mode, limit, offset);
+    const rows = await Promise.all(page.rows.map((row) => context.collections.current(row)));
+    return { data: rows.map(topUpRecord), total: page.total, limit, offset };
+  });
+
+  app.get('/api/wallet/top-ups/:id', {
+    config: wallet,
+    schema: {
+      tags: ['wallet'],
+      summary: 'A top-up: poll it while the phone is asked (404 top_up_not_found for another wallet\'s)',
+      description: TOP_UP_FLOW,
+      params: IdParams,
+      response: { 200: TopUpRecord, ...errors },
+    },
+  }, async (request) => topUpRecord(await context.collections.getTopUp(holderOf(request), request.params.id)));
+
+  app.get('/api/wallet/withdrawals/quote', {
+    config: wallet,
+    schema: {
+      tags: ['wallet'],
+      summary: 'What a withdrawal costs and what is left of the limits, before confirming it with the PIN',
+      description: `${WITHDRAWAL_FLOW}\n\n400 currency_not_accepted (not the wallet's currency).`,
+      querystring: WithdrawalQuoteQuery,
+      response: { 200: WithdrawalQuote, ...errors },
+    },
+  }, async (request) => quoteWithdrawal(context, holderOf(request), request.query));
+
+  /** The withdrawal route's request as its schemas type it, for its body-credential callbacks (http/idempotency.ts). */
+  type WithdrawRequest = FastifyRequest<{ Body: Static<typeof CreateWithdrawalBody> }>;
+  app.post('/api/wallet/withdrawals', {
+    config: {
+      ...wallet,
+      idempotency: 'required',
+      // The PIN stays out of the stored request hash; a replay asks for it again, and a wrong PIN does not use the key up.
+      idempotencyBodyCredential: {
+        scope: (request: WithdrawRequest) => `wallet:${principalAs(request, 'wallet').walletId}`,
+        secrets: ['walletPin'],
+        beforeReplay: async (request: WithdrawRequest) => {
+          const principal = principalAs(request, 'wallet');
+          const row = await findWalletById(db, principal.walletId);
+          if (!row) throw notFound('wallet_not_found', 'Wallet not found');
+          await checkWalletPin(db, row, request.body.walletPin, context.now());
+        },
+        forgetStatuses: [403, 429],
+      },
+    },
+    schema: {
+      tags: ['wallet'],
+      summary: 'Withdraw to a mobile money number or bank account, confirmed with the wallet PIN (Idempotency-Key required)',
+      description: `${WITHDRAWAL_FLOW}\n\nThe destination: destination {type: mobile_wallet, phone, provider?} or {type: bank_account,
+accountNumber, bankCode (required live), country?, provider?}, or destinationIndex, one of the holder's saved destinations (GET
+/api/wallet/destinations). Its country's currency must be the withdrawal's. Idempotency-Key required: the withdrawal's id derives
+from it, so a retry answers the same withdrawal and pays nothing twice; the PIN is checked again on a replay. 400 destination_required,
+400 destination_not_found, 400 destination_invalid, 400 destination_currency_mismatch, 400 invalid_phone, 400 currency_not_accepted,
+403 wrong_pin, 403 pin_not_set, 429 pin_attempts_exceeded, 422 insufficient_funds, 422 withdrawal_limit_exceeded, 422
+withdrawal_daily_limit_exceeded, 422 rail_unavailable (no rail or, live, no payout provider for the destination's country).`,
+      headers: IdempotencyHeader,
+      body: CreateWithdrawalBody,
+      response: { 201: WithdrawalRecord, ...errors },
+    },
+  }, async (request, reply) => {
+    const holder = holderOf(request);
+    const id = derivedId(request, 'wallet_withdrawal', 'wd')!;
+    const created = await createWithdrawal(context, holder, request.body, id);
+    let row = created.row;
+    if (created.created && row.scenario === 'provider') {
+      // Submitted to the payout adapter now; the scheduler retries if this process dies first.
+      await context.payments.runPayment(row.id);
+      row = (await findWithdrawal(db, row.id)) ?? row;
+    }
+    return reply.status(201).send(withdrawalRecord(row));
+  });
+
+  app.get('/api/wallet/withdrawals', {
+    config: wallet,
+    schema: { tags: ['wallet'], summary: 'The wallet\'s withdrawals, newest first', description: WITHDRAWAL_FLOW, querystring: ListQuery, response: { 200: ListOf(WithdrawalRecord), ...errors } },
+  }, async (request) => {
+    const holder = holderOf(request);
+    const { limit = 20, offset = 0 } = request.query;
+    const page = await listWithdrawals(db, holder.walletId, holder.mode, limit, offset);
+    return { data: page.rows.map(withdrawalRecord), total: page.total, limit, offset };
+  });
+
+  app.get('/api/wallet/withdrawals/:id', {
+    config: wallet,
+    schema: {
+      tags: ['wallet'],
+      summary: 'A withdrawal, with its timeline (404 withdrawal_not_found for another wallet\'s)',
+      description: WITHDRAWAL_FLOW,
+      params: IdParams,
+      response: { 200: WithdrawalRecord, ...errors },
+    },
+  }, async (request) => {
+    const holder = holderOf(request);
+    const row = await findWithdrawal(db, request.params.id);
+    if (!row || row.source_wallet_id !== holder.walletId || row.mode !== holder.mode) throw notFound('withdrawal_not_found', `No withdrawal ${request.params.id.slice(0, 80)} of this wallet`);
+    return withdrawalRecord(row);
+  });
+}

@@ -1,0 +1,53 @@
+// Wallet money's reads and its notifications. Top-ups are rows of pos_collections (collections
+// module) and withdrawals rows of payments (payments module), kind 'withdrawal'; the holder's
+// notifications are rows of wallet_notifications (GET /api/wallet/notifications).
+import type { Queryable } from '../../db/database.ts';
+import { type Mode, newId } from '../../auth/secrets.ts';
+import type { PaymentRow } from '../payments/index.ts';
+
+const WITHDRAWAL_COLUMNS = `id, merchant_id, mode, kind, status, scenario, rail, from_country, to_country, amount::int8 AS amount, currency, fee::int8 AS fee,
+  destination_amount::int8 AS destination_amount, destination_currency, fx_rate, mid_rate, quote_id, receiver, receiver_name, sender_name, note, reference,
+  source_wallet_id, recipient_wallet_id, payment_link_id, failure_reason, provider, provider_reference, estimated_arrival,
+  timeline, next_step_at, step_attempts, created_at, updated_at`;
+
+function normalised(row: PaymentRow): PaymentRow {
+  return { ...row, amount: Number(row.amount), fee: Number(row.fee), destination_amount: Number(row.destination_amount) };
+}
+
+export async function findWithdrawal(db: Queryable, id: string): Promise<PaymentRow | undefined> {
+  const [row] = await db.query<PaymentRow>(`SELECT ${WITHDRAWAL_COLUMNS} FROM payments WHERE id = $1 AND kind = 'withdrawal'`, [id]);
+  return row ? normalised(row) : undefined;
+}
+
+export async function listWithdrawals(db: Queryable, walletId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: PaymentRow[]; total: number }> {
+  const where = `kind = 'withdrawal' AND source_wallet_id = $1 AND mode = $2`;
+  const rows = await db.query<PaymentRow>(`SELECT ${WITHDRAWAL_COLUMNS} FROM payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, [walletId, mode, limit, offset]);
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [walletId, mode]);
+  return { rows: rows.map(normalised), total: Number(count?.total ?? 0) };
+}
+
+/** What the wallet's withdrawals in `currency` since `since` add up to (amounts; failed and reversed ones gave their money back and do not count). */
+export async function withdrawnSince(db: Queryable, walletId: string, currency: string, since: Date): Promise<number> {
+  const [row] = await db.query<{ total: string | number | null }>(
+    `SELECT coalesce(sum(amount), 0)::int8 AS total FROM payments
+     WHERE kind = 'withdrawal' AND source_wallet_id = $1 AND currency = $2 AND created_at > $3 AND status NOT IN ('failed', 'reversed')`,
+    [walletId, currency, since],
+  );
+  return Number(row?.total ?? 0);
+}
+
+export async function insertWalletNotification(
+  tx: Queryable,
+  fields: { walletId: string; mode: Mode; kind: string; title: string; body: string; data: Record<string, unknown>; at: Date },
+): Promise<void> {
+  await tx.query('INSERT INTO wallet_notifications (id, wallet_id, mode, kind, title, body, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8)', [
+    newId('ntf'),
+    fields.walletId,
+    fields.mode,
+    fields.kind,
+    fields.title,
+    fields.body,
+    JSON.stringify(fields.data),
+    fields.at,
+  ]);
+}
