@@ -39,6 +39,7 @@ export const TRANSFER_KINDS = [
   'gift_card_expiry',
   'gift_card_cancel',
   'gift_card_refund',
+  'gift_card_return',
   'store_order',
   'store_refund',
 ] as const;

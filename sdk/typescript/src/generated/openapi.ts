@@ -2377,6 +2377,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pos/gift-card-redemptions/{redemptionId}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give back a gift card tender: the redemption that paid part of a till sale the cashier cancelled
+         * @description A till takes a gift card by redeeming it into the merchant's wallet (POST /api/merchant/gift-cards/redeem with its terminal token and redeemAmount) and names the redemption as the till sale's gift_card tender. When the cashier cancels the split sale before it is paid, this puts the whole redemption back on the card (the merchant's wallet back to the card's balance, the card active again), once, without a manager PIN. A card that has ended meanwhile (expired, cancelled, refunded) takes nothing back: returnedTo is cash and the till gives it in cash. Refused once a till sale claims it (409 `tender_claimed`: refund that sale), more than 24 hours after the redemption (409 `tender_return_expired`), when it was given back by a refund (409 `nothing_to_refund`); 404 `redemption_not_found` for a redemption that is not this till's (a merchant key: not one of its tills'). 422 `insufficient_funds` when the merchant's wallet no longer holds it. Asking again answers the same return (its id derives from the redemption), so a retry never gives back twice.
+         */
+        post: operations["createPosGiftCardRedemptionReturn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/offline/qr/keys": {
         parameters: {
             query?: never;
@@ -4493,6 +4513,11 @@ export interface components {
                     amount: number;
                 };
                 mobileMoney?: {
+                    count: number;
+                    /** @description Major units */
+                    amount: number;
+                };
+                giftCardTender?: {
                     count: number;
                     /** @description Major units */
                     amount: number;
@@ -20891,6 +20916,144 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `gift_card_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createPosGiftCardRedemptionReturn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                redemptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        redemptionId: string;
+                        cardId: string;
+                        /** @description Major units of the card's currency */
+                        amount: number;
+                        currency: string;
+                        /**
+                         * @description card: back on the card's balance; cash: the card had ended, the till gives it in cash
+                         * @enum {string}
+                         */
+                        returnedTo: "card" | "cash";
+                        /** @description tender_return (a split sale cancelled) or refund (a till sale refunded) */
+                        reason: string;
+                        terminalId: string | null;
+                        cardAmountRemaining: number | null;
+                        cardStatus: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `redemption_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `tender_claimed`, `tender_return_expired`, `nothing_to_refund`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `insufficient_funds`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

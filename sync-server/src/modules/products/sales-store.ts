@@ -106,7 +106,7 @@ export interface RefundRow {
   payer_wallet_id: string | null;
   transfer_id: string | null;
   /** How the refund went back, minor units: [{kind: 'cash' | 'wallet', amount}]. */
-  tenders: { kind: string; amount: number }[] | null;
+  tenders: { kind: string; amount: number; reference?: string }[] | null;
   /** Who refunded and in which shift (a cash refund leaves that shift's drawer). */
   cashier_id: string | null;
   shift_id: string | null;
