@@ -33,13 +33,20 @@ export interface GiftCardTender {
 export async function lockGiftCardTenders(tx: Queryable, ids: readonly string[]): Promise<Map<string, GiftCardTender>> {
   const unique = [...new Set(ids)].filter((id) => typeof id === 'string' && id.length <= 64);
   if (unique.length === 0) return new Map();
+  // The lock first, the read in a statement of its own: under READ COMMITTED a statement that
+  // waited for the lock still reads its subqueries (returns, claims) as of when it began, so the
+  // return or claim it waited for would be missed.
+  await tx.query(
+    `SELECT c.id FROM gift_cards c WHERE c.id IN (SELECT r.card_id FROM gift_card_redemptions r WHERE r.id = ANY ($1::text[])) ORDER BY c.id FOR UPDATE OF c`,
+    [unique],
+  );
   const rows = await tx.query<GiftCardTender>(
     `SELECT r.id, r.card_id, r.mode, r.amount_drawn, r.credited_amount, r.credited_currency, r.redeemer_wallet_id, r.redeemer_kind,
        r.terminal_id, r.subscription_activation_id, r.created_at, c.currency, c.status AS card_status,
        coalesce((SELECT sum(g.amount) FROM gift_card_returns g WHERE g.redemption_id = r.id), 0)::int8 AS returned,
        (SELECT t.sale_id::text FROM till_sale_tender_claims t WHERE t.reference = r.id) AS claimed_by
      FROM gift_card_redemptions r JOIN gift_cards c ON c.id = r.card_id
-     WHERE r.id = ANY ($1::text[]) ORDER BY c.id FOR UPDATE OF c`,
+     WHERE r.id = ANY ($1::text[])`,
     [unique],
   );
   return new Map(

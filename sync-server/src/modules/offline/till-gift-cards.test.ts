@@ -139,5 +139,40 @@ for (const target of await databaseTargets()) {
       assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), merchantBeforeCash, 'the merchant keeps it and the drawer pays it');
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
+
+    it('lets a till sale claiming a tender and its return race: exactly one of them wins, for a gift card and for a tap', async () => {
+      const s = server();
+      const shop = await till();
+      const payer = await holder(s, { fund: 1_000, prefix: 'racer' });
+      const tag = await s.request<{ tagId: string }>('POST', '/api/wearables', { headers: shop.key, body: { handle: payer.handle, tagType: 'ring', displayName: 'Ring' } });
+      assert.equal(tag.status, 201, JSON.stringify(tag.body));
+      for (let round = 0; round < 3; round += 1) {
+        const gift = await card(20);
+        const redeemed = await redeemAtTill(shop.term, gift.code, 20);
+        const saleId = randomUUID();
+        const session = await s.request<{ sessionId: string }>('POST', '/api/pos/sessions', { headers: shop.term, body: { amount: 5, currency: 'NGN', tenderOf: saleId } });
+        assert.equal(session.status, 201, JSON.stringify(session.body));
+        const paid = await s.request<{ status: string }>('POST', `/api/pos/sessions/${session.body.sessionId}/tap`, { headers: shop.term, body: { tagId: tag.body.tagId } });
+        assert.equal(paid.body.status, 'completed', JSON.stringify(paid.body));
+        const sale = { ...tillSale(shop.terminalId, 2500, [{ kind: 'gift_card', amountMinor: 2000, reference: redeemed.redemption.id }, { kind: 'wallet', amountMinor: 500, reference: session.body.sessionId }]), id: saleId };
+        const [pushed, cardBack, tapBack] = await Promise.all([
+          push(shop.socket, [sale], 'till_sales'),
+          s.request<{ code?: string }>('POST', `/api/pos/gift-card-redemptions/${redeemed.redemption.id}/return`, { headers: shop.term }),
+          s.request<{ code?: string }>('POST', `/api/pos/sessions/${session.body.sessionId}/return`, { headers: shop.term, body: {} }),
+        ]);
+        const [verdict] = conflictsOf<TillSaleDoc>(pushed);
+        const balance = (await s.request<Verify>('GET', `/api/gift-cards/verify?code=${gift.code}`)).body.amountRemaining;
+        if (verdict?.status === 'accepted') {
+          assert.deepEqual([cardBack.status, cardBack.body.code, tapBack.status, tapBack.body.code], [409, 'tender_claimed', 409, 'sale_in_till_sale'], `round ${round}: the sale won`);
+          assert.equal(balance, 0);
+        } else {
+          assert.equal(verdict?.declineCode, 'tender_unverified', `round ${round}: ${JSON.stringify(verdict)}`);
+          // The sale lost to at least one return; what was not given back stays with the merchant, unclaimed.
+          assert.ok(cardBack.status === 201 || tapBack.status === 201, `round ${round}: a return won (${cardBack.status}, ${tapBack.status})`);
+          assert.equal(balance, cardBack.status === 201 ? 20 : 0);
+        }
+      }
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
   });
 }
