@@ -155,8 +155,9 @@ for (const target of await databaseTargets()) {
         const paid = await s.request<{ status: string }>('POST', `/api/pos/sessions/${session.body.sessionId}/tap`, { headers: shop.term, body: { tagId: tag.body.tagId } });
         assert.equal(paid.body.status, 'completed', JSON.stringify(paid.body));
         const sale = { ...tillSale(shop.terminalId, 2500, [{ kind: 'gift_card', amountMinor: 2000, reference: redeemed.redemption.id }, { kind: 'wallet', amountMinor: 500, reference: session.body.sessionId }]), id: saleId };
+        const pushing = push<TillSaleDoc>(shop.socket, [sale], 'till_sales');
         const [pushed, cardBack, tapBack] = await Promise.all([
-          push(shop.socket, [sale], 'till_sales'),
+          pushing,
           s.request<{ code?: string }>('POST', `/api/pos/gift-card-redemptions/${redeemed.redemption.id}/return`, { headers: shop.term }),
           s.request<{ code?: string }>('POST', `/api/pos/sessions/${session.body.sessionId}/return`, { headers: shop.term, body: {} }),
         ]);
