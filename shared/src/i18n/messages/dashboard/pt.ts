@@ -107,7 +107,7 @@ export const dashboardPt: Messages['dashboard'] = {
     receivedAt: 'Recebido',
     empty: 'Ainda não recebeu pagamentos.',
     detail: 'Pagamento recebido',
-    channels: { pos: 'Venda no quiosque', offline: 'Pagamento offline', checkout: 'Checkout no site', pay_page: 'Página de pagamento', payment_link: 'Link de pagamento', subscription: 'Assinatura' },
+    channels: { pos: 'Venda no quiosque', offline: 'Pagamento offline', checkout: 'Checkout no site', pay_page: 'Página de pagamento', payment_link: 'Link de pagamento', subscription: 'Assinatura', mobile_money: 'Dinheiro móvel no balcão' },
     methods: { tap: 'Aproximação', wallet: 'Carteira Tapline', qr: 'Código QR offline', mobile_money: 'Dinheiro móvel', bank_transfer: 'Transferência bancária' },
   },
   payouts: { heading: 'Pagamentos enviados', intro: 'O dinheiro que enviou com a API (POST /api/pay). Os pagamentos recebidos estão em Pagamentos.', empty: 'Nenhum pagamento enviado.' },
