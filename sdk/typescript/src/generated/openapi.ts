@@ -3450,7 +3450,7 @@ export interface paths {
         };
         /**
          * Every payment the merchant received, newest first: kiosk sales, offline payments, checkout, the /pay/<handle> page, payment links, subscriptions
-         * @description channel narrows the list to one channel (pos, offline, checkout, pay_page, payment_link, subscription). Only money that arrived is listed: a completed POS session, an accepted offline payment, a paid checkout session, a wallet payment to the merchant's @handle, a completed payment link payment, a subscription period charged. amount is what the customer paid, net what reached the merchant's wallet after the fee.
+         * @description channel narrows the list to one channel (pos, offline, checkout, pay_page, payment_link, subscription, mobile_money). Only money that arrived is listed: a completed POS session, an accepted offline payment, a paid checkout session, a wallet payment to the merchant's @handle, a completed payment link payment, a subscription period charged, a till's mobile-money collection completed (POST /api/pos/collections). amount is what the customer paid, net what reached the merchant's wallet after the fee.
          */
         get: operations["listMerchantReceived"];
         put?: never;
@@ -5491,6 +5491,8 @@ export interface components {
             receivedAt: string;
             /** Format: date-time */
             settledAt: string;
+            /** @description The till staff member signed in when it was taken, when the kiosk said */
+            cashierId?: string | null;
             /** @description The lines sold, when the terminal sent them */
             items?: components["schemas"]["SaleLineRecord"][];
             /** @description The cart discount, major units */
@@ -5967,7 +5969,7 @@ export interface components {
          * @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link; subscription: a subscription period charged
          * @enum {string}
          */
-        ReceivedChannelSchema: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription";
+        ReceivedChannelSchema: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription" | "mobile_money";
         ReceivedPayment: {
             /** @description The record's id in its channel: the POS session's (uuid), the offline payment's (uuid), cs_… (checkout), the transfer's (pay_page), pay_… (payment_link), the charge's (subscription) */
             id: string;
@@ -26976,7 +26978,7 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 /** @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link; subscription: a subscription period charged */
-                channel?: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription";
+                channel?: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription" | "mobile_money";
             };
             header?: never;
             path?: never;

@@ -74,6 +74,7 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     }
     add(payment.kind === 'tap' ? methods.offlineTap : methods.offlineVoucher, payment.amount);
     add(offline, payment.amount);
+    if (payment.cashier_id) add(cashierOf(payment.cashier_id).sales, payment.amount);
     addTaxes(payment.items, payment.cart_discount);
   }
   for (const card of day.giftCards) {

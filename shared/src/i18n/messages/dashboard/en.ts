@@ -95,7 +95,7 @@ export const dashboardEn = {
     link: 'Payment link',
   },
   received: {
-    intro: 'Every payment you received: kiosk sales, offline payments, website checkout, your pay page, payment links and subscriptions. Payouts you send are under Payouts.',
+    intro: 'Every payment you received: kiosk sales, offline payments, website checkout, your pay page, payment links, subscriptions and mobile money at the till. Payouts you send are under Payouts.',
     channel: 'Channel',
     method: 'Method',
     payer: 'Payer',

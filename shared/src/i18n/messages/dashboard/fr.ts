@@ -96,7 +96,7 @@ export const dashboardFr: Messages['dashboard'] = {
     link: 'Lien de paiement',
   },
   received: {
-    intro: 'Tous les paiements reçus : ventes au kiosque, paiements hors ligne, paiement sur le site web, votre page de paiement, vos liens de paiement et vos abonnements. Les virements que vous envoyez sont sous Virements sortants.',
+    intro: 'Tous les paiements reçus : ventes au kiosque, paiements hors ligne, paiement sur le site web, votre page de paiement, vos liens de paiement, vos abonnements et la monnaie mobile en caisse. Les virements que vous envoyez sont sous Virements sortants.',
     channel: 'Canal',
     method: 'Moyen',
     payer: 'Payeur',

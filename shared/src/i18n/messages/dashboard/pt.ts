@@ -96,7 +96,7 @@ export const dashboardPt: Messages['dashboard'] = {
     link: 'Link de pagamento',
   },
   received: {
-    intro: 'Todos os pagamentos recebidos: vendas no quiosque, pagamentos offline, checkout no site, a sua página de pagamento, os links de pagamento e as assinaturas. Os pagamentos que envia estão em Pagamentos enviados.',
+    intro: 'Todos os pagamentos recebidos: vendas no quiosque, pagamentos offline, checkout no site, a sua página de pagamento, os links de pagamento, as assinaturas e o dinheiro móvel no balcão. Os pagamentos que envia estão em Pagamentos enviados.',
     channel: 'Canal',
     method: 'Método',
     payer: 'Pagador',

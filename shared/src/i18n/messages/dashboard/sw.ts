@@ -96,7 +96,7 @@ export const dashboardSw: Messages['dashboard'] = {
     link: 'Kiungo cha malipo',
   },
   received: {
-    intro: 'Malipo yote uliyopokea: mauzo ya kioski, malipo nje ya mtandao, malipo ya tovuti, ukurasa wako wa malipo, viungo vya malipo na usajili. Malipo unayotuma yako chini ya Malipo yaliyotumwa.',
+    intro: 'Malipo yote uliyopokea: mauzo ya kioski, malipo nje ya mtandao, malipo ya tovuti, ukurasa wako wa malipo, viungo vya malipo, usajili na pesa ya simu kaunta. Malipo unayotuma yako chini ya Malipo yaliyotumwa.',
     channel: 'Njia ya malipo',
     method: 'Namna',
     payer: 'Mlipaji',
