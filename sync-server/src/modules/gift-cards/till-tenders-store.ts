@@ -1,24 +1,17 @@
 import type { Mode } from '../../auth/secrets.ts';
 import type { Queryable } from '../../db/database.ts';
+import type { RedemptionRow } from './store.ts';
 
 /**
  * A gift card that paid part of a till sale: its redemption, its card's currency and state, what
  * went back to it so far and the till sale that claims it (till-tenders.ts).
  */
-export interface GiftCardTender {
-  id: string;
-  card_id: string;
-  mode: Mode;
-  amount_drawn: number;
-  credited_amount: number;
-  credited_currency: string;
-  redeemer_wallet_id: string;
-  redeemer_kind: string;
-  terminal_id: string | null;
-  subscription_activation_id: string | null;
-  created_at: Date;
-  /** The card's currency and state. */
-  currency: string;
+export interface GiftCardTender
+  extends Pick<
+    RedemptionRow,
+    'id' | 'card_id' | 'mode' | 'amount_drawn' | 'credited_amount' | 'credited_currency' | 'redeemer_wallet_id' | 'redeemer_kind' | 'terminal_id' | 'subscription_activation_id' | 'created_at' | 'currency'
+  > {
+  /** The card's state. */
   card_status: string;
   /** What went back to the card (or was given in cash for it) so far. */
   returned: number;
