@@ -91,10 +91,11 @@ export async function lockCollection(tx: Queryable, id: string): Promise<Collect
 /** Several collections under their row locks (a till sale's mobile_money tenders), by id. */
 export async function lockCollections(tx: Queryable, ids: readonly string[]): Promise<Map<string, CollectionRow>> {
   if (ids.length === 0) return new Map();
+  const unique = [...new Set(ids)];
   // The lock first, the read (with its claim subquery) in a statement of its own: under READ
   // COMMITTED a statement that waited for the lock reads its subqueries as of when it began.
-  await tx.query('SELECT c.id FROM pos_collections c WHERE c.id = ANY($1::text[]) ORDER BY c.id FOR UPDATE OF c', [[...new Set(ids)]]);
-  const rows = await tx.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE c.id = ANY($1::text[])`, [[...new Set(ids)]]);
+  await tx.query('SELECT c.id FROM pos_collections c WHERE c.id = ANY($1::text[]) ORDER BY c.id FOR UPDATE OF c', [unique]);
+  const rows = await tx.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE c.id = ANY($1::text[])`, [unique]);
   return new Map(rows.map((row) => [row.id, normalised(row)!]));
 }
 

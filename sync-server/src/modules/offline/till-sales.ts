@@ -257,6 +257,37 @@ function saleEvent(row: TillSaleRow, now: Date): NewEvent {
   };
 }
 
+type TenderClaim = { reference: string; sale_id: string; amount: number };
+type BatchEntry = { sale: Candidate; seq: number; verdict: Verdict };
+
+/** The references of one kind of tender on the batch's accepted sales. */
+function referencesOf(batch: readonly BatchEntry[], kind: TillTenderKind): string[] {
+  return batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? entry.sale.tenders.flatMap((tender) => (tender.kind === kind && tender.reference ? [tender.reference] : [])) : []));
+}
+
+/**
+ * Checks each accepted sale's tenders of `kind` (`declineOf`, with the references this batch
+ * claimed so far): a refused sale is declined and gives up the claims it took for other kinds;
+ * otherwise its tenders of `kind` are claimed.
+ */
+function claimTenders(
+  batch: readonly BatchEntry[],
+  claims: TenderClaim[],
+  kind: TillTenderKind,
+  declineOf: (sale: Candidate, claimed: Set<string>) => Verdict | null,
+  normalise: (reference: string) => string = (reference) => reference,
+): void {
+  const claimed = new Set<string>();
+  for (const entry of batch) {
+    if (entry.verdict.status !== 'accepted') continue;
+    const refused = declineOf(entry.sale, claimed);
+    if (refused) {
+      entry.verdict = refused;
+      for (let index = claims.length - 1; index >= 0; index -= 1) if (claims[index]!.sale_id === entry.sale.id) claims.splice(index, 1);
+    } else for (const tender of entry.sale.tenders) if (tender.kind === kind) claims.push({ reference: normalise(tender.reference!), sale_id: entry.sale.id, amount: tender.amount });
+  }
+}
+
 const SETTLEMENT_FAILED = decline(
   'settlement_failed',
   'The server could not record this sale and recorded it as declined so that the terminal\'s other sales are not held up; its stock did not move',
@@ -350,51 +381,26 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
     return null;
   }
 
-  /** Drops the claims taken for a sale that a later check declined. */
-  function giveUpClaims(claims: { sale_id: string }[], saleId: string): void {
-    for (let index = claims.length - 1; index >= 0; index -= 1) if (claims[index]!.sale_id === saleId) claims.splice(index, 1);
-  }
-
-  async function record(tx: Queryable, terminal: PushTerminal, batch: readonly { sale: Candidate; seq: number; verdict: Verdict }[], now: Date): Promise<TillSaleRow[]> {
+  async function record(tx: Queryable, terminal: PushTerminal, batch: readonly BatchEntry[], now: Date): Promise<TillSaleRow[]> {
     const scope = { merchantId: terminal.merchantId, mode: terminal.mode };
-    const references = batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? entry.sale.tenders.flatMap((tender) => (tender.kind === 'wallet' && tender.reference ? [tender.reference] : [])) : []));
-    const claims: { reference: string; sale_id: string; amount: number }[] = [];
-    if (references.length > 0) {
-      const sessions = await lockTenderSessions(tx, scope, references);
-      const claimed = new Set<string>();
-      for (const entry of batch) {
-        if (entry.verdict.status !== 'accepted') continue;
-        const refused = walletDecline(terminal, entry.sale, sessions, claimed);
-        if (refused) entry.verdict = refused;
-        else for (const tender of entry.sale.tenders) if (tender.kind === 'wallet') claims.push({ reference: tender.reference!.toLowerCase(), sale_id: entry.sale.id, amount: tender.amount });
-      }
+    const claims: TenderClaim[] = [];
+    // Each kind of tender that names what took it: its rows locked (in this order on every path),
+    // then each accepted sale checked against them and its tenders claimed, or the sale declined
+    // and the claims it took for the kinds before given up.
+    const sessionIds = referencesOf(batch, 'wallet');
+    if (sessionIds.length > 0) {
+      const sessions = await lockTenderSessions(tx, scope, sessionIds);
+      claimTenders(batch, claims, 'wallet', (sale, claimed) => walletDecline(terminal, sale, sessions, claimed), (reference) => reference.toLowerCase());
     }
-    const collectionIds = batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? entry.sale.tenders.flatMap((tender) => (tender.kind === 'mobile_money' && tender.reference ? [tender.reference] : [])) : []));
+    const collectionIds = referencesOf(batch, 'mobile_money');
     if (collectionIds.length > 0) {
       const collections = await lockCollections(tx, collectionIds);
-      const claimed = new Set<string>();
-      for (const entry of batch) {
-        if (entry.verdict.status !== 'accepted') continue;
-        const refused = mobileMoneyDecline(terminal, entry.sale, collections, claimed);
-        if (refused) {
-          entry.verdict = refused;
-          // Its wallet claims, taken above, are given up with it.
-          giveUpClaims(claims, entry.sale.id);
-        } else for (const tender of entry.sale.tenders) if (tender.kind === 'mobile_money') claims.push({ reference: tender.reference!, sale_id: entry.sale.id, amount: tender.amount });
-      }
+      claimTenders(batch, claims, 'mobile_money', (sale, claimed) => mobileMoneyDecline(terminal, sale, collections, claimed));
     }
-    const redemptionIds = batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? entry.sale.tenders.flatMap((tender) => (tender.kind === 'gift_card' && tender.reference ? [tender.reference] : [])) : []));
+    const redemptionIds = referencesOf(batch, 'gift_card');
     if (redemptionIds.length > 0) {
-      const tenders = await lockGiftCardTenders(tx, redemptionIds);
-      const claimed = new Set<string>();
-      for (const entry of batch) {
-        if (entry.verdict.status !== 'accepted') continue;
-        const refused = giftCardDecline(terminal, entry.sale, tenders, claimed);
-        if (refused) {
-          entry.verdict = refused;
-          giveUpClaims(claims, entry.sale.id);
-        } else for (const tender of entry.sale.tenders) if (tender.kind === 'gift_card') claims.push({ reference: tender.reference!, sale_id: entry.sale.id, amount: tender.amount });
-      }
+      const redemptions = await lockGiftCardTenders(tx, redemptionIds);
+      claimTenders(batch, claims, 'gift_card', (sale, claimed) => giftCardDecline(terminal, sale, redemptions, claimed));
     }
     const sold = unitsByProduct(batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? (entry.sale.cart?.lines ?? []) : [])));
     if (sold.size > 0) {

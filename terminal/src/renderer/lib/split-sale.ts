@@ -50,12 +50,12 @@ export function remainingMinor(split: SplitSale): number {
 }
 
 export type SplitRefusal = { ok: false; code: 'invalid_amount' | 'amount_exceeds_remaining' | 'tenders_full' | 'wallet_taken' | 'tender_in_progress' | 'tip_after_tenders'; reason: string };
+export type SplitChange = { ok: true; split: SplitSale } | SplitRefusal;
 
 /** A tender is being taken (a tap, mobile money, a gift card): nothing else starts until it ends. */
 export function tenderUnderWay(split: SplitSale): boolean {
   return split.pendingWallet !== undefined || split.pendingMobile !== undefined || split.pendingGift !== undefined;
 }
-export type SplitChange = { ok: true; split: SplitSale } | SplitRefusal;
 
 /** Why another tender cannot start now, or null. */
 function blocked(split: SplitSale): SplitRefusal | null {
