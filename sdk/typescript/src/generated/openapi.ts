@@ -1214,7 +1214,9 @@ export interface paths {
          * @description Mobile money at the till (docs/till.md): the till asks the customer's phone to pay; the customer approves or
          *     declines there. States: pending -> completed | failed | expired, or cancelled by the till. expiresAt is
          *     COLLECTION_TIMEOUT_SECONDS (default 120) after creation; a collection not confirmed by then becomes expired after one last
-         *     status query at the provider (failureCode no_answer). Poll GET every second or two while the till waits.
+         *     status query at the provider (failureCode no_answer; failureReason says when the provider could not be asked, as for an M-Pesa
+         *     push whose answer a crash lost: the customer may have paid, and the provider's callback still completes it). The provider is
+         *     never asked twice to prompt the phone, not even after a crash. Poll GET every second or two while the till waits.
          *     Test mode (mk_test_ keys, test terminals): the sandbox answers after SANDBOX_STEP_MS: approved, except the magic numbers
          *     (last four digits of the national number) 0002 customer declined (failed, failureCode declined),
          *     0003 insufficient funds (failed, insufficient_funds), 0004
@@ -1252,7 +1254,9 @@ export interface paths {
          * @description Mobile money at the till (docs/till.md): the till asks the customer's phone to pay; the customer approves or
          *     declines there. States: pending -> completed | failed | expired, or cancelled by the till. expiresAt is
          *     COLLECTION_TIMEOUT_SECONDS (default 120) after creation; a collection not confirmed by then becomes expired after one last
-         *     status query at the provider (failureCode no_answer). Poll GET every second or two while the till waits.
+         *     status query at the provider (failureCode no_answer; failureReason says when the provider could not be asked, as for an M-Pesa
+         *     push whose answer a crash lost: the customer may have paid, and the provider's callback still completes it). The provider is
+         *     never asked twice to prompt the phone, not even after a crash. Poll GET every second or two while the till waits.
          *     Test mode (mk_test_ keys, test terminals): the sandbox answers after SANDBOX_STEP_MS: approved, except the magic numbers
          *     (last four digits of the national number) 0002 customer declined (failed, failureCode declined),
          *     0003 insufficient funds (failed, insufficient_funds), 0004
