@@ -113,6 +113,8 @@ export const OfflinePaymentDocument = Type.Object({
   payerHandle: Type.Optional(Type.String({ maxLength: 64 })),
   /** The ledger transfer of an accepted payment. */
   walletRef: Type.Optional(Type.String({ maxLength: 128 })),
+  /** The till staff member signed in when it was taken (docs/till.md): the day report counts it for them. */
+  cashierId: Type.Optional(Type.String({ maxLength: 64 })),
   ...verdict,
   ...cartFields,
 });
@@ -330,7 +332,7 @@ export function rxJsonSchema<T extends TSchema>(schema: T, options: RxSchemaOpti
  * pattern, a cart that adds up), are the server's (modules/offline), with precise reasons.
  */
 const PUSHED_FIELDS = {
-  offline_payments: ['kind', 'amountMinor', 'currency', 'description', 'capturedAt', 'tagId', 'voucher', 'items', 'discountMinor'],
+  offline_payments: ['kind', 'amountMinor', 'currency', 'description', 'capturedAt', 'tagId', 'voucher', 'items', 'discountMinor', 'cashierId'],
   gift_card_sales: ['codeHash', 'codePrefix', 'amountMinor', 'currency', 'designTheme', 'message', 'capturedAt'],
   till_sales: ['amountMinor', 'currency', 'capturedAt', 'tenders', 'tipMinor', 'cashierId', 'shiftId', 'description', 'items', 'discountMinor'],
   shift_events: ['shiftId', 'kind', 'cashierId', 'amountMinor', 'currency', 'capturedAt', 'reason', 'approvedBy', 'expectedMinor'],

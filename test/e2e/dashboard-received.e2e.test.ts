@@ -21,11 +21,11 @@ async function text(locator: Locator): Promise<string> {
 
 for (const target of await databaseTargets()) {
   describe(`dashboard payments received in Chromium on ${target.name}`, () => {
-    const server = useTestServer(target, { rateLimitScale: 20, env: { DASHBOARD_DIR } });
+    const server = useTestServer(target, { rateLimitScale: 20, env: { DASHBOARD_DIR, SANDBOX_STEP_MS: '200' } });
     const pageErrors: string[] = [];
     let browser: Browser;
     let page: Page;
-    const made = { payer: '', saleId: '', checkoutId: '', payPageId: '' };
+    const made = { payer: '', saleId: '', checkoutId: '', payPageId: '', collectionId: '' };
 
     before(async () => {
       browser = await launchChromium();
@@ -34,7 +34,7 @@ for (const target of await databaseTargets()) {
       await browser?.close();
     });
 
-    it('takes a kiosk sale, a website checkout and a /pay/<handle> payment, and signs the owner in', async () => {
+    it('takes a kiosk sale, a website checkout, a /pay/<handle> payment and mobile money at the till, and signs the owner in', async () => {
       const s = server();
       const merchant = await s.createMerchant({ name: 'Mama Put Kitchen' });
       const key = { 'x-merchant-api-key': merchant.testKey };
@@ -71,18 +71,29 @@ for (const target of await databaseTargets()) {
       assert.equal(payPage.status, 201, JSON.stringify(payPage.body));
       made.payPageId = payPage.body.transferId;
 
+      // Mobile money at the till: the customer approves on her phone (the sandbox answers).
+      const collection = await s.request<{ id: string }>('POST', '/api/pos/collections', { headers: { ...till, 'idempotency-key': uniqueHandle('momo') }, body: { amountMinor: 500, currency: 'NGN', phone: '08031234567', description: 'Zobo' } });
+      assert.equal(collection.status, 201, JSON.stringify(collection.body));
+      for (const deadline = Date.now() + 60_000; ; ) {
+        const state = await s.request<{ status: string }>('GET', `/api/pos/collections/${collection.body.id}`, { headers: till });
+        if (state.body.status === 'completed') break;
+        assert.ok(Date.now() < deadline && state.body.status === 'pending', `collection ${state.body.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      made.collectionId = collection.body.id;
+
       const email = `owner.${uniqueHandle('o')}@example.com`;
       await dashboardUser(s, merchant, email);
       page = await trackedPage(browser, { viewport: LAPTOP, locale: 'en-GB', timezoneId: 'Africa/Lagos', acceptDownloads: true }, pageErrors);
       await signIn(page, s.baseUrl, email);
     });
 
-    it('the overview counts the three in today\'s sales', async () => {
+    it('the overview counts the four in today\'s sales', async () => {
       await openPage(page, 'overview');
       const today = page.locator('[data-today="NGN"]');
       await today.waitFor();
-      assert.equal(await text(today), 'NGN 42.75');
-      assert.equal(await text(page.locator('section[aria-labelledby="today-heading"] .muted')), '3 sales');
+      assert.equal(await text(today), 'NGN 47.75');
+      assert.equal(await text(page.locator('section[aria-labelledby="today-heading"] .muted')), '4 sales');
       await assertAccessible(page, 'overview');
       await shoot(page, target.name, 'received-overview', ['1280x800', '390x844']);
     });
@@ -92,17 +103,18 @@ for (const target of await databaseTargets()) {
       await page.locator('[data-today="NGN"] a').click();
       await page.locator('nav a[href="#/payments"][aria-current="page"]').waitFor();
       const rows = page.locator('main table.list tbody tr[data-row]');
-      await rows.nth(2).waitFor();
+      await rows.nth(3).waitFor();
       assert.equal(await text(page.locator('main h1')), 'Payments');
       assert.deepEqual(await page.locator('main table.list thead th').allInnerTexts(), ['Amount', 'Channel', 'Payer', 'Reference', 'Received']);
-      // Newest first: the pay page, the checkout, the kiosk sale (the time, last, is the server's).
+      // Newest first: mobile money, the pay page, the checkout, the kiosk sale (the time, last, is the server's).
       const cells = await rows.evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-row'), ...[...tr.querySelectorAll('td')].slice(0, 4).map((td) => (td.textContent ?? '').replace(/\s+/g, ' ').trim())]));
       assert.deepEqual(cells, [
+        [`mobile_money:${made.collectionId}`, 'NGN 5.00', 'Mobile money at the till', 'Mobile money', 'Zobo'],
         [`pay_page:${made.payPageId}`, 'NGN 7.25', 'Pay page', made.payer, 'Table 4'],
         [`checkout:${made.checkoutId}`, 'NGN 25.50', 'Website checkout', made.payer, 'order-1042'],
         [`pos:${made.saleId}`, 'NGN 10.00', 'Kiosk sale', made.payer, 'Jollof rice'],
       ]);
-      await page.locator('.pager span').filter({ hasText: '1–3 of 3' }).waitFor();
+      await page.locator('.pager span').filter({ hasText: '1–4 of 4' }).waitFor();
       await assertAccessible(page, 'payments received');
       await shoot(page, target.name, 'received-payments', ['1280x800', '390x844']);
 
@@ -113,7 +125,7 @@ for (const target of await databaseTargets()) {
       await page.locator('.pager span').filter({ hasText: '1–1 of 1' }).waitFor();
       await page.locator(`tr[data-row="pos:${made.saleId}"]`).waitFor();
       await page.locator('select[name=channel]').selectOption('');
-      await page.locator('.pager span').filter({ hasText: '1–3 of 3' }).waitFor();
+      await page.locator('.pager span').filter({ hasText: '1–4 of 4' }).waitFor();
 
       // A payment's details.
       await page.locator(`tr[data-row="pay_page:${made.payPageId}"] button`).click();
@@ -132,11 +144,12 @@ for (const target of await databaseTargets()) {
       const csv = readFileSync(await csvFile.path(), 'utf8').split('\r\n').filter(Boolean).map((line) => line.slice(1, -1).split('","'));
       assert.deepEqual(csv[0], ['receivedAt', 'channel', 'method', 'id', 'amount', 'fee', 'net', 'currency', 'payer', 'reference', 'terminalId', 'transferId']);
       assert.deepEqual(csv.slice(1).map((row) => [row[1], row[2], row[3], row[4], row[7], row[8]]), [
+        ['mobile_money', 'mobile_money', made.collectionId, '5', 'NGN', ''],
         ['pay_page', 'wallet', made.payPageId, '7.25', 'NGN', made.payer],
         ['checkout', 'wallet', made.checkoutId, '25.5', 'NGN', made.payer],
         ['pos', 'tap', made.saleId, '10', 'NGN', made.payer],
       ]);
-      assert.match(csv[3]![10]!, /^[\w-]+$/, 'the kiosk sale names its terminal');
+      assert.match(csv[4]![10]!, /^[\w-]+$/, 'the kiosk sale names its terminal');
       assert.deepEqual(pageErrors, []);
     });
   });

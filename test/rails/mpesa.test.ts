@@ -632,7 +632,7 @@ describe('mpesa: M-Pesa Express collections', () => {
     const restarted = makeAdapter();
     const unknown = await restarted.collectionStatus!(request);
     assert.equal(unknown.status, 'pending');
-    assert.match(unknown.failureReason ?? '', /No CheckoutRequestID is known/);
+    assert.match(unknown.failureReason ?? '', /CheckoutRequestID is unknown/);
     assert.deepEqual(await restarted.collectionStatus!(request, pending.providerReference), { status: 'completed', providerReference: pending.providerReference });
     // The same callback, delivered to yet another fresh adapter, is confirmed by the query.
     const delivered = received.find((entry) => entry.inbound.path.startsWith(`stk/${request.collectionId}/`))!;

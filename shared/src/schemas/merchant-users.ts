@@ -93,7 +93,7 @@ export const SalesDailyResponse = Type.Object({
  * synced; checkout, the website drop-in; pay_page, a wallet holder paying the merchant's @handle
  * (/pay/<handle>); payment_link, a payment link paid; subscription, a subscription's period charged.
  */
-export const RECEIVED_CHANNELS = ['pos', 'offline', 'checkout', 'pay_page', 'payment_link', 'subscription'] as const;
+export const RECEIVED_CHANNELS = ['pos', 'offline', 'checkout', 'pay_page', 'payment_link', 'subscription', 'mobile_money'] as const;
 export type ReceivedChannel = (typeof RECEIVED_CHANNELS)[number];
 export const ReceivedChannelSchema = literalUnion(RECEIVED_CHANNELS, {
   description: 'pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link; subscription: a subscription period charged',

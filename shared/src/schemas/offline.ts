@@ -63,6 +63,7 @@ export const OfflinePaymentRecord = Type.Object({
   capturedAt: Timestamp,
   receivedAt: Timestamp,
   settledAt: Timestamp,
+  cashierId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The till staff member signed in when it was taken, when the kiosk said' })),
   items: Type.Optional(Type.Array(SaleLineRecord, { description: 'The lines sold, when the terminal sent them' })),
   cartDiscount: Type.Optional(Type.Number({ description: 'The cart discount, major units' })),
   totals: Type.Optional(SaleTotals),

@@ -191,6 +191,8 @@ export const DayReport = Type.Object({
     cash: Tally,
     // The mobile money part of till sales (collections at the till); absent from Z reports closed before it was counted.
     mobileMoney: Type.Optional(Tally),
+    // The gift card part of till sales (cards redeemed at the till to pay); giftCard counts cards sold.
+    giftCardTender: Type.Optional(Tally),
   }),
   online: Tally,
   offline: Tally,

@@ -41,6 +41,10 @@ export const TRANSFER_KINDS = [
   'gift_card_expiry',
   'gift_card_cancel',
   'gift_card_refund',
+  'gift_card_return',
+  // Agents' cash desks
+  'agent_cash_in',
+  'agent_cash_out',
   'store_order',
   'store_refund',
 ] as const;

@@ -106,6 +106,8 @@ export interface MomoFake {
   tokenRequests(): Record<Product, number>;
   /** Invalidates every token issued so far: the next API call with one answers 401. */
   revokeTokens(): void;
+  /** From now on every callback is lost on the way (recorded as delivered 'error'), or again sent. */
+  dropCallbacks(drop: boolean): void;
   /** What a status GET would show for a reference id, for assertions. */
   resource(product: Product, key: string): Record<string, unknown> | undefined;
   stop(): Promise<void>;
@@ -186,6 +188,7 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
   const received: FakeRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const held = new Set<ServerResponse>();
+  let dropping = false;
   let stopped = false;
 
   function later(ms: number, run: () => void): void {
@@ -216,6 +219,10 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     const body = representation(resource);
     const record: FakeCallback = { product: resource.product, key: resource.key, url: resource.callbackUrl, method: 'PUT', body, delivered: 'sending' };
     sent.push(record);
+    if (dropping) {
+      record.delivered = 'error';
+      return;
+    }
     fetch(resource.callbackUrl, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(5_000) })
       .then(async (response) => {
         await response.arrayBuffer();
@@ -442,6 +449,9 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
     requests: () => [...received],
     tokenRequests: () => ({ ...issued }),
     revokeTokens: () => tokens.clear(),
+    dropCallbacks: (drop) => {
+      dropping = drop;
+    },
     resource: (product, key) => {
       const resource = resources[product].get(key);
       return resource ? representation(resource) : undefined;

@@ -19,6 +19,8 @@ export interface MpesaFakeOptions {
   delayScale?: number;
   /** expires_in of the access tokens (Authorization.md: 3599). */
   tokenTtlSeconds?: number;
+  /** How long a held request (a no_answer payout, a push_held push) waits for its answer; default 30 s × delayScale. */
+  holdMs?: number;
 }
 
 export interface FakePayout {
@@ -71,6 +73,10 @@ export interface MpesaFake {
   tokensIssued(): number;
   /** Invalidates every token issued so far (as an expiry would). */
   revokeTokens(): void;
+  /** Answers every held request now (as if its hold had ended); answers how many. */
+  releaseHeld(): number;
+  /** From now on every callback is lost on the way (recorded with error 'dropped'), or again delivered. */
+  dropCallbacks(drop: boolean): void;
   /** The Safaricom-side key pair (for tests of the SecurityCredential). */
   certificatePem: string;
   privateKeyPem: string;
@@ -197,7 +203,22 @@ export async function startMpesaFake(options: MpesaFakeOptions = {}): Promise<Mp
   const deliveries: FakeDelivery[] = [];
   const requests: { method: string; path: string; body: unknown }[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  const holds = new Set<{ timer: NodeJS.Timeout; run: () => void }>();
+  const holdMs = options.holdMs ?? 30_000 * scale;
+  let dropping = false;
   let stopped = false;
+
+  /** Runs `run` when the hold ends (holdMs) or at releaseHeld(), once. */
+  function hold(run: () => void): void {
+    const entry = {
+      timer: setTimeout(() => {
+        holds.delete(entry);
+        if (!stopped) run();
+      }, holdMs),
+      run,
+    };
+    holds.add(entry);
+  }
 
   function later(ms: number, job: () => void | Promise<void>): void {
     const timer = setTimeout(() => {
@@ -217,6 +238,10 @@ export async function startMpesaFake(options: MpesaFakeOptions = {}): Promise<Mp
   async function deliver(url: string, body: unknown): Promise<void> {
     const delivery: FakeDelivery = { url, body, status: undefined };
     deliveries.push(delivery);
+    if (dropping) {
+      delivery.error = 'dropped';
+      return;
+    }
     try {
       const response = await fetch(target(url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
       delivery.status = response.status;
@@ -370,7 +395,7 @@ export async function startMpesaFake(options: MpesaFakeOptions = {}): Promise<Mp
     b2c.set(key, record);
     const acknowledge = (): void => send(response, 200, { ConversationID: record.conversationId, OriginatorConversationID: key, ResponseCode: '0', ResponseDescription: ACK });
     if (scenario === 'no_answer') {
-      later(30_000 * scale, () => {
+      hold(() => {
         acknowledge();
         processB2c(record, body);
       });
@@ -575,10 +600,15 @@ export async function startMpesaFake(options: MpesaFakeOptions = {}): Promise<Mp
       callbackUrl: text(body.CallBackURL)!,
       resultDesc: undefined,
     };
+    // Taken on arrival: the prompt is on the phone even when the answer is held (push_held).
     stk.set(record.checkoutRequestId, record);
     const accepted = 'Success. Request accepted for processing';
-    send(response, 200, { MerchantRequestID: record.merchantRequestId, CheckoutRequestID: record.checkoutRequestId, ResponseCode: '0', ResponseDescription: accepted, CustomerMessage: accepted });
-    later(scenario === 'no_answer' ? 60_000 * scale : resultDelayMs, () => finishStk(record, text(body.PartyB)));
+    const acknowledge = (): void => {
+      send(response, 200, { MerchantRequestID: record.merchantRequestId, CheckoutRequestID: record.checkoutRequestId, ResponseCode: '0', ResponseDescription: accepted, CustomerMessage: accepted });
+      later(scenario === 'no_answer' ? 60_000 * scale : resultDelayMs, () => finishStk(record, text(body.PartyB)));
+    };
+    if (scenario === 'push_held') hold(acknowledge);
+    else acknowledge();
   }
 
   function stkQuery(body: Json, response: ServerResponse): void {
@@ -695,12 +725,26 @@ export async function startMpesaFake(options: MpesaFakeOptions = {}): Promise<Mp
     revokeTokens: () => {
       token = undefined;
     },
+    releaseHeld: () => {
+      const all = [...holds];
+      holds.clear();
+      for (const entry of all) {
+        clearTimeout(entry.timer);
+        entry.run();
+      }
+      return all.length;
+    },
+    dropCallbacks: (drop) => {
+      dropping = drop;
+    },
     certificatePem,
     privateKeyPem,
     stop: async () => {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      for (const entry of holds) clearTimeout(entry.timer);
+      holds.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

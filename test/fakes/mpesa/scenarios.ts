@@ -37,6 +37,12 @@ export const COLLECTION_SCENARIOS = {
   no_answer: { phone: '+254700000014' },
   /** The customer pays; the callback is never posted (the query still answers). */
   callback_lost: { phone: '+254700000015' },
+  /**
+   * Daraja takes the push on arrival (the prompt is on the phone at once) but its answer is held
+   * (30 s × delayScale, `holdMs`, or until `releaseHeld()`); once acknowledged, the customer pays
+   * and the callback is posted: a crash of the caller while Daraja holds the push.
+   */
+  push_held: { phone: '+254700000016' },
 } as const;
 
 export type CollectionScenario = keyof typeof COLLECTION_SCENARIOS;

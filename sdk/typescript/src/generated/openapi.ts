@@ -342,6 +342,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/cash-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cash-in: the customer hands the agent cash and the agent's wallet credits hers
+         * @description Body {handle, amount (major units), currency? (default: the customer wallet's)}. One ledger transfer from the agent's wallet (its float) to the customer's. 404 `wallet_not_found` for an unknown @handle, 400 `cannot_pay_self` for the agent's own, 422 `insufficient_funds` when the float does not cover it. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.
+         */
+        post: operations["createAgentCashIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/cash-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cash-out: the customer confirms with her wallet PIN and the agent pays her cash against her wallet
+         * @description Body {handle, amount, currency?, walletPin}. The customer types her PIN on the agent's device: without it no money moves (400 `wallet_pin_required`); a wrong PIN is 403 `wrong_pin`, and after 5 wrong PINs the wallet refuses PINs for 15 minutes (429 `pin_attempts_exceeded`). One ledger transfer from the customer's wallet to the agent's; 422 `insufficient_funds` when her wallet does not cover it. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.
+         */
+        post: operations["createAgentCashOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/cash-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's cash-ins and cash-outs, newest first */
+        get: operations["listAgentCashTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/sessions": {
         parameters: {
             query?: never;
@@ -1157,7 +1214,9 @@ export interface paths {
          * @description Mobile money at the till (docs/till.md): the till asks the customer's phone to pay; the customer approves or
          *     declines there. States: pending -> completed | failed | expired, or cancelled by the till. expiresAt is
          *     COLLECTION_TIMEOUT_SECONDS (default 120) after creation; a collection not confirmed by then becomes expired after one last
-         *     status query at the provider (failureCode no_answer). Poll GET every second or two while the till waits.
+         *     status query at the provider (failureCode no_answer; failureReason says when the provider could not be asked, as for an M-Pesa
+         *     push whose answer a crash lost: the customer may have paid, and the provider's callback still completes it). The provider is
+         *     never asked twice to prompt the phone, not even after a crash. Poll GET every second or two while the till waits.
          *     Test mode (mk_test_ keys, test terminals): the sandbox answers after SANDBOX_STEP_MS: approved, except the magic numbers
          *     (last four digits of the national number) 0002 customer declined (failed, failureCode declined),
          *     0003 insufficient funds (failed, insufficient_funds), 0004
@@ -1195,7 +1254,9 @@ export interface paths {
          * @description Mobile money at the till (docs/till.md): the till asks the customer's phone to pay; the customer approves or
          *     declines there. States: pending -> completed | failed | expired, or cancelled by the till. expiresAt is
          *     COLLECTION_TIMEOUT_SECONDS (default 120) after creation; a collection not confirmed by then becomes expired after one last
-         *     status query at the provider (failureCode no_answer). Poll GET every second or two while the till waits.
+         *     status query at the provider (failureCode no_answer; failureReason says when the provider could not be asked, as for an M-Pesa
+         *     push whose answer a crash lost: the customer may have paid, and the provider's callback still completes it). The provider is
+         *     never asked twice to prompt the phone, not even after a crash. Poll GET every second or two while the till waits.
          *     Test mode (mk_test_ keys, test terminals): the sandbox answers after SANDBOX_STEP_MS: approved, except the magic numbers
          *     (last four digits of the national number) 0002 customer declined (failed, failureCode declined),
          *     0003 insufficient funds (failed, insufficient_funds), 0004
@@ -2605,6 +2666,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pos/gift-card-redemptions/{redemptionId}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give back a gift card tender: the redemption that paid part of a till sale the cashier cancelled
+         * @description A till takes a gift card by redeeming it into the merchant's wallet (POST /api/merchant/gift-cards/redeem with its terminal token and redeemAmount) and names the redemption as the till sale's gift_card tender. When the cashier cancels the split sale before it is paid, this puts the whole redemption back on the card (the merchant's wallet back to the card's balance, the card active again), once, without a manager PIN. A card that has ended meanwhile (expired, cancelled, refunded) takes nothing back: returnedTo is cash and the till gives it in cash. Refused once a till sale claims it (409 `tender_claimed`: refund that sale), more than 24 hours after the redemption (409 `tender_return_expired`), when it was given back by a refund (409 `nothing_to_refund`); 404 `redemption_not_found` for a redemption that is not this till's (a merchant key: not one of its tills'). 422 `insufficient_funds` when the merchant's wallet no longer holds it. Asking again answers the same return (its id derives from the redemption), so a retry never gives back twice.
+         */
+        post: operations["createPosGiftCardRedemptionReturn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/offline/qr/keys": {
         parameters: {
             query?: never;
@@ -3601,7 +3682,7 @@ export interface paths {
         };
         /**
          * Every payment the merchant received, newest first: kiosk sales, offline payments, checkout, the /pay/<handle> page, payment links, subscriptions
-         * @description channel narrows the list to one channel (pos, offline, checkout, pay_page, payment_link, subscription). Only money that arrived is listed: a completed POS session, an accepted offline payment, a paid checkout session, a wallet payment to the merchant's @handle, a completed payment link payment, a subscription period charged. amount is what the customer paid, net what reached the merchant's wallet after the fee.
+         * @description channel narrows the list to one channel (pos, offline, checkout, pay_page, payment_link, subscription, mobile_money). Only money that arrived is listed: a completed POS session, an accepted offline payment, a paid checkout session, a wallet payment to the merchant's @handle, a completed payment link payment, a subscription period charged, a till's mobile-money collection completed (POST /api/pos/collections). amount is what the customer paid, net what reached the merchant's wallet after the fee.
          */
         get: operations["listMerchantReceived"];
         put?: never;
@@ -4744,6 +4825,11 @@ export interface components {
                     /** @description Major units */
                     amount: number;
                 };
+                giftCardTender?: {
+                    count: number;
+                    /** @description Major units */
+                    amount: number;
+                };
             };
             online: {
                 count: number;
@@ -5656,6 +5742,8 @@ export interface components {
             receivedAt: string;
             /** Format: date-time */
             settledAt: string;
+            /** @description The till staff member signed in when it was taken, when the kiosk said */
+            cashierId?: string | null;
             /** @description The lines sold, when the terminal sent them */
             items?: components["schemas"]["SaleLineRecord"][];
             /** @description The cart discount, major units */
@@ -6132,7 +6220,7 @@ export interface components {
          * @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link; subscription: a subscription period charged
          * @enum {string}
          */
-        ReceivedChannelSchema: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription";
+        ReceivedChannelSchema: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription" | "mobile_money";
         ReceivedPayment: {
             /** @description The record's id in its channel: the POS session's (uuid), the offline payment's (uuid), cs_… (checkout), the transfer's (pay_page), pay_… (payment_link), the charge's (subscription) */
             id: string;
@@ -9355,6 +9443,385 @@ export interface operations {
                 };
             };
             /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAgentCashIn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional and recommended: a retry with the same key and body answers the first result instead of running twice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An @handle: 3 to 30 of a-z, 0-9, _ and .; the @ is optional */
+                    handle: string;
+                    /** @description Decimal amount in major units (12.50); at most the currency's ISO 4217 decimals, over 0, at most 1e12 */
+                    amount: number;
+                    /** @description ISO 4217 currency code */
+                    currency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "cash_in" | "cash_out";
+                        /** @description The customer's @handle */
+                        handle: string;
+                        /** @description Major units */
+                        amount: number;
+                        currency: string;
+                        transferId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description The agent wallet's balance in this currency after the operation (major units) */
+                        floatBalance?: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `cannot_pay_self`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `wallet_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAgentCashOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional and recommended: a retry with the same key and body answers the first result instead of running twice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An @handle: 3 to 30 of a-z, 0-9, _ and .; the @ is optional */
+                    handle: string;
+                    /** @description Decimal amount in major units (12.50); at most the currency's ISO 4217 decimals, over 0, at most 1e12 */
+                    amount: number;
+                    /** @description ISO 4217 currency code */
+                    currency?: string;
+                    /** @description The customer's wallet PIN, typed by her on the agent's device: her consent */
+                    walletPin: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "cash_in" | "cash_out";
+                        /** @description The customer's @handle */
+                        handle: string;
+                        /** @description Major units */
+                        amount: number;
+                        currency: string;
+                        transferId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description The agent wallet's balance in this currency after the operation (major units) */
+                        floatBalance?: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `wallet_pin_required`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `wrong_pin`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `pin_attempts_exceeded`, `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAgentCashTransactions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "cash_in" | "cash_out";
+                            /** @description The customer's @handle */
+                            handle: string;
+                            /** @description Major units */
+                            amount: number;
+                            currency: string;
+                            transferId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The agent wallet's balance in this currency after the operation (major units) */
+                            floatBalance?: number;
+                        }[];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22026,6 +22493,144 @@ export interface operations {
             };
         };
     };
+    createPosGiftCardRedemptionReturn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                redemptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        redemptionId: string;
+                        cardId: string;
+                        /** @description Major units of the card's currency */
+                        amount: number;
+                        currency: string;
+                        /**
+                         * @description card: back on the card's balance; cash: the card had ended, the till gives it in cash
+                         * @enum {string}
+                         */
+                        returnedTo: "card" | "cash";
+                        /** @description tender_return (a split sale cancelled) or refund (a till sale refunded) */
+                        reason: string;
+                        terminalId: string | null;
+                        cardAmountRemaining: number | null;
+                        cardStatus: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `redemption_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `tender_claimed`, `tender_return_expired`, `nothing_to_refund`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `insufficient_funds`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getOfflineQrKeys: {
         parameters: {
             query?: never;
@@ -27481,7 +28086,7 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 /** @description pos: a kiosk sale (POS session, by tap or the wallet page); offline: an offline tap or QR voucher a terminal took; checkout: the website drop-in; pay_page: a wallet paying the /pay/<handle> page; payment_link: a payment link; subscription: a subscription period charged */
-                channel?: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription";
+                channel?: "pos" | "offline" | "checkout" | "pay_page" | "payment_link" | "subscription" | "mobile_money";
             };
             header?: never;
             path?: never;

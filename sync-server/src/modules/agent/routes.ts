@@ -5,12 +5,15 @@ import { principalAs } from '../../auth/hooks.ts';
 import { constantTimeEqual, sha256Hex } from '../../auth/secrets.ts';
 import { unauthorized } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
+import { agentCashRoutes } from './cash-routes.ts';
 import { balanceResponse, findAgent, findWalletById, insertAgentSession, requireWallet } from '../wallets/index.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
 /** Agents (cash-in points, resellers) sign in with their id and secret, then `Bearer agent.<token>`. */
-export async function agentRoutes(app: TypedApp, { db, config, now }: AppContext): Promise<void> {
+export async function agentRoutes(app: TypedApp, context: AppContext): Promise<void> {
+  const { db, config, now } = context;
+  await agentCashRoutes(app, context);
   app.post('/api/agent/sessions', {
     schema: { tags: ['agent'], summary: 'Sign in as an agent', body: AgentSessionBody, response: { 201: SessionResponse, ...errors } },
   }, async (request, reply) => {

@@ -108,6 +108,14 @@ for (const target of await databaseTargets()) {
       assert.equal(events[0]!.body.amountMinor, 250_050);
       assert.equal(events[0]!.body.amount, 2500.5);
       assert.equal(events[0]!.body.phone, '+234•••••••567');
+      // Where the merchant looks for money received: listed once, in its own channel.
+      type Received = { id: string; channel: string; method: string; amount: number; net: number; currency: string; reference: string | null; terminalId: string | null; transferId: string | null };
+      const received = await s.request<{ data: Received[]; total: number }>('GET', '/api/merchant/received?channel=mobile_money', { headers: shop.key });
+      assert.equal(received.status, 200, JSON.stringify(received.body));
+      assert.deepEqual(received.body.data.map((row) => [row.id, row.channel, row.method, row.amount, row.net, row.currency, row.reference, row.terminalId]), [[created.body.id, 'mobile_money', 'mobile_money', 2500.5, 2500.5, 'NGN', 'Groceries', shop.terminalId]]);
+      assert.match(received.body.data[0]!.transferId ?? '', /collection/);
+      const everything = await s.request<{ data: Received[] }>('GET', '/api/merchant/received', { headers: shop.key });
+      assert.equal(everything.body.data.filter((row) => row.id === created.body.id).length, 1);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 

@@ -24,7 +24,9 @@ function caller(request: FastifyRequest): CollectionCaller {
 const FLOW = `Mobile money at the till (docs/till.md): the till asks the customer's phone to pay; the customer approves or
 declines there. States: pending -> completed | failed | expired, or cancelled by the till. expiresAt is
 COLLECTION_TIMEOUT_SECONDS (default 120) after creation; a collection not confirmed by then becomes expired after one last
-status query at the provider (failureCode no_answer). Poll GET every second or two while the till waits.
+status query at the provider (failureCode no_answer; failureReason says when the provider could not be asked, as for an M-Pesa
+push whose answer a crash lost: the customer may have paid, and the provider's callback still completes it). The provider is
+never asked twice to prompt the phone, not even after a crash. Poll GET every second or two while the till waits.
 Test mode (mk_test_ keys, test terminals): the sandbox answers after SANDBOX_STEP_MS: approved, except the magic numbers
 (last four digits of the national number) ${SANDBOX_PHONE_SUFFIXES.declined} customer declined (failed, failureCode declined),
 ${SANDBOX_PHONE_SUFFIXES.insufficient_funds} insufficient funds (failed, insufficient_funds), ${SANDBOX_PHONE_SUFFIXES.no_answer}
@@ -86,9 +88,15 @@ answers it again. 404 collection_not_found.`,
   }, async (request) => collectionRecord(await collections.cancel(caller(request), request.params.id)));
 }
 
+const JOB_INTERVAL_MIN_MS = 100;
+
 /** The durable job: due sandbox steps, provider polls and expiries (tests call context.collections.runOnce()). */
 export function startCollectionJobs(app: TypedApp, context: AppContext): void {
-  const interval = context.config.collectionPollMs > 0 ? Math.min(context.config.collectionPollMs, 1000) : 0;
+  // At most every second (sandbox steps and expiries are due to the second), and at least every
+  // 100 ms: COLLECTION_POLL_MS=1 (the smallest that keeps the timer) used to run the claim query in
+  // a loop 1 ms apart; a provider is asked at most once a second anyway (service.ts, pollMs).
+  const poll = context.config.collectionPollMs;
+  const interval = poll > 0 ? Math.min(Math.max(poll, JOB_INTERVAL_MIN_MS), 1000) : 0;
   const job = polledJob(() => context.collections.runOnce(), interval, (error) => app.log.error({ err: error }, 'collection job failed'));
   context.collectionJobs = job;
   app.addHook('onReady', async () => job.start());

@@ -173,7 +173,7 @@ export function collectionNotFound(id: string) {
 }
 
 /** What a step or a callback found: the provider's word, or the wait's end. */
-type Outcome = { status: 'completed'; providerReference?: string | undefined } | { status: 'failed'; code: CollectionFailureCode; reason: string; providerReference?: string | undefined } | { status: 'expired' };
+type Outcome = { status: 'completed'; providerReference?: string | undefined } | { status: 'failed'; code: CollectionFailureCode; reason: string; providerReference?: string | undefined } | { status: 'expired'; reason?: string | undefined };
 
 function outcomeOf(update: CollectionUpdate): Outcome | undefined {
   if (update.status === 'completed') return { status: 'completed', providerReference: update.providerReference };
@@ -255,7 +255,7 @@ export function collectionService(context: AppContext, log: (message: string, de
     if (row.status !== 'pending') return 'unchanged';
     const ended = await updateCollection(tx, row.id, outcome.status === 'failed'
       ? { status: 'failed', failure_code: outcome.code, failure_reason: outcome.reason, next_poll_at: null, ended_at: now, ...(outcome.providerReference ? { provider_reference: outcome.providerReference } : {}) }
-      : { status: 'expired', failure_code: 'no_answer', failure_reason: EXPIRED_REASON, next_poll_at: null, ended_at: now }, now);
+      : { status: 'expired', failure_code: 'no_answer', failure_reason: outcome.reason ?? EXPIRED_REASON, next_poll_at: null, ended_at: now }, now);
     await announce(tx, ended, now);
     return 'applied';
   }
@@ -291,7 +291,11 @@ export function collectionService(context: AppContext, log: (message: string, de
       return;
     }
     if (expired) {
-      await settle(row.id, { status: 'expired' });
+      // The provider could not say (M-Pesa without the CheckoutRequestID of a push whose answer a
+      // crash lost): the expiry says so, as the customer may have been prompted and may pay. Such
+      // a payment still completes the collection when the provider's callback arrives (settle).
+      const unknown = update?.status === 'pending' && update.failureReason ? `${EXPIRED_REASON} as far as the server can tell: ${update.failureReason}` : undefined;
+      await settle(row.id, { status: 'expired', reason: unknown });
       return;
     }
     await db.transaction(async (tx) => {
@@ -344,7 +348,15 @@ export function collectionService(context: AppContext, log: (message: string, de
     }
     const outcome = update ? outcomeOf(update) : undefined;
     if (outcome) await settle(row.id, outcome);
-    else if (update?.providerReference) await db.transaction(async (tx) => void (await updateCollection(tx, row.id, { provider_reference: update.providerReference! }, context.now())));
+    else if (update?.providerReference) {
+      // Under the row's lock and only while none is stored: a callback or a poll may have ended
+      // the collection while the request was on its way (its receipt is the reference then),
+      // and a slow answer must not write the request's id over it.
+      await db.transaction(async (tx) => {
+        const locked = await lockCollection(tx, row.id);
+        if (locked && !locked.provider_reference) await updateCollection(tx, row.id, { provider_reference: update.providerReference! }, context.now());
+      });
+    }
     return (await findCollection(db, row.id)) ?? row;
   }
 

@@ -1,4 +1,4 @@
-// The pos_collections table (migrations 037, 040): one row per mobile-money collection, asked for
+// The pos_collections table (migrations 037, 043): one row per mobile-money collection, asked for
 // by a till (purpose till_sale) or by a wallet holder topping up her wallet (purpose wallet_top_up).
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
@@ -109,7 +109,11 @@ export async function listWalletTopUps(db: Queryable, walletId: string, mode: Mo
 /** Several collections under their row locks (a till sale's mobile_money tenders), by id. */
 export async function lockCollections(tx: Queryable, ids: readonly string[]): Promise<Map<string, CollectionRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await tx.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE c.id = ANY($1::text[]) ORDER BY c.id FOR UPDATE OF c`, [[...new Set(ids)]]);
+  const unique = [...new Set(ids)];
+  // The lock first, the read (with its claim subquery) in a statement of its own: under READ
+  // COMMITTED a statement that waited for the lock reads its subqueries as of when it began.
+  await tx.query('SELECT c.id FROM pos_collections c WHERE c.id = ANY($1::text[]) ORDER BY c.id FOR UPDATE OF c', [unique]);
+  const rows = await tx.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE c.id = ANY($1::text[])`, [unique]);
   return new Map(rows.map((row) => [row.id, normalised(row)!]));
 }
 

@@ -8,3 +8,4 @@ export { giftCardService, giftCardNotFound, stateError } from './service.ts';
 export type { GiftCards } from './service.ts';
 export { drawFromCard, findCard, findCardByHash, lockCard, restoreCardBalance } from './store.ts';
 export type { CardRow } from './store.ts';
+export { type GiftCardTender, giftCardTenderProblem, lockGiftCardTenders, returnToCard, tenderReturnId as giftCardTenderReturnId } from './till-tenders.ts';

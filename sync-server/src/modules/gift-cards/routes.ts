@@ -6,6 +6,7 @@ import { adminGiftCardRoutes } from './routes-admin.ts';
 import { issuerSurfaceRoutes } from './routes-issuer.ts';
 import { programRoutes } from './routes-programs.ts';
 import { publicGiftCardRoutes } from './routes-public.ts';
+import { tillGiftCardRoutes } from './routes-till.ts';
 import { giftCardService } from './service.ts';
 
 /** Gift cards on every surface: merchant, wallet and agent issue/redeem, public verify, programs, rewards, admin. */
@@ -16,6 +17,7 @@ export async function giftCardRoutes(app: TypedApp, context: AppContext): Promis
   await publicGiftCardRoutes(app, context, service);
   await programRoutes(app, context, service, rates);
   await adminGiftCardRoutes(app, context, service, rates);
+  await tillGiftCardRoutes(app, context);
 }
 
 /** The gift-card worker for a context (tests: `giftCardJobs(server().context).runOnce()`). */

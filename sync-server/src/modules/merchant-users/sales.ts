@@ -40,7 +40,7 @@ export async function salesRoutes(app: TypedApp, { db, now }: AppContext): Promi
     schema: {
       tags: ['merchant'],
       summary: 'Every payment the merchant received, newest first: kiosk sales, offline payments, checkout, the /pay/<handle> page, payment links, subscriptions',
-      description: 'channel narrows the list to one channel (pos, offline, checkout, pay_page, payment_link, subscription). Only money that arrived is listed: a completed POS session, an accepted offline payment, a paid checkout session, a wallet payment to the merchant\'s @handle, a completed payment link payment, a subscription period charged. amount is what the customer paid, net what reached the merchant\'s wallet after the fee.',
+      description: 'channel narrows the list to one channel (pos, offline, checkout, pay_page, payment_link, subscription, mobile_money). Only money that arrived is listed: a completed POS session, an accepted offline payment, a paid checkout session, a wallet payment to the merchant\'s @handle, a completed payment link payment, a subscription period charged, a till\'s mobile-money collection completed (POST /api/pos/collections). amount is what the customer paid, net what reached the merchant\'s wallet after the fee.',
       querystring: ReceivedListQuery,
       response: { 200: ListOf(ReceivedPayment), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
     },

@@ -223,7 +223,7 @@ export async function revokeUserSessions(db: Queryable, userId: string, now: Dat
  * dashboard's payments view, its CSV, the overview's sales; RECEIVED_CHANNELS in shared/):
  * POS sessions completed, offline payments accepted (by when the terminal took them), checkout
  * sessions paid, wallets paying the merchant's @handle, payment links paid, subscription periods
- * charged. $1 merchant, $2 mode.
+ * charged, mobile money collected at a till (pos_collections completed). $1 merchant, $2 mode.
  */
 const RECEIVED_SQL = `
   SELECT 'pos' AS channel, s.id::text AS id, CASE WHEN s.tag_id IS NULL THEN 'wallet' ELSE 'tap' END AS method,
@@ -242,6 +242,9 @@ const RECEIVED_SQL = `
   SELECT 'payment_link', p.id, 'wallet', p.amount, p.fee, p.currency, pw.handle, p.reference, NULL, p.id || ':debit', p.created_at
   FROM payments p LEFT JOIN wallets pw ON pw.id = p.source_wallet_id
   WHERE p.merchant_id = $1 AND p.mode = $2 AND p.kind = 'link' AND p.status = 'completed'
+  UNION ALL
+  SELECT 'mobile_money', m.id, 'mobile_money', m.amount, 0::int8, m.currency, NULL, m.description, m.terminal_id, m.transfer_id, m.ended_at
+  FROM pos_collections m WHERE m.merchant_id = $1 AND m.mode = $2 AND m.status = 'completed'
   UNION ALL
   SELECT 'subscription', c.id, 'wallet', c.amount, 0::int8, c.currency, s.handle, sp.name, NULL, c.transfer_id, c.attempted_at
   FROM subscriptions s JOIN subscription_charges c ON c.subscription_id = s.id AND c.status = 'paid'

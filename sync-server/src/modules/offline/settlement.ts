@@ -43,6 +43,8 @@ export interface Candidate {
   cart: Cart | null;
   /** Why the lines sent cannot be kept: the document is declined with this CartError's code. */
   cartProblem: CartError | null;
+  /** Who took it at the till; null when none was sent or it was not a usable id (the payment is never declined for it). */
+  cashierId: string | null;
 }
 
 export type Verdict =
@@ -90,7 +92,9 @@ export function candidateOf(doc: Record<string, unknown>, id: string, scopeCurre
   }
   const cart = cartOfDocument(doc.items, doc.discountMinor, amount);
   const sorted = cart.cartProblem ? ['items', 'discountMinor'] : [];
-  problems.push(...schemaProblems('offline_payments', doc, problems, sorted));
+  // The customer paid whoever the cashier was: an unusable cashier id is dropped, never a reason to decline.
+  const cashierId = typeof doc.cashierId === 'string' && doc.cashierId.trim() !== '' && textProblem(doc.cashierId, 64) === null ? doc.cashierId : null;
+  problems.push(...schemaProblems('offline_payments', doc, problems, [...sorted, 'cashierId']));
   return {
     id,
     kind: kind ?? 'tap',
@@ -102,6 +106,7 @@ export function candidateOf(doc: Record<string, unknown>, id: string, scopeCurre
     capturedAt: capturedAt ?? new Date(0),
     invalid: problems.length > 0 ? problems.join('; ') : null,
     ...cart,
+    cashierId,
   };
 }
 
@@ -123,6 +128,7 @@ export function paymentDocument(row: OfflinePaymentRow): OfflinePaymentDoc {
     ...(row.decline_code ? { declineCode: row.decline_code, declineReason: row.decline_reason ?? '' } : {}),
     settledAt: row.settled_at.toISOString(),
     serverSeq: row.server_seq,
+    ...(row.cashier_id ? { cashierId: row.cashier_id } : {}),
     ...documentLines(row),
   };
 }
@@ -158,6 +164,7 @@ export function paymentRecord(row: OfflinePaymentRow) {
     capturedAt: row.captured_at.toISOString(),
     receivedAt: row.received_at.toISOString(),
     settledAt: row.settled_at.toISOString(),
+    cashierId: row.cashier_id ?? null,
     ...recordLines(row),
   };
 }
@@ -207,6 +214,7 @@ export function paymentRow(scope: SettlementScope, candidate: Candidate, verdict
     server_seq: seq,
     items: candidate.cart?.lines ?? null,
     cart_discount: candidate.cart ? candidate.cart.discount : null,
+    cashier_id: candidate.cashierId,
   };
 }
 

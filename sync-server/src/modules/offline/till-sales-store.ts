@@ -95,10 +95,14 @@ export async function lockTenderSessions(tx: Queryable, scope: { merchantId: str
   // A reference that is not a UUID names no session (and must not reach the uuid cast).
   const uuids = [...new Set(ids.map((id) => id.toLowerCase()))].filter((id) => UUID.test(id)).sort();
   if (uuids.length === 0) return new Map();
+  // The lock first, the read in a statement of its own: under READ COMMITTED a statement that
+  // waited for the lock still reads its subqueries as of when it began, and would miss the claim
+  // or the return (refund) it waited for.
+  await tx.query('SELECT s.id FROM pos_sessions s WHERE s.id = ANY ($1::uuid[]) AND s.merchant_id = $2 AND s.mode = $3 ORDER BY s.id FOR UPDATE OF s', [uuids, scope.merchantId, scope.mode]);
   const rows = await tx.query<TenderSessionRow>(
     `SELECT s.id::text, s.terminal_id, s.status, s.amount, s.currency, s.items, (SELECT c.sale_id::text FROM till_sale_tender_claims c WHERE c.reference = s.id::text) AS claimed_by,
        EXISTS (SELECT 1 FROM sale_refunds r WHERE r.sale_id = s.id) AS refunded
-     FROM pos_sessions s WHERE s.id = ANY ($1::uuid[]) AND s.merchant_id = $2 AND s.mode = $3 ORDER BY s.id FOR UPDATE OF s`,
+     FROM pos_sessions s WHERE s.id = ANY ($1::uuid[]) AND s.merchant_id = $2 AND s.mode = $3`,
     [uuids, scope.merchantId, scope.mode],
   );
   return new Map(rows.map((row) => [row.id, { ...row, amount: Number(row.amount) }]));

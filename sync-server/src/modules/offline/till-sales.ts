@@ -9,6 +9,7 @@ import { type NewEvent, enqueueEvents } from '../../events/outbox.ts';
 import { cartOfDocument, lockProducts, moveSaleStock, saleLineRecords, storedLines, tenderRecords, unitsByProduct } from '../products/index.ts';
 import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';
 import { type CollectionRow, lockCollections } from '../collections/index.ts';
+import { type GiftCardTender, giftCardTenderProblem, lockGiftCardTenders } from '../gift-cards/index.ts';
 import { type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint } from './push.ts';
 import { type StoredTender, type TenderSessionRow, type TillSaleRow, findTillSales, insertTenderClaims, insertTillSales, lockTenderSessions } from './till-sales-store.ts';
 
@@ -17,7 +18,7 @@ import { type StoredTender, type TenderSessionRow, type TillSaleRow, findTillSal
  * mobile money (a completed collection, modules/collections) for part of it. The others are
  * declined, never half-recorded.
  */
-const RECORDED_TENDERS: ReadonlySet<TillTenderKind> = new Set(['cash', 'wallet', 'mobile_money']);
+const RECORDED_TENDERS: ReadonlySet<TillTenderKind> = new Set(['cash', 'wallet', 'mobile_money', 'gift_card']);
 const ID_TEXT = 64;
 
 /** A till sale as the terminal sent it, checked; or why it cannot be recorded. */
@@ -135,13 +136,16 @@ export function tenderDecline(sale: Pick<Candidate, 'amount' | 'tip' | 'currency
   const major = (minor: number) => `${toMajor(minor, sale.currency)} ${sale.currency}`;
   const unsupported = sale.tenders.find((tender) => !RECORDED_TENDERS.has(tender.kind as TillTenderKind));
   if (unsupported) {
-    return decline('tender_not_supported', `A ${unsupported.kind} tender cannot be recorded on a till sale yet: this server records cash, wallet taps and mobile money at the till`);
+    return decline('tender_not_supported', `A ${unsupported.kind} tender cannot be recorded on a till sale yet: this server records cash, wallet taps, mobile money and gift cards at the till`);
   }
   const wallets = sale.tenders.filter((tender) => tender.kind === 'wallet');
   if (wallets.length > 1) return decline('tender_not_supported', 'A till sale takes at most one wallet tap');
   if (wallets.some((tender) => tender.reference === undefined)) return decline('tender_unverified', 'A wallet tender must name the POS session that took it (reference)');
   if (sale.tenders.some((tender) => tender.kind === 'mobile_money' && tender.reference === undefined)) {
     return decline('tender_unverified', 'A mobile_money tender must name the collection that took it (reference)');
+  }
+  if (sale.tenders.some((tender) => tender.kind === 'gift_card' && tender.reference === undefined)) {
+    return decline('tender_unverified', 'A gift_card tender must name the redemption that took it (reference)');
   }
   const paid = sale.tenders.reduce((sum, tender) => sum + tender.amount, 0);
   if (paid !== sale.amount + sale.tip) {
@@ -253,6 +257,37 @@ function saleEvent(row: TillSaleRow, now: Date): NewEvent {
   };
 }
 
+type TenderClaim = { reference: string; sale_id: string; amount: number };
+type BatchEntry = { sale: Candidate; seq: number; verdict: Verdict };
+
+/** The references of one kind of tender on the batch's accepted sales. */
+function referencesOf(batch: readonly BatchEntry[], kind: TillTenderKind): string[] {
+  return batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? entry.sale.tenders.flatMap((tender) => (tender.kind === kind && tender.reference ? [tender.reference] : [])) : []));
+}
+
+/**
+ * Checks each accepted sale's tenders of `kind` (`declineOf`, with the references this batch
+ * claimed so far): a refused sale is declined and gives up the claims it took for other kinds;
+ * otherwise its tenders of `kind` are claimed.
+ */
+function claimTenders(
+  batch: readonly BatchEntry[],
+  claims: TenderClaim[],
+  kind: TillTenderKind,
+  declineOf: (sale: Candidate, claimed: Set<string>) => Verdict | null,
+  normalise: (reference: string) => string = (reference) => reference,
+): void {
+  const claimed = new Set<string>();
+  for (const entry of batch) {
+    if (entry.verdict.status !== 'accepted') continue;
+    const refused = declineOf(entry.sale, claimed);
+    if (refused) {
+      entry.verdict = refused;
+      for (let index = claims.length - 1; index >= 0; index -= 1) if (claims[index]!.sale_id === entry.sale.id) claims.splice(index, 1);
+    } else for (const tender of entry.sale.tenders) if (tender.kind === kind) claims.push({ reference: normalise(tender.reference!), sale_id: entry.sale.id, amount: tender.amount });
+  }
+}
+
 const SETTLEMENT_FAILED = decline(
   'settlement_failed',
   'The server could not record this sale and recorded it as declined so that the terminal\'s other sales are not held up; its stock did not move',
@@ -323,33 +358,49 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
     return null;
   }
 
-  async function record(tx: Queryable, terminal: PushTerminal, batch: readonly { sale: Candidate; seq: number; verdict: Verdict }[], now: Date): Promise<TillSaleRow[]> {
-    const scope = { merchantId: terminal.merchantId, mode: terminal.mode };
-    const references = batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? entry.sale.tenders.flatMap((tender) => (tender.kind === 'wallet' && tender.reference ? [tender.reference] : [])) : []));
-    const claims: { reference: string; sale_id: string; amount: number }[] = [];
-    if (references.length > 0) {
-      const sessions = await lockTenderSessions(tx, scope, references);
-      const claimed = new Set<string>();
-      for (const entry of batch) {
-        if (entry.verdict.status !== 'accepted') continue;
-        const refused = walletDecline(terminal, entry.sale, sessions, claimed);
-        if (refused) entry.verdict = refused;
-        else for (const tender of entry.sale.tenders) if (tender.kind === 'wallet') claims.push({ reference: tender.reference!.toLowerCase(), sale_id: entry.sale.id, amount: tender.amount });
+  /**
+   * A gift_card tender is the redemption that took that part (the till redeemed the card into the
+   * merchant's wallet with its terminal token): made by this till, in the sale's currency without
+   * conversion, for exactly the tender's amount, not given back, and claimed by no other till sale.
+   */
+  function giftCardDecline(terminal: PushTerminal, sale: Candidate, tenders: ReadonlyMap<string, GiftCardTender>, claimed: Set<string>): Verdict | null {
+    for (const tender of sale.tenders) {
+      if (tender.kind !== 'gift_card') continue;
+      const reference = tender.reference!;
+      const redemption = tenders.get(reference);
+      const problem = giftCardTenderProblem(redemption, { terminalId: terminal.terminalId, mode: terminal.mode, currency: sale.currency });
+      if (problem) return decline('tender_unverified', `Gift card tender ${reference}: ${problem}`);
+      if (redemption!.credited_amount !== tender.amount) {
+        return decline('tender_unverified', `Gift card tender ${reference}: the card paid ${toMajor(redemption!.credited_amount, sale.currency)} ${sale.currency}, the tender says ${toMajor(tender.amount, sale.currency)} ${sale.currency}`);
       }
+      if ((redemption!.claimed_by !== null && redemption!.claimed_by !== sale.id) || claimed.has(reference)) {
+        return decline('tender_claimed', `Gift card tender ${reference} already pays another till sale`);
+      }
+      claimed.add(reference);
     }
-    const collectionIds = batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? entry.sale.tenders.flatMap((tender) => (tender.kind === 'mobile_money' && tender.reference ? [tender.reference] : [])) : []));
+    return null;
+  }
+
+  async function record(tx: Queryable, terminal: PushTerminal, batch: readonly BatchEntry[], now: Date): Promise<TillSaleRow[]> {
+    const scope = { merchantId: terminal.merchantId, mode: terminal.mode };
+    const claims: TenderClaim[] = [];
+    // Each kind of tender that names what took it: its rows locked (in this order on every path),
+    // then each accepted sale checked against them and its tenders claimed, or the sale declined
+    // and the claims it took for the kinds before given up.
+    const sessionIds = referencesOf(batch, 'wallet');
+    if (sessionIds.length > 0) {
+      const sessions = await lockTenderSessions(tx, scope, sessionIds);
+      claimTenders(batch, claims, 'wallet', (sale, claimed) => walletDecline(terminal, sale, sessions, claimed), (reference) => reference.toLowerCase());
+    }
+    const collectionIds = referencesOf(batch, 'mobile_money');
     if (collectionIds.length > 0) {
       const collections = await lockCollections(tx, collectionIds);
-      const claimed = new Set<string>();
-      for (const entry of batch) {
-        if (entry.verdict.status !== 'accepted') continue;
-        const refused = mobileMoneyDecline(terminal, entry.sale, collections, claimed);
-        if (refused) {
-          entry.verdict = refused;
-          // Its wallet claims, taken above, are given up with it.
-          for (let index = claims.length - 1; index >= 0; index -= 1) if (claims[index]!.sale_id === entry.sale.id) claims.splice(index, 1);
-        } else for (const tender of entry.sale.tenders) if (tender.kind === 'mobile_money') claims.push({ reference: tender.reference!, sale_id: entry.sale.id, amount: tender.amount });
-      }
+      claimTenders(batch, claims, 'mobile_money', (sale, claimed) => mobileMoneyDecline(terminal, sale, collections, claimed));
+    }
+    const redemptionIds = referencesOf(batch, 'gift_card');
+    if (redemptionIds.length > 0) {
+      const redemptions = await lockGiftCardTenders(tx, redemptionIds);
+      claimTenders(batch, claims, 'gift_card', (sale, claimed) => giftCardDecline(terminal, sale, redemptions, claimed));
     }
     const sold = unitsByProduct(batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? (entry.sale.cart?.lines ?? []) : [])));
     if (sold.size > 0) {

@@ -10,6 +10,7 @@ import { displayHandle } from '../../http/validate.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { findCollection } from '../collections/index.ts';
+import { lockGiftCardTenders, returnToCard } from '../gift-cards/index.ts';
 import { findMerchant } from '../merchants/index.ts';
 import { type NewPayment, preparePayment, recordPayment } from '../payments/index.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
@@ -157,18 +158,46 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
 
 /**
  * How a refund of a till sale goes back: its wallet tap first, up to what that tap paid less what
- * earlier refunds gave back to it; then its mobile money (a payout to the phone that paid), up to
- * what the collection took less what earlier refunds sent back; the rest in cash from the drawer.
+ * earlier refunds gave back to it; then its gift cards, each up to what it paid less what went back
+ * to it; then its mobile money (a payout to the phone that paid), up to what the collection took
+ * less what earlier refunds sent back; the rest in cash from the drawer.
  */
-function tillRefundSplit(sale: SaleRow, refunds: readonly RefundRow[], amount: number): { wallet: number; mobileMoney: number; cash: number; session: string | null; collection: string | null } {
+function tillRefundSplit(sale: SaleRow, refunds: readonly RefundRow[], amount: number): RefundSplit {
   const tenders = storedTenders(sale.tenders);
   const given = refunds.flatMap((refund) => refund.tenders ?? []);
   const wallet = tenders.find((tender) => tender.kind === 'wallet');
-  const walletBack = wallet ? Math.min(amount, Math.max(Number(wallet.amount) - tenderTotal(given, 'wallet'), 0)) : 0;
+  let left = amount;
+  const walletBack = wallet ? Math.min(left, Math.max(Number(wallet.amount) - tenderTotal(given, 'wallet'), 0)) : 0;
+  left -= walletBack;
+  const giftCards: { reference: string; amount: number }[] = [];
+  for (const card of tenders.filter((tender) => tender.kind === 'gift_card' && tender.reference)) {
+    // What went back for this card: to the card, or in cash when the card had ended.
+    const back = given.filter((tender) => tender.reference === card.reference).reduce((sum, tender) => sum + Number(tender.amount), 0);
+    const part = Math.min(left, Math.max(Number(card.amount) - back, 0));
+    if (part > 0) giftCards.push({ reference: card.reference!, amount: part });
+    left -= part;
+  }
   const phone = tenders.find((tender) => tender.kind === 'mobile_money');
-  const phoneBack = phone ? Math.min(amount - walletBack, Math.max(Number(phone.amount) - tenderTotal(given, 'mobile_money'), 0)) : 0;
-  return { wallet: walletBack, mobileMoney: phoneBack, cash: amount - walletBack - phoneBack, session: wallet?.reference?.toLowerCase() ?? null, collection: phone?.reference ?? null };
+  const phoneBack = phone ? Math.min(left, Math.max(Number(phone.amount) - tenderTotal(given, 'mobile_money'), 0)) : 0;
+  left -= phoneBack;
+  return { wallet: walletBack, giftCards, mobileMoney: phoneBack, cash: left, session: wallet?.reference?.toLowerCase() ?? null, collection: phone?.reference ?? null };
 }
+
+interface RefundSplit {
+  wallet: number;
+  giftCards: { reference: string; amount: number }[];
+  mobileMoney: number;
+  cash: number;
+  session: string | null;
+  collection: string | null;
+}
+
+/** Cash a till sale's refunds gave from the drawer for its cash tenders (not the cash given for a gift card that had ended). */
+function drawerCashBack(refunds: readonly RefundRow[]): number {
+  return refunds.flatMap((refund) => refund.tenders ?? []).filter((tender) => tender.kind === 'cash' && !tender.reference).reduce((sum, tender) => sum + Number(tender.amount), 0);
+}
+
+const giftCardBack = (split: RefundSplit) => split.giftCards.reduce((sum, part) => sum + part.amount, 0);
 
 /** What a refund request gives back (its lines and amount) of what is still refundable; the rules it breaks are 400 / 409. */
 function refundAmount(sale: SaleRow, state: ReturnType<typeof refundable>, request: RefundRequest): { amount: number; lines: StoredRefundLine[] } {
@@ -344,13 +373,13 @@ export function refundsService(context: AppContext) {
       // A till sale gives back its wallet tap first (to the wallet that paid, by a ledger
       // transfer), the rest from the drawer (cash moves nothing on the ledger); any other sale
       // goes back to the wallet that paid it.
-      const split = till ? tillRefundSplit(sale, refunds, amount) : { wallet: amount, mobileMoney: 0, cash: 0, session: null, collection: null };
+      const split: RefundSplit = till ? tillRefundSplit(sale, refunds, amount) : { wallet: amount, giftCards: [], mobileMoney: 0, cash: 0, session: null, collection: null };
       if (till && split.cash > 0) {
         // The drawer gives back at most the sale's cash (a second mobile money tender is not paid back to its phone).
         const cashPaid = tenderTotal(storedTenders(sale.tenders), 'cash');
-        const cashBack = tenderTotal(refunds.flatMap((refund) => refund.tenders ?? []), 'cash');
+        const cashBack = drawerCashBack(refunds);
         if (split.cash > cashPaid - cashBack) {
-          throw conflict('mobile_money_refund_unavailable', `Part of this refund would go back to a mobile money payment the till cannot pay back: refund at most ${toMajor(Math.max(cashPaid - cashBack, 0) + split.wallet + split.mobileMoney, sale.currency)} ${sale.currency} here and the rest to the customer's phone from the merchant's side`);
+          throw conflict('mobile_money_refund_unavailable', `Part of this refund would go back to a mobile money payment the till cannot pay back: refund at most ${toMajor(Math.max(cashPaid - cashBack, 0) + split.wallet + giftCardBack(split) + split.mobileMoney, sale.currency)} ${sale.currency} here and the rest to the customer's phone from the merchant's side`);
         }
       }
       // The mobile money part goes back to the phone that paid: a mobile_money payout from the
@@ -371,8 +400,21 @@ export function refundsService(context: AppContext) {
         payer = { walletId: paid.payer_wallet_id, handle: paid.payer_handle };
       }
       const transferId = split.wallet > 0 ? await correctingTransfer(tx, { ...sale, payer_wallet_id: payer!.walletId }, id, split.wallet) : null;
+      // Each gift card's part goes back onto the card; a card that has ended takes nothing and the
+      // drawer gives that part in cash (a cash tender naming the card's redemption).
+      const cardTenders: { kind: string; amount: number; reference: string }[] = [];
+      if (split.giftCards.length > 0) {
+        const cards = await lockGiftCardTenders(tx, split.giftCards.map((part) => part.reference));
+        for (const [index, part] of split.giftCards.entries()) {
+          const card = cards.get(part.reference);
+          if (!card) throw new Error(`till sale ${sale.id}: gift card tender ${part.reference} has no redemption`);
+          const back = await returnToCard(tx, card, { id: `${id}_gc${index}`, amount: part.amount, reason: 'refund', refundId: id, terminalId: actor.terminalId, now });
+          cardTenders.push({ kind: back.toCard ? 'gift_card' : 'cash', amount: part.amount, reference: part.reference });
+        }
+      }
       const tenders = [
         ...(split.wallet > 0 ? [{ kind: 'wallet', amount: split.wallet }] : []),
+        ...cardTenders,
         ...(split.mobileMoney > 0 ? [{ kind: 'mobile_money', amount: split.mobileMoney, ...(phonePaymentId ? { reference: phonePaymentId } : {}) }] : []),
         ...(split.cash > 0 ? [{ kind: 'cash', amount: split.cash }] : []),
       ];

@@ -29,7 +29,7 @@ interface Tally {
  */
 export async function dayFigures(db: Queryable, terminal: { id: string; merchantId: string; mode: Mode }, currency: string, day: DayRows, openedAt: Date, closedAt: Date) {
   const tally = (): Tally => ({ count: 0, amount: 0 });
-  const methods = { walletTap: tally(), qrOnline: tally(), offlineVoucher: tally(), offlineTap: tally(), giftCard: tally(), cash: tally(), mobileMoney: tally() };
+  const methods = { walletTap: tally(), qrOnline: tally(), offlineVoucher: tally(), offlineTap: tally(), giftCard: tally(), cash: tally(), mobileMoney: tally(), giftCardTender: tally() };
   const cash = { collected: 0, tendered: 0, change: 0, refunds: tally() };
   const tips = tally();
   const declinedTill = tally();
@@ -74,6 +74,7 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     }
     add(payment.kind === 'tap' ? methods.offlineTap : methods.offlineVoucher, payment.amount);
     add(offline, payment.amount);
+    if (payment.cashier_id) add(cashierOf(payment.cashier_id).sales, payment.amount);
     addTaxes(payment.items, payment.cart_discount);
   }
   for (const card of day.giftCards) {
@@ -91,13 +92,15 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
       if (Number(sale.tip) > 0) add(cashier.tips, sale.tip);
     }
     // A split sale's wallet tap is a POS session of its own, counted with the online sales; its
-    // mobile money part is counted apart; the rest of the sale was cash.
+    // mobile money and gift card parts are counted apart; the rest of the sale was cash.
     const tenders = storedTenders(sale.tenders);
     const walletPart = tenderTotal(tenders, 'wallet');
     const mobilePart = Math.min(tenderTotal(tenders, 'mobile_money'), Math.max(Number(sale.amount) - walletPart, 0));
     if (mobilePart > 0) add(methods.mobileMoney, mobilePart);
-    const cashPart = Math.max(Number(sale.amount) - walletPart - mobilePart, 0);
-    if (cashPart > 0 || mobilePart === 0) add(methods.cash, cashPart);
+    const giftPart = Math.min(tenderTotal(tenders, 'gift_card'), Math.max(Number(sale.amount) - walletPart - mobilePart, 0));
+    if (giftPart > 0) add(methods.giftCardTender, giftPart);
+    const cashPart = Math.max(Number(sale.amount) - walletPart - mobilePart - giftPart, 0);
+    if (cashPart > 0 || (mobilePart === 0 && giftPart === 0)) add(methods.cash, cashPart);
     cash.collected += Number(sale.cash_amount);
     cash.tendered += Number(sale.cash_tendered);
     cash.change += Number(sale.cash_change);
@@ -114,7 +117,7 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     for (const entry of refundLineTaxes(refund.lines, refund.sale_items, refund.sale_cart_discount)) addTax(entry, -1);
   }
   // Tips are apart from sales: the gross counts what was sold.
-  const gross = online.amount + offline.amount + methods.cash.amount + methods.mobileMoney.amount;
+  const gross = online.amount + offline.amount + methods.cash.amount + methods.mobileMoney.amount + methods.giftCardTender.amount;
   const names = new Map<string, string | null>();
   const shifts = day.shifts.map((shift) => {
     const variance = Number(shift.counted) - Number(shift.expected);
@@ -159,6 +162,7 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
       giftCard: tallyMajor(methods.giftCard),
       cash: tallyMajor(methods.cash),
       mobileMoney: tallyMajor(methods.mobileMoney),
+      giftCardTender: tallyMajor(methods.giftCardTender),
     },
     online: tallyMajor(online),
     offline: tallyMajor(offline),

@@ -76,7 +76,7 @@ export async function findSale(db: Queryable, scope: { merchantId: string; mode:
   const [payment] = await db.query<SaleRow>(
     `SELECT p.id::text, 'offline_payment' AS kind, p.merchant_id, p.mode, p.terminal_id, p.status, p.amount, p.currency, p.payer_wallet_id, p.payer_handle,
        NULL::text AS merchant_wallet_id, p.transfer_id, p.captured_at AS created_at, p.settled_at, p.items, p.cart_discount,
-       NULL::jsonb AS tenders, NULL::int8 AS tip, NULL::text AS cashier_id
+       NULL::jsonb AS tenders, NULL::int8 AS tip, p.cashier_id
      FROM offline_payments p WHERE p.id = $1::uuid AND p.merchant_id = $2 AND p.mode = $3${suffix}`,
     [id.toLowerCase(), scope.merchantId, scope.mode],
   );
@@ -106,7 +106,7 @@ export interface RefundRow {
   payer_wallet_id: string | null;
   transfer_id: string | null;
   /** How the refund went back, minor units: [{kind: 'cash' | 'wallet', amount}]. */
-  tenders: { kind: string; amount: number }[] | null;
+  tenders: { kind: string; amount: number; reference?: string }[] | null;
   /** Who refunded and in which shift (a cash refund leaves that shift's drawer). */
   cashier_id: string | null;
   shift_id: string | null;
@@ -153,7 +153,7 @@ export interface StoredRefundLine {
 }
 
 type DaySession = { amount: number; tag_id: string | null; items: unknown; cart_discount: number | null; cashier_id: string | null; tender_of: string | null };
-type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null };
+type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null; cashier_id: string | null };
 type DayRefund = { amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null; sale_kind: SaleRow['kind']; tenders: unknown };
 /** A till sale as a day report counts it: cash kept, handed over and given back, the tip (minor units). */
 export type DayTillSale = {
@@ -186,7 +186,7 @@ const OPEN = {
 const select = (open: { table: string; where: string }, columns: string) => `SELECT ${columns} FROM ${open.table} WHERE ${open.where}`;
 const claim = (open: { table: string; where: string }, columns: string) => `UPDATE ${open.table} SET z_report_id = $2 WHERE ${open.where} RETURNING ${columns}`;
 const SESSION_COLUMNS = 'amount, tag_id, items, cart_discount, cashier_id, tender_of::text';
-const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount';
+const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount, cashier_id';
 const TILL_COLUMNS = 'amount, tip, status, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id, tenders';
 /** The cash a refund `r` gave from the drawer: its cash tenders (refunds of till sales made before tenders were recorded: all of it). */
 const CASH_PART = `coalesce((SELECT sum((t->>'amount')::int8) FROM jsonb_array_elements(r.tenders) t WHERE t->>'kind' = 'cash'), CASE WHEN r.tenders IS NULL THEN r.amount ELSE 0 END)`;

@@ -123,7 +123,8 @@ export function createCollections(context: MpesaContext, passkey: string) {
     if (!id) {
       return {
         status: 'pending',
-        failureReason: 'No CheckoutRequestID is known for this collection here (the server restarted since the push): waiting for M-Pesa\'s callback, which carries it, or pass the providerReference collect returned',
+        // Read by people: the collections module puts it in the reason of an expiry.
+        failureReason: 'M-Pesa\'s answer to the push never arrived (the server restarted or timed out while asking), so its CheckoutRequestID is unknown and its status cannot be queried; if the customer paid, M-Pesa\'s callback, which carries it, still completes the collection',
       };
     }
     if (!memory || memory.checkoutRequestId !== id) memory = context.collections.set(request.collectionId, { checkoutRequestId: id });

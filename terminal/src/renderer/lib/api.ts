@@ -99,7 +99,7 @@ export interface DayReport {
   closedAt: string;
   currency: string;
   /** `cash`: the till's cash sales (till_sales); absent from a server before them. */
-  methods: { walletTap: Tally; qrOnline: Tally; offlineVoucher: Tally; offlineTap: Tally; giftCard: Tally; cash?: Tally; mobileMoney?: Tally };
+  methods: { walletTap: Tally; qrOnline: Tally; offlineVoucher: Tally; offlineTap: Tally; giftCard: Tally; cash?: Tally; mobileMoney?: Tally; giftCardTender?: Tally };
   online: Tally;
   offline: Tally;
   declinedOffline: Tally;
@@ -109,6 +109,34 @@ export interface DayReport {
   gross: number;
   net: number;
   oversold: { productId: string; name: string; stock: number }[];
+}
+
+/** GET /api/gift-cards/verify (major units). */
+export interface GiftCardCheck {
+  valid: boolean;
+  amount: number;
+  amountRemaining?: number;
+  currency: string;
+  expiresAt: string;
+  hasPin: boolean;
+  locked: boolean;
+  status?: string;
+}
+
+/** POST /api/merchant/gift-cards/redeem (major units). */
+export interface GiftCardRedeemed {
+  card: { id: string; status: string; amountRemaining: number };
+  redemption: { id: string; amount_drawn: number; credited_amount: number; credited_currency: string };
+}
+
+/** POST /api/pos/gift-card-redemptions/{id}/return (major units). */
+export interface GiftCardReturn {
+  id: string;
+  redemptionId: string;
+  amount: number;
+  currency: string;
+  returnedTo: 'card' | 'cash';
+  cardAmountRemaining: number | null;
 }
 
 /** POST /api/terminals/pair: what a pairing code is exchanged for (no credential needed). */
@@ -176,6 +204,13 @@ export function createApi(terminalToken: string) {
       call<RefundRecord>('POST', '/api/pos/refunds', body, { 'idempotency-key': `refund-${idempotencyKey}` }),
     // A split sale cancelled before it was paid in full: its tap goes back to the payer (no PIN; asking again answers the same refund).
     returnTender: (sessionId: string, by: { cashierId?: string; shiftId?: string }) => call<RefundRecord>('POST', `${sessionPath(sessionId)}/return`, by),
+    // Gift cards paying part of a sale (docs/till.md, "Gift cards at the till"): checked, then drawn into the
+    // merchant's wallet; the key makes a redeem repeated after a lost answer or a reload draw once.
+    verifyGiftCard: (code: string) => call<GiftCardCheck>('GET', `/api/gift-cards/verify?code=${encodeURIComponent(code)}`),
+    redeemGiftCard: (body: { code: string; redeemAmount: number; pinCode?: string }, idempotencyKey: string) =>
+      call<GiftCardRedeemed>('POST', '/api/merchant/gift-cards/redeem', body, { 'idempotency-key': `giftcard-${idempotencyKey}` }),
+    // A split sale cancelled: the card gets its redemption back (asking again answers the same return).
+    returnGiftCard: (redemptionId: string) => call<GiftCardReturn>('POST', `/api/pos/gift-card-redemptions/${encodeURIComponent(redemptionId)}/return`),
     // Whether the terminal has a manager PIN (no PIN sent), or whether this one is it (403 wrong_manager_pin, 429 manager_pin_locked).
     managerPinCheck: (managerPin?: string) => call<{ terminalId: string; managerPinSet: boolean; verified: boolean }>('POST', '/api/pos/manager-pin/check', managerPin === undefined ? {} : { managerPin }),
     currentReport: () => call<DayReport>('GET', '/api/pos/reports/current'),

@@ -152,8 +152,8 @@ export function giftCardSaleReceipt(sale: GiftCardSale, context: PosContext, con
 }
 
 /** A refund tender's kind as the receipt names it. */
-function tenderMethod(kind: string): 'cash' | 'wallet' | 'mobile_money' {
-  return kind === 'cash' ? 'cash' : kind === 'mobile_money' ? 'mobile_money' : 'wallet';
+function tenderMethod(kind: string): 'cash' | 'wallet' | 'mobile_money' | 'gift_card' {
+  return kind === 'cash' ? 'cash' : kind === 'mobile_money' ? 'mobile_money' : kind === 'gift_card' ? 'gift_card' : 'wallet';
 }
 
 /** The refund receipt: the lines given back with what each returned, the total, to whom. Job `refund-<id>`. */
@@ -207,6 +207,7 @@ export function dayReportReceipt(report: DayReport, sync: { queued: number; onli
         ...REPORT_METHODS.map(([name, method]) => ({ method, ...tally(report.methods[name] ?? { count: 0, amount: 0 }) })),
         // Mobile money at the till, on the days it was taken.
         ...(report.methods.mobileMoney !== undefined && report.methods.mobileMoney.count > 0 ? [{ method: 'mobile_money' as const, ...tally(report.methods.mobileMoney) }] : []),
+        ...(report.methods.giftCardTender !== undefined && report.methods.giftCardTender.count > 0 ? [{ method: 'gift_card' as const, ...tally(report.methods.giftCardTender) }] : []),
       ],
       refunds: tally(report.refunds),
       offline: { ...tally(report.offline), pendingSync: sync.queued },

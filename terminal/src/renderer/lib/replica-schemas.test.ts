@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { after } from 'node:test';
 import { type RxJsonSchema, createRxDatabase, createRxSchema, defaultHashSha256 } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
-import { DRAWER_REFUND_SCHEMA, GIFT_CARD_SALE_SCHEMA, KEEP_AS_IS, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_SCHEMA, SHIFT_EVENT_SCHEMA, TILL_SALE_SCHEMA, TILL_STAFF_SCHEMA } from './replica.ts';
+import { DRAWER_REFUND_SCHEMA, GIFT_CARD_SALE_SCHEMA, KEEP_AS_IS, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_MIGRATIONS, OFFLINE_PAYMENT_SCHEMA, SHIFT_EVENT_SCHEMA, TILL_SALE_SCHEMA, TILL_STAFF_SCHEMA } from './replica.ts';
 import type { KioskAlertDoc } from './alerts.ts';
 import { PRODUCT_SCHEMA } from './catalogue.ts';
 
@@ -51,7 +51,7 @@ const NULLABLE_TEXT = (maxLength: number) => ({ type: ['string', 'null'], maxLen
 const HAND_WRITTEN = {
   offline_payments: {
     title: 'offline payment',
-    version: 1,
+    version: 2,
     primaryKey: 'id',
     type: 'object',
     properties: {
@@ -63,6 +63,7 @@ const HAND_WRITTEN = {
       description: TEXT,
       payerHandle: { type: 'string', maxLength: 64 },
       walletRef: { type: 'string', maxLength: 128 },
+      cashierId: { type: 'string', maxLength: 64 },
       ...CART_FIELDS,
     },
     required: ['id', 'terminalId', 'kind', 'amountMinor', 'currency', 'description', 'capturedAt', 'status', 'serverSeq'],
@@ -164,8 +165,8 @@ const ALERTS_V0 = {
 } as RxJsonSchema<KioskAlertDoc>;
 
 const HASHES = {
-  // Version 0 (before the cart's lines) hashed ccbb8681…; replica.ts migrates it (KEEP_AS_IS).
-  offline_payments: 'a861d43b6d8b2dae1f221918dfeb1ecdf620ce5d3a14785d0d166c1c7c8b72ed',
+  // Version 0 (before the cart's lines) hashed ccbb8681…, version 1 (before cashierId) a861d43b…; replica.ts migrates both as they are.
+  offline_payments: '9815f5de5ec95295590ecaf37da5362b880de45040c12513e7238968ff381568',
   gift_card_sales: '23be27f12fa3d06fac2b33deb598c60b6a9fa3eceb864e9abb99ce4ac4d89948',
   products: '39a7f4fb6fb61028759fe7c26e8590b4abeaaaa407f7c43bf5aaaa2a4b74ab38',
   // Version 0 hashed 51fb28e9…; version 1 added the kind till_sale_declined (migrated: KEEP_AS_IS).
@@ -203,6 +204,24 @@ describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts',
   it('derives till_sales (cash sales) from TillSaleDocument, field for field', async () => {
     assert.deepStrictEqual(TILL_SALE_SCHEMA, ADDED.till_sales);
     assert.equal(await createRxSchema(TILL_SALE_SCHEMA, defaultHashSha256).hash, SHIFT_HASHES.till_sales);
+  });
+
+  it('moves offline_payments to version 2 for cashierId, and a replica made before opens with its payments kept', async () => {
+    const v1 = { ...OFFLINE_PAYMENT_SCHEMA, version: 1, properties: Object.fromEntries(Object.entries(OFFLINE_PAYMENT_SCHEMA.properties).filter(([key]) => key !== 'cashierId')) } as typeof OFFLINE_PAYMENT_SCHEMA;
+    assert.equal(await createRxSchema(v1, defaultHashSha256).hash, 'a861d43b6d8b2dae1f221918dfeb1ecdf620ce5d3a14785d0d166c1c7c8b72ed', 'version 1 as kiosks stored it');
+    const name = `payments_migration_${Date.now()}`;
+    const storage = getRxStorageMemory();
+    const before = await createRxDatabase({ name, storage, multiInstance: false });
+    const old = (await before.addCollections({ offline_payments: { schema: v1, migrationStrategies: KEEP_AS_IS } })).offline_payments;
+    const stored = { id: '00000000-0000-4000-8000-0000000000a1', terminalId: 'term_1', kind: 'tap' as const, tagId: 'TG0A1B2C3D', amountMinor: 500, currency: 'NGN', description: 'Suya', capturedAt: '2026-11-28T12:00:00.000Z', status: 'queued' as const, serverSeq: 0 };
+    await old.insert(stored);
+    await before.close();
+    const reopened = await createRxDatabase({ name, storage, multiInstance: false });
+    closers.push(() => reopened.close());
+    const payments = (await reopened.addCollections({ offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: OFFLINE_PAYMENT_MIGRATIONS } })).offline_payments;
+    assert.deepEqual((await payments.findOne(stored.id).exec())?.toJSON(), stored);
+    await payments.insert({ ...stored, id: '00000000-0000-4000-8000-0000000000a2', cashierId: 'staff_ada' });
+    assert.equal((await payments.findOne('00000000-0000-4000-8000-0000000000a2').exec())?.toJSON().cashierId, 'staff_ada');
   });
 
   it('moves kiosk_alerts to version 1 for the new kind, and a replica made before opens with its alerts kept', async () => {

@@ -42,9 +42,11 @@ const TEXT = { type: 'string', maxLength: 1000 } as const;
  * protocol's types. RxDB hashes the schema it stores, so a change there needs a new `version`
  * (and a migration strategy); replica-schemas.test.ts pins the hashes.
  */
+// Version 2 of offline_payments added cashierId (who took it at the till): payments stored before keep what they had.
+export const OFFLINE_PAYMENT_MIGRATIONS = { ...KEEP_AS_IS, 2: (doc: unknown) => doc };
 export const OFFLINE_PAYMENT_SCHEMA = rxJsonSchema(OfflinePaymentDocument, {
   title: 'offline payment',
-  version: 1,
+  version: 2,
   primaryKey: 'id',
   // The exposure check reads the queued ones; the recent list sorts by capture time.
   indexes: ['status', 'capturedAt'],
@@ -263,7 +265,7 @@ export async function openReplica(terminalId: string): Promise<Replica> {
   const db = await createRxDatabase<Collections>({ name: replicaName(terminalId), storage: getRxStorageDexie(), multiInstance: false, closeDuplicates: true });
   // A replica made before a collection existed gets it added next to the others (10 of RxDB's 13).
   const collections = await db.addCollections({
-    offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: KEEP_AS_IS },
+    offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: OFFLINE_PAYMENT_MIGRATIONS },
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
     pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: { ...KEEP_AS_IS, 2: (doc: unknown) => doc } },
     kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KEEP_AS_IS },

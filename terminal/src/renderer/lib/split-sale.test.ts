@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addCash, checkPart, forgetSplit, loadSplit, mobilePaid, rememberSplit, remainingMinor, setTip, splitSaleDoc, startMobile, startSplit, startWallet, tipFor, walletEnded, walletPaid } from './split-sale.ts';
+import { addCash, checkPart, forgetSplit, giftEnded, giftPaid, startGift, tenderUnderWay, loadSplit, mobilePaid, rememberSplit, remainingMinor, setTip, splitSaleDoc, startMobile, startSplit, startWallet, tipFor, walletEnded, walletPaid } from './split-sale.ts';
 
 const NOW = new Date('2026-11-28T10:00:00Z');
 const sale = { amountMinor: 1_500, currency: 'NGN', description: ' Lunch ' };
@@ -78,6 +78,23 @@ describe('a split sale at the till (lib/split-sale.ts)', () => {
     const split = mobilePaid(started.split, 'col_1', 700);
     assert.deepEqual(split.tenders, [{ kind: 'mobile_money', amountMinor: 700, reference: 'col_1' }]);
     assert.equal(split.pendingMobile, undefined);
+  });
+
+  it('takes a gift card for at most what is left, keeps its request key while it is taken, and names its redemption', () => {
+    const split = startSplit(sale, 'term_1', NOW);
+    assert.deepEqual(startGift(split, 1_600), { ok: false, code: 'amount_exceeds_remaining', reason: 'More than is left to pay' });
+    const started = startGift(split, 1_500, 'key-1');
+    assert.ok(started.ok);
+    assert.deepEqual(started.split.pendingGift, { key: 'key-1', amountMinor: 1_500 });
+    assert.equal(tenderUnderWay(started.split), true);
+    assert.equal(splitSaleDoc(started.split, NOW), null, 'a card being taken holds the sale open');
+    assert.deepEqual(giftEnded(started.split), split, 'Back takes nothing');
+    // The card held less than asked: it pays its balance and the rest is left to pay.
+    const paid = giftPaid(started.split, 'gcr_1', 1_000);
+    assert.deepEqual(paid.tenders, [{ kind: 'gift_card', amountMinor: 1_000, reference: 'gcr_1' }]);
+    assert.equal(remainingMinor(paid), 500);
+    assert.equal(paid.pendingGift, undefined);
+    assert.deepEqual(giftPaid({ ...paid, pendingGift: { key: 'key-1', amountMinor: 500 } }, 'gcr_1', 1_000).tenders, paid.tenders, 'a redemption is one tender, even answered twice');
   });
 
   it('is kept per terminal over a reload, and anything unreadable is ignored', () => {

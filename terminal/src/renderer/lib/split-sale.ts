@@ -23,6 +23,11 @@ export interface SplitSale {
   pendingWallet?: { saleId: string; amountMinor: number };
   /** A mobile-money collection under way: its amount (the collection itself is remembered by lib/mobile-money.ts). */
   pendingMobile?: { amountMinor: number };
+  /**
+   * A gift card being taken: the most it pays and the key of its redeem request, kept before the
+   * request is sent so that a reload or a lost answer redeems once (the code itself is never kept).
+   */
+  pendingGift?: { key: string; amountMinor: number };
   startedAt: string;
 }
 
@@ -47,9 +52,14 @@ export function remainingMinor(split: SplitSale): number {
 export type SplitRefusal = { ok: false; code: 'invalid_amount' | 'amount_exceeds_remaining' | 'tenders_full' | 'wallet_taken' | 'tender_in_progress' | 'tip_after_tenders'; reason: string };
 export type SplitChange = { ok: true; split: SplitSale } | SplitRefusal;
 
+/** A tender is being taken (a tap, mobile money, a gift card): nothing else starts until it ends. */
+export function tenderUnderWay(split: SplitSale): boolean {
+  return split.pendingWallet !== undefined || split.pendingMobile !== undefined || split.pendingGift !== undefined;
+}
+
 /** Why another tender cannot start now, or null. */
 function blocked(split: SplitSale): SplitRefusal | null {
-  if (split.pendingWallet !== undefined || split.pendingMobile !== undefined) return { ok: false, code: 'tender_in_progress', reason: 'A payment is under way: wait for it or cancel it' };
+  if (tenderUnderWay(split)) return { ok: false, code: 'tender_in_progress', reason: 'A payment is under way: wait for it or cancel it' };
   if (split.tenders.length >= MAX_TILL_TENDERS) return { ok: false, code: 'tenders_full', reason: `A sale takes at most ${MAX_TILL_TENDERS} tenders` };
   return null;
 }
@@ -115,10 +125,29 @@ export function mobileEnded(split: SplitSale): SplitSale {
   return rest;
 }
 
+/** A gift card is being taken for at most `amountMinor` (what is left, or the part typed). */
+export function startGift(split: SplitSale, amountMinor: number, key: string = crypto.randomUUID()): SplitChange {
+  const refused = blocked(split) ?? checkPart(split, amountMinor);
+  if (refused) return refused;
+  return { ok: true, split: { ...split, pendingGift: { key, amountMinor } } };
+}
+
+/** The card paid (its redemption): the tender names the redemption; it may pay less than asked (its balance). */
+export function giftPaid(split: SplitSale, redemptionId: string, amountMinor: number): SplitSale {
+  const { pendingGift: _done, ...rest } = split;
+  if (split.tenders.some((tender) => tender.reference === redemptionId)) return rest;
+  return { ...rest, tenders: [...split.tenders, { kind: 'gift_card', amountMinor, reference: redemptionId }] };
+}
+
+export function giftEnded(split: SplitSale): SplitSale {
+  const { pendingGift: _ended, ...rest } = split;
+  return rest;
+}
+
 /** The tip chosen before the first tender (or after the sale is paid, when nothing more is being paid). */
 export function setTip(split: SplitSale, tipMinor: number): SplitChange {
   if (!Number.isSafeInteger(tipMinor) || tipMinor < 0) return { ok: false, code: 'invalid_amount', reason: 'A tip is a whole amount from 0 up' };
-  if (split.pendingWallet !== undefined || split.pendingMobile !== undefined) return { ok: false, code: 'tender_in_progress', reason: 'A payment is under way' };
+  if (tenderUnderWay(split)) return { ok: false, code: 'tender_in_progress', reason: 'A payment is under way' };
   // A tip never makes what was paid more than is due: the change already given stays given.
   if (dueMinor({ sale: split.sale, tipMinor }) < paidMinor(split)) return { ok: false, code: 'tip_after_tenders', reason: 'The tenders already pay more than that' };
   return { ok: true, split: { ...split, tipMinor } };
@@ -126,7 +155,7 @@ export function setTip(split: SplitSale, tipMinor: number): SplitChange {
 
 /** The till sale document once nothing is left to pay (null before). */
 export function splitSaleDoc(split: SplitSale, now: Date, by: { cashierId?: string; shiftId?: string } = {}): TillSaleDoc | null {
-  if (remainingMinor(split) !== 0 || split.pendingWallet !== undefined || split.pendingMobile !== undefined || split.tenders.length === 0) return null;
+  if (remainingMinor(split) !== 0 || tenderUnderWay(split) || split.tenders.length === 0) return null;
   const description = split.sale.description.trim();
   return {
     id: split.id,

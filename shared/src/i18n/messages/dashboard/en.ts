@@ -95,7 +95,7 @@ export const dashboardEn = {
     link: 'Payment link',
   },
   received: {
-    intro: 'Every payment you received: kiosk sales, offline payments, website checkout, your pay page, payment links and subscriptions. Payouts you send are under Payouts.',
+    intro: 'Every payment you received: kiosk sales, offline payments, website checkout, your pay page, payment links, subscriptions and mobile money at the till. Payouts you send are under Payouts.',
     channel: 'Channel',
     method: 'Method',
     payer: 'Payer',
@@ -106,7 +106,7 @@ export const dashboardEn = {
     receivedAt: 'Received',
     empty: 'No payments received yet.',
     detail: 'Payment received',
-    channels: { pos: 'Kiosk sale', offline: 'Offline payment', checkout: 'Website checkout', pay_page: 'Pay page', payment_link: 'Payment link', subscription: 'Subscription' },
+    channels: { pos: 'Kiosk sale', offline: 'Offline payment', checkout: 'Website checkout', pay_page: 'Pay page', payment_link: 'Payment link', subscription: 'Subscription', mobile_money: 'Mobile money at the till' },
     methods: { tap: 'Tap', wallet: 'Tapline wallet', qr: 'Offline QR code', mobile_money: 'Mobile money', bank_transfer: 'Bank transfer' },
   },
   payouts: { heading: 'Payouts', intro: 'Money you sent with the API (POST /api/pay). Payments you received are under Payments.', empty: 'No payouts.' },

@@ -96,7 +96,7 @@ export const dashboardFr: Messages['dashboard'] = {
     link: 'Lien de paiement',
   },
   received: {
-    intro: 'Tous les paiements reçus : ventes au kiosque, paiements hors ligne, paiement sur le site web, votre page de paiement, vos liens de paiement et vos abonnements. Les virements que vous envoyez sont sous Virements sortants.',
+    intro: 'Tous les paiements reçus : ventes au kiosque, paiements hors ligne, paiement sur le site web, votre page de paiement, vos liens de paiement, vos abonnements et la monnaie mobile en caisse. Les virements que vous envoyez sont sous Virements sortants.',
     channel: 'Canal',
     method: 'Moyen',
     payer: 'Payeur',
@@ -107,7 +107,7 @@ export const dashboardFr: Messages['dashboard'] = {
     receivedAt: 'Reçu le',
     empty: 'Aucun paiement reçu pour l\'instant.',
     detail: 'Paiement reçu',
-    channels: { pos: 'Vente au kiosque', offline: 'Paiement hors ligne', checkout: 'Paiement sur le site', pay_page: 'Page de paiement', payment_link: 'Lien de paiement', subscription: 'Abonnement' },
+    channels: { pos: 'Vente au kiosque', offline: 'Paiement hors ligne', checkout: 'Paiement sur le site', pay_page: 'Page de paiement', payment_link: 'Lien de paiement', subscription: 'Abonnement', mobile_money: 'Monnaie mobile en caisse' },
     methods: { tap: 'Sans contact', wallet: 'Portefeuille Tapline', qr: 'QR code hors ligne', mobile_money: 'Monnaie mobile', bank_transfer: 'Virement bancaire' },
   },
   payouts: { heading: 'Virements sortants', intro: 'L\'argent envoyé avec l\'API (POST /api/pay). Les paiements reçus sont sous Paiements.', empty: 'Aucun virement sortant.' },

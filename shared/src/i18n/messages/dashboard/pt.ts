@@ -96,7 +96,7 @@ export const dashboardPt: Messages['dashboard'] = {
     link: 'Link de pagamento',
   },
   received: {
-    intro: 'Todos os pagamentos recebidos: vendas no quiosque, pagamentos offline, checkout no site, a sua página de pagamento, os links de pagamento e as assinaturas. Os pagamentos que envia estão em Pagamentos enviados.',
+    intro: 'Todos os pagamentos recebidos: vendas no quiosque, pagamentos offline, checkout no site, a sua página de pagamento, os links de pagamento, as assinaturas e o dinheiro móvel no balcão. Os pagamentos que envia estão em Pagamentos enviados.',
     channel: 'Canal',
     method: 'Método',
     payer: 'Pagador',
@@ -107,7 +107,7 @@ export const dashboardPt: Messages['dashboard'] = {
     receivedAt: 'Recebido',
     empty: 'Ainda não recebeu pagamentos.',
     detail: 'Pagamento recebido',
-    channels: { pos: 'Venda no quiosque', offline: 'Pagamento offline', checkout: 'Checkout no site', pay_page: 'Página de pagamento', payment_link: 'Link de pagamento', subscription: 'Assinatura' },
+    channels: { pos: 'Venda no quiosque', offline: 'Pagamento offline', checkout: 'Checkout no site', pay_page: 'Página de pagamento', payment_link: 'Link de pagamento', subscription: 'Assinatura', mobile_money: 'Dinheiro móvel no balcão' },
     methods: { tap: 'Aproximação', wallet: 'Carteira Tapline', qr: 'Código QR offline', mobile_money: 'Dinheiro móvel', bank_transfer: 'Transferência bancária' },
   },
   payouts: { heading: 'Pagamentos enviados', intro: 'O dinheiro que enviou com a API (POST /api/pay). Os pagamentos recebidos estão em Pagamentos.', empty: 'Nenhum pagamento enviado.' },

@@ -96,7 +96,7 @@ export const dashboardSw: Messages['dashboard'] = {
     link: 'Kiungo cha malipo',
   },
   received: {
-    intro: 'Malipo yote uliyopokea: mauzo ya kioski, malipo nje ya mtandao, malipo ya tovuti, ukurasa wako wa malipo, viungo vya malipo na usajili. Malipo unayotuma yako chini ya Malipo yaliyotumwa.',
+    intro: 'Malipo yote uliyopokea: mauzo ya kioski, malipo nje ya mtandao, malipo ya tovuti, ukurasa wako wa malipo, viungo vya malipo, usajili na pesa ya simu kaunta. Malipo unayotuma yako chini ya Malipo yaliyotumwa.',
     channel: 'Njia ya malipo',
     method: 'Namna',
     payer: 'Mlipaji',
@@ -107,7 +107,7 @@ export const dashboardSw: Messages['dashboard'] = {
     receivedAt: 'Yamepokelewa',
     empty: 'Bado hujapokea malipo.',
     detail: 'Malipo yaliyopokelewa',
-    channels: { pos: 'Mauzo ya kioski', offline: 'Malipo nje ya mtandao', checkout: 'Malipo ya tovuti', pay_page: 'Ukurasa wa malipo', payment_link: 'Kiungo cha malipo', subscription: 'Usajili' },
+    channels: { pos: 'Mauzo ya kioski', offline: 'Malipo nje ya mtandao', checkout: 'Malipo ya tovuti', pay_page: 'Ukurasa wa malipo', payment_link: 'Kiungo cha malipo', subscription: 'Usajili', mobile_money: 'Pesa ya simu kaunta' },
     methods: { tap: 'Gusa', wallet: 'Pochi ya Tapline', qr: 'Msimbo wa QR nje ya mtandao', mobile_money: 'Pesa kwa simu', bank_transfer: 'Uhamisho wa benki' },
   },
   payouts: { heading: 'Malipo yaliyotumwa', intro: 'Pesa ulizotuma kwa API (POST /api/pay). Malipo uliyopokea yako chini ya Malipo.', empty: 'Hakuna malipo yaliyotumwa.' },

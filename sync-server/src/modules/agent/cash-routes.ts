@@ -1,0 +1,98 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { CurrencyCode, ErrorBody, HandleInput, ListQuery, MajorAmount } from '@tapline/shared/schemas';
+import type { TypedApp } from '../../http/typed-app.ts';
+import type { AppContext } from '../../context.ts';
+import { principalAs } from '../../auth/hooks.ts';
+import { idempotencyScope } from '../../auth/principal.ts';
+import { derivedId } from '../../http/idempotency.ts';
+import { agentCashRecord, agentCashService } from './cash.ts';
+import { listAgentCash } from './cash-store.ts';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+
+const AgentCashRecord = Type.Object({
+  id: Type.String(),
+  kind: Type.Union([Type.Literal('cash_in'), Type.Literal('cash_out')]),
+  handle: Type.String({ description: 'The customer\'s @handle' }),
+  amount: Type.Number({ description: 'Major units' }),
+  currency: Type.String(),
+  transferId: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  floatBalance: Type.Optional(Type.Number({ description: 'The agent wallet\'s balance in this currency after the operation (major units)' })),
+});
+
+const CashInBody = Type.Object({
+  handle: HandleInput,
+  amount: MajorAmount,
+  currency: Type.Optional(CurrencyCode),
+});
+
+const CashOutBody = Type.Object({
+  handle: HandleInput,
+  amount: MajorAmount,
+  currency: Type.Optional(CurrencyCode),
+  walletPin: Type.String({ minLength: 1, maxLength: 12, description: 'The customer\'s wallet PIN, typed by her on the agent\'s device: her consent' }),
+});
+
+/** The customer's PIN stays out of the stored request hash; a refused PIN or a lock-out is not kept, so a retry with the right PIN runs. */
+const pinAsCredential = {
+  scope: (request: FastifyRequest) => idempotencyScope(request.credential.state === 'valid' ? request.credential.principal : undefined),
+  secrets: ['walletPin'],
+  beforeReplay: async () => undefined,
+  forgetStatuses: [403, 429],
+};
+
+/** The agent's cash desk: cash-in, cash-out and their history (docs/agents.md). */
+export async function agentCashRoutes(app: TypedApp, context: AppContext): Promise<void> {
+  const service = agentCashService(context);
+  const agentOf = (request: FastifyRequest) => {
+    const principal = principalAs(request, 'agent');
+    return { agentId: principal.agentId, walletId: principal.walletId, handle: principal.handle, mode: principal.mode };
+  };
+
+  app.post('/api/agent/cash-in', {
+    config: { auth: ['agent'], idempotency: 'optional' },
+    schema: {
+      tags: ['agent'],
+      summary: 'Cash-in: the customer hands the agent cash and the agent\'s wallet credits hers',
+      description:
+        'Body {handle, amount (major units), currency? (default: the customer wallet\'s)}. One ledger transfer from the agent\'s wallet (its float) ' +
+        'to the customer\'s. 404 `wallet_not_found` for an unknown @handle, 400 `cannot_pay_self` for the agent\'s own, 422 `insufficient_funds` ' +
+        'when the float does not cover it. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.',
+      body: CashInBody,
+      response: { 201: AgentCashRecord, ...errors },
+    },
+  }, async (request, reply) => reply.status(201).send(await service.cashIn(agentOf(request), request.body, derivedId(request, 'agent_cash', 'acx'))));
+
+  app.post('/api/agent/cash-out', {
+    config: { auth: ['agent'], idempotency: 'optional', idempotencyBodyCredential: pinAsCredential },
+    schema: {
+      tags: ['agent'],
+      summary: 'Cash-out: the customer confirms with her wallet PIN and the agent pays her cash against her wallet',
+      description:
+        'Body {handle, amount, currency?, walletPin}. The customer types her PIN on the agent\'s device: without it no money moves (400 ' +
+        '`wallet_pin_required`); a wrong PIN is 403 `wrong_pin`, and after 5 wrong PINs the wallet refuses PINs for 15 minutes (429 ' +
+        '`pin_attempts_exceeded`). One ledger transfer from the customer\'s wallet to the agent\'s; 422 `insufficient_funds` when her wallet does ' +
+        'not cover it. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.',
+      body: CashOutBody,
+      response: { 201: AgentCashRecord, ...errors },
+    },
+  }, async (request, reply) => reply.status(201).send(await service.cashOut(agentOf(request), request.body, derivedId(request, 'agent_cash', 'acx'))));
+
+  app.get('/api/agent/cash-transactions', {
+    config: { auth: ['agent'] },
+    schema: {
+      tags: ['agent'],
+      summary: 'The agent\'s cash-ins and cash-outs, newest first',
+      querystring: ListQuery,
+      response: { 200: Type.Object({ data: Type.Array(AgentCashRecord), total: Type.Number(), limit: Type.Number(), offset: Type.Number() }), ...errors },
+    },
+  }, async (request) => {
+    const agent = agentOf(request);
+    const limit = request.query.limit ?? 20;
+    const offset = request.query.offset ?? 0;
+    const { rows, total } = await listAgentCash(context.db, agent.agentId, limit, offset);
+    return { data: rows.map((row) => agentCashRecord(row)), total, limit, offset };
+  });
+}

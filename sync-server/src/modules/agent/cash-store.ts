@@ -1,0 +1,38 @@
+import type { Mode } from '../../auth/secrets.ts';
+import type { Queryable } from '../../db/database.ts';
+
+export interface AgentCashRow {
+  id: string;
+  agent_id: string;
+  mode: Mode;
+  kind: 'cash_in' | 'cash_out';
+  wallet_id: string;
+  handle: string;
+  amount: number;
+  currency: string;
+  transfer_id: string;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, agent_id, mode, kind, wallet_id, handle, amount::int8 AS amount, currency, transfer_id, created_at';
+const parsed = (row: AgentCashRow): AgentCashRow => ({ ...row, amount: Number(row.amount) });
+
+/** Records an operation; a retry of the same id keeps the first row (answered by findAgentCash). */
+export async function insertAgentCash(tx: Queryable, row: AgentCashRow): Promise<void> {
+  await tx.query(
+    `INSERT INTO agent_cash_transactions (id, agent_id, mode, kind, wallet_id, handle, amount, currency, transfer_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+    [row.id, row.agent_id, row.mode, row.kind, row.wallet_id, row.handle, row.amount, row.currency, row.transfer_id, row.created_at],
+  );
+}
+
+export async function findAgentCash(db: Queryable, id: string): Promise<AgentCashRow | undefined> {
+  const [row] = await db.query<AgentCashRow>(`SELECT ${COLUMNS} FROM agent_cash_transactions WHERE id = $1`, [id]);
+  return row ? parsed(row) : undefined;
+}
+
+export async function listAgentCash(db: Queryable, agentId: string, limit: number, offset: number): Promise<{ rows: AgentCashRow[]; total: number }> {
+  const rows = await db.query<AgentCashRow>(`SELECT ${COLUMNS} FROM agent_cash_transactions WHERE agent_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [agentId, limit, offset]);
+  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM agent_cash_transactions WHERE agent_id = $1', [agentId]);
+  return { rows: rows.map(parsed), total: Number(count?.total ?? 0) };
+}
