@@ -1088,6 +1088,8 @@ export interface paths {
          *     (each line's discount, net, tax and total), cartDiscount and totals, and so do its callbacks.
          *
          *     tenderOf (a terminal paying part of a till sale, docs/till.md "Split tender"): no items with it (400 items_invalid), and only a terminal's token opens one (400 tender_needs_terminal).
+         *
+         *     cashierId (who charges it, docs/till.md "Who did it"): one of the merchant's till staff (removed members included) or dashboard users; anything else answers 422 cashier_unknown and nothing is opened.
          */
         post: operations["createPosSession"];
         delete?: never;
@@ -1633,7 +1635,8 @@ export interface paths {
          *     goes back to the phone that paid as a mobile_money payout from the merchant's wallet (a payment like POST /api/pay's, with its fee; the
          *     sandbox in test mode), recorded in the refund's transaction, its id in the refund's mobile_money tender reference; 409 sale_changed when
          *     another refund of the sale got in between (send it again), 409 mobile_money_refund_unavailable when the refund would need more back than
-         *     the sale's tenders can return (docs/till.md). cashierId and shiftId record who refunded, in which shift. All refunds of a sale
+         *     the sale's tenders can return (docs/till.md). cashierId and shiftId record who refunded, in which shift; a cashierId that is none of the
+         *     merchant's till staff (removed ones included) or dashboard users answers 422 cashier_unknown before the PIN is checked. All refunds of a sale
          *     together never exceed what was paid (409 refund_exceeds_sale, nothing_to_refund); a line refunds at most its units not yet refunded (400
          *     refund_line_invalid); a sale without lines refunds in full only. 422 insufficient_funds when the merchant's wallet cannot pay it back. A
          *     terminal refunds its own sales with its manager PIN (403 manager_pin_required, manager_pin_not_set, wrong_manager_pin; 429
@@ -1658,7 +1661,7 @@ export interface paths {
         put?: never;
         /**
          * Give back a split tender: a POS session that paid part of a till sale the cashier cancelled
-         * @description For a session opened with tenderOf (part of a till sale): refunds it in full to the wallet that paid, without a manager PIN, as it paid for nothing yet. Refused once a till sale claims it (409 sale_in_till_sale: refund that sale), for any other session (409 not_a_tender), more than 24 hours after it was paid (409 tender_return_expired), when it is not completed (409 sale_not_refundable) or was refunded already (409 nothing_to_refund). 404 sale_not_found for a session of another terminal. Asking again answers the same refund (its id derives from the session), so a retry never pays twice.
+         * @description For a session opened with tenderOf (part of a till sale): refunds it in full to the wallet that paid, without a manager PIN, as it paid for nothing yet. Refused once a till sale claims it (409 sale_in_till_sale: refund that sale), for any other session (409 not_a_tender), more than 24 hours after it was paid (409 tender_return_expired), when it is not completed (409 sale_not_refundable) or was refunded already (409 nothing_to_refund). 404 sale_not_found for a session of another terminal. Asking again answers the same refund (its id derives from the session), so a retry never pays twice. 422 cashier_unknown for a cashierId that is none of the merchant's till staff or dashboard users.
          */
         post: operations["createPosSessionReturn"];
         delete?: never;
@@ -13755,7 +13758,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `cashier_unknown`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16182,7 +16185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `cashier_unknown`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16298,6 +16301,15 @@ export interface operations {
             };
             /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `cashier_unknown`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { SYNC_EVENTS, type SyncHello, type TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { balanceMinor } from '../../testing/ledger.ts';
-import { uniqueHandle, useTestServer } from '../../testing/server.ts';
+import { ADMIN, uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
 import { conflictsOf, connectTerminal, pull, push } from '../../testing/offline.ts';
 
@@ -45,7 +45,13 @@ for (const target of await databaseTargets()) {
       const pin = await s.request('PUT', `/api/merchant/terminals/${created.body.id}/manager-pin`, { headers: key, body: { pin: '4321' } });
       assert.equal(pin.status, 200);
       const { socket } = await connectTerminal(s, `term.${created.body.token}`);
-      return { merchant, key, term, terminalId: created.body.id, productId: product.body.id, socket };
+      // Two of the merchant's till staff: sales and refunds name them (an unknown cashier is refused or flagged).
+      const staff = async (name: string) => {
+        const made = await s.request<{ id: string }>('POST', '/api/merchant/staff', { headers: key, body: { name, role: 'cashier', pin: '2468' } });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+        return made.body.id;
+      };
+      return { merchant, key, term, terminalId: created.body.id, productId: product.body.id, socket, ada: await staff('Ada'), bo: await staff('Bo') };
     }
 
     it('records a cash sale once with its change, moves its stock, moves no wallet money, and refunds it from the drawer', async () => {
@@ -53,13 +59,13 @@ for (const target of await databaseTargets()) {
       const shop = await till();
       const merchantBefore = await balanceMinor(s, shop.merchant.handle, 'NGN');
       const items = [{ productId: shop.productId, name: 'Malt', quantity: 3, unitPrice: 50_000, discount: 0, taxRate: 750, taxInclusive: true }];
-      const doc = cashSale(shop.terminalId, 150_000, 200_000, { items, discountMinor: 0, cashierId: 'staff_ada', tipMinor: 0 });
+      const doc = cashSale(shop.terminalId, 150_000, 200_000, { items, discountMinor: 0, cashierId: shop.ada, tipMinor: 0 });
 
       const [settled] = conflictsOf<TillSaleDoc>(await push(shop.socket, [doc], 'till_sales'));
       assert.equal(settled?.status, 'accepted', JSON.stringify(settled));
       assert.ok(settled!.serverSeq > 0);
       assert.deepEqual(settled?.tenders, [{ kind: 'cash', amountMinor: 150_000, tenderedMinor: 200_000, changeMinor: 50_000 }]);
-      assert.equal(settled?.cashierId, 'staff_ada');
+      assert.equal(settled?.cashierId, shop.ada);
       const replay = conflictsOf<TillSaleDoc>(await push(shop.socket, [{ ...doc, amountMinor: 1 }], 'till_sales'));
       assert.deepEqual(replay[0], settled, 'a replay answers the first verdict');
 
@@ -69,7 +75,7 @@ for (const target of await databaseTargets()) {
 
       const sale = await s.request<Sale>('GET', `/api/pos/sales/${doc.id}`, { headers: shop.term });
       assert.equal(sale.status, 200, JSON.stringify(sale.body));
-      assert.deepEqual([sale.body.kind, sale.body.status, sale.body.amount, sale.body.change, sale.body.tip, sale.body.cashierId, sale.body.walletRef], ['till_sale', 'accepted', 1500, 500, 0, 'staff_ada', null]);
+      assert.deepEqual([sale.body.kind, sale.body.status, sale.body.amount, sale.body.change, sale.body.tip, sale.body.cashierId, sale.body.walletRef], ['till_sale', 'accepted', 1500, 500, 0, shop.ada, null]);
       assert.deepEqual(sale.body.tenders, [{ kind: 'cash', amount: 1500, tendered: 2000, change: 500 }]);
       const short = await s.request<Sale>('GET', `/api/pos/sales/${doc.id.slice(0, 8)}`, { headers: shop.term });
       assert.equal(short.body.saleId, doc.id, 'the receipt\'s short id finds a till sale too');
@@ -172,7 +178,7 @@ for (const target of await databaseTargets()) {
       const tender = await tap(250, cancelledSale);
       assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore - 25_000);
 
-      const returned = await s.request<Refund & { reason: string }>('POST', `/api/pos/sessions/${tender}/return`, { headers: shop.term, body: { cashierId: 'staff_ada' } });
+      const returned = await s.request<Refund & { reason: string }>('POST', `/api/pos/sessions/${tender}/return`, { headers: shop.term, body: { cashierId: shop.ada } });
       assert.equal(returned.status, 201, JSON.stringify(returned.body));
       assert.deepEqual([returned.body.amount, returned.body.saleKind, returned.body.tenders], [250, 'pos_session', [{ kind: 'wallet', amount: 250 }]]);
       const again = await s.request<Refund>('POST', `/api/pos/sessions/${tender}/return`, { headers: shop.term });
@@ -229,15 +235,63 @@ for (const target of await databaseTargets()) {
         assert.equal(paid.body.status, 'completed');
         return created.body.sessionId;
       };
-      await charge({ amount: 20, cashierId: 'staff_bo' });
+      await charge({ amount: 20, cashierId: shop.bo });
       const saleId = randomUUID();
-      const part = await charge({ amount: 3, cashierId: 'staff_bo', tenderOf: saleId });
-      const split = cashSale(shop.terminalId, 1_000, 700, { id: saleId, cashierId: 'staff_bo', tenders: [{ kind: 'cash', amountMinor: 700, tenderedMinor: 700, changeMinor: 0 }, { kind: 'wallet', amountMinor: 300, reference: part }] });
+      const part = await charge({ amount: 3, cashierId: shop.bo, tenderOf: saleId });
+      const split = cashSale(shop.terminalId, 1_000, 700, { id: saleId, cashierId: shop.bo, tenders: [{ kind: 'cash', amountMinor: 700, tenderedMinor: 700, changeMinor: 0 }, { kind: 'wallet', amountMinor: 300, reference: part }] });
       assert.equal(conflictsOf<TillSaleDoc>(await push(shop.socket, [split], 'till_sales'))[0]?.status, 'accepted');
       const tooLong = await s.request<{ code: string }>('POST', '/api/pos/sessions', { headers: shop.term, body: { amount: 1, currency: 'NGN', cashierId: 'x'.repeat(65) } });
       assert.deepEqual([tooLong.status, tooLong.body.code], [400, 'validation_failed']);
       const x = await s.request<{ cashiers: { cashierId: string; sales: { count: number; amount: number } }[] }>('GET', '/api/pos/reports/current', { headers: shop.term });
-      assert.deepEqual(x.body.cashiers.map((entry) => [entry.cashierId, entry.sales]), [['staff_bo', { count: 2, amount: 30 }]], 'the wallet sale and the split sale, its tap not twice');
+      assert.deepEqual(x.body.cashiers.map((entry) => [entry.cashierId, entry.sales]), [[shop.bo, { count: 2, amount: 30 }]], 'the wallet sale and the split sale, its tap not twice');
+    });
+
+    it('refuses a cashier who is none of the merchant\'s people on the REST endpoints (422 cashier_unknown), and keeps a pushed till sale with one all the same', async () => {
+      const s = server();
+      const shop = await till();
+      const otherShop = await till();
+      const payer = uniqueHandle('who');
+      await s.createWallet({ handle: payer, fund: 100_000 });
+      const tag = await s.request<{ tagId: string }>('POST', '/api/wearables', { headers: shop.key, body: { handle: payer, tagType: 'ring', displayName: 'Ring' } });
+      // A dashboard user of the merchant may be named too (the merchant's people); another merchant's staff may not.
+      const owner = await s.request<{ userId: string }>('POST', `/api/admin/merchants/${shop.merchant.id}/owner`, { headers: ADMIN, body: { email: `owner.${uniqueHandle('o')}@example.com` } });
+      assert.equal(owner.status, 201, JSON.stringify(owner.body));
+      const ownerUser = { id: owner.body.userId };
+      for (const cashierId of [otherShop.ada, 'staff_nobody']) {
+        const session = await s.request<{ code: string; error: string }>('POST', '/api/pos/sessions', { headers: shop.term, body: { amount: 5, currency: 'NGN', cashierId } });
+        assert.deepEqual([session.status, session.body.code], [422, 'cashier_unknown'], JSON.stringify(session.body));
+        assert.match(session.body.error, /not one of the merchant's till staff/);
+      }
+      const [{ count: opened } = { count: 0 }] = await s.db.query<{ count: number }>('SELECT count(*)::int AS count FROM pos_sessions WHERE merchant_id = $1', [shop.merchant.id]);
+      assert.equal(Number(opened), 0, 'nothing was opened for an unknown cashier');
+      const byOwner = await s.request<{ sessionId: string; cashierId: string }>('POST', '/api/pos/sessions', { headers: shop.key, body: { amount: 5, currency: 'NGN', cashierId: ownerUser.id } });
+      assert.deepEqual([byOwner.status, byOwner.body.cashierId], [201, ownerUser.id]);
+
+      // Refunds and a split tender's return: refused before the PIN is spent.
+      const sessionOf = async (body: Record<string, unknown>) => {
+        const created = await s.request<{ sessionId: string }>('POST', '/api/pos/sessions', { headers: shop.term, body: { amount: 4, currency: 'NGN', ...body } });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        const paid = await s.request<{ status: string }>('POST', `/api/pos/sessions/${created.body.sessionId}/tap`, { headers: shop.term, body: { tagId: tag.body.tagId } });
+        assert.equal(paid.body.status, 'completed');
+        return created.body.sessionId;
+      };
+      const sale = await sessionOf({ cashierId: shop.ada });
+      const refused = await s.request<{ code: string }>('POST', '/api/pos/refunds', { headers: shop.term, body: { saleId: sale, managerPin: '0000', cashierId: 'staff_nobody' } });
+      assert.deepEqual([refused.status, refused.body.code], [422, 'cashier_unknown'], 'checked before the (wrong) PIN');
+      const tender = await sessionOf({ cashierId: shop.ada, tenderOf: randomUUID() });
+      const notReturned = await s.request<{ code: string }>('POST', `/api/pos/sessions/${tender}/return`, { headers: shop.term, body: { cashierId: otherShop.bo } });
+      assert.deepEqual([notReturned.status, notReturned.body.code], [422, 'cashier_unknown']);
+      const refund = await s.request<{ cashierId: string }>('POST', '/api/pos/refunds', { headers: shop.term, body: { saleId: sale, managerPin: '4321', cashierId: shop.bo } });
+      assert.deepEqual([refund.status, refund.body.cashierId], [201, shop.bo]);
+      const read = await s.request<Sale>('GET', `/api/pos/sales/${sale}`, { headers: shop.term });
+      assert.equal(read.body.cashierId, shop.ada, 'a wallet sale answers who charged it');
+
+      // Pushed from a kiosk (offline), a till sale the customer paid is never declined for its cashier: the id its kiosk recorded is kept.
+      const pushed = [cashSale(shop.terminalId, 2_000, 2_000, { cashierId: otherShop.ada }), cashSale(shop.terminalId, 4_000, 4_000, { cashierId: shop.ada })];
+      const verdicts = conflictsOf<TillSaleDoc>(await push(shop.socket, pushed, 'till_sales'));
+      assert.deepEqual(verdicts.map((doc) => [doc.status, doc.cashierId]), [['accepted', otherShop.ada], ['accepted', shop.ada]]);
+      const x = await s.request<{ cash: { sales: { count: number } } }>('GET', '/api/pos/reports/current', { headers: shop.term });
+      assert.equal(x.body.cash.sales.count, 2, 'both till sales are in the day');
     });
 
     it('sets a till\'s tipping (off by default) and tells the kiosk in its hello', async () => {

@@ -69,7 +69,8 @@ export async function posRoutes(app: TypedApp, context: AppContext): Promise<voi
         `${STATE_MACHINE}\n\nIdempotency-Key honoured: the session id derives from the key, so a retry (even after a crash of the ` +
         'server mid-request) answers the same session, with Idempotent-Replayed: true when the first answer was recorded.\n\n' + ITEMS_RULES +
         '\n\ntenderOf (a terminal paying part of a till sale, docs/till.md "Split tender"): no items with it (400 items_invalid), and only a ' +
-        'terminal\'s token opens one (400 tender_needs_terminal).',
+        'terminal\'s token opens one (400 tender_needs_terminal).\n\ncashierId (who charges it, docs/till.md "Who did it"): one of the merchant\'s ' +
+        'till staff (removed members included) or dashboard users; anything else answers 422 cashier_unknown and nothing is opened.',
       body: CreatePosSessionBody,
       response: { 201: PosSessionRecord, ...errors },
     },

@@ -12,6 +12,7 @@ import { posTap } from '../../ledger/pos-tap.ts';
 import { transferIds } from '../../ledger/ledger.ts';
 import { findWearable, normalizeTagId, tagDisabled, tagNotFound } from '../wearables/index.ts';
 import { checkWalletPin, findWalletById } from '../wallets/index.ts';
+import { checkedCashierId } from '../till-staff/index.ts';
 import { type SaleItemInput, cartFromItems, checkCartAmount, checkStock, moveSaleStock, saleLineRecords, storedLines, unitsByProduct } from '../products/index.ts';
 import type { ProductDoc } from '@tapline/shared/sync-protocol';
 import {
@@ -294,6 +295,8 @@ export function posService(context: AppContext): PosService {
         // Refused before anything is charged; checked again, under lock, when the tap settles.
         await checkStock(db, { merchantId: merchant.merchantId, mode: merchant.mode }, cart.lines, { lock: false });
       }
+      // Who charges it: one of the merchant's till staff or dashboard users, else 422 cashier_unknown.
+      const cashierId = await checkedCashierId(db, merchant.merchantId, fields.cashierId);
       const createdAt = context.now();
       const id = derivedId ?? randomUUID();
       const row = await insertSession(relaxed, {
@@ -311,7 +314,7 @@ export function posService(context: AppContext): PosService {
         items: cart ? JSON.stringify(cart.lines) : null,
         cartDiscount: cart ? cart.discount : null,
         tenderOf: fields.tenderOf?.toLowerCase() ?? null,
-        cashierId: fields.cashierId?.trim() || null,
+        cashierId,
       });
       if (row) return row;
       const existing = derivedId ? await current({ mode: merchant.mode, merchantId: merchant.merchantId }, id) : undefined;

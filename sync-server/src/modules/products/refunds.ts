@@ -12,6 +12,7 @@ import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { findCollection } from '../collections/index.ts';
 import { lockGiftCardTenders, returnToCard } from '../gift-cards/index.ts';
 import { findMerchant } from '../merchants/index.ts';
+import { checkedCashierId } from '../till-staff/index.ts';
 import { type NewPayment, preparePayment, recordPayment } from '../payments/index.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
@@ -312,8 +313,9 @@ export function refundsService(context: AppContext) {
       const id = `rf_${(derived ?? randomUUID()).replaceAll('-', '')}`;
       const done = await earlierRefund(actor, id);
       if (done) return done;
-      // Found before the PIN is spent: an unknown sale costs no attempt.
+      // Found before the PIN is spent: an unknown sale or cashier costs no attempt.
       await visibleSale(actor, request.saleId, false);
+      await checkedCashierId(db, actor.merchantId, request.cashierId);
       if (actor.terminalId !== null) await checkManagerPin(db, actor.terminalId, request.managerPin, context.now());
       return applyRefund(actor, request, id);
     },
@@ -331,6 +333,7 @@ export function refundsService(context: AppContext) {
       const id = `rf_${tenderReturnId(sale.id)}`;
       const done = await earlierRefund(actor, id);
       if (done) return done;
+      await checkedCashierId(db, actor.merchantId, request.cashierId);
       const tenderOf = sale.kind === 'pos_session' ? await sessionTenderOf(db, sale.id) : undefined;
       if (!tenderOf) {
         throw conflict('not_a_tender', `Sale ${sale.id} was not opened as part of a till sale (tenderOf): refund it with the manager's PIN`);

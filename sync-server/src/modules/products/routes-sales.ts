@@ -60,7 +60,8 @@ till sale is refunded through that sale (409 sale_in_till_sale). A till sale's m
 goes back to the phone that paid as a mobile_money payout from the merchant's wallet (a payment like POST /api/pay's, with its fee; the
 sandbox in test mode), recorded in the refund's transaction, its id in the refund's mobile_money tender reference; 409 sale_changed when
 another refund of the sale got in between (send it again), 409 mobile_money_refund_unavailable when the refund would need more back than
-the sale's tenders can return (docs/till.md). cashierId and shiftId record who refunded, in which shift. All refunds of a sale
+the sale's tenders can return (docs/till.md). cashierId and shiftId record who refunded, in which shift; a cashierId that is none of the
+merchant's till staff (removed ones included) or dashboard users answers 422 cashier_unknown before the PIN is checked. All refunds of a sale
 together never exceed what was paid (409 refund_exceeds_sale, nothing_to_refund); a line refunds at most its units not yet refunded (400
 refund_line_invalid); a sale without lines refunds in full only. 422 insufficient_funds when the merchant's wallet cannot pay it back. A
 terminal refunds its own sales with its manager PIN (403 manager_pin_required, manager_pin_not_set, wrong_manager_pin; 429
@@ -90,7 +91,8 @@ export async function saleRoutes(app: TypedApp, context: AppContext): Promise<vo
         'paid for nothing yet. Refused once a till sale claims it (409 sale_in_till_sale: refund that sale), for any other session (409 ' +
         `not_a_tender), more than ${TENDER_RETURN_HOURS} hours after it was paid (409 tender_return_expired), when it is not completed (409 ` +
         'sale_not_refundable) or was refunded already (409 nothing_to_refund). 404 sale_not_found for a session of another terminal. Asking again ' +
-        'answers the same refund (its id derives from the session), so a retry never pays twice.',
+        'answers the same refund (its id derives from the session), so a retry never pays twice. 422 cashier_unknown for a cashierId that is none ' +
+        'of the merchant\'s till staff or dashboard users.',
       params: Type.Object({ sessionId: Type.String({ maxLength: 64 }) }),
       body: Type.Optional(TenderReturnBody),
       response: { 201: RefundRecord, ...errors },

@@ -68,7 +68,7 @@ export async function findSale(db: Queryable, scope: { merchantId: string; mode:
   const suffix = options.lock ? ' FOR UPDATE' : '';
   const [session] = await db.query<SaleRow>(
     `SELECT id::text, 'pos_session' AS kind, merchant_id, mode, terminal_id, status, amount, currency, payer_wallet_id, payer_handle, merchant_wallet_id,
-       wallet_ref AS transfer_id, created_at, ended_at AS settled_at, items, cart_discount, NULL::jsonb AS tenders, NULL::int8 AS tip, NULL::text AS cashier_id
+       wallet_ref AS transfer_id, created_at, ended_at AS settled_at, items, cart_discount, NULL::jsonb AS tenders, NULL::int8 AS tip, cashier_id
      FROM pos_sessions WHERE id = $1 AND merchant_id = $2 AND mode = $3${suffix}`,
     [id.toLowerCase(), scope.merchantId, scope.mode],
   );

@@ -4,3 +4,5 @@ export { staffDocument } from './service.ts';
 export { staffAfter, staffByIds } from './store.ts';
 export { shiftEventDocument, shiftEventSettler, terminalShiftEventsAfter } from './shifts.ts';
 export { checkTillPin, tillPinVerifier } from './pin.ts';
+export { checkedCashierId } from './cashiers.ts';
+export { knownCashierIds } from './store.ts';

@@ -81,3 +81,19 @@ export async function staffAfter(db: Queryable, merchantId: string, afterSeq: nu
   const rows = await db.query<StaffRow>(`SELECT ${COLUMNS} FROM till_staff WHERE merchant_id = $1 AND server_seq > $2 ORDER BY server_seq LIMIT $3`, [merchantId, afterSeq, limit]);
   return rows.map(normalize);
 }
+
+/**
+ * The ids among `ids` that name one of the merchant's people: a member of its till staff (removed
+ * ones too: a kiosk that has not yet heard of a removal still names them) or a user of its
+ * dashboard. Another merchant's people are unknown here.
+ */
+export async function knownCashierIds(db: Queryable, merchantId: string, ids: readonly string[]): Promise<Set<string>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Set();
+  const rows = await db.query<{ id: string }>(
+    `SELECT id FROM till_staff WHERE merchant_id = $1 AND id = ANY ($2::text[])
+     UNION SELECT id FROM merchant_users WHERE merchant_id = $1 AND id = ANY ($2::text[])`,
+    [merchantId, wanted],
+  );
+  return new Set(rows.map((row) => row.id));
+}
