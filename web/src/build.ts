@@ -2,7 +2,7 @@
  * The server's pages and the checkout drop-in, built by Vite into one folder the sync server
  * serves (WEB_DIR, default web/dist):
  *
- *   pages/pos.js, pages/pay.js, pages/offline-qr.js   ES modules (shared code in pages/chunks/), at /web/
+ *   pages/pos.js, pay.js, offline-qr.js, wallet.js     ES modules (shared code in pages/chunks/), at /web/
  *   style.css                                          the pages' stylesheet (web/public), at /web/style.css
  *   sdk/service.js                                     the drop-in, one standalone IIFE, at /sdk/service.js
  *
@@ -21,7 +21,7 @@ const SHARED_SRC = fileURLToPath(new URL('../../shared/src/', import.meta.url));
 const PACKAGE_JSON = fileURLToPath(new URL('../package.json', import.meta.url));
 
 /** The page scripts: /web/<name>.js. */
-export const PAGES = ['pos', 'pay', 'offline-qr'] as const;
+export const PAGES = ['pos', 'pay', 'offline-qr', 'wallet'] as const;
 /** Browsers the pages and the drop-in must run in: phones of the last few years, and the kiosk's Chromium. */
 const TARGET = ['es2020', 'chrome90', 'safari14', 'firefox90'];
 

@@ -18,6 +18,7 @@ import { checkoutService } from '../modules/checkout/index.ts';
 import { PAGE_SECURITY_HEADERS, type RawHtml, html, page } from './html.ts';
 import { type PageI18n, pageI18n, requestedLanguage, withLanguage } from './i18n-page.ts';
 import { fileIn } from './static-file.ts';
+import { walletPageBody } from './wallet-page.ts';
 
 /**
  * Built by Vite from web/ (WEB_DIR): the pages' scripts and stylesheet under /web/, the drop-in
@@ -268,6 +269,7 @@ ${header(i18n, t.t('web.brandSubtitle.offlineQr'))}
 </section>
 <section class="card" id="voucher-card" hidden>
   <div class="row"><p class="muted" id="signed-in-as"></p><button id="signout" type="button" class="link">${t.t('web.offlineQr.signOut')}</button></div>
+  <a class="link" href="${withLanguage('/wallet', requestedLanguage(request))}" id="wallet-link">${t.t('web.wallet.back')}</a>
   <p class="reserved" id="reserved"></p>
   <form id="voucher-form">
     <label for="amount">${t.t('web.offlineQr.amount')}</label>
@@ -294,6 +296,13 @@ ${header(i18n, t.t('web.brandSubtitle.offlineQr'))}
 </section>
 </main>`;
     return sendPage(reply, 200, page({ title: t.t('web.offlineQr.documentTitle'), language: i18n.language, i18nData: i18n.scriptData, body, script: 'offline-qr' }));
+  });
+
+  // The wallet holder's page: top-ups from her phone, withdrawals, recent activity (docs/wallet-money.md).
+  app.get('/wallet', hidden, async (request, reply) => {
+    const i18n = pageI18n(request);
+    const body = walletPageBody(i18n, header(i18n, i18n.t.t('web.brandSubtitle.wallet')), withLanguage('/wallet/offline-qr', requestedLanguage(request)));
+    return sendPage(reply, 200, page({ title: i18n.t.t('web.wallet.documentTitle'), language: i18n.language, i18nData: i18n.scriptData, body, script: 'wallet' }));
   });
 
   /** The page behind a checkout session's QR code: the customer pays it with @handle and PIN. */

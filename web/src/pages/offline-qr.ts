@@ -5,15 +5,14 @@
  * (GET /api/offline/qr?status=active), each shown again (GET /api/offline/qr/<id>) or cancelled,
  * with what they hold in total; the balance is read again after each change.
  *
- * The wallet session (its token and expiry, never the PIN) is kept in sessionStorage: a reload of
- * this tab stays signed in until the session expires; signing out ends the session on the server
- * and forgets it; closing the tab forgets it too.
+ * The wallet session is the tab's (lib/wallet-session.ts), shared with the wallet page (/wallet):
+ * a reload stays signed in until it expires; signing out ends it on the server and forgets it.
  */
 import { isHandle, isPin } from '@tapline/shared/wallet-input';
 import { formatMoney, minorFromMajor } from '@tapline/shared/money';
-import { call } from '../lib/api.ts';
 import { byId, input, typedAmount } from '../lib/dom.ts';
-import { dateTime, errorText, language, money, t } from '../lib/page-i18n.ts';
+import { dateTime, language, money, t } from '../lib/page-i18n.ts';
+import { RequestError, type WalletSession, endWalletSession, failureText, forgetWalletSession, saveWalletSession, storedWalletSession, walletRequest } from '../lib/wallet-session.ts';
 
 interface Voucher {
   id: string;
@@ -24,61 +23,31 @@ interface Voucher {
   expiresAt: string;
 }
 
-interface StoredSession {
-  token: string;
-  expiresAt: string;
-  handle: string;
-}
-
-/** The key of the wallet session in sessionStorage (this tab only). */
-const SESSION_KEY = 'tapline.wallet.session';
 /** Vouchers read per request while listing the active ones. */
 const PAGE_SIZE = 100;
 
-let session: StoredSession | null = null;
+let session: WalletSession | null = null;
 /** The voucher shown in #voucher-result, if any. */
 let shownId: string | null = null;
 // One key per voucher attempt: a double tap on "Make QR code" reserves once.
 let voucherKey = crypto.randomUUID();
 
-/** A failed answer: its sentence in the page's language, and its status (401 ends the session). */
-class RequestError extends Error {
-  constructor(message: string, readonly status: number) {
-    super(message);
-  }
+/** The answer's body, or throws the error's sentence in the page's language (a 401 ends the session). */
+function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return walletRequest<T>(session, method, path, {
+    body,
+    ...(method === 'POST' && path === '/api/offline/qr' ? { idempotencyKey: voucherKey } : {}),
+    onSignedOut: () => endSession(t('web.offlineQr.sessionEnded')),
+  });
 }
 
-/** The answer's body, or throws the error's sentence in the page's language. */
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (session) headers.authorization = `Bearer wallet.${session.token}`;
-  if (method === 'POST' && path === '/api/offline/qr') headers['idempotency-key'] = voucherKey;
-  const answer = await call<T>(method, path, body, headers);
-  if (!answer.ok) {
-    if (answer.status === 401 && session) endSession(t('web.offlineQr.sessionEnded'));
-    throw new RequestError(errorText(answer), answer.status);
-  }
-  return answer.data as T;
-}
-
-const message = (failure: unknown): string => (failure instanceof Error ? failure.message : String(failure));
-
-function readStoredSession(): StoredSession | null {
-  try {
-    const saved = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') as Partial<StoredSession> | null;
-    if (!saved || typeof saved.token !== 'string' || typeof saved.expiresAt !== 'string' || typeof saved.handle !== 'string') return null;
-    if (!(Date.parse(saved.expiresAt) > Date.now())) return null;
-    return { token: saved.token, expiresAt: saved.expiresAt, handle: saved.handle };
-  } catch {
-    return null;
-  }
-}
+const message = failureText;
 
 /** Back to the sign-in form, the session forgotten (why: shown under the form). */
 function endSession(why = ''): void {
   session = null;
   shownId = null;
-  sessionStorage.removeItem(SESSION_KEY);
+  forgetWalletSession();
   input('pin').value = '';
   byId('signin-error').textContent = why;
   byId('voucher-card').hidden = true;
@@ -260,8 +229,7 @@ byId('signin-form').addEventListener('submit', async (event) => {
   try {
     const created = await request<{ token: string; expiresAt: string; handle: string }>('POST', '/api/wallet/sessions', { handle, pin });
     session = { token: created.token, expiresAt: created.expiresAt, handle: created.handle };
-    sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
-    sessionStorage.setItem('tapline.wallet.handle', created.handle);
+    saveWalletSession(session);
     input('pin').value = '';
     await enter();
     input('amount').focus();
@@ -276,7 +244,7 @@ byId('signout').addEventListener('click', async () => {
   const token = session?.token;
   endSession();
   // The server forgets the token too; the page has already forgotten it whatever the answer.
-  if (token) await call('DELETE', '/api/wallet/sessions/current', undefined, { authorization: `Bearer wallet.${token}` }).catch(() => undefined);
+  if (token) await endWalletSession(token);
 });
 
 // ------------------------------------------------------------------ make, show, cancel
@@ -325,7 +293,7 @@ byId('voucher-new').addEventListener('click', () => {
 
 // ------------------------------------------------------------------ start
 
-session = readStoredSession();
+session = storedWalletSession();
 if (session) {
   // A reload: the session is still this tab's; the form shows only if it no longer works.
   byId('signin-card').hidden = true;
@@ -338,6 +306,4 @@ if (session) {
       byId('signin-error').textContent = message(failure);
     },
   );
-} else {
-  sessionStorage.removeItem(SESSION_KEY);
 }
