@@ -174,12 +174,18 @@ export async function registerOpenApi(app: FastifyInstance, config: Pick<Config,
   app.get(LICENSE_PATH, { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(licenseText));
 }
 
+/** The repository's LICENSE from the sources, or the copy the production build puts beside its bundle (sync-server/dist). */
+const LICENSE_FILES = ['../../../LICENSE', './LICENSE'];
+
 function readLicense(): string {
-  try {
-    return readFileSync(fileURLToPath(new URL('../../../LICENSE', import.meta.url)), 'utf8');
-  } catch {
-    return 'Copyright (c) Tapline. All rights reserved.\n';
+  for (const path of LICENSE_FILES) {
+    try {
+      return readFileSync(fileURLToPath(new URL(path, import.meta.url)), 'utf8');
+    } catch {
+      // the next place
+    }
   }
+  return 'Copyright (c) Tapline. All rights reserved.\n';
 }
 
 const RATE_LIMIT_HEADERS = {

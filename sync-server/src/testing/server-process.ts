@@ -12,6 +12,8 @@ export interface ServerProcessOptions {
    * about to use.) False: the caller kills it, as a script that is no test at all (the chaos run) does.
    */
   killAfterTest?: boolean;
+  /** A built server to run with plain node (sync-server/dist/main.js); default: the sources under tsx. */
+  builtMain?: string;
 }
 
 /** Spawns the server's entry point (`npm run server`) with extra environment. */
@@ -22,7 +24,8 @@ export function spawnServerProcess(env: Record<string, string>, options: ServerP
       for (const child of children) child.kill('SIGKILL');
     });
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', mainFile], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = options.builtMain ? [options.builtMain] : ['--import', 'tsx', mainFile];
+  const child = spawn(process.execPath, args, { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   if (options.killAfterTest !== false) {
     children.add(child);
     child.once('exit', () => children.delete(child));
