@@ -94,6 +94,9 @@ export interface Config {
   noPinPerDayUsd: number;
   /** Wallet money (docs/wallet-money.md): the top-up fee, percent of the amount, paid by the phone on top (WALLET_TOP_UP_FEE_PCT, default 0). */
   walletTopUpFeePercent: string;
+  /** Agents' commissions (docs/agents.md), percent of each cash-in / cash-out, paid by the platform into the agent's float (AGENT_CASH_IN_COMMISSION_PCT, AGENT_CASH_OUT_COMMISSION_PCT, default 0). */
+  agentCashInCommissionPercent: string;
+  agentCashOutCommissionPercent: string;
   /** The withdrawal fee, percent of the amount, debited from the wallet on top (WALLET_WITHDRAWAL_FEE_PCT, default 0). */
   walletWithdrawalFeePercent: string;
   /** Withdrawal limits in US dollars, converted into the wallet's currency: one withdrawal, and all of a wallet's in 24 hours (0: no withdrawals). */
@@ -311,6 +314,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     noPinPerTapUsd: integer(env, 'NO_PIN_PER_TAP_USD', 20, 0, 1_000_000, problems),
     noPinPerDayUsd: integer(env, 'NO_PIN_PER_DAY_USD', 50, 0, 10_000_000, problems),
     walletTopUpFeePercent: percent(env, 'WALLET_TOP_UP_FEE_PCT', '0', 20, problems),
+    agentCashInCommissionPercent: percent(env, 'AGENT_CASH_IN_COMMISSION_PCT', '0', 10, problems),
+    agentCashOutCommissionPercent: percent(env, 'AGENT_CASH_OUT_COMMISSION_PCT', '0', 10, problems),
     walletWithdrawalFeePercent: percent(env, 'WALLET_WITHDRAWAL_FEE_PCT', '0', 20, problems),
     walletWithdrawalMaxUsd: integer(env, 'WALLET_WITHDRAWAL_MAX_USD', 1000, 0, 10_000_000, problems),
     walletWithdrawalDailyUsd: integer(env, 'WALLET_WITHDRAWAL_DAILY_USD', 2000, 0, 100_000_000, problems),

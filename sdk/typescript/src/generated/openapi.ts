@@ -373,7 +373,7 @@ export interface paths {
         put?: never;
         /**
          * Cash-out: the customer confirms with her wallet PIN and the agent pays her cash against her wallet
-         * @description Body {handle, amount, currency?, walletPin}. The customer types her PIN on the agent's device: without it no money moves (400 `wallet_pin_required`); a wrong PIN is 403 `wrong_pin`, and after 5 wrong PINs the wallet refuses PINs for 15 minutes (429 `pin_attempts_exceeded`). One ledger transfer from the customer's wallet to the agent's; 422 `insufficient_funds` when her wallet does not cover it. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.
+         * @description Body {handle, amount, currency?, walletPin | code}. Her consent: she types her PIN on the agent's device, or reads out the one-time code she made in her wallet (POST /api/wallet/cash-out-codes; 8 digits, spaces ignored) for exactly this amount. Neither: 400 `wallet_pin_required`; both: 400 `cash_out_consent_ambiguous`. A wrong PIN is 403 `wrong_pin`, a wrong code 403 `wrong_cash_out_code`; wrong PINs and codes count together, and after 5 the wallet refuses both for 15 minutes (429 `pin_attempts_exceeded`). A right code: 400 `cash_out_code_amount` for another amount, 410 `cash_out_code_expired`, 409 `cash_out_code_used` when it was used or cancelled meanwhile; 400 `cash_out_code_invalid` when it is not 8 digits. One ledger transfer from the customer's wallet to the agent's (plus the agent's commission from the platform's fees, when configured); 422 `insufficient_funds` when her wallet does not cover it. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.
          */
         post: operations["createAgentCashOut"];
         delete?: never;
@@ -393,6 +393,47 @@ export interface paths {
         get: operations["listAgentCashTransactions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/cash-out-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Her cash-out codes, newest first (never the codes themselves) */
+        get: operations["listWalletCashOutCodes"];
+        put?: never;
+        /**
+         * Make a one-time code to take cash at an agent without typing the PIN there
+         * @description Body {amount, currency? (default: the wallet's), walletPin}. Answers the code, 8 digits, shown this once: she reads it out to an agent, who pays her exactly amount in cash against her wallet (POST /api/agent/cash-out with code), once, within 30 minutes. A wallet has one active code: making one cancels the last. Nothing moves until an agent uses it (her balance is checked then). A wrong PIN is 403 `wrong_pin` (429 `pin_attempts_exceeded` after 5). No Idempotency-Key: a retry makes a new code, which replaces the first.
+         */
+        post: operations["createWalletCashOutCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/cash-out-codes/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a cash-out code she no longer needs
+         * @description Cancelling a cancelled or expired code answers it again; 409 `cash_out_code_used` once an agent used it; 404 `cash_out_code_not_found` for another wallet's.
+         */
+        post: operations["cancelWalletCashOutCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9529,6 +9570,10 @@ export interface operations {
                         /** @description Major units */
                         amount: number;
                         currency: string;
+                        /** @description What the platform paid into the agent's float on top, for this operation (AGENT_CASH_IN_COMMISSION_PCT / AGENT_CASH_OUT_COMMISSION_PCT; 0 by default), major units */
+                        commission: number;
+                        /** @description A cash-out confirmed with the customer's one-time code: its id */
+                        cashOutCodeId?: string;
                         transferId: string;
                         /** Format: date-time */
                         createdAt: string;
@@ -9652,8 +9697,10 @@ export interface operations {
                     amount: number;
                     /** @description ISO 4217 currency code */
                     currency?: string;
-                    /** @description The customer's wallet PIN, typed by her on the agent's device: her consent */
-                    walletPin: string;
+                    /** @description The customer's wallet PIN, typed by her on the agent's device: her consent (or code) */
+                    walletPin?: string;
+                    /** @description Instead of walletPin: the one-time cash-out code she made in her wallet (POST /api/wallet/cash-out-codes), for exactly this amount */
+                    code?: string;
                 };
             };
         };
@@ -9677,6 +9724,10 @@ export interface operations {
                         /** @description Major units */
                         amount: number;
                         currency: string;
+                        /** @description What the platform paid into the agent's float on top, for this operation (AGENT_CASH_IN_COMMISSION_PCT / AGENT_CASH_OUT_COMMISSION_PCT; 0 by default), major units */
+                        commission: number;
+                        /** @description A cash-out confirmed with the customer's one-time code: its id */
+                        cashOutCodeId?: string;
                         transferId: string;
                         /** Format: date-time */
                         createdAt: string;
@@ -9685,7 +9736,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `wallet_pin_required`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `handle_invalid`, `idempotency_key_invalid`, `wallet_pin_required`, `cash_out_consent_ambiguous`, `cash_out_code_amount`, `cash_out_code_invalid`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9703,7 +9754,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `wrong_pin`. */
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `wrong_pin`, `wrong_cash_out_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9712,8 +9763,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`. */
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `cash_out_code_used`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Expired. Codes include: `cash_out_code_expired`. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9803,6 +9863,10 @@ export interface operations {
                             /** @description Major units */
                             amount: number;
                             currency: string;
+                            /** @description What the platform paid into the agent's float on top, for this operation (AGENT_CASH_IN_COMMISSION_PCT / AGENT_CASH_OUT_COMMISSION_PCT; 0 by default), major units */
+                            commission: number;
+                            /** @description A cash-out confirmed with the customer's one-time code: its id */
+                            cashOutCodeId?: string;
                             transferId: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -9835,6 +9899,357 @@ export interface operations {
             };
             /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWalletCashOutCodes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @description The code, "1234 5678": only in the answer that makes it (it is stored as a slow hash, like a PIN) */
+                            code?: string;
+                            /** @enum {string} */
+                            status: "active" | "used" | "cancelled" | "expired";
+                            /** @description What an agent pays out with it, exactly (major units) */
+                            amount: number;
+                            currency: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was used or cancelled
+                             */
+                            endedAt?: string;
+                            /** @description The agent's cash-out that used it */
+                            operationId?: string;
+                        }[];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createWalletCashOutCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Decimal amount in major units (12.50); at most the currency's ISO 4217 decimals, over 0, at most 1e12 */
+                    amount: number;
+                    /** @description ISO 4217 currency code */
+                    currency?: string;
+                    /** @description Her wallet PIN: making a code is her consent to the cash-out it allows */
+                    walletPin: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description The code, "1234 5678": only in the answer that makes it (it is stored as a slow hash, like a PIN) */
+                        code?: string;
+                        /** @enum {string} */
+                        status: "active" | "used" | "cancelled" | "expired";
+                        /** @description What an agent pays out with it, exactly (major units) */
+                        amount: number;
+                        currency: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was used or cancelled
+                         */
+                        endedAt?: string;
+                        /** @description The agent's cash-out that used it */
+                        operationId?: string;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `wrong_pin`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `pin_attempts_exceeded`, `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    cancelWalletCashOutCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description The code, "1234 5678": only in the answer that makes it (it is stored as a slow hash, like a PIN) */
+                        code?: string;
+                        /** @enum {string} */
+                        status: "active" | "used" | "cancelled" | "expired";
+                        /** @description What an agent pays out with it, exactly (major units) */
+                        amount: number;
+                        currency: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was used or cancelled
+                         */
+                        endedAt?: string;
+                        /** @description The agent's cash-out that used it */
+                        operationId?: string;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `cash_out_code_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `cash_out_code_used`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -17,6 +17,8 @@ const AgentCashRecord = Type.Object({
   handle: Type.String({ description: 'The customer\'s @handle' }),
   amount: Type.Number({ description: 'Major units' }),
   currency: Type.String(),
+  commission: Type.Number({ description: 'What the platform paid into the agent\'s float on top, for this operation (AGENT_CASH_IN_COMMISSION_PCT / AGENT_CASH_OUT_COMMISSION_PCT; 0 by default), major units' }),
+  cashOutCodeId: Type.Optional(Type.String({ description: 'A cash-out confirmed with the customer\'s one-time code: its id' })),
   transferId: Type.String(),
   createdAt: Type.String({ format: 'date-time' }),
   floatBalance: Type.Optional(Type.Number({ description: 'The agent wallet\'s balance in this currency after the operation (major units)' })),
@@ -32,13 +34,14 @@ const CashOutBody = Type.Object({
   handle: HandleInput,
   amount: MajorAmount,
   currency: Type.Optional(CurrencyCode),
-  walletPin: Type.String({ minLength: 1, maxLength: 12, description: 'The customer\'s wallet PIN, typed by her on the agent\'s device: her consent' }),
+  walletPin: Type.Optional(Type.String({ minLength: 1, maxLength: 12, description: 'The customer\'s wallet PIN, typed by her on the agent\'s device: her consent (or code)' })),
+  code: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'Instead of walletPin: the one-time cash-out code she made in her wallet (POST /api/wallet/cash-out-codes), for exactly this amount' })),
 });
 
-/** The customer's PIN stays out of the stored request hash; a refused PIN or a lock-out is not kept, so a retry with the right PIN runs. */
+/** The customer's PIN or code stays out of the stored request hash; a refused PIN or a lock-out is not kept, so a retry with the right PIN runs. */
 const pinAsCredential = {
   scope: (request: FastifyRequest) => idempotencyScope(request.credential.state === 'valid' ? request.credential.principal : undefined),
-  secrets: ['walletPin'],
+  secrets: ['walletPin', 'code'],
   beforeReplay: async () => undefined,
   forgetStatuses: [403, 429],
 };
@@ -71,10 +74,14 @@ export async function agentCashRoutes(app: TypedApp, context: AppContext): Promi
       tags: ['agent'],
       summary: 'Cash-out: the customer confirms with her wallet PIN and the agent pays her cash against her wallet',
       description:
-        'Body {handle, amount, currency?, walletPin}. The customer types her PIN on the agent\'s device: without it no money moves (400 ' +
-        '`wallet_pin_required`); a wrong PIN is 403 `wrong_pin`, and after 5 wrong PINs the wallet refuses PINs for 15 minutes (429 ' +
-        '`pin_attempts_exceeded`). One ledger transfer from the customer\'s wallet to the agent\'s; 422 `insufficient_funds` when her wallet does ' +
-        'not cover it. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.',
+        'Body {handle, amount, currency?, walletPin | code}. Her consent: she types her PIN on the agent\'s device, or reads out the one-time ' +
+        'code she made in her wallet (POST /api/wallet/cash-out-codes; 8 digits, spaces ignored) for exactly this amount. Neither: 400 ' +
+        '`wallet_pin_required`; both: 400 `cash_out_consent_ambiguous`. A wrong PIN is 403 `wrong_pin`, a wrong code 403 `wrong_cash_out_code`; ' +
+        'wrong PINs and codes count together, and after 5 the wallet refuses both for 15 minutes (429 `pin_attempts_exceeded`). A right code: 400 ' +
+        '`cash_out_code_amount` for another amount, 410 `cash_out_code_expired`, 409 `cash_out_code_used` when it was used or cancelled meanwhile; ' +
+        '400 `cash_out_code_invalid` when it is not 8 digits. One ledger transfer from the customer\'s wallet to the agent\'s (plus the agent\'s ' +
+        'commission from the platform\'s fees, when configured); 422 `insufficient_funds` when her wallet does not cover it. Send an ' +
+        'Idempotency-Key: a retry answers the first operation and moves nothing twice.',
       body: CashOutBody,
       response: { 201: AgentCashRecord, ...errors },
     },

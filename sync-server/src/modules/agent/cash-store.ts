@@ -11,18 +11,22 @@ export interface AgentCashRow {
   amount: number;
   currency: string;
   transfer_id: string;
+  /** Paid by the platform into the agent's float on top (minor units; 0 without a commission rate). */
+  commission: number;
+  /** A cash-out confirmed with the holder's one-time code rather than her PIN: the code's id. */
+  cash_out_code_id: string | null;
   created_at: Date;
 }
 
-const COLUMNS = 'id, agent_id, mode, kind, wallet_id, handle, amount::int8 AS amount, currency, transfer_id, created_at';
-const parsed = (row: AgentCashRow): AgentCashRow => ({ ...row, amount: Number(row.amount) });
+const COLUMNS = 'id, agent_id, mode, kind, wallet_id, handle, amount::int8 AS amount, currency, transfer_id, commission::int8 AS commission, cash_out_code_id, created_at';
+const parsed = (row: AgentCashRow): AgentCashRow => ({ ...row, amount: Number(row.amount), commission: Number(row.commission) });
 
 /** Records an operation; a retry of the same id keeps the first row (answered by findAgentCash). */
 export async function insertAgentCash(tx: Queryable, row: AgentCashRow): Promise<void> {
   await tx.query(
-    `INSERT INTO agent_cash_transactions (id, agent_id, mode, kind, wallet_id, handle, amount, currency, transfer_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
-    [row.id, row.agent_id, row.mode, row.kind, row.wallet_id, row.handle, row.amount, row.currency, row.transfer_id, row.created_at],
+    `INSERT INTO agent_cash_transactions (id, agent_id, mode, kind, wallet_id, handle, amount, currency, transfer_id, created_at, commission, cash_out_code_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
+    [row.id, row.agent_id, row.mode, row.kind, row.wallet_id, row.handle, row.amount, row.currency, row.transfer_id, row.created_at, row.commission, row.cash_out_code_id],
   );
 }
 

@@ -1,12 +1,14 @@
-import { toMajor, toMinor } from '@tapline/shared/money';
+import { percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
 import { newId } from '../../auth/secrets.ts';
-import { badRequest } from '../../http/errors.ts';
+import { badRequest, conflict } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/validate.ts';
-import { walletAccount } from '../../ledger/accounts.ts';
+import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
 import { checkWalletPin, requireWallet } from '../wallets/index.ts';
 import { type AgentCashRow, findAgentCash, insertAgentCash } from './cash-store.ts';
+import { checkCashOutCode } from './cash-out-codes.ts';
+import { endCashOutCode } from './cash-out-codes-store.ts';
 
 /** The agent as the session names it: its id, its wallet (the float) and mode. */
 export interface CashAgent {
@@ -20,8 +22,10 @@ export interface CashRequest {
   handle: string;
   amount: number;
   currency?: string | undefined;
-  /** Cash-out only: the customer's wallet PIN, typed by her on the agent's device. */
+  /** Cash-out only: the customer's wallet PIN, typed by her on the agent's device... */
   walletPin?: string | undefined;
+  /** ...or the one-time cash-out code she made in her wallet (cash-out-codes.ts). */
+  code?: string | undefined;
 }
 
 export function agentCashRecord(row: AgentCashRow, floatBalance?: number) {
@@ -31,6 +35,8 @@ export function agentCashRecord(row: AgentCashRow, floatBalance?: number) {
     handle: displayHandle(row.handle),
     amount: toMajor(row.amount, row.currency),
     currency: row.currency,
+    commission: toMajor(row.commission, row.currency),
+    ...(row.cash_out_code_id ? { cashOutCodeId: row.cash_out_code_id } : {}),
     transferId: row.transfer_id,
     createdAt: row.created_at.toISOString(),
     ...(floatBalance === undefined ? {} : { floatBalance: toMajor(floatBalance, row.currency) }),
@@ -56,26 +62,36 @@ export function agentCashService(context: AppContext) {
     if (customer.id === agent.walletId) throw badRequest('cannot_pay_self', 'An agent cannot cash in or out of its own wallet');
     const currency = supportedCurrency(request.currency ?? customer.currency);
     const amount = toMinor(request.amount, currency);
+    let codeId: string | null = null;
     if (kind === 'cash_out') {
-      if (request.walletPin === undefined || request.walletPin === '') throw badRequest('wallet_pin_required', 'A cash-out needs the customer\'s wallet PIN (walletPin), typed by her');
+      const pin = request.walletPin ?? '';
+      const code = request.code ?? '';
+      if (pin !== '' && code !== '') throw badRequest('cash_out_consent_ambiguous', 'Send the customer\'s walletPin or her one-time code, not both');
+      if (pin === '' && code === '') throw badRequest('wallet_pin_required', 'A cash-out needs the customer\'s consent: her wallet PIN (walletPin), typed by her, or the one-time code she made (code)');
       // Outside the transaction: the KDF is slow and PGlite has one connection.
-      await checkWalletPin(db, customer, request.walletPin, context.now());
+      if (pin !== '') await checkWalletPin(db, customer, pin, context.now());
+      else codeId = (await checkCashOutCode(context, customer, code, amount, currency)).id;
     }
     const now = context.now();
     const transferId = `agent_cash:${id}`;
-    const [from, to] = kind === 'cash_in' ? [agent.walletId, customer.id] : [customer.id, agent.walletId];
+    // The platform pays the agent's commission from its fees, in the operation's own transfer.
+    const commission = percentOf(amount, kind === 'cash_in' ? context.config.agentCashInCommissionPercent : context.config.agentCashOutCommissionPercent, 'down');
+    const legs = kind === 'cash_in'
+      ? [{ account: walletAccount(agent.walletId, currency), amount: -(amount - commission) }, { account: walletAccount(customer.id, currency), amount }]
+      : [{ account: walletAccount(customer.id, currency), amount: -amount }, { account: walletAccount(agent.walletId, currency), amount: amount + commission }];
+    if (commission > 0) legs.push({ account: systemAccount('fees', currency), amount: -commission });
     const { row, float } = await db.transaction(async (tx) => {
-      const row: AgentCashRow = { id, agent_id: agent.agentId, mode: agent.mode, kind, wallet_id: customer.id, handle: customer.handle, amount, currency, transfer_id: transferId, created_at: now };
+      if (codeId !== null && !(await endCashOutCode(tx, codeId, 'used', now, id))) {
+        throw conflict('cash_out_code_used', 'This cash-out code was used or cancelled a moment ago: the customer makes a new one');
+      }
+      const row: AgentCashRow = { id, agent_id: agent.agentId, mode: agent.mode, kind, wallet_id: customer.id, handle: customer.handle, amount, currency, transfer_id: transferId, commission, cash_out_code_id: codeId, created_at: now };
       await insertAgentCash(tx, row);
       await transfer(tx, {
         id: transferId,
         mode: agent.mode,
         kind: kind === 'cash_in' ? 'agent_cash_in' : 'agent_cash_out',
-        legs: [
-          { account: walletAccount(from, currency), amount: -amount },
-          { account: walletAccount(to, currency), amount },
-        ],
-        metadata: { agentId: agent.agentId, customer: customer.handle, operationId: id },
+        legs,
+        metadata: { agentId: agent.agentId, customer: customer.handle, operationId: id, ...(commission > 0 ? { commission } : {}) },
       });
       return { row: (await findAgentCash(tx, id))!, float: await accountBalance(tx, walletAccount(agent.walletId, currency), agent.mode) };
     });

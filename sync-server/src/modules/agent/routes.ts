@@ -6,6 +6,7 @@ import { constantTimeEqual, sha256Hex } from '../../auth/secrets.ts';
 import { unauthorized } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { agentCashRoutes } from './cash-routes.ts';
+import { cashOutCodeRoutes } from './cash-out-code-routes.ts';
 import { balanceResponse, findAgent, findWalletById, insertAgentSession, requireWallet } from '../wallets/index.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
@@ -14,6 +15,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 export async function agentRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db, config, now } = context;
   await agentCashRoutes(app, context);
+  await cashOutCodeRoutes(app, context);
   app.post('/api/agent/sessions', {
     schema: { tags: ['agent'], summary: 'Sign in as an agent', body: AgentSessionBody, response: { 201: SessionResponse, ...errors } },
   }, async (request, reply) => {

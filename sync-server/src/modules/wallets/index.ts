@@ -1,5 +1,5 @@
 /** The wallets module's public entry: other modules, app.ts, sync/ and web/ import only this file. */
-export { balanceResponse, checkWalletPin, payerIsMerchant, requireWallet } from './service.ts';
+export { attemptWalletSecret, balanceResponse, checkWalletPin, payerIsMerchant, requireWallet } from './service.ts';
 export { findAgent, findMerchantWallet, findWallet, findWalletById, findWalletsByHandle, handleIsTaken, insertAgent, insertAgentSession, insertWallet, insertWalletSession, lockWalletRow, revokeWalletSession, updateDestinations, walletIdsIn } from './store.ts';
 export type { WalletRow } from './store.ts';
 export { walletRoutes } from './routes.ts';

@@ -38,10 +38,8 @@ function lockedError(lockedUntil: Date, now: Date): ApiError {
  */
 export async function checkWalletPin(db: Database, wallet: WalletRow, pin: string, now: Date): Promise<void> {
   if (!wallet.pin_hash) throw forbidden('pin_not_set', `${displayHandle(wallet.handle)} has no PIN and cannot sign in with one`);
-  const reservation = await reservePinAttempt(db, wallet.id, now);
-  if (reservation.outcome === 'locked') throw lockedError(reservation.lockedUntil, now);
-  const correct = await verifyPin(pin, wallet.pin_hash);
-  const lockedUntil = await settlePinAttempt(db, wallet.id, reservation.attempt, correct, now);
+  const pinHash = wallet.pin_hash;
+  const { correct, lockedUntil } = await attemptWalletSecret(db, wallet.id, now, () => verifyPin(pin, pinHash));
   if (!correct) {
     // The wrong PIN that triggers the lock-out is still answered as a wrong PIN; the next try gets the 429.
     throw forbidden('wrong_pin', lockedUntil ? `Wrong PIN: too many wrong PINs, the wallet is locked until ${lockedUntil.toISOString()}` : 'Wrong PIN');
@@ -55,4 +53,18 @@ export async function balanceResponse(db: Queryable, wallet: Pick<WalletRow, 'id
     handle: displayHandle(wallet.handle),
     balances: balances.map((balance) => ({ currency: balance.currency, available: toMajor(balance.available, balance.currency) })),
   };
+}
+
+/**
+ * One attempt at a secret that stands for the holder's consent (her PIN, or a one-time code she
+ * made with it), counted in the wallet's one lock-out: 429 `pin_attempts_exceeded` while locked;
+ * otherwise `check` runs and a wrong answer counts towards the 5 that lock the wallet for 15
+ * minutes (`lockedUntil` set by the one that does).
+ */
+export async function attemptWalletSecret(db: Database, walletId: string, now: Date, check: () => Promise<boolean>): Promise<{ correct: boolean; lockedUntil: Date | undefined }> {
+  const reservation = await reservePinAttempt(db, walletId, now);
+  if (reservation.outcome === 'locked') throw lockedError(reservation.lockedUntil, now);
+  const correct = await check();
+  const lockedUntil = await settlePinAttempt(db, walletId, reservation.attempt, correct, now);
+  return { correct, lockedUntil };
 }
