@@ -4,9 +4,15 @@
 // works. Clients retry as real ones do, with the same keys and document ids. Afterwards the
 // database must show that every acknowledged operation happened exactly once, that nothing
 // happened twice, that no wallet is negative and that balances equal postings, and the server
-// must never have exited on its own. `npm run chaos` runs the long version (run.ts);
-// chaos.test.ts runs a short one in CI.
+// must never have exited on its own. With `instances` > 1 the same traffic goes through HAProxy
+// to several server processes on one PostgreSQL (docs/deploy.md), the kills take them in turn,
+// and a terminal connected to one instance must hear what a request to another changed.
+// `npm run chaos` runs the long version (run.ts); chaos.test.ts runs short ones in CI.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { type OfflinePaymentDoc, type PushResponse, SYNC_EVENTS, SYNC_NAMESPACE, type SyncFailure } from '@tapline/shared/sync-protocol';
 import { PostgresDatabase } from '@tapline/sync-server/db/postgres';
@@ -31,6 +37,8 @@ export interface ChaosOptions {
   drainSeconds: number;
   /** PostgreSQL server to create the run's database on (dropped afterwards). */
   databaseUrl?: string;
+  /** Server processes on the one database; more than one runs them behind HAProxy (default 1, no proxy). */
+  instances?: number;
   log?: (line: string) => void;
 }
 
@@ -44,6 +52,9 @@ export interface ChaosReport {
   terminatedConnections: number;
   /** Exits nobody asked for: must stay empty. */
   exitsOnItsOwn: string[];
+  instances: number;
+  /** Several instances: a terminal on one instance was told of a change made through another. */
+  crossInstanceHello?: boolean;
   /** Every rule the database or the answers broke: must stay empty. */
   problems: string[];
   ledger: { transfers: number; postings: number; accounts: number };
@@ -115,22 +126,32 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const database = await createPostgresDatabase(options.databaseUrl);
   const probe = new PostgresDatabase({ connectionString: database.url, poolSize: 1 });
-  const server = new ServerUnderTest({
-    DATABASE_URL: database.url,
-    PORT: String(await freePort()),
-    HOST: '127.0.0.1',
-    ADMIN_TOKEN,
-    SECRETS_KEY,
-    LOG_LEVEL: 'warn',
-    SANDBOX_STEP_MS: '500',
-    SCHEDULER_POLL_MS: '250',
-  });
+  const instances = options.instances ?? 1;
+  const servers: ServerUnderTest[] = [];
+  for (let index = 0; index < instances; index++) {
+    servers.push(new ServerUnderTest({
+      DATABASE_URL: database.url,
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      ADMIN_TOKEN,
+      SECRETS_KEY,
+      LOG_LEVEL: 'warn',
+      SANDBOX_STEP_MS: '500',
+      SCHEDULER_POLL_MS: '250',
+      // Several instances count one rate-limit budget per client and trust the proxy's X-Forwarded-For.
+      ...(instances > 1 ? { RATE_LIMIT_STORE: 'postgres', TRUST_PROXY: '1' } : {}),
+    }));
+  }
+  const proxy = instances > 1 ? new HaproxyInFront(servers.map((each) => each.url)) : undefined;
+  const server = { url: '' };
   const sockets: Socket[] = [];
   const answers = new Map<string, number>();
   const problems: string[] = [];
   let requests = 0;
   try {
-    await server.start();
+    // Together, as a service manager starts them: the migrations run once (an advisory lock).
+    await Promise.all(servers.map((each) => each.start()));
+    server.url = proxy ? await proxy.start() : servers[0]!.url;
     const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Answer> => {
       requests += 1;
       let answer: Answer;
@@ -174,7 +195,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const terminal = await expect(201, call('POST', '/api/merchant/terminals', key, { name: `Till ${index}` }));
       terminals.push({ id: String(terminal.id), token: String(terminal.token) });
     }
-    log(`chaos: server on ${server.url}, ${CUSTOMERS} funded customers with rings, ${TERMINALS} terminals; ${options.clients} clients for ${options.seconds} s`);
+    log(`chaos: ${instances > 1 ? `${instances} servers behind HAProxy at` : 'server on'} ${server.url}, ${CUSTOMERS} funded customers with rings, ${TERMINALS} terminals; ${options.clients} clients for ${options.seconds} s`);
 
     let running = true;
     let stoppedAt = 0;
@@ -289,10 +310,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await sleep(Math.max(0, at - Date.now()));
       if (fault === 'kill') {
         const killedAt = Date.now();
-        await server.kill();
-        await server.start();
+        const victim = servers[kills % servers.length]!;
+        await victim.kill();
+        await victim.start();
         kills += 1;
-        log(`chaos: SIGKILL ${kills}/${options.kills} at ${((killedAt - began) / 1000).toFixed(1)} s; restarted in ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
+        log(`chaos: SIGKILL ${kills}/${options.kills}${instances > 1 ? ` of instance ${(kills - 1) % servers.length + 1}` : ''} at ${((killedAt - began) / 1000).toFixed(1)} s; restarted in ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
       } else {
         const rows = await probe.query<{ terminated: boolean }>(
           'SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
@@ -313,9 +335,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     problems.push(...(await checkDatabase(probe, merchantId, { acknowledged, inDoubt, pushedIds })));
     const ledger = await checkLedger(probe);
     for (const violation of ledger.violations) problems.push(`ledger: ${violation.rule} ${violation.subject}: ${violation.detail}`);
-    if (/unhandled promise rejection|uncaught/i.test(server.output())) problems.push(`the server logged an unhandled error:\n${server.output().slice(-2000)}`);
-    const exitCode = await server.stop();
-    if (exitCode !== 0) problems.push(`SIGTERM after the run: exit code ${exitCode}:\n${server.output().slice(-3000)}`);
+    const crossInstanceHello = instances > 1 ? await helloAcrossInstances(servers, terminals[0]!, key) : undefined;
+    if (crossInstanceHello === false) problems.push('a terminal connected to one instance did not hear of a change made through another');
+    for (const each of servers) {
+      if (/unhandled promise rejection|uncaught/i.test(each.output())) problems.push(`a server logged an unhandled error:\n${each.output().slice(-2000)}`);
+      const exitCode = await each.stop();
+      if (exitCode !== 0) problems.push(`SIGTERM after the run: exit code ${exitCode}:\n${each.output().slice(-3000)}`);
+    }
     return {
       requests,
       answers: Object.fromEntries([...answers.entries()].sort()),
@@ -324,15 +350,118 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       kills,
       terminations,
       terminatedConnections,
-      exitsOnItsOwn: server.exitsOnItsOwn,
+      exitsOnItsOwn: servers.flatMap((each) => each.exitsOnItsOwn),
+      instances,
+      ...(crossInstanceHello === undefined ? {} : { crossInstanceHello }),
       problems,
       ledger: { transfers: ledger.transfers, postings: ledger.postings, accounts: ledger.accounts },
     };
   } finally {
     for (const socket of sockets) socket?.disconnect();
-    await server.kill();
+    await proxy?.stop();
+    for (const each of servers) await each.kill();
     await probe.close();
     await database.drop();
+  }
+}
+
+/**
+ * HAProxy (the Debian package) in front of the instances, as docs/deploy.md configures it:
+ * round-robin HTTP, WebSocket upgrades passed through, each instance checked on its readiness
+ * every 500 ms so a killed one is out of the rotation within a second.
+ */
+class HaproxyInFront {
+  private child: ChildProcess | undefined;
+  private dir = '';
+  private output = '';
+  constructor(private readonly backends: string[]) {}
+
+  async start(): Promise<string> {
+    const port = await freePort();
+    this.dir = await mkdtemp(join(tmpdir(), 'tapline-haproxy-'));
+    const config = [
+      'global',
+      '  maxconn 4096',
+      'defaults',
+      '  mode http',
+      '  timeout connect 2s',
+      '  timeout client 60s',
+      '  timeout server 60s',
+      '  timeout tunnel 1h',
+      '  option forwardfor',
+      '  retries 2',
+      '  option redispatch',
+      'frontend tapline',
+      `  bind 127.0.0.1:${port}`,
+      '  default_backend instances',
+      'backend instances',
+      '  balance roundrobin',
+      '  option httpchk GET /api/health/ready',
+      '  http-check expect status 200',
+      ...this.backends.map((url, index) => `  server i${index + 1} ${new URL(url).host} check inter 500 fall 1 rise 1`),
+      '',
+    ].join('\n');
+    const file = join(this.dir, 'haproxy.cfg');
+    await writeFile(file, config);
+    this.child = spawn('haproxy', ['-f', file, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    this.child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    const url = `http://127.0.0.1:${port}`;
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if (this.child.exitCode !== null) throw new Error(`haproxy exited: ${this.output}`);
+      const ready = await fetch(`${url}/api/health/ready`).then((response) => response.status, () => 0);
+      if (ready === 200) return url;
+      await sleep(100);
+    }
+    throw new Error(`haproxy did not answer: ${this.output}`);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A terminal connected straight to the first instance hears the new hello when its tipping is
+ * changed through each of the others (socket.io's PostgreSQL adapter carries the emit).
+ */
+async function helloAcrossInstances(servers: ServerUnderTest[], terminal: { id: string; token: string }, key: Record<string, string>): Promise<boolean> {
+  const socket = io(`${servers[0]!.url}${SYNC_NAMESPACE}`, { auth: { token: `term.${terminal.token}` }, transports: ['websocket'], reconnection: false, forceNew: true });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once(SYNC_EVENTS.hello, () => resolve());
+      socket.once('connect_error', reject);
+    });
+    for (const [index, other] of servers.slice(1).entries()) {
+      const mode = index % 2 === 0 ? 'after' : 'before';
+      const heard = new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), 15_000);
+        const onHello = (hello: { tipping?: { mode?: string } }) => {
+          if (hello.tipping?.mode !== mode) return;
+          clearTimeout(timer);
+          socket.off(SYNC_EVENTS.hello, onHello);
+          resolve(true);
+        };
+        socket.on(SYNC_EVENTS.hello, onHello);
+      });
+      const changed = await fetch(`${other.url}/api/merchant/terminals/${terminal.id}`, {
+        method: 'PATCH',
+        headers: { ...key, 'content-type': 'application/json' },
+        body: JSON.stringify({ tipping: { mode, percentages: [10, 15, 20] } }),
+      });
+      if (changed.status !== 200 || !(await heard)) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    socket.disconnect();
   }
 }
 

@@ -3,7 +3,8 @@
 // postgres://postgres@127.0.0.1:5432/postgres), CHAOS_SECONDS (traffic, default 120),
 // CHAOS_CLIENTS (default 16), CHAOS_KILLS and CHAOS_TERMINATIONS (default 3 each),
 // CHAOS_DRAIN_SECONDS (default 150: longer than an abandoned Idempotency-Key claim is held, so
-// every operation a client started ends acknowledged).
+// every operation a client started ends acknowledged), CHAOS_INSTANCES (default 1; more runs
+// them behind HAProxy, which must be installed).
 import { runChaos } from './chaos.ts';
 
 const number = (name: string, fallback: number) => {
@@ -18,6 +19,7 @@ const report = await runChaos({
   kills: number('CHAOS_KILLS', 3),
   terminations: number('CHAOS_TERMINATIONS', 3),
   drainSeconds: number('CHAOS_DRAIN_SECONDS', 150),
+  instances: Math.max(1, number('CHAOS_INSTANCES', 1)),
   ...(process.env.CHAOS_DATABASE_URL ? { databaseUrl: process.env.CHAOS_DATABASE_URL } : {}),
   log: (line) => console.log(line),
 });

@@ -4,7 +4,8 @@ import type { ProductDoc, TillStaffDoc } from '@tapline/shared/sync-protocol';
  * How the API tells connected terminals that what their hello said has changed (a merchant set
  * new offline limits): the sync endpoint listens and greets that terminal's connections again.
  * Routes are registered before the endpoint is attached, so they hold this, not the endpoint.
- * Connections to other server instances hear of it at their next reconnect.
+ * On PostgreSQL the endpoint's emit goes through socket.io's PostgreSQL adapter, so a terminal
+ * connected to another server instance hears it too (test/chaos, "chaos behind HAProxy").
  */
 export class SyncNotifier {
   private listener: ((terminalId: string) => void) | undefined;
