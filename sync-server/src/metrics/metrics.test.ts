@@ -140,11 +140,12 @@ for (const target of await databaseTargets()) {
 
     it('readiness is separate from liveness: 503 while a migration this server ships is missing', async () => {
       const s = server();
-      type Readiness = { ready: boolean; database: boolean; migrations: { applied: number; expected: number; missing: number[] }; shuttingDown: boolean };
+      type Readiness = { ready: boolean; database: boolean; writable: boolean; migrations: { applied: number; expected: number; missing: number[] }; shuttingDown: boolean };
       const ready = await s.request<Readiness>('GET', '/api/health/ready');
       assert.equal(ready.status, 200);
       assert.equal(ready.body.ready, true);
       assert.equal(ready.body.database, true);
+      assert.equal(ready.body.writable, true);
       assert.equal(ready.body.migrations.applied, ready.body.migrations.expected);
       assert.deepEqual(ready.body.migrations.missing, []);
       assert.ok(ready.body.migrations.expected >= 18);
@@ -166,6 +167,36 @@ for (const target of await databaseTargets()) {
     });
 
     if (target.name === 'postgres') {
+      it('readiness is 503 while the database is read-only (a standby not yet promoted), and 200 again once it takes writes', async () => {
+        const s = server();
+        const admin = new pg.Client({ connectionString: target.connectionString });
+        admin.on('error', () => undefined);
+        await admin.connect();
+        const name = (await admin.query<{ name: string }>('SELECT current_database() AS name')).rows[0]!.name;
+        // New sessions start read-only, as on a hot standby; the server's pool reconnects into them.
+        const endSessions = () => admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+        try {
+          await admin.query(`ALTER DATABASE "${name}" SET default_transaction_read_only = on`);
+          await endSessions();
+          let readOnly: { status: number; body: { ready: boolean; database: boolean; writable: boolean } } | undefined;
+          for (const deadline = Date.now() + 60_000; !readOnly || readOnly.status !== 503 || readOnly.body.database !== true;) {
+            assert.ok(Date.now() < deadline, `not ready while read-only: ${JSON.stringify(readOnly?.body)}`);
+            readOnly = await s.request<{ ready: boolean; database: boolean; writable: boolean }>('GET', '/api/health/ready');
+            if (readOnly.status !== 503 || readOnly.body.database !== true) await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          assert.deepEqual([readOnly.body.ready, readOnly.body.writable], [false, false]);
+          assert.equal((await s.request('GET', '/api/health')).status, 200, 'alive all the same');
+        } finally {
+          await admin.query(`ALTER DATABASE "${name}" RESET default_transaction_read_only`);
+          await endSessions();
+          await admin.end();
+        }
+        for (const deadline = Date.now() + 60_000; (await s.request('GET', '/api/health/ready')).status !== 200;) {
+          assert.ok(Date.now() < deadline, 'ready again once the database takes writes');
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      });
+
       it('readiness is 503 when the database does not answer within its deadline (a table lock holds the check)', async () => {
         const s = server();
         const locker = new pg.Client({ connectionString: target.connectionString });

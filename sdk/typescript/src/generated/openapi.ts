@@ -48,7 +48,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 200 when the database answers, has every migration and the server is not shutting down; else 503 */
+        /** Readiness: 200 when the database answers, takes writes, has every migration and the server is not shutting down; else 503 */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -7571,6 +7571,8 @@ export interface operations {
                         ready: boolean;
                         /** @description The database answered within the deadline */
                         database: boolean;
+                        /** @description The database takes writes: false on a read-only standby (not yet promoted) or a read-only database */
+                        writable: boolean;
                         migrations: {
                             /** @description The newest migration the database has, null when it could not be read */
                             applied: number | null;
@@ -7615,6 +7617,8 @@ export interface operations {
                         ready: boolean;
                         /** @description The database answered within the deadline */
                         database: boolean;
+                        /** @description The database takes writes: false on a read-only standby (not yet promoted) or a read-only database */
+                        writable: boolean;
                         migrations: {
                             /** @description The newest migration the database has, null when it could not be read */
                             applied: number | null;
