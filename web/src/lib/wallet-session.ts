@@ -3,8 +3,10 @@
  * expiry, never the PIN, kept in sessionStorage, so a reload of the tab (or moving between the two
  * pages in it) stays signed in until the session expires; closing the tab forgets it.
  */
+import { isHandle, isPin } from '@tapline/shared/wallet-input';
 import { call } from './api.ts';
-import { errorText } from './page-i18n.ts';
+import { byId, input } from './dom.ts';
+import { errorText, t } from './page-i18n.ts';
 
 export interface WalletSession {
   token: string;
@@ -66,3 +68,33 @@ export async function walletRequest<T>(session: WalletSession | null, method: st
 }
 
 export const failureText = (failure: unknown): string => (failure instanceof Error ? failure.message : String(failure));
+
+/**
+ * The pages' sign-in form (#signin-form with #handle, #pin, #signin-button, #signin-error): checks
+ * what was typed, opens a wallet session, keeps it for the tab, forgets the PIN, then hands the
+ * session to the page (`signedIn`); a refusal is said under the form.
+ */
+export function handleSignIn(signedIn: (session: WalletSession) => Promise<void>): void {
+  byId('signin-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const error = byId('signin-error');
+    error.textContent = '';
+    const handle = input('handle').value.trim();
+    const pin = input('pin').value.trim();
+    if (!isHandle(handle)) return void (error.textContent = t('web.pay.enterHandle'));
+    if (!isPin(pin)) return void (error.textContent = t('web.pay.pinDigits'));
+    const button = byId<HTMLButtonElement>('signin-button');
+    button.disabled = true;
+    try {
+      const created = await walletRequest<WalletSession>(null, 'POST', '/api/wallet/sessions', { body: { handle, pin } });
+      const session = { token: created.token, expiresAt: created.expiresAt, handle: created.handle };
+      saveWalletSession(session);
+      input('pin').value = '';
+      await signedIn(session);
+    } catch (failure) {
+      error.textContent = failureText(failure);
+    } finally {
+      button.disabled = false;
+    }
+  });
+}

@@ -8,11 +8,10 @@
  * The wallet session is the tab's (lib/wallet-session.ts), shared with the wallet page (/wallet):
  * a reload stays signed in until it expires; signing out ends it on the server and forgets it.
  */
-import { isHandle, isPin } from '@tapline/shared/wallet-input';
 import { formatMoney, minorFromMajor } from '@tapline/shared/money';
 import { byId, input, typedAmount } from '../lib/dom.ts';
 import { dateTime, language, money, t } from '../lib/page-i18n.ts';
-import { RequestError, type WalletSession, endWalletSession, failureText, forgetWalletSession, saveWalletSession, storedWalletSession, walletRequest } from '../lib/wallet-session.ts';
+import { RequestError, type WalletSession, endWalletSession, failureText, forgetWalletSession, handleSignIn, storedWalletSession, walletRequest } from '../lib/wallet-session.ts';
 
 interface Voucher {
   id: string;
@@ -216,28 +215,10 @@ async function enter(): Promise<boolean> {
   return true;
 }
 
-byId('signin-form').addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const error = byId('signin-error');
-  error.textContent = '';
-  const handle = input('handle').value.trim();
-  const pin = input('pin').value.trim();
-  if (!isHandle(handle)) return void (error.textContent = t('web.pay.enterHandle'));
-  if (!isPin(pin)) return void (error.textContent = t('web.pay.pinDigits'));
-  const signInButton = byId<HTMLButtonElement>('signin-button');
-  signInButton.disabled = true;
-  try {
-    const created = await request<{ token: string; expiresAt: string; handle: string }>('POST', '/api/wallet/sessions', { handle, pin });
-    session = { token: created.token, expiresAt: created.expiresAt, handle: created.handle };
-    saveWalletSession(session);
-    input('pin').value = '';
-    await enter();
-    input('amount').focus();
-  } catch (failure) {
-    error.textContent = message(failure);
-  } finally {
-    signInButton.disabled = false;
-  }
+handleSignIn(async (created) => {
+  session = created;
+  await enter();
+  input('amount').focus();
 });
 
 byId('signout').addEventListener('click', async () => {

@@ -9,10 +9,10 @@
  * after a lost answer asks the phone or pays out once. After a submit the page follows the
  * top-up or withdrawal until it ends, and reads the balance and the list again.
  */
-import { isHandle, isPin } from '@tapline/shared/wallet-input';
+import { isPin } from '@tapline/shared/wallet-input';
 import { byId, input, typedAmount } from '../lib/dom.ts';
 import { dateTime, money, t } from '../lib/page-i18n.ts';
-import { RequestError, type WalletSession, endWalletSession, failureText, forgetWalletSession, saveWalletSession, storedWalletSession, walletRequest } from '../lib/wallet-session.ts';
+import { RequestError, type WalletSession, endWalletSession, failureText, forgetWalletSession, handleSignIn, storedWalletSession, walletRequest } from '../lib/wallet-session.ts';
 
 interface TopUp {
   id: string;
@@ -130,28 +130,10 @@ async function enter(): Promise<boolean> {
   return true;
 }
 
-byId('signin-form').addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const error = byId('signin-error');
-  error.textContent = '';
-  const handle = input('handle').value.trim();
-  const pin = input('pin').value.trim();
-  if (!isHandle(handle)) return void (error.textContent = t('web.pay.enterHandle'));
-  if (!isPin(pin)) return void (error.textContent = t('web.pay.pinDigits'));
-  const signInButton = byId<HTMLButtonElement>('signin-button');
-  signInButton.disabled = true;
-  try {
-    const created = await request<{ token: string; expiresAt: string; handle: string }>('POST', '/api/wallet/sessions', { body: { handle, pin } });
-    session = { token: created.token, expiresAt: created.expiresAt, handle: created.handle };
-    saveWalletSession(session);
-    input('pin').value = '';
-    await enter();
-    input('topup-amount').focus();
-  } catch (failure) {
-    error.textContent = failureText(failure);
-  } finally {
-    signInButton.disabled = false;
-  }
+handleSignIn(async (created) => {
+  session = created;
+  await enter();
+  input('topup-amount').focus();
 });
 
 byId('signout').addEventListener('click', () => signOut());
