@@ -18,7 +18,10 @@ import type { PayoutRequest } from '@tapline/sync-server/rails/types.ts';
 import { PROVIDERS, type RunningFake, type ScenarioName } from './providers.ts';
 
 const DELAY_SCALE = 0.05;
-const RAIL_TIMEOUT_MS = 500;
+// A deadline for the adapters' requests to the fakes that a loaded CI machine meets: 500 ms once
+// made a fake's slow answer to the test's own transfer a "network error" (a stopped fake is
+// refused at once, so no test waits for this).
+const RAIL_TIMEOUT_MS = 15_000;
 const DAY_MS = 24 * 3_600_000;
 const HOUR_MS = 3_600_000;
 const NEAR_MIDNIGHT_MS = 15 * 60_000;
