@@ -155,7 +155,8 @@ for (const target of await databaseTargets()) {
       // Forged: a charge.success for this collection signed with another key, then unsigned.
       const body = JSON.stringify({ event: 'charge.success', data: { reference: chargeKeyOf(created.body.id), status: 'success', amount: 3_000, currency: 'GHS' } });
       const forged = createHmac('sha512', 'sk_test_not_the_key').update(body).digest('hex');
-      for (const headers of [{ 'content-type': 'application/json', 'x-paystack-signature': forged }, { 'content-type': 'application/json' }]) {
+      const attempts: Record<string, string>[] = [{ 'content-type': 'application/json', 'x-paystack-signature': forged }, { 'content-type': 'application/json' }];
+      for (const headers of attempts) {
         const answer = await fetch(`${publicBaseUrl}/api/rails/paystack/webhook`, { method: 'POST', headers, body });
         assert.equal(answer.status, 401);
         assert.equal(((await answer.json()) as { code: string }).code, 'callback_refused');
