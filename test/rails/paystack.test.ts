@@ -7,12 +7,12 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import adapterModule, { type PaystackAdapter } from '@tapline/sync-server/rails/paystack/index.ts';
-import type { CallbackVerdict, InboundCallback, PayoutRequest, PayoutUpdate, RailAdapterDeps } from '@tapline/sync-server/rails/types.ts';
+import adapterModule, { chargeIdOf, chargeKeyOf, idOf, keyOf, placeholderEmail, type PaystackAdapter } from '@tapline/sync-server/rails/paystack/index.ts';
+import type { CallbackVerdict, CollectionRequest, CollectionUpdate, InboundCallback, PayoutRequest, PayoutUpdate, RailAdapterDeps } from '@tapline/sync-server/rails/types.ts';
 import { checkRequest, checkResponse, checkWebhook, explains, openApi, type Problem, shapeDifferences } from '../fakes/paystack/contract.ts';
-import { type PaystackFake, SCENARIOS, startPaystackFake } from '../fakes/paystack/index.ts';
+import { CHARGE_SCENARIOS, type PaystackFake, SCENARIOS, startPaystackFake } from '../fakes/paystack/index.ts';
 import { KNOWN_MISMATCHES } from '../fakes/paystack/known-mismatches.ts';
-import { sampleEvent, type TransferEvent } from '../fakes/paystack/webhooks.ts';
+import { type PaystackEvent, sampleEvent, type TransferEvent } from '../fakes/paystack/webhooks.ts';
 
 const DELAY_SCALE = 0.01; // settles in 10 ms, no_answer holds 300 ms
 const CEILING_MS = 20_000;
@@ -491,6 +491,181 @@ describe('paystack adapter: webhooks', () => {
   });
 });
 
+/** A till's collection request with a fresh id shaped like the server's (`col_` + base64url). */
+function collection(phone: string, currency: string, amount = 2_500): CollectionRequest {
+  return { collectionId: `col_${randomBytes(16).toString('base64url')}`, amount, currency, phone, description: 'Groceries' };
+}
+
+function chargeCallbacksFor(request: CollectionRequest): Received[] {
+  const reference = chargeKeyOf(request.collectionId);
+  return received.filter((r) => {
+    try {
+      return (JSON.parse(r.inbound.rawBody.toString('utf8')) as { data?: { reference?: string } }).data?.reference === reference;
+    } catch {
+      return false;
+    }
+  });
+}
+
+function chargesOf(request: CollectionRequest) {
+  return fake.charges().filter((c) => c.reference === chargeKeyOf(request.collectionId));
+}
+
+async function statusUntil(request: CollectionRequest, status: CollectionUpdate['status'], using = adapter): Promise<CollectionUpdate> {
+  return waitFor(`${request.collectionId} ${status}`, async () => {
+    const update = await using.collectionStatus!(request);
+    return update.status === status ? update : undefined;
+  });
+}
+
+describe('paystack adapter: mobile money collections (POST /charge)', () => {
+  it('a charge reference is the collection id in the transfer mapping with `.` for `_`: reversible, only Paystack\'s charge characters, never a transfer\'s', () => {
+    for (const id of ['col_ab3', 'col_AbC-x_y9Q', `col_${randomBytes(16).toString('base64url')}`, 'col_:é']) {
+      const reference = chargeKeyOf(id);
+      assert.match(reference, /^[a-z0-9.-]{16,}$/, 'ChargeCreate.reference: only -, ., = and alphanumerics');
+      assert.equal(chargeIdOf(reference), id);
+      assert.equal(idOf(reference), undefined, 'never read as a payout');
+      assert.equal(chargeIdOf(keyOf(id)), undefined, 'a transfer reference is never read as a collection');
+    }
+    assert.equal(chargeKeyOf('col_Ab3x'), 'col...ab3x.0.0.0');
+    assert.equal(chargeIdOf('T123'), undefined);
+    assert.equal(placeholderEmail('col_AbC'), 'col___ab_c_0_0_0@collections.invalid');
+    assert.deepEqual(['GH', 'KE', 'CI', 'NG', 'UG'].map((country) => adapter.collectsIn?.(country)), [true, true, false, false, false]);
+  });
+
+  it('Ghana: POST /charge as documented (email, pesewas, GHS, reference, mobile_money {0..., mtn}); pay_offline is pending; the signed charge.success, confirmed by verify, completes it; charged once', async () => {
+    const request = collection(CHARGE_SCENARIOS.success.gh, 'GHS', 2_550);
+    const started = await adapter.collect!(request);
+    assert.deepEqual(started, { status: 'pending', providerReference: chargeKeyOf(request.collectionId) });
+    const sent = fake.exchanges().filter((e) => e.method === 'POST' && e.pathname === '/charge' && (e.requestBody as { reference?: string }).reference === chargeKeyOf(request.collectionId));
+    assert.equal(sent.length, 1);
+    assert.deepEqual(sent[0]!.requestBody, {
+      email: placeholderEmail(request.collectionId),
+      amount: 2_550,
+      currency: 'GHS',
+      reference: chargeKeyOf(request.collectionId),
+      mobile_money: { phone: '0240000001', provider: 'mtn' },
+    });
+    assert.equal((sent[0]!.responseBody as { data: { status: string } }).data.status, 'pay_offline');
+    const [callback] = await waitFor('charge.success', () => (chargeCallbacksFor(request).length > 0 ? chargeCallbacksFor(request) : undefined));
+    assert.deepEqual(callback!.verdict, { kind: 'collection', collectionId: request.collectionId, update: { status: 'completed', providerReference: chargeKeyOf(request.collectionId) } });
+    assert.equal(callback!.replyStatus, 200);
+    assert.deepEqual(await adapter.collectionStatus!(request), { status: 'completed', providerReference: chargeKeyOf(request.collectionId) });
+    assert.deepEqual(chargesOf(request).map((c) => [c.status, c.charged, c.amount, c.currency]), [['success', 1, 2_550, 'GHS']]);
+    // The webhook was confirmed with verify before its verdict.
+    assert.ok(fake.exchanges().some((e) => e.pathname === `/transaction/verify/${chargeKeyOf(request.collectionId)}`));
+  });
+
+  it('Kenya: M-PESA, the phone as 254..., KES', async () => {
+    const request = collection(CHARGE_SCENARIOS.success.ke, 'KES', 10_000);
+    assert.equal((await adapter.collect!(request)).status, 'pending');
+    const sent = fake.exchanges().find((e) => e.method === 'POST' && e.pathname === '/charge' && (e.requestBody as { reference?: string }).reference === chargeKeyOf(request.collectionId));
+    assert.deepEqual((sent?.requestBody as { mobile_money: unknown }).mobile_money, { phone: '254700000001', provider: 'mpesa' });
+    await statusUntil(request, 'completed');
+    assert.equal(chargesOf(request)[0]!.charged, 1);
+  });
+
+  it('declined and insufficient funds: failed in words (found by verify: Paystack documents no failure webhook); nothing taken', async () => {
+    const declined = collection(CHARGE_SCENARIOS.declined.gh, 'GHS');
+    const short = collection(CHARGE_SCENARIOS.insufficient_funds.ke, 'KES', 10_000);
+    for (const request of [declined, short]) assert.equal((await adapter.collect!(request)).status, 'pending');
+    const a = await statusUntil(declined, 'failed');
+    const b = await statusUntil(short, 'failed');
+    assert.match(a.failureReason ?? '', /did not pay.*Declined by the customer/);
+    assert.match(b.failureReason ?? '', /Insufficient funds/);
+    assert.deepEqual([...chargesOf(declined), ...chargesOf(short)].map((c) => c.charged), [0, 0]);
+    assert.equal(chargeCallbacksFor(declined).length + chargeCallbacksFor(short).length, 0);
+  });
+
+  it('send_otp (Vodafone/Telecel asks for a voucher): failed with a reason the till shows, since a collection cannot carry an OTP', async () => {
+    const request = collection(CHARGE_SCENARIOS.otp.gh, 'GHS');
+    const update = await adapter.collect!(request);
+    assert.equal(update.status, 'failed');
+    assert.match(update.failureReason ?? '', /one-time code \(OTP or voucher\).*till cannot pass on: nothing was taken/);
+    const sent = fake.exchanges().find((e) => e.method === 'POST' && e.pathname === '/charge' && (e.requestBody as { reference?: string }).reference === chargeKeyOf(request.collectionId));
+    assert.deepEqual((sent?.requestBody as { mobile_money: unknown }).mobile_money, { phone: '0200000001', provider: 'vod' });
+    assert.equal(chargesOf(request)[0]!.charged, 0);
+  });
+
+  it('no answer stays pending; a reference Paystack never saw is "not found" (throws), never failed', async () => {
+    const silent = collection(CHARGE_SCENARIOS.no_answer.gh, 'GHS');
+    assert.equal((await adapter.collect!(silent)).status, 'pending');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal((await adapter.collectionStatus!(silent)).status, 'pending');
+    const never = collection(CHARGE_SCENARIOS.success.gh, 'GHS');
+    await assert.rejects(adapter.collectionStatus!(never), /no charge under reference .* \(yet\)/);
+  });
+
+  it('an answer that never comes (timeout) throws; verify finds the charge; asking again is "Duplicate Transaction Reference", answered by verify: charged exactly once', async () => {
+    const request = collection(CHARGE_SCENARIOS.held.gh, 'GHS');
+    const impatient = makeAdapter({ timeoutMs: 100 });
+    await assert.rejects(impatient.collect!(request), /no answer within 100 ms/);
+    assert.equal((await adapter.collectionStatus!(request)).status, 'pending', 'the charge exists at Paystack');
+    assert.equal((await adapter.collect!(request)).status, 'pending', 'the duplicate is answered by verify');
+    const duplicate = fake.exchanges().filter((e) => e.method === 'POST' && e.pathname === '/charge' && (e.requestBody as { reference?: string }).reference === chargeKeyOf(request.collectionId));
+    assert.deepEqual(duplicate.map((e) => e.status), [400], 'the held first answer was never delivered; the second is the duplicate refusal');
+    assert.match(JSON.stringify(duplicate[0]!.responseBody), /Duplicate Transaction Reference/);
+    await statusUntil(request, 'completed');
+    assert.equal(chargesOf(request).length, 1);
+    assert.equal(chargesOf(request)[0]!.charged, 1);
+  });
+
+  it('callback lost: no webhook, verify completes it; duplicate webhook: both confirmed, the same verdict', async () => {
+    const lost = collection(CHARGE_SCENARIOS.callback_lost.gh, 'GHS');
+    const twice = collection(CHARGE_SCENARIOS.duplicate_callback.ke, 'KES', 10_000);
+    await adapter.collect!(lost);
+    await adapter.collect!(twice);
+    await statusUntil(lost, 'completed');
+    const both = await waitFor('two charge.success', () => (chargeCallbacksFor(twice).length === 2 ? chargeCallbacksFor(twice) : undefined));
+    assert.equal(both[0]!.inbound.rawBody.toString(), both[1]!.inbound.rawBody.toString());
+    assert.deepEqual(both[0]!.verdict, both[1]!.verdict);
+    assert.equal(both[0]!.verdict.kind === 'collection' && both[0]!.verdict.update.status, 'completed');
+    assert.equal(chargeCallbacksFor(lost).length, 0);
+    assert.deepEqual([chargesOf(lost)[0]!.charged, chargesOf(twice)[0]!.charged], [1, 1]);
+  });
+
+  it('refuses what Paystack cannot collect before sending anything: another country, another currency, not a phone', async () => {
+    const before = fake.chargesReceived();
+    const cases: [CollectionRequest, RegExp][] = [
+      [collection('+2348031234567', 'NGN'), /does not collect from NG numbers/],
+      [collection('+2250701234567', 'XOF'), /does not collect from CI numbers/],
+      [collection(CHARGE_SCENARIOS.success.gh, 'KES'), /collects GHS from GH numbers, not KES/],
+      [collection('+23312', 'GHS'), /not a valid phone number/],
+      [collection(CHARGE_SCENARIOS.success.gh, 'GHS', 0), /positive whole number/],
+    ];
+    for (const [request, reason] of cases) {
+      const update = await adapter.collect!(request);
+      assert.equal(update.status, 'failed');
+      assert.match(update.failureReason ?? '', reason);
+    }
+    assert.equal(fake.chargesReceived(), before, 'no charge sent');
+  });
+
+  it('charge.success is believed only when signed and confirmed by verify: forged refused, unknown reference refused, a lying body overruled', async () => {
+    const sign = (body: string) => createHmac('sha512', fake.secretKey).update(Buffer.from(body)).digest('hex');
+    const inbound = (body: string, signature = sign(body)): InboundCallback => ({ path: 'webhook', method: 'POST', headers: { 'x-paystack-signature': signature, 'content-type': 'application/json' }, rawBody: Buffer.from(body) });
+    const pending = collection(CHARGE_SCENARIOS.no_answer.gh, 'GHS');
+    await adapter.collect!(pending);
+    const sample = sampleEvent('charge.success');
+    (sample.data as Record<string, unknown>).reference = chargeKeyOf(pending.collectionId);
+    const lying = JSON.stringify(sample);
+    const forged = await adapter.callback(inbound(lying, sign(`${lying} `)));
+    assert.deepEqual([forged.verdict.kind, forged.reply.status], ['refused', 401]);
+    const unsigned = await adapter.callback({ ...inbound(lying), headers: {} });
+    assert.equal(unsigned.verdict.kind, 'refused');
+    const overruled = await adapter.callback(inbound(lying));
+    assert.deepEqual(overruled.verdict, { kind: 'collection', collectionId: pending.collectionId, update: { status: 'pending', providerReference: chargeKeyOf(pending.collectionId) } }, 'verify says pending: no money moves');
+    (sample.data as Record<string, unknown>).reference = chargeKeyOf(collection(CHARGE_SCENARIOS.success.gh, 'GHS').collectionId);
+    const unknown = await adapter.callback(inbound(JSON.stringify(sample)));
+    assert.deepEqual([unknown.verdict.kind, unknown.reply.status], ['refused', 401]);
+    // Verify unreachable: acknowledged and ignored (polling settles it), never thrown.
+    const down = makeAdapter({}, { PAYSTACK_SECRET_KEY: fake.secretKey, PAYSTACK_BASE_URL: 'http://127.0.0.1:1' });
+    (sample.data as Record<string, unknown>).reference = chargeKeyOf(pending.collectionId);
+    const unconfirmed = await down.callback(inbound(JSON.stringify(sample)));
+    assert.deepEqual([unconfirmed.verdict.kind, unconfirmed.reply.status], ['ignored', 200]);
+  });
+});
+
 describe('paystack adapter: reconciliation and secrets', () => {
   it('transactionsOn(day) reads every page of GET /transfer for the day and keeps Tapline\'s transfers', async () => {
     // More than one page of 100.
@@ -563,10 +738,10 @@ describe('paystack contract: the traffic against the OpenAPI document', () => {
   it('every webhook has the shape of Paystack\'s own sample of that event', () => {
     const events = new Set<string>();
     for (const webhook of fakes.flatMap((started) => started.webhooks())) {
-      const body = JSON.parse(webhook.body) as { event: TransferEvent };
+      const body = JSON.parse(webhook.body) as { event: PaystackEvent };
       events.add(body.event);
       assert.deepEqual(shapeDifferences(sampleEvent(body.event), body), [], `${body.event} ${webhook.reference}`);
     }
-    assert.deepEqual([...events].sort(), ['transfer.failed', 'transfer.reversed', 'transfer.success']);
+    assert.deepEqual([...events].sort(), ['charge.success', 'transfer.failed', 'transfer.reversed', 'transfer.success']);
   });
 });

@@ -15,8 +15,8 @@ import { DEFAULT_ROUTES, RouteConfigError, parseRoutes, providersFor } from './r
 import type { CallbackVerdict, PayoutRequest, PayoutUpdate, RailAdapter, RailAdapterModule } from './types.ts';
 
 describe('the route table', () => {
-  it('sends Kenyan mobile money to M-Pesa, MTN markets to MoMo, Nigerian banks to Paystack, the rest to Flutterwave', () => {
-    assert.deepEqual(providersFor(DEFAULT_ROUTES, 'mobile_money', 'KE'), ['mpesa', 'flutterwave']);
+  it('sends Kenyan mobile money to M-Pesa (then Paystack), MTN markets to MoMo, Nigerian banks to Paystack, the rest to Flutterwave', () => {
+    assert.deepEqual(providersFor(DEFAULT_ROUTES, 'mobile_money', 'KE'), ['mpesa', 'paystack', 'flutterwave']);
     assert.deepEqual(providersFor(DEFAULT_ROUTES, 'mobile_money', 'UG'), ['momo', 'flutterwave']);
     assert.deepEqual(providersFor(DEFAULT_ROUTES, 'mobile_money', 'GH'), ['momo', 'paystack', 'flutterwave']);
     assert.deepEqual(providersFor(DEFAULT_ROUTES, 'mobile_money', 'TZ'), ['flutterwave']);

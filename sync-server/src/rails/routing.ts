@@ -1,7 +1,9 @@
 // Which provider pays a live payment: a table of (rail, recipient country) to an ordered list of
 // providers, the first one configured and able to pay it wins. The defaults follow where each
 // provider is strongest (M-Pesa in Kenya, MTN MoMo where MTN runs mobile money, Paystack for the
-// banks it settles to, Flutterwave elsewhere); RAIL_ROUTES overrides any entry.
+// banks it settles to and next for mobile money in GH and KE, Flutterwave elsewhere); RAIL_ROUTES
+// overrides any entry. The mobile_money order is also the order in which a till's collection
+// looks for a provider that collects (modules/collections).
 import { currencyOfCountry } from '@tapline/shared/countries';
 import { RAIL_INFO, type Rail, isRail } from '../modules/payments/index.ts';
 import { RAIL_PROVIDERS, type RailProviderName } from './types.ts';
@@ -20,7 +22,8 @@ const PAYSTACK_BANKS = ['NG', 'GH', 'ZA', 'KE'];
 
 /** The documented defaults (README "Live payouts"); every other rail and country falls back to `*`. */
 export const DEFAULT_ROUTES: RouteTable = new Map<RouteKey, readonly RailProviderName[]>([
-  ['mobile_money:KE', ['mpesa', 'flutterwave']],
+  // Paystack also collects (Charge API) in GH and KE, after M-Pesa and MoMo (rails/paystack/operators.ts).
+  ['mobile_money:KE', ['mpesa', 'paystack', 'flutterwave']],
   ...MTN_MOMO.map((country) => [`mobile_money:${country}` as RouteKey, ['momo', 'flutterwave'] as const] as const),
   ['mobile_money:GH', ['momo', 'paystack', 'flutterwave']],
   ['mobile_money:*', ['flutterwave']],

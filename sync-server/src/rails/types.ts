@@ -76,6 +76,11 @@ export interface RailAdapter extends PayoutProvider {
   /** Collections, where the provider offers them. */
   collect?(request: CollectionRequest): Promise<CollectionUpdate>;
   collectionStatus?(request: CollectionRequest): Promise<CollectionUpdate>;
+  /**
+   * Whether it collects from phones of this country (ISO code), where the adapter can tell; the
+   * collections module skips one that says no (absent: it is asked, and answers in words).
+   */
+  collectsIn?(country: string): boolean;
   /** Verifies and reads a callback; never throws for bad input (answers refused). */
   callback(inbound: InboundCallback): Promise<{ verdict: CallbackVerdict; reply: CallbackReply }>;
   /** The provider's record of a UTC day's transactions (payouts and collections made through it). */

@@ -190,14 +190,15 @@ export function checkResponse(doc: OpenApi, exchange: Exchange): Problem[] {
 }
 
 /**
- * A webhook body: the document has no webhook schema, so its `data` (a transfer) is held against
- * the transfer that GET /transfer/verify answers (TransferVerifyResponse.data).
+ * A webhook body: the document has no webhook schema, so its `data` is held against what the
+ * matching verify answers: a transfer's (transfer.*) against TransferVerifyResponse.data, a
+ * charge's (charge.success) against the transaction GET /transaction/verify answers (VerifyResponse.data).
  */
 export function checkWebhook(doc: OpenApi, body: unknown): Problem[] {
   const event = (body as { event?: unknown })?.event;
   const where = `webhook ${String(event)}`;
   if (typeof event !== 'string') return [{ where, path: 'event', keyword: 'type', message: 'no event name' }];
-  const verify = resolve(doc, { $ref: '#/components/schemas/TransferVerifyResponse' });
+  const verify = resolve(doc, { $ref: event.startsWith('charge.') ? '#/components/schemas/VerifyResponse' : '#/components/schemas/TransferVerifyResponse' });
   const dataSchema = (verify.properties as Record<string, unknown>).data;
   return validate(doc, dataSchema, (body as { data?: unknown }).data, where, 'data');
 }

@@ -2,11 +2,16 @@
 // OpenAPI document (vendor/paystack/openapi.yaml), and of the adapter's requests where it follows
 // Paystack's other documents. The contract check in test/rails/paystack.test.ts fails on any
 // problem not listed here, and on any entry that nothing needed (so the list stays short and true).
-// Webhooks have no schema in the document: their `data` is held against TransferVerifyResponse.data.
+// Webhooks have no schema in the document: a transfer event's `data` is held against
+// TransferVerifyResponse.data, a charge event's against VerifyResponse.data (the transaction).
 import type { KnownMismatch } from './contract.ts';
 
 const RECIPIENT_ANSWERS = ['response transferrecipient_create', 'response transfer_verify', 'response transfer_list', 'webhook'];
 const RECIPIENT_PATHS = (field: string) => [`data.${field}`, `data.recipient.${field}`, `data[].recipient.${field}`];
+/** ChargeCreateResponse.data's required fields: a completed card charge's. */
+const CHARGE_CREATE_FIELDS = ['id', 'domain', 'receipt_number', 'amount', 'message', 'gateway_response', 'paid_at', 'created_at', 'channel', 'currency', 'ip_address', 'metadata', 'log', 'fees', 'fees_split', 'authorization', 'customer', 'plan', 'split', 'order_id', 'paidAt', 'createdAt', 'requested_amount', 'pos_transaction_data', 'source', 'fees_breakdown', 'connect', 'transaction_date', 'plan_object', 'subaccount'];
+/** VerifyResponse.data's required fields that Paystack's mobile money charge.success sample (2018) does not carry. */
+const CHARGE_EVENT_ABSENT = ['receipt_number', 'split', 'order_id', 'createdAt', 'requested_amount', 'pos_transaction_data', 'source', 'fees_breakdown', 'connect', 'transaction_date', 'plan_object'];
 
 export const KNOWN_MISMATCHES: readonly KnownMismatch[] = [
   { where: RECIPIENT_ANSWERS, path: RECIPIENT_PATHS('email'), keyword: 'type', reason: "A recipient's email arrives null (Paystack's recipient example, the transfer.success sample); the schema types it string." },
@@ -17,5 +22,10 @@ export const KNOWN_MISMATCHES: readonly KnownMismatch[] = [
   { where: ['webhook transfer.failed', 'webhook transfer.reversed'], path: ['data.gateway_response'], keyword: 'required', reason: 'The failed and reversed samples have no gateway_response.' },
   { where: ['request transferrecipient_create'], path: ['type'], keyword: 'enum', matching: '"kepss"', reason: "Kenyan bank recipients are kepss, the bank list's channel for Kenya (GET /bank type enum); the recipient enum omits it." },
   { where: ['request transferrecipient_create'], path: ['type'], keyword: 'enum', matching: '"mobile_money_business"', reason: 'M-PESA tills are mobile_money_business recipients (doc-code-snippets transfer-recipient-mpesa); the recipient enum omits it.' },
+  { where: ['response charge_create 200'], path: CHARGE_CREATE_FIELDS.map((field) => `data.${field}`), keyword: 'required', reason: "A mobile money charge in progress is answered {reference, status, display_text} only (Paystack's samples mobile-airtel-mtn and mobile-mpesa: pay_offline, mobile-vodafone: send_otp, mobile-response-late: pending); the schema describes a completed card charge." },
+  { where: ['webhook charge.success'], path: CHARGE_EVENT_ABSENT.map((field) => `data.${field}`), keyword: 'required', reason: "Paystack's mobile money charge.success sample (payment-methods/mobile-event) has none of these newer transaction fields." },
+  { where: ['webhook charge.success'], path: ['data.customer.international_format_phone'], keyword: 'required', reason: 'The mobile money charge.success sample has no international_format_phone.' },
+  { where: ['webhook charge.success'], path: ['data.authorization.signature'], keyword: 'type', reason: 'A mobile money authorization has no card signature: null in the charge.success sample; verify types it string.' },
+  { where: ['webhook charge.success'], path: ['data.plan'], keyword: 'type', reason: 'The charge.success sample carries plan as {} (no plan); verify types it a nullable string.' },
   { where: ['request transfer_list'], path: ['query.perPage'], keyword: 'unknown-param', reason: "The document names List Transfers' page size per_page, Paystack's API reference and answers perPage: the adapter sends both." },
 ];

@@ -1,11 +1,13 @@
 // A local Paystack for tests: a plain node:http server with Paystack's paths, Bearer auth, JSON
 // envelopes `{ status, message, data, meta }`, status codes and signed transfer webhooks, built
-// from vendor/paystack/ (openapi.yaml, api-errors.json, events/*.json). Magic receivers choose
-// what happens to a transfer (scenarios.ts). See README.md for what it does not do.
+// from vendor/paystack/ (openapi.yaml, api-errors.json, events/*.json, charges/*.json). Magic
+// receivers choose what happens to a transfer, magic payers to a mobile money charge
+// (scenarios.ts; the charges in charges.ts). See README.md for what it does not do.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BANK_LIST_COUNTRIES, BANKS, bankJson, type FakeBank } from './banks.ts';
+import { chargeDesk, type FakeCharge } from './charges.ts';
 import type { Exchange } from './contract.ts';
 import { type ScenarioName, scenarioOf } from './scenarios.ts';
 import { deliver, eventBody, type SentWebhook, type TransferEvent, type WebhookTransfer } from './webhooks.ts';
@@ -56,6 +58,10 @@ export interface PaystackFake {
   exchanges(): Exchange[];
   /** Every webhook sent, with the exact bytes and signature. */
   webhooks(): SentWebhook[];
+  /** How many mobile money charges it has taken in (POST /charge accepted), answered or not. */
+  chargesReceived(): number;
+  /** Every mobile money charge, with how many times the customer's money was taken under its reference. */
+  charges(): FakeCharge[];
   stop(): Promise<void>;
 }
 
@@ -263,6 +269,14 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     for (let i = 0; i < times && !stopped; i += 1) webhooks.push(await deliver(options.callbackBase, secretKey, event, t.reference, body));
   }
 
+  const desk = chargeDesk({
+    later,
+    async notify(event, reference, body, times) {
+      if (!options.callbackBase) return;
+      for (let i = 0; i < times && !stopped; i += 1) webhooks.push(await deliver(options.callbackBase, secretKey, event, reference, body));
+    },
+  });
+
   async function succeed(t: Transfer): Promise<void> {
     t.status = 'success';
     t.transferredAt = now();
@@ -464,6 +478,11 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     const body = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
     const route = `${exchange.method} ${url.pathname.replace(/\/+$/, '') || '/'}`;
     const verify = /^GET \/transfer\/verify\/([^/]+)$/.exec(route);
+    const verifyTransaction = /^GET \/transaction\/verify\/([^/]+)$/.exec(route);
+    const checkCharge = /^GET \/charge\/([^/]+)$/.exec(route);
+    if (route === 'POST /charge') return desk.create(body, reply);
+    if (verifyTransaction) return desk.verify(decodeURIComponent(verifyTransaction[1]!), reply);
+    if (checkCharge) return desk.check(decodeURIComponent(checkCharge[1]!), reply);
     if (route === 'GET /bank') return listBanks(url.searchParams, reply);
     if (route === 'GET /bank/resolve') return resolveAccount(url.searchParams, reply);
     if (route === 'POST /transferrecipient') return createRecipient(body, reply);
@@ -511,6 +530,8 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     },
     exchanges: () => [...exchanges],
     webhooks: () => [...webhooks],
+    chargesReceived: () => desk.received(),
+    charges: () => desk.charges(),
     async stop() {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);

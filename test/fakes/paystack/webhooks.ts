@@ -7,14 +7,17 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 export type TransferEvent = 'transfer.success' | 'transfer.failed' | 'transfer.reversed';
+/** Every event the fake sends: the transfer events and a mobile money charge's charge.success. */
+export type PaystackEvent = TransferEvent | 'charge.success';
 
-const SAMPLE_FILES: Readonly<Record<TransferEvent, string>> = {
+const SAMPLE_FILES: Readonly<Record<PaystackEvent, string>> = {
   'transfer.success': 'transfer-successful.json',
   'transfer.failed': 'transfer-failed.json',
   'transfer.reversed': 'transfer-reversed.json',
+  'charge.success': 'charge-success-mobile-money.json',
 };
 
-export function sampleEvent(event: TransferEvent): Record<string, unknown> {
+export function sampleEvent(event: PaystackEvent): Record<string, unknown> {
   return JSON.parse(readFileSync(new URL(`../../../vendor/paystack/events/${SAMPLE_FILES[event]}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 }
 
@@ -110,7 +113,7 @@ export function eventBody(event: TransferEvent, transfer: WebhookTransfer): Reco
 }
 
 export interface SentWebhook {
-  event: TransferEvent;
+  event: PaystackEvent;
   reference: string;
   body: string;
   signature: string;
@@ -123,7 +126,7 @@ export function sign(secretKey: string, bytes: Buffer): string {
 }
 
 /** POSTs the body (the exact bytes signed) to the callback URL; never throws. */
-export async function deliver(callbackBase: string, secretKey: string, event: TransferEvent, reference: string, body: Record<string, unknown>): Promise<SentWebhook> {
+export async function deliver(callbackBase: string, secretKey: string, event: PaystackEvent, reference: string, body: Record<string, unknown>): Promise<SentWebhook> {
   const text = JSON.stringify(body);
   const bytes = Buffer.from(text, 'utf8');
   const signature = sign(secretKey, bytes);

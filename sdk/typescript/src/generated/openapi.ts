@@ -1253,7 +1253,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Ask the customer's phone to pay (M-Pesa STK push, MoMo request-to-pay; the sandbox in test mode)
+         * Ask the customer's phone to pay (M-Pesa STK push, MoMo request-to-pay, Paystack mobile money charge; the sandbox in test mode)
          * @description Mobile money at the till (docs/till.md): the till asks the customer's phone to pay; the customer approves or
          *     declines there. States: pending -> completed | failed | expired, or cancelled by the till. expiresAt is
          *     COLLECTION_TIMEOUT_SECONDS (default 120) after creation; a collection not confirmed by then becomes expired after one last
@@ -1264,8 +1264,10 @@ export interface paths {
          *     (last four digits of the national number) 0002 customer declined (failed, failureCode declined),
          *     0003 insufficient funds (failed, insufficient_funds), 0004
          *     no answer (expired at expiresAt). Live mode: routed to the provider for the merchant's country (M-Pesa Express in KE, MTN
-         *     MoMo request-to-pay where MTN operates, then any configured adapter that collects; RAIL_ROUTES mobile_money order); none:
-         *     422 collection_unavailable. Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
+         *     MoMo request-to-pay where MTN operates, Paystack's mobile money charge in GH and KE, then any configured adapter that
+         *     collects there; RAIL_ROUTES mobile_money order); none: 422 collection_unavailable. Where Paystack asks for an OTP or other
+         *     input (send_otp: Ghana's Telecel/Vodafone Cash voucher), which a collection cannot carry, the collection fails at once
+         *     (failureCode provider_error, failureReason says so). Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
          *     On completion, in one database transaction: the state, one ledger transfer crediting the merchant's wallet (from
          *     rail_clearing live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
          *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
@@ -1304,8 +1306,10 @@ export interface paths {
          *     (last four digits of the national number) 0002 customer declined (failed, failureCode declined),
          *     0003 insufficient funds (failed, insufficient_funds), 0004
          *     no answer (expired at expiresAt). Live mode: routed to the provider for the merchant's country (M-Pesa Express in KE, MTN
-         *     MoMo request-to-pay where MTN operates, then any configured adapter that collects; RAIL_ROUTES mobile_money order); none:
-         *     422 collection_unavailable. Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
+         *     MoMo request-to-pay where MTN operates, Paystack's mobile money charge in GH and KE, then any configured adapter that
+         *     collects there; RAIL_ROUTES mobile_money order); none: 422 collection_unavailable. Where Paystack asks for an OTP or other
+         *     input (send_otp: Ghana's Telecel/Vodafone Cash voucher), which a collection cannot carry, the collection fails at once
+         *     (failureCode provider_error, failureReason says so). Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
          *     On completion, in one database transaction: the state, one ledger transfer crediting the merchant's wallet (from
          *     rail_clearing live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
          *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with

@@ -31,8 +31,10 @@ Test mode (mk_test_ keys, test terminals): the sandbox answers after SANDBOX_STE
 (last four digits of the national number) ${SANDBOX_PHONE_SUFFIXES.declined} customer declined (failed, failureCode declined),
 ${SANDBOX_PHONE_SUFFIXES.insufficient_funds} insufficient funds (failed, insufficient_funds), ${SANDBOX_PHONE_SUFFIXES.no_answer}
 no answer (expired at expiresAt). Live mode: routed to the provider for the merchant's country (M-Pesa Express in KE, MTN
-MoMo request-to-pay where MTN operates, then any configured adapter that collects; RAIL_ROUTES mobile_money order); none:
-422 collection_unavailable. Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
+MoMo request-to-pay where MTN operates, Paystack's mobile money charge in GH and KE, then any configured adapter that
+collects there; RAIL_ROUTES mobile_money order); none: 422 collection_unavailable. Where Paystack asks for an OTP or other
+input (send_otp: Ghana's Telecel/Vodafone Cash voucher), which a collection cannot carry, the collection fails at once
+(failureCode provider_error, failureReason says so). Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
 On completion, in one database transaction: the state, one ledger transfer crediting the merchant's wallet (from
 rail_clearing live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
 pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
@@ -48,7 +50,7 @@ export async function collectionRoutes(app: TypedApp, context: AppContext): Prom
     config: { ...merchantOrTerminal, idempotency: 'optional' },
     schema: {
       tags: ['pos'],
-      summary: 'Ask the customer\'s phone to pay (M-Pesa STK push, MoMo request-to-pay; the sandbox in test mode)',
+      summary: 'Ask the customer\'s phone to pay (M-Pesa STK push, MoMo request-to-pay, Paystack mobile money charge; the sandbox in test mode)',
       description: `${FLOW}\n\nIdempotency-Key honoured: the collection id derives from the key, so a retry (even after a crash) answers
 the same collection and never prompts the phone twice. 400 invalid_phone (not a valid number in E.164 or the merchant country's local
 form), 400 currency_not_accepted (not the merchant's currency), 400 invalid_amount, 404 wallet_not_found, 422 collection_unavailable

@@ -188,11 +188,16 @@ export function collectionService(context: AppContext, log: (message: string, de
   const { db, config } = context;
   const pollMs = () => Math.max(config.collectionPollMs, 1000);
 
-  /** The configured adapter that collects in the merchant's country: the route table's mobile_money order, the first with collect. */
+  /**
+   * The configured adapter that collects in the merchant's country: the route table's mobile_money
+   * order, the first with collect that does not say it cannot collect there (collectsIn).
+   */
   function liveAdapter(country: string): RailAdapter | undefined {
     const names: readonly RailProviderName[] = providersFor(context.rails.routes, 'mobile_money', country);
     const ordered = [...names, ...[...context.rails.adapters.keys()].filter((name) => !names.includes(name))];
-    return ordered.map((name) => context.rails.adapters.get(name)).find((adapter) => adapter?.collect !== undefined && adapter.collectionStatus !== undefined);
+    return ordered
+      .map((name) => context.rails.adapters.get(name))
+      .find((adapter) => adapter?.collect !== undefined && adapter.collectionStatus !== undefined && adapter.collectsIn?.(country) !== false);
   }
 
   const requestOf = (row: CollectionRow): CollectionRequest => ({

@@ -54,6 +54,7 @@ export function createMpesaAdapter(config: MpesaConfig, deps: RailAdapterDeps): 
     watchAfterCompletionMs: 7 * 24 * 3_600_000,
     reverse: reversals.reverse,
     callback,
-    ...(collections ? { collect: collections.collect, collectionStatus: collections.collectionStatus } : {}),
+    // M-Pesa Express prompts Kenyan (Safaricom) phones only (MpesaExpressSimulate.md).
+    ...(collections ? { collect: collections.collect, collectionStatus: collections.collectionStatus, collectsIn: (country: string) => country === 'KE' } : {}),
   };
 }

@@ -9,9 +9,16 @@
 // The event names are the documented ones; the state comes from the event name (each event is
 // one state change), not from `data.status`. The documents do not say whether Paystack retries a
 // delivery: a repeated event gives the same verdict, and the server applies verdicts idempotently.
+//
+// Collections: `charge.success` (Paystack's mobile money sample, payment-methods/mobile-event)
+// whose `data.reference` is a charge reference of ours (chargeIdOf) is a collection's. Its body is
+// never believed on its own: the verdict is what GET /transaction/verify says of that reference,
+// asked before any money moves, as the M-Pesa and MoMo callbacks are confirmed. When verify cannot
+// answer now, the event is acknowledged and ignored: the collections job polls the charge until
+// it expires. The documents show no failure event for charges; failures are found by polling.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { CallbackReply, CallbackVerdict, InboundCallback, PayoutUpdate } from '../types.ts';
-import { idOf } from './keys.ts';
+import type { CallbackReply, CallbackVerdict, CollectionUpdate, InboundCallback, PayoutUpdate, RailAdapterDeps } from '../types.ts';
+import { chargeIdOf, idOf } from './keys.ts';
 import { readTransfer, updateOf } from './transfers.ts';
 
 export const WEBHOOK_PATH = 'webhook';
@@ -34,7 +41,31 @@ const OK: CallbackReply = { status: 200 };
 const refused = (reason: string) => ({ verdict: { kind: 'refused', reason } as CallbackVerdict, reply: { status: 401 } });
 const ignored = (reason: string) => ({ verdict: { kind: 'ignored', reason } as CallbackVerdict, reply: OK });
 
-export async function readCallback(secretKey: string, inbound: InboundCallback): Promise<{ verdict: CallbackVerdict; reply: CallbackReply }> {
+export const CHARGE_SUCCESS = 'charge.success';
+
+/** What the collections side offers the webhook: Paystack's own record of a charge (undefined: none). */
+export interface ChargeLookup {
+  status(reference: string): Promise<CollectionUpdate | undefined>;
+  log: RailAdapterDeps['log'];
+}
+
+async function chargeVerdict(data: unknown, charges: ChargeLookup): Promise<{ verdict: CallbackVerdict; reply: CallbackReply }> {
+  const reference = (data as { reference?: unknown } | undefined)?.reference;
+  if (typeof reference !== 'string' || reference === '') return refused(`signed ${CHARGE_SUCCESS} without a reference`);
+  const collectionId = chargeIdOf(reference);
+  if (!collectionId) return ignored(`${CHARGE_SUCCESS} for reference ${reference.slice(0, 60)}, not a Tapline collection`);
+  let update: CollectionUpdate | undefined;
+  try {
+    update = await charges.status(reference);
+  } catch (error) {
+    charges.log('paystack charge.success could not be confirmed with verify now; polling will settle it', { collectionId, error: error instanceof Error ? error.message : 'unknown error' });
+    return ignored('could not be confirmed with Paystack now; polling will settle it');
+  }
+  if (!update) return refused(`Paystack has no charge under ${reference.slice(0, 60)}`);
+  return { verdict: { kind: 'collection', collectionId, update }, reply: OK };
+}
+
+export async function readCallback(secretKey: string, inbound: InboundCallback, charges?: ChargeLookup): Promise<{ verdict: CallbackVerdict; reply: CallbackReply }> {
   try {
     const path = inbound.path.replace(/^\/+|\/+$/g, '');
     if (path !== WEBHOOK_PATH || inbound.method.toUpperCase() !== 'POST') return refused(`no Paystack callback at ${inbound.method} ${path || '/'}`);
@@ -48,6 +79,7 @@ export async function readCallback(secretKey: string, inbound: InboundCallback):
     }
     if (typeof body !== 'object' || body === null || typeof (body as { event?: unknown }).event !== 'string') return refused('signed, but not a Paystack event');
     const { event, data } = body as { event: string; data?: unknown };
+    if (event === CHARGE_SUCCESS && charges) return await chargeVerdict(data, charges);
     const status = EVENT_STATUS[event];
     if (!status) return ignored(`Paystack event ${event} is not one Tapline acts on`);
     const transfer = readTransfer(data);

@@ -1,24 +1,29 @@
 // The Paystack rail adapter: payouts to bank accounts (NG, GH, ZA, KE) and mobile money (GH, KE)
-// through Paystack Transfers, its transfer webhooks, the daily transfer list, and two helpers the
-// rest of the server may offer merchants: the bank list and account name resolve.
+// through Paystack Transfers, its transfer webhooks, the daily transfer list, mobile money
+// collections at the till (Charge API, GH and KE) with their charge.success webhook, and two
+// helpers the rest of the server may offer merchants: the bank list and account name resolve.
 //
 // Built from Paystack's OpenAPI document and webhook samples (vendor/paystack/). One module per job:
-// config.ts (environment), client.ts (HTTP + auth), keys.ts (reference <-> payment id),
-// countries.ts (capability), banks.ts, recipients.ts, transfers.ts (statuses), payouts.ts,
+// config.ts (environment), client.ts (HTTP + auth), keys.ts (reference <-> payment or collection
+// id), countries.ts (capability), banks.ts, recipients.ts, transfers.ts (statuses), payouts.ts,
+// operators.ts (where and whom Paystack charges), charges.ts (charge statuses), collections.ts,
 // callbacks.ts, reconcile.ts.
 import type { RailAdapter, RailAdapterDeps, RailAdapterModule } from '../types.ts';
 import { bankDirectory, type PaystackBank, type ResolvedAccount } from './banks.ts';
 import { readCallback } from './callbacks.ts';
 import { paystackClient } from './client.ts';
+import { collections } from './collections.ts';
 import { configFromEnv, ENV_VARS, type PaystackConfig } from './config.ts';
 import { supports } from './countries.ts';
 import { idOf, keyOf } from './keys.ts';
+import { collectsIn } from './operators.ts';
 import { payouts } from './payouts.ts';
 import { transactionsOn } from './reconcile.ts';
 
 export type { PaystackConfig } from './config.ts';
 export type { PaystackBank, ResolvedAccount } from './banks.ts';
-export { idOf, keyOf } from './keys.ts';
+export { chargeIdOf, chargeKeyOf, idOf, keyOf } from './keys.ts';
+export { placeholderEmail } from './collections.ts';
 
 /** RailAdapter plus Paystack's bank list and account resolve (optional members, not in types.ts). */
 export interface PaystackAdapter extends RailAdapter {
@@ -32,6 +37,7 @@ export function createPaystackAdapter(config: PaystackConfig, deps: RailAdapterD
   const client = paystackClient(config, deps);
   const directory = bankDirectory(client, deps.now);
   const payout = payouts(client, directory, deps);
+  const charges = collections(client, deps);
   return {
     name: 'paystack',
     supports,
@@ -40,7 +46,10 @@ export function createPaystackAdapter(config: PaystackConfig, deps: RailAdapterD
     submit: payout.submit,
     lookup: payout.lookup,
     poll: payout.poll,
-    callback: (inbound) => readCallback(config.secretKey, inbound),
+    collect: charges.collect,
+    collectionStatus: charges.collectionStatus,
+    collectsIn,
+    callback: (inbound) => readCallback(config.secretKey, inbound, { status: charges.status, log: deps.log }),
     transactionsOn: (day) => transactionsOn(client, day),
     banks: (country) => directory.banks(country),
     resolveAccount: (accountNumber, bankCode) => directory.resolveAccount(accountNumber, bankCode),

@@ -1,4 +1,6 @@
-// Our payment id <-> Paystack's transfer `reference`, the idempotency key of POST /transfer.
+// Our payment id <-> Paystack's transfer `reference`, the idempotency key of POST /transfer; and
+// our collection id <-> a mobile money charge's `reference` (POST /charge), the same mapping with
+// another escape character (below).
 //
 // Paystack's rule (openapi.yaml TransferBase.reference; api-errors.json "Your reference contains
 // illegal special characters"): lowercase letters, digits, `-` and `_` only. The same schema says
@@ -16,33 +18,42 @@
 // So `pay_3f9a...` becomes `pay__3f9a...` (45 characters for a 44-character id), readable in the
 // Paystack dashboard. idOf reverses it and answers undefined for any reference keyOf would not
 // have produced (another system's transfers on the same integration).
+//
+// Charges (collections): a charge's reference allows "Only -, ., = and alphanumeric characters"
+// (openapi.yaml ChargeCreate.reference, TransactionInitialize.reference), so no `_`. chargeKeyOf
+// is the same mapping with `.` where keyOf writes `_` (X -> .x, _ -> .., : -> .-, other -> .nHEX,
+// padding .0): `col_Ab3x` -> `col...ab3x.0.0.0` (the `_` is `..`, the `A` is `.a`). Fixed forever
+// like keyOf. A charge reference always holds a `.` (every id of ours has a `_`
+// prefix separator) and a transfer reference never does, so the two never collide and a webhook's
+// reference says by itself whether it is a payout's or a collection's.
 
 const MIN_LENGTH = 16;
-const PAD = '_0';
 
-export function keyOf(id: string): string {
+/** The mapping of the header with `escape` as its escape character (`_` for transfers, `.` for charges). */
+function encode(id: string, escape: '_' | '.'): string {
   let key = '';
   for (const char of id) {
     if (/^[a-z0-9-]$/.test(char)) key += char;
-    else if (/^[A-Z]$/.test(char)) key += `_${char.toLowerCase()}`;
-    else if (char === '_') key += '__';
-    else if (char === ':') key += '_-';
+    else if (/^[A-Z]$/.test(char)) key += `${escape}${char.toLowerCase()}`;
+    else if (char === '_') key += `${escape}${escape}`;
+    else if (char === ':') key += `${escape}-`;
     else {
       const hex = char.codePointAt(0)!.toString(16);
-      key += `_${hex.length}${hex}`;
+      key += `${escape}${hex.length}${hex}`;
     }
   }
-  while (key.length < MIN_LENGTH) key += PAD;
+  while (key.length < MIN_LENGTH) key += `${escape}0`;
   return key;
 }
 
-export function idOf(key: string): string | undefined {
-  if (!/^[a-z0-9_-]+$/.test(key)) return undefined;
+function decode(key: string, escape: '_' | '.'): string | undefined {
+  const alphabet = escape === '_' ? /^[a-z0-9_-]+$/ : /^[a-z0-9.-]+$/;
+  if (!alphabet.test(key)) return undefined;
   let id = '';
   let index = 0;
   while (index < key.length) {
     const char = key[index]!;
-    if (char !== '_') {
+    if (char !== escape) {
       id += char;
       index += 1;
       continue;
@@ -50,7 +61,7 @@ export function idOf(key: string): string | undefined {
     const next = key[index + 1];
     if (next === undefined) return undefined;
     if (/^[a-z]$/.test(next)) id += next.toUpperCase();
-    else if (next === '_') id += '_';
+    else if (next === escape) id += '_';
     else if (next === '-') id += ':';
     else if (next === '0') {
       // padding
@@ -66,5 +77,23 @@ export function idOf(key: string): string | undefined {
     index += 2;
   }
   // Only the canonical spelling counts: every id has exactly one key.
-  return id !== '' && keyOf(id) === key ? id : undefined;
+  return id !== '' && encode(id, escape) === key ? id : undefined;
+}
+
+/** A payout's transfer reference. */
+export function keyOf(id: string): string {
+  return encode(id, '_');
+}
+
+export function idOf(key: string): string | undefined {
+  return decode(key, '_');
+}
+
+/** A collection's charge reference. */
+export function chargeKeyOf(id: string): string {
+  return encode(id, '.');
+}
+
+export function chargeIdOf(key: string): string | undefined {
+  return decode(key, '.');
 }
