@@ -32,6 +32,11 @@ export interface CollectionUpdate {
   providerReference?: string;
   /** Required with failed: a sentence the merchant can read. */
   failureReason?: string;
+  /**
+   * What the provider says was paid (minor units, and its currency), where its record says so: a
+   * completion for another amount or currency than the collection asked is never credited.
+   */
+  paid?: { amount: number; currency: string | undefined };
 }
 
 /** A callback as it arrived: the path after /api/rails/<provider>/, its headers (lower-case names) and raw body. */

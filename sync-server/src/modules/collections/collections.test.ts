@@ -367,5 +367,22 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await eventsOf(s, shop.merchant.id, created.body.id)).map((event) => event.type), ['pos.collection.completed']);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
+
+    it('never credits a completion whose provider record is for another amount or currency than the collection asked', async () => {
+      const s = server();
+      const shop = await shopWithTill(s, { country: 'KE', currency: 'KES' }, 'live');
+      const before = await balanceMinor(s, shop.merchant.handle, 'KES', 'live');
+      // Nobody answers this prompt for a while: the collection stays pending while the callbacks below arrive.
+      const created = await s.request<Collection>('POST', '/api/pos/collections', { headers: shop.term, body: { amountMinor: 5_000, currency: 'KES', phone: COLLECTION_SCENARIOS.no_answer.phone } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      for (const paid of [{ amount: 4_999, currency: 'KES' }, { amount: 5_000, currency: 'UGX' }]) {
+        assert.equal(await s.context.collections.applyCallback(created.body.id, 'mpesa', { status: 'completed', paid }), 'unchanged', JSON.stringify(paid));
+      }
+      assert.equal((await s.request<Collection>('GET', `/api/pos/collections/${created.body.id}`, { headers: shop.term })).body.status, 'pending');
+      assert.equal(await balanceMinor(s, shop.merchant.handle, 'KES', 'live'), before, 'nothing credited');
+      assert.equal(await s.context.collections.applyCallback(created.body.id, 'mpesa', { status: 'completed', paid: { amount: 5_000, currency: 'KES' } }), 'applied');
+      assert.equal(await balanceMinor(s, shop.merchant.handle, 'KES', 'live'), before + 5_000);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
   });
 }

@@ -210,6 +210,17 @@ export function collectionService(context: AppContext, log: (message: string, de
   });
 
   /**
+   * A completion whose provider record is for another amount or currency than the collection asked
+   * (amount + fee) is never credited as this collection: it reads as no answer, and is logged.
+   */
+  const creditable = (row: CollectionRow, update: CollectionUpdate | undefined): CollectionUpdate | undefined => {
+    const paid = update?.status === 'completed' ? update.paid : undefined;
+    if (!paid || (paid.amount === requestOf(row).amount && (paid.currency === undefined || paid.currency === row.currency))) return update;
+    log('collection completed at the provider for another amount than asked; not credited', { collectionId: row.id, paid: paid.amount, currency: paid.currency, asked: requestOf(row).amount });
+    return undefined;
+  };
+
+  /**
    * Applies an outcome under the row's lock, idempotently in any order: a completion is applied to
    * a pending, cancelled or expired collection (money the customer paid is never lost: a late one is
    * recorded as completed, unclaimed); a failure or an expiry ends only a pending one (a cancelled
@@ -286,7 +297,7 @@ export function collectionService(context: AppContext, log: (message: string, de
       if (!adapter?.collectionStatus) throw new Error(`provider ${row.provider} is no longer configured for collections`);
       // M-Pesa's status takes the CheckoutRequestID collect returned (rails/mpesa/adapter.ts).
       const status = adapter.collectionStatus as (request: CollectionRequest, reference?: string) => Promise<CollectionUpdate>;
-      update = await status.call(adapter, requestOf(row), row.provider_reference ?? undefined);
+      update = creditable(row, await status.call(adapter, requestOf(row), row.provider_reference ?? undefined));
     } catch (error) {
       log('collection status query failed; asked again later', { collectionId: row.id, error: String((error as Error)?.message ?? error) });
     }
@@ -346,7 +357,7 @@ export function collectionService(context: AppContext, log: (message: string, de
     if (!created || !adapter?.collect) return current(row);
     let update: CollectionUpdate | undefined;
     try {
-      update = await adapter.collect(requestOf(row));
+      update = creditable(row, await adapter.collect(requestOf(row)));
     } catch (error) {
       // Unknown outcome (a timeout, a 5xx): never pushed again; the job asks the provider's status.
       log('collection request: outcome unknown, its status is polled', { collectionId: row.id, error: String((error as Error)?.message ?? error) });
@@ -472,6 +483,8 @@ export function collectionService(context: AppContext, log: (message: string, de
     async applyCallback(collectionId: string, providerName: string, update: CollectionUpdate): Promise<'applied' | 'unchanged' | 'unknown_collection'> {
       const row = await findCollection(db, collectionId);
       if (!row || row.provider !== providerName) return 'unknown_collection';
+      // Another amount than asked: not applied (the job's poll asks the provider again).
+      if (!creditable(row, update)) return 'unchanged';
       const outcome = outcomeOf(update);
       if (!outcome) {
         if (update.providerReference && !row.provider_reference) {

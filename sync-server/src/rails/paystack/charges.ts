@@ -52,7 +52,7 @@ export function readCharge(value: unknown): PaystackCharge | undefined {
 
 export function chargeUpdateOf(charge: PaystackCharge): CollectionUpdate {
   const providerReference = charge.reference;
-  if (charge.status === 'success') return { status: 'completed', providerReference };
+  if (charge.status === 'success') return { status: 'completed', providerReference, ...(charge.amount === undefined ? {} : { paid: { amount: charge.amount, currency: charge.currency } }) };
   if (PENDING.has(charge.status)) return { status: 'pending', providerReference };
   if (NEEDS_INPUT.has(charge.status)) {
     const what = charge.status === 'send_otp' ? 'a one-time code (OTP or voucher) from the customer\'s phone' : charge.status === 'open_url' ? 'the customer to open a web page' : `the customer's ${charge.status.slice('send_'.length)}`;
