@@ -4,10 +4,13 @@
 // other's nor the shared `rail_clearing`; each provider's clearing equals its open payouts at any
 // moment, nets to zero once they are final, and a clean reconciled day says so per provider.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { toMajor } from '@tapline/shared/money';
+import { readFileSync } from 'node:fs';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
+import { systemAccount, walletAccount } from '@tapline/sync-server/ledger/accounts';
+import { transfer } from '@tapline/sync-server/ledger/ledger';
 import { ADMIN, ManualClock, type TestServer, databaseTargets, freePort, systemBalance, useTestServer } from '@tapline/sync-server/testing';
 import { PROVIDERS, type RunningFake, type ScenarioName } from './providers.ts';
 
@@ -112,7 +115,7 @@ for (const target of await databaseTargets()) {
       }
       const currencyOf = new Map<string, string>();
       for (const provider of USED) {
-        const [row] = await server().db.query<{ destination_currency: string }>('SELECT destination_currency FROM payments WHERE id = $1', [made.get(provider)!.ids[0]]);
+        const [row] = await server().db.query<{ destination_currency: string }>('SELECT destination_currency FROM payments WHERE id = $1', [made.get(provider)!.ids[0]!]);
         currencyOf.set(provider, row!.destination_currency);
       }
       assert.deepEqual([currencyOf.get('paystack'), currencyOf.get('mpesa')], ['NGN', 'KES']);
@@ -183,6 +186,37 @@ for (const target of await databaseTargets()) {
           provider,
         );
       }
+    });
+
+    it("migration 044 moves what a payout made before it holds in the shared rail_clearing to its provider's account", async () => {
+      const s = server();
+      // A payout of before the migration: a Paystack payout still processing whose debit went to the shared account.
+      const legacy = `pay_legacy${randomBytes(10).toString('hex')}`;
+      const model = made.get('paystack')!.ids[0]!;
+      await s.db.query(
+        `INSERT INTO payments SELECT (jsonb_populate_record(p, jsonb_build_object('id', $2::text, 'status', 'processing', 'provider_reference', null, 'next_step_at', null))).* FROM payments p WHERE p.id = $1`,
+        [model, legacy],
+      );
+      const [row] = await s.db.query<{ destination_amount: number; source_wallet_id: string }>('SELECT destination_amount, source_wallet_id FROM payments WHERE id = $1', [legacy]);
+      const amount = Number(row!.destination_amount);
+      await s.db.transaction((tx) =>
+        transfer(tx, {
+          id: `${legacy}:debit`, mode: 'live', kind: 'payment_debit', metadata: { paymentId: legacy },
+          legs: [{ account: walletAccount(row!.source_wallet_id, 'NGN'), amount: -amount }, { account: systemAccount('rail_clearing', 'NGN'), amount }],
+        }),
+      );
+      const shared = await systemBalance(s, 'rail_clearing', 'NGN', 'live');
+      const own = await systemBalance(s, 'rail_clearing:paystack', 'NGN', 'live');
+
+      await s.db.exec(readFileSync(new URL('../../sync-server/src/db/migrations/044_rail_clearing_per_provider.sql', import.meta.url), 'utf8'));
+
+      assert.deepEqual([await systemBalance(s, 'rail_clearing', 'NGN', 'live'), await systemBalance(s, 'rail_clearing:paystack', 'NGN', 'live')], [shared - amount, own + amount]);
+      assert.deepEqual(await clearingAndOpen('paystack', 'NGN'), { balance: amount, open: amount }, 'the provider\'s clearing is its open payouts again');
+      const [split] = await s.db.query<{ kind: string; legs: number }>(
+        `SELECT t.kind, (SELECT count(*) FROM ledger_postings p WHERE p.transfer_id = t.id)::int8 AS legs FROM ledger_transfers t WHERE t.id = 'rail_clearing_split:paystack:NGN:live'`,
+      );
+      assert.deepEqual([split?.kind, Number(split?.legs)], ['rail_clearing_split', 2]);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
   });
 }
