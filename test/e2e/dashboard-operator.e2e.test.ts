@@ -192,7 +192,7 @@ for (const target of await databaseTargets()) {
       );
       const detail = page.locator('[data-detail]');
       await detail.waitFor();
-      const kinds = await detail.locator('table[data-list="kinds"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-kind'), ...[...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())]));
+      const kinds = await detail.locator('table[data-list="kinds"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-kind'), ...[...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').replace(/\s+/g, ' ').trim())]));
       assert.deepEqual(kinds, [
         ['provider_only', 'The provider paid, we do not show it paid', '1', 'NGN 5,000.00'],
         ['ours_only', 'We show it paid, the provider never paid', '1', 'NGN 5,000.00'],
@@ -244,8 +244,10 @@ for (const target of await databaseTargets()) {
           id: await cell('id'), merchant: await cell('merchant'), rail: await cell('rail'), provider: await cell('provider'), providerReference: await cell('providerReference'),
           amount: await cell('amount'), age: await cell('age'), lastStep: (await cell('lastStep')).split(' ')[0],
         },
-        { id: ids.stuck, merchant: `Mama Put Kitchen · ${merchant.id}`, rail: 'Bank transfer', provider: 'paystack', providerReference: reference, amount: 'NGN 5,000.00', age: '1 d 6 h', lastStep: 'Processing' },
+        { id: ids.stuck, merchant: 'Mama Put Kitchen', rail: 'Bank transfer', provider: 'paystack', providerReference: reference, amount: 'NGN 5,000.00', age: '1 d 6 h', lastStep: 'Processing' },
       );
+      // The eight columns fit a laptop's width: nothing hidden behind a sideways scroll.
+      assert.equal(await page.evaluate<number>("(() => { const box = document.querySelector('table[data-list=attention]').parentElement; return box.scrollWidth - box.clientWidth; })()"), 0);
       assert.equal(await text(page.locator('main h1 + p.muted')), 'Live payouts still open at their provider after 24 hours (RAIL_ATTENTION_HOURS). A payout is never sent twice, so it waits for the provider to say final: ask the provider what became of it.');
       await row.locator('td[data-cell="id"] button').click();
       const detail = page.locator('[data-detail]');
@@ -254,7 +256,7 @@ for (const target of await databaseTargets()) {
       const steps = await detail.locator('[data-timeline] li strong').allInnerTexts();
       assert.deepEqual(steps, api.body.data[0]!.timeline.map((entry) => (entry.status === 'pending' ? 'Pending' : entry.status === 'processing' ? 'Processing' : entry.status)));
       assert.equal(steps.at(-1), 'Processing');
-      assert.match(await text(detail.locator('dl.facts')), /Provider reference/);
+      assert.match(await text(detail.locator('dl.facts')), new RegExp(`Merchant Mama Put Kitchen · ${merchant.id}.*Provider reference ${reference}`));
       await assertAccessible(page, 'operator attention');
       await shoot(page, target.name, 'operator-attention', ['1280x800', '390x844']);
 
