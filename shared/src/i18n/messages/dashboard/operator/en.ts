@@ -63,6 +63,7 @@ export const dashboardOperatorEn = {
       ran: '{{provider}} on {{day}}: {{status}}.',
       detail: 'Reconciliation',
       clean: "A clean day: every payout of {{provider}} on {{day}} agrees with the provider, and {{provider}}'s clearing for the day nets to zero.",
+      cleanOpen: "A clean day: every payout of {{provider}} on {{day}} agrees with the provider; {{amount}} of them is still in flight in {{provider}}'s clearing.",
       failed: 'The provider could not be asked: {{error}}',
       zero: 'nets to zero',
       clearingNet: "{{provider}}'s clearing for the day",

@@ -62,6 +62,7 @@ export const dashboardOperatorFr: Pick<Messages['dashboard'], keyof typeof dashb
       ran: '{{provider}} le {{day}} : {{status}}.',
       detail: 'Rapprochement',
       clean: "Journée conforme : chaque virement de {{provider}} du {{day}} concorde avec le prestataire, et le compte de transit de {{provider}} pour la journée est à zéro.",
+      cleanOpen: "Journée conforme : chaque virement de {{provider}} du {{day}} concorde avec le prestataire ; {{amount}} en est encore en transit chez {{provider}}.",
       failed: "Le prestataire n'a pas pu être interrogé : {{error}}",
       zero: 'à zéro',
       clearingNet: 'Transit de {{provider}} pour la journée',

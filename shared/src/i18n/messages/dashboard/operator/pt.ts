@@ -62,6 +62,7 @@ export const dashboardOperatorPt: Pick<Messages['dashboard'], keyof typeof dashb
       ran: '{{provider}} em {{day}}: {{status}}.',
       detail: 'Reconciliação',
       clean: 'Um dia sem divergências: cada pagamento de {{provider}} em {{day}} coincide com o prestador, e a conta de trânsito de {{provider}} do dia fica a zero.',
+      cleanOpen: "Um dia sem divergências: cada pagamento de {{provider}} em {{day}} coincide com o prestador; {{amount}} ainda está em trânsito na conta de {{provider}}.",
       failed: 'Não foi possível consultar o prestador: {{error}}',
       zero: 'fica a zero',
       clearingNet: 'Trânsito de {{provider}} do dia',

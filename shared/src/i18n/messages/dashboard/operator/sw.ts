@@ -62,6 +62,7 @@ export const dashboardOperatorSw: Pick<Messages['dashboard'], keyof typeof dashb
       ran: '{{provider}} tarehe {{day}}: {{status}}.',
       detail: 'Ulinganisho',
       clean: 'Siku safi: kila malipo ya {{provider}} tarehe {{day}} yanalingana na mtoa huduma, na akaunti ya mpito ya {{provider}} kwa siku hiyo ni sifuri.',
+      cleanOpen: "Siku safi: kila malipo ya {{provider}} tarehe {{day}} yanalingana na mtoa huduma; {{amount}} bado yako kwenye mpito wa {{provider}}.",
       failed: 'Mtoa huduma hakuweza kuulizwa: {{error}}',
       zero: 'ni sifuri',
       clearingNet: 'Mpito wa {{provider}} kwa siku',
