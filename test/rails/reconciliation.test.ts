@@ -57,6 +57,8 @@ type Reconciliation = {
   ourTotals: Record<string, number>;
   providerTotals: Record<string, number>;
   clearingNet: Record<string, number>;
+  ledgerClearingNet: Record<string, number>;
+  clearingBalance: Record<string, number>;
   error: string | null;
   runs: number;
   createdAt: string;
@@ -211,6 +213,9 @@ for (const target of await databaseTargets()) {
             ourTotals: { [currency]: toMajor(total, currency) },
             providerTotals: { [currency]: toMajor(total, currency) },
             clearingNet: { [currency]: 0 },
+            // The ledger agrees: the day's payouts left nothing on the provider's own clearing account.
+            ledgerClearingNet: { [currency]: 0 },
+            clearingBalance: { [currency]: 0 },
             error: null,
             runs: 1,
           },
@@ -220,7 +225,7 @@ for (const target of await databaseTargets()) {
         assert.equal(detail.status, 200);
         assert.deepEqual(detail.body.mismatches, []);
         const older = await admin<{ data: Reconciliation[] }>('GET', `/api/admin/rails/reconciliations?day=${dayBefore}`);
-        assert.deepEqual(older.body.data.map((entry) => [entry.status, entry.matched, entry.ourTotals, entry.clearingNet]), [['clean', 0, {}, {}]]);
+        assert.deepEqual(older.body.data.map((entry) => [entry.status, entry.matched, entry.ourTotals, entry.clearingNet, entry.ledgerClearingNet]), [['clean', 0, {}, {}, {}]]);
 
         // A restart: a new server on the same database finds the day done.
         const restarted = await buildApp({
@@ -316,6 +321,8 @@ for (const target of await databaseTargets()) {
           : minor(ids.paid) + minor(ids.amount) + minor(ids.markedFailed);
         assert.deepEqual(record.providerTotals, { [currency]: toMajor(providerPaid, currency) });
         assert.deepEqual(record.clearingNet, { [currency]: 0 });
+        // Changing our side in the database moved no money: the provider's clearing still nets to zero.
+        assert.deepEqual([record.ledgerClearingNet, record.clearingBalance], [{ [currency]: 0 }, { [currency]: 0 }]);
 
         const stored = await admin('GET', `/api/admin/rails/reconciliations/${record.id}`);
         assert.deepEqual(stored.body, record);
@@ -338,6 +345,7 @@ for (const target of await databaseTargets()) {
         // Our side is still reported: what we show paid, and what is still in clearing (nothing).
         assert.equal(Object.keys(failed.body.ourTotals).join(), currency);
         assert.deepEqual(failed.body.clearingNet, { [currency]: 0 });
+        assert.deepEqual(failed.body.ledgerClearingNet, { [currency]: 0 });
 
         clock.advance(30 * 60_000);
         assert.deepEqual(await server().context.reconciliation.runOnce(), [], 'a failed day is not retried at once');

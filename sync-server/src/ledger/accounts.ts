@@ -4,7 +4,7 @@ export type SystemAccountCode =
   | 'fees' // fees the platform earns
   | 'fx' // the FX desk: one currency in, another out
   | 'gift_card_liability' // value of issued, unredeemed gift cards
-  | 'rail_clearing' // money in flight to or from an outside payment rail
+  | 'rail_clearing' // money in flight to or from an outside payment rail (one account per provider for live payouts: railClearing)
   | 'offline_risk' // offline payments accepted before the server could check them
   | 'store_revenue' // what the platform's store sold (modules/store), per currency and mode
   | 'offline_qr_reserve'; // money wallet holders reserved in offline QR vouchers not yet spent (modules/offline)
@@ -15,7 +15,7 @@ export type Mode = 'test' | 'live';
 
 export type AccountRef =
   | { ownerType: 'wallet'; walletId: string; currency: string }
-  | { ownerType: 'system'; code: SystemAccountCode; currency: string };
+  | { ownerType: 'system'; code: SystemAccountCode; currency: string; provider?: string };
 
 export function walletAccount(walletId: string, currency: string): AccountRef {
   return { ownerType: 'wallet', walletId, currency };
@@ -25,6 +25,21 @@ export function systemAccount(code: SystemAccountCode, currency: string): Accoun
   return { ownerType: 'system', code, currency };
 }
 
+/**
+ * Rail clearing: a live payout's money in flight sits in its provider's account of the currency
+ * (owner id `rail_clearing:<provider>`), so each provider's clearing is read and reconciled on its
+ * own; money with no provider (sandbox payouts, bills, collections) in the shared `rail_clearing`.
+ */
+export function railClearing(currency: string, provider: string | null | undefined): AccountRef {
+  return provider ? { ownerType: 'system', code: 'rail_clearing', currency, provider } : systemAccount('rail_clearing', currency);
+}
+
+/** The owner id of a provider's rail clearing accounts (migration 044). */
+export function railClearingOwnerId(provider: string): string {
+  return `rail_clearing:${provider}`;
+}
+
 export function accountOwnerId(ref: AccountRef): string {
-  return ref.ownerType === 'wallet' ? ref.walletId : ref.code;
+  if (ref.ownerType === 'wallet') return ref.walletId;
+  return ref.provider ? `${ref.code}:${ref.provider}` : ref.code;
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.ts';
-import { type AccountRef, type Mode, accountOwnerId } from './accounts.ts';
-import type { TransferKind } from './transfers.ts';
+import { type AccountRef, type Mode, accountOwnerId, railClearingOwnerId } from './accounts.ts';
+import { type TransferKind, transferIds as stepIds } from './transfers.ts';
 import { recordLedgerTransfer } from '../metrics/registry.ts';
 
 export { TRANSFER_KINDS, type TransferKind, transferIds } from './transfers.ts';
@@ -156,6 +156,38 @@ export async function accountBalance(db: Queryable, account: AccountRef, mode: M
     [account.ownerType, accountOwnerId(account), account.currency, mode],
   );
   return rows[0]?.balance ?? 0;
+}
+
+/** Minor units per currency. */
+export type CurrencyAmounts = Record<string, number>;
+
+/** A provider's rail clearing balances in one mode, per currency (accounts never used are left out). */
+export async function railClearingBalances(db: Queryable, provider: string, mode: Mode): Promise<CurrencyAmounts> {
+  const rows = await db.query<{ currency: string; balance: number }>(
+    `SELECT currency, sum(balance)::int8 AS balance FROM ledger_accounts WHERE owner_type = 'system' AND owner_id = $1 AND mode = $2
+     GROUP BY currency ORDER BY currency`,
+    [railClearingOwnerId(provider), mode],
+  );
+  return Object.fromEntries(rows.map((row) => [row.currency, Number(row.balance)]));
+}
+
+/**
+ * What these payouts' debit, settlement and refund transfers (`<id>:debit|settle|refund`) left on
+ * their provider's rail clearing accounts, per currency: zero once each of them is final (paid
+ * out, or refunded), the amount still in flight otherwise. Currencies the payouts moved through
+ * the provider's clearing are listed, at zero too.
+ */
+export async function railClearingNetOf(db: Queryable, provider: string, mode: Mode, paymentIds: readonly string[]): Promise<CurrencyAmounts> {
+  if (paymentIds.length === 0) return {};
+  const transfers = paymentIds.flatMap((id) => [stepIds.step(id, 'debit'), stepIds.step(id, 'settle'), stepIds.step(id, 'refund')]);
+  const rows = await db.query<{ currency: string; net: number }>(
+    `SELECT a.currency, sum(p.amount)::int8 AS net FROM ledger_postings p
+     JOIN ledger_accounts a ON a.id = p.account_id
+     WHERE p.transfer_id = ANY ($1::text[]) AND a.owner_type = 'system' AND a.owner_id = $2 AND a.mode = $3
+     GROUP BY a.currency ORDER BY a.currency`,
+    [transfers, railClearingOwnerId(provider), mode],
+  );
+  return Object.fromEntries(rows.map((row) => [row.currency, Number(row.net)]));
 }
 
 /**

@@ -13,6 +13,8 @@ export const TRANSFER_KINDS = [
   'payment_settlement',
   'payment_refund',
   'payment_reversal',
+  // Migration 044: live payouts' money in flight moved from the shared rail_clearing to its provider's
+  'rail_clearing_split',
   'payment_link',
   'wallet_payment',
   // POS, offline terminals, checkout

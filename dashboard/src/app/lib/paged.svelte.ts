@@ -18,6 +18,8 @@ export class PagedList<T> {
     private readonly path: string,
     private readonly filters: () => Record<string, string> = () => ({}),
     readonly limit = 20,
+    /** How a page is read: the merchant session's `api` unless told (the operator pages send the admin token). */
+    private readonly read: <P>(path: string) => Promise<P> = (path) => api('GET', path),
   ) {
     this.action = new Action(words);
   }
@@ -37,7 +39,7 @@ export class PagedList<T> {
   async all(): Promise<T[]> {
     const rows: T[] = [];
     for (let from = 0; ; from += 100) {
-      const chunk = await api<Page<T>>('GET', this.query(100, from));
+      const chunk = await this.read<Page<T>>(this.query(100, from));
       rows.push(...chunk.data);
       if (from + 100 >= chunk.total || chunk.data.length === 0) return rows;
     }
@@ -46,7 +48,7 @@ export class PagedList<T> {
   load = (offset = this.page.offset): Promise<void> =>
     this.action.run(async () => {
       const request = ++this.latest;
-      const page = await api<Page<T>>('GET', this.query(this.limit, offset));
+      const page = await this.read<Page<T>>(this.query(this.limit, offset));
       if (request === this.latest) this.page = page;
     });
 

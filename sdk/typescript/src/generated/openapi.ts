@@ -635,7 +635,7 @@ export interface paths {
          * Live payouts still open at their provider past RAIL_ATTENTION_HOURS, oldest first
          * @description A live payout stays pending or processing until its provider says final (a payout is never sent twice, so an unknown outcome waits for the provider). Past RAIL_ATTENTION_HOURS (default 24) it is listed here, and counted in tapline_payments_needing_attention, for an operator to chase with the provider.
          */
-        get: operations["listAdminPaymentsAttention"];
+        get: operations["getAdminPaymentsAttention"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11128,7 +11128,7 @@ export interface operations {
             };
         };
     };
-    listAdminPaymentsAttention: {
+    getAdminPaymentsAttention: {
         parameters: {
             query?: {
                 limit?: number;
@@ -11153,6 +11153,8 @@ export interface operations {
                         data: (components["schemas"]["PaymentRecord"] & {
                             /** @description The merchant that paid; null for a wallet holder's withdrawal */
                             merchantId: string | null;
+                            /** @description That merchant's name */
+                            merchantName: string | null;
                             mode: string;
                             /** @description The payment provider it went to */
                             provider: string | null;
@@ -11162,6 +11164,14 @@ export interface operations {
                         total: number;
                         limit: number;
                         offset: number;
+                    } & {
+                        /** @description RAIL_ATTENTION_HOURS: how long a payout may stay open before it is listed here */
+                        attentionHours: number;
+                        /**
+                         * Format: date-time
+                         * @description The server's time of the answer: a payout's age is asOf - createdAt
+                         */
+                        asOf: string;
                     };
                 };
             };
@@ -26588,6 +26598,14 @@ export interface operations {
                             clearingNet: {
                                 [key: string]: number;
                             };
+                            /** @description The ledger: what the day's payouts left on this provider's rail clearing account (rail_clearing:<provider>), major units per currency: 0 once each of them is paid out or refunded */
+                            ledgerClearingNet: {
+                                [key: string]: number;
+                            };
+                            /** @description The ledger: this provider's rail clearing balance (live) when the day was reconciled, major units per currency: payouts of any day still in flight */
+                            clearingBalance: {
+                                [key: string]: number;
+                            };
                             error: string | null;
                             /** @description How many times the day was reconciled (a re-run replaces the record) */
                             runs: number;
@@ -26712,6 +26730,14 @@ export interface operations {
                         };
                         /** @description Our payouts of the day still pending or processing, major units per currency of the day: 0 means the rail clearing nets to zero */
                         clearingNet: {
+                            [key: string]: number;
+                        };
+                        /** @description The ledger: what the day's payouts left on this provider's rail clearing account (rail_clearing:<provider>), major units per currency: 0 once each of them is paid out or refunded */
+                        ledgerClearingNet: {
+                            [key: string]: number;
+                        };
+                        /** @description The ledger: this provider's rail clearing balance (live) when the day was reconciled, major units per currency: payouts of any day still in flight */
+                        clearingBalance: {
                             [key: string]: number;
                         };
                         error: string | null;
@@ -26885,6 +26911,14 @@ export interface operations {
                         };
                         /** @description Our payouts of the day still pending or processing, major units per currency of the day: 0 means the rail clearing nets to zero */
                         clearingNet: {
+                            [key: string]: number;
+                        };
+                        /** @description The ledger: what the day's payouts left on this provider's rail clearing account (rail_clearing:<provider>), major units per currency: 0 once each of them is paid out or refunded */
+                        ledgerClearingNet: {
+                            [key: string]: number;
+                        };
+                        /** @description The ledger: this provider's rail clearing balance (live) when the day was reconciled, major units per currency: payouts of any day still in flight */
+                        clearingBalance: {
                             [key: string]: number;
                         };
                         error: string | null;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
-import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
+import { type AccountRef, railClearing, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { type TransferLeg, type TransferRequest, transfer, transferIds } from '../../ledger/ledger.ts';
 
 /**
@@ -10,8 +10,10 @@ import { type TransferLeg, type TransferRequest, transfer, transferIds } from '.
  *
  * The debit: the source wallet gives amount + fee in the payment currency C; the fee goes to the
  * `fees` account; the amount crosses the `fx` desk into the destination currency D (when C != D)
- * and lands in `rail_clearing` (money in flight to a rail) or directly in a recipient wallet
- * (on-us). Settlement moves it from rail_clearing out through `funding`, the platform's boundary.
+ * and lands in rail clearing (money in flight to a rail: the account of the payout's provider and
+ * currency, `rail_clearing:<provider>`; the shared `rail_clearing` when there is no provider, in
+ * the sandbox) or directly in a recipient wallet (on-us). Settlement moves it from clearing out
+ * through `funding`, the platform's boundary.
  * A failure before completion posts the debit's exact negation (a refund); a reversal after
  * completion posts the negation of debit and settlement together.
  */
@@ -24,6 +26,8 @@ export interface PaymentMoney {
   destinationAmount: number;
   destinationCurrency: string;
   sourceWalletId: string;
+  /** The payout provider (live payouts): whose rail clearing account holds the money in flight. */
+  provider: string | null;
 }
 
 function legsInto(payment: PaymentMoney, destination: AccountRef): TransferLeg[] {
@@ -51,7 +55,7 @@ export function debitRequest(payment: PaymentMoney, recipient?: AccountRef): Tra
     id: transferIds.step(payment.id, 'debit'),
     mode: payment.mode,
     kind: recipient ? 'payment_on_us' : 'payment_debit',
-    legs: legsInto(payment, recipient ?? systemAccount('rail_clearing', payment.destinationCurrency)),
+    legs: legsInto(payment, recipient ?? railClearing(payment.destinationCurrency, payment.provider)),
     metadata: { paymentId: payment.id },
   };
 }
@@ -68,7 +72,7 @@ export async function postSettlement(tx: Queryable, payment: PaymentMoney, recip
     mode: payment.mode,
     kind: 'payment_settlement',
     legs: [
-      { account: systemAccount('rail_clearing', payment.destinationCurrency), amount: -payment.destinationAmount },
+      { account: railClearing(payment.destinationCurrency, payment.provider), amount: -payment.destinationAmount },
       { account: recipient ?? systemAccount('funding', payment.destinationCurrency), amount: payment.destinationAmount },
     ],
     metadata: { paymentId: payment.id },
@@ -81,7 +85,7 @@ export async function postRefund(tx: Queryable, payment: PaymentMoney): Promise<
     id: transferIds.step(payment.id, 'refund'),
     mode: payment.mode,
     kind: 'payment_refund',
-    legs: negate(legsInto(payment, systemAccount('rail_clearing', payment.destinationCurrency))),
+    legs: negate(legsInto(payment, railClearing(payment.destinationCurrency, payment.provider))),
     metadata: { paymentId: payment.id },
   });
 }

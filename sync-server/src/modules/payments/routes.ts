@@ -108,9 +108,10 @@ export async function paymentRoutes(app: TypedApp, context: AppContext): Promise
     return { data: page.rows.map((row) => paymentRecord(row, { owner: true })), total: page.total, limit, offset };
   });
 
-  const attentionSince = () => new Date(context.now().getTime() - context.config.railAttentionHours * 3_600_000);
+  const attentionSince = (now = context.now()) => new Date(now.getTime() - context.config.railAttentionHours * 3_600_000);
   const AttentionRecord = Type.Intersect([PaymentRecord, Type.Object({
     merchantId: Type.Union([Type.String(), Type.Null()], { description: 'The merchant that paid; null for a wallet holder\'s withdrawal' }),
+    merchantName: Type.Union([Type.String(), Type.Null()], { description: 'That merchant\'s name' }),
     mode: Type.String(),
     provider: Type.Union([Type.String(), Type.Null()], { description: 'The payment provider it went to' }),
     lastError: Type.Union([Type.String(), Type.Null()], { description: 'The last error of a call to the provider, if any' }),
@@ -124,13 +125,25 @@ export async function paymentRoutes(app: TypedApp, context: AppContext): Promise
       description:
         'A live payout stays pending or processing until its provider says final (a payout is never sent twice, so an unknown outcome waits for the provider). Past RAIL_ATTENTION_HOURS (default 24) it is listed here, and counted in tapline_payments_needing_attention, for an operator to chase with the provider.',
       querystring: ListQuery,
-      response: { 200: ListOf(AttentionRecord), ...errors },
+      response: {
+        200: Type.Intersect([
+          ListOf(AttentionRecord),
+          Type.Object({
+            attentionHours: Type.Number({ description: 'RAIL_ATTENTION_HOURS: how long a payout may stay open before it is listed here' }),
+            asOf: Type.String({ format: 'date-time', description: "The server's time of the answer: a payout's age is asOf - createdAt" }),
+          }),
+        ]),
+        ...errors,
+      },
     },
   }, async (request) => {
     const { limit = 20, offset = 0 } = request.query;
-    const page = await listPaymentsNeedingAttention(db, attentionSince(), limit, offset);
+    const now = context.now();
+    const page = await listPaymentsNeedingAttention(db, attentionSince(now), limit, offset);
     return {
-      data: page.rows.map((row) => ({ ...paymentRecord(row, { owner: true }), merchantId: row.merchant_id, mode: row.mode, provider: row.provider, lastError: row.last_step_error ?? null })),
+      attentionHours: context.config.railAttentionHours,
+      asOf: now.toISOString(),
+      data: page.rows.map((row) => ({ ...paymentRecord(row, { owner: true }), merchantId: row.merchant_id, merchantName: row.merchant_name, mode: row.mode, provider: row.provider, lastError: row.last_step_error ?? null })),
       total: page.total,
       limit,
       offset,

@@ -137,6 +137,7 @@ export function moneyOf(row: PaymentRow): PaymentMoney {
     destinationAmount: row.destination_amount,
     destinationCurrency: row.destination_currency,
     sourceWalletId: row.source_wallet_id,
+    provider: row.provider,
   };
 }
 

@@ -166,13 +166,17 @@ export async function listPaymentsNeedingAttention(
   before: Date,
   limit: number,
   offset: number,
-): Promise<{ rows: (PaymentRow & { last_step_error: string | null })[]; total: number }> {
+): Promise<{ rows: (PaymentRow & { last_step_error: string | null; merchant_name: string | null })[]; total: number }> {
   const where = `scenario = 'provider' AND status IN ('pending', 'processing') AND created_at < $1`;
   if (limit === 0) {
     const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [before]);
     return { rows: [], total: count?.total ?? 0 };
   }
-  const rows = await db.query<PaymentRow & { last_step_error: string | null }>(`SELECT ${COLUMNS}, last_step_error FROM payments WHERE ${where} ORDER BY created_at, id LIMIT $2 OFFSET $3`, [before, limit, offset]);
+  const rows = await db.query<PaymentRow & { last_step_error: string | null; merchant_name: string | null }>(
+    `SELECT ${COLUMNS}, last_step_error, (SELECT m.name FROM merchants m WHERE m.id = payments.merchant_id) AS merchant_name
+     FROM payments WHERE ${where} ORDER BY created_at, id LIMIT $2 OFFSET $3`,
+    [before, limit, offset],
+  );
   const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [before]);
   return { rows, total: count?.total ?? 0 };
 }

@@ -21,6 +21,7 @@ import type { Database } from '../../db/database.ts';
 import { newId } from '../../db/ids.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { type PolledJob, forEachLimited, polledJob } from '../../jobs/poller.ts';
+import { railClearingBalances, railClearingNetOf } from '../../ledger/ledger.ts';
 import { type PaymentRow, type PayoutRequest, type PayoutUpdate, findProviderPayouts, listProviderPayoutsCreated, payoutRequestOf } from '../payments/index.ts';
 import { type DayComparison, type Mismatch, type OurPayout, type ProviderTransaction, type TheirPayout, compareDay } from './compare.ts';
 import {
@@ -182,6 +183,9 @@ export function reconciliationService(options: ReconciliationOptions) {
       comparison = { matched: 0, mismatches: [], ourTotals: ourSide.ourTotals, providerTotals: {}, clearingNet: ourSide.clearingNet };
     }
     const status = error !== null ? 'failed' : comparison.mismatches.length > 0 ? 'mismatched' : 'clean';
+    // The ledger's side, whatever the provider answered: the provider's own clearing accounts.
+    const ledgerClearingNet = await railClearingNetOf(db, provider, 'live', rows.map((row) => row.id));
+    const clearingBalance = await railClearingBalances(db, provider, 'live');
     const row = await db.transaction((tx) =>
       saveReconciliation(
         tx,
@@ -196,6 +200,8 @@ export function reconciliationService(options: ReconciliationOptions) {
           our_totals: comparison.ourTotals,
           provider_totals: comparison.providerTotals,
           clearing_net: comparison.clearingNet,
+          ledger_clearing_net: ledgerClearingNet,
+          clearing_balance: clearingBalance,
           error,
           created_at: options.now(),
         },

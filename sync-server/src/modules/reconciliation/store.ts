@@ -16,6 +16,10 @@ export interface ReconciliationRow {
   our_totals: Totals;
   provider_totals: Totals;
   clearing_net: Totals;
+  /** The ledger: what the day's payouts left on the provider's rail clearing accounts (migration 044). */
+  ledger_clearing_net: Totals;
+  /** The ledger: the provider's rail clearing balances (live) when the day was reconciled. */
+  clearing_balance: Totals;
   error: string | null;
   runs: number;
   created_at: Date;
@@ -23,7 +27,7 @@ export interface ReconciliationRow {
 
 export type NewReconciliation = Omit<ReconciliationRow, 'runs'>;
 
-const COLUMNS = `id, provider, day::text AS day, status, method, matched, mismatched, our_totals, provider_totals, clearing_net, error, runs, created_at`;
+const COLUMNS = `id, provider, day::text AS day, status, method, matched, mismatched, our_totals, provider_totals, clearing_net, ledger_clearing_net, clearing_balance, error, runs, created_at`;
 
 /**
  * Writes a day's reconciliation and its mismatches (in the caller's transaction): a day
@@ -32,15 +36,17 @@ const COLUMNS = `id, provider, day::text AS day, status, method, matched, mismat
  */
 export async function saveReconciliation(tx: Queryable, record: NewReconciliation, mismatches: readonly Mismatch[]): Promise<ReconciliationRow> {
   const [row] = await tx.query<ReconciliationRow>(
-    `INSERT INTO rail_reconciliations (id, provider, day, status, method, matched, mismatched, our_totals, provider_totals, clearing_net, error, runs, created_at)
-     VALUES ($1, $2, $3::date, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11, 1, $12)
+    `INSERT INTO rail_reconciliations (id, provider, day, status, method, matched, mismatched, our_totals, provider_totals, clearing_net, ledger_clearing_net, clearing_balance, error, runs, created_at)
+     VALUES ($1, $2, $3::date, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb, $13, 1, $14)
      ON CONFLICT (provider, day) DO UPDATE SET status = EXCLUDED.status, method = EXCLUDED.method, matched = EXCLUDED.matched,
        mismatched = EXCLUDED.mismatched, our_totals = EXCLUDED.our_totals, provider_totals = EXCLUDED.provider_totals,
-       clearing_net = EXCLUDED.clearing_net, error = EXCLUDED.error, runs = rail_reconciliations.runs + 1, created_at = EXCLUDED.created_at
+       clearing_net = EXCLUDED.clearing_net, ledger_clearing_net = EXCLUDED.ledger_clearing_net, clearing_balance = EXCLUDED.clearing_balance,
+       error = EXCLUDED.error, runs = rail_reconciliations.runs + 1, created_at = EXCLUDED.created_at
      RETURNING ${COLUMNS}`,
     [
       record.id, record.provider, record.day, record.status, record.method, record.matched, record.mismatched,
-      JSON.stringify(record.our_totals), JSON.stringify(record.provider_totals), JSON.stringify(record.clearing_net), record.error, record.created_at,
+      JSON.stringify(record.our_totals), JSON.stringify(record.provider_totals), JSON.stringify(record.clearing_net),
+      JSON.stringify(record.ledger_clearing_net), JSON.stringify(record.clearing_balance), record.error, record.created_at,
     ],
   );
   if (!row) throw new Error(`reconciliation of ${record.provider} on ${record.day} was not written`);

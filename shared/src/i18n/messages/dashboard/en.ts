@@ -1,5 +1,6 @@
 import { dashboardListsEn } from './lists/en.ts';
 import { dashboardTillEn } from './till/en.ts';
+import { dashboardOperatorEn } from './operator/en.ts';
 
 /** The merchant dashboard's words (dashboard/), English: the reference the other languages follow. */
 export const dashboardEn = {
@@ -17,6 +18,7 @@ export const dashboardEn = {
   none: 'None',
   ...dashboardListsEn,
   ...dashboardTillEn,
+  ...dashboardOperatorEn,
   nav: {
     label: 'Main menu',
     menu: 'Menu',
@@ -406,6 +408,9 @@ export const dashboardEn = {
     confirm: 'Confirm',
   },
   errors: {
+    rail_provider_not_configured: "No provider of that name is configured on this server.",
+    reconciliation_day_not_over: "That day (UTC) is not over yet: a day is reconciled once it has ended.",
+    invalid_admin_token: "This is not the admin token.",
     invalid_credentials: 'Wrong e-mail address or password.',
     sign_in_locked: 'Too many failed attempts: this account is locked for 15 minutes.',
     totp_required: 'Enter the 6-digit code of your authenticator app.',

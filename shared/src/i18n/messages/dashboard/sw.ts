@@ -1,6 +1,7 @@
 import type { Messages } from '../../index.ts';
 import { dashboardListsSw } from './lists/sw.ts';
 import { dashboardTillSw } from './till/sw.ts';
+import { dashboardOperatorSw } from './operator/sw.ts';
 
 /** Dashibodi ya mfanyabiashara, kwa Kiswahili. */
 export const dashboardSw: Messages['dashboard'] = {
@@ -18,6 +19,7 @@ export const dashboardSw: Messages['dashboard'] = {
   none: 'Hakuna',
   ...dashboardListsSw,
   ...dashboardTillSw,
+  ...dashboardOperatorSw,
   nav: {
     label: 'Menyu kuu',
     menu: 'Menyu',
@@ -407,6 +409,9 @@ export const dashboardSw: Messages['dashboard'] = {
     confirm: 'Thibitisha',
   },
   errors: {
+    rail_provider_not_configured: "Hakuna mtoa huduma wa jina hilo aliyewekwa kwenye seva hii.",
+    reconciliation_day_not_over: "Siku hiyo (UTC) bado haijaisha: siku inalinganishwa ikishaisha.",
+    invalid_admin_token: "Hii si tokeni ya msimamizi.",
     invalid_credentials: 'Barua pepe au nenosiri si sahihi.',
     sign_in_locked: 'Majaribio mengi yameshindwa: akaunti hii imefungwa kwa dakika 15.',
     totp_required: 'Weka msimbo wa tarakimu 6 wa programu yako ya uthibitishaji.',
