@@ -56,7 +56,7 @@ failed | reversed. Automatic payouts: daily from PAYOUT_SCHEDULE_HOUR_UTC (defau
 settings, at most one per merchant, mode, currency and UTC day. Test mode: the sandbox, by the settlement account's last four
 digits: ${SANDBOX_PAYOUT_SUFFIXES.sandbox_failure} fails at the provider (money back at once), ${SANDBOX_PAYOUT_SUFFIXES.sandbox_pending} stays pending,
 ${SANDBOX_PAYOUT_SUFFIXES.sandbox_reversal} is paid and then reversed; any other is paid after two SANDBOX_STEP_MS steps. Live: the provider of the
-account's rail and country (RAIL_ROUTES); none configured: 422 rail_unavailable.`;
+account's rail and country (RAIL_ROUTES).`;
 
 const STATEMENT_NOTE = `The statement says what the payout is made of: openingBalance (the wallet before the period, earlier holds
 included) + sales + refunds + fees + payouts (earlier payouts' money coming back) + other + onHold (negative) + retained (negative:
