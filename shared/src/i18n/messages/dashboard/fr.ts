@@ -1,6 +1,7 @@
 import type { Messages } from '../../index.ts';
 import { dashboardListsFr } from './lists/fr.ts';
 import { dashboardTillFr } from './till/fr.ts';
+import { dashboardSettlementsFr, settlementErrorsFr } from './settlements/fr.ts';
 
 /** Le tableau de bord du marchand, en français. */
 export const dashboardFr: Messages['dashboard'] = {
@@ -18,12 +19,14 @@ export const dashboardFr: Messages['dashboard'] = {
   none: 'Aucun',
   ...dashboardListsFr,
   ...dashboardTillFr,
+  ...dashboardSettlementsFr,
   nav: {
     label: 'Menu principal',
     menu: 'Menu',
     overview: 'Vue d\'ensemble',
     payments: 'Paiements',
     payouts: 'Virements sortants',
+    settlements: 'Versements',
     terminals: 'Terminaux',
     giftCards: 'Cartes cadeaux',
     developers: 'Développeurs',
@@ -407,6 +410,7 @@ export const dashboardFr: Messages['dashboard'] = {
     confirm: 'Confirmer',
   },
   errors: {
+    ...settlementErrorsFr,
     invalid_credentials: 'Adresse e-mail ou mot de passe incorrect.',
     sign_in_locked: 'Trop d\'échecs : ce compte est bloqué pendant 15 minutes.',
     totp_required: 'Saisissez le code à 6 chiffres de votre application d\'authentification.',

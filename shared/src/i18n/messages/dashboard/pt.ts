@@ -1,6 +1,7 @@
 import type { Messages } from '../../index.ts';
 import { dashboardListsPt } from './lists/pt.ts';
 import { dashboardTillPt } from './till/pt.ts';
+import { dashboardSettlementsPt, settlementErrorsPt } from './settlements/pt.ts';
 
 /** O painel do comerciante, em português. */
 export const dashboardPt: Messages['dashboard'] = {
@@ -18,12 +19,14 @@ export const dashboardPt: Messages['dashboard'] = {
   none: 'Nenhum',
   ...dashboardListsPt,
   ...dashboardTillPt,
+  ...dashboardSettlementsPt,
   nav: {
     label: 'Menu principal',
     menu: 'Menu',
     overview: 'Resumo',
     payments: 'Pagamentos',
     payouts: 'Pagamentos enviados',
+    settlements: 'Repasses',
     terminals: 'Terminais',
     giftCards: 'Cartões-oferta',
     developers: 'Programadores',
@@ -407,6 +410,7 @@ export const dashboardPt: Messages['dashboard'] = {
     confirm: 'Confirmar',
   },
   errors: {
+    ...settlementErrorsPt,
     invalid_credentials: 'Endereço de e-mail ou palavra-passe errados.',
     sign_in_locked: 'Demasiadas tentativas falhadas: esta conta está bloqueada durante 15 minutos.',
     totp_required: 'Introduza o código de 6 dígitos da sua aplicação de autenticação.',

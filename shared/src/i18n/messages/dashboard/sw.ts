@@ -1,6 +1,7 @@
 import type { Messages } from '../../index.ts';
 import { dashboardListsSw } from './lists/sw.ts';
 import { dashboardTillSw } from './till/sw.ts';
+import { dashboardSettlementsSw, settlementErrorsSw } from './settlements/sw.ts';
 
 /** Dashibodi ya mfanyabiashara, kwa Kiswahili. */
 export const dashboardSw: Messages['dashboard'] = {
@@ -18,12 +19,14 @@ export const dashboardSw: Messages['dashboard'] = {
   none: 'Hakuna',
   ...dashboardListsSw,
   ...dashboardTillSw,
+  ...dashboardSettlementsSw,
   nav: {
     label: 'Menyu kuu',
     menu: 'Menyu',
     overview: 'Muhtasari',
     payments: 'Malipo',
     payouts: 'Malipo yaliyotumwa',
+    settlements: 'Utoaji wa pesa',
     terminals: 'Vituo',
     giftCards: 'Kadi za zawadi',
     developers: 'Wasanidi',
@@ -407,6 +410,7 @@ export const dashboardSw: Messages['dashboard'] = {
     confirm: 'Thibitisha',
   },
   errors: {
+    ...settlementErrorsSw,
     invalid_credentials: 'Barua pepe au nenosiri si sahihi.',
     sign_in_locked: 'Majaribio mengi yameshindwa: akaunti hii imefungwa kwa dakika 15.',
     totp_required: 'Weka msimbo wa tarakimu 6 wa programu yako ya uthibitishaji.',
