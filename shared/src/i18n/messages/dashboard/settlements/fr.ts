@@ -17,7 +17,7 @@ export const dashboardSettlementsFr: typeof dashboardSettlementsEn = {
     noAccounts: 'Aucun compte de versement : ajoutez-en un pour être payé.',
     addAccount: 'Ajouter un compte',
     type: 'Type',
-    types: { bank: 'Compte bancaire', mobile_money: 'Mobile money' },
+    types: { bank: 'Compte bancaire', mobile_money: 'Compte mobile money' },
     country: 'Pays',
     bankCode: 'Code banque',
     accountNumber: 'Numéro de compte',
