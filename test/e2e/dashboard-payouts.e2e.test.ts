@@ -111,10 +111,10 @@ for (const target of await databaseTargets()) {
       await page.locator('ul[data-accounts] li').nth(1).waitFor();
       assert.deepEqual((await accountRows())[1], ['Mobile money · NGN', 'MTN · +234•••••••567', 'Mama Put (as typed)', 'Make default Remove']);
       await page.locator('ul[data-accounts] li').nth(1).getByRole('button', { name: 'Make default' }).click();
-      await page.waitForFunction("document.querySelector('ul[data-accounts] li strong')?.textContent?.startsWith('Mobile money')");
+      await page.locator('ul[data-accounts] li').first().locator('strong', { hasText: 'Mobile money' }).waitFor();
       assert.deepEqual((await accountRows()).map((row) => [row[0], row[3]]), [['Mobile money · NGN', 'Default Remove'], ['Bank account · NGN', 'Make default Remove']]);
       await page.locator('ul[data-accounts] li').first().getByRole('button', { name: 'Remove' }).click();
-      await page.waitForFunction("document.querySelectorAll('ul[data-accounts] li').length === 1");
+      await page.locator('ul[data-accounts] li').nth(1).waitFor({ state: 'detached' });
       assert.deepEqual((await accountRows()).map((row) => [row[0], row[3]]), [['Bank account · NGN', 'Default Remove']]);
       await assertAccessible(page, 'payouts page');
     });
