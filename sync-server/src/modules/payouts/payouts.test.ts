@@ -193,6 +193,29 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
+    it('shows fees and money sent in the statement; two payouts at once: one pays everything, the other is refused, the wallet never below zero', async () => {
+      const s = server();
+      const { merchant, key } = await shop(s, 300);
+      await addAccount(s, key, bank());
+      // The merchant sends 100 with POST /api/pay (mobile money: a 1.5% fee on top).
+      const sent = await s.request<{ status: string; fee: number }>('POST', '/api/pay', {
+        headers: { ...key, 'idempotency-key': randomUUID() },
+        body: { fromCode: 'NG', toCode: 'NG', rail: 'mobile_money', amount: 100, currency: 'NGN', receiver: '+2348031234567', reference: 'test_success' },
+      });
+      assert.deepEqual([sent.status, sent.body.status, sent.body.fee], [201, 'completed', 1.5]);
+      const [one, two] = await Promise.all([payOut(s, key), payOut(s, key)]);
+      const made = [one, two].filter((answer) => answer.status === 201);
+      const refused = [one, two].filter((answer) => answer.status !== 201);
+      assert.equal(made.length, 1, JSON.stringify([one.body, two.body]));
+      assert.deepEqual([refused[0]!.status, refused[0]!.body.code], [422, 'nothing_to_pay_out']);
+      const statement = made[0]!.body.statement!;
+      assert.deepEqual([statement.sales, statement.other, statement.fees, statement.amount], [300, -100, -1.5, 198.5]);
+      assert.deepEqual(statement.lines.map((line) => [line.category, line.kind, line.amount]), [['fees', 'fee', -1.5], ['other', 'payment_debit', -100], ['sales', 'wallet_payment', 300]]);
+      assertAddsUp(statement);
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), 0);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
     it('holds offline sales captured within PAYOUT_HOLD_HOURS and pays them once the period is over', async () => {
       const s = server();
       clock.set(Date.now());

@@ -15,6 +15,7 @@ import { supportedCurrency } from '../../http/validate.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance } from '../../ledger/ledger.ts';
 import { findMerchant } from '../merchants/index.ts';
+import { acceptedOfflineSince } from '../offline/index.ts';
 import { type NewPayment, RAIL_INFO, recordPayment } from '../payments/index.ts';
 import { type WalletRow, findMerchantWallet, lockWalletRow } from '../wallets/index.ts';
 import { railOf, requireSettlementAccount, settlementAccountRecord } from './accounts.ts';
@@ -31,7 +32,6 @@ import {
   findSettlementAccount,
   insertPayout,
   lastCoveredTo,
-  offlineSalesSince,
   upsertPayoutSettings,
 } from './store.ts';
 import type { MerchantCaller } from './types.ts';
@@ -118,7 +118,7 @@ async function merchantWallet(context: AppContext, caller: MerchantCaller): Prom
 async function availability(db: Queryable, context: AppContext, merchantId: string, mode: Mode, walletId: string, currency: string) {
   const balance = await accountBalance(db, walletAccount(walletId, currency), mode);
   const since = new Date(context.now().getTime() - context.config.payoutHoldHours * HOUR_MS);
-  const held = Math.min(Math.max(balance, 0), await offlineSalesSince(db, merchantId, mode, currency, since));
+  const held = Math.min(Math.max(balance, 0), await acceptedOfflineSince(db, merchantId, mode, currency, since));
   return { balance, onHold: held, available: Math.max(balance - held, 0) };
 }
 
@@ -157,6 +157,7 @@ function settlementPayment(context: AppContext, caller: MerchantCaller, wallet: 
   const scenario = caller.mode === 'test' ? sandboxScenario(account) : 'provider';
   const stepMs = context.config.sandboxStepMs;
   return {
+    // pay_ + the payout's id (po_...): statements tell earlier payouts' movements apart by it.
     id: `pay_${payoutId}`,
     merchant_id: null,
     mode: caller.mode,

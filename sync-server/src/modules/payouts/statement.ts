@@ -11,7 +11,7 @@ import { toMajor } from '@tapline/shared/money';
 import type { PayoutStatement } from '@tapline/shared/schemas';
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
-import { walletMovements } from './store.ts';
+import { walletMovements } from '../../ledger/movements.ts';
 
 type Category = PayoutStatement['lines'][number]['category'];
 
@@ -24,8 +24,11 @@ function merchantBearsFee(kind: string, walletAmount: number): boolean {
   return walletAmount < 0 || kind === 'payment_link';
 }
 
-function categoryOf(kind: string, paymentKind: string | null, walletAmount: number): Category {
-  if (paymentKind === 'settlement') return 'payouts';
+/** A settlement payout's payment id: `pay_` + the payout's id (service.ts), so its movements are told apart without a join. */
+const SETTLEMENT_PAYMENT = /^pay_po_/;
+
+function categoryOf(kind: string, paymentId: string | null, walletAmount: number): Category {
+  if (paymentId !== null && SETTLEMENT_PAYMENT.test(paymentId)) return 'payouts';
   if (REFUND_KINDS.has(kind)) return 'refunds';
   if (SALE_KINDS.has(kind)) return walletAmount >= 0 ? 'sales' : 'refunds';
   return 'other';
@@ -57,10 +60,10 @@ export async function buildStatement(tx: Queryable, input: StatementInput): Prom
   };
   let moved = 0;
   for (const movement of await walletMovements(tx, input.walletId, input.mode, currency, input.periodStart, input.periodEnd)) {
-    moved += movement.wallet_amount;
-    const fee = movement.fee > 0 && merchantBearsFee(movement.kind, movement.wallet_amount) ? movement.fee : 0;
+    moved += movement.walletAmount;
+    const fee = movement.fee > 0 && merchantBearsFee(movement.kind, movement.walletAmount) ? movement.fee : 0;
     // The fee out of the movement: its own line, the rest under the movement's category.
-    add(categoryOf(movement.kind, movement.payment_kind, movement.wallet_amount), movement.kind, movement.wallet_amount + fee);
+    add(categoryOf(movement.kind, movement.paymentId, movement.walletAmount), movement.kind, movement.walletAmount + fee);
     add('fees', 'fee', -fee);
   }
   const total = (category: Category) => [...lines.values()].filter((line) => line.category === category).reduce((sum, line) => sum + line.amount, 0);

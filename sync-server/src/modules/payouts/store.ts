@@ -208,40 +208,6 @@ export async function lastCoveredTo(db: Queryable, merchantId: string, mode: Mod
   return row?.covered_to ?? null;
 }
 
-/** What the merchant's offline sales captured after `since` add up to (the hold). */
-export async function offlineSalesSince(db: Queryable, merchantId: string, mode: Mode, currency: string, since: Date): Promise<number> {
-  const [row] = await db.query<{ total: number | string | null }>(
-    `SELECT coalesce(sum(amount), 0)::int8 AS total FROM offline_payments WHERE merchant_id = $1 AND mode = $2 AND currency = $3 AND status = 'accepted' AND captured_at > $4`,
-    [merchantId, mode, currency, since],
-  );
-  return Number(row?.total ?? 0);
-}
-
-export interface WalletMovement {
-  kind: string;
-  payment_kind: string | null;
-  wallet_amount: number;
-  fee: number;
-}
-
-/** A statement period's movements of a wallet in one currency, one row per ledger transfer, with the fees it paid to the platform and the payment it belongs to. */
-export async function walletMovements(tx: Queryable, walletId: string, mode: Mode, currency: string, from: Date | null, to: Date): Promise<WalletMovement[]> {
-  const rows = await tx.query<{ kind: string; payment_kind: string | null; wallet_amount: string | number; fee: string | number }>(
-    `WITH wallet AS (
-       SELECT p.transfer_id, sum(p.amount) AS amount FROM ledger_postings p
-       WHERE p.account_id IN (SELECT id FROM ledger_accounts WHERE owner_type = 'wallet' AND owner_id = $1 AND currency = $2 AND mode = $3)
-         AND ($4::timestamptz IS NULL OR p.created_at > $4) AND p.created_at <= $5
-       GROUP BY p.transfer_id HAVING sum(p.amount) <> 0)
-     SELECT t.kind, pm.kind AS payment_kind, w.amount::int8 AS wallet_amount,
-       coalesce((SELECT sum(f.amount) FROM ledger_postings f JOIN ledger_accounts fa ON fa.id = f.account_id
-                 WHERE f.transfer_id = t.id AND fa.owner_type = 'system' AND fa.owner_id = 'fees' AND fa.currency = $2), 0)::int8 AS fee
-     FROM wallet w JOIN ledger_transfers t ON t.id = w.transfer_id
-     LEFT JOIN payments pm ON pm.id = t.metadata->>'paymentId'`,
-    [walletId, currency, mode, from, to],
-  );
-  return rows.map((row) => ({ kind: row.kind, payment_kind: row.payment_kind, wallet_amount: Number(row.wallet_amount), fee: Number(row.fee) }));
-}
-
 /** The database's clock now (not the transaction's start): where a statement's period ends. */
 export async function databaseClock(tx: Queryable): Promise<Date> {
   const [row] = await tx.query<{ at: Date }>('SELECT clock_timestamp() AS at');
