@@ -45,6 +45,7 @@ import { currentSigner, offlineRoutes, startOfflineJobs } from './modules/offlin
 import { checkoutRoutes } from './modules/checkout/index.ts';
 import { collectionRoutes, collectionService, startCollectionJobs } from './modules/collections/index.ts';
 import { walletMoneyRoutes } from './modules/wallet-money/index.ts';
+import { payoutJobs, payoutRoutes } from './modules/payouts/index.ts';
 import { attachSyncEndpoint } from './sync/socket.ts';
 import { SYNC_NAMESPACE } from '@tapline/shared/sync-protocol';
 import { registerMetrics } from './metrics/plugin.ts';
@@ -145,6 +146,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   });
   const context = { db, config, now, events, secrets, sync: new SyncNotifier(), rails, reconciliation, ...money } as AppContext;
   context.collections = collectionService(context, (message, detail) => railLog(message, detail));
+  // Automatic merchant payouts (docs/payouts.md): tests call context.payoutJobs.runOnce().
+  context.payoutJobs = payoutJobs(context, (message, detail) => app.log.warn(detail, message));
   const app = Fastify({
     // Query values are redacted from every request line: they may carry a secret (README, Logs).
     logger: options.logger === false ? false : { level: config.logLevel, serializers: { req: loggedRequest }, ...(options.logStream ? { stream: options.logStream } : {}) },
@@ -179,7 +182,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, collectionRoutes, walletMoneyRoutes, productRoutes, saleRoutes, tillStaffRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, reconciliationRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, collectionRoutes, walletMoneyRoutes, payoutRoutes, productRoutes, saleRoutes, tillStaffRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, reconciliationRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);
@@ -211,10 +214,11 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
       context.payments.start();
       context.fx.start();
       context.reconciliation.start();
+      context.payoutJobs.start();
     });
   }
   app.addHook('onClose', async () => {
-    await Promise.all([context.events.stop(), context.payments.stop(), context.fx.stop(), context.reconciliation.stop()]);
+    await Promise.all([context.events.stop(), context.payments.stop(), context.fx.stop(), context.reconciliation.stop(), context.payoutJobs.stop()]);
   });
   return { app, context, io };
 }

@@ -102,6 +102,12 @@ export interface Config {
   /** Withdrawal limits in US dollars, converted into the wallet's currency: one withdrawal, and all of a wallet's in 24 hours (0: no withdrawals). */
   walletWithdrawalMaxUsd: number;
   walletWithdrawalDailyUsd: number;
+  /** Merchant payouts (docs/payouts.md): offline-captured sales younger than this are held back from payouts (PAYOUT_HOLD_HOURS, default 72). */
+  payoutHoldHours: number;
+  /** The UTC hour from which the day's automatic payouts are made (PAYOUT_SCHEDULE_HOUR_UTC, default 6). */
+  payoutScheduleHourUtc: number;
+  /** How often the payout job looks for merchants due (PAYOUT_JOB_INTERVAL_MS, default 60000; 0: no timer). */
+  payoutJobIntervalMs: number;
   /** A second listen address serving only GET /metrics without a credential; undefined port: none (GET /metrics on the API port needs the admin token). */
   metricsHost: string;
   metricsPort: number | undefined;
@@ -319,6 +325,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletWithdrawalFeePercent: percent(env, 'WALLET_WITHDRAWAL_FEE_PCT', '0', 20, problems),
     walletWithdrawalMaxUsd: integer(env, 'WALLET_WITHDRAWAL_MAX_USD', 1000, 0, 10_000_000, problems),
     walletWithdrawalDailyUsd: integer(env, 'WALLET_WITHDRAWAL_DAILY_USD', 2000, 0, 100_000_000, problems),
+    payoutHoldHours: integer(env, 'PAYOUT_HOLD_HOURS', 72, 0, 24 * 90, problems),
+    payoutScheduleHourUtc: integer(env, 'PAYOUT_SCHEDULE_HOUR_UTC', 6, 0, 23, problems),
+    payoutJobIntervalMs: integer(env, 'PAYOUT_JOB_INTERVAL_MS', 60_000, 0, 3_600_000, problems),
     metricsHost: env.METRICS_HOST?.trim() || '127.0.0.1',
     metricsPort: env.METRICS_PORT?.trim() ? integer(env, 'METRICS_PORT', 0, 0, 65_535, problems) : undefined,
   };

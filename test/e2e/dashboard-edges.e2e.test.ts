@@ -147,7 +147,7 @@ for (const target of await databaseTargets()) {
         await page.getByRole('button', { name: 'Menu' }).click();
         assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
         await payments.waitFor();
-        assert.equal(await page.locator('nav a').count(), 21, 'every page, Payouts included');
+        assert.equal(await page.locator('nav a').count(), 22, 'every page, Payouts and Transfers included');
         await shoot('menu-open', ['390x844']);
         await page.setViewportSize(PHONE);
         await payments.click();

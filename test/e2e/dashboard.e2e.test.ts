@@ -233,7 +233,7 @@ for (const target of await databaseTargets()) {
       });
       assert.equal(paid.status, 201, JSON.stringify(paid.body));
       await open(page, 'payouts');
-      assert.equal(await page.locator('main h1').innerText(), 'Payouts');
+      assert.equal(await page.locator('main h1').innerText(), 'Transfers');
       await page.locator('table.list tbody tr button').first().waitFor();
       assert.equal(await page.locator('table.list tbody tr').count(), 1);
       assert.equal(await page.locator('table.list tbody tr [data-status]').first().innerText(), 'Completed');

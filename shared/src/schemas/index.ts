@@ -21,3 +21,4 @@ export * from './merchant-users.ts';
 export * from './till.ts';
 export * from './collections.ts';
 export * from './wallet-money.ts';
+export * from './payouts.ts';

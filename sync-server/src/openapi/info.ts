@@ -44,6 +44,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'payroll', description: 'Paying up to 500 people from the merchant\'s wallet in one run.' },
   { name: 'offline', description: 'Offline QR vouchers, offline payments settled from terminals, terminals\' offline limits.' },
   { name: 'store', description: 'The store: products, checkout by wallet PIN or gift card, orders, reviews, flash sales.' },
+  { name: 'payouts', description: 'Merchant payouts (settlement): settlement accounts, the available balance and its hold, payouts on a schedule or on demand with their statements, CSV (docs/payouts.md).' },
   { name: 'merchant', description: 'The merchant\'s own account: keys, webhook settings, balance, kiosk terminals.' },
   { name: 'dashboard', description: 'The merchant dashboard\'s people: set-up and invitation links, sign-in, cookie sessions with CSRF tokens, TOTP, the team and its roles.' },
   { name: 'webhooks', description: 'Webhook deliveries, their attempts, and redelivery.' },

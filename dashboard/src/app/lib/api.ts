@@ -44,6 +44,22 @@ export async function api<T = Record<string, unknown>>(method: string, path: str
   return parsed as T;
 }
 
+/** A GET whose answer is text (a CSV file), with the cookie and the mode switch like api(). */
+export async function apiText(path: string): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(path, { headers: { 'x-tapline-mode': mode }, credentials: 'same-origin' });
+  } catch {
+    throw new ApiFailure(0, 'network_error', 'network error');
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    const parsed = (text.startsWith('{') ? JSON.parse(text) : {}) as Record<string, unknown>;
+    throw new ApiFailure(response.status, String(parsed.code ?? 'http_error'), String(parsed.error ?? response.statusText));
+  }
+  return text;
+}
+
 export interface Page<T> {
   data: T[];
   total: number;

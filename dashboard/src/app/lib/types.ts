@@ -6,6 +6,7 @@ export type Route =
   | 'overview'
   | 'payments'
   | 'payouts'
+  | 'settlements'
   | 'posSessions'
   | 'offlinePayments'
   | 'paymentLinks'
@@ -30,6 +31,7 @@ export const ROUTES: readonly Route[] = [
   'posSessions',
   'offlinePayments',
   'paymentLinks',
+  'settlements',
   'payouts',
   'bills',
   'payroll',

@@ -1578,6 +1578,290 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/merchant/settlement-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's settlement accounts, by currency, the default first
+         * @description Where the merchant is paid out (docs/payouts.md): a bank account {type: bank, country, bankCode, accountNumber} or a
+         *     mobile money number {type: mobile_money, country, phone, operator}, in the key's mode. Its currency is its country's. A bank
+         *     account's holder name is resolved by the provider where one can (Paystack GET /bank/resolve for NG when Paystack is configured;
+         *     nameSource provider), by the sandbox in test mode (nameSource sandbox; numbers ending 0009 do not resolve),
+         *     else taken from accountName (nameSource merchant). One default per currency: the first of a currency, or the one created or
+         *     patched with default true. Answers mask the number (the last four digits) and the phone.
+         */
+        get: operations["getMerchantSettlementAccounts"];
+        put?: never;
+        /**
+         * Add a settlement account: a bank account (its holder's name resolved where the provider can) or a mobile money number
+         * @description Where the merchant is paid out (docs/payouts.md): a bank account {type: bank, country, bankCode, accountNumber} or a
+         *     mobile money number {type: mobile_money, country, phone, operator}, in the key's mode. Its currency is its country's. A bank
+         *     account's holder name is resolved by the provider where one can (Paystack GET /bank/resolve for NG when Paystack is configured;
+         *     nameSource provider), by the sandbox in test mode (nameSource sandbox; numbers ending 0009 do not resolve),
+         *     else taken from accountName (nameSource merchant). One default per currency: the first of a currency, or the one created or
+         *     patched with default true. Answers mask the number (the last four digits) and the phone.
+         *
+         *     400 account_number_invalid (6 to 20 digits; NG: the 10-digit NUBAN), 400 invalid_phone, 400 country_not_supported;
+         *     422 account_not_resolved (the provider or the sandbox cannot find the account), 422 account_name_required (nobody resolves it and
+         *     accountName is missing), 422 rail_unavailable (live: no provider pays that rail to that country); 503 account_resolve_unavailable
+         *     (the provider cannot be asked now; Retry-After).
+         */
+        post: operations["createMerchantSettlementAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/settlement-accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a settlement account (its payouts keep naming it); the oldest other account of its currency becomes the default
+         * @description Where the merchant is paid out (docs/payouts.md): a bank account {type: bank, country, bankCode, accountNumber} or a
+         *     mobile money number {type: mobile_money, country, phone, operator}, in the key's mode. Its currency is its country's. A bank
+         *     account's holder name is resolved by the provider where one can (Paystack GET /bank/resolve for NG when Paystack is configured;
+         *     nameSource provider), by the sandbox in test mode (nameSource sandbox; numbers ending 0009 do not resolve),
+         *     else taken from accountName (nameSource merchant). One default per currency: the first of a currency, or the one created or
+         *     patched with default true. Answers mask the number (the last four digits) and the phone.
+         *
+         *     404 settlement_account_not_found.
+         */
+        delete: operations["deleteMerchantSettlementAccount"];
+        options?: never;
+        head?: never;
+        /**
+         * Make a settlement account the default of its currency
+         * @description Where the merchant is paid out (docs/payouts.md): a bank account {type: bank, country, bankCode, accountNumber} or a
+         *     mobile money number {type: mobile_money, country, phone, operator}, in the key's mode. Its currency is its country's. A bank
+         *     account's holder name is resolved by the provider where one can (Paystack GET /bank/resolve for NG when Paystack is configured;
+         *     nameSource provider), by the sandbox in test mode (nameSource sandbox; numbers ending 0009 do not resolve),
+         *     else taken from accountName (nameSource merchant). One default per currency: the first of a currency, or the one created or
+         *     patched with default true. Answers mask the number (the last four digits) and the phone.
+         *
+         *     404 settlement_account_not_found.
+         */
+        patch: operations["updateMerchantSettlementAccount"];
+        trace?: never;
+    };
+    "/api/merchant/payout-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the merchant is paid out automatically
+         * @description A payout moves the merchant's available balance from its wallet to a settlement account (docs/payouts.md). Available =
+         *     the wallet's balance - on hold, where on hold is the offline sales captured in the last PAYOUT_HOLD_HOURS (default 72; they may
+         *     still be disputed). The wallet is debited in the transaction that records the payout, its statement and payout.created; the
+         *     payment scheduler pays it out through the rails (the same exactly-once machinery as POST /api/pay: the provider's idempotency key
+         *     derives from the payout, an unknown outcome is looked up before any resend). A payout that fails, or is reversed after it was paid,
+         *     returns its amount to the wallet once (payout.failed); a paid one sends payout.paid. No fee. States: pending -> processing -> paid |
+         *     failed | reversed. Automatic payouts: daily from PAYOUT_SCHEDULE_HOUR_UTC (default 6), or weekly on Mondays, per the payout
+         *     settings, at most one per merchant, mode, currency and UTC day. Test mode: the sandbox, by the settlement account's last four
+         *     digits: 0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed; any other is paid after two SANDBOX_STEP_MS steps. Live: the provider of the
+         *     account's rail and country (RAIL_ROUTES).
+         */
+        get: operations["getMerchantPayoutSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the automatic payouts: schedule (daily, weekly, manual), minimumAmount, currency
+         * @description A payout moves the merchant's available balance from its wallet to a settlement account (docs/payouts.md). Available =
+         *     the wallet's balance - on hold, where on hold is the offline sales captured in the last PAYOUT_HOLD_HOURS (default 72; they may
+         *     still be disputed). The wallet is debited in the transaction that records the payout, its statement and payout.created; the
+         *     payment scheduler pays it out through the rails (the same exactly-once machinery as POST /api/pay: the provider's idempotency key
+         *     derives from the payout, an unknown outcome is looked up before any resend). A payout that fails, or is reversed after it was paid,
+         *     returns its amount to the wallet once (payout.failed); a paid one sends payout.paid. No fee. States: pending -> processing -> paid |
+         *     failed | reversed. Automatic payouts: daily from PAYOUT_SCHEDULE_HOUR_UTC (default 6), or weekly on Mondays, per the payout
+         *     settings, at most one per merchant, mode, currency and UTC day. Test mode: the sandbox, by the settlement account's last four
+         *     digits: 0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed; any other is paid after two SANDBOX_STEP_MS steps. Live: the provider of the
+         *     account's rail and country (RAIL_ROUTES).
+         *
+         *     400 currency_not_supported, 400 amount_too_many_decimals.
+         */
+        patch: operations["updateMerchantPayoutSettings"];
+        trace?: never;
+    };
+    "/api/merchant/payouts/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What may be paid out now: the wallet's balance, what is on hold, what is available
+         * @description A payout moves the merchant's available balance from its wallet to a settlement account (docs/payouts.md). Available =
+         *     the wallet's balance - on hold, where on hold is the offline sales captured in the last PAYOUT_HOLD_HOURS (default 72; they may
+         *     still be disputed). The wallet is debited in the transaction that records the payout, its statement and payout.created; the
+         *     payment scheduler pays it out through the rails (the same exactly-once machinery as POST /api/pay: the provider's idempotency key
+         *     derives from the payout, an unknown outcome is looked up before any resend). A payout that fails, or is reversed after it was paid,
+         *     returns its amount to the wallet once (payout.failed); a paid one sends payout.paid. No fee. States: pending -> processing -> paid |
+         *     failed | reversed. Automatic payouts: daily from PAYOUT_SCHEDULE_HOUR_UTC (default 6), or weekly on Mondays, per the payout
+         *     settings, at most one per merchant, mode, currency and UTC day. Test mode: the sandbox, by the settlement account's last four
+         *     digits: 0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed; any other is paid after two SANDBOX_STEP_MS steps. Live: the provider of the
+         *     account's rail and country (RAIL_ROUTES).
+         */
+        get: operations["getMerchantPayoutsBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's payouts, newest first (format=csv: all of them as CSV)
+         * @description A payout moves the merchant's available balance from its wallet to a settlement account (docs/payouts.md). Available =
+         *     the wallet's balance - on hold, where on hold is the offline sales captured in the last PAYOUT_HOLD_HOURS (default 72; they may
+         *     still be disputed). The wallet is debited in the transaction that records the payout, its statement and payout.created; the
+         *     payment scheduler pays it out through the rails (the same exactly-once machinery as POST /api/pay: the provider's idempotency key
+         *     derives from the payout, an unknown outcome is looked up before any resend). A payout that fails, or is reversed after it was paid,
+         *     returns its amount to the wallet once (payout.failed); a paid one sends payout.paid. No fee. States: pending -> processing -> paid |
+         *     failed | reversed. Automatic payouts: daily from PAYOUT_SCHEDULE_HOUR_UTC (default 6), or weekly on Mondays, per the payout
+         *     settings, at most one per merchant, mode, currency and UTC day. Test mode: the sandbox, by the settlement account's last four
+         *     digits: 0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed; any other is paid after two SANDBOX_STEP_MS steps. Live: the provider of the
+         *     account's rail and country (RAIL_ROUTES).
+         *
+         *     format=csv answers text/csv, every payout of the filter (as GET /api/merchant/payouts.csv).
+         */
+        get: operations["listMerchantPayouts"];
+        put?: never;
+        /**
+         * Pay out now (Idempotency-Key required): everything available, or amount
+         * @description A payout moves the merchant's available balance from its wallet to a settlement account (docs/payouts.md). Available =
+         *     the wallet's balance - on hold, where on hold is the offline sales captured in the last PAYOUT_HOLD_HOURS (default 72; they may
+         *     still be disputed). The wallet is debited in the transaction that records the payout, its statement and payout.created; the
+         *     payment scheduler pays it out through the rails (the same exactly-once machinery as POST /api/pay: the provider's idempotency key
+         *     derives from the payout, an unknown outcome is looked up before any resend). A payout that fails, or is reversed after it was paid,
+         *     returns its amount to the wallet once (payout.failed); a paid one sends payout.paid. No fee. States: pending -> processing -> paid |
+         *     failed | reversed. Automatic payouts: daily from PAYOUT_SCHEDULE_HOUR_UTC (default 6), or weekly on Mondays, per the payout
+         *     settings, at most one per merchant, mode, currency and UTC day. Test mode: the sandbox, by the settlement account's last four
+         *     digits: 0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed; any other is paid after two SANDBOX_STEP_MS steps. Live: the provider of the
+         *     account's rail and country (RAIL_ROUTES).
+         *
+         *     The statement says what the payout is made of: openingBalance (the wallet before the period, earlier holds
+         *     included) + sales + refunds + fees + payouts (earlier payouts' money coming back) + other + onHold (negative) + retained (negative:
+         *     available but not asked for) = amount, with the movements by category and ledger kind in lines. The period runs from the previous
+         *     payout of the currency to this one.
+         *
+         *     Idempotency-Key required: the payout's id derives from it, so a retry (even after a
+         *     crash) answers the same payout and pays nothing twice. 422 nothing_to_pay_out (nothing available: all of it on hold, or an
+         *     empty wallet), 422 amount_exceeds_available, 422 payout_below_minimum (the settings' minimumAmount), 422 no_settlement_account (no
+         *     default account in the currency), 404 settlement_account_not_found, 400 currency_mismatch (the account is paid in another
+         *     currency), 422 rail_unavailable, 422 insufficient_funds (the wallet was spent meanwhile), 409 payout_in_progress.
+         */
+        post: operations["createMerchantPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/payouts.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every payout of the filter as CSV, newest first: id, status, amount, currency, trigger, account, sales, refunds, fees, on hold...
+         * @description A payout moves the merchant's available balance from its wallet to a settlement account (docs/payouts.md). Available =
+         *     the wallet's balance - on hold, where on hold is the offline sales captured in the last PAYOUT_HOLD_HOURS (default 72; they may
+         *     still be disputed). The wallet is debited in the transaction that records the payout, its statement and payout.created; the
+         *     payment scheduler pays it out through the rails (the same exactly-once machinery as POST /api/pay: the provider's idempotency key
+         *     derives from the payout, an unknown outcome is looked up before any resend). A payout that fails, or is reversed after it was paid,
+         *     returns its amount to the wallet once (payout.failed); a paid one sends payout.paid. No fee. States: pending -> processing -> paid |
+         *     failed | reversed. Automatic payouts: daily from PAYOUT_SCHEDULE_HOUR_UTC (default 6), or weekly on Mondays, per the payout
+         *     settings, at most one per merchant, mode, currency and UTC day. Test mode: the sandbox, by the settlement account's last four
+         *     digits: 0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed; any other is paid after two SANDBOX_STEP_MS steps. Live: the provider of the
+         *     account's rail and country (RAIL_ROUTES).
+         *
+         *     The statement says what the payout is made of: openingBalance (the wallet before the period, earlier holds
+         *     included) + sales + refunds + fees + payouts (earlier payouts' money coming back) + other + onHold (negative) + retained (negative:
+         *     available but not asked for) = amount, with the movements by category and ledger kind in lines. The period runs from the previous
+         *     payout of the currency to this one.
+         *
+         *     Columns: id, createdAt, status, trigger, amount, currency, accountType, accountName, account (masked),
+         *     provider, providerReference, periodStart, periodEnd, openingBalance, sales, refunds, fees, payouts, other, onHold, retained,
+         *     failureReason. Amounts in major units; the API's names and codes, so a file reads the same in every language.
+         */
+        get: operations["getMerchantPayoutsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/payouts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payout with its statement and timeline (404 payout_not_found for another merchant's or the other mode's)
+         * @description A payout moves the merchant's available balance from its wallet to a settlement account (docs/payouts.md). Available =
+         *     the wallet's balance - on hold, where on hold is the offline sales captured in the last PAYOUT_HOLD_HOURS (default 72; they may
+         *     still be disputed). The wallet is debited in the transaction that records the payout, its statement and payout.created; the
+         *     payment scheduler pays it out through the rails (the same exactly-once machinery as POST /api/pay: the provider's idempotency key
+         *     derives from the payout, an unknown outcome is looked up before any resend). A payout that fails, or is reversed after it was paid,
+         *     returns its amount to the wallet once (payout.failed); a paid one sends payout.paid. No fee. States: pending -> processing -> paid |
+         *     failed | reversed. Automatic payouts: daily from PAYOUT_SCHEDULE_HOUR_UTC (default 6), or weekly on Mondays, per the payout
+         *     settings, at most one per merchant, mode, currency and UTC day. Test mode: the sandbox, by the settlement account's last four
+         *     digits: 0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed; any other is paid after two SANDBOX_STEP_MS steps. Live: the provider of the
+         *     account's rail and country (RAIL_ROUTES).
+         *
+         *     The statement says what the payout is made of: openingBalance (the wallet before the period, earlier holds
+         *     included) + sales + refunds + fees + payouts (earlier payouts' money coming back) + other + onHold (negative) + retained (negative:
+         *     available but not asked for) = amount, with the movements by category and ledger kind in lines. The period runs from the previous
+         *     payout of the currency to this one.
+         */
+        get: operations["getMerchantPayout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/products": {
         parameters: {
             query?: never;
@@ -4580,6 +4864,14 @@ export interface components {
             /** @description Decimal amount in major units (12.50); at most the currency's ISO 4217 decimals, over 0, at most 1e12 */
             maxAmount?: number;
         };
+        CreatePayoutBody: {
+            /** @description Major units; default: everything available */
+            amount?: number;
+            /** @description Default: the payout settings' currency */
+            currency?: string;
+            /** @description Default: the default settlement account of the currency */
+            settlementAccountId?: string;
+        };
         CreatePayrollRunBody: {
             /** @description ISO 4217 currency code */
             currency: string;
@@ -4688,6 +4980,27 @@ export interface components {
             /** @description Decimal amount in major units (12.50); at most the currency's ISO 4217 decimals, over 0, at most 1e12 */
             maxReward?: number;
             currency: components["schemas"]["GiftCardCurrency"];
+        };
+        CreateSettlementAccountBody: {
+            /**
+             * @description bank: an account at a bank (country, bankCode, accountNumber); mobile_money: a phone number with its operator
+             * @enum {string}
+             */
+            type: "bank" | "mobile_money";
+            /** @description Where the account is; its currency is the country's */
+            country: string;
+            /** @description bank: the bank's code at the provider (Paystack's in NG, e.g. 058) */
+            bankCode?: string;
+            /** @description bank: the account number (6 to 20 digits; in NG the 10-digit NUBAN) */
+            accountNumber?: string;
+            /** @description mobile_money: the number, E.164 or the country's local form */
+            phone?: string;
+            /** @description mobile_money: the operator (MTN, Airtel, M-Pesa...); required */
+            operator?: string;
+            /** @description The account holder's name; ignored where the provider resolves it (bank accounts in NG, test mode), required elsewhere */
+            accountName?: string;
+            /** @description Make it the default for its currency (the first account of a currency is the default anyway) */
+            default?: boolean;
         };
         CreateStaffBody: {
             name: string;
@@ -6022,6 +6335,86 @@ export interface components {
         };
         /** @enum {string} */
         PaymentStatus: "pending" | "processing" | "completed" | "failed" | "reversed";
+        PayoutBalance: {
+            currency: string;
+            /** @description The wallet's balance, major units */
+            balance: number;
+            /** @description Held back: offline sales captured within the holding period */
+            onHold: number;
+            /** @description What a payout may take now: balance - onHold (never below 0) */
+            available: number;
+            holdHours: number;
+        };
+        PayoutRecord: {
+            /** @description po_... */
+            id: string;
+            status: components["schemas"]["PayoutStatus"];
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            trigger: "manual" | "scheduled";
+            settlementAccount: components["schemas"]["SettlementAccountRecord"];
+            /** @description sandbox (test mode) or the provider that pays it */
+            provider: string;
+            providerReference: string | null;
+            failureReason?: string;
+            /** Format: date-time */
+            estimatedArrival: string;
+            timeline: components["schemas"]["TimelineEntry"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            statement?: components["schemas"]["PayoutStatement"];
+        };
+        PayoutSettings: {
+            /** @enum {string} */
+            schedule: "daily" | "weekly" | "manual";
+            minimumAmount: number;
+            currency: string;
+            /** @description Offline sales captured less than this long ago are held (PAYOUT_HOLD_HOURS) */
+            holdHours: number;
+            /** @description The UTC hour from which the day's automatic payout is made (PAYOUT_SCHEDULE_HOUR_UTC) */
+            scheduleHourUtc: number;
+        };
+        PayoutSettingsBody: {
+            /**
+             * @description daily (default), weekly (Mondays) or manual (on demand only)
+             * @enum {string}
+             */
+            schedule?: "daily" | "weekly" | "manual";
+            /** @description Major units of currency; an automatic payout waits until at least this much is available, and an on-demand one below it is a 422 payout_below_minimum (0: any amount) */
+            minimumAmount?: number;
+            /** @description The currency paid out automatically (default: the merchant's) */
+            currency?: string;
+        };
+        PayoutStatement: {
+            currency: string;
+            periodStart: string | null;
+            /** Format: date-time */
+            periodEnd: string;
+            /** @description The wallet before the period: what earlier payouts left, earlier holds included */
+            openingBalance: number;
+            sales: number;
+            /** @description Negative */
+            refunds: number;
+            /** @description Negative */
+            fees: number;
+            /** @description Earlier payouts' money: a failed or reversed one coming back (+), other settlement movements */
+            payouts: number;
+            /** @description Everything else: payments sent (POST /api/pay), payroll, bills, credits, gift cards... */
+            other: number;
+            /** @description Negative: held back now (offline sales within the holding period) */
+            onHold: number;
+            /** @description Negative: available but not asked for (a payout of less than everything) */
+            retained: number;
+            /** @description The payout: openingBalance + sales + refunds + fees + payouts + other + onHold + retained */
+            amount: number;
+            /** @description The movements by category and ledger kind; per category they add up to its total */
+            lines: components["schemas"]["StatementLine"][];
+        };
+        /** @enum {string} */
+        PayoutStatus: "pending" | "processing" | "paid" | "failed" | "reversed";
         PayrollBody: {
             /** @description ISO 4217 currency code */
             currency: string;
@@ -6596,6 +6989,34 @@ export interface components {
             handle: string;
             mode: components["schemas"]["Mode"];
         };
+        SettlementAccountPatch: {
+            /**
+             * @description Make it the default for its currency
+             * @enum {boolean}
+             */
+            default: true;
+        };
+        SettlementAccountRecord: {
+            /** @description sac_... */
+            id: string;
+            /** @enum {string} */
+            type: "bank" | "mobile_money";
+            country: string;
+            currency: string;
+            bankCode: string | null;
+            accountNumber: string | null;
+            phone: string | null;
+            operator: string | null;
+            accountName: string;
+            /**
+             * @description provider: resolved by the provider (Paystack /bank/resolve); sandbox: test mode; merchant: as typed (no resolve where the account is)
+             * @enum {string}
+             */
+            nameSource: "provider" | "sandbox" | "merchant";
+            default: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
         ShiftDetail: {
             /** @description The shift's id (a UUID made by the kiosk) */
             id: string;
@@ -6703,6 +7124,15 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             removedAt: string | null;
+        };
+        StatementLine: {
+            /** @enum {string} */
+            category: "sales" | "refunds" | "fees" | "payouts" | "other";
+            /** @description The ledger transfer kind (pos_payment, offline_tap, pos_refund, payment_debit...); fees: fee */
+            kind: string;
+            count: number;
+            /** @description Signed, major units: + into the wallet, - out of it */
+            amount: number;
         };
         StockAlertBody: {
             /** @description Lower-case a-z, 0-9 and single hyphens; unique per mode */
@@ -15867,6 +16297,993 @@ export interface operations {
             };
             /** @description A business rule refused it. Codes include: `insufficient_funds`. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMerchantSettlementAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SettlementAccountRecord"][];
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createMerchantSettlementAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSettlementAccountBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementAccountRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `invalid_mode`, `account_number_invalid`, `invalid_phone`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `account_not_resolved`, `account_name_required`, `rail_unavailable`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `account_resolve_unavailable`, `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteMerchantSettlementAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `settlement_account_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateMerchantSettlementAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettlementAccountPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementAccountRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `settlement_account_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMerchantPayoutSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutSettings"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `invalid_text`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateMerchantPayoutSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutSettings"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMerchantPayoutsBalance: {
+        parameters: {
+            query?: {
+                /** @description Default: the payout settings' currency */
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutBalance"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `currency_not_supported`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMerchantPayouts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                status?: "pending" | "processing" | "paid" | "failed" | "reversed";
+                /** @description csv: every payout of the filter as text/csv (limit and offset ignored) */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PayoutRecord"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createMerchantPayout: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a unique key per payment (a UUID). A retry with the same key and body answers the first result, never a second charge. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePayoutBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_required`, `idempotency_key_invalid`, `invalid_mode`, `currency_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `settlement_account_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `payout_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `nothing_to_pay_out`, `amount_exceeds_available`, `payout_below_minimum`, `no_settlement_account`, `rail_unavailable`, `insufficient_funds`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMerchantPayoutsCsv: {
+        parameters: {
+            query?: {
+                status?: "pending" | "processing" | "paid" | "failed" | "reversed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMerchantPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `payout_not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

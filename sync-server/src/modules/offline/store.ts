@@ -369,3 +369,12 @@ export async function offlineWindowsUsed(tx: Queryable, terminalId: string, star
     { prepareAs: 'offline_window_used' },
   );
 }
+
+/** What a merchant's accepted offline payments captured after `since` add up to, minor units (modules/payouts holds them back from payouts). */
+export async function acceptedOfflineSince(db: Queryable, merchantId: string, mode: Mode, currency: string, since: Date): Promise<number> {
+  const [row] = await db.query<{ total: number | string | null }>(
+    `SELECT coalesce(sum(amount), 0)::int8 AS total FROM offline_payments WHERE merchant_id = $1 AND mode = $2 AND currency = $3 AND status = 'accepted' AND captured_at > $4`,
+    [merchantId, mode, currency, since],
+  );
+  return Number(row?.total ?? 0);
+}

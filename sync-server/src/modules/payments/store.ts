@@ -5,9 +5,10 @@ import type { Receiver } from './receiver.ts';
 export type PaymentStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'reversed';
 /**
  * 'payout': POST /api/pay; 'link': a payment link paid by a wallet holder; 'payroll': a payroll item
- * paid out through a rail; 'withdrawal': a holder's own money out to her phone or bank (no merchant).
+ * paid out through a rail; 'withdrawal': a holder's own money out to her phone or bank (no merchant);
+ * 'settlement': a merchant's payout to its own bank or mobile money (modules/payouts; merchant_id NULL like a withdrawal).
  */
-export type PaymentKind = 'payout' | 'link' | 'payroll' | 'withdrawal';
+export type PaymentKind = 'payout' | 'link' | 'payroll' | 'withdrawal' | 'settlement';
 export type Scenario = 'sandbox_default' | 'sandbox_success' | 'sandbox_failure' | 'sandbox_pending' | 'sandbox_reversal' | 'on_us' | 'provider' | 'link';
 
 export interface TimelineEntry {

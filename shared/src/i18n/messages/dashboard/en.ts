@@ -1,6 +1,7 @@
 import { dashboardListsEn } from './lists/en.ts';
 import { dashboardTillEn } from './till/en.ts';
 import { dashboardOperatorEn } from './operator/en.ts';
+import { dashboardSettlementsEn, settlementErrorsEn } from './settlements/en.ts';
 
 /** The merchant dashboard's words (dashboard/), English: the reference the other languages follow. */
 export const dashboardEn = {
@@ -19,12 +20,14 @@ export const dashboardEn = {
   ...dashboardListsEn,
   ...dashboardTillEn,
   ...dashboardOperatorEn,
+  ...dashboardSettlementsEn,
   nav: {
     label: 'Main menu',
     menu: 'Menu',
     overview: 'Overview',
     payments: 'Payments',
-    payouts: 'Payouts',
+    payouts: 'Transfers',
+    settlements: 'Payouts',
     terminals: 'Terminals',
     giftCards: 'Gift cards',
     developers: 'Developers',
@@ -111,7 +114,7 @@ export const dashboardEn = {
     channels: { pos: 'Kiosk sale', offline: 'Offline payment', checkout: 'Website checkout', pay_page: 'Pay page', payment_link: 'Payment link', subscription: 'Subscription', mobile_money: 'Mobile money at the till' },
     methods: { tap: 'Tap', wallet: 'Tapline wallet', qr: 'Offline QR code', mobile_money: 'Mobile money', bank_transfer: 'Bank transfer' },
   },
-  payouts: { heading: 'Payouts', intro: 'Money you sent with the API (POST /api/pay). Payments you received are under Payments.', empty: 'No payouts.' },
+  payouts: { heading: 'Transfers', intro: 'Money you sent with the API (POST /api/pay). Payments you received are under Payments; your own payouts to your bank, under Payouts.', empty: 'No transfers.' },
   terminals: {
     heading: 'Terminals',
     name: 'Name',
@@ -411,6 +414,7 @@ export const dashboardEn = {
     rail_provider_not_configured: "No provider of that name is configured on this server.",
     reconciliation_day_not_over: "That day (UTC) is not over yet: a day is reconciled once it has ended.",
     invalid_admin_token: "This is not the admin token.",
+    ...settlementErrorsEn,
     invalid_credentials: 'Wrong e-mail address or password.',
     sign_in_locked: 'Too many failed attempts: this account is locked for 15 minutes.',
     totp_required: 'Enter the 6-digit code of your authenticator app.',

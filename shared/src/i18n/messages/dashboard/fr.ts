@@ -2,6 +2,7 @@ import type { Messages } from '../../index.ts';
 import { dashboardListsFr } from './lists/fr.ts';
 import { dashboardTillFr } from './till/fr.ts';
 import { dashboardOperatorFr } from './operator/fr.ts';
+import { dashboardSettlementsFr, settlementErrorsFr } from './settlements/fr.ts';
 
 /** Le tableau de bord du marchand, en français. */
 export const dashboardFr: Messages['dashboard'] = {
@@ -20,12 +21,14 @@ export const dashboardFr: Messages['dashboard'] = {
   ...dashboardListsFr,
   ...dashboardTillFr,
   ...dashboardOperatorFr,
+  ...dashboardSettlementsFr,
   nav: {
     label: 'Menu principal',
     menu: 'Menu',
     overview: 'Vue d\'ensemble',
     payments: 'Paiements',
     payouts: 'Virements sortants',
+    settlements: 'Versements',
     terminals: 'Terminaux',
     giftCards: 'Cartes cadeaux',
     developers: 'Développeurs',
@@ -412,6 +415,7 @@ export const dashboardFr: Messages['dashboard'] = {
     rail_provider_not_configured: "Aucun prestataire de ce nom n'est configuré sur ce serveur.",
     reconciliation_day_not_over: "Cette journée (UTC) n'est pas terminée : une journée se rapproche une fois finie.",
     invalid_admin_token: "Ce n'est pas le jeton d'administration.",
+    ...settlementErrorsFr,
     invalid_credentials: 'Adresse e-mail ou mot de passe incorrect.',
     sign_in_locked: 'Trop d\'échecs : ce compte est bloqué pendant 15 minutes.',
     totp_required: 'Saisissez le code à 6 chiffres de votre application d\'authentification.',

@@ -2,6 +2,7 @@ import type { Messages } from '../../index.ts';
 import { dashboardListsPt } from './lists/pt.ts';
 import { dashboardTillPt } from './till/pt.ts';
 import { dashboardOperatorPt } from './operator/pt.ts';
+import { dashboardSettlementsPt, settlementErrorsPt } from './settlements/pt.ts';
 
 /** O painel do comerciante, em português. */
 export const dashboardPt: Messages['dashboard'] = {
@@ -20,12 +21,14 @@ export const dashboardPt: Messages['dashboard'] = {
   ...dashboardListsPt,
   ...dashboardTillPt,
   ...dashboardOperatorPt,
+  ...dashboardSettlementsPt,
   nav: {
     label: 'Menu principal',
     menu: 'Menu',
     overview: 'Resumo',
     payments: 'Pagamentos',
     payouts: 'Pagamentos enviados',
+    settlements: 'Repasses',
     terminals: 'Terminais',
     giftCards: 'Cartões-oferta',
     developers: 'Programadores',
@@ -412,6 +415,7 @@ export const dashboardPt: Messages['dashboard'] = {
     rail_provider_not_configured: "Nenhum prestador com esse nome está configurado neste servidor.",
     reconciliation_day_not_over: "Esse dia (UTC) ainda não terminou: um dia é reconciliado depois de terminar.",
     invalid_admin_token: "Este não é o token de administração.",
+    ...settlementErrorsPt,
     invalid_credentials: 'Endereço de e-mail ou palavra-passe errados.',
     sign_in_locked: 'Demasiadas tentativas falhadas: esta conta está bloqueada durante 15 minutos.',
     totp_required: 'Introduza o código de 6 dígitos da sua aplicação de autenticação.',

@@ -2,6 +2,7 @@ import type { Messages } from '../../index.ts';
 import { dashboardListsSw } from './lists/sw.ts';
 import { dashboardTillSw } from './till/sw.ts';
 import { dashboardOperatorSw } from './operator/sw.ts';
+import { dashboardSettlementsSw, settlementErrorsSw } from './settlements/sw.ts';
 
 /** Dashibodi ya mfanyabiashara, kwa Kiswahili. */
 export const dashboardSw: Messages['dashboard'] = {
@@ -20,12 +21,14 @@ export const dashboardSw: Messages['dashboard'] = {
   ...dashboardListsSw,
   ...dashboardTillSw,
   ...dashboardOperatorSw,
+  ...dashboardSettlementsSw,
   nav: {
     label: 'Menyu kuu',
     menu: 'Menyu',
     overview: 'Muhtasari',
     payments: 'Malipo',
     payouts: 'Malipo yaliyotumwa',
+    settlements: 'Utoaji wa pesa',
     terminals: 'Vituo',
     giftCards: 'Kadi za zawadi',
     developers: 'Wasanidi',
@@ -412,6 +415,7 @@ export const dashboardSw: Messages['dashboard'] = {
     rail_provider_not_configured: "Hakuna mtoa huduma wa jina hilo aliyewekwa kwenye seva hii.",
     reconciliation_day_not_over: "Siku hiyo (UTC) bado haijaisha: siku inalinganishwa ikishaisha.",
     invalid_admin_token: "Hii si tokeni ya msimamizi.",
+    ...settlementErrorsSw,
     invalid_credentials: 'Barua pepe au nenosiri si sahihi.',
     sign_in_locked: 'Majaribio mengi yameshindwa: akaunti hii imefungwa kwa dakika 15.',
     totp_required: 'Weka msimbo wa tarakimu 6 wa programu yako ya uthibitishaji.',

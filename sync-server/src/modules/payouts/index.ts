@@ -1,0 +1,16 @@
+/** Merchant payouts' public entry (settlement, docs/payouts.md): app.ts imports only this file. */
+import type { PolledJob } from '../../jobs/poller.ts';
+import type { ScheduleRun } from './schedule.ts';
+// Registers the payment outcome listener that sends payout.paid and payout.failed.
+import './events.ts';
+export { payoutRoutes } from './routes.ts';
+export { payoutJobs, runScheduledPayouts } from './schedule.ts';
+export type { ScheduleRun } from './schedule.ts';
+export { SANDBOX_PAYOUT_SUFFIXES } from './service.ts';
+
+declare module '../../context.ts' {
+  interface AppContext {
+    /** The automatic payouts (tests call payoutJobs.runOnce() with the injected clock). */
+    payoutJobs: PolledJob<ScheduleRun>;
+  }
+}
