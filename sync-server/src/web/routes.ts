@@ -18,7 +18,7 @@ import { checkoutService } from '../modules/checkout/index.ts';
 import { PAGE_SECURITY_HEADERS, type RawHtml, html, page } from './html.ts';
 import { type PageI18n, pageI18n, requestedLanguage, withLanguage } from './i18n-page.ts';
 import { fileIn } from './static-file.ts';
-import { walletPageBody } from './wallet-page.ts';
+import { walletPageBody, walletSignInCard } from './wallet-page.ts';
 
 /**
  * Built by Vite from web/ (WEB_DIR): the pages' scripts and stylesheet under /web/, the drop-in
@@ -255,18 +255,7 @@ ${header(i18n, t.t('web.brandSubtitle.pos'))}
     const { t } = i18n;
     const body = html`<main class="shell">
 ${header(i18n, t.t('web.brandSubtitle.offlineQr'))}
-<section class="card" id="signin-card">
-  <h1>${t.t('web.offlineQr.title')}</h1>
-  <p class="muted">${t.t('web.offlineQr.intro')}</p>
-  <form id="signin-form" autocomplete="on">
-    <label for="handle">${t.t('web.pay.handle')}</label>
-    <input id="handle" name="username" autocomplete="username" required placeholder="${t.t('web.pay.handlePlaceholder')}" spellcheck="false" autocapitalize="none">
-    <label for="pin">${t.t('web.pay.pin')}</label>
-    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="${t.t('web.pay.pinPlaceholder')}">
-    <button id="signin-button" type="submit" class="primary big">${t.t('web.offlineQr.signIn')}</button>
-    <p id="signin-error" class="error" role="alert"></p>
-  </form>
-</section>
+${walletSignInCard(i18n, { title: 'web.offlineQr.title', intro: 'web.offlineQr.intro', button: 'web.offlineQr.signIn' })}
 <section class="card" id="voucher-card" hidden>
   <div class="row"><p class="muted" id="signed-in-as"></p><button id="signout" type="button" class="link">${t.t('web.offlineQr.signOut')}</button></div>
   <a class="link" href="${withLanguage('/wallet', requestedLanguage(request))}" id="wallet-link">${t.t('web.wallet.back')}</a>

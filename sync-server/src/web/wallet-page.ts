@@ -2,25 +2,32 @@
 // (POST /api/wallet/top-ups), send money out (POST /api/wallet/withdrawals), recent activity.
 // The server renders the words; web/src/pages/wallet.ts does the rest (docs/wallet-money.md).
 import { type RawHtml, html } from './html.ts';
+import type { MessageKey } from '@tapline/shared/i18n';
 import type { PageI18n } from './i18n-page.ts';
+
+/** The customer pages' sign-in card (#signin-card: @handle and PIN; web/src/lib/wallet-session.ts handles it), with each page's words. */
+export function walletSignInCard(i18n: PageI18n, words: { title: MessageKey; intro: MessageKey; button: MessageKey }): RawHtml {
+  const { t } = i18n;
+  return html`<section class="card" id="signin-card">
+  <h1>${t.t(words.title)}</h1>
+  <p class="muted">${t.t(words.intro)}</p>
+  <form id="signin-form" autocomplete="on">
+    <label for="handle">${t.t('web.pay.handle')}</label>
+    <input id="handle" name="username" autocomplete="username" required placeholder="${t.t('web.pay.handlePlaceholder')}" spellcheck="false" autocapitalize="none">
+    <label for="pin">${t.t('web.pay.pin')}</label>
+    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="${t.t('web.pay.pinPlaceholder')}">
+    <button id="signin-button" type="submit" class="primary big">${t.t(words.button)}</button>
+    <p id="signin-error" class="error" role="alert"></p>
+  </form>
+</section>`;
+}
 
 /** `offlineQr`: the offline QR page's address, in the language the visitor chose. */
 export function walletPageBody(i18n: PageI18n, header: RawHtml, offlineQr: string): RawHtml {
   const { t } = i18n;
   return html`<main class="shell">
 ${header}
-<section class="card" id="signin-card">
-  <h1>${t.t('web.wallet.title')}</h1>
-  <p class="muted">${t.t('web.wallet.intro')}</p>
-  <form id="signin-form" autocomplete="on">
-    <label for="handle">${t.t('web.pay.handle')}</label>
-    <input id="handle" name="username" autocomplete="username" required placeholder="${t.t('web.pay.handlePlaceholder')}" spellcheck="false" autocapitalize="none">
-    <label for="pin">${t.t('web.pay.pin')}</label>
-    <input id="pin" name="pin" type="password" inputmode="numeric" pattern="[0-9]{4,8}" autocomplete="current-password" required placeholder="${t.t('web.pay.pinPlaceholder')}">
-    <button id="signin-button" type="submit" class="primary big">${t.t('web.wallet.signIn')}</button>
-    <p id="signin-error" class="error" role="alert"></p>
-  </form>
-</section>
+${walletSignInCard(i18n, { title: 'web.wallet.title', intro: 'web.wallet.intro', button: 'web.wallet.signIn' })}
 <section class="card" id="balance-card" hidden>
   <div class="row"><p class="muted" id="signed-in-as"></p><button id="signout" type="button" class="link">${t.t('web.wallet.signOut')}</button></div>
   <p class="muted label-small">${t.t('web.wallet.available')}</p>

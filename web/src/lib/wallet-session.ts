@@ -98,3 +98,24 @@ export function handleSignIn(signedIn: (session: WalletSession) => Promise<void>
     }
   });
 }
+
+/**
+ * A reload (or a move between the customer pages): the tab's session, when it has one, is handed
+ * to the page (`use`) and the page enters with it; the sign-in form shows again only if it no
+ * longer works (`ended`) or the page could not be read (the failure said under the form).
+ */
+export function resumeWalletSession(use: (session: WalletSession) => void, enter: () => Promise<boolean>, ended: () => void): void {
+  const session = storedWalletSession();
+  if (!session) return;
+  use(session);
+  byId('signin-card').hidden = true;
+  void enter().then(
+    (working) => {
+      if (!working) ended();
+    },
+    (failure: unknown) => {
+      byId('signin-card').hidden = false;
+      byId('signin-error').textContent = failureText(failure);
+    },
+  );
+}

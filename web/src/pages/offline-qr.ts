@@ -11,7 +11,7 @@
 import { formatMoney, minorFromMajor } from '@tapline/shared/money';
 import { byId, input, typedAmount } from '../lib/dom.ts';
 import { dateTime, language, money, t } from '../lib/page-i18n.ts';
-import { RequestError, type WalletSession, endWalletSession, failureText, forgetWalletSession, handleSignIn, storedWalletSession, walletRequest } from '../lib/wallet-session.ts';
+import { RequestError, type WalletSession, endWalletSession, failureText, forgetWalletSession, handleSignIn, resumeWalletSession, walletRequest } from '../lib/wallet-session.ts';
 
 interface Voucher {
   id: string;
@@ -274,17 +274,5 @@ byId('voucher-new').addEventListener('click', () => {
 
 // ------------------------------------------------------------------ start
 
-session = storedWalletSession();
-if (session) {
-  // A reload: the session is still this tab's; the form shows only if it no longer works.
-  byId('signin-card').hidden = true;
-  void enter().then(
-    (working) => {
-      if (!working) endSession(t('web.offlineQr.sessionEnded'));
-    },
-    (failure: unknown) => {
-      byId('signin-card').hidden = false;
-      byId('signin-error').textContent = message(failure);
-    },
-  );
-}
+// A reload stays signed in while the tab's session works.
+resumeWalletSession((resumed) => (session = resumed), enter, () => endSession(t('web.offlineQr.sessionEnded')));

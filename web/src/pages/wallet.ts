@@ -12,7 +12,7 @@
 import { isPin } from '@tapline/shared/wallet-input';
 import { byId, input, typedAmount } from '../lib/dom.ts';
 import { dateTime, money, t } from '../lib/page-i18n.ts';
-import { RequestError, type WalletSession, endWalletSession, failureText, forgetWalletSession, handleSignIn, storedWalletSession, walletRequest } from '../lib/wallet-session.ts';
+import { RequestError, type WalletSession, endWalletSession, failureText, forgetWalletSession, handleSignIn, resumeWalletSession, walletRequest } from '../lib/wallet-session.ts';
 
 interface TopUp {
   id: string;
@@ -409,17 +409,5 @@ byId('withdraw-form').addEventListener('submit', async (event) => {
 // ------------------------------------------------------------------ start
 
 showDestinationFields();
-session = storedWalletSession();
-if (session) {
-  // A reload (or coming from the offline QR page): the tab's session; the form shows only if it no longer works.
-  byId('signin-card').hidden = true;
-  void enter().then(
-    (working) => {
-      if (!working) signOut(t('web.offlineQr.sessionEnded'));
-    },
-    (failure: unknown) => {
-      byId('signin-card').hidden = false;
-      byId('signin-error').textContent = failureText(failure);
-    },
-  );
-}
+// A reload (or coming from the offline QR page) stays signed in while the tab's session works.
+resumeWalletSession((resumed) => (session = resumed), enter, () => signOut(t('web.offlineQr.sessionEnded')));
