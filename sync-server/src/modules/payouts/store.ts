@@ -111,30 +111,6 @@ export async function scheduledMerchants(db: Queryable): Promise<{ merchant_id: 
 
 // Payouts -------------------------------------------------------------------------------------
 
-export interface PayoutRow {
-  id: string;
-  merchant_id: string;
-  mode: Mode;
-  currency: string;
-  amount: number;
-  payment_id: string;
-  settlement_account_id: string;
-  trigger: 'manual' | 'scheduled';
-  schedule_key: string | null;
-  statement: Record<string, unknown>;
-  covered_from: Date | null;
-  covered_to: Date;
-  created_at: Date;
-  // From the payment:
-  status: PaymentStatus;
-  provider: string | null;
-  provider_reference: string | null;
-  failure_reason: string | null;
-  estimated_arrival: Date;
-  timeline: PaymentRow['timeline'];
-  updated_at: Date;
-}
-
 const PAYOUT_COLUMNS = `o.id, o.merchant_id, o.mode, o.currency, o.amount::int8 AS amount, o.payment_id, o.settlement_account_id, o.trigger, o.schedule_key,
   o.statement, o.covered_from, o.covered_to, o.created_at, p.status, p.provider, p.provider_reference, p.failure_reason, p.estimated_arrival,
   p.timeline, p.updated_at`;
@@ -158,6 +134,17 @@ export interface NewPayout {
   covered_to: Date;
   created_at: Date;
 }
+
+/** A payout as read: its row and, from its payment, where the money is. */
+export type PayoutRow = NewPayout & {
+  status: PaymentStatus;
+  provider: string | null;
+  provider_reference: string | null;
+  failure_reason: string | null;
+  estimated_arrival: Date;
+  timeline: PaymentRow['timeline'];
+  updated_at: Date;
+};
 
 /** Inserts a payout; false when its id or its day's schedule key exists already (a re-run, a second job). */
 export async function insertPayout(tx: Queryable, payout: NewPayout): Promise<boolean> {
