@@ -163,6 +163,10 @@ for (const target of await databaseTargets()) {
       await page.screenshot({ path: `${ARTIFACTS}wallet-fr-desktop-${target.name}.png`, fullPage: true });
       const overflow = await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth');
       assert.equal(overflow, false, 'nothing runs off the side');
+      // The kiosk's smallest screen too (the page may be opened on the till's browser).
+      await page.setViewportSize({ width: 800, height: 600 });
+      await page.screenshot({ path: `${ARTIFACTS}wallet-fr-800x600-${target.name}.png`, fullPage: true });
+      assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth'), false, 'nothing runs off the side at 800x600');
       await page.close();
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
