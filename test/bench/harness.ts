@@ -144,11 +144,12 @@ export function processCpuSeconds(pid: number): number {
 }
 
 /** Where the CPU went during a phase: the server process, this load generator, the database backends. */
-export async function cpuSnapshot(db: PostgresDatabase, serverPid: number, databaseName: string) {
+export async function cpuSnapshot(db: PostgresDatabase, serverPid: number | readonly number[], databaseName: string) {
   const backends = await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [databaseName]);
   const own = process.cpuUsage();
+  const serverPids = typeof serverPid === 'number' ? [serverPid] : serverPid;
   return {
-    server: processCpuSeconds(serverPid),
+    server: serverPids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0),
     client: (own.user + own.system) / 1e6,
     postgres: backends.reduce((sum, row) => sum + processCpuSeconds(row.pid), 0),
   };

@@ -10,8 +10,11 @@
 // BENCH_SALES_CONCURRENCY (sales in flight in the throughput run, default 32: an HTTP sale spends
 // more of its time in flight than a pgbench transaction, so it needs more of them to keep the
 // server busy; the server still uses its normal pool of 10 database connections),
-// BENCH_WALLETS (default 1000). The server runs as `npm run server` would
-// (sync-server/src/main.ts, its default pool of 10 connections) in its own process.
+// BENCH_WALLETS (default 1000), BENCH_INSTANCES (default 1; a list such as 1,2,3 runs the bench once
+// per count and prints how throughput grows). The server runs as `npm run server` would
+// (sync-server/src/main.ts, its default pool of 10 connections) in its own process; with several
+// instances, each is such a process on the same database and the sales are spread over them in
+// turn, as a round-robin proxy would (`npm run bench:scale`).
 import type { ChildProcess } from 'node:child_process';
 import { PostgresDatabase } from '@tapline/sync-server/db/postgres';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
@@ -24,24 +27,36 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 8);
 const salesConcurrency = Number(process.env.BENCH_SALES_CONCURRENCY ?? 32);
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 1000);
+const INSTANCE_COUNTS = (process.env.BENCH_INSTANCES ?? '1').split(',').map(Number);
+if (INSTANCE_COUNTS.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`BENCH_INSTANCES must list whole numbers of at least 1, not ${process.env.BENCH_INSTANCES}`);
 
-async function main() {
+interface RunResult {
+  instances: number;
+  tapsPerSecond: number;
+  baseline: number;
+  p99: number;
+}
+
+async function run(instances: number): Promise<RunResult> {
   const pgbenchDb = await createPostgresDatabase(baseUrl);
   const appDb = await createPostgresDatabase(baseUrl);
-  let server: { child: ChildProcess; origin: URL } | undefined;
-  let client: Client | undefined;
+  const servers: { child: ChildProcess; origin: URL }[] = [];
+  const httpClients: Client[] = [];
   try {
-    console.log(`bench:pos on ${new URL(baseUrl).host}: pgbench ${clients} clients, ${salesConcurrency} sales in flight, ${seconds} s per run`);
+    console.log(`bench:pos on ${new URL(baseUrl).host}: ${instances} server instance${instances === 1 ? '' : 's'}, pgbench ${clients} clients, ${salesConcurrency} sales in flight, ${seconds} s per run`);
 
-    server = await startServer(appDb.url);
-    client = new Client(server.origin);
-    const http = client;
+    // The first instance migrates the fresh database; the others then start on it.
+    servers.push(await startServer(appDb.url));
+    servers.push(...(await Promise.all(Array.from({ length: instances - 1 }, () => startServer(appDb.url)))));
+    httpClients.push(...servers.map((server) => new Client(server.origin)));
 
-    const { key, tags } = await provisionShop(http, WALLETS);
+    const { key, tags } = await provisionShop(httpClients[0]!, WALLETS);
 
     let failures = 0;
-    /** One sale: create a session, tap a random customer's ring. Returns the tap's latency in ms. */
+    let turn = 0;
+    /** One sale on the next instance in turn: create a session, tap a random customer's ring. Returns the tap's latency in ms. */
     const sale = async (): Promise<number> => {
+      const http = httpClients[turn++ % httpClients.length]!;
       const created = await http.call<{ sessionId: string }>('POST', '/api/pos/sessions', key, { amount: 1.5, currency: 'NGN', description: 'bench' });
       if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
       const tagId = tags[Math.floor(Math.random() * tags.length)]!;
@@ -67,7 +82,8 @@ async function main() {
     // Throughput: closed loops, as many sales as the server will take.
     const probe = new PostgresDatabase({ connectionString: appDb.url, poolSize: 1 });
     const databaseName = new URL(appDb.url).pathname.slice(1);
-    const cpuBefore = await cpuSnapshot(probe, server.child.pid!, databaseName);
+    const serverPids = servers.map((server) => server.child.pid!);
+    const cpuBefore = await cpuSnapshot(probe, serverPids, databaseName);
     let done = 0;
     const deadline = performance.now() + seconds * 1000;
     const began = performance.now();
@@ -81,7 +97,7 @@ async function main() {
     );
     const tapsPerSecond = done / ((performance.now() - began) / 1000);
     console.log(`  throughput: ${done} create + tap pairs in ${seconds} s = ${tapsPerSecond.toFixed(0)} taps/s`);
-    const cpuAfter = await cpuSnapshot(probe, server.child.pid!, databaseName);
+    const cpuAfter = await cpuSnapshot(probe, serverPids, databaseName);
     await probe.close();
     const perSale = (key: keyof typeof cpuAfter) => (((cpuAfter[key] - cpuBefore[key]) / done) * 1000).toFixed(3);
     console.log(`  CPU per sale: server ${perSale('server')} ms, load generator ${perSale('client')} ms, PostgreSQL backends ${perSale('postgres')} ms`);
@@ -125,14 +141,29 @@ async function main() {
 
     const ratio = tapsPerSecond / baseline;
     console.log('');
-    console.log(`pos taps: ${ratio.toFixed(2)} x pgbench (target >= 0.50) ${ratio >= 0.5 ? 'MET' : 'NOT MET'}`);
+    console.log(`pos taps (${instances} instance${instances === 1 ? '' : 's'}): ${ratio.toFixed(2)} x pgbench (target >= 0.50) ${ratio >= 0.5 ? 'MET' : 'NOT MET'}`);
     console.log(`pos tap latency at half load: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target p99 <= 25 ms) ${p99 <= 25 ? 'MET' : 'NOT MET'}`);
+    return { instances, tapsPerSecond, baseline, p99 };
   } finally {
-    client?.close();
-    await stopServer(server);
+    for (const client of httpClients) client.close();
+    await Promise.all(servers.map((server) => stopServer(server)));
     await appDb.drop();
     await pgbenchDb.drop();
   }
 }
 
-await main();
+const results: RunResult[] = [];
+for (const instances of INSTANCE_COUNTS) {
+  results.push(await run(instances));
+  console.log('');
+}
+if (results.length > 1) {
+  // Growth is read from the ratios, so a machine whose load drifts between runs moves both sides.
+  const first = results[0]!;
+  console.log('scaling across instances on one PostgreSQL (each run with its own pgbench baseline):');
+  for (const result of results) {
+    const ratio = result.tapsPerSecond / result.baseline;
+    const growth = ratio / (first.tapsPerSecond / first.baseline);
+    console.log(`  ${result.instances} instance${result.instances === 1 ? ' ' : 's'}: ${result.tapsPerSecond.toFixed(0)} taps/s, ${ratio.toFixed(2)} x pgbench, ${growth.toFixed(2)}x the ${first.instances}-instance ratio, p99 ${result.p99.toFixed(1)} ms`);
+  }
+}
