@@ -35,6 +35,7 @@ import { type WalletRow, requireWallet } from '../modules/wallets/index.ts';
 import { type PushAnswer, type PushTerminal, type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSettlementLimits, terminalSalesAfter, terminalTillSalesAfter, tillSaleDocument, tillSaleSettler, tippingOf } from '../modules/offline/index.ts';
 import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
 import { terminalBudgets } from './message-budget.ts';
+import { messageGate } from './message-gate.ts';
 import { pullBatchSize } from './pull-batch-size.ts';
 import { findProducts, productDocument, productsAfter } from '../modules/products/index.ts';
 import { shiftEventDocument, shiftEventSettler, staffAfter, staffDocument, terminalShiftEventsAfter } from '../modules/till-staff/index.ts';
@@ -74,6 +75,12 @@ function shareAcrossInstances(app: FastifyInstance, io: Server, db: Database): S
 }
 /** A request larger than this is refused by socket.io before we parse it (100 documents fit easily). */
 const MESSAGE_BYTES_MAX = 1_000_000;
+
+/**
+ * Sync messages this process works on at once (each holds one of the pool's 10 database
+ * connections while it does); the rest wait in arrival order. Six leaves four for HTTP.
+ */
+export const SYNC_MESSAGES_IN_FLIGHT = 6;
 
 function failure(code: string, error: string): SyncFailure {
   return { error, code };
@@ -169,6 +176,9 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
   }
 
   const budgets = terminalBudgets(SYNC_MESSAGES_PER_SECOND, SYNC_MESSAGE_BURST);
+  // At most this many sync messages of all terminals at once, of the pool's 10 connections: the
+  // others wait their turn in memory, and HTTP keeps connections (message-gate.ts).
+  const gate = messageGate(SYNC_MESSAGES_IN_FLIGHT);
 
   namespace.use((socket, next) => {
     authenticate((socket.handshake.auth as { token?: unknown } | undefined)?.token).then(
@@ -211,7 +221,9 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
           ack(failure('rate_limited', `This terminal sent more than ${SYNC_MESSAGES_PER_SECOND} sync messages a second; nothing was stored, send it again in a moment`));
           return;
         }
-        void serial(async () => {
+        // A message whose socket closed while it waited is dropped unanswered: the terminal
+        // sends it again when it reconnects.
+        void serial(() => gate.run(async () => {
           try {
             const current = await findTerminalForSync(db, terminal.terminalId);
             if (!current || current.revoked_at !== null) {
@@ -231,7 +243,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
               ack(failure('server_error', 'The server could not handle this message; it will be retried'));
             }
           }
-        });
+        }, () => socket.connected));
       });
     };
 
