@@ -411,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * Make a one-time code to take cash at an agent without typing the PIN there
-         * @description Body {amount, currency? (default: the wallet's), walletPin}. Answers the code, 8 digits, shown this once: she reads it out to an agent, who pays her exactly amount in cash against her wallet (POST /api/agent/cash-out with code), once, within 30 minutes. A wallet has one active code: making one cancels the last. Nothing moves until an agent uses it (her balance is checked then). A wrong PIN is 403 `wrong_pin` (429 `pin_attempts_exceeded` after 5). No Idempotency-Key: a retry makes a new code, which replaces the first.
+         * @description Body {amount, currency? (default: the wallet's), walletPin}. Answers the code, 8 digits, shown this once: she reads it out to an agent, who pays her exactly amount in cash against her wallet (POST /api/agent/cash-out with code), once, within 30 minutes. A wallet has one active code: making one cancels the last. Nothing moves until an agent uses it (her balance is checked again then). A code for more than the wallet holds in that currency is 422 `insufficient_funds`, answered before the PIN is checked. A wrong PIN is 403 `wrong_pin` (429 `pin_attempts_exceeded` after 5). No Idempotency-Key: a retry makes a new code, which replaces the first.
          */
         post: operations["createWalletCashOutCode"];
         delete?: never;
@@ -10558,6 +10558,15 @@ export interface operations {
             };
             /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `insufficient_funds`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

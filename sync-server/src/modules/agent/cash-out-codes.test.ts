@@ -69,6 +69,37 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
+    it('refuses a code the wallet cannot pay (more than it holds, a currency it does not hold) before the PIN, and bad input with 400s', async () => {
+      const s = server();
+      const desk = await agent(s, { fund: 100 });
+      const customer = await holder(s, { fund: 50, pin: '2580', prefix: 'amara' });
+      const make = (body: Record<string, unknown>) => s.request<Code & Refusal>('POST', '/api/wallet/cash-out-codes', { headers: customer.headers, body });
+
+      // Six refusals with a wrong PIN: none reaches the PIN check, so none counts in the lock-out.
+      for (let attempt = 0; attempt < 6; attempt++) {
+        const tooMuch = await make({ amount: 80, walletPin: '0000' });
+        assert.deepEqual([tooMuch.status, tooMuch.body.code], [422, 'insufficient_funds']);
+        assert.match(tooMuch.body.error, /holds 50 NGN: a code for 80 NGN/);
+      }
+      const otherCurrency = await make({ amount: 10, currency: 'USD', walletPin: '2580' });
+      assert.deepEqual([otherCurrency.status, otherCurrency.body.code], [422, 'insufficient_funds'], 'the wallet holds no USD');
+      const emptyPin = await make({ amount: 10, walletPin: '' });
+      assert.equal(emptyPin.status, 400);
+      const notACurrency = await make({ amount: 10, currency: 'XYZ', walletPin: '2580' });
+      assert.equal(notACurrency.status, 400);
+      assert.equal(typeof notACurrency.body.code, 'string');
+      const exact = await make({ amount: 50, walletPin: '2580' });
+      assert.equal(exact.status, 201, `her PIN still works after the refusals: ${JSON.stringify(exact.body)}`);
+
+      const out = (body: Record<string, unknown>) => s.request<Cash & Refusal>('POST', '/api/agent/cash-out', { headers: { ...desk.headers, 'idempotency-key': randomUUID() }, body: { handle: customer.handle, ...body } });
+      const tooLong = await out({ amount: 50, code: '1'.repeat(40) });
+      assert.equal(tooLong.status, 400);
+      const emptyCode = await out({ amount: 50, code: '' });
+      assert.equal(emptyCode.status, 400);
+      assert.equal(await balanceMinor(s, customer.handle, 'NGN'), 5_000, 'nothing moved');
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
     it('counts wrong codes in the wallet\'s PIN lock-out, expires codes, and lets her cancel one', async () => {
       const s = server();
       const desk = await agent(s, { fund: 100 });

@@ -10,8 +10,10 @@ import { toMajor, toMinor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
 import { hashPin, newId, verifyPin } from '../../auth/secrets.ts';
 import type { Database } from '../../db/database.ts';
-import { badRequest, conflict, forbidden, gone, notFound } from '../../http/errors.ts';
+import { badRequest, conflict, forbidden, gone, notFound, unprocessable } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
+import { walletAccount } from '../../ledger/accounts.ts';
+import { accountBalance } from '../../ledger/ledger.ts';
 import { type WalletRow, attemptWalletSecret, checkWalletPin, findWallet } from '../wallets/index.ts';
 import { type CashOutCodeRow, activeCashOutCode, endCashOutCode, findCashOutCode, listCashOutCodes, replaceCashOutCode } from './cash-out-codes-store.ts';
 
@@ -59,6 +61,12 @@ export function cashOutCodeService(context: AppContext) {
       const wallet = await holderWallet(db, holder);
       const currency = supportedCurrency(body.currency ?? wallet.currency);
       const amount = toMinor(body.amount, currency);
+      // A code the wallet cannot pay is refused now, not at the agent's counter; before the PIN,
+      // so it spends no attempt. The agent checks again when paying out.
+      const balance = await accountBalance(db, walletAccount(wallet.id, currency), holder.mode);
+      if (balance < amount) {
+        throw unprocessable('insufficient_funds', `The wallet holds ${toMajor(balance, currency)} ${currency}: a code for ${toMajor(amount, currency)} ${currency} could not be paid out`);
+      }
       await checkWalletPin(db, wallet, body.walletPin, context.now());
       const code = Array.from({ length: CODE_DIGITS }, () => randomInt(10)).join('');
       const now = context.now();
