@@ -26,17 +26,31 @@ $$;
 
 -- The budget after p_amount is spent on the day p_on: the latest day's total grows, a later day
 -- starts (the latest moving into the history), or an earlier day's total in the history grows.
+-- PL/pgSQL rather than SQL: offline_post_taps calls it once or twice per tap in a FROM clause,
+-- where an SQL function with OUT parameters is not inlined and was planned again on every call
+-- (a third of the database time of a 10,000-tap catch-up); PL/pgSQL keeps its plans per session.
 CREATE OR REPLACE FUNCTION no_pin_add(
   p_day date, p_spent bigint, p_history jsonb, p_on date, p_amount bigint,
   OUT day date, OUT spent bigint, OUT history jsonb
-) LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT
-    CASE WHEN p_day IS NULL OR p_on >= p_day THEN p_on ELSE p_day END,
-    CASE WHEN p_day = p_on THEN p_spent + p_amount
-         WHEN p_day IS NULL OR p_on > p_day THEN p_amount
-         ELSE p_spent END,
-    CASE WHEN p_day IS NULL OR p_day = p_on THEN p_history
-         WHEN p_on > p_day THEN no_pin_history_roll(p_history, p_day, p_spent, p_on)
-         ELSE jsonb_set(p_history, ARRAY[to_char(p_on, 'YYYY-MM-DD')],
-                        to_jsonb(no_pin_spent_on(p_day, p_spent, p_history, p_on) + p_amount)) END
+) LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  IF p_day IS NULL THEN
+    day := p_on;
+    spent := p_amount;
+    history := p_history;
+  ELSIF p_day = p_on THEN
+    day := p_day;
+    spent := p_spent + p_amount;
+    history := p_history;
+  ELSIF p_on > p_day THEN
+    day := p_on;
+    spent := p_amount;
+    history := no_pin_history_roll(p_history, p_day, p_spent, p_on);
+  ELSE
+    day := p_day;
+    spent := p_spent;
+    history := jsonb_set(p_history, ARRAY[to_char(p_on, 'YYYY-MM-DD')],
+                         to_jsonb(coalesce((p_history ->> to_char(p_on, 'YYYY-MM-DD'))::bigint, 0) + p_amount));
+  END IF;
+END
 $$;
