@@ -21,7 +21,7 @@ export interface OpenShift {
 
 /** A cash refund given from this till's drawer (collection `drawer_refunds`, this till only). */
 export interface DrawerRefundDoc {
-  /** The server's refund id (rf_…). */
+  /** The server's refund id (rf_…), or `split-cancel-<till sale id>` for cash a cancelled split sale gave for an ended gift card. */
   id: string;
   shiftId: string;
   cashierId: string;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addCash, checkPart, forgetSplit, giftEnded, giftPaid, startGift, tenderUnderWay, loadSplit, mobilePaid, rememberSplit, remainingMinor, setTip, splitSaleDoc, startMobile, startSplit, startWallet, tipFor, walletEnded, walletPaid } from './split-sale.ts';
+import { addCash, cancelledSplitDrawerRefund, checkPart, forgetSplit, giftEnded, giftPaid, startGift, tenderUnderWay, loadSplit, mobilePaid, rememberSplit, remainingMinor, setTip, splitSaleDoc, startMobile, startSplit, startWallet, tipFor, walletEnded, walletPaid } from './split-sale.ts';
 
 const NOW = new Date('2026-11-28T10:00:00Z');
 const sale = { amountMinor: 1_500, currency: 'NGN', description: ' Lunch ' };
@@ -109,5 +109,21 @@ describe('a split sale at the till (lib/split-sale.ts)', () => {
     assert.equal(loadSplit('term_2', store), null);
     forgetSplit('term_1', store);
     assert.equal(loadSplit('term_1', store), null);
+  });
+
+  it('takes the cash a cancel gives for ended gift cards out of the open shift, by the cashier who cancelled', () => {
+    const split = startSplit(sale, 'term_1', new Date('2026-11-29T10:00:00Z'), '0b0e3c9a-8f52-4b8e-9a3c-1f2d3e4f5a6b');
+    const by = { cashierId: 'stf_amina', shiftId: '7d0b2f1e-3c4d-4e5f-8a9b-0c1d2e3f4a5b' };
+    const now = new Date('2026-11-29T10:05:00Z');
+    assert.deepEqual(cancelledSplitDrawerRefund(split, 500, by, now), {
+      id: 'split-cancel-0b0e3c9a-8f52-4b8e-9a3c-1f2d3e4f5a6b',
+      shiftId: by.shiftId,
+      cashierId: 'stf_amina',
+      amountMinor: 500,
+      currency: 'NGN',
+      createdAt: '2026-11-29T10:05:00.000Z',
+    });
+    assert.equal(cancelledSplitDrawerRefund(split, 0, by, now), null, 'cash tenders given back change nothing');
+    assert.equal(cancelledSplitDrawerRefund(split, 500, { cashierId: 'stf_amina' }, now), null, 'no shift open: nothing to count it in');
   });
 });

@@ -1,6 +1,7 @@
 import type { TillSaleDoc, TillTender } from '@tapline/shared/sync-protocol';
 import { MAX_TILL_TENDERS } from '@tapline/shared/sync-protocol';
 import type { OfflineSale } from './offline-payments.ts';
+import type { DrawerRefundDoc } from './shifts.ts';
 
 /**
  * A sale paid by several tenders (cash + a tap, part mobile money), the till's side: the sale on
@@ -172,6 +173,18 @@ export function splitSaleDoc(split: SplitSale, now: Date, by: { cashierId?: stri
     ...(description === '' ? {} : { description }),
     ...(split.sale.items === undefined ? {} : { items: split.sale.items, discountMinor: split.sale.discountMinor ?? 0 }),
   };
+}
+
+/**
+ * The cash a cancelled split sale hands out of the drawer that never came into it: the parts paid
+ * by gift cards that had ended by the time they were given back (the server answers
+ * `returnedTo: "cash"`). Cash tenders given back came from the customer during this sale, so they
+ * change nothing; this does, and leaves the shift's expected cash as a cash refund from the
+ * drawer by the cashier who cancelled (lib/shifts.ts). Null when nothing leaves or no shift is open.
+ */
+export function cancelledSplitDrawerRefund(split: Pick<SplitSale, 'id' | 'sale'>, giftCashMinor: number, by: { cashierId?: string; shiftId?: string }, now: Date): DrawerRefundDoc | null {
+  if (giftCashMinor <= 0 || by.shiftId === undefined || by.cashierId === undefined) return null;
+  return { id: `split-cancel-${split.id}`, shiftId: by.shiftId, cashierId: by.cashierId, amountMinor: giftCashMinor, currency: split.sale.currency, createdAt: now.toISOString() };
 }
 
 /** The tip suggested for a percentage of the sale, rounded half up to a whole minor unit. */
