@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';
 import { launchChromium, trackedPage } from './browser.ts';
 import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
@@ -181,6 +181,56 @@ for (const target of await databaseTargets()) {
       assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantBefore + 1500, 'the merchant keeps only the first sale');
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.selectOption('#language-switcher', 'en');
+      await page.close();
+    });
+    it('gives a card that ended meanwhile its part in cash from the drawer when the split sale is cancelled, and the shift expects that much less', async () => {
+      const { s, key, terminalToken, jollofId, card } = await shop(20, false);
+      const staff = await s.request<{ id: string }>('POST', '/api/merchant/staff', { headers: key, body: { name: 'Ada Obi', role: 'cashier', pin: '1357' } });
+      assert.equal(staff.status, 201, JSON.stringify(staff.body));
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await page.goto(host.url);
+      await page.click('#show-advanced');
+      await page.fill('#token', `term.${terminalToken}`);
+      await page.click('#signin-button');
+      await page.locator(`#till-sign-in button[data-staff-id="${staff.body.id}"]`).click(SYNC_WAIT);
+      for (const digit of '1357') await page.click(`#pin-${digit}`);
+      await page.click('#pin-ok');
+      await page.locator('#float').waitFor();
+      await page.click('#float-clear');
+      await page.keyboard.type('100');
+      await page.click('#float-confirm');
+      await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
+
+      // The card pays 5 of a 15 sale; before the cashier cancels, the shop cancels the card.
+      await page.locator(`#items button[data-product="${jollofId}"]`).click();
+      await page.click('#split-button');
+      await page.locator('#split[data-state="tenders"]').waitFor();
+      await page.click('#split-key-clear');
+      await page.keyboard.type('5', { delay: 60 });
+      await page.click('#split-gift');
+      await scan(page, card.code);
+      await page.locator('#gift-card-tender[data-view="confirm"]').waitFor();
+      await page.click('#gift-take');
+      await page.locator('#split[data-state="tenders"][data-remaining="1000"][data-tenders="1"]').waitFor(SYNC_WAIT);
+      const ended = await s.request<{ status: string }>('PATCH', `/api/admin/gift-cards/${card.id}`, { headers: ADMIN, body: { action: 'cancel', reason: 'lost card' } });
+      assert.deepEqual([ended.status, ended.body.status], [200, 'cancelled']);
+      const pulsesBefore = printer.drawerPulses;
+      await page.click('#split-cancel-button');
+      await page.click('#split-confirm-cancel');
+      await page.locator('#sale').waitFor(SYNC_WAIT);
+      assert.equal(printer.drawerPulses - pulsesBefore, 1, 'the drawer opened to give the card\'s 5 in cash');
+
+      // The blind count: the float of 100 less the 5 handed out is what the till expects.
+      await page.click('#shift-button');
+      await page.click('#shift-close');
+      await page.locator('#close-count').waitFor();
+      await page.click('#close-count-clear');
+      await page.keyboard.type('95');
+      await page.click('#close-count-confirm');
+      await page.locator('#shift-closed').waitFor();
+      assert.equal(await page.locator('#shift-expected').innerText(), 'NGN\u00a095.00');
+      assert.equal(await page.locator('#shift-closed').getAttribute('data-variance'), '0', 'balanced: the 5 given for the ended card is accounted for');
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.close();
     });
   });
