@@ -45,7 +45,7 @@ import { currentSigner, offlineRoutes, startOfflineJobs } from './modules/offlin
 import { checkoutRoutes } from './modules/checkout/index.ts';
 import { collectionRoutes, collectionService, startCollectionJobs } from './modules/collections/index.ts';
 import { walletMoneyRoutes } from './modules/wallet-money/index.ts';
-import { payoutJobs, payoutRoutes } from './modules/payouts/index.ts';
+import { payoutJobs, payoutRoutes, payoutSenderOf } from './modules/payouts/index.ts';
 import { attachSyncEndpoint } from './sync/socket.ts';
 import { SYNC_NAMESPACE } from '@tapline/shared/sync-protocol';
 import { registerMetrics } from './metrics/plugin.ts';
@@ -261,6 +261,8 @@ function createMoneyServices(options: MoneyServiceOptions): Pick<AppContext, 'fx
     payoutProviders: payouts,
     providerLeaseMs: providerLeaseFor(config.railTimeoutMs),
     providerPollMs: config.railPollMs,
+    // Who sends a live payout (Flutterwave to Kenya must say): the merchant's profile (modules/payouts/sender.ts).
+    senderOf: payoutSenderOf(db),
     onError: (error) => options.onError('payment scheduler', error),
   });
   return { fx, payments, payoutProviders: payouts, billerProviders: options.billerProviders ?? [] };

@@ -1,6 +1,6 @@
 // Exactly once across a SIGKILL for the till's mobile money (docs/till.md, "Mobile money at the
 // till"), with the real server as a child process on both databases, per provider that collects
-// (M-Pesa Express STK push, MTN MoMo request-to-pay; Paystack charges in the last block), as
+// (M-Pesa Express STK push, MTN MoMo request-to-pay; Paystack and Flutterwave charges in the last blocks), as
 // restart.test.ts does for payouts:
 //
 // 1. The server dies while the provider holds the collection request (the customer's phone is
@@ -30,6 +30,8 @@ import { type ServerProcess, serverProcess } from '../e2e/server-process.ts';
 import { COLLECTION_SCENARIOS, SCENARIOS as MPESA_PAYOUTS, startMpesaFake } from '../fakes/mpesa/index.ts';
 import { SCENARIOS as MOMO_SCENARIOS, startMomoFake } from '../fakes/momo/index.ts';
 import { CHARGE_SCENARIOS as PAYSTACK_CHARGES, type PaystackFake, startPaystackFake } from '../fakes/paystack/index.ts';
+import { CHARGE_SCENARIOS as FLUTTERWAVE_CHARGES, type FlutterwaveFake, startFlutterwaveFake } from '../fakes/flutterwave/index.ts';
+import { chargeKeyOf as flutterwaveTxRef } from '@tapline/sync-server/rails/flutterwave/index.ts';
 
 /** Fakes' delays × this: MoMo's held request and both providers' held payouts wait 30 s × 0.2 = 6 s. */
 const DELAY_SCALE = 0.2;
@@ -515,6 +517,62 @@ for (const target of await databaseTargets()) {
       assert.equal(fake!.chargesReceived(), 1, 'POST /charge once: nothing charged again after the restart');
       assert.deepEqual(fake!.charges().map((charge) => [charge.status, charge.charged, charge.amount, charge.currency]), [['success', 1, 2_500, 'GHS']], 'the fake took the money once');
       const { balance, events, violations } = await afterTheFact(server, shop.merchant, 'GHS', again.body.id);
+      assert.equal(balance, 2_500, 'credited once');
+      assert.equal(events.filter((type) => type === 'pos.collection.completed').length, 1, JSON.stringify(events));
+      assert.deepEqual(violations, []);
+      await server.start();
+    });
+  });
+}
+
+// Flutterwave's mobile money charge (UG, Direct Charge) through the same crash: the server dies
+// while Flutterwave holds POST /v3/charges (the phone is prompted at once). The restarted server
+// never charges again (the till's retry with its key answers the same collection, and the job
+// asks verify_by_reference by the tx_ref the collection id derives, never POST /v3/charges);
+// charge.completed, confirmed by verify, completes it once, and the fake's own count says the
+// customer was charged once.
+for (const target of await databaseTargets()) {
+  describe(`a crash while flutterwave holds a till's mobile money charge, on ${target.name}`, () => {
+    let server: ServerProcess;
+    let fake: FlutterwaveFake | undefined;
+    before(async () => {
+      server = await serverProcess(target, (baseUrl) => ({
+        ...fake?.env,
+        PUBLIC_BASE_URL: baseUrl,
+        RAIL_ROUTES: 'mobile_money:UG=flutterwave',
+        RAIL_TIMEOUT_MS: '20000',
+        COLLECTION_POLL_MS: '1',
+        COLLECTION_TIMEOUT_SECONDS: '90',
+      }));
+      fake = await startFlutterwaveFake({ callbackBase: `${server.baseUrl}/api/rails/flutterwave/webhook`, delayScale: DELAY_SCALE });
+      await server.start();
+    });
+    after(async () => {
+      await server?.dispose();
+      await fake?.stop();
+    });
+
+    it('charges the customer once, completes once, credits the merchant once', async () => {
+      const shop = await shopWithTill(server, 'live', { country: 'UG', currency: 'UGX' });
+      const ask = { headers: { ...shop.term, 'idempotency-key': randomUUID() }, body: { amountMinor: 2_500, currency: 'UGX', phone: FLUTTERWAVE_CHARGES.held, description: 'Groceries' } };
+      const first = server.request<Collection>('POST', '/api/pos/collections', ask).then(
+        (response) => response,
+        () => undefined,
+      );
+      await until('Flutterwave to hold the charge', async () => (fake!.chargesReceived() > 0 ? true : undefined));
+      await server.stop('SIGKILL');
+      assert.equal(await first, undefined, 'the till got no answer: the server died while Flutterwave held the charge');
+      await server.start();
+      const again = await retried<Collection>(server, 'POST', '/api/pos/collections', ask, 201);
+      assert.deepEqual([again.body.provider, again.body.amountMinor], ['flutterwave', 2_500]);
+      const done = await until('the charge to complete', async () => {
+        const now = await server.request<Collection>('GET', `/api/pos/collections/${again.body.id}`, { headers: shop.term });
+        return now.body.status === 'pending' ? undefined : now.body;
+      }, 1000);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.equal(fake!.chargesReceived(), 1, 'POST /v3/charges once: nothing charged again after the restart');
+      assert.deepEqual(fake!.charges().map((charge) => [charge.tx_ref, charge.status, charge.timesCharged, charge.amount, charge.currency]), [[flutterwaveTxRef(again.body.id), 'successful', 1, 2_500, 'UGX']], 'the fake took the money once');
+      const { balance, events, violations } = await afterTheFact(server, shop.merchant, 'UGX', again.body.id);
       assert.equal(balance, 2_500, 'credited once');
       assert.equal(events.filter((type) => type === 'pos.collection.completed').length, 1, JSON.stringify(events));
       assert.deepEqual(violations, []);

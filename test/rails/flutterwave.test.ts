@@ -7,7 +7,8 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import adapterModule from '@tapline/sync-server/rails/flutterwave/index.ts';
-import { type FlutterwaveAdapter, type FlutterwaveConfig, createFlutterwaveAdapter, createFlutterwaveBiller } from '@tapline/sync-server/rails/flutterwave/index.ts';
+import { type FlutterwaveAdapter, type FlutterwaveConfig, chargeIdOf, chargeKeyOf, createFlutterwaveAdapter, createFlutterwaveBiller } from '@tapline/sync-server/rails/flutterwave/index.ts';
+import { chargeTarget } from '@tapline/sync-server/rails/flutterwave/charges.ts';
 import type { CallbackVerdict, InboundCallback, PayoutRequest, PayoutUpdate, RailAdapterDeps } from '@tapline/sync-server/rails/types.ts';
 import { BILLERS } from '../../sync-server/src/modules/bills/catalogue.ts';
 import { parseReceiver } from '../../sync-server/src/modules/payments/receiver.ts';
@@ -127,17 +128,38 @@ describe('Flutterwave rail adapter against the fake', () => {
       assert.throws(() => adapter.keyOf('pay_é'), /cannot carry/);
     });
 
+    it('maps collection ids to charge tx_refs and back, apart from transfer references', () => {
+      for (const id of ['col_3f9a0c', 'col_AbC-dEf_9', 'col_x:y-Z']) {
+        const txRef = chargeKeyOf(id);
+        assert.match(txRef, /^tplc_[a-z0-9_-]+$/);
+        assert.equal(chargeIdOf(txRef), id);
+        assert.equal(adapter.idOf(txRef), undefined, 'a tx_ref is never read as a payout reference');
+        assert.equal(chargeIdOf(adapter.keyOf(id)), undefined, 'a payout reference is never read as a tx_ref');
+      }
+      assert.equal(chargeKeyOf('col_Ab3'), 'tplc_col_-ab3');
+    });
+
+    it('collects where the SDK documents mobile money charges, each in its currency, phone form and network', () => {
+      for (const country of ['KE', 'GH', 'UG', 'RW', 'ZM', 'TZ', 'CM', 'SN', 'CI', 'ML']) assert.equal(adapter.collectsIn?.(country), true, country);
+      for (const country of ['NG', 'ZA', 'ET', 'BJ']) assert.equal(adapter.collectsIn?.(country), false, country);
+      assert.deepEqual(chargeTarget('+256770000001', 'UGX'), { type: 'mobile_money_uganda', phone: '256770000001', network: 'MTN', country: 'UG' });
+      assert.deepEqual(chargeTarget('+233201234567', 'GHS'), { type: 'mobile_money_ghana', phone: '0201234567', network: 'VODAFONE', country: 'GH' });
+      assert.deepEqual(chargeTarget('+255620000001', 'TZS'), { type: 'mobile_money_tanzania', phone: '0620000001', network: 'HALOPESA', country: 'TZ' });
+      assert.deepEqual(chargeTarget('+254712345678', 'KES'), { type: 'mpesa', phone: '254712345678', country: 'KE' });
+      assert.deepEqual(chargeTarget('+237670000001', 'XAF'), { type: 'mobile_money_franco', phone: '237670000001', country: 'CM' });
+      assert.match((chargeTarget('+256770000001', 'KES') as { refusal: string }).refusal, /collects UGX from UG numbers/);
+      assert.match((chargeTarget('+2348031234567', 'NGN') as { refusal: string }).refusal, /does not collect from NG numbers/);
+    });
+
     it('supports what the documents allow', () => {
       assert.equal(adapter.supports('bank_transfer', 'NG'), true);
       assert.equal(adapter.supports('bank_transfer', 'GH'), false, 'Ghana bank transfers need a branch code the receiver lacks');
       for (const country of ['GH', 'UG', 'TZ', 'RW', 'ZM', 'CM', 'CI', 'SN', 'ET']) assert.equal(adapter.supports('mobile_money', country), true, country);
       assert.equal(adapter.supports('mobile_money', 'NG'), false);
-      assert.equal(adapter.supports('mobile_money', 'KE'), false, 'M-Pesa needs the sender, which no variable configures');
+      assert.equal(adapter.supports('mobile_money', 'KE'), true, "Kenya's sender comes with each payout, from the merchant's profile");
+      assert.equal(adapter.supports('bank_transfer', 'KE'), true);
       assert.equal(adapter.supports('cash_pickup', 'NG'), false);
       assert.equal(adapter.supports('card', 'NG'), false);
-      const withSender = createFlutterwaveAdapter({ ...config, sender: { name: 'Tapline Ltd', country: 'NG', mobileNumber: '2348031234567' } }, deps);
-      assert.equal(withSender.supports('mobile_money', 'KE'), true);
-      assert.equal(withSender.supports('bank_transfer', 'KE'), true);
     });
   });
 
@@ -261,6 +283,40 @@ describe('Flutterwave rail adapter against the fake', () => {
       await finalPoll(request, update.providerReference!, 'completed');
     });
 
+    it("pays Kenya's M-Pesa with the sender's name, country and mobile number from the payout (meta), and refuses one without them before sending", async () => {
+      const base: PayoutRequest = {
+        ...payout('success'),
+        rail: 'mobile_money',
+        toCountry: 'KE',
+        destinationAmount: 150_000,
+        destinationCurrency: 'KES',
+        receiver: parseReceiver({ phone: '+254712345678', provider: 'M-Pesa', name: 'Akinyi Kimwei' }, 'mobile_money', 'KE'),
+        receiverName: 'Akinyi Kimwei',
+      };
+      const before = fake.requests().length;
+      const nameOnly = await adapter.submit({ ...base, sender: { name: 'Mama Put Kitchen', country: 'NG' } });
+      assert.equal(nameOnly.status, 'failed');
+      assert.match(nameOnly.failureReason ?? '', /sender's name, country and mobile number: add a mobile money settlement account/);
+      const none = await adapter.submit({ ...base });
+      assert.equal(none.status, 'failed');
+      assert.equal(fake.requests().length, before, 'nothing sent without a sender');
+
+      const request: PayoutRequest = { ...base, sender: { name: 'Mama Put Kitchen', country: 'NG', mobileNumber: '2348031234567' } };
+      const update = await adapter.submit(request);
+      assert.equal(update.status, 'processing');
+      const held = fake.transfer(adapter.keyOf(request.paymentId))!;
+      assert.deepEqual([held.bank_code, held.account_number, held.amount, held.currency], ['MPS', '254712345678', 1500, 'KES']);
+      assert.deepEqual(held.meta, { sender: 'Mama Put Kitchen', sender_country: 'NG', mobile_number: '2348031234567' });
+      await finalPoll(request, update.providerReference!, 'completed');
+
+      // A Kenyan bank account carries the same meta; a configured sender is the fallback of an adapter built in code.
+      const configured = createFlutterwaveAdapter({ ...config, sender: { name: 'Tapline Ltd', country: 'NG', mobileNumber: '2348030000001' } }, deps);
+      const bank: PayoutRequest = { ...payout('success'), toCountry: 'KE', destinationAmount: 250_000, destinationCurrency: 'KES', receiver: parseReceiver({ accountNumber: '1234567890', bankCode: '68' }, 'bank_transfer', 'KE') };
+      const bankUpdate = await configured.submit(bank);
+      assert.equal(bankUpdate.status, 'processing');
+      assert.deepEqual(fake.transfer(configured.keyOf(bank.paymentId))!.meta, { sender: 'Tapline Ltd', sender_country: 'NG', mobile_number: '2348030000001' });
+    });
+
     it('refuses what it cannot send, before asking Flutterwave', async () => {
       const before = fake.requests().length;
       const ghana = mobileMoneyScenario('success');
@@ -293,6 +349,47 @@ describe('Flutterwave rail adapter against the fake', () => {
       await adapter.submit(request);
       const held = fake.transfer(adapter.keyOf(request.paymentId))!;
       assert.deepEqual([held.bank_code, held.account_number, held.amount, held.currency], ['AIRTEL', '256701234567', 50_000, 'UGX']);
+    });
+  });
+
+  describe('collections (Direct Charge)', () => {
+    const collection = (phone: string, amount = 5_000, currency = 'UGX') => ({ collectionId: `col_${randomBytes(9).toString('hex')}`, amount, currency, phone, description: 'Groceries' });
+
+    it('charges once under the tx_ref: a second collect is refused by Flutterwave and answered with the first charge; verify says what was paid', async () => {
+      const request = collection('+256770000001');
+      const received = fake.chargesReceived();
+      assert.deepEqual(await adapter.collect!(request), { status: 'pending' }, 'Uganda answers in redirect mode: pending');
+      const again = await adapter.collect!(request);
+      assert.ok(['pending', 'completed'].includes(again.status), JSON.stringify(again));
+      assert.equal(fake.chargesReceived() - received, 2);
+      assert.equal(fake.charges().filter((charge) => charge.tx_ref === chargeKeyOf(request.collectionId)).length, 1, 'one charge');
+      const done = await until(async () => {
+        const update = await adapter.collectionStatus!(request);
+        return update.status === 'completed' ? update : undefined;
+      }, 'the charge to complete');
+      const charge = fake.charge(chargeKeyOf(request.collectionId))!;
+      assert.deepEqual(done, { status: 'completed', providerReference: String(charge.id), paid: { amount: 5_000, currency: 'UGX' } });
+      assert.equal(charge.timesCharged, 1);
+    });
+
+    it('a Kenyan (mpesa) charge answers with its pending data; unknown tx_refs are "not yet", never failed; what Flutterwave cannot charge is refused before asking', async () => {
+      const kenya = collection('+254712345678', 10_050, 'KES');
+      const pending = await adapter.collect!(kenya);
+      assert.equal(pending.status, 'pending');
+      assert.equal(pending.providerReference, String(fake.charge(chargeKeyOf(kenya.collectionId))!.id));
+      assert.equal(fake.charge(chargeKeyOf(kenya.collectionId))!.asked, 100.5, 'major units');
+      await assert.rejects(adapter.collectionStatus!(collection('+256770000001')), /no charge under tx_ref/);
+      const before = fake.chargesReceived();
+      assert.match((await adapter.collect!(collection('+2348031234567', 1_000, 'NGN'))).failureReason ?? '', /does not collect from NG numbers/);
+      assert.match((await adapter.collect!(collection('+256700000001', 1_000, 'KES'))).failureReason ?? '', /collects UGX from UG numbers/);
+      assert.equal(fake.chargesReceived(), before);
+    });
+
+    it('a success for another amount is never answered as this collection by collectionStatus', async () => {
+      const request = collection('+256770000006');
+      await adapter.collect!(request);
+      await until(() => (fake.charge(chargeKeyOf(request.collectionId))?.status === 'successful' ? true : undefined), 'the charge');
+      await assert.rejects(adapter.collectionStatus!(request), /is for 4999 UGX, not 5000 UGX/);
     });
   });
 
@@ -332,7 +429,7 @@ describe('Flutterwave rail adapter against the fake', () => {
 
     it('ignores genuine events that are not ours', async () => {
       const charge = await adapter.callback(webhook(genuine(), { event: 'charge.completed', data: { id: 5, tx_ref: 'x', status: 'successful' } }));
-      assert.deepEqual(charge, { verdict: { kind: 'ignored', reason: 'Flutterwave event charge.completed is not one Tapline acts on' }, reply: { status: 200 } });
+      assert.deepEqual(charge, { verdict: { kind: 'ignored', reason: 'a charge Tapline did not make (its tx_ref is not one of ours)' }, reply: { status: 200 } });
       const dashboard = await adapter.callback(webhook(genuine(), { event: 'transfer.completed', data: { id: 5, reference: 'TRF-282263183180', status: 'SUCCESSFUL' } }));
       assert.equal(dashboard.verdict.kind, 'ignored');
       assert.equal(dashboard.reply.status, 200);

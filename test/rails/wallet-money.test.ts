@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { ManualClock, type TestServer, balanceMinor, databaseTargets, freePort, systemBalance, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, ManualClock, type TestServer, balanceMinor, databaseTargets, freePort, systemBalance, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 import { COLLECTION_SCENARIOS, SCENARIOS, startMpesaFake } from '../fakes/mpesa/index.ts';
 
 const DELAY_SCALE = 0.05;
@@ -106,6 +106,55 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
+    it('an FX payout to M-Pesa that converts to shillings with cents is refused before any debit (422 amount_not_payable); one that converts to whole shillings is paid', async () => {
+      const s = server();
+      const merchant = await s.createMerchant({ webhookUrl: 'https://example.com/hooks' });
+      const key = { 'x-merchant-api-key': merchant.liveKey };
+      const credited = await s.request('POST', `/api/admin/wallets/${merchant.handle.slice(1)}/credit`, { headers: ADMIN, body: { amount: 100_000, currency: 'NGN', mode: 'live' } });
+      assert.equal(credited.status, 200, JSON.stringify(credited.body));
+      type Quote = { quoteId: string; rate: number; receive: number };
+      const quote = async (amount: number) => {
+        const answer = await s.request<Quote>('GET', `/api/fx/quote?from=NGN&to=KES&amount=${amount}&rail=mobile_money`, { headers: key });
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        return answer.body;
+      };
+      const hasCents = (receive: number) => Math.round(receive * 100) % 100 !== 0;
+      const pay = (amount: number, quoteId: string) =>
+        s.request<{ code?: string; error?: string; paymentId?: string; destinationAmount?: number; destinationCurrency?: string }>('POST', '/api/pay', {
+          headers: { ...key, 'idempotency-key': randomUUID() },
+          body: { fromCode: 'NG', toCode: 'KE', rail: 'mobile_money', amount, currency: 'NGN', receiver: SCENARIOS.success.phone, quoteId },
+        });
+      const sent = () => fake.requests().filter((request) => request.method === 'POST' && request.path === '/mpesa/b2c/v3/paymentrequest').length;
+      const balance = await balanceMinor(s, merchant.handle, 'NGN', 'live');
+      const before = sent();
+
+      let withCents: { amount: number; quote: Quote } | undefined;
+      for (let amount = 1000; !withCents && amount < 1010; amount += 1) {
+        const q = await quote(amount);
+        if (hasCents(q.receive)) withCents = { amount, quote: q };
+      }
+      assert.ok(withCents, 'an NGN amount that converts to KES with cents');
+      const refused = await pay(withCents.amount, withCents.quote.quoteId);
+      assert.deepEqual([refused.status, refused.body.code], [422, 'amount_not_payable'], JSON.stringify(refused.body));
+      assert.match(refused.body.error ?? '', /whole shillings/);
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN', 'live'), balance, 'nothing debited');
+      assert.equal(sent(), before, 'nothing sent to M-Pesa');
+
+      // The amount that converts to the next whole shilling at the same rate.
+      const shillings = Math.ceil(withCents.quote.receive) + 1;
+      let whole: { amount: number; quote: Quote } | undefined;
+      for (let kobo = Math.ceil((shillings / withCents.quote.rate) * 100); !whole && kobo < Math.ceil((shillings / withCents.quote.rate) * 100) + 20; kobo += 1) {
+        const q = await quote(kobo / 100);
+        if (!hasCents(q.receive)) whole = { amount: kobo / 100, quote: q };
+      }
+      assert.ok(whole, 'an NGN amount that converts to whole shillings');
+      const paid = await pay(whole.amount, whole.quote.quoteId);
+      assert.equal(paid.status, 201, JSON.stringify(paid.body));
+      assert.deepEqual([paid.body.destinationCurrency, paid.body.destinationAmount], ['KES', whole.quote.receive]);
+      assert.ok(!hasCents(paid.body.destinationAmount!), 'whole shillings');
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
     describe('withdrawals: an M-Pesa B2C payout from the wallet', () => {
       const withdraw = (s: TestServer, auth: Record<string, string>, phone: string, key = randomUUID()) =>
         s.request<Withdrawal>('POST', '/api/wallet/withdrawals', { headers: { ...auth, 'idempotency-key': key }, body: { amount: 500, currency: 'KES', walletPin: '2468', destination: { type: 'mobile_wallet', phone, provider: 'M-Pesa' } } });
@@ -161,6 +210,24 @@ for (const target of await databaseTargets()) {
         assert.equal(paidTimes(s, created.body.id), 1);
         assert.equal(await balanceMinor(s, handle, 'KES', 'live'), 200_000 - 50_500);
         assert.deepEqual((await checkLedger(s.db)).violations, []);
+      });
+
+      it('an amount with cents is refused before the PIN and any debit (422 amount_not_payable): M-Pesa pays whole shillings only', async () => {
+        const s = server();
+        const { handle, auth } = await holder(s, 2000);
+        const sent = () => fake.requests().filter((request) => request.method === 'POST' && request.path === '/mpesa/b2c/v3/paymentrequest').length;
+        const before = sent();
+        // A wrong PIN too: the amount is refused first, so no PIN attempt is spent on a withdrawal that could not go.
+        const refused = await s.request<{ code: string; error: string }>('POST', '/api/wallet/withdrawals', {
+          headers: { ...auth, 'idempotency-key': randomUUID() },
+          body: { amount: 500.5, currency: 'KES', walletPin: '0000', destination: { type: 'mobile_wallet', phone: SCENARIOS.success.phone, provider: 'M-Pesa' } },
+        });
+        assert.deepEqual([refused.status, refused.body.code], [422, 'amount_not_payable'], JSON.stringify(refused.body));
+        assert.match(refused.body.error, /whole shillings/);
+        assert.equal(await balanceMinor(s, handle, 'KES', 'live'), 200_000, 'nothing debited');
+        assert.equal(sent(), before, 'nothing sent to M-Pesa');
+        const whole = await withdraw(s, auth, SCENARIOS.success.phone);
+        assert.equal(whole.status, 201, 'the PIN still works: no attempt was spent');
       });
 
       it('reversed after it was paid: the money comes back to the wallet', async () => {

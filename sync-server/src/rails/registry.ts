@@ -80,6 +80,7 @@ export function createRails(options: RailsOptions): Rails {
     poll: (request, reference) => adapter.poll(request, reference),
     lookup: (request) => adapter.lookup(request),
     ...(adapter.watchAfterCompletionMs ? { watchAfterCompletionMs: adapter.watchAfterCompletionMs } : {}),
+    ...(adapter.refuseAmount ? { refuseAmount: (amount: number, currency: string) => adapter.refuseAmount!(amount, currency) } : {}),
   }));
   return { adapters, payoutProviders, billerProviders, providerFor, routes: options.routes };
 }

@@ -3,7 +3,10 @@
 // provider is strongest (M-Pesa in Kenya, MTN MoMo where MTN runs mobile money, Paystack for the
 // banks it settles to and next for mobile money in GH and KE, Flutterwave elsewhere); RAIL_ROUTES
 // overrides any entry. The mobile_money order is also the order in which a till's collection
-// looks for a provider that collects (modules/collections).
+// (or a wallet top-up) looks for a provider that collects (modules/collections), skipping the ones
+// whose collectsIn says no: M-Pesa in KE, MoMo in its markets, Paystack in GH and KE, Flutterwave
+// in KE, GH, UG, RW, ZM, TZ, CM, SN, CI and ML (rails/flutterwave/charges.ts). Flutterwave is last
+// everywhere, so it collects where no other collector is configured (docs/till.md has the table).
 import { currencyOfCountry } from '@tapline/shared/countries';
 import { RAIL_INFO, type Rail, isRail } from '../modules/payments/index.ts';
 import { RAIL_PROVIDERS, type RailProviderName } from './types.ts';

@@ -5,15 +5,16 @@ import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FakeBill, createBillDesk } from './bills.ts';
+import { type FakeCharge, createChargeDesk } from './charges.ts';
 import { fail, readBody } from './http.ts';
 import { type FakePayout, type FakeTransfer, createTransferDesk } from './transfers.ts';
 
-export { BILL_CUSTOMERS, SCENARIOS, SCENARIO_DIGITS, mobileMoneyScenario, type ScenarioName } from './scenarios.ts';
-export type { FakeBill, FakePayout, FakeTransfer };
+export { BILL_CUSTOMERS, CHARGE_SCENARIOS, CHARGE_SCENARIO_DIGITS, SCENARIOS, SCENARIO_DIGITS, mobileMoneyScenario, type ChargeScenarioName, type ScenarioName } from './scenarios.ts';
+export type { FakeBill, FakeCharge, FakePayout, FakeTransfer };
 
 export interface FlutterwaveFakeOptions {
   port?: number;
-  /** Where webhooks go when a transfer names no callback_url, e.g. http://127.0.0.1:3000/api/rails/flutterwave/webhook. */
+  /** Where webhooks go (charges always; transfers that name no callback_url), e.g. http://127.0.0.1:3000/api/rails/flutterwave/webhook. */
   callbackBase?: string;
   /** Multiplies the fake's delays (settling 2 s, the no_answer hold 30 s, a reversal 3 s later). */
   delayScale?: number;
@@ -29,6 +30,12 @@ export interface FlutterwaveFake {
   /** A transfer as Flutterwave holds it, by reference. */
   transfer(reference: string): FakeTransfer | undefined;
   webhooksSent(reference: string): number;
+  /** POST /v3/charges received (answered or not). */
+  chargesReceived(): number;
+  /** Every mobile money charge, with how many times the customer was charged (exactly once means 1). */
+  charges(): FakeCharge[];
+  /** A charge by its tx_ref. */
+  charge(txRef: string): FakeCharge | undefined;
   /** Requests seen, as "METHOD /path" (no query). */
   requests(): string[];
   stop(): Promise<void>;
@@ -56,6 +63,12 @@ export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {})
     schedule,
   });
   const bills = createBillDesk();
+  const charges = createChargeDesk({
+    timing: { settleMs: 2000 * scale, holdMs: 30_000 * scale, duplicateGapMs: 300 * scale },
+    callbackBase: options.callbackBase,
+    secretHash,
+    schedule,
+  });
   const seen: string[] = [];
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -84,6 +97,8 @@ export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {})
     if (method === 'GET' && path === '/v3/transfers/rates') return transfers.rates(res, url.searchParams);
     const transfer = /^\/v3\/transfers\/([^/]+)$/.exec(path);
     if (method === 'GET' && transfer) return transfers.fetchOne(res, decodeURIComponent(transfer[1]!));
+    if (method === 'POST' && path === '/v3/charges') return charges.create(res, url.searchParams.get('type'), body, wait);
+    if (method === 'GET' && path === '/v3/transactions/verify_by_reference') return charges.verify(res, url.searchParams);
     if (method === 'GET' && path === '/v3/bill-categories') return bills.categories(res, url.searchParams);
     const validate = /^\/v3\/bill-items\/([^/]+)\/validate$/.exec(path);
     if (method === 'GET' && validate) return bills.validate(res, decodeURIComponent(validate[1]!), url.searchParams);
@@ -109,6 +124,9 @@ export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {})
     bills: bills.bills,
     transfer: transfers.transfer,
     webhooksSent: transfers.webhooksSent,
+    chargesReceived: charges.received,
+    charges: charges.charges,
+    charge: charges.charge,
     requests: () => [...seen],
     async stop() {
       stopped = true;

@@ -49,3 +49,41 @@ export function billOutcomeOf(customer: string): 'success' | 'invalid' | 'failur
   if (digits.endsWith('0000003')) return 'failure';
   return 'success';
 }
+
+// Mobile money charges (collections): the payer's phone picks what the customer does with the
+// prompt by its last seven digits, "000000" then the digit (the phone as POST /v3/charges receives
+// it, international or with its trunk 0: the same last digits). Any other payer approves.
+export const CHARGE_SCENARIO_DIGITS = {
+  /** Pending, then successful after 2 s × delayScale, and one charge.completed. */
+  success: 1,
+  /** Pending, then failed ("Transaction declined by the customer"), with its charge.completed. */
+  declined: 2,
+  /** Pending, then failed (insufficient funds), with its charge.completed. */
+  insufficient_funds: 3,
+  /** Pending forever: the customer never answers; no webhook. */
+  no_answer: 4,
+  /** The charge is made at once but the answer is held 30 s × delayScale; then it succeeds (with its webhook). */
+  held: 5,
+  /** Succeeds for one major unit less than asked; verify and the webhook say so. */
+  amount_mismatch: 6,
+  /** Succeeds; the webhook is never sent (found by verify). */
+  callback_lost: 7,
+  /** Succeeds; charge.completed is sent twice. */
+  duplicate_callback: 8,
+  /** The record says failed (declined) while a genuine-hash charge.completed says successful. */
+  webhook_disagrees: 9,
+} as const;
+
+export type ChargeScenarioName = keyof typeof CHARGE_SCENARIO_DIGITS;
+
+/** A Ugandan MTN payer (+25677000000N) for each charge scenario: Uganda is where the tests collect through Flutterwave. */
+export const CHARGE_SCENARIOS: Readonly<Record<ChargeScenarioName, string>> = Object.fromEntries(
+  Object.entries(CHARGE_SCENARIO_DIGITS).map(([name, digit]) => [name, `+25677000000${digit}`]),
+) as never;
+
+export function chargeScenarioOf(phone: string): ChargeScenarioName {
+  const match = /000000([1-9])$/.exec(phone.replace(/\D/g, ''));
+  if (!match) return 'success';
+  const digit = Number(match[1]);
+  return (Object.entries(CHARGE_SCENARIO_DIGITS).find(([, value]) => value === digit)?.[0] as ChargeScenarioName | undefined) ?? 'success';
+}

@@ -557,7 +557,9 @@ export interface paths {
          *     cash_pickup need a phone of the recipient country, bank_transfer an account number, wallet an @handle of a Tapline
          *     wallet; in live mode a bank transfer also needs bankCode (a Nigerian account is the 10-digit NUBAN; branchCode and
          *     accountType where the country's banks need them). A rail not offered in the recipient country, or a live rail whose
-         *     route has no configured payment provider (README, Live payouts), is a 422 rail_unavailable. Rails and recipient countries: mobile_money (live; receiver: phone): NG, KE, GH, TZ, UG, RW, CM, SN, CI, BJ, BF, ML, NE, TG, GN, SL, LR, GM, GW, CD, CG, GA, TD, CF, ZM, MW, MZ, ZW, MG, ET, SO, BI, KM, EG, BW, LS, SZ, MR, DJ. bank_transfer (live; receiver: account): NG, KE, GH, ZA, EG, SN, MA, TN, DZ, CI, CM, UG, TZ, RW, ZM, MW, MZ, BW, NA, ET, MU, AO, BJ, TG, BF, ML, ZW, US, GB. payment_link (live; receiver: any form): all 54 African countries. qr (live; receiver: any form): NG, KE, GH, ZA, TZ. offline_qr (beta, by invitation; receiver: any form): NG, KE, GH, TZ, UG. card (beta; receiver: any form): NG, GH, ZA, EG, KE. cash_pickup (beta; receiver: phone): NG, KE, GH, UG, TZ, SN, CI. wallet (live; receiver: handle): every supported country.
+         *     route has no configured payment provider (README, Live payouts), is a 422 rail_unavailable. A live amount the chosen
+         *     provider cannot pay is a 422 amount_not_payable before any debit: M-Pesa B2C pays whole shillings only, so an amount
+         *     that converts to KES with cents is refused (send one that converts to whole shillings). Rails and recipient countries: mobile_money (live; receiver: phone): NG, KE, GH, TZ, UG, RW, CM, SN, CI, BJ, BF, ML, NE, TG, GN, SL, LR, GM, GW, CD, CG, GA, TD, CF, ZM, MW, MZ, ZW, MG, ET, SO, BI, KM, EG, BW, LS, SZ, MR, DJ. bank_transfer (live; receiver: account): NG, KE, GH, ZA, EG, SN, MA, TN, DZ, CI, CM, UG, TZ, RW, ZM, MW, MZ, BW, NA, ET, MU, AO, BJ, TG, BF, ML, ZW, US, GB. payment_link (live; receiver: any form): all 54 African countries. qr (live; receiver: any form): NG, KE, GH, ZA, TZ. offline_qr (beta, by invitation; receiver: any form): NG, KE, GH, TZ, UG. card (beta; receiver: any form): NG, GH, ZA, EG, KE. cash_pickup (beta; receiver: phone): NG, KE, GH, UG, TZ, SN, CI. wallet (live; receiver: handle): every supported country.
          *
          *     The merchant's wallet is debited amount + fee in `currency` (422 insufficient_funds otherwise); the recipient gets
          *     destinationAmount in the recipient country's currency (the recipient wallet's currency for rail wallet). Fees are a
@@ -1538,7 +1540,8 @@ export interface paths {
          *     from it, so a retry answers the same withdrawal and pays nothing twice; the PIN is checked again on a replay. 400 destination_required,
          *     400 destination_not_found, 400 destination_invalid, 400 destination_currency_mismatch, 400 invalid_phone, 400 currency_not_accepted,
          *     403 wrong_pin, 403 pin_not_set, 429 pin_attempts_exceeded, 422 insufficient_funds, 422 withdrawal_limit_exceeded, 422
-         *     withdrawal_daily_limit_exceeded, 422 rail_unavailable (no rail or, live, no payout provider for the destination's country).
+         *     withdrawal_daily_limit_exceeded, 422 rail_unavailable (no rail or, live, no payout provider for the destination's country), 422
+         *     amount_not_payable (live: the provider cannot pay that amount, e.g. M-Pesa pays whole shillings only; nothing is debited).
          */
         post: operations["createWalletWithdrawal"];
         delete?: never;
@@ -11316,7 +11319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `rail_unavailable`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `rail_unavailable`, `amount_not_payable`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16212,7 +16215,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `withdrawal_limit_exceeded`, `withdrawal_daily_limit_exceeded`, `rail_unavailable`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `withdrawal_limit_exceeded`, `withdrawal_daily_limit_exceeded`, `rail_unavailable`, `amount_not_payable`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18044,7 +18047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `cashier_unknown`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `cashier_unknown`, `amount_not_payable`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -25999,7 +26002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `rail_unavailable`, `payroll_run_empty`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `rail_unavailable`, `amount_not_payable`, `payroll_run_empty`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -26411,7 +26414,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `rail_unavailable`, `payroll_run_empty`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `rail_unavailable`, `amount_not_payable`, `payroll_run_empty`. */
             422: {
                 headers: {
                     [name: string]: unknown;

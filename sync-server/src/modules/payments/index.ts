@@ -9,7 +9,7 @@ export type { Receiver } from './receiver.ts';
 export { ensureSandboxFloat, paymentEventData, payoutRequestOf, preparePayment, recordPayment } from './service.ts';
 export { findLinkPayment, findProviderPayouts, insertPayment, listProviderPayoutsCreated } from './store.ts';
 export type { NewPayment, PaymentRow, PaymentStatus } from './store.ts';
-export type { PayoutProvider, PayoutRequest, PayoutUpdate } from './providers.ts';
+export type { PayoutProvider, PayoutRequest, PayoutSender, PayoutUpdate } from './providers.ts';
 export { paymentRoutes } from './routes.ts';
 export { paymentScheduler, providerLeaseFor } from './scheduler.ts';
 

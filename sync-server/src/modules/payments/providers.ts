@@ -14,6 +14,21 @@ export interface PayoutRequest {
   senderName: string | null;
   reference: string | null;
   note: string | null;
+  /**
+   * Who sends the money, for the providers that must tell (Flutterwave to Kenya: meta.sender,
+   * sender_country, mobile_number): filled by the scheduler from the merchant's profile before a
+   * submit (lookups and polls do not carry it). Absent when the payment has no such profile.
+   */
+  sender?: PayoutSender;
+}
+
+/** The sender of a payout as its merchant's profile has it. */
+export interface PayoutSender {
+  name: string;
+  /** ISO 3166 alpha-2. */
+  country: string;
+  /** Digits with the country code, no '+': the merchant's own mobile money number, where it registered one. */
+  mobileNumber?: string;
 }
 
 /** Where the adapter says the payout stands. */
@@ -48,7 +63,17 @@ export interface PayoutProvider {
    * The polls thin out as the payout ages (half its age, between RAIL_POLL_MS and 6 hours).
    */
   readonly watchAfterCompletionMs?: number;
+  /**
+   * Why this provider cannot pay this destination amount (minor units of its currency), asked
+   * before anything is debited; undefined when it can. M-Pesa B2C pays whole shillings only, so an
+   * FX payout that converts to KES with cents is refused up front (422 amount_not_payable) rather
+   * than debited, sent and failed. Absent: every positive amount is payable.
+   */
+  refuseAmount?(destinationAmount: number, destinationCurrency: string): string | undefined;
 }
+
+/** The 422 a payment gets when its provider cannot pay the destination amount (before any debit). */
+export const AMOUNT_NOT_PAYABLE = 'amount_not_payable';
 
 export function findPayoutProvider(providers: readonly PayoutProvider[], rail: Rail, toCountry: string): PayoutProvider | undefined {
   return providers.find((provider) => provider.supports(rail, toCountry));

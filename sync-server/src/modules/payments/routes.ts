@@ -22,7 +22,9 @@ number, an @handle or an object {phone | accountNumber (+ bankCode) | handle, pr
 cash_pickup need a phone of the recipient country, bank_transfer an account number, wallet an @handle of a Tapline
 wallet; in live mode a bank transfer also needs bankCode (a Nigerian account is the 10-digit NUBAN; branchCode and
 accountType where the country's banks need them). A rail not offered in the recipient country, or a live rail whose
-route has no configured payment provider (README, Live payouts), is a 422 rail_unavailable. Rails and recipient countries: ${describeRails()}.
+route has no configured payment provider (README, Live payouts), is a 422 rail_unavailable. A live amount the chosen
+provider cannot pay is a 422 amount_not_payable before any debit: M-Pesa B2C pays whole shillings only, so an amount
+that converts to KES with cents is refused (send one that converts to whole shillings). Rails and recipient countries: ${describeRails()}.
 
 The merchant's wallet is debited amount + fee in \`currency\` (422 insufficient_funds otherwise); the recipient gets
 destinationAmount in the recipient country's currency (the recipient wallet's currency for rail wallet). Fees are a

@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../../db/database.ts';
 import { deleteExpiredIdempotencyKeys } from '../../http/idempotency.ts';
 import { Poller } from '../../jobs/poller.ts';
-import type { PayoutProvider, PayoutUpdate } from './providers.ts';
+import type { PayoutProvider, PayoutSender, PayoutUpdate } from './providers.ts';
 import { advanceSandboxBatch, completePayment, completeSandboxBatch, failPayment, payoutRequestOf, reversePayment, sandboxStep } from './service.ts';
 import { type PaymentRow, updatePayment } from './store.ts';
 import { claimDuePayment, claimNextDuePayment, leaseForProvider, lockPayment, recordProviderError, schedulePoll, setStepAside, stopScheduling } from './store-steps.ts';
@@ -19,6 +19,8 @@ export interface PaymentSchedulerOptions {
   /** How often a live payment in processing is polled at its provider (RAIL_POLL_MS; default PROVIDER_POLL_MS). */
   providerPollMs?: number;
   onError?: (error: unknown) => void;
+  /** The sender a submit carries (PayoutRequest.sender), read from the payment's merchant profile; absent: none. */
+  senderOf?: (row: PaymentRow) => Promise<PayoutSender | undefined>;
 }
 
 /** How long a claimed provider call may take by default before another worker may take the payment over. */
@@ -180,7 +182,8 @@ export function paymentScheduler(options: PaymentSchedulerOptions) {
         // A submit was claimed before (its answer lost to a timeout, a 5xx or a crash): the
         // provider is asked what became of it first, and sent it again only if it never heard of it.
         const earlier = row.step_attempts > 1 && provider.lookup ? await provider.lookup(request) : undefined;
-        update = earlier ?? (await provider.submit(request));
+        const sender = earlier ? undefined : await options.senderOf?.(row);
+        update = earlier ?? (await provider.submit(sender ? { ...request, sender } : request));
       }
     } catch (error) {
       const now = options.now();

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { currencyOfCountry } from '@tapline/shared/countries';
-import { convertMinor, type Decimal, formatDecimal, parseDecimal, percentOf, toMajor, toMinor } from '@tapline/shared/money';
+import { convertMinor, type Decimal, formatDecimal, formatMinor, parseDecimal, percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import type { Config } from '../../config.ts';
 import type { Database, Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
@@ -13,7 +13,7 @@ import { type FxRateService, findQuote } from '../fx/index.ts';
 import { type WalletRow, findWallet } from '../wallets/index.ts';
 import { debitBatcher } from './batcher.ts';
 import { type PaymentMoney, debitRequest, postDebit, postRefund, postReversal, postSettlement } from './movements.ts';
-import { type PayoutProvider, findPayoutProvider } from './providers.ts';
+import { AMOUNT_NOT_PAYABLE, type PayoutProvider, findPayoutProvider } from './providers.ts';
 import { type Rail, RAIL_INFO, railAvailableIn } from './rails.ts';
 import { type Receiver, type ReceiverInput, checkLiveReceiver, parseReceiver } from './receiver.ts';
 import { notifyPaymentOutcomes } from './outcomes.ts';
@@ -422,6 +422,9 @@ export async function preparePayment(deps: PaymentsDeps, caller: MerchantCaller,
   const { rate, mid, quoteId } = await rateFor(deps, caller, body.quoteId, currency, destinationCurrency, now);
   const destinationAmount = convertMinor(amount, currency, destinationCurrency, rate, 'down');
   if (destinationAmount <= 0) throw badRequest('amount_too_small', `${body.amount} ${currency} converts to less than the smallest unit of ${destinationCurrency}`);
+  // A provider that pays only some amounts (M-Pesa: whole shillings) says so before any debit.
+  const unpayable = provider?.refuseAmount?.(destinationAmount, destinationCurrency);
+  if (unpayable) throw unprocessable(AMOUNT_NOT_PAYABLE, `${body.amount} ${currency} converts to ${formatMinor(destinationAmount, destinationCurrency)} ${destinationCurrency}, which ${provider!.name} cannot pay: ${unpayable}`);
   const fee = percentOf(amount, deps.config.feePercentByRail[rail] ?? '0', 'up');
 
   await ensureSandboxFloat(deps, wallet, currency);

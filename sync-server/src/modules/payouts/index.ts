@@ -14,3 +14,4 @@ declare module '../../context.ts' {
     payoutJobs: PolledJob<ScheduleRun>;
   }
 }
+export { payoutSenderOf } from './sender.ts';

@@ -51,6 +51,15 @@ export async function defaultSettlementAccount(db: Queryable, merchantId: string
   return row;
 }
 
+/** The phone of the merchant's mobile money settlement account (the default one first, then the oldest), or undefined. */
+export async function mobileMoneyNumber(db: Queryable, merchantId: string, mode: Mode): Promise<string | undefined> {
+  const [row] = await db.query<{ phone: string | null }>(
+    "SELECT phone FROM settlement_accounts WHERE merchant_id = $1 AND mode = $2 AND type = 'mobile_money' AND removed_at IS NULL ORDER BY is_default DESC, created_at, id LIMIT 1",
+    [merchantId, mode],
+  );
+  return row?.phone ?? undefined;
+}
+
 /** Serialises changes to one merchant's accounts (the one-default rule) in the caller's transaction. */
 export async function lockMerchantAccounts(tx: Queryable, merchantId: string): Promise<void> {
   await tx.query('SELECT id FROM merchants WHERE id = $1 FOR NO KEY UPDATE', [merchantId]);

@@ -151,7 +151,8 @@ accountNumber, bankCode (required live), country?, provider?}, or destinationInd
 from it, so a retry answers the same withdrawal and pays nothing twice; the PIN is checked again on a replay. 400 destination_required,
 400 destination_not_found, 400 destination_invalid, 400 destination_currency_mismatch, 400 invalid_phone, 400 currency_not_accepted,
 403 wrong_pin, 403 pin_not_set, 429 pin_attempts_exceeded, 422 insufficient_funds, 422 withdrawal_limit_exceeded, 422
-withdrawal_daily_limit_exceeded, 422 rail_unavailable (no rail or, live, no payout provider for the destination's country).`,
+withdrawal_daily_limit_exceeded, 422 rail_unavailable (no rail or, live, no payout provider for the destination's country), 422
+amount_not_payable (live: the provider cannot pay that amount, e.g. M-Pesa pays whole shillings only; nothing is debited).`,
       headers: IdempotencyHeader,
       body: CreateWithdrawalBody,
       response: { 201: WithdrawalRecord, ...errors },

@@ -252,8 +252,12 @@ export async function createWithdrawal(context: AppContext, holder: Holder, body
   }
   let provider: string | undefined;
   if (holder.mode === 'live') {
-    provider = context.payoutProviders.find((candidate) => candidate.supports(rail, country))?.name;
-    if (!provider) throw unprocessable('rail_unavailable', `No payout provider is configured for ${rail} to ${country} on this server`);
+    const chosen = context.payoutProviders.find((candidate) => candidate.supports(rail, country));
+    if (!chosen) throw unprocessable('rail_unavailable', `No payout provider is configured for ${rail} to ${country} on this server`);
+    // A provider that pays only some amounts (M-Pesa: whole shillings) says so before the PIN and any debit.
+    const unpayable = chosen.refuseAmount?.(amount, currency);
+    if (unpayable) throw unprocessable('amount_not_payable', `${chosen.name} cannot pay ${currency} ${toMajor(amount, currency)}: ${unpayable}`);
+    provider = chosen.name;
   }
   const limits = await withdrawalLimits(context, currency);
   if (amount > limits.perWithdrawal) {

@@ -8,11 +8,20 @@
 // GET /v3/transfers/{id}: the verdict is what Flutterwave's own record says, never the body.
 // Transfer webhooks carry event "transfer.completed" (and "event.type": "Transfer") with the
 // transfer object in data; other events are genuine but not ours to act on.
+//
+// Collections: "charge.completed" with the charge in data; a `data.tx_ref` that is one of our
+// charge keys (chargeIdOf) names a collection. As for transfers, the body is never believed: the
+// verdict is what GET /v3/transactions/verify_by_reference says of that tx_ref, asked before any
+// money moves (a webhook saying "successful" while verify says pending or failed credits nothing).
+// When verify cannot answer now, the answer is a 503 (Flutterwave delivers again) and the
+// collections job polls meanwhile.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { CallbackReply, CallbackVerdict, InboundCallback, RailAdapterDeps } from '../types.ts';
 import { FlutterwaveError } from './client.ts';
 import type { FlutterwaveConfig } from './config.ts';
-import { idOf } from './keys.ts';
+import type { Collections } from './collections.ts';
+import { chargeUpdateOf } from './charges.ts';
+import { chargeIdOf, idOf } from './keys.ts';
 import { updateOf } from './records.ts';
 import type { Transfers } from './transfers.ts';
 
@@ -27,7 +36,32 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(a, b) && given.length === expected.length;
 }
 
-export function createCallbacks(config: FlutterwaveConfig, deps: Pick<RailAdapterDeps, 'log'>, transfers: Transfers) {
+export function createCallbacks(config: FlutterwaveConfig, deps: Pick<RailAdapterDeps, 'log'>, transfers: Transfers, collections?: Pick<Collections, 'verify'>) {
+  async function charge(data: unknown): Promise<Outcome> {
+    if (!data || typeof data !== 'object' || Array.isArray(data)) return refused('charge.completed without data');
+    const { tx_ref: txRef, status } = data as { tx_ref?: unknown; status?: unknown };
+    if (typeof txRef !== 'string' || txRef === '') return refused('charge.completed without a tx_ref');
+    const collectionId = chargeIdOf(txRef);
+    if (!collectionId || !collections) return ignored('a charge Tapline did not make (its tx_ref is not one of ours)');
+    let record;
+    try {
+      record = await collections.verify(txRef);
+    } catch (error) {
+      deps.log('flutterwave: could not confirm a charge webhook with verify_by_reference', { collectionId, error: error instanceof Error ? error.message : String(error) });
+      return { verdict: { kind: 'ignored', reason: 'could not confirm the charge with Flutterwave now; it delivers the webhook again and the collection is polled' }, reply: { status: 503 } };
+    }
+    if (!record) return refused(`Flutterwave holds no charge under tx_ref ${txRef.slice(0, 60)}`);
+    if (typeof status === 'string' && status.toLowerCase() !== record.status) {
+      deps.log('flutterwave: a charge webhook disagrees with verify_by_reference; verify is believed', { collectionId, webhook: status.slice(0, 20), verify: record.status });
+    }
+    try {
+      return { verdict: { kind: 'collection', collectionId, update: chargeUpdateOf(record) }, reply: { status: 200 } };
+    } catch {
+      return { verdict: { kind: 'ignored', reason: 'Flutterwave reports a charge status this adapter does not know; the collection is polled' }, reply: { status: 200 } };
+    }
+  }
+
+
   async function handle(inbound: InboundCallback): Promise<Outcome> {
     const path = inbound.path.replace(/^\/+|\/+$/g, '');
     if (path !== 'webhook' || inbound.method.toUpperCase() !== 'POST') return refused(`no Flutterwave callback at ${inbound.method} ${path || '/'}`);
@@ -44,6 +78,7 @@ export function createCallbacks(config: FlutterwaveConfig, deps: Pick<RailAdapte
     if (!body || typeof body !== 'object' || Array.isArray(body)) return refused('the body is not a JSON object');
     const { event, data } = body as { event?: unknown; data?: unknown };
     if (typeof event !== 'string') return refused('the body has no event');
+    if (event === 'charge.completed') return await charge(data);
     if (event !== 'transfer.completed') return ignored(`Flutterwave event ${event.slice(0, 60)} is not one Tapline acts on`);
     if (!data || typeof data !== 'object' || Array.isArray(data)) return refused('transfer.completed without data');
     const { id, reference } = data as { id?: unknown; reference?: unknown };

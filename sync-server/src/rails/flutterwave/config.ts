@@ -7,8 +7,9 @@ export const DEFAULT_BASE_URL = 'https://api.flutterwave.com';
 /**
  * Who sends the money, for the corridors where Flutterwave asks (Kenya: `meta.sender`,
  * `meta.sender_country`, `meta.mobile_number`, per its mobile money transfer page and the SDK's
- * transferSchema). No environment variable carries it (the issue fixes the three names above), so
- * configFromEnv never sets it and Kenya stays unsupported until whoever builds the adapter passes it.
+ * transferSchema). Each payout carries its own from the merchant's profile (PayoutRequest.sender,
+ * destinations.ts); this one, which no environment variable sets, is only the fallback of an
+ * adapter built in code.
  */
 export interface FlutterwaveSender {
   name: string;

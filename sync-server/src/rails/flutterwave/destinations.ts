@@ -15,8 +15,16 @@
 //   Tanzania and Uganda need a destination_branch_code, and USD/GBP/EUR/ZAR need the beneficiary's
 //   address in meta: our receiver (an account number and a bank code) carries neither. So bank
 //   transfers go to Nigeria (account_bank = the bank code, as in the SDK's transfers.md example)
-//   and to Kenya when the sender is configured (the SDK's transferSchema: KES needs meta.sender,
-//   meta.mobile_number, meta.sender_country).
+//   and to Kenya (the SDK's transferSchema: KES needs meta.sender, meta.mobile_number,
+//   meta.sender_country).
+// - Kenya's sender (mobile money and bank): "the sender's full name as sender, the sender's country
+//   as sender_country and the sender's mobile number as mobile_number in the meta object"
+//   (developer.flutterwave.com, Mobile Money Transfer; its example sends `meta` as an object, which
+//   this adapter follows; the SDK's transferSchema validates an array of such objects). The sender
+//   is the payout's own (PayoutRequest.sender: the merchant's name and country, and the phone of
+//   its mobile money settlement account; modules/payouts/sender.ts), else a configured one. A
+//   Kenyan transfer without a sender mobile number is refused before it is sent, in words that say
+//   what to add.
 // - Cash pick-up: the "Cash Pick Up" page documents it for Nigeria only, paid out by FCMB,
 //   Fidelity, Polaris, UBA or Zenith, behind an approval Flutterwave grants per account, with
 //   `meta.is_cash_pickup: true` and further meta fields the pages we could read do not list. Our
@@ -52,16 +60,21 @@ const BANK: Readonly<Record<string, { currency: string; needsSender?: boolean }>
   KE: { currency: 'KES', needsSender: true },
 };
 
-export function supportsDestination(config: FlutterwaveConfig, rail: Rail, country: string): boolean {
-  if (rail === 'mobile_money') {
-    const entry = MOBILE_MONEY[country];
-    return entry !== undefined && (!entry.needsSender || config.sender !== undefined);
-  }
-  if (rail === 'bank_transfer') {
-    const entry = BANK[country];
-    return entry !== undefined && (!entry.needsSender || config.sender !== undefined);
-  }
+/** Kenya's sender comes with each payout (the merchant's profile), so every listed country is supported; a payout without one is refused at submit. */
+export function supportsDestination(_config: FlutterwaveConfig, rail: Rail, country: string): boolean {
+  if (rail === 'mobile_money') return MOBILE_MONEY[country] !== undefined;
+  if (rail === 'bank_transfer') return BANK[country] !== undefined;
   return false;
+}
+
+/** The meta of a transfer that needs its sender: the payout's own, else the configured one; or why there is none. */
+function senderMeta(config: FlutterwaveConfig, request: PayoutRequest): { meta: Record<string, string> } | { refuse: string } {
+  const own = request.sender;
+  const sender = own?.mobileNumber ? { name: own.name, country: own.country, mobileNumber: own.mobileNumber } : config.sender;
+  if (!sender || !sender.name.trim() || !/^[A-Z]{2}$/.test(sender.country) || !/^\d{6,15}$/.test(sender.mobileNumber)) {
+    return { refuse: `Flutterwave pays ${request.toCountry} only with the sender's name, country and mobile number: add a mobile money settlement account (your own number) to the merchant profile, then send the payment again` };
+  }
+  return { meta: { sender: clip(sender.name, 100), sender_country: sender.country, mobile_number: sender.mobileNumber } };
 }
 
 const normalise = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -96,7 +109,6 @@ export function destinationOf(config: FlutterwaveConfig, request: PayoutRequest)
   if (!supportsDestination(config, rail, country)) return { refuse: `Flutterwave is not set up to pay ${rail.replace('_', ' ')} in ${country}` };
   const name = request.receiverName ?? receiver.name;
   const beneficiary = name && name.trim() ? { beneficiary_name: clip(name, 100) } : {};
-  const sender = config.sender ? { meta: { sender: clip(config.sender.name, 100), sender_country: config.sender.country, mobile_number: config.sender.mobileNumber } } : {};
   if (rail === 'mobile_money') {
     const entry = MOBILE_MONEY[country]!;
     if (currency !== entry.currency) return { refuse: `Flutterwave pays mobile money in ${country} in ${entry.currency}, not ${currency}` };
@@ -104,12 +116,16 @@ export function destinationOf(config: FlutterwaveConfig, request: PayoutRequest)
     if (!beneficiary.beneficiary_name) return { refuse: "Flutterwave needs the recipient's name for a mobile money transfer (beneficiary_name)" };
     const operator = operatorCode(country, receiver);
     if ('refuse' in operator) return operator;
-    return { account_bank: operator.code, account_number: receiver.phone.replace(/^\+/, ''), currency, ...beneficiary, ...(entry.needsSender ? sender : {}) };
+    const sender: { meta?: Record<string, string> } | { refuse: string } = entry.needsSender ? senderMeta(config, request) : {};
+    if ('refuse' in sender) return sender;
+    return { account_bank: operator.code, account_number: receiver.phone.replace(/^\+/, ''), currency, ...beneficiary, ...sender };
   }
   const entry = BANK[country]!;
   if (currency !== entry.currency) return { refuse: `Flutterwave pays bank accounts in ${country} in ${entry.currency}, not ${currency}` };
   if (!receiver.accountNumber) return { refuse: 'Flutterwave pays a bank transfer to an account number; the receiver has none' };
   if (!/^\d{1,20}$/.test(receiver.accountNumber)) return { refuse: `Flutterwave takes an account number of at most 20 digits for ${country}` };
   if (!receiver.bankCode) return { refuse: "Flutterwave needs the receiver's bank code (account_bank) for a bank transfer" };
-  return { account_bank: receiver.bankCode, account_number: receiver.accountNumber, currency, ...beneficiary, ...(entry.needsSender ? sender : {}) };
+  const sender: { meta?: Record<string, string> } | { refuse: string } = entry.needsSender ? senderMeta(config, request) : {};
+  if ('refuse' in sender) return sender;
+  return { account_bank: receiver.bankCode, account_number: receiver.accountNumber, currency, ...beneficiary, ...sender };
 }

@@ -1,10 +1,14 @@
 // Flutterwave (v3): payouts to bank accounts and mobile money wallets, their webhooks, the day's
-// transfers, transfer rates, and Nigerian bill payments. Built from Flutterwave's Node SDK
+// transfers, transfer rates, Nigerian bill payments, and mobile money collections (Direct Charge
+// in KE, GH, UG, RW, ZM, TZ and the francophone countries, charges.ts) with their charge.completed
+// webhook. Built from Flutterwave's Node SDK
 // (Flutterwave/Node-v3) and developer.flutterwave.com; test/fakes/flutterwave/README.md says which
 // file or page each path and field came from.
 import type { Rail } from '../../modules/payments/index.ts';
 import type { RailAdapter, RailAdapterDeps, RailAdapterModule } from '../types.ts';
 import { createCallbacks } from './callbacks.ts';
+import { collectsIn } from './charges.ts';
+import { createCollections } from './collections.ts';
 import { createClient } from './client.ts';
 import { FLUTTERWAVE_ENV_VARS, type FlutterwaveConfig, configFromEnv } from './config.ts';
 import { supportsDestination } from './destinations.ts';
@@ -18,6 +22,9 @@ import { createFlutterwaveBiller } from './bills.ts';
 export { createFlutterwaveBiller };
 export type { FlutterwaveConfig, FlutterwaveSender } from './config.ts';
 export type { TransferRate } from './rates.ts';
+export { chargeIdOf, chargeKeyOf, idOf, keyOf } from './keys.ts';
+export { placeholderEmail } from './collections.ts';
+export { CHARGE_MARKETS } from './charges.ts';
 
 /** The adapter, plus Flutterwave's transfer rate (an optional member: not in RailAdapter). */
 export interface FlutterwaveAdapter extends RailAdapter {
@@ -29,7 +36,8 @@ export interface FlutterwaveAdapter extends RailAdapter {
 export function createFlutterwaveAdapter(config: FlutterwaveConfig, deps: RailAdapterDeps): FlutterwaveAdapter {
   const client = createClient(config, deps);
   const transfers = createTransfers(config, deps, client);
-  const { callback } = createCallbacks(config, deps, transfers);
+  const collections = createCollections(client, deps);
+  const { callback } = createCallbacks(config, deps, transfers, collections);
   return {
     name: 'flutterwave',
     supports: (rail: Rail, toCountry: string) => supportsDestination(config, rail, toCountry),
@@ -38,6 +46,9 @@ export function createFlutterwaveAdapter(config: FlutterwaveConfig, deps: RailAd
     lookup: transfers.lookup,
     keyOf,
     idOf,
+    collect: collections.collect,
+    collectionStatus: collections.collectionStatus,
+    collectsIn,
     callback,
     transactionsOn: createReconcile(client, transfers),
     rate: createRates(client),

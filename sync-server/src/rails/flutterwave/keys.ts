@@ -12,12 +12,36 @@
 //     :          -> "-0"
 // The mapping is injective and idOf reverses it; a key without the prefix or with a malformed
 // escape is not ours (undefined).
+//
+// A collection's charge `tx_ref` (POST /v3/charges, GET /v3/transactions/verify_by_reference;
+// the SDK's momoSchema: a trimmed string of at most 100 characters) is the same mapping under
+// another prefix: chargeKeyOf(id) = "tplc_" + the mapped id, e.g. `col_Ab3` -> `tplc_col_-ab3`.
+// Fixed forever like keyOf. "tplc_..." never starts with "tpl_", so a payout's reference and a
+// collection's tx_ref never collide, and a webhook's reference says by itself which it names.
 
 const PREFIX = 'tpl_';
+const CHARGE_PREFIX = 'tplc_';
 const MAX_REFERENCE = 100;
 
 export function keyOf(id: string): string {
-  let key = PREFIX;
+  return encode(id, PREFIX);
+}
+
+export function idOf(key: string): string | undefined {
+  return decode(key, PREFIX);
+}
+
+/** A collection's charge tx_ref. */
+export function chargeKeyOf(id: string): string {
+  return encode(id, CHARGE_PREFIX);
+}
+
+export function chargeIdOf(key: string): string | undefined {
+  return decode(key, CHARGE_PREFIX);
+}
+
+function encode(id: string, prefix: string): string {
+  let key = prefix;
   for (const ch of id) {
     if (/^[a-z0-9_]$/.test(ch)) key += ch;
     else if (/^[A-Z]$/.test(ch)) key += `-${ch.toLowerCase()}`;
@@ -29,10 +53,10 @@ export function keyOf(id: string): string {
   return key;
 }
 
-export function idOf(key: string): string | undefined {
-  if (typeof key !== 'string' || !key.startsWith(PREFIX) || key.length > MAX_REFERENCE) return undefined;
+function decode(key: string, prefix: string): string | undefined {
+  if (typeof key !== 'string' || !key.startsWith(prefix) || key.length > MAX_REFERENCE) return undefined;
   let id = '';
-  for (let i = PREFIX.length; i < key.length; i += 1) {
+  for (let i = prefix.length; i < key.length; i += 1) {
     const ch = key[i]!;
     if (/^[a-z0-9_]$/.test(ch)) {
       id += ch;

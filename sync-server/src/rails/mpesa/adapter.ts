@@ -9,7 +9,7 @@ import { BoundedMap, type CollectionMemory, type PayoutMemory, StatusWaiters } f
 import { createPayouts } from './payouts.ts';
 import { type ReversalRequested, createReversals } from './reversal.ts';
 import { createStatus } from './status.ts';
-import { idOf, keyOf } from './wire.ts';
+import { formatKes, idOf, keyOf, wholeShillings } from './wire.ts';
 
 export interface MpesaAdapter extends RailAdapter {
   readonly name: 'mpesa';
@@ -52,6 +52,9 @@ export function createMpesaAdapter(config: MpesaConfig, deps: RailAdapterDeps): 
     // A B2C payout reversed on the M-PESA portal is told to no one (Reversal.md, B2C FAQ 17): a
     // completed payout is asked about for a week, the asks thinning out as it ages.
     watchAfterCompletionMs: 7 * 24 * 3_600_000,
+    // B2C pays whole shillings only (wire.ts): an amount with cents is refused before any debit.
+    refuseAmount: (amount, currency) =>
+      currency === 'KES' && wholeShillings(amount) === undefined ? `M-Pesa pays whole shillings only (${formatKes(amount)} has cents): send an amount that converts to whole shillings` : undefined,
     reverse: reversals.reverse,
     callback,
     // M-Pesa Express prompts Kenyan (Safaricom) phones only (MpesaExpressSimulate.md).
