@@ -63,10 +63,8 @@ export async function deleteHeldTierMovement(db: Queryable, id: string): Promise
 
 /** Sets a wallet's tier; answers the tier it had (null: the default) or undefined for no such wallet. */
 export async function updateWalletTier(tx: Queryable, walletId: string, tier: number, at: Date): Promise<{ previous: number | null } | undefined> {
-  const [row] = await tx.query<{ previous: number | null }>(
-    `UPDATE wallets w SET tier = $2, tier_changed_at = $3 FROM (SELECT id, tier AS previous FROM wallets WHERE id = $1 FOR UPDATE) old
-     WHERE w.id = old.id RETURNING old.previous`,
-    [walletId, tier, at],
-  );
-  return row;
+  const [row] = await tx.query<{ previous: number | null }>('SELECT tier AS previous FROM wallets WHERE id = $1 FOR UPDATE', [walletId]);
+  if (!row) return undefined;
+  await tx.query('UPDATE wallets SET tier = $2, tier_changed_at = $3 WHERE id = $1', [walletId, tier, at]);
+  return { previous: row.previous === null ? null : Number(row.previous) };
 }
