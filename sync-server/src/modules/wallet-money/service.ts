@@ -21,7 +21,7 @@ import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance } from '../../ledger/ledger.ts';
 import { type CollectionRow, type TopUpCaller, maskPhone, normalisePhone, onCollectionOutcome } from '../collections/index.ts';
 import { type NewPayment, type PaymentRow, type Receiver, RAIL_INFO, type Rail, onPaymentOutcome, railAvailableIn, recordPayment } from '../payments/index.ts';
-import { type WalletRow, checkTierMovement, checkWalletPin, findWalletById, forgetTierHold, limitFromUsd, lockWalletRow, releaseTierMovement, settleTopUpMovement, tierStanding } from '../wallets/index.ts';
+import { type WalletRow, checkTierMovement, checkWalletPin, findWalletById, forgetTierHold, limitFromUsd, lockWalletRow, releaseTierMovement, settleTopUpMovement, tierRates, tierStanding } from '../wallets/index.ts';
 import { findWithdrawal, insertWalletNotification, withdrawnSince } from './store.ts';
 
 /** A day of withdrawals: the limit counts the last 24 hours, whatever the clock reads. */
@@ -124,7 +124,8 @@ export async function createTopUp(context: AppContext, holder: Holder, body: { a
   const id = derivedId ?? newId('col');
   normalisePhone(body.phone, wallet.country);
   const heldUntil = new Date(context.now().getTime() + context.config.collectionTimeoutSeconds * 1000);
-  await context.db.transaction((tx) => checkTierMovement(context, tx, wallet, { id, kind: 'top_up', amount: amountMinor, currency }, heldUntil));
+  const rates = await tierRates(context);
+  await context.db.transaction((tx) => checkTierMovement(context, tx, wallet, { id, kind: 'top_up', amount: amountMinor, currency }, rates, heldUntil));
   try {
     return await context.collections.createTopUp(topUpCaller(wallet), { amountMinor, feeMinor: topUpFee(context, amountMinor), currency, phone: body.phone }, id);
   } catch (error) {
@@ -286,6 +287,7 @@ export async function createWithdrawal(context: AppContext, holder: Holder, body
 
   const now = context.now();
   const fee = withdrawalFee(context, amount);
+  const rates = await tierRates(context);
   const scenario = holder.mode === 'test' ? sandboxScenario(digits) : 'provider';
   const stepMs = context.config.sandboxStepMs;
   const payment: NewPayment = {
@@ -331,7 +333,7 @@ export async function createWithdrawal(context: AppContext, holder: Holder, body
       throw unprocessable('withdrawal_daily_limit_exceeded', `Withdrawals may add up to ${currency} ${toMajor(limits.daily, currency)} in 24 hours; ${currency} ${toMajor(Math.max(limits.daily - used, 0), currency)} is left (WALLET_WITHDRAWAL_DAILY_USD)`);
     }
     // The wallet's tier: the day's money out (the amount sent, like the withdrawal limits), under the same lock.
-    await checkTierMovement(context, tx, wallet, { id, kind: 'withdrawal', amount, currency });
+    await checkTierMovement(context, tx, wallet, { id, kind: 'withdrawal', amount, currency }, rates);
     // The debit (amount + fee) fails with 422 insufficient_funds: the wallet never goes below zero.
     const row = await recordPayment(tx, payment, stepMs);
     if (!row) return { row: (await findWithdrawal(tx, id))!, created: false };

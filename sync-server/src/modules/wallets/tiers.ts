@@ -12,16 +12,17 @@
 // give a customer her own money back are never checked, and an operator's credit
 // (POST /api/admin/wallets/{handle}/credit) is never refused. Merchants' and agents' wallets have no tier.
 //
+// The FX rates a check needs are read before its transaction (tierRates), never inside it.
 // Every check runs in the movement's own transaction under the wallet row's lock
 // (lockWalletRow), and writes the movement (wallet_tier_movements) in it, so two movements at
 // once cannot pass a limit together. A "day" is the last 24 hours by the app's clock.
-import { toMajor } from '@tapline/shared/money';
+import { formatDecimal, toMajor } from '@tapline/shared/money';
 import { WALLET_TIER_NAMES, type WalletTier, isWalletTier } from '@tapline/shared/wallet-tiers';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import { walletBalances } from '../../ledger/ledger.ts';
-import { convertMinor, fxServiceRateSource } from '../gift-cards/index.ts';
+import { convertMinor } from '../gift-cards/index.ts';
 import { roundLimitDown } from '../offline/index.ts';
 import { type WalletRow, lockWalletRow } from './store.ts';
 import {
@@ -45,21 +46,53 @@ export interface TierLimits {
 
 type Rates = Pick<AppContext, 'fx'>;
 
-/** US dollars in a currency at the FX mid rate, rounded down to a round figure (no rate known: 0, so nothing passes). */
-export async function limitFromUsd(context: Rates, dollars: number, currency: string): Promise<number> {
-  if (dollars === 0) return 0;
-  try {
-    const { rate } = await fxServiceRateSource(context.fx).rate('USD', currency);
-    return roundLimitDown(convertMinor(dollars * 100, 'USD', currency, rate, 'down'), currency);
-  } catch {
-    return 0;
-  }
+/**
+ * The FX mid rates a check converts with, read before its transaction opens: reading the table may
+ * refresh it, which writes to the database, and on PGlite (one connection) that would wait for the
+ * very transaction that asked. Inside, conversions are in memory.
+ */
+export interface TierRates {
+  /** Units of `to` per unit of `from`, an exact decimal string; undefined when no rate is known. */
+  mid(from: string, to: string): string | undefined;
 }
 
-/** An amount of one currency in another at the FX mid rate, rounded up (a limit is never passed by rounding). */
-async function inCurrency(context: Rates, amount: number, from: string, to: string): Promise<number> {
+export async function tierRates(context: Rates): Promise<TierRates> {
+  let snapshot: Awaited<ReturnType<AppContext['fx']['snapshot']>> | undefined;
+  try {
+    snapshot = await context.fx.snapshot();
+  } catch {
+    snapshot = undefined;
+  }
+  return {
+    mid(from, to) {
+      if (from === to) return '1';
+      if (!snapshot) return undefined;
+      try {
+        return formatDecimal(context.fx.midRate(snapshot, from, to));
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+/** US dollars in a currency at the FX mid rate, rounded down to a round figure (no rate known: 0, so nothing passes). */
+function usdIn(rates: TierRates, dollars: number, currency: string): number {
+  if (dollars === 0) return 0;
+  const rate = rates.mid('USD', currency);
+  return rate === undefined ? 0 : roundLimitDown(convertMinor(dollars * 100, 'USD', currency, rate, 'down'), currency);
+}
+
+/** The same, reading the rates (the withdrawal limits, docs/wallet-money.md). */
+export async function limitFromUsd(context: Rates, dollars: number, currency: string): Promise<number> {
+  return usdIn(await tierRates(context), dollars, currency);
+}
+
+/** An amount of one currency in another at the FX mid rate, rounded up (a limit is never passed by rounding); no rate: 422 fx_unavailable. */
+function inCurrency(rates: TierRates, amount: number, from: string, to: string): number {
   if (from === to || amount === 0) return amount;
-  const { rate } = await fxServiceRateSource(context.fx).rate(from, to);
+  const rate = rates.mid(from, to);
+  if (rate === undefined) throw new ApiError(422, 'fx_unavailable', `No FX rate from ${from} to ${to} is known: this wallet's limits cannot be checked`);
   return convertMinor(amount, from, to, rate, 'up');
 }
 
@@ -73,18 +106,18 @@ export function hasTier(wallet: Pick<WalletRow, 'owner_type'>): boolean {
 }
 
 /** A tier's limits in a currency. */
-export async function tierLimitsIn(context: Pick<AppContext, 'config' | 'fx'>, tier: WalletTier, currency: string): Promise<TierLimits> {
+export function tierLimitsIn(context: Pick<AppContext, 'config'>, rates: TierRates, tier: WalletTier, currency: string): TierLimits {
   const usd = context.config.walletTiers[tier];
-  const of = (dollars: number | null) => (dollars === null ? Promise.resolve(null) : limitFromUsd(context, dollars, currency));
-  return { maxBalance: await of(usd.maxBalanceUsd), dailyIn: await of(usd.dailyInUsd), dailyOut: await of(usd.dailyOutUsd) };
+  const of = (dollars: number | null) => (dollars === null ? null : usdIn(rates, dollars, currency));
+  return { maxBalance: of(usd.maxBalanceUsd), dailyIn: of(usd.dailyInUsd), dailyOut: of(usd.dailyOutUsd) };
 }
 
 /** Everything the wallet holds, in its own currency (another currency's balance at the mid rate, rounded up). */
-async function heldInOwnCurrency(context: Rates, db: Queryable, wallet: WalletRow): Promise<number> {
+async function heldInOwnCurrency(rates: TierRates, db: Queryable, wallet: WalletRow): Promise<number> {
   let total = 0;
   for (const balance of await walletBalances(db, wallet.id, wallet.mode)) {
     const available = Number(balance.available);
-    if (available > 0) total += await inCurrency(context, available, balance.currency, wallet.currency);
+    if (available > 0) total += inCurrency(rates, available, balance.currency, wallet.currency);
   }
   return total;
 }
@@ -106,12 +139,14 @@ export interface TierStanding {
   inLimitedBy: 'max_balance' | 'daily_in' | null;
 }
 
-export async function tierStanding(context: Pick<AppContext, 'config' | 'fx' | 'now'>, db: Queryable, wallet: WalletRow): Promise<TierStanding> {
+/** The standing now; `rates` read before any transaction (tierRates), or read here when none is given (outside transactions only). */
+export async function tierStanding(context: Pick<AppContext, 'config' | 'fx' | 'now'>, db: Queryable, wallet: WalletRow, given?: TierRates): Promise<TierStanding> {
+  const rates = given ?? (await tierRates(context));
   const tier = walletTierOf(context, wallet);
   const now = context.now();
-  const limits = await tierLimitsIn(context, tier, wallet.currency);
+  const limits = tierLimitsIn(context, rates, tier, wallet.currency);
   const usage = await tierUsage(db, wallet.id, new Date(now.getTime() - TIER_DAY_MS), now);
-  const balance = await heldInOwnCurrency(context, db, wallet);
+  const balance = await heldInOwnCurrency(rates, db, wallet);
   const dayRoom = limits.dailyIn === null ? null : Math.max(limits.dailyIn - usage.in - usage.held, 0);
   const balanceRoom = limits.maxBalance === null ? null : Math.max(limits.maxBalance - balance - usage.held, 0);
   let remainingIn: number | null = null;
@@ -163,14 +198,15 @@ export async function checkTierMovement(
   tx: Queryable,
   wallet: WalletRow,
   movement: TierMovement,
+  rates: TierRates,
   heldUntil?: Date,
 ): Promise<void> {
   if (!hasTier(wallet)) return;
   await lockWalletRow(tx, wallet.id);
   if (await findTierMovement(tx, movement.id)) return;
   const direction = DIRECTION[movement.kind];
-  const counted = await inCurrency(context, movement.amount, movement.currency, wallet.currency);
-  const standing = await tierStanding(context, tx, wallet);
+  const counted = inCurrency(rates, movement.amount, movement.currency, wallet.currency);
+  const standing = await tierStanding(context, tx, wallet, rates);
   const { currency, tier } = standing;
   if (movement.kind === 'p2p_in' && standing.remainingIn !== null && counted > standing.remainingIn) {
     // Told to the payer: nothing of the recipient's balance or limits.

@@ -9,7 +9,7 @@ import { idempotentId } from '../../http/idempotency.ts';
 import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
-import { checkTierMovement, lockWalletRow, requireWallet } from '../wallets/index.ts';
+import { checkTierMovement, lockWalletRow, requireWallet, tierRates } from '../wallets/index.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
 import { recordMerchantWalletPayment } from './store.ts';
 
@@ -44,13 +44,14 @@ export async function walletPayRoutes(app: TypedApp, context: AppContext): Promi
     const note = body.note?.trim() || null;
     const now = context.now();
     const payer = recipient.owner_type === 'merchant' ? undefined : await requireWallet(db, principal.handle, principal.mode);
+    const rates = payer ? await tierRates(context) : undefined;
     const balance = await db.transaction(async (tx) => {
-      if (payer) {
+      if (payer && rates) {
         // Between people: the verification tiers (docs/wallet-tiers.md) count it as the payer's money out and the
         // recipient's money in. Both rows locked in id order, so two payments crossing each other cannot deadlock.
         for (const id of [payer.id, recipient.id].sort()) await lockWalletRow(tx, id);
-        await checkTierMovement(context, tx, payer, { id: `${transferId}:out`, kind: 'p2p_out', amount, currency });
-        await checkTierMovement(context, tx, recipient, { id: `${transferId}:in`, kind: 'p2p_in', amount, currency });
+        await checkTierMovement(context, tx, payer, { id: `${transferId}:out`, kind: 'p2p_out', amount, currency }, rates);
+        await checkTierMovement(context, tx, recipient, { id: `${transferId}:in`, kind: 'p2p_in', amount, currency }, rates);
       }
       await transfer(tx, {
         id: transferId,
