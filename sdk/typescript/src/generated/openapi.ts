@@ -14811,7 +14811,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `tier_daily_out_limit_exceeded`, `recipient_tier_limit_exceeded`. */
             422: {
                 headers: {
                     [name: string]: unknown;
