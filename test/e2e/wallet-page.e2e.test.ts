@@ -164,7 +164,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#withdraw-mobile').isVisible(), false);
       await page.fill('#topup-amount', '20');
       await page.locator('#topup-quote', { hasText: 'Votre portefeuille peut encore recevoir' }).waitFor();
-      assert.match(await page.locator('#topup-quote').innerText(), /^Frais 0,00\sNGN\. Votre téléphone paiera 20,00\sNGN\. Votre portefeuille peut encore recevoir [\d\s]+,00\sNGN \(niveau de vérification 1\)\.$/);
+      assert.match(await page.locator('#topup-quote').innerText(), /^Frais 0,30\sNGN\. Votre téléphone paiera 20,30\sNGN\. Votre portefeuille peut encore recevoir [\d\s]+,00\sNGN \(niveau de vérification 1\)\.$/);
       await page.setViewportSize(PHONE.viewport);
       await page.screenshot({ path: `${ARTIFACTS}wallet-fr-390x844-${target.name}.png`, fullPage: true });
       assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth'), false, 'nothing runs off the side at 390x844');
