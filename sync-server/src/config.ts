@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseSecretsKey } from './auth/secret-box.ts';
 import { OFFLINE_MAX_AGE_HOURS_MAX } from '@tapline/shared/sync-protocol';
+import { WALLET_TIERS, WALLET_TIER_DEFAULT, WALLET_TIER_DEFAULTS, type WalletTier, type WalletTierLimitsUsd, walletTierVariable } from '@tapline/shared/wallet-tiers';
 import { DEFAULT_ROUTES, RouteConfigError, type RouteTable, parseRoutes } from './rails/routing.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -102,6 +103,9 @@ export interface Config {
   /** Withdrawal limits in US dollars, converted into the wallet's currency: one withdrawal, and all of a wallet's in 24 hours (0: no withdrawals). */
   walletWithdrawalMaxUsd: number;
   walletWithdrawalDailyUsd: number;
+  /** Verification tiers of customer wallets (docs/wallet-tiers.md): each tier's limits in US dollars (null: none), and the tier a wallet has until an administrator changes it. */
+  walletTiers: Record<WalletTier, WalletTierLimitsUsd>;
+  walletTierDefault: WalletTier;
   /** Merchant payouts (docs/payouts.md): offline-captured sales younger than this are held back from payouts (PAYOUT_HOLD_HOURS, default 72). */
   payoutHoldHours: number;
   /** The UTC hour from which the day's automatic payouts are made (PAYOUT_SCHEDULE_HOUR_UTC, default 6). */
@@ -193,6 +197,23 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     return fallback;
   }
   return value;
+}
+
+/** Each tier's limits (shared/src/wallet-tiers.ts), each overridable: whole US dollars, or "none" for no limit. */
+function walletTiers(env: NodeJS.ProcessEnv, problems: string[]): Record<WalletTier, WalletTierLimitsUsd> {
+  const tiers = {} as Record<WalletTier, WalletTierLimitsUsd>;
+  for (const tier of WALLET_TIERS) {
+    const limits = { ...WALLET_TIER_DEFAULTS[tier] };
+    for (const limit of ['maxBalanceUsd', 'dailyInUsd', 'dailyOutUsd'] as const) {
+      const name = walletTierVariable(tier, limit);
+      const raw = env[name]?.trim();
+      if (raw === undefined || raw === '') continue;
+      if (raw.toLowerCase() === 'none') limits[limit] = null;
+      else limits[limit] = integer(env, name, WALLET_TIER_DEFAULTS[tier][limit] ?? 0, 0, 1_000_000_000, problems);
+    }
+    tiers[tier] = limits;
+  }
+  return tiers;
 }
 
 /** Reads and validates the environment; every bad value is reported at once, by name. */
@@ -325,6 +346,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletWithdrawalFeePercent: percent(env, 'WALLET_WITHDRAWAL_FEE_PCT', '0', 20, problems),
     walletWithdrawalMaxUsd: integer(env, 'WALLET_WITHDRAWAL_MAX_USD', 1000, 0, 10_000_000, problems),
     walletWithdrawalDailyUsd: integer(env, 'WALLET_WITHDRAWAL_DAILY_USD', 2000, 0, 100_000_000, problems),
+    walletTiers: walletTiers(env, problems),
+    walletTierDefault: integer(env, 'WALLET_TIER_DEFAULT', WALLET_TIER_DEFAULT, 1, WALLET_TIERS.length, problems) as WalletTier,
     payoutHoldHours: integer(env, 'PAYOUT_HOLD_HOURS', 72, 0, 24 * 90, problems),
     payoutScheduleHourUtc: integer(env, 'PAYOUT_SCHEDULE_HOUR_UTC', 6, 0, 23, problems),
     payoutJobIntervalMs: integer(env, 'PAYOUT_JOB_INTERVAL_MS', 60_000, 0, 3_600_000, problems),

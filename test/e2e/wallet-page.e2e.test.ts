@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, trackedPage } from './browser.ts';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { balanceMinor, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, balanceMinor, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -60,6 +60,16 @@ for (const target of await databaseTargets()) {
       await page.fill('#topup-amount', '50');
       await page.fill('#topup-phone', '0803 123 4567');
       await page.locator('#topup-quote', { hasText: 'Fee NGN 0.75. Your phone is asked for NGN 50.75.' }).waitFor();
+      // What the wallet's verification tier still lets in (docs/wallet-tiers.md): the holder's own GET /api/wallet/tier says the same.
+      const tier = await s.request<{ remaining: { in: number } }>('GET', `/api/admin/wallets/${handle}/tier`, { headers: ADMIN });
+      const room = new Intl.NumberFormat('en', { style: 'currency', currency: 'NGN', currencyDisplay: 'code' }).format(tier.body.remaining.in).replace(/\s/g, ' ');
+      await page.locator('#topup-quote', { hasText: 'Your wallet can still receive' }).waitFor();
+      assert.equal((await page.locator('#topup-quote').innerText()).replace(/\s/g, ' '), `Fee NGN 0.75. Your phone is asked for NGN 50.75. Your wallet can still receive ${room} (verification tier 1).`);
+      await page.screenshot({ path: `${ARTIFACTS}wallet-topup-quote-390x844-${target.name}.png`, fullPage: true });
+      await page.setViewportSize(DESKTOP.viewport);
+      await page.screenshot({ path: `${ARTIFACTS}wallet-topup-quote-1024x768-${target.name}.png`, fullPage: true });
+      assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth'), false, 'nothing runs off the side at 1024x768');
+      await page.setViewportSize(PHONE.viewport);
       await page.click('#topup-button');
       await page.locator('#topup-progress[data-status="pending"]').waitFor();
       assert.match(await page.locator('#topup-status').innerText(), /Approve the payment of NGN\s*50\.75 on your phone \(\+234•+567\)/);
@@ -152,6 +162,13 @@ for (const target of await databaseTargets()) {
       await page.selectOption('#withdraw-to', 'bank_account');
       assert.equal(await page.locator('#withdraw-bank').isVisible(), true);
       assert.equal(await page.locator('#withdraw-mobile').isVisible(), false);
+      await page.fill('#topup-amount', '20');
+      await page.locator('#topup-quote', { hasText: 'Votre portefeuille peut encore recevoir' }).waitFor();
+      assert.match(await page.locator('#topup-quote').innerText(), /^Frais 0,30\sNGN\. Votre téléphone paiera 20,30\sNGN\. Votre portefeuille peut encore recevoir [\d\s]+,00\sNGN \(niveau de vérification 1\)\.$/);
+      await page.setViewportSize(PHONE.viewport);
+      await page.screenshot({ path: `${ARTIFACTS}wallet-fr-390x844-${target.name}.png`, fullPage: true });
+      assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth'), false, 'nothing runs off the side at 390x844');
+      await page.setViewportSize(DESKTOP.viewport);
       await page.selectOption('#withdraw-to', 'saved:0');
       await page.fill('#withdraw-amount', '15');
       await page.fill('#withdraw-pin', '2468');

@@ -27,6 +27,11 @@ export const TopUpQuote = Type.Object({
   currency: Type.String(),
   feePercent: Type.String({ description: 'The fee as a percentage of amount, an exact decimal string' }),
   provider: Type.Union([Type.String(), Type.Null()], { description: 'sandbox (test mode) or the provider the phone would be asked through; null when none collects in the wallet\'s country (a top-up answers 422 top_up_unavailable)' }),
+  limits: Type.Object({
+    tier: Type.Integer({ description: 'The wallet\'s verification tier (GET /api/wallet/tier; docs/wallet-tiers.md)' }),
+    remainingIn: Type.Union([Type.Number(), Type.Null()], { description: 'The most a top-up may add now: the smaller of the tier\'s money in left for the next 24 hours and the room under its maximum balance; null: no limit' }),
+    inLimitedBy: Type.Union([Type.Literal('max_balance'), Type.Literal('daily_in'), Type.Null()], { description: 'Which limit remainingIn is' }),
+  }),
 });
 export type TopUpQuote = Static<typeof TopUpQuote>;
 
@@ -76,7 +81,10 @@ export const WithdrawalLimits = Type.Object({
   perWithdrawal: Type.Number({ description: 'The most one withdrawal may be (amount), major units' }),
   daily: Type.Number({ description: 'The most the wallet\'s withdrawals may add up to in any 24 hours (amounts; failed and reversed ones do not count), major units' }),
   usedToday: Type.Number({ description: 'What withdrawals of the last 24 hours add up to' }),
-  remainingToday: Type.Number({ description: 'daily - usedToday, at least 0' }),
+  remainingToday: Type.Number({ description: 'What may still be withdrawn in the next 24 hours: daily - usedToday, and no more than the tier\'s money out left (tierRemainingOut); at least 0' }),
+  tier: Type.Integer({ description: 'The wallet\'s verification tier (GET /api/wallet/tier; docs/wallet-tiers.md)' }),
+  tierDailyOut: Type.Union([Type.Number(), Type.Null()], { description: 'The tier\'s money out in any 24 hours (withdrawals, agent cash-out and payments to other people together); null: no limit' }),
+  tierRemainingOut: Type.Union([Type.Number(), Type.Null()], { description: 'What is left of tierDailyOut; null: no limit' }),
 });
 
 export const WithdrawalQuote = Type.Object({
@@ -116,3 +124,45 @@ export const WithdrawalRecord = Type.Object({
   updatedAt: Timestamp,
 });
 export type WithdrawalRecord = Static<typeof WithdrawalRecord>;
+
+// Verification tiers (docs/wallet-tiers.md) ---------------------------------------------------
+
+const NullableMajor = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+
+export const WalletTierRecord = Type.Object({
+  tier: Type.Integer({ minimum: 1, maximum: 3, description: 'The wallet\'s verification tier: 1 basic, 2 identity checked, 3 fully verified' }),
+  name: Type.String(),
+  currency: Type.String({ description: 'The wallet\'s currency: every amount below is in it, major units' }),
+  limits: Type.Object({
+    maxBalance: NullableMajor('The most the wallet may hold after money comes in; null: no maximum'),
+    dailyIn: NullableMajor('The most that may come in (top-ups, agent cash-in, payments from other people) in any 24 hours; null: no limit'),
+    dailyOut: NullableMajor('The most that may go out (withdrawals, agent cash-out, payments to other people) in any 24 hours; null: no limit'),
+  }),
+  balance: Type.Number({ description: 'What the wallet holds now (other currencies at the FX mid rate)' }),
+  usedToday: Type.Object({
+    in: Type.Number({ description: 'Money in counted in the last 24 hours' }),
+    out: Type.Number({ description: 'Money out counted in the last 24 hours (failed and reversed withdrawals do not count)' }),
+    pendingIn: Type.Number({ description: 'Top-ups asked for and not yet answered by the provider: they hold their room until then' }),
+  }),
+  remaining: Type.Object({
+    in: NullableMajor('The most that may still come in now: the smaller of the day\'s money in left and the room under the maximum balance; null: no limit'),
+    out: NullableMajor('The most that may still go out in the next 24 hours; null: no limit'),
+    inLimitedBy: Type.Union([Type.Literal('max_balance'), Type.Literal('daily_in'), Type.Null()], { description: 'Which limit remaining.in is' }),
+  }),
+  changedAt: Type.Union([Timestamp, Type.Null()], { description: 'When an administrator last set the tier; null: the default tier' }),
+});
+export type WalletTierRecord = Static<typeof WalletTierRecord>;
+
+export const SetWalletTierBody = Type.Object({
+  tier: Type.Integer({ description: 'The new tier: 1, 2 or 3 (400 unknown_tier otherwise)' }),
+  mode: Type.Optional(literalUnion(['test', 'live'] as const, { description: 'Which of the handle\'s wallets (default test)' })),
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Why (e.g. "BVN verified"): kept in the holder\'s notification' })),
+});
+export type SetWalletTierBody = Static<typeof SetWalletTierBody>;
+
+export const AdminWalletTierRecord = Type.Object({
+  handle: Type.String(),
+  mode: literalUnion(['test', 'live'] as const),
+  previousTier: Type.Integer({ description: 'The tier before this change' }),
+  ...WalletTierRecord.properties,
+});

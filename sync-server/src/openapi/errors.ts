@@ -128,7 +128,7 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   [/^getWalletWearable$|^listWalletWearableActivity$/, { 404: ['tag_not_found'], 422: ['no_pin_limit_above_default'] }],
   ['updateWalletWearable', { 400: MONEY_INPUT[400], 404: ['tag_not_found'], 422: ['no_pin_limit_above_default'] }],
   [/^(list|create|delete)WalletWearableMerchants?$/, { 400: ['handle_invalid'], 404: ['tag_not_found', 'merchant_not_found', 'tag_merchant_not_found'] }],
-  ['payFromWallet', { 400: ['cannot_pay_self', ...MONEY_INPUT[400]], 404: ['wallet_not_found'], 422: ['insufficient_funds'] }],
+  ['payFromWallet', { 400: ['cannot_pay_self', ...MONEY_INPUT[400]], 404: ['wallet_not_found'], 422: ['insufficient_funds', 'tier_daily_out_limit_exceeded', 'recipient_tier_limit_exceeded'] }],
   ['createWalletSession', { 403: [...WALLET_PIN[403], 'pin_not_set'], 404: ['wallet_not_found'], 429: WALLET_PIN[429] }],
   ['getMerchantWebhookDelivery', { 404: ['delivery_not_found'] }],
   ['redeliverMerchantWebhookDelivery', { 404: ['delivery_not_found'], 409: ['delivery_in_progress'] }],

@@ -202,9 +202,11 @@ const quoteTopUp = debounced(async () => {
   const amount = typedAmount(input('topup-amount').value);
   if (amount === null || !session) return void (quote.textContent = '');
   try {
-    const answer = await request<{ fee: number; total: number; currency: string; provider: string | null }>('GET', `/api/wallet/top-ups/quote?amount=${amount}`);
+    const answer = await request<{ fee: number; total: number; currency: string; provider: string | null; limits: { tier: number; remainingIn: number | null } }>('GET', `/api/wallet/top-ups/quote?amount=${amount}`);
     if (typedAmount(input('topup-amount').value) !== amount) return;
-    quote.textContent = answer.provider === null ? t('web.wallet.topUpUnavailable') : t('web.wallet.topUpQuote', { fee: money(answer.fee, answer.currency), total: money(answer.total, answer.currency) });
+    // What the wallet's verification tier still lets in (docs/wallet-tiers.md), after the fee.
+    const room = answer.limits.remainingIn === null ? '' : ` ${t('web.wallet.topUpRemaining', { remaining: money(answer.limits.remainingIn, answer.currency), tier: answer.limits.tier })}`;
+    quote.textContent = answer.provider === null ? t('web.wallet.topUpUnavailable') : `${t('web.wallet.topUpQuote', { fee: money(answer.fee, answer.currency), total: money(answer.total, answer.currency) })}${room}`;
   } catch (failure) {
     quote.textContent = failureText(failure);
   }

@@ -148,6 +148,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/wallets/{handle}/tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer wallet's verification tier, its limits and what is left of them
+         * @description A customer wallet's verification tier (docs/wallet-tiers.md): 1 (Tier 1: basic (phone number and name)), 2 (Tier 2: identity checked), 3 (Tier 3: fully verified).
+         *     Each tier's limits (maximum balance, money in and money out in any 24 hours) are WALLET_TIER<n>_* in US dollars, converted into the
+         *     wallet's currency at the FX mid rate. 404 wallet_not_found; 400 wallet_not_tiered for a merchant's or an agent's wallet.
+         */
+        get: operations["getAdminWalletTier"];
+        /**
+         * Change a customer wallet's verification tier (raises or lowers its limits at once)
+         * @description A customer wallet's verification tier (docs/wallet-tiers.md): 1 (Tier 1: basic (phone number and name)), 2 (Tier 2: identity checked), 3 (Tier 3: fully verified).
+         *     Each tier's limits (maximum balance, money in and money out in any 24 hours) are WALLET_TIER<n>_* in US dollars, converted into the
+         *     wallet's currency at the FX mid rate. 404 wallet_not_found; 400 wallet_not_tiered for a merchant's or an agent's wallet.
+         *
+         *     Body {tier, mode? (default test), reason?}. 400 unknown_tier for a tier that does not exist. The
+         *     holder is told in her notifications (GET /api/wallet/notifications, kind wallet.tier.changed, data {from, to, reason}) in the same
+         *     transaction. Lowering a tier refuses nothing already done: a wallet above its new maximum balance keeps its money, and only
+         *     receives again once below it.
+         */
+        put: operations["updateAdminWalletTier"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/keys/rotate": {
         parameters: {
             query?: never;
@@ -342,6 +375,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wallet/tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in wallet's verification tier, its limits and what is left of them (docs/wallet-tiers.md)
+         * @description Each customer wallet has a tier (1 basic, 2 identity checked, 3 fully verified; an administrator changes it with PUT
+         *     /api/admin/wallets/{handle}/tier). Its limits, in the wallet's currency: the most it may hold after money comes in, and the most that
+         *     may come in and go out in any 24 hours. Money in: top-ups, agent cash-in, payments from other people's wallets; money out:
+         *     withdrawals, agent cash-out, payments to other people's wallets. Paying merchants does not count; refunds are never refused.
+         *     Over a limit those movements are refused (status 422) with the codes tier_balance_limit_exceeded, tier_daily_in_limit_exceeded or
+         *     tier_daily_out_limit_exceeded, and a sentence saying the limit and what is left.
+         */
+        get: operations["getWalletTier"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/cash-in": {
         parameters: {
             query?: never;
@@ -353,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * Cash-in: the customer hands the agent cash and the agent's wallet credits hers
-         * @description Body {handle, amount (major units), currency? (default: the customer wallet's)}. One ledger transfer from the agent's wallet (its float) to the customer's. 404 `wallet_not_found` for an unknown @handle, 400 `cannot_pay_self` for the agent's own, 422 `insufficient_funds` when the float does not cover it. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.
+         * @description Body {handle, amount (major units), currency? (default: the customer wallet's)}. One ledger transfer from the agent's wallet (its float) to the customer's. 404 `wallet_not_found` for an unknown @handle, 400 `cannot_pay_self` for the agent's own, 422 `insufficient_funds` when the float does not cover it; 422 `tier_daily_in_limit_exceeded` or `tier_balance_limit_exceeded` when the customer's verification tier (docs/wallet-tiers.md) allows no more in, with a sentence saying what is left. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.
          */
         post: operations["createAgentCashIn"];
         delete?: never;
@@ -373,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * Cash-out: the customer confirms with her wallet PIN and the agent pays her cash against her wallet
-         * @description Body {handle, amount, currency?, walletPin | code}. Her consent: she types her PIN on the agent's device, or reads out the one-time code she made in her wallet (POST /api/wallet/cash-out-codes; 8 digits, spaces ignored) for exactly this amount. Neither: 400 `wallet_pin_required`; both: 400 `cash_out_consent_ambiguous`. A wrong PIN is 403 `wrong_pin`, a wrong code 403 `wrong_cash_out_code`; wrong PINs and codes count together, and after 5 the wallet refuses both for 15 minutes (429 `pin_attempts_exceeded`). A right code: 400 `cash_out_code_amount` for another amount, 410 `cash_out_code_expired`, 409 `cash_out_code_used` when it was used or cancelled meanwhile; 400 `cash_out_code_invalid` when it is not 8 digits. One ledger transfer from the customer's wallet to the agent's (plus the agent's commission from the platform's fees, when configured); 422 `insufficient_funds` when her wallet does not cover it. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.
+         * @description Body {handle, amount, currency?, walletPin | code}. Her consent: she types her PIN on the agent's device, or reads out the one-time code she made in her wallet (POST /api/wallet/cash-out-codes; 8 digits, spaces ignored) for exactly this amount. Neither: 400 `wallet_pin_required`; both: 400 `cash_out_consent_ambiguous`. A wrong PIN is 403 `wrong_pin`, a wrong code 403 `wrong_cash_out_code`; wrong PINs and codes count together, and after 5 the wallet refuses both for 15 minutes (429 `pin_attempts_exceeded`). A right code: 400 `cash_out_code_amount` for another amount, 410 `cash_out_code_expired`, 409 `cash_out_code_used` when it was used or cancelled meanwhile; 400 `cash_out_code_invalid` when it is not 8 digits. One ledger transfer from the customer's wallet to the agent's (plus the agent's commission from the platform's fees, when configured); 422 `insufficient_funds` when her wallet does not cover it; 422 `tier_daily_out_limit_exceeded` when her verification tier's money out for 24 hours is used up (docs/wallet-tiers.md). Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.
          */
         post: operations["createAgentCashOut"];
         delete?: never;
@@ -1086,7 +1144,7 @@ export interface paths {
         put?: never;
         /**
          * Pay another wallet from the signed-in wallet (the /pay/<handle> page); Idempotency-Key honoured
-         * @description Body {to, amount (major units), currency? (default: the recipient's), note?}. Insufficient funds: 422 insufficient_funds. Paying a merchant's @handle sends the merchant wallet.payment.received {transferId, merchantId, amount, currency, payerHandle, note, receivedAt} and lists the payment in its GET /api/merchant/received (channel pay_page).
+         * @description Body {to, amount (major units), currency? (default: the recipient's), note?}. Insufficient funds: 422 insufficient_funds. Paying another person (not a merchant) counts against both wallets' verification tiers (docs/wallet-tiers.md): 422 tier_daily_out_limit_exceeded when the payer's money out for the day is used up, 422 recipient_tier_limit_exceeded when the recipient's wallet cannot receive that much now (nothing of its balance is told). Paying a merchant's @handle sends the merchant wallet.payment.received {transferId, merchantId, amount, currency, payerHandle, note, receivedAt} and lists the payment in its GET /api/merchant/received (channel pay_page).
          */
         post: operations["payFromWallet"];
         delete?: never;
@@ -1423,7 +1481,9 @@ export interface paths {
          *
          *     Idempotency-Key required: the top-up's id derives from it, so a retry (even after a crash)
          *     answers the same top-up and never prompts the phone twice. 400 invalid_phone, 400 currency_not_accepted, 422 top_up_unavailable (live
-         *     mode: no provider collects in the wallet's country).
+         *     mode: no provider collects in the wallet's country). The wallet's verification tier (GET /api/wallet/tier, docs/wallet-tiers.md) is
+         *     checked when the top-up is asked for, and its amount held against the limits until the provider answers (a confirmed top-up is
+         *     always credited): 422 tier_daily_in_limit_exceeded, 422 tier_balance_limit_exceeded, each with a sentence saying what is left.
          */
         post: operations["createWalletTopUp"];
         delete?: never;
@@ -1540,7 +1600,8 @@ export interface paths {
          *     from it, so a retry answers the same withdrawal and pays nothing twice; the PIN is checked again on a replay. 400 destination_required,
          *     400 destination_not_found, 400 destination_invalid, 400 destination_currency_mismatch, 400 invalid_phone, 400 currency_not_accepted,
          *     403 wrong_pin, 403 pin_not_set, 429 pin_attempts_exceeded, 422 insufficient_funds, 422 withdrawal_limit_exceeded, 422
-         *     withdrawal_daily_limit_exceeded, 422 rail_unavailable (no rail or, live, no payout provider for the destination's country), 422
+         *     withdrawal_daily_limit_exceeded, 422 tier_daily_out_limit_exceeded (the wallet's verification tier: its money out in 24 hours,
+         *     withdrawals, agent cash-out and payments to other people together; GET /api/wallet/tier), 422 rail_unavailable (no rail or, live, no payout provider for the destination's country), 422
          *     amount_not_payable (live: the provider cannot pay that amount, e.g. M-Pesa pays whole shillings only; nothing is debited).
          */
         post: operations["createWalletWithdrawal"];
@@ -4542,6 +4603,46 @@ export interface components {
             geoMode: components["schemas"]["GeoMode"];
             sortOrder: number;
         };
+        AdminWalletTierRecord: {
+            handle: string;
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @description The tier before this change */
+            previousTier: number;
+            /** @description The wallet's verification tier: 1 basic, 2 identity checked, 3 fully verified */
+            tier: number;
+            name: string;
+            /** @description The wallet's currency: every amount below is in it, major units */
+            currency: string;
+            limits: {
+                /** @description The most the wallet may hold after money comes in; null: no maximum */
+                maxBalance: number | null;
+                /** @description The most that may come in (top-ups, agent cash-in, payments from other people) in any 24 hours; null: no limit */
+                dailyIn: number | null;
+                /** @description The most that may go out (withdrawals, agent cash-out, payments to other people) in any 24 hours; null: no limit */
+                dailyOut: number | null;
+            };
+            /** @description What the wallet holds now (other currencies at the FX mid rate) */
+            balance: number;
+            usedToday: {
+                /** @description Money in counted in the last 24 hours */
+                in: number;
+                /** @description Money out counted in the last 24 hours (failed and reversed withdrawals do not count) */
+                out: number;
+                /** @description Top-ups asked for and not yet answered by the provider: they hold their room until then */
+                pendingIn: number;
+            };
+            remaining: {
+                /** @description The most that may still come in now: the smaller of the day's money in left and the room under the maximum balance; null: no limit */
+                in: number | null;
+                /** @description The most that may still go out in the next 24 hours; null: no limit */
+                out: number | null;
+                /** @description Which limit remaining.in is */
+                inLimitedBy: "max_balance" | "daily_in" | null;
+            };
+            /** @description When an administrator last set the tier; null: the default tier */
+            changedAt: string | null;
+        };
         AgentSessionBody: {
             agentId: string;
             secret: string;
@@ -6992,6 +7093,17 @@ export interface components {
             handle: string;
             mode: components["schemas"]["Mode"];
         };
+        SetWalletTierBody: {
+            /** @description The new tier: 1, 2 or 3 (400 unknown_tier otherwise) */
+            tier: number;
+            /**
+             * @description Which of the handle's wallets (default test)
+             * @enum {string}
+             */
+            mode?: "test" | "live";
+            /** @description Why (e.g. "BVN verified"): kept in the holder's notification */
+            reason?: string;
+        };
         SettlementAccountPatch: {
             /**
              * @description Make it the default for its currency
@@ -7480,6 +7592,14 @@ export interface components {
             feePercent: string;
             /** @description sandbox (test mode) or the provider the phone would be asked through; null when none collects in the wallet's country (a top-up answers 422 top_up_unavailable) */
             provider: string | null;
+            limits: {
+                /** @description The wallet's verification tier (GET /api/wallet/tier; docs/wallet-tiers.md) */
+                tier: number;
+                /** @description The most a top-up may add now: the smaller of the tier's money in left for the next 24 hours and the room under its maximum balance; null: no limit */
+                remainingIn: number | null;
+                /** @description Which limit remainingIn is */
+                inLimitedBy: "max_balance" | "daily_in" | null;
+            };
         };
         TopUpRecord: {
             id: string;
@@ -7731,6 +7851,41 @@ export interface components {
             pin: string;
             mode?: components["schemas"]["Mode"];
         };
+        WalletTierRecord: {
+            /** @description The wallet's verification tier: 1 basic, 2 identity checked, 3 fully verified */
+            tier: number;
+            name: string;
+            /** @description The wallet's currency: every amount below is in it, major units */
+            currency: string;
+            limits: {
+                /** @description The most the wallet may hold after money comes in; null: no maximum */
+                maxBalance: number | null;
+                /** @description The most that may come in (top-ups, agent cash-in, payments from other people) in any 24 hours; null: no limit */
+                dailyIn: number | null;
+                /** @description The most that may go out (withdrawals, agent cash-out, payments to other people) in any 24 hours; null: no limit */
+                dailyOut: number | null;
+            };
+            /** @description What the wallet holds now (other currencies at the FX mid rate) */
+            balance: number;
+            usedToday: {
+                /** @description Money in counted in the last 24 hours */
+                in: number;
+                /** @description Money out counted in the last 24 hours (failed and reversed withdrawals do not count) */
+                out: number;
+                /** @description Top-ups asked for and not yet answered by the provider: they hold their room until then */
+                pendingIn: number;
+            };
+            remaining: {
+                /** @description The most that may still come in now: the smaller of the day's money in left and the room under the maximum balance; null: no limit */
+                in: number | null;
+                /** @description The most that may still go out in the next 24 hours; null: no limit */
+                out: number | null;
+                /** @description Which limit remaining.in is */
+                inLimitedBy: "max_balance" | "daily_in" | null;
+            };
+            /** @description When an administrator last set the tier; null: the default tier */
+            changedAt: string | null;
+        };
         WearableRecord: {
             /** @description TG + 8 upper-case hex */
             tagId: string;
@@ -7811,8 +7966,14 @@ export interface components {
             daily: number;
             /** @description What withdrawals of the last 24 hours add up to */
             usedToday: number;
-            /** @description daily - usedToday, at least 0 */
+            /** @description What may still be withdrawn in the next 24 hours: daily - usedToday, and no more than the tier's money out left (tierRemainingOut); at least 0 */
             remainingToday: number;
+            /** @description The wallet's verification tier (GET /api/wallet/tier; docs/wallet-tiers.md) */
+            tier: number;
+            /** @description The tier's money out in any 24 hours (withdrawals, agent cash-out and payments to other people together); null: no limit */
+            tierDailyOut: number | null;
+            /** @description What is left of tierDailyOut; null: no limit */
+            tierRemainingOut: number | null;
         };
         WithdrawalQuote: {
             /** @description What reaches the destination, major units */
@@ -8728,6 +8889,196 @@ export interface operations {
             };
             /** @description It conflicts with the current state. Codes include: `handle_taken`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAdminWalletTier: {
+        parameters: {
+            query?: {
+                mode?: "test" | "live";
+            };
+            header?: never;
+            path: {
+                handle: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletTierRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `handle_invalid`, `wallet_not_tiered`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `wallet_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateAdminWalletTier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                handle: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetWalletTierBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminWalletTierRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `handle_invalid`, `wallet_not_tiered`, `unknown_tier`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `wallet_not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9969,6 +10320,78 @@ export interface operations {
             };
         };
     };
+    getWalletTier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletTierRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     createAgentCashIn: {
         parameters: {
             query?: never;
@@ -10086,7 +10509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `tier_daily_in_limit_exceeded`, `tier_balance_limit_exceeded`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10240,7 +10663,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `tier_daily_out_limit_exceeded`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14400,7 +14823,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `tier_daily_out_limit_exceeded`, `recipient_tier_limit_exceeded`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15841,7 +16264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `top_up_unavailable`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `top_up_unavailable`, `tier_daily_in_limit_exceeded`, `tier_balance_limit_exceeded`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16215,7 +16638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `withdrawal_limit_exceeded`, `withdrawal_daily_limit_exceeded`, `rail_unavailable`, `amount_not_payable`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `withdrawal_limit_exceeded`, `withdrawal_daily_limit_exceeded`, `tier_daily_out_limit_exceeded`, `rail_unavailable`, `amount_not_payable`. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -943,6 +943,7 @@ export const en = {
       phoneHint: "Type the number with its country code (+234…, +254…) or as you dial it locally.",
       topUpQuote: 'Fee {{fee}}. Your phone is asked for {{total}}.',
       topUpUnavailable: 'Adding money from a phone is not available in your country yet.',
+      topUpRemaining: 'Your wallet can still receive {{remaining}} (verification tier {{tier}}).',
       topUpButton: 'Ask my phone to pay',
       topUpPending: 'Approve the payment of {{total}} on your phone ({{phone}}).',
       secondsLeft: '{{seconds}} s left',

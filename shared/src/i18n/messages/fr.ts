@@ -938,6 +938,7 @@ export const fr: Messages = {
       phoneHint: "Saisissez le numéro avec l'indicatif du pays (+234…, +254…) ou tel que vous le composez localement.",
       topUpQuote: 'Frais {{fee}}. Votre téléphone paiera {{total}}.',
       topUpUnavailable: 'L\'ajout d\'argent depuis un téléphone n\'est pas encore disponible dans votre pays.',
+      topUpRemaining: 'Votre portefeuille peut encore recevoir {{remaining}} (niveau de vérification {{tier}}).',
       topUpButton: 'Demander le paiement à mon téléphone',
       topUpPending: 'Validez le paiement de {{total}} sur votre téléphone ({{phone}}).',
       secondsLeft: 'Encore {{seconds}} s',

@@ -938,6 +938,7 @@ export const pt: Messages = {
       phoneHint: "Escreva o número com o indicativo do país (+234…, +254…) ou como o marca localmente.",
       topUpQuote: 'Taxa {{fee}}. O seu telemóvel pagará {{total}}.',
       topUpUnavailable: 'Carregar a partir do telemóvel ainda não está disponível no seu país.',
+      topUpRemaining: 'A sua carteira ainda pode receber {{remaining}} (nível de verificação {{tier}}).',
       topUpButton: 'Pedir o pagamento ao meu telemóvel',
       topUpPending: 'Aprove o pagamento de {{total}} no seu telemóvel ({{phone}}).',
       secondsLeft: 'Faltam {{seconds}} s',

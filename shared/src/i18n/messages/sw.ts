@@ -938,6 +938,7 @@ export const sw: Messages = {
       phoneHint: "Andika namba na msimbo wa nchi (+234…, +254…) au kama unavyoipiga hapa nchini.",
       topUpQuote: 'Ada {{fee}}. Simu yako itaombwa {{total}}.',
       topUpUnavailable: 'Kuongeza pesa kutoka simu bado hakupatikani nchini kwako.',
+      topUpRemaining: 'Pochi yako bado inaweza kupokea {{remaining}} (kiwango cha uthibitisho {{tier}}).',
       topUpButton: 'Omba simu yangu ilipe',
       topUpPending: 'Idhinisha malipo ya {{total}} kwenye simu yako ({{phone}}).',
       secondsLeft: 'Zimebaki sekunde {{seconds}}',

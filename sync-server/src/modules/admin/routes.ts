@@ -7,19 +7,22 @@ import {
   CreateMerchantBody,
   CreateMerchantResponse,
   CreateWalletBody,
+  AdminWalletTierRecord,
   CreditWalletBody,
   CreditWalletResponse,
   ErrorBody,
   ListOf,
   ListQuery,
   MerchantRecord,
+  SetWalletTierBody,
   UpdateMerchantBody,
   WalletRecord,
+  WalletTierRecord,
 } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { PG_ERROR, type Queryable, pgErrorCode } from '../../db/database.ts';
 import { type Mode, hashPin, newId } from '../../auth/secrets.ts';
-import { conflict, notFound } from '../../http/errors.ts';
+import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { idempotentId } from '../../http/idempotency.ts';
 import { canonicalHandle, displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
@@ -27,7 +30,9 @@ import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { type MerchantRow, findMerchant, insertApiKey, insertMerchant, listMerchants, newWebhookSecret, updateMerchant } from '../merchants/index.ts';
-import { handleIsTaken, insertAgent, insertWallet, requireWallet } from '../wallets/index.ts';
+import { WALLET_TIERS, WALLET_TIER_NAMES, isWalletTier } from '@tapline/shared/wallet-tiers';
+import { handleIsTaken, hasTier, insertAgent, insertWallet, requireWallet, tierRecord, tierStanding, updateWalletTier } from '../wallets/index.ts';
+import { insertWalletNotification } from '../wallet-money/index.ts';
 import { assertEmailFree, inviteUser } from '../merchant-users/index.ts';
 
 const admin = { auth: ['admin'] } as const;
@@ -231,5 +236,70 @@ export async function adminRoutes(app: TypedApp, context: AppContext): Promise<v
       })
       .catch((error: unknown) => rethrowHandleTaken(error, handle));
     return reply.status(201).send({ agentId: agent.id, secret: agent.secret, handle: displayHandle(handle), name: body.name.trim(), mode });
+  });
+
+  const TierParams = Type.Object({ handle: Type.String({ maxLength: 100 }) });
+  const TierQuery = Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')])) });
+  const TIERS_DESCRIPTION = `A customer wallet's verification tier (docs/wallet-tiers.md): ${WALLET_TIERS.map((tier) => `${tier} (${WALLET_TIER_NAMES[tier]})`).join(', ')}.
+Each tier's limits (maximum balance, money in and money out in any 24 hours) are WALLET_TIER<n>_* in US dollars, converted into the
+wallet's currency at the FX mid rate. 404 wallet_not_found; 400 wallet_not_tiered for a merchant's or an agent's wallet.`;
+
+  /** A customer wallet of this handle and mode, or 404 / 400. */
+  const tieredWallet = async (rawHandle: string, mode: Mode) => {
+    const wallet = await requireWallet(db, canonicalHandle(rawHandle), mode);
+    if (!hasTier(wallet)) throw badRequest('wallet_not_tiered', `${displayHandle(wallet.handle)} is a ${wallet.owner_type}'s wallet: only customers' wallets have a verification tier`);
+    return wallet;
+  };
+
+  app.get('/api/admin/wallets/:handle/tier', {
+    config: admin,
+    schema: {
+      tags: ['admin'],
+      summary: 'A customer wallet\'s verification tier, its limits and what is left of them',
+      description: TIERS_DESCRIPTION,
+      params: TierParams,
+      querystring: TierQuery,
+      response: { 200: WalletTierRecord, ...errors },
+    },
+  }, async (request) => {
+    const wallet = await tieredWallet(request.params.handle, request.query.mode ?? 'test');
+    return tierRecord(await tierStanding(context, db, wallet), wallet.tier_changed_at);
+  });
+
+  app.put('/api/admin/wallets/:handle/tier', {
+    config: admin,
+    schema: {
+      tags: ['admin'],
+      summary: 'Change a customer wallet\'s verification tier (raises or lowers its limits at once)',
+      description: `${TIERS_DESCRIPTION}\n\nBody {tier, mode? (default test), reason?}. 400 unknown_tier for a tier that does not exist. The
+holder is told in her notifications (GET /api/wallet/notifications, kind wallet.tier.changed, data {from, to, reason}) in the same
+transaction. Lowering a tier refuses nothing already done: a wallet above its new maximum balance keeps its money, and only
+receives again once below it.`,
+      params: TierParams,
+      body: SetWalletTierBody,
+      response: { 200: AdminWalletTierRecord, ...errors },
+    },
+  }, async (request) => {
+    const { tier, reason } = request.body;
+    if (!isWalletTier(tier)) throw badRequest('unknown_tier', `There is no tier ${tier}: the tiers are ${WALLET_TIERS.join(', ')}`);
+    const wallet = await tieredWallet(request.params.handle, request.body.mode ?? 'test');
+    const now = context.now();
+    const previousTier = await db.transaction(async (tx) => {
+      const changed = await updateWalletTier(tx, wallet.id, tier, now);
+      if (!changed) throw notFound('wallet_not_found', `No wallet ${displayHandle(wallet.handle)}`);
+      const from = isWalletTier(changed.previous) ? changed.previous : config.walletTierDefault;
+      await insertWalletNotification(tx, {
+        walletId: wallet.id,
+        mode: wallet.mode,
+        kind: 'wallet.tier.changed',
+        title: tier > from ? 'Your wallet\'s limits were raised' : tier < from ? 'Your wallet\'s limits were lowered' : 'Your wallet\'s tier was confirmed',
+        body: `Your wallet is now ${WALLET_TIER_NAMES[tier]} (it was tier ${from}).${reason ? ` ${reason.trim()}` : ''}`,
+        data: { from, to: tier, ...(reason ? { reason: reason.trim() } : {}) },
+        at: now,
+      });
+      return from;
+    });
+    const updated = { ...wallet, tier, tier_changed_at: now };
+    return { handle: displayHandle(wallet.handle), mode: wallet.mode, previousTier, ...tierRecord(await tierStanding(context, db, updated), now) };
   });
 }

@@ -62,7 +62,8 @@ export async function agentCashRoutes(app: TypedApp, context: AppContext): Promi
       description:
         'Body {handle, amount (major units), currency? (default: the customer wallet\'s)}. One ledger transfer from the agent\'s wallet (its float) ' +
         'to the customer\'s. 404 `wallet_not_found` for an unknown @handle, 400 `cannot_pay_self` for the agent\'s own, 422 `insufficient_funds` ' +
-        'when the float does not cover it. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.',
+        'when the float does not cover it; 422 `tier_daily_in_limit_exceeded` or `tier_balance_limit_exceeded` when the customer\'s verification ' +
+        'tier (docs/wallet-tiers.md) allows no more in, with a sentence saying what is left. Send an Idempotency-Key: a retry answers the first operation and moves nothing twice.',
       body: CashInBody,
       response: { 201: AgentCashRecord, ...errors },
     },
@@ -80,7 +81,8 @@ export async function agentCashRoutes(app: TypedApp, context: AppContext): Promi
         'wrong PINs and codes count together, and after 5 the wallet refuses both for 15 minutes (429 `pin_attempts_exceeded`). A right code: 400 ' +
         '`cash_out_code_amount` for another amount, 410 `cash_out_code_expired`, 409 `cash_out_code_used` when it was used or cancelled meanwhile; ' +
         '400 `cash_out_code_invalid` when it is not 8 digits. One ledger transfer from the customer\'s wallet to the agent\'s (plus the agent\'s ' +
-        'commission from the platform\'s fees, when configured); 422 `insufficient_funds` when her wallet does not cover it. Send an ' +
+        'commission from the platform\'s fees, when configured); 422 `insufficient_funds` when her wallet does not cover it; 422 ' +
+        '`tier_daily_out_limit_exceeded` when her verification tier\'s money out for 24 hours is used up (docs/wallet-tiers.md). Send an ' +
         'Idempotency-Key: a retry answers the first operation and moves nothing twice.',
       body: CashOutBody,
       response: { 201: AgentCashRecord, ...errors },

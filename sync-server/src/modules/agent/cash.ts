@@ -5,7 +5,7 @@ import { badRequest, conflict } from '../../http/errors.ts';
 import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
-import { checkWalletPin, requireWallet } from '../wallets/index.ts';
+import { checkTierMovement, checkWalletPin, requireWallet, tierRates } from '../wallets/index.ts';
 import { type AgentCashRow, findAgentCash, insertAgentCash } from './cash-store.ts';
 import { checkCashOutCode } from './cash-out-codes.ts';
 import { endCashOutCode } from './cash-out-codes-store.ts';
@@ -80,10 +80,13 @@ export function agentCashService(context: AppContext) {
       ? [{ account: walletAccount(agent.walletId, currency), amount: -(amount - commission) }, { account: walletAccount(customer.id, currency), amount }]
       : [{ account: walletAccount(customer.id, currency), amount: -amount }, { account: walletAccount(agent.walletId, currency), amount: amount + commission }];
     if (commission > 0) legs.push({ account: systemAccount('fees', currency), amount: -commission });
+    const rates = await tierRates(context);
     const { row, float } = await db.transaction(async (tx) => {
       if (codeId !== null && !(await endCashOutCode(tx, codeId, 'used', now, id))) {
         throw conflict('cash_out_code_used', 'This cash-out code was used or cancelled a moment ago: the customer makes a new one');
       }
+      // The customer's verification tier (docs/wallet-tiers.md): cash-in is money in, cash-out money out; checked under her wallet row's lock.
+      await checkTierMovement(context, tx, customer, { id, kind: kind === 'cash_in' ? 'agent_cash_in' : 'agent_cash_out', amount, currency }, rates);
       const row: AgentCashRow = { id, agent_id: agent.agentId, mode: agent.mode, kind, wallet_id: customer.id, handle: customer.handle, amount, currency, transfer_id: transferId, commission, cash_out_code_id: codeId, created_at: now };
       await insertAgentCash(tx, row);
       await transfer(tx, {

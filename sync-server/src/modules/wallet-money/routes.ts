@@ -80,7 +80,9 @@ export async function walletMoneyRoutes(app: TypedApp, context: AppContext): Pro
       summary: 'Top up the wallet from a mobile money number (Idempotency-Key required)',
       description: `${TOP_UP_FLOW}\n\nIdempotency-Key required: the top-up's id derives from it, so a retry (even after a crash)
 answers the same top-up and never prompts the phone twice. 400 invalid_phone, 400 currency_not_accepted, 422 top_up_unavailable (live
-mode: no provider collects in the wallet's country).`,
+mode: no provider collects in the wallet's country). The wallet's verification tier (GET /api/wallet/tier, docs/wallet-tiers.md) is
+checked when the top-up is asked for, and its amount held against the limits until the provider answers (a confirmed top-up is
+always credited): 422 tier_daily_in_limit_exceeded, 422 tier_balance_limit_exceeded, each with a sentence saying what is left.`,
       headers: IdempotencyHeader,
       body: CreateTopUpBody,
       response: { 201: TopUpRecord, ...errors },
@@ -151,7 +153,8 @@ accountNumber, bankCode (required live), country?, provider?}, or destinationInd
 from it, so a retry answers the same withdrawal and pays nothing twice; the PIN is checked again on a replay. 400 destination_required,
 400 destination_not_found, 400 destination_invalid, 400 destination_currency_mismatch, 400 invalid_phone, 400 currency_not_accepted,
 403 wrong_pin, 403 pin_not_set, 429 pin_attempts_exceeded, 422 insufficient_funds, 422 withdrawal_limit_exceeded, 422
-withdrawal_daily_limit_exceeded, 422 rail_unavailable (no rail or, live, no payout provider for the destination's country), 422
+withdrawal_daily_limit_exceeded, 422 tier_daily_out_limit_exceeded (the wallet's verification tier: its money out in 24 hours,
+withdrawals, agent cash-out and payments to other people together; GET /api/wallet/tier), 422 rail_unavailable (no rail or, live, no payout provider for the destination's country), 422
 amount_not_payable (live: the provider cannot pay that amount, e.g. M-Pesa pays whole shillings only; nothing is debited).`,
       headers: IdempotencyHeader,
       body: CreateWithdrawalBody,

@@ -20,10 +20,8 @@ import { badRequest, notFound, unprocessable } from '../../http/errors.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance } from '../../ledger/ledger.ts';
 import { type CollectionRow, type TopUpCaller, maskPhone, normalisePhone, onCollectionOutcome } from '../collections/index.ts';
-import { convertMinor, fxServiceRateSource } from '../gift-cards/index.ts';
-import { roundLimitDown } from '../offline/index.ts';
 import { type NewPayment, type PaymentRow, type Receiver, RAIL_INFO, type Rail, onPaymentOutcome, railAvailableIn, recordPayment } from '../payments/index.ts';
-import { type WalletRow, checkWalletPin, findWalletById, lockWalletRow } from '../wallets/index.ts';
+import { type WalletRow, checkTierMovement, checkWalletPin, findWalletById, forgetTierHold, limitFromUsd, lockWalletRow, releaseTierMovement, settleTopUpMovement, tierRates, tierStanding } from '../wallets/index.ts';
 import { findWithdrawal, insertWalletNotification, withdrawnSince } from './store.ts';
 
 /** A day of withdrawals: the limit counts the last 24 hours, whatever the clock reads. */
@@ -96,6 +94,7 @@ export async function quoteTopUp(context: AppContext, holder: Holder, query: { a
   const currency = ownCurrency(wallet, query.currency);
   const amount = toMinor(query.amount, currency);
   const fee = topUpFee(context, amount);
+  const standing = await tierStanding(context, context.db, wallet);
   return {
     amount: toMajor(amount, currency),
     fee: toMajor(fee, currency),
@@ -103,18 +102,42 @@ export async function quoteTopUp(context: AppContext, holder: Holder, query: { a
     currency,
     feePercent: context.config.walletTopUpFeePercent,
     provider: context.collections.topUpProvider(topUpCaller(wallet)) ?? null,
+    limits: {
+      tier: standing.tier,
+      remainingIn: standing.remainingIn === null ? null : toMajor(standing.remainingIn, currency),
+      inLimitedBy: standing.inLimitedBy,
+    },
   };
 }
 
+/**
+ * A top-up is checked against the wallet's tier when it is asked for (docs/wallet-tiers.md): its
+ * amount is held against the maximum balance and the day's money in, under the wallet row's lock,
+ * until the provider answers (or the collection expires), so two top-ups at once cannot pass a
+ * limit together and a confirmed one is always credited. A top-up that could not be asked for at
+ * all gives its hold back.
+ */
 export async function createTopUp(context: AppContext, holder: Holder, body: { amount: number; currency: string; phone: string }, derivedId: string | undefined): Promise<CollectionRow> {
   const wallet = await walletOf(context, holder);
   const currency = ownCurrency(wallet, body.currency);
   const amountMinor = toMinor(body.amount, currency);
-  return context.collections.createTopUp(topUpCaller(wallet), { amountMinor, feeMinor: topUpFee(context, amountMinor), currency, phone: body.phone }, derivedId);
+  const id = derivedId ?? newId('col');
+  normalisePhone(body.phone, wallet.country);
+  const heldUntil = new Date(context.now().getTime() + context.config.collectionTimeoutSeconds * 1000);
+  const rates = await tierRates(context);
+  await context.db.transaction((tx) => checkTierMovement(context, tx, wallet, { id, kind: 'top_up', amount: amountMinor, currency }, rates, heldUntil));
+  try {
+    return await context.collections.createTopUp(topUpCaller(wallet), { amountMinor, feeMinor: topUpFee(context, amountMinor), currency, phone: body.phone }, id);
+  } catch (error) {
+    await forgetTierHold(context.db, id);
+    throw error;
+  }
 }
 
 /** In the transaction that ends a top-up: the holder's notification. */
 export async function notifyTopUp(tx: Queryable, row: CollectionRow, at: Date): Promise<void> {
+  // The wallet's tier: a credited top-up counts (never refused once paid), a failed or expired one gives its room back.
+  await settleTopUpMovement(tx, { id: row.id, kind: 'top_up', amount: row.amount, currency: row.currency, walletId: row.merchant_wallet_id, mode: row.mode }, row.status === 'completed', at);
   const amount = `${row.currency} ${toMajor(row.amount, row.currency)}`;
   const completed = row.status === 'completed';
   await insertWalletNotification(tx, {
@@ -154,16 +177,7 @@ function withdrawalFee(context: AppContext, amountMinor: number): number {
 
 /** The limits in the wallet's currency: the configured US dollars at the FX mid rate, rounded down (no rate known: 0, no withdrawals). */
 export async function withdrawalLimits(context: AppContext, currency: string): Promise<{ perWithdrawal: number; daily: number }> {
-  const fromUsd = async (dollars: number): Promise<number> => {
-    if (dollars === 0) return 0;
-    try {
-      const { rate } = await fxServiceRateSource(context.fx).rate('USD', currency);
-      return roundLimitDown(convertMinor(dollars * 100, 'USD', currency, rate, 'down'), currency);
-    } catch {
-      return 0;
-    }
-  };
-  return { perWithdrawal: await fromUsd(context.config.walletWithdrawalMaxUsd), daily: await fromUsd(context.config.walletWithdrawalDailyUsd) };
+  return { perWithdrawal: await limitFromUsd(context, context.config.walletWithdrawalMaxUsd, currency), daily: await limitFromUsd(context, context.config.walletWithdrawalDailyUsd, currency) };
 }
 
 export async function quoteWithdrawal(context: AppContext, holder: Holder, query: { amount: number; currency?: string | undefined }) {
@@ -174,6 +188,9 @@ export async function quoteWithdrawal(context: AppContext, holder: Holder, query
   const limits = await withdrawalLimits(context, currency);
   const used = await withdrawnSince(context.db, wallet.id, currency, new Date(context.now().getTime() - DAY_MS));
   const balance = await accountBalance(context.db, walletAccount(wallet.id, currency), wallet.mode);
+  const standing = await tierStanding(context, context.db, wallet);
+  const tierRemainingOut = standing.remainingOut === null ? null : standing.remainingOut;
+  const remaining = Math.max(limits.daily - used, 0);
   return {
     amount: toMajor(amount, currency),
     fee: toMajor(fee, currency),
@@ -185,7 +202,10 @@ export async function quoteWithdrawal(context: AppContext, holder: Holder, query
       perWithdrawal: toMajor(limits.perWithdrawal, currency),
       daily: toMajor(limits.daily, currency),
       usedToday: toMajor(used, currency),
-      remainingToday: toMajor(Math.max(limits.daily - used, 0), currency),
+      remainingToday: toMajor(tierRemainingOut === null ? remaining : Math.min(remaining, tierRemainingOut), currency),
+      tier: standing.tier,
+      tierDailyOut: standing.limits.dailyOut === null ? null : toMajor(standing.limits.dailyOut, currency),
+      tierRemainingOut: tierRemainingOut === null ? null : toMajor(tierRemainingOut, currency),
     },
   };
 }
@@ -271,6 +291,7 @@ export async function createWithdrawal(context: AppContext, holder: Holder, body
 
   const now = context.now();
   const fee = withdrawalFee(context, amount);
+  const rates = await tierRates(context);
   const scenario = holder.mode === 'test' ? sandboxScenario(digits) : 'provider';
   const stepMs = context.config.sandboxStepMs;
   const payment: NewPayment = {
@@ -315,6 +336,8 @@ export async function createWithdrawal(context: AppContext, holder: Holder, body
     if (used + amount > limits.daily) {
       throw unprocessable('withdrawal_daily_limit_exceeded', `Withdrawals may add up to ${currency} ${toMajor(limits.daily, currency)} in 24 hours; ${currency} ${toMajor(Math.max(limits.daily - used, 0), currency)} is left (WALLET_WITHDRAWAL_DAILY_USD)`);
     }
+    // The wallet's tier: the day's money out (the amount sent, like the withdrawal limits), under the same lock.
+    await checkTierMovement(context, tx, wallet, { id, kind: 'withdrawal', amount, currency }, rates);
     // The debit (amount + fee) fails with 422 insufficient_funds: the wallet never goes below zero.
     const row = await recordPayment(tx, payment, stepMs);
     if (!row) return { row: (await findWithdrawal(tx, id))!, created: false };
@@ -358,6 +381,8 @@ export async function notifyWithdrawals(tx: Queryable, rows: readonly PaymentRow
   for (const row of rows) {
     const amount = `${row.currency} ${toMajor(row.amount, row.currency)}`;
     const paid = row.status === 'completed';
+    // Money back in the wallet: the withdrawal stops counting against the tier's money out.
+    if (!paid) await releaseTierMovement(tx, row.id, at);
     const kind = paid ? 'wallet.withdrawal.paid' : row.status === 'reversed' ? 'wallet.withdrawal.reversed' : 'wallet.withdrawal.failed';
     await insertWalletNotification(tx, {
       walletId: row.source_wallet_id,

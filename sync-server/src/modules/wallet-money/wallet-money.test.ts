@@ -46,7 +46,11 @@ for (const target of await databaseTargets()) {
       const { handle, auth } = await holder(s);
       const quote = await s.request<{ amount: number; fee: number; total: number; currency: string; feePercent: string; provider: string }>('GET', '/api/wallet/top-ups/quote?amount=1000&currency=NGN', { headers: auth });
       assert.equal(quote.status, 200, JSON.stringify(quote.body));
-      assert.deepEqual(quote.body, { amount: 1000, fee: 15, total: 1015, currency: 'NGN', feePercent: '1.5', provider: 'sandbox' });
+      const { limits, ...costs } = quote.body as typeof quote.body & { limits: { tier: number; remainingIn: number; inLimitedBy: string } };
+      assert.deepEqual(costs, { amount: 1000, fee: 15, total: 1015, currency: 'NGN', feePercent: '1.5', provider: 'sandbox' });
+      // The wallet's verification tier (the default, 1) and what it may still receive (docs/wallet-tiers.md).
+      assert.deepEqual([limits.tier, limits.inLimitedBy], [1, 'daily_in']);
+      assert.ok(limits.remainingIn > 1000, JSON.stringify(limits));
       const funding = await systemBalance(s, 'funding', 'NGN');
       const fees = await systemBalance(s, 'fees', 'NGN');
       const key = randomUUID();
@@ -150,7 +154,8 @@ for (const target of await databaseTargets()) {
     const server = useTestServer(target, {
       now: clock.now,
       rateLimitScale: 20,
-      env: { SANDBOX_STEP_MS: String(STEP_MS), WALLET_WITHDRAWAL_FEE_PCT: '1', WALLET_WITHDRAWAL_MAX_USD: '100', WALLET_WITHDRAWAL_DAILY_USD: '150' },
+      // Wallets on tier 3 (docs/wallet-tiers.md), whose money out is far above the withdrawal limits these tests are about.
+      env: { SANDBOX_STEP_MS: String(STEP_MS), WALLET_WITHDRAWAL_FEE_PCT: '1', WALLET_WITHDRAWAL_MAX_USD: '100', WALLET_WITHDRAWAL_DAILY_USD: '150', WALLET_TIER_DEFAULT: '3' },
     });
     const withdraw = (s: TestServer, auth: Record<string, string>, body: Record<string, unknown>, key: string = randomUUID()) =>
       s.request<Withdrawal>('POST', '/api/wallet/withdrawals', { headers: { ...auth, 'idempotency-key': key }, body: { walletPin: '2468', currency: 'NGN', ...body } });

@@ -13,10 +13,13 @@ export interface WalletRow {
   pin_hash: string | null;
   preferred_rail: string | null;
   destinations: unknown[];
+  /** The verification tier an administrator set (docs/wallet-tiers.md); null: the configured default. */
+  tier: number | null;
+  tier_changed_at: Date | null;
   created_at: Date;
 }
 
-const WALLET_COLUMNS = 'id, handle, mode, owner_type, merchant_id, display_name, country, currency, pin_hash, preferred_rail, destinations, created_at';
+const WALLET_COLUMNS = 'id, handle, mode, owner_type, merchant_id, display_name, country, currency, pin_hash, preferred_rail, destinations, tier, tier_changed_at, created_at';
 
 export async function insertWallet(
   tx: Queryable,

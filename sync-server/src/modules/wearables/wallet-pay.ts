@@ -9,7 +9,7 @@ import { idempotentId } from '../../http/idempotency.ts';
 import { canonicalHandle, displayHandle, supportedCurrency } from '../../http/validate.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
-import { requireWallet } from '../wallets/index.ts';
+import { checkTierMovement, lockWalletRow, requireWallet, tierRates } from '../wallets/index.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
 import { recordMerchantWalletPayment } from './store.ts';
 
@@ -29,7 +29,7 @@ export async function walletPayRoutes(app: TypedApp, context: AppContext): Promi
     schema: {
       tags: ['wallet'],
       summary: 'Pay another wallet from the signed-in wallet (the /pay/<handle> page); Idempotency-Key honoured',
-      description: 'Body {to, amount (major units), currency? (default: the recipient\'s), note?}. Insufficient funds: 422 insufficient_funds. Paying a merchant\'s @handle sends the merchant wallet.payment.received {transferId, merchantId, amount, currency, payerHandle, note, receivedAt} and lists the payment in its GET /api/merchant/received (channel pay_page).',
+      description: 'Body {to, amount (major units), currency? (default: the recipient\'s), note?}. Insufficient funds: 422 insufficient_funds. Paying another person (not a merchant) counts against both wallets\' verification tiers (docs/wallet-tiers.md): 422 tier_daily_out_limit_exceeded when the payer\'s money out for the day is used up, 422 recipient_tier_limit_exceeded when the recipient\'s wallet cannot receive that much now (nothing of its balance is told). Paying a merchant\'s @handle sends the merchant wallet.payment.received {transferId, merchantId, amount, currency, payerHandle, note, receivedAt} and lists the payment in its GET /api/merchant/received (channel pay_page).',
       body: WalletPayBody,
       response: { 201: WalletPayResponse, ...errors },
     },
@@ -43,7 +43,16 @@ export async function walletPayRoutes(app: TypedApp, context: AppContext): Promi
     const transferId = idempotentId(request, 'wallet_pay') ?? newId('wtx');
     const note = body.note?.trim() || null;
     const now = context.now();
+    const payer = recipient.owner_type === 'merchant' ? undefined : await requireWallet(db, principal.handle, principal.mode);
+    const rates = payer ? await tierRates(context) : undefined;
     const balance = await db.transaction(async (tx) => {
+      if (payer && rates) {
+        // Between people: the verification tiers (docs/wallet-tiers.md) count it as the payer's money out and the
+        // recipient's money in. Both rows locked in id order, so two payments crossing each other cannot deadlock.
+        for (const id of [payer.id, recipient.id].sort()) await lockWalletRow(tx, id);
+        await checkTierMovement(context, tx, payer, { id: `${transferId}:out`, kind: 'p2p_out', amount, currency }, rates);
+        await checkTierMovement(context, tx, recipient, { id: `${transferId}:in`, kind: 'p2p_in', amount, currency }, rates);
+      }
       await transfer(tx, {
         id: transferId,
         mode: principal.mode,
