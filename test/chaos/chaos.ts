@@ -259,6 +259,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             return void acknowledged.posConfirmed.add(sessionId);
           }
           if (session.status === 200) return void problems.push(`session ${sessionId} answered ${tapped.label} and is ${String(session.body.status)}`);
+        } else if (tapped.status === 404) {
+          // The session was created (201): a 404 is a wrong answer. Say whether the session exists
+          // now, i.e. whether the read came from a database node that did not have it yet.
+          const later = await call('GET', `/api/pos/sessions/${sessionId}`, key);
+          return void problems.push(`tap ${sessionId}: 404 ${String(tapped.body.code)} for a session created with 201; it ${later.status === 200 ? `reads ${String(later.body.status)} now (a stale read)` : `still answers ${later.label}`}`);
         } else if (tapped.status === 410) {
           return; // expired while the server was down: no money moved (checked below)
         } else if (!RETRYABLE.test(tapped.label)) {
