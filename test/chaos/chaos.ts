@@ -39,6 +39,16 @@ export interface ChaosOptions {
   databaseUrl?: string;
   /** Server processes on the one database; more than one runs them behind HAProxy (default 1, no proxy). */
   instances?: number;
+  /**
+   * Faults of the caller's own, after the kills and terminations in the evenly spread plan (the
+   * failover run kills the database primary). Each answers a line for the log.
+   */
+  faults?: { name: string; run: () => Promise<string> }[];
+  /**
+   * Told of every acknowledged operation: when the attempt that was answered started, and when
+   * the answer came (the failover run measures its unavailability from these).
+   */
+  onAcknowledged?: (attemptStartedAt: number, answeredAt: number) => void;
   log?: (line: string) => void;
 }
 
@@ -203,14 +213,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const acknowledged = { payments: new Map<string, string>(), posSessions: new Set<string>(), posConfirmed: new Set<string>(), offline: new Set<string>() };
     const inDoubt = { payments: new Set<string>(), posSessions: new Set<string>(), offline: new Set<string>() };
     const pushedIds = new Set<string>();
+    const acknowledge = (attemptStartedAt: number) => options.onAcknowledged?.(attemptStartedAt, Date.now());
     const backoff = (attempt: number) => sleep(Math.min(100 * 2 ** attempt, 1_000) * (0.5 + Math.random()));
 
     /** A payout with its own Idempotency-Key, retried with that key until it is answered. */
     const pay = async () => {
       const idempotencyKey = randomUUID();
       for (let attempt = 0; Date.now() < drainDeadline(); attempt++) {
+        const attemptAt = Date.now();
         const answer = await call('POST', '/api/pay', { ...key, 'idempotency-key': idempotencyKey }, PAYMENT);
-        if (answer.status === 201 || answer.status === 200) return void acknowledged.payments.set(idempotencyKey, String(answer.body.paymentId));
+        if (answer.status === 201 || answer.status === 200) {
+          acknowledge(attemptAt);
+          return void acknowledged.payments.set(idempotencyKey, String(answer.body.paymentId));
+        }
         if (!RETRYABLE.test(answer.label)) return void problems.push(`pay ${idempotencyKey}: ${answer.label} ${JSON.stringify(answer.body)}`);
         await backoff(attempt);
       }
@@ -230,13 +245,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (!sessionId) return;
       const tagId = tags[worker % tags.length]!;
       for (let attempt = 0; Date.now() < drainDeadline(); attempt++) {
+        const attemptAt = Date.now();
         const tapped = await call('POST', `/api/pos/sessions/${sessionId}/tap`, key, { tagId });
-        if (tapped.status === 200 && tapped.body.status === 'completed') return void acknowledged.posSessions.add(sessionId);
+        if (tapped.status === 200 && tapped.body.status === 'completed') {
+          acknowledge(attemptAt);
+          return void acknowledged.posSessions.add(sessionId);
+        }
         if (tapped.status === 409 || (tapped.status === 200 && tapped.body.status !== 'completed')) {
           // The first tap's answer was lost (or this tap raced it): what happened is the session's state.
           const session = await call('GET', `/api/pos/sessions/${sessionId}`, key);
-          if (session.status === 200 && session.body.status === 'completed') return void acknowledged.posConfirmed.add(sessionId);
+          if (session.status === 200 && session.body.status === 'completed') {
+            acknowledge(attemptAt);
+            return void acknowledged.posConfirmed.add(sessionId);
+          }
           if (session.status === 200) return void problems.push(`session ${sessionId} answered ${tapped.label} and is ${String(session.body.status)}`);
+        } else if (tapped.status === 404) {
+          // The session was created (201): a 404 is a wrong answer. Say whether the session exists
+          // now, i.e. whether the read came from a database node that did not have it yet.
+          const later = await call('GET', `/api/pos/sessions/${sessionId}`, key);
+          return void problems.push(`tap ${sessionId}: 404 ${String(tapped.body.code)} for a session created with 201; it ${later.status === 200 ? `reads ${String(later.body.status)} now (a stale read)` : `still answers ${later.label}`}`);
         } else if (tapped.status === 410) {
           return; // expired while the server was down: no money moved (checked below)
         } else if (!RETRYABLE.test(tapped.label)) {
@@ -277,12 +304,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           continue;
         }
         requests += 1;
+        const attemptAt = Date.now();
         const answer = await (socket.timeout(10_000).emitWithAck(SYNC_EVENTS.push, { collection: 'offline_payments', rows: [{ assumedMasterState: null, newDocumentState: doc }] }) as Promise<PushResponse | SyncFailure>).catch(() => undefined);
         const label = answer === undefined ? 'no answer' : 'conflicts' in answer ? `verdict ${String(answer.conflicts[0]?.status)}` : `failure ${answer.code}`;
         answers.set(`push ${label}`, (answers.get(`push ${label}`) ?? 0) + 1);
         if (answer && 'conflicts' in answer) {
           const verdict = answer.conflicts[0];
-          if (verdict?.status === 'accepted') return void acknowledged.offline.add(doc.id);
+          if (verdict?.status === 'accepted') {
+            acknowledge(attemptAt);
+            return void acknowledged.offline.add(doc.id);
+          }
           return void problems.push(`offline ${doc.id} declined: ${JSON.stringify(verdict)}`);
         }
         await backoff(attempt);
@@ -300,7 +331,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     });
 
     // The faults, spread evenly over the run: kills and terminations alternate.
-    const plan = interleave(options.kills, options.terminations);
+    const plan: ('kill' | 'terminate' | { name: string; run: () => Promise<string> })[] = [...interleave(options.kills, options.terminations), ...(options.faults ?? [])];
     let kills = 0;
     let terminations = 0;
     let terminatedConnections = 0;
@@ -308,7 +339,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const [index, fault] of plan.entries()) {
       const at = began + ((index + 1) * options.seconds * 1000) / (plan.length + 1);
       await sleep(Math.max(0, at - Date.now()));
-      if (fault === 'kill') {
+      if (typeof fault === 'object') {
+        log(`chaos: ${await fault.run()}`);
+      } else if (fault === 'kill') {
         const killedAt = Date.now();
         const victim = servers[kills % servers.length]!;
         await victim.kill();
@@ -336,7 +369,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const ledger = await checkLedger(probe);
     for (const violation of ledger.violations) problems.push(`ledger: ${violation.rule} ${violation.subject}: ${violation.detail}`);
     const crossInstanceHello = instances > 1 ? await helloAcrossInstances(servers, terminals[0]!, key) : undefined;
-    if (crossInstanceHello === false) problems.push('a terminal connected to one instance did not hear of a change made through another');
+    if (crossInstanceHello === false) {
+      // What the instances' socket.io adapters were doing: their LISTEN connections and what they logged.
+      const listening = await probe.query<{ n: number }>("SELECT count(*)::int8 AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN%'").catch(() => [{ n: -1 }]);
+      const adapterLines = servers.map((each, index) => `instance ${index + 1}: ${each.output().split('\n').filter((line) => line.includes('sync adapter')).slice(-3).join(' | ').slice(0, 600)}`);
+      problems.push(`a terminal connected to one instance did not hear of a change made through another (${listening[0]?.n} LISTEN connections; ${adapterLines.join('; ')})`);
+    }
     for (const each of servers) {
       if (/unhandled promise rejection|uncaught/i.test(each.output())) problems.push(`a server logged an unhandled error:\n${each.output().slice(-2000)}`);
       const exitCode = await each.stop();
