@@ -76,6 +76,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 const UNAVAILABLE_CODES = new Set([
   '57P01', '57P02', '57P03', '53300',
+  // A standby: refused when a connection is made (postgres.ts verifyPrimary), or a write on a
+  // connection whose server has become read-only (25006 read_only_sql_transaction).
+  'ENOTPRIMARY', '25006',
   'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND',
 ]);
 

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type pg from 'pg';
 import { createPostgresDatabase, databaseTargets } from '../testing/databases.ts';
 import { isDatabaseUnavailable } from './database.ts';
-import { PostgresDatabase, sidePool } from './postgres.ts';
+import { NOT_PRIMARY, PostgresDatabase, sidePool } from './postgres.ts';
 
 const hasPostgres = (await databaseTargets()).some((target) => target.name === 'postgres');
 
@@ -83,6 +83,46 @@ describe('PostgreSQL pool clients', { skip: hasPostgres ? false : 'needs Postgre
       assert.equal(later, false, 'a connect after the end is never answered');
       assert.deepEqual(errors, []);
     } finally {
+      await created.drop();
+    }
+  });
+
+  it('holds one client for a holder that needs one: taking another gives back the one still held, without its end reaching the holder', async () => {
+    const created = await createPostgresDatabase();
+    const errors: Error[] = [];
+    const side = sidePool(created.url, 2, (error) => errors.push(error), { holdOne: true });
+    try {
+      // Like the socket.io adapter after a dropped LISTEN: it reconnects twice.
+      const first = await side.pool.connect();
+      let firstEnded = false;
+      first.on('end', () => (firstEnded = true));
+      await first.query('LISTEN tapline_test');
+      const second = await side.pool.connect();
+      await second.query('LISTEN tapline_test');
+      assert.equal(side.pool.totalCount, 1, 'the first client was given back and closed');
+      assert.equal(firstEnded, false, 'the holder is not told: it would reconnect once more');
+      // The pool's other slot is free for NOTIFY.
+      const heard = new Promise<string | undefined>((resolve) => second.once('notification', (message) => resolve(message.payload)));
+      await side.pool.query("SELECT pg_notify('tapline_test', 'hello')");
+      assert.equal(await heard, 'hello');
+      await side.end();
+      assert.equal(side.pool.totalCount, 0);
+      assert.deepEqual(errors.map((error) => error.message), []);
+    } finally {
+      await created.drop();
+    }
+  });
+
+  it('checks that a new connection reached the primary, and counts a standby\'s refusal as an unavailable database (the failover run, npm run chaos:failover, meets a real standby)', async () => {
+    const created = await createPostgresDatabase();
+    const db = new PostgresDatabase({ connectionString: created.url, poolSize: 1 });
+    try {
+      assert.deepEqual(await db.query<{ one: number }>('SELECT 1 AS one'), [{ one: 1 }], 'the primary is accepted');
+      // No standby here: the refusal's error is what isDatabaseUnavailable counts as unavailable.
+      assert.equal(isDatabaseUnavailable(Object.assign(new Error('connected to a standby, not the primary'), { code: NOT_PRIMARY })), true);
+      assert.equal(isDatabaseUnavailable(Object.assign(new Error('cannot execute INSERT in a read-only transaction'), { code: '25006' })), true);
+    } finally {
+      await db.close();
       await created.drop();
     }
   });

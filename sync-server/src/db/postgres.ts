@@ -25,6 +25,9 @@ const TRANSACTION_ATTEMPTS_MAX = 3;
  */
 const CONNECT_TIMEOUT_MS = 5_000;
 
+/** The error code of a connection refused because its server is a standby (database.ts counts it as unavailable). */
+export const NOT_PRIMARY = 'ENOTPRIMARY';
+
 /**
  * Every client of the pool listens for 'error' from birth. pg-pool's own listener is on a client
  * only while it is idle, and a transaction adds its own only once `await pool.connect()` has
@@ -40,9 +43,23 @@ function guardClients(pool: pg.Pool): pg.Pool {
   return pool;
 }
 
+/**
+ * A new connection must reach the primary. During a failover a node that is not the primary (yet)
+ * can accept connections: Patroni restarts a killed primary's PostgreSQL read-only before it
+ * decides, and a proxy's health check lags behind; a read there can be stale (a session created a
+ * moment ago is not found) and a write fails. Such a connection is refused, as an unavailable
+ * database (503 database_unavailable, Retry-After), and the next one is made afresh.
+ */
+function verifyPrimary(client: pg.PoolClient, done: (error?: Error) => void): void {
+  client.query('SELECT pg_is_in_recovery() AS standby').then(
+    (result) => done((result.rows[0] as { standby: boolean } | undefined)?.standby ? Object.assign(new Error('connected to a standby, not the primary'), { code: NOT_PRIMARY }) : undefined),
+    (error: Error) => done(error),
+  );
+}
+
 /** What every pool of ours connects with. */
 function poolOptions(connectionString: string, max: number, extra: pg.PoolConfig = {}): pg.PoolConfig {
-  return { connectionString, max, types: typeParsers, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...extra };
+  return { connectionString, max, types: typeParsers, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, verify: verifyPrimary, ...extra } as pg.PoolConfig;
 }
 
 /** A pool a component holds connections of (see sidePool), and how to end it for good. */
@@ -70,8 +87,15 @@ export interface SidePool {
  * connection) would be held for good and `pool.end()` would never finish (seen under chaos: the
  * server's SIGTERM ran into its 10 s limit). After `end()`, a connect never answers, so the
  * holder neither gets a client nor loops on retries.
+ *
+ * `holdOne`: the holder needs one connection at a time (the adapter's LISTEN client). The socket.io
+ * adapter (0.5) schedules its reconnection twice when a LISTEN fails on a dropped connection (from
+ * its catch and from the client's 'end'), and would then hold two listening clients, filling a
+ * pool of 2 so that its NOTIFY queries waited for good (seen after a database failover: terminals
+ * on one instance stopped hearing changes made through another). With holdOne, taking a client
+ * gives back the one still held.
  */
-export function sidePool(connectionString: string, max: number, onError: (error: Error) => void): SidePool {
+export function sidePool(connectionString: string, max: number, onError: (error: Error) => void, options: { holdOne?: boolean } = {}): SidePool {
   const pool = guardClients(new pg.Pool(poolOptions(connectionString, max)));
   // The clients the holder took (pg-pool's own query() takes and gives back its clients itself:
   // releasing one of those here too would make pg-pool's release throw, uncaught).
@@ -97,6 +121,15 @@ export function sidePool(connectionString: string, max: number, onError: (error:
   pool.connect = ((...args: unknown[]) => {
     if (args.length > 0) return connect(...args);
     if (ending) return never();
+    if (options.holdOne) {
+      // The holder takes a new client only when it has lost the last: whatever it still holds is
+      // dropped first, without telling it (its 'end' would make it reconnect once more).
+      for (const old of [...held]) {
+        old.removeAllListeners('end');
+        old.removeAllListeners('notification');
+        giveBack(old, new Error('replaced by a new connection of the same holder'));
+      }
+    }
     return (connect() as Promise<pg.PoolClient>).then((client) => {
       if (ending) {
         client.release(true);

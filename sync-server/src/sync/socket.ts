@@ -69,7 +69,7 @@ function shareAcrossInstances(app: FastifyInstance, io: Server, db: Database): S
   // The adapter holds its LISTEN connection checked out and listens only for its end (then it
   // reconnects with a new one): sidePool logs the lost connection's error instead of crashing,
   // and gives the dead client's slot back, which the adapter never does.
-  const side = sidePool(db.connectionString, 2, (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL connection lost; reconnecting'));
+  const side = sidePool(db.connectionString, 2, (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL connection lost; reconnecting'), { holdOne: true });
   io.adapter(createAdapter(side.pool, { errorHandler: (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL notification failed') }));
   return side;
 }
