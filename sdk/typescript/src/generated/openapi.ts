@@ -1843,7 +1843,8 @@ export interface paths {
          *     crash) answers the same payout and pays nothing twice. 422 nothing_to_pay_out (nothing available: all of it on hold, or an
          *     empty wallet), 422 amount_exceeds_available, 422 payout_below_minimum (the settings' minimumAmount), 422 no_settlement_account (no
          *     default account in the currency), 404 settlement_account_not_found, 400 currency_mismatch (the account is paid in another
-         *     currency), 422 rail_unavailable, 422 insufficient_funds (the wallet was spent meanwhile), 409 payout_in_progress.
+         *     currency), 422 rail_unavailable, 422 amount_not_payable (live: the provider cannot pay that amount; M-Pesa pays whole shillings,
+         *     and "everything available" is rounded down to them), 422 insufficient_funds (the wallet was spent meanwhile), 409 payout_in_progress.
          */
         post: operations["createMerchantPayout"];
         delete?: never;
@@ -17560,7 +17561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `nothing_to_pay_out`, `amount_exceeds_available`, `payout_below_minimum`, `no_settlement_account`, `rail_unavailable`, `insufficient_funds`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `nothing_to_pay_out`, `amount_exceeds_available`, `payout_below_minimum`, `no_settlement_account`, `rail_unavailable`, `amount_not_payable`, `insufficient_funds`. */
             422: {
                 headers: {
                     [name: string]: unknown;

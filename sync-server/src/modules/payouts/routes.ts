@@ -154,7 +154,8 @@ accountName is missing), 422 rail_unavailable (live: no provider pays that rail 
 crash) answers the same payout and pays nothing twice. 422 nothing_to_pay_out (nothing available: all of it on hold, or an
 empty wallet), 422 amount_exceeds_available, 422 payout_below_minimum (the settings' minimumAmount), 422 no_settlement_account (no
 default account in the currency), 404 settlement_account_not_found, 400 currency_mismatch (the account is paid in another
-currency), 422 rail_unavailable, 422 insufficient_funds (the wallet was spent meanwhile), 409 payout_in_progress.`,
+currency), 422 rail_unavailable, 422 amount_not_payable (live: the provider cannot pay that amount; M-Pesa pays whole shillings,
+and "everything available" is rounded down to them), 422 insufficient_funds (the wallet was spent meanwhile), 409 payout_in_progress.`,
       headers: IdempotencyHeader,
       body: CreatePayoutBody,
       response: { 201: PayoutRecord, ...errors },

@@ -4,7 +4,7 @@
 // payout.created event), then paid out by the payment scheduler through the rails, never twice,
 // and refunded by the payments module's own refund or reversal transfer if it fails.
 import { createHash } from 'node:crypto';
-import { toMajor, toMinor } from '@tapline/shared/money';
+import { currencyExponent, toMajor, toMinor } from '@tapline/shared/money';
 import type { PayoutBalance, PayoutRecord, PayoutSettings } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
@@ -151,6 +151,14 @@ function sandboxScenario(account: SettlementAccountRow): NewPayment['scenario'] 
 }
 
 /** The payments row that moves a payout's money (no fee: a merchant's own money to its own account). */
+/** The most of `available` the provider can pay: itself, or rounded down to a whole major unit when it refuses cents. */
+export function payableAtMost(available: number, currency: string, refuseAmount: ((amount: number, currency: string) => string | undefined) | undefined): number {
+  if (!refuseAmount?.(available, currency)) return available;
+  const unit = 10 ** currencyExponent(currency);
+  const whole = available - (available % unit);
+  return whole > 0 && !refuseAmount(whole, currency) ? whole : 0;
+}
+
 function settlementPayment(context: AppContext, caller: MerchantCaller, wallet: WalletRow, account: SettlementAccountRow, payoutId: string, amount: number, provider: string | undefined): NewPayment {
   const now = context.now();
   const rail = railOf(account);
@@ -220,9 +228,12 @@ export async function createPayout(context: AppContext, caller: MerchantCaller, 
   if (!account) throw unprocessable('no_settlement_account', `There is no ${currency} settlement account to pay out to: add one (POST /api/merchant/settlement-accounts)`);
   if (account.currency !== currency) throw badRequest('currency_mismatch', `Settlement account ${account.id} is paid in ${account.currency}, not ${currency}`);
   let provider: string | undefined;
+  let refuseAmount: ((amount: number, currency: string) => string | undefined) | undefined;
   if (caller.mode === 'live') {
-    provider = context.payoutProviders.find((candidate) => candidate.supports(railOf(account), account.country))?.name;
-    if (!provider) throw unprocessable('rail_unavailable', `No payout provider is configured for ${railOf(account)} to ${account.country} on this server`);
+    const found = context.payoutProviders.find((candidate) => candidate.supports(railOf(account), account.country));
+    if (!found) throw unprocessable('rail_unavailable', `No payout provider is configured for ${railOf(account)} to ${account.country} on this server`);
+    provider = found.name;
+    refuseAmount = found.refuseAmount?.bind(found);
   }
   const asked = ask.amount === undefined ? undefined : toMinor(ask.amount, currency);
   const wallet = await merchantWallet(context, caller);
@@ -237,7 +248,13 @@ export async function createPayout(context: AppContext, caller: MerchantCaller, 
     if (now.available <= 0) {
       throw unprocessable('nothing_to_pay_out', `Nothing is available to pay out in ${currency}${now.onHold > 0 ? ` (${currency} ${toMajor(now.onHold, currency)} is on hold: offline sales of the last ${context.config.payoutHoldHours} hours)` : ''}`);
     }
-    const amount = asked ?? now.available;
+    // A provider that pays only some amounts (M-Pesa: whole shillings): an amount asked for is
+    // refused as /api/pay refuses it; "everything available" becomes the most it can pay, the
+    // cents staying in the wallet for the next payout.
+    const unpayable = asked === undefined ? undefined : refuseAmount?.(asked, currency);
+    if (unpayable) throw unprocessable('amount_not_payable', `${currency} ${toMajor(asked!, currency)} cannot be paid out through ${provider}: ${unpayable}`);
+    const amount = asked ?? payableAtMost(now.available, currency, refuseAmount);
+    if (amount <= 0) throw unprocessable('nothing_to_pay_out', `Less than one whole unit of ${currency} is available, and ${provider} pays whole units only`);
     if (amount > now.available) throw unprocessable('amount_exceeds_available', `At most ${currency} ${toMajor(now.available, currency)} is available to pay out now`);
     if (amount < floor) throw unprocessable('payout_below_minimum', `A payout is at least ${currency} ${toMajor(floor, currency)} (the payout settings' minimumAmount)`);
     const periodEnd = await databaseClock(tx);
