@@ -19,8 +19,8 @@ describe('rolling restart behind HAProxy', { skip: !postgres ? 'needs PostgreSQL
     assert.deepEqual(report.problems, []);
     assert.equal(report.restarts, 3);
     assert.ok(report.mostRetriesOfOneOperation <= 1, `an operation needed ${report.mostRetriesOfOneOperation} retries`);
-    // The kiosks were on the instances that went away: each was dropped and came back, greeted.
-    assert.ok(report.kiosks.reconnects >= 1, JSON.stringify(report.kiosks));
+    // Every instance went away once, so every kiosk was dropped at least once and came back, greeted.
+    assert.ok(report.kiosks.fewestConnectionsOfOneKiosk >= 2, JSON.stringify(report.kiosks));
     assert.deepEqual([report.kiosks.connectedAtEnd, report.kiosks.heardHelloAfterLastConnect, report.kiosks.heardSettingsChangeAtEnd], [3, 3, 3]);
     // The traffic was real on every path.
     assert.ok(report.acknowledged.payments > 10, JSON.stringify(report.acknowledged));

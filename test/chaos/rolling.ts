@@ -44,7 +44,7 @@ export interface RollingReport {
   /** From an operation's first attempt to its answer, retries included. */
   worstLatencyMs: number;
   medianLatencyMs: number;
-  kiosks: { disconnects: number; reconnects: number; connectedAtEnd: number; heardHelloAfterLastConnect: number; heardSettingsChangeAtEnd: number };
+  kiosks: { disconnects: number; reconnects: number; fewestConnectionsOfOneKiosk: number; connectedAtEnd: number; heardHelloAfterLastConnect: number; heardSettingsChangeAtEnd: number };
   /** Every rule broken: must stay empty. */
   problems: string[];
   ledger: { transfers: number; postings: number; accounts: number };
@@ -367,6 +367,7 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       kiosks: {
         disconnects: kiosks.reduce((sum, kiosk) => sum + kiosk.disconnects, 0),
         reconnects: kiosks.reduce((sum, kiosk) => sum + kiosk.connects - 1, 0),
+        fewestConnectionsOfOneKiosk: Math.min(...kiosks.map((kiosk) => kiosk.connects)),
         connectedAtEnd,
         heardHelloAfterLastConnect: greeted,
         heardSettingsChangeAtEnd: heardChange,
