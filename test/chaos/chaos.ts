@@ -83,7 +83,8 @@ export class ServerUnderTest {
   private current: StartedServerProcess | undefined;
   private killing = false;
   readonly exitsOnItsOwn: string[] = [];
-  constructor(private readonly env: Record<string, string>) {}
+  /** `builtMain`: run the production bundle with plain node (sync-server/dist/main.js) instead of the sources under tsx. */
+  constructor(private readonly env: Record<string, string>, private readonly options: { builtMain?: string } = {}) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.env.PORT}`;
@@ -94,7 +95,7 @@ export class ServerUnderTest {
   }
 
   async start(): Promise<void> {
-    const started = await startServerProcess(this.env, { killAfterTest: false });
+    const started = await startServerProcess(this.env, { killAfterTest: false, ...(this.options.builtMain ? { builtMain: this.options.builtMain } : {}) });
     started.child.once('exit', (code, signal) => {
       if (!this.killing) this.exitsOnItsOwn.push(`exit code ${code}, signal ${signal}: ${started.output().slice(-2000)}`);
     });
@@ -394,6 +395,8 @@ export class HaproxyInFront {
       '  timeout client 60s',
       '  timeout server 60s',
       '  timeout tunnel 1h',
+      // A readiness answer may take up to its 2 s database deadline on a loaded machine: slow is not down.
+      '  timeout check 3s',
       '  option forwardfor',
       '  retries 2',
       '  option redispatch',

@@ -2,7 +2,9 @@
 // problem or an operation that needed more than one retry. Environment: ROLLING_DATABASE_URL
 // (default TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres), ROLLING_CLIENTS
 // (default 8), ROLLING_KIOSKS (default 4), ROLLING_INSTANCES (default 3), ROLLING_ROUNDS (times
-// each instance is restarted, default 2). Needs haproxy.
+// each instance is restarted, default 2), ROLLING_BUILT_MAIN (the production bundle to run with
+// plain node, e.g. sync-server/dist/main.js after `npm run build`; default: the sources under
+// tsx). Needs haproxy.
 import { runRollingRestart } from './rolling.ts';
 
 const number = (name: string, fallback: number, min: number) => {
@@ -17,6 +19,7 @@ const report = await runRollingRestart({
   instances: number('ROLLING_INSTANCES', 3, 2),
   rounds: number('ROLLING_ROUNDS', 2, 1),
   ...(process.env.ROLLING_DATABASE_URL ? { databaseUrl: process.env.ROLLING_DATABASE_URL } : {}),
+  ...(process.env.ROLLING_BUILT_MAIN ? { builtMain: process.env.ROLLING_BUILT_MAIN } : {}),
   log: (line) => console.log(line),
 });
 console.log(JSON.stringify({ ...report, problems: report.problems.slice(0, 50) }, null, 2));

@@ -27,6 +27,11 @@ export interface RollingOptions {
   rounds?: number;
   /** PostgreSQL server to create the run's database on (dropped afterwards). */
   databaseUrl?: string;
+  /**
+   * Run the production bundle with plain node, as an operator does (`npm run build`'s
+   * sync-server/dist/main.js, or a bundle built elsewhere); default: the sources under tsx.
+   */
+  builtMain?: string;
   log?: (line: string) => void;
 }
 
@@ -60,6 +65,12 @@ const TAP_MINOR = 150;
 const ATTEMPTS_MAX = 4;
 /** Answers that a client retries: the proxy or a stopping instance could not serve the request. */
 const RETRYABLE = /^(network error|502|503|504|409 idempotency_in_progress)/;
+
+/** What a process printed from its last SIGTERM on (its shutdown), at most 8,000 characters. */
+function shutdownOutput(output: string): string {
+  const from = output.lastIndexOf('SIGTERM received');
+  return (from >= 0 ? output.slice(from) : output).slice(0, 8_000);
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -106,7 +117,8 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       SANDBOX_STEP_MS: '500',
       RATE_LIMIT_STORE: 'postgres',
       TRUST_PROXY: '1',
-    }));
+      NODE_ENV: 'production',
+    }, options.builtMain ? { builtMain: options.builtMain } : {}));
   }
   const proxy = new HaproxyInFront(servers.map((each) => each.url));
   const kiosks: Kiosk[] = [];
@@ -309,7 +321,7 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       for (const [index, server] of servers.entries()) {
         const began = Date.now();
         const exitCode = await server.stop();
-        if (exitCode !== 0) problems.push(`instance ${index + 1}: SIGTERM ended with exit code ${exitCode}:\n${server.output().slice(-2000)}`);
+        if (exitCode !== 0) problems.push(`instance ${index + 1}: SIGTERM ended with exit code ${exitCode}:\n${shutdownOutput(server.output())}`);
         const stoppedMs = Date.now() - began;
         await server.start();
         await waitFor(`instance ${index + 1} ready`, async () => (await fetch(`${server.url}/api/health/ready`).then((response) => response.status, () => 0)) === 200);
