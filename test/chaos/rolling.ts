@@ -122,6 +122,7 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
   }
   const proxy = new HaproxyInFront(servers.map((each) => each.url));
   const kiosks: Kiosk[] = [];
+  const extraSockets: Socket[] = [];
   const problems: string[] = [];
   const retryReasons = new Map<string, number>();
   const latencies: number[] = [];
@@ -223,6 +224,16 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       kiosks.push(kiosk);
     }
     await waitFor('every kiosk connected with its hello', () => kiosks.every((kiosk) => kiosk.socket.connected && kiosk.helloSinceConnect));
+    // An observer kiosk connected straight to the last instance: the restarts of the others must not drop it.
+    const observed = await expect(201, call('POST', '/api/merchant/terminals', key, { name: 'Observer' }));
+    const observer = io(`${servers.at(-1)!.url}${SYNC_NAMESPACE}`, { auth: { token: `term.${String(observed.token)}` }, transports: ['websocket'], reconnection: false, forceNew: true });
+    extraSockets.push(observer);
+    let observerDrops = 0;
+    observer.on('disconnect', () => (observerDrops += 1));
+    await new Promise<void>((resolve, reject) => {
+      observer.once(SYNC_EVENTS.hello, () => resolve());
+      observer.once('connect_error', reject);
+    });
     log(`rolling: ${instances} servers behind HAProxy at ${proxyUrl}; ${options.clients} clients, ${options.kiosks} kiosks connected`);
 
     const acknowledged = { payments: new Map<string, string>(), posSessions: new Set<string>(), posConfirmed: new Set<string>(), offline: new Set<string>() };
@@ -319,6 +330,10 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
     let restarts = 0;
     for (let round = 0; round < rounds; round++) {
       for (const [index, server] of servers.entries()) {
+        if (round === 0 && index === servers.length - 1) {
+          if (observerDrops > 0) problems.push(`a kiosk on instance ${servers.length} was disconnected ${observerDrops} times while the other instances restarted`);
+          observer.disconnect();
+        }
         const began = Date.now();
         const exitCode = await server.stop();
         if (exitCode !== 0) problems.push(`instance ${index + 1}: SIGTERM ended with exit code ${exitCode}:\n${shutdownOutput(server.output())}`);
@@ -389,6 +404,7 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
     };
   } finally {
     for (const kiosk of kiosks) kiosk.socket.disconnect();
+    for (const socket of extraSockets) socket.disconnect();
     await proxy.stop();
     for (const each of servers) await each.kill();
     await probe.close();
