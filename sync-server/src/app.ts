@@ -156,7 +156,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     // small server, CI next to a browser) that outgrows Fastify's 10 s default and the server
     // would refuse to start.
     pluginTimeout: 120_000,
-    trustProxy: process.env.TRUST_PROXY === '1',
+    trustProxy: config.trustProxy,
     ajv: { customOptions: { allErrors: false } },
     schemaController: { compilersFactory: { buildValidator } },
   }).withTypeProvider<TypeBoxTypeProvider>();

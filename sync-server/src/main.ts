@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, configWarnings, loadConfig } from './config.ts';
 import { buildApp } from './app.ts';
 import { ensureAdminToken } from './auth/admin-token.ts';
 import type { Database } from './db/database.ts';
@@ -54,6 +54,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
  */
 export async function runFromEnvironment(options: { beforeShutdown?: () => Promise<void> } = {}): Promise<RunningServer> {
   let config: Config;
+  // Every variable is checked against the schema (config.ts SETTINGS): one line per bad value,
+  // secrets never shown, exit code 2 before the database is opened.
+  for (const warning of configWarnings()) console.warn(`Configuration warning: ${warning}`);
   try {
     config = loadConfig();
   } catch (error) {

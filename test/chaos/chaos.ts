@@ -89,11 +89,12 @@ interface Answer {
 }
 
 /** The server process under test: started, SIGKILLed and restarted on one port; any other exit is recorded. */
-class ServerUnderTest {
+export class ServerUnderTest {
   private current: StartedServerProcess | undefined;
   private killing = false;
   readonly exitsOnItsOwn: string[] = [];
-  constructor(private readonly env: Record<string, string>) {}
+  /** `builtMain`: run the production bundle with plain node (sync-server/dist/main.js) instead of the sources under tsx. */
+  constructor(private readonly env: Record<string, string>, private readonly options: { builtMain?: string } = {}) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.env.PORT}`;
@@ -104,7 +105,7 @@ class ServerUnderTest {
   }
 
   async start(): Promise<void> {
-    const started = await startServerProcess(this.env, { killAfterTest: false });
+    const started = await startServerProcess(this.env, { killAfterTest: false, ...(this.options.builtMain ? { builtMain: this.options.builtMain } : {}) });
     started.child.once('exit', (code, signal) => {
       if (!this.killing) this.exitsOnItsOwn.push(`exit code ${code}, signal ${signal}: ${started.output().slice(-2000)}`);
     });
@@ -126,7 +127,11 @@ class ServerUnderTest {
     const child = this.current?.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
     this.killing = true;
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // After the exit, a later exit of a restarted process counts as on its own again.
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+      this.killing = false;
+      resolve(code);
+    }));
     child.kill('SIGTERM');
     return exited;
   }
@@ -408,7 +413,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
  * round-robin HTTP, WebSocket upgrades passed through, each instance checked on its readiness
  * every 500 ms so a killed one is out of the rotation within a second.
  */
-class HaproxyInFront {
+export class HaproxyInFront {
   private child: ChildProcess | undefined;
   private dir = '';
   private output = '';
@@ -420,12 +425,16 @@ class HaproxyInFront {
     const config = [
       'global',
       '  maxconn 4096',
+      // The runtime API: server states for the rolling restart (status()).
+      `  stats socket ${join(this.dir, 'admin.sock')} mode 600 level admin`,
       'defaults',
       '  mode http',
       '  timeout connect 2s',
       '  timeout client 60s',
       '  timeout server 60s',
       '  timeout tunnel 1h',
+      // A readiness answer may take up to its 2 s database deadline on a loaded machine: slow is not down.
+      '  timeout check 3s',
       '  option forwardfor',
       '  retries 2',
       '  option redispatch',
@@ -452,6 +461,27 @@ class HaproxyInFront {
       await sleep(100);
     }
     throw new Error(`haproxy did not answer: ${this.output}`);
+  }
+
+  /** Each instance's state as HAProxy sees it (`show stat`): i1..iN -> UP, DOWN, NOLB, MAINT... */
+  async status(): Promise<Record<string, string>> {
+    const { createConnection } = await import('node:net');
+    const text = await new Promise<string>((resolve, reject) => {
+      let answer = '';
+      const socket = createConnection(join(this.dir, 'admin.sock'), () => socket.end('show stat\n'));
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('end', () => resolve(answer));
+      socket.on('error', reject);
+    });
+    const [header, ...rows] = text.trim().split('\n');
+    const columns = (header ?? '').replace(/^# /, '').split(',');
+    const [proxy, name, status] = ['pxname', 'svname', 'status'].map((column) => columns.indexOf(column)) as [number, number, number];
+    const states: Record<string, string> = {};
+    for (const row of rows) {
+      const cells = row.split(',');
+      if (cells[proxy] === 'instances' && cells[name] !== 'BACKEND') states[cells[name]!] = cells[status]!;
+    }
+    return states;
   }
 
   async stop(): Promise<void> {
@@ -518,7 +548,7 @@ function interleave(kills: number, terminations: number): ('kill' | 'terminate')
  * operation exactly once (its ledger transfer, found by the id derived from it), nothing that no
  * client started, nothing twice.
  */
-async function checkDatabase(
+export async function checkDatabase(
   db: PostgresDatabase,
   merchantId: string,
   seen: {

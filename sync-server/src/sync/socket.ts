@@ -342,7 +342,11 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
 
   // Close the terminals' connections before Fastify closes the HTTP server (which waits for them).
   app.addHook('preClose', async () => {
-    namespace.disconnectSockets(true);
+    // This instance's terminals only (`local`): without it the PostgreSQL adapter tells every
+    // other instance to drop its terminals too (a rolling restart reconnected every kiosk at each
+    // step), and disconnects these only once that notification is sent, which waits for the
+    // adapter's pool while it is being ended.
+    namespace.local.disconnectSockets(true);
     io.engine.close();
     for (const name of ['/', SYNC_NAMESPACE]) void io.of(name).adapter.close();
     await adapterPool?.end();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ADMIN, ManualClock, type TestServer, WebhookReceiver, useTestServer } from '../../testing/index.ts';
@@ -446,15 +446,7 @@ for (const target of await databaseTargets()) {
   });
 
   describe(`dashboard cookie behind an HTTPS proxy on ${target.name}`, () => {
-    const previous = process.env.TRUST_PROXY;
-    before(() => {
-      process.env.TRUST_PROXY = '1';
-    });
-    const server = useTestServer(target);
-    before(() => {
-      if (previous === undefined) delete process.env.TRUST_PROXY;
-      else process.env.TRUST_PROXY = previous;
-    });
+    const server = useTestServer(target, { env: { TRUST_PROXY: '1' } });
 
     it('marks the cookie Secure when the proxy says the request came over HTTPS', async () => {
       const { request, createMerchant } = server();
