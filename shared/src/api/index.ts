@@ -1,0 +1,91 @@
+/**
+ * How a client (the dashboard, the server's web pages, the kiosk) gets its types: from the route
+ * it calls. `shared/src/api/openapi.ts` is generated from the committed openapi.json (the server's
+ * own TypeBox schemas, published; `npm run openapi` writes both), so
+ *
+ *     const terminals = await api('GET', '/api/merchant/terminals', { query: { limit: 100 } });
+ *
+ * types `terminals` as the server answers that route, its `query` as the route's query string, a
+ * POST's `body` as the route's body and `params` as its `{name}` path segments. A route that
+ * changes its answer changes these types, and a client reading a field that went away fails
+ * `npm run typecheck` (test/lint/client-types.test.ts proves it). No client names a response
+ * type of its own: a name it needs comes from here (`Answer`, `ListItem`, `Schemas`).
+ */
+import type { components, paths } from './openapi.ts';
+
+export type { components, paths };
+/** The component schemas of the OpenAPI document, by name: `Schemas['TerminalRecord']`. */
+export type Schemas = components['schemas'];
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Lower<M extends Method> = Lowercase<M>;
+type Operation<M extends Method, P extends keyof paths> = NonNullable<paths[P][Lower<M>]>;
+
+/** The paths (templates such as `/api/pos/sessions/{id}`) that have an operation for the method. */
+export type Route<M extends Method> = {
+  [P in keyof paths]: [NonNullable<paths[P][Lower<M>]>] extends [never] ? never : P;
+}[keyof paths];
+
+type ParametersOf<M extends Method, P extends keyof paths> = Operation<M, P> extends { parameters: infer Found } ? Found : never;
+/** The `{name}` segments of the path. */
+export type PathParams<M extends Method, P extends Route<M>> = ParametersOf<M, P> extends { path: infer Found } ? NonNullable<Found> : never;
+/** The query string's fields. */
+export type Query<M extends Method, P extends Route<M>> = ParametersOf<M, P> extends { query?: infer Found } ? NonNullable<Found> : never;
+/** The JSON body. */
+export type Body<M extends Method, P extends Route<M>> = Operation<M, P> extends { requestBody?: { content: { 'application/json': infer Found } } } ? Found : never;
+
+type SuccessStatus = 200 | 201 | 202 | 204;
+/** An answer without a body (204): the clients resolve `{}` for it. */
+export type NoContent = Record<string, never>;
+/** The JSON of the route's success answer (the union when it has several, `NoContent` for none). */
+export type Answer<M extends Method, P extends Route<M>> = Operation<M, P> extends { responses: infer Responses }
+  ? {
+      [S in keyof Responses]: S extends SuccessStatus ? (Responses[S] extends { content: { 'application/json': infer Found } } ? Found : NoContent) : never;
+    }[keyof Responses]
+  : never;
+
+/** GET routes whose answer is a page `{data, total, limit, offset}`. */
+export type ListRoute = {
+  [P in Route<'GET'>]: Answer<'GET', P> extends { data: unknown[]; total: number } ? P : never;
+}[Route<'GET'>];
+/** One row of a list route's pages. */
+export type ListItem<P extends ListRoute> = Answer<'GET', P> extends { data: (infer Item)[] } ? Item : never;
+
+/** What a call sends besides the method and path: `params` when the path has segments, `body` when the route requires one. */
+export type Parts<M extends Method, P extends Route<M>> = ([PathParams<M, P>] extends [never] ? { params?: never } : { params: PathParams<M, P> }) &
+  ([Query<M, P>] extends [never] ? { query?: never } : { query?: Query<M, P> }) &
+  ([Body<M, P>] extends [never]
+    ? { body?: never }
+    : Operation<M, P> extends { requestBody: unknown }
+      ? { body: Body<M, P> }
+      : { body?: Body<M, P> }) & {
+    /** Headers of this call (an Idempotency-Key). */
+    headers?: Record<string, string>;
+  };
+/** The `parts` argument: optional when nothing in it is required. */
+export type PartsArgument<M extends Method, P extends Route<M>> = object extends Parts<M, P> ? [parts?: Parts<M, P>] : [parts: Parts<M, P>];
+
+type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];
+
+/**
+ * The URL of a route: `{name}` segments from `params` (encoded), then the query string from
+ * `query` in its order, leaving out fields that are undefined, null or ''.
+ */
+export function routeUrl(path: string, params?: Readonly<Record<string, string | number>>, query?: Readonly<Record<string, QueryValue>>): string {
+  const filled = path.replace(/\{([^}]+)\}/g, (_whole, name: string) => {
+    const value = params?.[name];
+    if (value === undefined || value === '') throw new TypeError(`Path parameter ${name} of ${path} is missing`);
+    return encodeURIComponent(String(value));
+  });
+  const pairs: string[] = [];
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null || value === '') continue;
+    for (const item of Array.isArray(value) ? value : [value]) pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(item))}`);
+  }
+  return pairs.length > 0 ? `${filled}?${pairs.join('&')}` : filled;
+}
+
+/** `routeUrl` from a call's parts. */
+export function partsUrl(path: string, parts: { params?: unknown; query?: unknown } | undefined): string {
+  return routeUrl(path, parts?.params as Record<string, string | number> | undefined, parts?.query as Record<string, QueryValue> | undefined);
+}
