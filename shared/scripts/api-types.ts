@@ -1,7 +1,7 @@
 // npm run openapi runs this (after writing openapi.json): the clients' types of every route, from
 // the committed openapi.json, written to shared/src/api/openapi.ts. The document is cut to what a
 // client's types need (each operation's path and query parameters, its JSON request body, its 2xx
-// JSON answers, and the component schemas) and stripped of prose, then given to
+// answers, and the component schemas) and stripped of prose, then given to
 // openapi-typescript. test/lint/client-types.test.ts fails while the committed file differs.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -31,8 +31,7 @@ function operationTypes(operation: { [key: string]: Json }): { [key: string]: Js
   for (const [status, response] of Object.entries((operation.responses ?? {}) as { [key: string]: { [key: string]: Json } })) {
     if (!/^2\d\d$/.test(status)) continue;
     const content = response.content as { [type: string]: Json } | undefined;
-    const json = content?.['application/json'];
-    responses[status] = { description: '', ...(json !== undefined ? { content: { 'application/json': plain(json) } } : {}) };
+    responses[status] = { description: '', ...(content !== undefined ? { content: plain(content) } : {}) };
   }
   const parameters = ((operation.parameters ?? []) as { [key: string]: Json }[]).filter((parameter) => parameter.in === 'path' || parameter.in === 'query');
   const body = (operation.requestBody as { content?: { [type: string]: Json }; required?: boolean } | undefined)?.content?.['application/json'];

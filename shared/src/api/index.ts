@@ -37,10 +37,14 @@ export type Body<M extends Method, P extends Route<M>> = Operation<M, P> extends
 type SuccessStatus = 200 | 201 | 202 | 204;
 /** An answer without a body (204): the clients resolve `{}` for it. */
 export type NoContent = Record<string, never>;
-/** The JSON of the route's success answer (the union when it has several, `NoContent` for none). */
+type Content<C> = C extends { 'application/json': infer Found } ? Found : C[keyof C];
+/**
+ * The route's success answer: its JSON (the union when it has several), the text of another type
+ * (an SVG image), `NoContent` for none.
+ */
 export type Answer<M extends Method, P extends Route<M>> = Operation<M, P> extends { responses: infer Responses }
   ? {
-      [S in keyof Responses]: S extends SuccessStatus ? (Responses[S] extends { content: { 'application/json': infer Found } } ? Found : NoContent) : never;
+      [S in keyof Responses]: S extends SuccessStatus ? (Responses[S] extends { content: infer C } ? Content<C> : NoContent) : never;
     }[keyof Responses]
   : never;
 
