@@ -48,6 +48,13 @@ export type Answer<M extends Method, P extends Route<M>> = Operation<M, P> exten
     }[keyof Responses]
   : never;
 
+/**
+ * An answer not trusted yet (from an address someone typed, which may not be a Tapline server): the
+ * route's field names, every value still to be checked. A renamed field fails the type check of
+ * the code that reads it.
+ */
+export type Unchecked<T> = T extends readonly unknown[] ? unknown : T extends object ? { [K in keyof T]?: Unchecked<T[K]> } : unknown;
+
 /** GET routes whose answer is a page `{data, total, limit, offset}`. */
 export type ListRoute = {
   [P in Route<'GET'>]: Answer<'GET', P> extends { data: unknown[]; total: number } ? P : never;
