@@ -6,7 +6,7 @@
  * `data` has the type of the route's success answer (on a failure it holds the error body,
  * which `errorOf` reads).
  */
-import { type Answer, type Method, type PartsArgument, type Route, partsUrl } from '@tapline/shared/api';
+import { type Answer, type Method, type Parts, type PartsArgument, type Route, fillPath, partsUrl } from '@tapline/shared/api';
 
 export interface Reply<T> {
   status: number;
@@ -22,18 +22,18 @@ export interface ErrorBody {
 
 /** One call to a route of this origin. */
 export function call<M extends Method, P extends Route<M>>(method: M, path: P, ...[parts]: PartsArgument<M, P>): Promise<Reply<Answer<M, P>>> {
-  return callAt('', method, path, ...([parts] as PartsArgument<M, P>));
+  return send(partsUrl(path, parts), method, parts ?? {});
 }
 
-/** One call to a route of the server at `base` (the drop-in's, on a merchant's page). */
-export async function callAt<M extends Method, P extends Route<M>>(base: string, method: M, path: P, ...[parts]: PartsArgument<M, P>): Promise<Reply<Answer<M, P>>> {
-  const headers = parts?.headers ?? {};
-  const init: RequestInit = { method, headers: { ...headers } };
-  if (parts?.body !== undefined) {
-    init.headers = { 'content-type': 'application/json', ...headers };
-    init.body = JSON.stringify(parts.body);
-  }
-  const response = await fetch(`${base}${partsUrl(path, parts)}`, init);
+/**
+ * One call to a route of the server at `base` (the drop-in's, on a merchant's page): path segments
+ * only, no query string, which keeps the drop-in within its size budget.
+ */
+export const callAt = <M extends Method, P extends Route<M>>(base: string, method: M, path: P, parts: Parts<M, P> & { query?: never }): Promise<Reply<Answer<M, P>>> =>
+  send(base + fillPath(path, parts.params), method, parts);
+
+async function send<T>(url: string, method: Method, { body, headers }: { body?: unknown; headers?: Record<string, string> | undefined }): Promise<Reply<T>> {
+  const response = await fetch(url, body === undefined ? { method, headers } : { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   const text = await response.text();
   let data: unknown = null;
   if (text !== '') {
@@ -43,7 +43,7 @@ export async function callAt<M extends Method, P extends Route<M>>(base: string,
       data = text;
     }
   }
-  return { status: response.status, ok: response.ok, data: data as Answer<M, P> | null };
+  return { status: response.status, ok: response.ok, data: data as T | null };
 }
 
 /** The error's code and the server's own words, when the answer has them. */

@@ -316,13 +316,10 @@ function checkout(options: CheckoutOptions): { close: () => void } {
   }
 
   const country = options.customerCountry || detectCountry();
-  const body = {
-    amount: options.amount,
-    currency: options.currency,
-    ...(options.reference ? { reference: options.reference } : {}),
-    ...(options.description ? { description: options.description } : {}),
-    ...(country ? { customerCountry: country } : {}),
-  };
+  const body: Body<'POST', '/api/checkout/sessions'> = { amount: options.amount, currency: options.currency };
+  if (options.reference) body.reference = options.reference;
+  if (options.description) body.description = options.description;
+  if (country) body.customerCountry = country;
   /**
    * The checkout cannot open because of how the shop set it up: the buyer reads a plain sentence,
    * the developer the detail (the browser's console and onError).
