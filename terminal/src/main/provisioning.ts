@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import type { Answer, Unchecked } from '@tapline/shared/api';
 import { IPC, type PairedTerminalInfo, type ProvisioningAnswer, type ProvisioningErrorCode, type ProvisioningState } from '../preload/api.ts';
 import type { IpcMainInvokeEventLike, IpcMainLike, KioskWindow } from './electron-like.ts';
 import { type KioskConfig, parseSyncServerUrl, writeKioskConfig } from './kiosk-config.ts';
@@ -24,7 +25,7 @@ export async function checkSyncServer(syncServerUrl: string, timeoutMs = HEALTH_
   } catch (error) {
     return { ok: false, code: 'unreachable', message: `${syncServerUrl} did not answer: ${(error as Error).message}` };
   }
-  const body = (await response.json().catch(() => null)) as { ok?: unknown; uptime?: unknown } | null;
+  const body = (await response.json().catch(() => null)) as Unchecked<Answer<'GET', '/api/health'>> | null;
   if ((response.status === 200 || response.status === 503) && typeof body?.ok === 'boolean' && typeof body.uptime === 'number') return { ok: true };
   return { ok: false, code: 'not_tapline', message: `${syncServerUrl}/api/health answered ${response.status}, not a Tapline sync server's health` };
 }
@@ -46,9 +47,9 @@ export async function pairWithServer(syncServerUrl: string, code: string, timeou
   } catch (error) {
     return { ok: false, code: 'unreachable', message: `${syncServerUrl} did not answer: ${(error as Error).message}` };
   }
-  const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
+  const body = (await response.json().catch(() => null)) as (Unchecked<Answer<'POST', '/api/terminals/pair'>> & { code?: unknown; error?: unknown }) | null;
   if (response.ok) {
-    const terminal = body?.terminal as { id?: unknown; name?: unknown; merchant?: { name?: unknown } } | undefined;
+    const terminal = body?.terminal;
     // The server answers the bare token; the page signs in with `term.<token>`.
     if (typeof body?.token === 'string' && /^[0-9a-f]{64}$/.test(body.token) && typeof terminal?.id === 'string' && typeof terminal.name === 'string' && typeof terminal.merchant?.name === 'string')
       return { ok: true, token: `term.${body.token}`, terminal: { id: terminal.id, name: terminal.name, merchant: terminal.merchant.name } };

@@ -7,7 +7,7 @@
 import { type Catalogue, createTranslator } from '@tapline/shared/i18n/runtime';
 import { isLanguage } from '@tapline/shared/i18n/languages';
 import { formatAmount, formatMoney, minorFromMajor } from '@tapline/shared/money';
-import { type Answer, errorOf } from './api.ts';
+import { type Reply, errorOf } from './api.ts';
 
 interface PageI18nData {
   language: string;
@@ -41,7 +41,7 @@ export const dateTime = (iso: string): string => translator.dateTime(iso);
 export const time = (iso: string): string => new Date(iso).toLocaleTimeString(language);
 
 /** An API error as its code's sentence in the page's language, else the server's own words. */
-export function errorText(answer: Answer<unknown>): string {
+export function errorText(answer: Reply<unknown>): string {
   const { code, words } = errorOf(answer);
   return reason(code, words ?? t('web.pay.serverAnswered', { status: answer.status }));
 }

@@ -3,6 +3,7 @@
  * expiry, never the PIN, kept in sessionStorage, so a reload of the tab (or moving between the two
  * pages in it) stays signed in until the session expires; closing the tab forgets it.
  */
+import type { Answer, Method, Parts, PartsArgument, Route } from '@tapline/shared/api';
 import { isHandle, isPin } from '@tapline/shared/wallet-input';
 import { call } from './api.ts';
 import { byId, input } from './dom.ts';
@@ -41,7 +42,7 @@ export function forgetWalletSession(): null {
 
 /** Ends the session on the server too; the page has already forgotten it, whatever the answer. */
 export async function endWalletSession(token: string): Promise<void> {
-  await call('DELETE', '/api/wallet/sessions/current', undefined, { authorization: `Bearer wallet.${token}` }).catch(() => undefined);
+  await call('DELETE', '/api/wallet/sessions/current', { headers: { authorization: `Bearer wallet.${token}` } }).catch(() => undefined);
 }
 
 /** A failed answer: its sentence in the page's language, and its status (401: the session ended). */
@@ -52,19 +53,26 @@ export class RequestError extends Error {
 }
 
 /**
- * Calls the API as the signed-in holder: the answer's body, or throws a RequestError with the
- * error's sentence in the page's language. `onSignedOut` runs on a 401 while signed in.
+ * Calls a route as the signed-in holder: the answer's body, typed by the route, or throws a
+ * RequestError with the error's sentence in the page's language. `onSignedOut` runs on a 401
+ * while signed in.
  */
-export async function walletRequest<T>(session: WalletSession | null, method: string, path: string, options: { body?: unknown; idempotencyKey?: string; onSignedOut?: () => void } = {}): Promise<T> {
+export async function walletRequest<M extends Method, P extends Route<M>>(
+  session: WalletSession | null,
+  method: M,
+  path: P,
+  parts: Omit<Parts<M, P>, 'headers'> & { idempotencyKey?: string; onSignedOut?: () => void },
+): Promise<Answer<M, P>> {
   const headers: Record<string, string> = {};
   if (session) headers.authorization = `Bearer wallet.${session.token}`;
-  if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-  const answer = await call<T>(method, path, options.body, headers);
+  if (parts.idempotencyKey) headers['idempotency-key'] = parts.idempotencyKey;
+  const { idempotencyKey: _key, onSignedOut, ...route } = parts;
+  const answer = await call(method, path, ...([{ ...route, headers }] as unknown as PartsArgument<M, P>));
   if (!answer.ok) {
-    if (answer.status === 401 && session) options.onSignedOut?.();
+    if (answer.status === 401 && session) onSignedOut?.();
     throw new RequestError(errorText(answer), answer.status);
   }
-  return answer.data as T;
+  return answer.data as Answer<M, P>;
 }
 
 export const failureText = (failure: unknown): string => (failure instanceof Error ? failure.message : String(failure));
@@ -86,7 +94,7 @@ export function handleSignIn(signedIn: (session: WalletSession) => Promise<void>
     const button = byId<HTMLButtonElement>('signin-button');
     button.disabled = true;
     try {
-      const created = await walletRequest<WalletSession>(null, 'POST', '/api/wallet/sessions', { body: { handle, pin } });
+      const created = await walletRequest(null, 'POST', '/api/wallet/sessions', { body: { handle, pin } });
       const session = { token: created.token, expiresAt: created.expiresAt, handle: created.handle };
       saveWalletSession(session);
       input('pin').value = '';

@@ -8,19 +8,14 @@
  * The wallet session is the tab's (lib/wallet-session.ts), shared with the wallet page (/wallet):
  * a reload stays signed in until it expires; signing out ends it on the server and forgets it.
  */
+import type { Answer, Method, Parts, Route } from '@tapline/shared/api';
 import { formatMoney, minorFromMajor } from '@tapline/shared/money';
 import { byId, input, typedAmount } from '../lib/dom.ts';
 import { dateTime, language, money, t } from '../lib/page-i18n.ts';
 import { RequestError, type WalletSession, endWalletSession, failureText, forgetWalletSession, handleSignIn, resumeWalletSession, walletRequest } from '../lib/wallet-session.ts';
 
-interface Voucher {
-  id: string;
-  status: string;
-  amount: number;
-  currency: string;
-  qrPayload?: string;
-  expiresAt: string;
-}
+/** A voucher as the server answers it (GET /api/offline/qr/{id}; making and cancelling one answer the same record). */
+type Voucher = Answer<'GET', '/api/offline/qr/{id}'>;
 
 /** Vouchers read per request while listing the active ones. */
 const PAGE_SIZE = 100;
@@ -32,9 +27,9 @@ let shownId: string | null = null;
 let voucherKey = crypto.randomUUID();
 
 /** The answer's body, or throws the error's sentence in the page's language (a 401 ends the session). */
-function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  return walletRequest<T>(session, method, path, {
-    body,
+function request<M extends Method, P extends Route<M>>(method: M, path: P, parts: Omit<Parts<M, P>, 'headers'> = {} as Omit<Parts<M, P>, 'headers'>): Promise<Answer<M, P>> {
+  return walletRequest(session, method, path, {
+    ...parts,
     ...(method === 'POST' && path === '/api/offline/qr' ? { idempotencyKey: voucherKey } : {}),
     onSignedOut: () => endSession(t('web.offlineQr.sessionEnded')),
   });
@@ -58,7 +53,7 @@ function endSession(why = ''): void {
 // ------------------------------------------------------------------ balance and vouchers
 
 async function refreshBalance(): Promise<void> {
-  const balance = await request<{ handle: string; balances: { available: number; currency: string }[] }>('GET', '/api/wallet/balance');
+  const balance = await request('GET', '/api/wallet/balance');
   const main = balance.balances[0];
   byId('signed-in-as').textContent = main ? t('web.offlineQr.available', { handle: balance.handle, amount: money(main.available, main.currency) }) : balance.handle;
   byId('voucher-currency').textContent = main ? main.currency : '';
@@ -68,7 +63,7 @@ async function refreshBalance(): Promise<void> {
 async function activeVouchers(): Promise<Voucher[]> {
   const all: Voucher[] = [];
   for (let offset = 0; ; offset += PAGE_SIZE) {
-    const page = await request<{ data: Voucher[]; total: number }>('GET', `/api/offline/qr?status=active&limit=${PAGE_SIZE}&offset=${offset}`);
+    const page = await request('GET', '/api/offline/qr', { query: { status: 'active', limit: PAGE_SIZE, offset } });
     all.push(...page.data);
     if (page.data.length < PAGE_SIZE || all.length >= page.total) return all;
   }
@@ -144,7 +139,7 @@ function showForm(): void {
 }
 
 async function display(voucher: Voucher): Promise<void> {
-  const svg = await request<string>('GET', `/api/offline/qr/${encodeURIComponent(voucher.id)}/qr.svg`);
+  const svg = await request('GET', '/api/offline/qr/{id}/qr.svg', { params: { id: voucher.id } });
   shownId = voucher.id;
   const image = byId<HTMLImageElement>('voucher-qr');
   image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
@@ -166,7 +161,7 @@ async function display(voucher: Voucher): Promise<void> {
 async function show(id: string): Promise<void> {
   byId('vouchers-error').textContent = '';
   try {
-    const voucher = await request<Voucher>('GET', `/api/offline/qr/${encodeURIComponent(id)}`);
+    const voucher = await request('GET', '/api/offline/qr/{id}', { params: { id } });
     if (voucher.status !== 'active' || !voucher.qrPayload) {
       await refresh();
       return;
@@ -182,7 +177,7 @@ async function show(id: string): Promise<void> {
 async function cancel(id: string): Promise<void> {
   byId('vouchers-error').textContent = '';
   try {
-    const voucher = await request<Voucher>('POST', `/api/offline/qr/${encodeURIComponent(id)}/revoke`);
+    const voucher = await request('POST', '/api/offline/qr/{id}/revoke', { params: { id } });
     if (shownId === id) showCancelled(voucher);
   } catch (failure) {
     byId('vouchers-error').textContent = message(failure);
@@ -243,7 +238,7 @@ byId('voucher-form').addEventListener('submit', async (event) => {
   const makeButton = byId<HTMLButtonElement>('voucher-button');
   makeButton.disabled = true;
   try {
-    const voucher = await request<Voucher>('POST', '/api/offline/qr', { amount, expiresInHours: Number(byId<HTMLSelectElement>('hours').value) });
+    const voucher = await request('POST', '/api/offline/qr', { body: { amount, expiresInHours: Number(byId<HTMLSelectElement>('hours').value) } });
     voucherKey = crypto.randomUUID();
     await display(voucher);
   } catch (failure) {
@@ -259,7 +254,7 @@ byId('voucher-revoke').addEventListener('click', async () => {
   const revokeButton = byId<HTMLButtonElement>('voucher-revoke');
   revokeButton.disabled = true;
   try {
-    showCancelled(await request<Voucher>('POST', `/api/offline/qr/${encodeURIComponent(shownId)}/revoke`));
+    showCancelled(await request('POST', '/api/offline/qr/{id}/revoke', { params: { id: shownId } }));
   } catch (failure) {
     byId('voucher-status').textContent = message(failure);
     revokeButton.disabled = false;

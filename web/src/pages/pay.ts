@@ -6,30 +6,17 @@
  * payment itself (POST /api/checkout/sessions/<id>/pay).
  */
 import { isHandle, isPin } from '@tapline/shared/wallet-input';
-import { type Answer, call } from '../lib/api.ts';
+import { type Reply, call } from '../lib/api.ts';
 import { byId, facts, input, typedAmount } from '../lib/dom.ts';
 import { errorText, example, money, t } from '../lib/page-i18n.ts';
 
-interface Paid {
-  status: string;
-  amount: number;
-  currency: string;
-  payerHandle?: string;
-  walletRef?: string;
-  errorMessage?: string;
-  merchant?: { name: string };
-  to?: string;
-  balance?: number;
-}
 
 const page = facts();
 const form = document.getElementById('pay-form');
 
 /** Signs in (the token lives for this tab only) and returns the wallet token, or throws a message. */
 async function signIn(handle: string, pin: string): Promise<string> {
-  const body: Record<string, string> = { handle, pin };
-  if (page.mode) body.mode = page.mode;
-  const answer = await call<{ token: string; handle: string }>('POST', '/api/wallet/sessions', body);
+  const answer = await call('POST', '/api/wallet/sessions', { body: { handle, pin, ...(page.mode === 'test' || page.mode === 'live' ? { mode: page.mode } : {}) } });
   if (answer.status !== 201 || !answer.data) throw new Error(errorText(answer));
   sessionStorage.setItem('tapline.wallet.handle', answer.data.handle);
   return answer.data.token;
@@ -46,14 +33,14 @@ function showResult(status: string, title: string, message: string): void {
 }
 
 /** 409 (no longer payable) and 410 (expired) end the page; anything else is an error to show. */
-function showRefusal(answer: Answer<unknown>): boolean {
+function showRefusal(answer: Reply<unknown>): boolean {
   if (answer.status !== 409 && answer.status !== 410) return false;
   showResult(answer.status === 410 ? 'expired' : 'failed', t(answer.status === 410 ? 'web.pay.expired' : 'web.pay.notPayable'), errorText(answer));
   return true;
 }
 
 async function payCheckout(handle: string, pin: string, key: string): Promise<void> {
-  const answer = await call<Paid>('POST', `/api/checkout/sessions/${page.sessionId}/pay`, { method: 'wallet', handle, pin }, { 'idempotency-key': key });
+  const answer = await call('POST', '/api/checkout/sessions/{id}/pay', { params: { id: page.sessionId ?? '' }, body: { method: 'wallet', handle, pin }, headers: { 'idempotency-key': key } });
   const paid = answer.data;
   if (answer.status === 200 && paid?.status === 'paid') {
     showResult('completed', t('web.pay.paid'), t('web.pay.paidToBy', { amount: money(paid.amount, paid.currency), merchant: paid.merchant?.name ?? '', payer: paid.payerHandle ?? '' }));
@@ -63,7 +50,7 @@ async function payCheckout(handle: string, pin: string, key: string): Promise<vo
 }
 
 async function paySession(headers: Record<string, string>): Promise<void> {
-  const answer = await call<Paid>('POST', `/api/pos/sessions/${page.sessionId}/pay`, {}, headers);
+  const answer = await call('POST', '/api/pos/sessions/{sessionId}/pay', { params: { sessionId: page.sessionId ?? '' }, body: {}, headers });
   const paid = answer.data;
   if (answer.status === 200 && paid?.status === 'completed') {
     showResult('completed', t('web.pay.paid'), t('web.pay.paidByRef', { amount: money(paid.amount, paid.currency), payer: paid.payerHandle ?? '', reference: paid.walletRef ?? '' }));
@@ -75,10 +62,9 @@ async function paySession(headers: Record<string, string>): Promise<void> {
 }
 
 async function payHandle(amount: number, headers: Record<string, string>): Promise<void> {
-  const body: Record<string, string | number> = { to: page.to ?? '', amount, currency: page.currency ?? '' };
   const note = input('note').value.trim();
-  if (note) body.note = note;
-  const answer = await call<Paid>('POST', '/api/wallet/pay', body, headers);
+  const body = { to: page.to ?? '', amount, currency: page.currency ?? '', ...(note ? { note } : {}) };
+  const answer = await call('POST', '/api/wallet/pay', { body, headers });
   const paid = answer.data;
   if (answer.status !== 201 || !paid) throw new Error(errorText(answer));
   showResult('completed', t('web.pay.paid'), t('web.pay.sentTo', { amount: money(paid.amount, paid.currency), to: paid.to ?? '', balance: money(paid.balance ?? 0, paid.currency) }));

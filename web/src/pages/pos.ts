@@ -5,7 +5,8 @@
  * every second, and show the outcome. It uses only the public API.
  */
 import { isTagId, parseTapUrl } from '@tapline/shared/ndef';
-import { type Answer, call } from '../lib/api.ts';
+import type { Answer, Method, Parts, PartsArgument, Route } from '@tapline/shared/api';
+import { type Reply, call } from '../lib/api.ts';
 import { byId, input, typedAmount } from '../lib/dom.ts';
 import { errorText, example, money, t, time } from '../lib/page-i18n.ts';
 
@@ -19,26 +20,8 @@ interface NdefReaderLike extends EventTarget {
 }
 type NdefReaderConstructor = new () => NdefReaderLike;
 
-interface PosContext {
-  mode: string;
-  merchant: { name: string; handle: string; currency: string };
-  terminal?: { name: string } | null;
-}
-
-interface Session {
-  sessionId: string;
-  status: string;
-  amount: number;
-  currency: string;
-  description?: string | null;
-  qrPayload: string;
-  ttlSeconds: number;
-  payerHandle?: string | null;
-  errorMessage?: string | null;
-  walletRef?: string | null;
-  createdAt: string;
-  endedAt?: string | null;
-}
+/** A POS session as the server answers it. */
+type Session = Answer<'GET', '/api/pos/sessions/{sessionId}'>;
 
 const TOKEN_KEY = 'tapline.pos.token';
 const POLL_MS = 1000;
@@ -65,8 +48,10 @@ function normaliseToken(text: string): string | null {
   return /^[0-9a-f]{64}$/.test(bare) ? `term.${bare}` : null;
 }
 
-function api<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
-  return call<T>(method, path, body, { authorization: `Bearer ${state.token}`, ...headers });
+/** A call with the terminal's token. */
+function api<M extends Method, P extends Route<M>>(method: M, path: P, ...[parts]: PartsArgument<M, P>): Promise<Reply<Answer<M, P>>> {
+  const sent = { ...parts, headers: { authorization: `Bearer ${state.token}`, ...parts?.headers } } as Parts<M, P>;
+  return call(method, path, ...([sent] as PartsArgument<M, P>));
 }
 
 // ------------------------------------------------------------------ sign in
@@ -74,7 +59,7 @@ function api<T>(method: string, path: string, body?: unknown, headers: Record<st
 /** Answers null when signed in, else why not. */
 async function signIn(token: string): Promise<string | null> {
   state.token = token;
-  const answer = await api<PosContext>('GET', '/api/pos/context');
+  const answer = await api('GET', '/api/pos/context');
   const context = answer.data;
   if (answer.status !== 200 || !context) {
     state.token = null;
@@ -120,7 +105,7 @@ byId('pair-form').addEventListener('submit', async (event) => {
   button.disabled = true;
   button.textContent = t('web.pos.pairing');
   try {
-    const paired = await call<{ token: string }>('POST', '/api/terminals/pair', { code });
+    const paired = await call('POST', '/api/terminals/pair', { body: { code } });
     if (paired.status !== 200 || !paired.data) return void (error.textContent = errorText(paired));
     input('pairing-code').value = '';
     // The code is used up: the token it gave is this device's from now on, kept at once so a
@@ -170,10 +155,9 @@ byId('charge-form').addEventListener('submit', async (event) => {
   startNfc();
   const button = byId<HTMLButtonElement>('charge-button');
   button.disabled = true;
-  const body: Record<string, string | number> = { amount, currency };
   const description = input('description').value.trim();
-  if (description) body.description = description;
-  const answer = await api<Session>('POST', '/api/pos/sessions', body, { 'idempotency-key': crypto.randomUUID() });
+  const body = { amount, currency, ...(description ? { description } : {}) };
+  const answer = await api('POST', '/api/pos/sessions', { body, headers: { 'idempotency-key': crypto.randomUUID() } });
   button.disabled = false;
   if (answer.status !== 201 || !answer.data) {
     stopNfc();
@@ -218,7 +202,7 @@ function stopWaiting(): void {
 async function poll(): Promise<void> {
   const session = state.session;
   if (!session) return;
-  const answer = await api<Session>('GET', `/api/pos/sessions/${session.sessionId}`);
+  const answer = await api('GET', '/api/pos/sessions/{sessionId}', { params: { sessionId: session.sessionId } });
   if (state.session !== session) return;
   if (answer.status === 200 && answer.data && answer.data.status !== 'pending') finish(answer.data);
   else if (answer.status === 401) signOut();
@@ -229,7 +213,7 @@ async function sendTap(tagId: string): Promise<void> {
   if (!session || state.tapInFlight) return;
   state.tapInFlight = true;
   byId('nfc-status').textContent = t('web.pos.tagPaying', { tagId });
-  const answer = await api<Session>('POST', `/api/pos/sessions/${session.sessionId}/tap`, { tagId }, { 'idempotency-key': `${session.sessionId}:${tagId}` });
+  const answer = await api('POST', '/api/pos/sessions/{sessionId}/tap', { params: { sessionId: session.sessionId }, body: { tagId }, headers: { 'idempotency-key': `${session.sessionId}:${tagId}` } });
   state.tapInFlight = false;
   if (state.session !== session) return;
   if (answer.status === 200 && answer.data) return finish(answer.data);
@@ -249,7 +233,7 @@ byId('manual-tap-form').addEventListener('submit', (event) => {
 byId('cancel').addEventListener('click', async () => {
   const session = state.session;
   if (!session) return;
-  const answer = await api<Session>('POST', `/api/pos/sessions/${session.sessionId}/cancel`);
+  const answer = await api('POST', '/api/pos/sessions/{sessionId}/cancel', { params: { sessionId: session.sessionId } });
   if (answer.status === 200 && answer.data) finish(answer.data);
   else if (answer.status === 409 || answer.status === 410) void poll();
   else byId('waiting-error').textContent = errorText(answer);

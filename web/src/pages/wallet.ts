@@ -12,41 +12,12 @@
 import { isPin } from '@tapline/shared/wallet-input';
 import { byId, input, typedAmount } from '../lib/dom.ts';
 import { dateTime, money, t } from '../lib/page-i18n.ts';
+import type { Answer, Body, Method, Parts, Route } from '@tapline/shared/api';
 import { RequestError, type WalletSession, endWalletSession, failureText, forgetWalletSession, handleSignIn, resumeWalletSession, walletRequest } from '../lib/wallet-session.ts';
 
-interface TopUp {
-  id: string;
-  status: 'pending' | 'completed' | 'failed' | 'expired';
-  amount: number;
-  fee: number;
-  total: number;
-  currency: string;
-  phone: string;
-  failureCode?: string;
-  failureReason?: string;
-  expiresAt: string;
-  createdAt: string;
-}
-
-interface Withdrawal {
-  id: string;
-  status: 'pending' | 'processing' | 'completed' | 'failed' | 'reversed';
-  amount: number;
-  fee: number;
-  total: number;
-  currency: string;
-  destination: { type: 'mobile_wallet' | 'bank_account'; phone?: string; accountNumber?: string };
-  failureReason?: string;
-  createdAt: string;
-}
-
-interface SavedDestination {
-  type: 'mobile_wallet' | 'bank_account';
-  provider: string;
-  phone?: string;
-  accountNumber?: string;
-  currency: string;
-}
+/** A top-up and a withdrawal as the server answers them. */
+type TopUp = Answer<'GET', '/api/wallet/top-ups/{id}'>;
+type Withdrawal = Answer<'GET', '/api/wallet/withdrawals/{id}'>;
 
 /** How often a top-up or withdrawal under way is read again. */
 const FOLLOW_MS = 2_000;
@@ -70,8 +41,12 @@ function later(ms: number, run: () => void): void {
   timers.add(timer);
 }
 
-function request<T>(method: string, path: string, options: { body?: unknown; idempotencyKey?: string } = {}): Promise<T> {
-  return walletRequest<T>(session, method, path, { ...options, onSignedOut: () => signOut(t('web.offlineQr.sessionEnded')) });
+function request<M extends Method, P extends Route<M>>(
+  method: M,
+  path: P,
+  parts: Omit<Parts<M, P>, 'headers'> & { idempotencyKey?: string } = {} as Omit<Parts<M, P>, 'headers'>,
+): Promise<Answer<M, P>> {
+  return walletRequest(session, method, path, { ...parts, onSignedOut: () => signOut(t('web.offlineQr.sessionEnded')) });
 }
 
 // ------------------------------------------------------------------ signed in, signed out
@@ -93,7 +68,7 @@ function signOut(why = ''): void {
 }
 
 async function refreshBalance(): Promise<void> {
-  const balance = await request<{ handle: string; balances: { available: number; currency: string }[] }>('GET', '/api/wallet/balance');
+  const balance = await request('GET', '/api/wallet/balance');
   const main = balance.balances[0];
   currency = main?.currency ?? currency;
   byId('signed-in-as').textContent = balance.handle;
@@ -103,7 +78,7 @@ async function refreshBalance(): Promise<void> {
 
 /** Her saved Pay Identity destinations in the wallet's currency, offered in "Send to". */
 async function refreshDestinations(): Promise<void> {
-  const identity = await request<{ currency: string; destinations: SavedDestination[] }>('GET', '/api/wallet/destinations');
+  const identity = await request('GET', '/api/wallet/destinations');
   currency = identity.currency || currency;
   const select = byId<HTMLSelectElement>('withdraw-to');
   for (const option of [...select.options]) if (option.value.startsWith('saved:')) option.remove();
@@ -170,8 +145,8 @@ async function refreshHistory(): Promise<void> {
   byId('history-error').textContent = '';
   try {
     const [topUps, withdrawals] = await Promise.all([
-      request<{ data: TopUp[] }>('GET', `/api/wallet/top-ups?limit=${HISTORY_SIZE}`),
-      request<{ data: Withdrawal[] }>('GET', `/api/wallet/withdrawals?limit=${HISTORY_SIZE}`),
+      request('GET', '/api/wallet/top-ups', { query: { limit: HISTORY_SIZE } }),
+      request('GET', '/api/wallet/withdrawals', { query: { limit: HISTORY_SIZE } }),
     ]);
     const entries: Entry[] = [...topUps.data.map((row) => ({ kind: 'top_up' as const, row })), ...withdrawals.data.map((row) => ({ kind: 'withdrawal' as const, row }))];
     entries.sort((a, b) => Date.parse(b.row.createdAt) - Date.parse(a.row.createdAt));
@@ -202,7 +177,7 @@ const quoteTopUp = debounced(async () => {
   const amount = typedAmount(input('topup-amount').value);
   if (amount === null || !session) return void (quote.textContent = '');
   try {
-    const answer = await request<{ fee: number; total: number; currency: string; provider: string | null; limits: { tier: number; remainingIn: number | null } }>('GET', `/api/wallet/top-ups/quote?amount=${amount}`);
+    const answer = await request('GET', '/api/wallet/top-ups/quote', { query: { amount } });
     if (typedAmount(input('topup-amount').value) !== amount) return;
     // What the wallet's verification tier still lets in (docs/wallet-tiers.md), after the fee.
     const room = answer.limits.remainingIn === null ? '' : ` ${t('web.wallet.topUpRemaining', { remaining: money(answer.limits.remainingIn, answer.currency), tier: answer.limits.tier })}`;
@@ -217,7 +192,7 @@ const quoteWithdrawal = debounced(async () => {
   const amount = typedAmount(input('withdraw-amount').value);
   if (amount === null || !session) return void (quote.textContent = '');
   try {
-    const answer = await request<{ fee: number; total: number; currency: string; limits: { remainingToday: number } }>('GET', `/api/wallet/withdrawals/quote?amount=${amount}`);
+    const answer = await request('GET', '/api/wallet/withdrawals/quote', { query: { amount } });
     if (typedAmount(input('withdraw-amount').value) !== amount) return;
     quote.textContent = t('web.wallet.withdrawQuote', { fee: money(answer.fee, answer.currency), total: money(answer.total, answer.currency), remaining: money(answer.limits.remainingToday, answer.currency) });
   } catch (failure) {
@@ -268,7 +243,7 @@ function followTopUp(id: string): void {
   later(FOLLOW_MS, async () => {
     if (!session) return;
     try {
-      const topUp = await request<TopUp>('GET', `/api/wallet/top-ups/${encodeURIComponent(id)}`);
+      const topUp = await request('GET', '/api/wallet/top-ups/{id}', { params: { id } });
       showTopUp(topUp);
       if (topUp.status === 'pending') return followTopUp(id);
       await refreshAll();
@@ -299,7 +274,7 @@ byId('topup-form').addEventListener('submit', async (event) => {
   button.disabled = true;
   clearProgress('topup-progress');
   try {
-    const topUp = await request<TopUp>('POST', '/api/wallet/top-ups', { body: { amount, currency, phone }, idempotencyKey: topUpKey });
+    const topUp = await request('POST', '/api/wallet/top-ups', { body: { amount, currency, phone }, idempotencyKey: topUpKey });
     topUpKey = crypto.randomUUID();
     showTopUp(topUp);
     if (topUp.status === 'pending') followTopUp(topUp.id);
@@ -338,7 +313,7 @@ function followWithdrawal(id: string): void {
   later(FOLLOW_MS, async () => {
     if (!session) return;
     try {
-      const withdrawal = await request<Withdrawal>('GET', `/api/wallet/withdrawals/${encodeURIComponent(id)}`);
+      const withdrawal = await request('GET', '/api/wallet/withdrawals/{id}', { params: { id } });
       showWithdrawal(withdrawal);
       if (UNDER_WAY.has(withdrawal.status)) return followWithdrawal(id);
       quoteWithdrawal();
@@ -356,7 +331,7 @@ function showDestinationFields(): void {
 }
 
 /** The request's destination, or the words saying what is missing. */
-function destinationOf(): { destination: Record<string, string> } | { destinationIndex: number } | string {
+function destinationOf(): { destination: NonNullable<Body<'POST', '/api/wallet/withdrawals'>['destination']> } | { destinationIndex: number } | string {
   const to = byId<HTMLSelectElement>('withdraw-to').value;
   if (to.startsWith('saved:')) return { destinationIndex: Number(to.slice('saved:'.length)) };
   if (to === 'mobile_wallet') {
@@ -392,7 +367,7 @@ byId('withdraw-form').addEventListener('submit', async (event) => {
   button.disabled = true;
   clearProgress('withdraw-progress');
   try {
-    const withdrawal = await request<Withdrawal>('POST', '/api/wallet/withdrawals', { body: { amount, currency, walletPin, ...destination }, idempotencyKey: withdrawalKey });
+    const withdrawal = await request('POST', '/api/wallet/withdrawals', { body: { amount, currency, walletPin, ...destination }, idempotencyKey: withdrawalKey });
     withdrawalKey = crypto.randomUUID();
     input('withdraw-pin').value = '';
     showWithdrawal(withdrawal);

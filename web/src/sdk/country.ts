@@ -35,7 +35,7 @@ export function detectCountry(): string | undefined {
   if (african) return african;
   try {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    if (zone && Object.prototype.hasOwnProperty.call(AFRICAN_ZONES, zone)) return AFRICAN_ZONES[zone];
+    if (zone && {}.hasOwnProperty.call(AFRICAN_ZONES, zone)) return AFRICAN_ZONES[zone];
   } catch {
     // No Intl time zone: fall through.
   }

@@ -14,7 +14,8 @@
  */
 import { formatMoney, minorFromMajor } from '@tapline/shared/money';
 import { isHandle, isPin } from '@tapline/shared/wallet-input';
-import { type Answer, call, errorOf, idempotencyKey } from '../lib/api.ts';
+import type { Answer, Body } from '@tapline/shared/api';
+import { type Reply, callAt, errorOf, idempotencyKey } from '../lib/api.ts';
 import { detectCountry } from './country.ts';
 import { STYLE } from './style.ts';
 import { type TextName, type Words, chooseLanguage, wordsFor } from './words.ts';
@@ -41,18 +42,10 @@ export interface IntegrationError {
   status: number;
 }
 
-interface CheckoutSession {
-  id: string;
-  status: string;
-  mode: string;
-  amount: number;
-  currency: string;
-  reference?: string | null;
-  rails: string[];
-  qrPayload: string;
-  failureReason?: string | null;
-  merchant: { name: string };
-}
+/** A checkout session as the server answers it. */
+type CheckoutSession = Answer<'GET', '/api/checkout/sessions/{id}'>;
+/** What paying a checkout session sends (one of its rails). */
+type PayBody = Body<'POST', '/api/checkout/sessions/{id}/pay'>;
 
 const SCRIPT_PATH = /\/sdk\/service\.js(?:[?#].*)?$/;
 const POLL_INTERVAL_MS = 1000;
@@ -78,7 +71,7 @@ function formatAmount(words: Words, amount: number, currency: string): string {
 }
 
 /** An API error as its code's sentence in the buyer's language, else the server's own words. */
-function errorText(words: Words, answer: Answer<unknown>): string {
+function errorText(words: Words, answer: Reply<unknown>): string {
   const { code, words: said } = errorOf(answer);
   return words.reason(code, said ?? words.t('serverAnswered', { status: String(answer.status) }));
 }
@@ -209,14 +202,14 @@ function checkout(options: CheckoutOptions): { close: () => void } {
   }
 
   /** Sends a payment; one Idempotency-Key per tab and inputs, so a double click cannot pay twice. */
-  function pay(button: HTMLButtonElement, body: Record<string, string>): void {
+  function pay(button: HTMLButtonElement, body: PayBody): void {
     error.textContent = '';
     button.disabled = true;
     const signature = JSON.stringify(body);
     const key = attemptKeys.get(signature) ?? idempotencyKey();
     attemptKeys.set(signature, key);
     setBusy(t(body.method === 'wallet' ? 'payingWallet' : 'waiting'));
-    call<CheckoutSession>('POST', `${BASE_URL}/api/checkout/sessions/${encodeURIComponent(session!.id)}/pay`, body, { 'idempotency-key': key }).then(
+    callAt(BASE_URL, 'POST', '/api/checkout/sessions/{id}/pay', { params: { id: session!.id }, body, headers: { 'idempotency-key': key } }).then(
       (answer) => {
         setBusy('');
         button.disabled = false;
@@ -236,7 +229,7 @@ function checkout(options: CheckoutOptions): { close: () => void } {
   function poll(): void {
     stopPolling();
     pollTimer = setTimeout(() => {
-      call<CheckoutSession>('GET', `${BASE_URL}/api/checkout/sessions/${encodeURIComponent(session!.id)}`, undefined, { authorization: `Bearer ${options.publishableKey}` }).then(
+      callAt(BASE_URL, 'GET', '/api/checkout/sessions/{id}', { params: { id: session!.id }, headers: { authorization: `Bearer ${options.publishableKey}` } }).then(
         (answer) => {
           if (closed || activeTab !== 'qr') return;
           if (answer.status === 200 && answer.data && answer.data.status !== 'open') return showOutcome(answer.data);
@@ -261,7 +254,7 @@ function checkout(options: CheckoutOptions): { close: () => void } {
     }
     const button = el('button', { class: 'pay', type: 'button', id: `pay-${rail}`, text: t('payAmount', { amount: money(current.amount, current.currency) }) });
     let fields: HTMLElement[];
-    let body: () => Record<string, string> | string;
+    let body: () => PayBody | string;
     if (rail === 'wallet') {
       fields = [
         ...field('tp-handle', t('handle'), { autocomplete: 'username', placeholder: t('handleSample'), spellcheck: 'false', autocapitalize: 'none' }),
@@ -322,10 +315,10 @@ function checkout(options: CheckoutOptions): { close: () => void } {
     select(current.rails[0] ?? 'wallet');
   }
 
-  const body: Record<string, string | number> = { amount: options.amount, currency: options.currency };
+  const country = options.customerCountry || detectCountry();
+  const body: Body<'POST', '/api/checkout/sessions'> = { amount: options.amount, currency: options.currency };
   if (options.reference) body.reference = options.reference;
   if (options.description) body.description = options.description;
-  const country = options.customerCountry || detectCountry();
   if (country) body.customerCountry = country;
   /**
    * The checkout cannot open because of how the shop set it up: the buyer reads a plain sentence,
@@ -341,7 +334,7 @@ function checkout(options: CheckoutOptions): { close: () => void } {
   if (!options.publishableKey) {
     integrationFailed(new Error('Tapline.checkout needs a publishableKey'), 'publishable_key_missing', 0);
   } else {
-    call<CheckoutSession>('POST', `${BASE_URL}/api/checkout/sessions`, body, { authorization: `Bearer ${options.publishableKey}` }).then(
+    callAt(BASE_URL, 'POST', '/api/checkout/sessions', { body, headers: { authorization: `Bearer ${options.publishableKey}` } }).then(
       (answer) => {
         if (closed) return;
         if (answer.status !== 201 || !answer.data) {

@@ -28,6 +28,6 @@ export function wordsFor(language: Language): Words {
   return {
     language,
     t: (name, values = {}) => text[name].replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole),
-    reason: (code, fallback) => (code && Object.prototype.hasOwnProperty.call(errors, code) ? errors[code as keyof typeof errors] : fallback),
+    reason: (code, fallback) => (code && {}.hasOwnProperty.call(errors, code) ? errors[code as keyof typeof errors] : fallback),
   };
 }

@@ -1,4 +1,4 @@
-import type { PaymentRecord, ReceivedPaymentRecord } from '@tapline/shared/schemas';
+import type { ListItem } from '@tapline/shared/api';
 import type { Words } from './i18n.ts';
 
 /** The largest CSV file the dashboard reads: 500 rows (an import's most) fit many times over. */
@@ -89,7 +89,7 @@ export function download(name: string, text: string): void {
 }
 
 /** Payments as the dashboard exports them (the Payments page, a payment link's payments). */
-export function paymentsCsv(payments: readonly PaymentRecord[]): string {
+export function paymentsCsv(payments: readonly ListItem<'/api/payments'>[]): string {
   const header = ['id', 'status', 'amount', 'currency', 'fee', 'rail', 'receiver', 'payer', 'paymentLinkId', 'reference', 'createdAt'];
   return toCsv(header, payments.map((row) => [row.id, row.status, row.amount, row.currency, row.fee, row.rail, row.receiverName, row.senderName, row.paymentLinkId, row.reference, row.createdAt]));
 }
@@ -98,7 +98,7 @@ export function paymentsCsv(payments: readonly PaymentRecord[]): string {
  * Payments received, every channel, as the Payments page exports them: the API's field names and
  * values (channel and method codes, amounts in major units), so a file reads the same in every language.
  */
-export function receivedCsv(payments: readonly ReceivedPaymentRecord[]): string {
+export function receivedCsv(payments: readonly ListItem<'/api/merchant/received'>[]): string {
   const header = ['receivedAt', 'channel', 'method', 'id', 'amount', 'fee', 'net', 'currency', 'payer', 'reference', 'terminalId', 'transferId'];
   return toCsv(header, payments.map((row) => [row.receivedAt, row.channel, row.method, row.id, row.amount, row.fee, row.net, row.currency, row.payerHandle, row.reference, row.terminalId, row.transferId]));
 }

@@ -5,6 +5,7 @@
  * out), never in localStorage, a cookie or the address.
  */
 import { minorFromMajor, toMajor } from '@tapline/shared/money';
+import { type Answer, type Method, type PartsArgument, type Route, partsUrl } from '@tapline/shared/api';
 import { ApiFailure } from './api.ts';
 
 const STORED = 'tapline.operator.token';
@@ -22,7 +23,7 @@ export function whenOperatorSignedOut(handler: () => void): void {
   onSignedOut = handler;
 }
 
-async function call<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
+async function call(token: string, method: Method, path: string, body?: unknown): Promise<unknown> {
   const headers: Record<string, string> = { authorization: `Bearer admin.${token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
@@ -34,7 +35,7 @@ async function call<T>(token: string, method: string, path: string, body?: unkno
   const text = await response.text();
   const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
   if (!response.ok) throw new ApiFailure(response.status, String(parsed.code ?? 'http_error'), String(parsed.error ?? response.statusText));
-  return parsed as T;
+  return parsed;
 }
 
 /** Checks a token with one admin read and keeps it for this tab; throws ApiFailure (invalid_admin_token) otherwise. */
@@ -43,15 +44,25 @@ export async function operatorSignIn(token: string): Promise<void> {
   sessionStorage.setItem(STORED, token);
 }
 
-/** An admin call with the kept token; a refused token signs the operator out. */
-export async function operatorApi<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
+/** An admin call with the kept token, typed by its route like `api`; a refused token signs the operator out. */
+export function operatorApi<M extends Method, P extends Route<M>>(method: M, path: P, ...[parts]: PartsArgument<M, P>): Promise<Answer<M, P>> {
+  return withToken(method, partsUrl(path, parts), parts?.body) as Promise<Answer<M, P>>;
+}
+
+/** A GET of a URL `routeUrl` built, for PagedList (`operatorRead('/api/admin/...')`). */
+export const operatorRead =
+  <P extends Route<'GET'>>(_path: P) =>
+  (url: string): Promise<Answer<'GET', P>> =>
+    withToken('GET', url, undefined) as Promise<Answer<'GET', P>>;
+
+async function withToken(method: Method, url: string, body: unknown): Promise<unknown> {
   const token = operatorToken();
   if (!token) {
     onSignedOut();
     throw new ApiFailure(401, 'authentication_required', 'signed out');
   }
   try {
-    return await call<T>(token, method, path, body);
+    return await call(token, method, url, body);
   } catch (error) {
     if (error instanceof ApiFailure && error.status === 401) {
       forgetOperatorToken();
@@ -60,9 +71,6 @@ export async function operatorApi<T = Record<string, unknown>>(method: string, p
     throw error;
   }
 }
-
-/** A GET for PagedList. */
-export const operatorRead = <P>(path: string): Promise<P> => operatorApi<P>('GET', path);
 
 /** Amounts per currency as the API answers them (major units), as "NGN 50.00, KES 20" in the page's language. */
 export function sumText(money: (major: number, currency: string) => string, totals: Record<string, number>, nothing: string): string {

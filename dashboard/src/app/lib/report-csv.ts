@@ -1,28 +1,9 @@
+import type { Answer } from '@tapline/shared/api';
 import { toCsv } from './csv.ts';
 
-interface Tally {
-  count: number;
-  amount: number;
-}
-export interface DayReport {
-  id: string | null;
-  kind: 'X' | 'Z';
-  number: number | null;
-  terminalId: string;
-  openedAt: string;
-  closedAt: string;
-  currency: string;
-  methods: Record<'walletTap' | 'qrOnline' | 'offlineVoucher' | 'offlineTap' | 'giftCard', Tally>;
-  online: Tally;
-  offline: Tally;
-  declinedOffline: Tally;
-  giftCardsSold: Tally;
-  refunds: Tally;
-  taxes: { rate: number; taxable: number; tax: number }[];
-  gross: number;
-  net: number;
-  oversold: { productId: string; name: string; stock: number }[];
-}
+/** A day report as the dashboard reads it (an X or Z report of a terminal). */
+export type DayReport = Answer<'GET', '/api/merchant/terminals/{id}/reports/{reportId}'>;
+type Tally = DayReport['online'];
 
 /**
  * A report as one table (line, value, count, amount) an accountant's spreadsheet reads: the API's own

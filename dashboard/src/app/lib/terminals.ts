@@ -1,7 +1,7 @@
-import { type Page, api } from './api.ts';
+import { api } from './api.ts';
 
 /** The merchant's terminals by id, for the lists' terminal filter and column (the first 100: a merchant's counters). */
 export async function terminalNames(): Promise<Map<string, string>> {
-  const page = await api<Page<{ id: string; name: string }>>('GET', '/api/merchant/terminals?limit=100');
+  const page = await api('GET', '/api/merchant/terminals', { query: { limit: 100 } });
   return new Map(page.data.map((terminal) => [terminal.id, terminal.name]));
 }

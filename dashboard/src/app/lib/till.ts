@@ -1,66 +1,24 @@
 // The till pages' records (GET /api/merchant/staff and /api/merchant/shifts) and what the pages
 // work out from them: how a count came out, and the per-cashier summary of a list of shifts.
+import type { Answer, ListItem } from '@tapline/shared/api';
 import { minorFromMajor, toMajor } from '@tapline/shared/money';
 
 export type StaffRole = 'cashier' | 'manager';
 export const STAFF_ROLES: readonly StaffRole[] = ['cashier', 'manager'];
 
 /** A member of the till staff as the API answers (never the PIN). */
-export interface Staff {
-  id: string;
-  name: string;
-  role: StaffRole;
-  active: boolean;
-  createdAt: string;
-  updatedAt: string;
-  removedAt: string | null;
-}
+export type Staff = ListItem<'/api/merchant/staff'>;
 
 export type ShiftStatus = 'open' | 'closed';
 export const SHIFT_STATUSES: readonly ShiftStatus[] = ['open', 'closed'];
 
 /** A cashier's shift at a till; amounts in major units of `currency`. */
-export interface Shift {
-  id: string;
-  terminalId: string;
-  terminalName: string;
-  cashierId: string;
-  cashierName: string | null;
-  status: ShiftStatus;
-  currency: string;
-  openedAt: string;
-  closedAt: string | null;
-  float: number;
-  paidIn: number;
-  paidOut: number;
-  noSales: number;
-  cashSales: number;
-  cashRefunds: number;
-  expected: number | null;
-  counted: number | null;
-  /** counted - expected: negative is short, positive over. */
-  variance: number | null;
-  zReportId: string | null;
-}
+export type Shift = ListItem<'/api/merchant/shifts'>;
 
-export type ShiftEventKind = 'open' | 'paid_in' | 'paid_out' | 'no_sale' | 'close';
-
-export interface ShiftEvent {
-  id: string;
-  kind: ShiftEventKind;
-  amount: number;
-  reason: string | null;
-  approvedBy: string | null;
-  approvedByName: string | null;
-  cashierId: string;
-  capturedAt: string;
-  status: 'accepted' | 'declined';
-  declineCode: string | null;
-}
-
-export interface ShiftDetail extends Shift {
-  events: ShiftEvent[];
-}
+/** A shift with its events (GET /api/merchant/shifts/{id}). */
+export type ShiftDetail = Answer<'GET', '/api/merchant/shifts/{id}'>;
+export type ShiftEvent = ShiftDetail['events'][number];
+export type ShiftEventKind = ShiftEvent['kind'];
 
 /** How a count came out: short (less cash than expected), over, balanced; null before the count. */
 export type VarianceTone = 'short' | 'over' | 'balanced';

@@ -1,6 +1,7 @@
-import type { DashboardSession } from '@tapline/shared/schemas';
+import type { Answer } from '@tapline/shared/api';
 
-export type Session = DashboardSession;
+/** The signed-in user's session, as GET /api/dashboard/session answers it. */
+export type Session = Answer<'GET', '/api/dashboard/session'>;
 export type Role = Session['user']['role'];
 export type Route =
   | 'overview'

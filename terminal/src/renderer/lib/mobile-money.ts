@@ -4,10 +4,10 @@
 // repeats the request with the same Idempotency-Key, which never prompts the phone twice); it is
 // forgotten once the collection has ended.
 import type { MessageKey } from '@tapline/shared/i18n';
-import type { PosCollectionRecord } from '@tapline/shared/schemas';
+import type { Answer } from '@tapline/shared/api';
 import { type Api, isUnreachable } from './api.ts';
 
-export type Collection = PosCollectionRecord;
+export type Collection = Answer<'GET', '/api/pos/collections/{id}'>;
 
 /** The tender a completed collection pays: the split-tender flow records it on the till sale. */
 export interface MobileMoneyTender {
