@@ -361,6 +361,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/wallets/{handle}/tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    mode?: "test" | "live";
+                };
+                header?: never;
+                path: {
+                    handle: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WalletTierRecord"];
+                    };
+                };
+            };
+        };
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    handle: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SetWalletTierBody"];
+                };
+            };
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminWalletTierRecord"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/keys/rotate": {
         parameters: {
             query?: never;
@@ -783,6 +845,40 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["BalanceResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/tier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WalletTierRecord"];
                     };
                 };
             };
@@ -9179,6 +9275,32 @@ export interface components {
             geoMode: components["schemas"]["GeoMode"];
             sortOrder: number;
         };
+        AdminWalletTierRecord: {
+            handle: string;
+            /** @enum {string} */
+            mode: "test" | "live";
+            previousTier: number;
+            tier: number;
+            name: string;
+            currency: string;
+            limits: {
+                maxBalance: number | null;
+                dailyIn: number | null;
+                dailyOut: number | null;
+            };
+            balance: number;
+            usedToday: {
+                in: number;
+                out: number;
+                pendingIn: number;
+            };
+            remaining: {
+                in: number | null;
+                out: number | null;
+                inLimitedBy: "max_balance" | "daily_in" | null;
+            };
+            changedAt: string | null;
+        };
         AgentSessionBody: {
             agentId: string;
             secret: string;
@@ -11045,6 +11167,12 @@ export interface components {
             handle: string;
             mode: components["schemas"]["Mode"];
         };
+        SetWalletTierBody: {
+            tier: number;
+            /** @enum {string} */
+            mode?: "test" | "live";
+            reason?: string;
+        };
         SettlementAccountPatch: {
             /** @enum {boolean} */
             default: true;
@@ -11427,6 +11555,11 @@ export interface components {
             currency: string;
             feePercent: string;
             provider: string | null;
+            limits: {
+                tier: number;
+                remainingIn: number | null;
+                inLimitedBy: "max_balance" | "daily_in" | null;
+            };
         };
         TopUpRecord: {
             id: string;
@@ -11627,6 +11760,28 @@ export interface components {
             pin: string;
             mode?: components["schemas"]["Mode"];
         };
+        WalletTierRecord: {
+            tier: number;
+            name: string;
+            currency: string;
+            limits: {
+                maxBalance: number | null;
+                dailyIn: number | null;
+                dailyOut: number | null;
+            };
+            balance: number;
+            usedToday: {
+                in: number;
+                out: number;
+                pendingIn: number;
+            };
+            remaining: {
+                in: number | null;
+                out: number | null;
+                inLimitedBy: "max_balance" | "daily_in" | null;
+            };
+            changedAt: string | null;
+        };
         WearableRecord: {
             tagId: string;
             handle: string;
@@ -11684,6 +11839,9 @@ export interface components {
             daily: number;
             usedToday: number;
             remainingToday: number;
+            tier: number;
+            tierDailyOut: number | null;
+            tierRemainingOut: number | null;
         };
         WithdrawalQuote: {
             amount: number;
