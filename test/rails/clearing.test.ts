@@ -13,6 +13,7 @@ import { systemAccount, walletAccount } from '@tapline/sync-server/ledger/accoun
 import { transfer } from '@tapline/sync-server/ledger/ledger';
 import { ADMIN, ManualClock, type TestServer, databaseTargets, freePort, systemBalance, useTestServer } from '@tapline/sync-server/testing';
 import { PROVIDERS, type RunningFake, type ScenarioName } from './providers.ts';
+import { until } from './until.ts';
 
 const DELAY_SCALE = 0.05;
 const DAY_MS = 24 * 3_600_000;
@@ -20,15 +21,6 @@ const HOUR_MS = 3_600_000;
 const untilMidnight = DAY_MS - (Date.now() % DAY_MS);
 // The fakes date their transfers by the real clock, the server by the injected one (as in reconciliation.test.ts).
 const skip = untilMidnight < 15 * 60_000 ? 'within 15 minutes of midnight UTC: the fakes and the server could date the payouts on different days' : false;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ceilingMs = 60_000): Promise<T> {
-  for (const deadline = Date.now() + ceilingMs; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() < deadline, `waited for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 type Reconciliation = { id: string; provider: string; day: string; status: string; matched: number; ourTotals: Record<string, number>; clearingNet: Record<string, number>; ledgerClearingNet: Record<string, number>; clearingBalance: Record<string, number> };
 

@@ -8,19 +8,11 @@ import { after, before, describe, it } from 'node:test';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { ADMIN, ManualClock, type TestServer, databaseTargets, freePort, useTestServer } from '@tapline/sync-server/testing';
 import { PROVIDERS, type RunningFake, type ScenarioName } from './providers.ts';
+import { until } from './until.ts';
 
 /** The fakes' waits scaled down: settling ~50 ms, no_answer holds ~1.5 s; the adapters give up after 500 ms. */
 const DELAY_SCALE = 0.05;
 const RAIL_TIMEOUT_MS = 500;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ceilingMs = 60_000): Promise<T> {
-  for (const deadline = Date.now() + ceilingMs; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() < deadline, `waited for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 type Payment = { paymentId: string; status: string; providerReference: string | null; failureReason?: string; timeline: { status: string; note?: string }[] };
 

@@ -13,19 +13,11 @@ import { ADMIN, ManualClock, type TestServer, balanceMinor, databaseTargets, fre
 import { SCENARIOS } from '../fakes/paystack/index.ts';
 import { type ServerProcess, serverProcess } from '../e2e/server-process.ts';
 import { PROVIDERS, type RunningFake } from './providers.ts';
+import { until } from './until.ts';
 
 const DELAY_SCALE = 0.05;
 const RAIL_TIMEOUT_MS = 500;
 const paystack = PROVIDERS.find((provider) => provider.name === 'paystack')!;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ceilingMs = 60_000): Promise<T> {
-  for (const deadline = Date.now() + ceilingMs; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() < deadline, `waited for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 type Account = { id: string; accountName: string; nameSource: string; accountNumber: string; code?: string; error?: string };
 type Payout = { id: string; status: string; amount: number; provider: string; providerReference: string | null; failureReason?: string; code?: string; error?: string };

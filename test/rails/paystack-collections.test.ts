@@ -16,31 +16,8 @@ import { ManualClock, type TestServer, balanceMinor, databaseTargets, freePort, 
 import { checkRequest, checkResponse, checkWebhook, explains, openApi, type Problem } from '../fakes/paystack/contract.ts';
 import { CHARGE_SCENARIOS, type PaystackFake, startPaystackFake } from '../fakes/paystack/index.ts';
 import { KNOWN_MISMATCHES } from '../fakes/paystack/known-mismatches.ts';
-
-type Collection = { id: string; status: string; amountMinor: number; currency: string; provider: string; providerReference?: string; failureCode?: string; failureReason?: string; code?: string };
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ceilingMs = 30_000): Promise<T> {
-  for (const deadline = Date.now() + ceilingMs; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() < deadline, `waited for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function eventTypes(s: TestServer, merchantId: string, collectionId: string): Promise<string[]> {
-  const rows = await s.db.query<{ type: string; body: string }>('SELECT type, body FROM events WHERE merchant_id = $1 ORDER BY created_at, id', [merchantId]);
-  return rows.filter((row) => (JSON.parse(row.body) as { collectionId?: string }).collectionId === collectionId).map((row) => row.type);
-}
-
-/** A live merchant in `country` with a terminal: its key and the terminal's Authorization header. */
-async function liveTill(s: TestServer, country: string, currency: string) {
-  const merchant = await s.createMerchant({ webhookUrl: 'https://example.com/hooks', country, currency });
-  const key = { 'x-merchant-api-key': merchant.liveKey };
-  const created = await s.request<{ id: string; token: string }>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Front till' } });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  return { merchant, key, term: { authorization: `Bearer term.${created.body.token}` } };
-}
+import { type Collection, eventTypes, liveTill } from './live-till.ts';
+import { until } from './until.ts';
 
 for (const target of await databaseTargets()) {
   describe(`mobile money at the till: live through the Paystack fake (Charge API) on ${target.name}`, async () => {

@@ -16,6 +16,7 @@ import { toMajor } from '@tapline/shared/money';
 import { ADMIN, ManualClock, TEST_SECRETS_KEY_HEX, type TestServer, buildApp, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { PayoutRequest } from '@tapline/sync-server/rails/types.ts';
 import { PROVIDERS, type RunningFake, type ScenarioName } from './providers.ts';
+import { until } from './until.ts';
 
 const DELAY_SCALE = 0.05;
 // A deadline for the adapters' requests to the fakes that a loaded CI machine meets: 500 ms once
@@ -33,15 +34,6 @@ async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   if (typeof address !== 'object' || !address) throw new Error('no port');
   return address.port;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ceilingMs = 60_000): Promise<T> {
-  for (const deadline = Date.now() + ceilingMs; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() < deadline, `waited for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 type Side = { status: string; amount: number | null; currency: string | null } | null;

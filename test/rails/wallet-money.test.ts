@@ -9,17 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { ADMIN, ManualClock, type TestServer, balanceMinor, databaseTargets, freePort, systemBalance, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 import { COLLECTION_SCENARIOS, SCENARIOS, startMpesaFake } from '../fakes/mpesa/index.ts';
+import { until } from './until.ts';
 
 const DELAY_SCALE = 0.05;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ceilingMs = 60_000): Promise<T> {
-  for (const deadline = Date.now() + ceilingMs; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() < deadline, `waited for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 type TopUp = { id: string; status: string; amount: number; fee: number; total: number; provider: string; failureCode?: string; failureReason?: string };
 type Withdrawal = { id: string; status: string; amount: number; fee: number; total: number; provider: string; providerReference: string | null; failureReason?: string };
