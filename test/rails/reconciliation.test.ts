@@ -121,7 +121,7 @@ for (const target of await databaseTargets()) {
           clock.advance(5 * 60_000);
           await server().context.payments.runOnce();
           return undefined;
-        });
+        }, 180_000); // a reversal is found by polls that thin out as the payout ages: many steps on a loaded machine
 
       before(async () => {
         merchant = await server().createMerchant({ webhookUrl: 'https://example.com/hooks' });
