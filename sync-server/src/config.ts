@@ -223,10 +223,11 @@ export interface Setting {
 const HOURS_30_DAYS = 24 * 30;
 
 /** A tier limit: whole US dollars, or "none" (null: no limit). */
+const wholeDollars = integer(0, 1_000_000_000);
 const usdLimit: ValueType = {
   type: 'integer or none',
-  allowed: 'an integer from 0 to 1000000000, or none',
-  check: (text) => (text.toLowerCase() === 'none' ? null : Number.isInteger(Number(text)) && Number(text) >= 0 && Number(text) <= 1_000_000_000 ? Number(text) : undefined),
+  allowed: `${wholeDollars.allowed}, or none`,
+  check: (text) => (text.toLowerCase() === 'none' ? null : wholeDollars.check(text)),
 };
 const WALLET_TIER_LIMITS = ['maxBalanceUsd', 'dailyInUsd', 'dailyOutUsd'] as const;
 const WALLET_TIER_LIMIT_MEANING: Record<(typeof WALLET_TIER_LIMITS)[number], string> = {
@@ -239,9 +240,8 @@ const WALLET_TIER_LIMIT_MEANING: Record<(typeof WALLET_TIER_LIMITS)[number], str
 function walletTiers(get: <T>(name: string) => T): Record<WalletTier, WalletTierLimitsUsd> {
   const tiers = {} as Record<WalletTier, WalletTierLimitsUsd>;
   for (const tier of WALLET_TIERS) {
-    const limits = { ...WALLET_TIER_DEFAULTS[tier] };
-    for (const limit of WALLET_TIER_LIMITS) limits[limit] = get<number | null>(walletTierVariable(tier, limit));
-    tiers[tier] = limits;
+    const limit = (name: keyof WalletTierLimitsUsd) => get<number | null>(walletTierVariable(tier, name));
+    tiers[tier] = { maxBalanceUsd: limit('maxBalanceUsd'), dailyInUsd: limit('dailyInUsd'), dailyOutUsd: limit('dailyOutUsd') };
   }
   return tiers;
 }
