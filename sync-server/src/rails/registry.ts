@@ -2,7 +2,7 @@
 // simply absent), given their callback tokens, and routed by the route table.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { BillerProvider } from '../modules/bills/index.ts';
-import type { PayoutProvider, Rail } from '../modules/payments/index.ts';
+import type { PayoutProvider, PayoutRequest, Rail } from '../modules/payments/index.ts';
 import { type RouteTable, providersFor } from './routing.ts';
 import type { RailAdapter, RailAdapterDeps, RailAdapterModule, RailProviderName } from './types.ts';
 
@@ -81,6 +81,7 @@ export function createRails(options: RailsOptions): Rails {
     lookup: (request) => adapter.lookup(request),
     ...(adapter.watchAfterCompletionMs ? { watchAfterCompletionMs: adapter.watchAfterCompletionMs } : {}),
     ...(adapter.refuseAmount ? { refuseAmount: (amount: number, currency: string) => adapter.refuseAmount!(amount, currency) } : {}),
+    ...(adapter.needsSender ? { needsSender: (request: PayoutRequest) => adapter.needsSender!(request) } : {}),
   }));
   return { adapters, payoutProviders, billerProviders, providerFor, routes: options.routes };
 }

@@ -70,6 +70,11 @@ export interface PayoutProvider {
    * than debited, sent and failed. Absent: every positive amount is payable.
    */
   refuseAmount?(destinationAmount: number, destinationCurrency: string): string | undefined;
+  /**
+   * Whether this payout must carry its sender (PayoutRequest.sender): the scheduler looks the
+   * sender up only then, not for every submit. Absent: never.
+   */
+  needsSender?(request: PayoutRequest): boolean;
 }
 
 /** The 422 a payment gets when its provider cannot pay the destination amount (before any debit). */

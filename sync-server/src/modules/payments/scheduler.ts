@@ -19,7 +19,7 @@ export interface PaymentSchedulerOptions {
   /** How often a live payment in processing is polled at its provider (RAIL_POLL_MS; default PROVIDER_POLL_MS). */
   providerPollMs?: number;
   onError?: (error: unknown) => void;
-  /** The sender a submit carries (PayoutRequest.sender), read from the payment's merchant profile; absent: none. */
+  /** The sender a submit carries (PayoutRequest.sender), read from the payment's merchant profile when its provider needsSender(); absent: none. */
   senderOf?: (row: PaymentRow) => Promise<PayoutSender | undefined>;
 }
 
@@ -182,7 +182,7 @@ export function paymentScheduler(options: PaymentSchedulerOptions) {
         // A submit was claimed before (its answer lost to a timeout, a 5xx or a crash): the
         // provider is asked what became of it first, and sent it again only if it never heard of it.
         const earlier = row.step_attempts > 1 && provider.lookup ? await provider.lookup(request) : undefined;
-        const sender = earlier ? undefined : await options.senderOf?.(row);
+        const sender = earlier || !provider.needsSender?.(request) ? undefined : await options.senderOf?.(row);
         update = earlier ?? (await provider.submit(sender ? { ...request, sender } : request));
       }
     } catch (error) {

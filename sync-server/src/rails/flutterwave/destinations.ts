@@ -67,6 +67,11 @@ export function supportsDestination(_config: FlutterwaveConfig, rail: Rail, coun
   return false;
 }
 
+/** Whether a transfer on this rail to this country must name its sender (Kenya): only then does the scheduler look the sender up. */
+export function needsSender(rail: Rail, country: string): boolean {
+  return Boolean((rail === 'mobile_money' ? MOBILE_MONEY[country] : rail === 'bank_transfer' ? BANK[country] : undefined)?.needsSender);
+}
+
 /** The meta of a transfer that needs its sender: the payout's own, else the configured one; or why there is none. */
 function senderMeta(config: FlutterwaveConfig, request: PayoutRequest): { meta: Record<string, string> } | { refuse: string } {
   const own = request.sender;

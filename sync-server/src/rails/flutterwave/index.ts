@@ -11,7 +11,7 @@ import { collectsIn } from './charges.ts';
 import { createCollections } from './collections.ts';
 import { createClient } from './client.ts';
 import { FLUTTERWAVE_ENV_VARS, type FlutterwaveConfig, configFromEnv } from './config.ts';
-import { supportsDestination } from './destinations.ts';
+import { needsSender, supportsDestination } from './destinations.ts';
 import { idOf, keyOf } from './keys.ts';
 import { type TransferRate, createRates } from './rates.ts';
 import { createReconcile } from './reconcile.ts';
@@ -41,6 +41,7 @@ export function createFlutterwaveAdapter(config: FlutterwaveConfig, deps: RailAd
   return {
     name: 'flutterwave',
     supports: (rail: Rail, toCountry: string) => supportsDestination(config, rail, toCountry),
+    needsSender: (request) => needsSender(request.rail, request.toCountry),
     submit: transfers.submit,
     poll: transfers.poll,
     lookup: transfers.lookup,
