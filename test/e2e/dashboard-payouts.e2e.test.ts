@@ -136,12 +136,22 @@ for (const target of await databaseTargets()) {
       await page.locator('[data-pay-now]').click();
       await page.getByText('Payout created: NGN 100.50.').waitFor();
       assert.equal(await text(page.locator('[data-available]')), 'NGN 0.00');
-      // The sandbox pays them (two steps); the list, filtered on paid, shows both.
-      for (let step = 0; step < 3; step++) {
+      // The sandbox pays them (two steps, each at least STEP_MS later: on a loaded machine a run may
+      // find a step not yet due, so the scheduler runs until both are paid, within a minute).
+      const merchantId = (await s.db.query<{ merchant_id: string }>('SELECT merchant_id FROM merchant_payouts ORDER BY created_at DESC LIMIT 1'))[0]!.merchant_id;
+      const paidCount = async () => (await s.db.query<{ id: string }>(`SELECT mp.id FROM merchant_payouts mp JOIN payments p ON p.id = mp.payment_id WHERE mp.merchant_id = $1 AND p.status = 'completed'`, [merchantId])).length;
+      for (const deadline = Date.now() + 60_000; (await paidCount()) < 2; ) {
+        assert.ok(Date.now() < deadline, 'the sandbox paid both payouts within a minute');
         await new Promise((resolve) => setTimeout(resolve, STEP_MS + 50));
         await s.context.payments.runOnce();
       }
+      // The list, filtered on paid, shows both (waiting for the filtered answer, not the list of
+      // two pending payouts that was on the page before the filter).
       await page.locator('select[name=status]').selectOption('paid');
+      await page.waitForFunction(() => {
+        const cells = [...document.querySelectorAll('main table.list tbody tr[data-row] td:nth-child(2)')].map((td) => (td.textContent ?? '').trim());
+        return cells.length === 2 && cells.every((cell) => cell === 'Paid');
+      });
       await page.locator('.pager span').filter({ hasText: '1–2 of 2' }).waitFor();
       const rows = await page.locator('main table.list tbody tr[data-row]').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 2).map((td) => (td.textContent ?? '').replace(/\s+/g, ' ').trim())));
       assert.deepEqual(rows, [['NGN 100.50', 'Paid'], ['NGN 20.00', 'Paid']]);
