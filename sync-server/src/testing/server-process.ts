@@ -58,9 +58,10 @@ export function startServerProcess(env: Record<string, string>, options: ServerP
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
+      // A signal with no output at all (seen once in CI) points outside the server: say which.
+      reject(new Error(`server exited with ${code === null ? `signal ${signal}` : `code ${code}`} before it listened:\n${output}`));
     });
   });
 }
