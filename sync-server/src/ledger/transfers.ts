@@ -47,6 +47,8 @@ export const TRANSFER_KINDS = [
   // Agents' cash desks
   'agent_cash_in',
   'agent_cash_out',
+  // Cash pickup on the agent network (modules/cash-pickup): the platform's commission to the paying agent
+  'cash_pickup_commission',
   'store_order',
   'store_refund',
 ] as const;

@@ -76,14 +76,15 @@ export async function holder(s: TestServer, options: { fund?: number; currency?:
   return { handle, currency, headers: { authorization: `Bearer wallet.${session.body.token}` } };
 }
 
-/** An agent with a funded wallet, signed in. */
-export async function agent(s: TestServer, options: { fund?: number; currency?: string } = {}) {
+/** An agent with a funded wallet, signed in (test mode in Nigeria unless told). */
+export async function agent(s: TestServer, options: { fund?: number; currency?: string; country?: string; mode?: 'test' | 'live' } = {}) {
   const handle = uniqueHandle('agent');
   const currency = options.currency ?? 'NGN';
-  const created = await s.request<{ agentId: string; secret: string }>('POST', '/api/admin/agents', { headers: ADMIN, body: { name: 'Agent', handle, country: 'NG', currency } });
+  const mode = options.mode ?? 'test';
+  const created = await s.request<{ agentId: string; secret: string }>('POST', '/api/admin/agents', { headers: ADMIN, body: { name: 'Agent', handle, country: options.country ?? 'NG', currency, mode } });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   if (options.fund) {
-    const credited = await s.request('POST', `/api/admin/wallets/${handle}/credit`, { headers: ADMIN, body: { amount: options.fund, currency } });
+    const credited = await s.request('POST', `/api/admin/wallets/${handle}/credit`, { headers: ADMIN, body: { amount: options.fund, currency, mode } });
     assert.equal(credited.status, 200, JSON.stringify(credited.body));
   }
   const session = await s.request<{ token: string }>('POST', '/api/agent/sessions', { body: { agentId: created.body.agentId, secret: created.body.secret } });
