@@ -1329,7 +1329,7 @@ export interface paths {
          *     input (send_otp: Ghana's Telecel/Vodafone Cash voucher), which a collection cannot carry, the collection fails at once
          *     (failureCode provider_error, failureReason says so). Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
          *     On completion, in one database transaction: the state, one ledger transfer crediting the merchant's wallet (from
-         *     rail_clearing live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
+         *     the provider's rail_clearing:<provider> live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
          *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
          *     {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
          *     providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
@@ -1371,7 +1371,7 @@ export interface paths {
          *     input (send_otp: Ghana's Telecel/Vodafone Cash voucher), which a collection cannot carry, the collection fails at once
          *     (failureCode provider_error, failureReason says so). Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
          *     On completion, in one database transaction: the state, one ledger transfer crediting the merchant's wallet (from
-         *     rail_clearing live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
+         *     the provider's rail_clearing:<provider> live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
          *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
          *     {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
          *     providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
@@ -1427,7 +1427,7 @@ export interface paths {
          *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
          *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
          *     four digits) 0002 declined, 0003 insufficient funds (failed),
-         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing:<provider>
          *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
          *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
          *
@@ -1459,7 +1459,7 @@ export interface paths {
          *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
          *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
          *     four digits) 0002 declined, 0003 insufficient funds (failed),
-         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing:<provider>
          *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
          *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
          */
@@ -1475,7 +1475,7 @@ export interface paths {
          *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
          *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
          *     four digits) 0002 declined, 0003 insufficient funds (failed),
-         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing:<provider>
          *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
          *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
          *
@@ -1509,7 +1509,7 @@ export interface paths {
          *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
          *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
          *     four digits) 0002 declined, 0003 insufficient funds (failed),
-         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing:<provider>
          *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
          *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
          */
