@@ -23,7 +23,7 @@ const HOURS = 2;
 for (const target of await databaseTargets()) {
   describe(`cash pickup at agents on ${target.name}`, () => {
     const clock = new ManualClock(Date.now());
-    const server = useTestServer(target, { now: clock.now, rateLimitScale: 20, env: { AGENT_CASH_OUT_COMMISSION_PCT: '1', CASH_PICKUP_HOURS: String(HOURS) } });
+    const server = useTestServer(target, { now: clock.now, rateLimitScale: 20, env: { AGENT_CASH_OUT_COMMISSION_PCT: '1', CASH_PICKUP_HOURS: String(HOURS), RAIL_ATTENTION_HOURS: '1' } });
 
     /** A live merchant with 1,000 NGN and a cash pickup of `amount` NGN to PHONE, submitted to the agent network. */
     async function sendCash(s: TestServer, amount: number) {
@@ -123,7 +123,11 @@ for (const target of await databaseTargets()) {
       const { merchant, key, payment } = await sendCash(s, 200);
       const { body: { code } } = await issue(s, key, payment.id);
       const desk = await agent(s, { mode: 'live' });
-      clock.advance(HOURS * 3_600_000 + 1_000);
+      const attention = async () => (await s.request<{ data: { paymentId: string }[] }>('GET', '/api/admin/payments/attention?limit=100', { headers: ADMIN })).body.data.some((row) => row.paymentId === payment.id);
+      clock.advance(HOURS * 3_600_000 - 60_000);
+      assert.equal(await attention(), false, 'past RAIL_ATTENTION_HOURS but before its expiry, a pickup is waiting as meant, not stuck');
+      clock.advance(61_000);
+      assert.equal(await attention(), true, 'past its expiry and still open: an operator looks');
       const late = await collect(s, desk, code!);
       assert.deepEqual([late.status, late.body.code], [410, 'cash_pickup_expired'], 'past its expiry, before the scheduler noticed');
       await s.context.payments.runOnce();
