@@ -25,6 +25,7 @@ import { linkRoutes } from './modules/links/index.ts';
 import { identityRoutes } from './modules/identity/index.ts';
 import { adminRoutes } from './modules/admin/index.ts';
 import { agentRoutes } from './modules/agent/index.ts';
+import { agentNetworkProvider, cashPickupRoutes } from './modules/cash-pickup/index.ts';
 import { healthRoutes, readinessRoutes } from './modules/health/index.ts';
 import { merchantRoutes, sealStoredWebhookSecrets } from './modules/merchants/index.ts';
 import { terminalRoutes } from './modules/terminals/index.ts';
@@ -131,7 +132,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     config,
     db,
     now,
-    payoutProviders: options.payoutProviders ?? rails.payoutProviders,
+    // Cash pickup is paid by Tapline's own agent network, after any provider RAIL_ROUTES names for it (modules/cash-pickup).
+    payoutProviders: options.payoutProviders ?? [...rails.payoutProviders, agentNetworkProvider({ db, now, hours: config.cashPickupHours })],
     billerProviders: options.billerProviders ?? rails.billerProviders,
     fxProvider: options.fxProvider,
     onError: (scope, error) => app.log.error({ err: error }, `${scope} failed`),
@@ -182,7 +184,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, collectionRoutes, walletMoneyRoutes, payoutRoutes, productRoutes, saleRoutes, tillStaffRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, reconciliationRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
+  for (const routes of [healthRoutes, readinessRoutes, adminRoutes, merchantRoutes, terminalRoutes, walletRoutes, agentRoutes, webhookRoutes, paymentRoutes, fxRoutes, billRoutes, linkRoutes, identityRoutes, wearableRoutes, holderWearableRoutes, walletPayRoutes, posRoutes, collectionRoutes, walletMoneyRoutes, cashPickupRoutes, payoutRoutes, productRoutes, saleRoutes, tillStaffRoutes, giftCardRoutes, offlineRoutes, subscriptionRoutes, payrollRoutes, checkoutRoutes, railCallbackRoutes, reconciliationRoutes, merchantUserRoutes, merchantKeyRoutes, salesRoutes, webRoutes, dashboardRoutes]) {
     await routes(app, context);
   }
   await storeRoutes(app, context, options.mailTransport);

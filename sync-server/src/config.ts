@@ -112,6 +112,8 @@ export interface Config {
   agentSettlementFeePercent: string;
   agentSettlementMaxUsd: number;
   agentSettlementDailyUsd: number;
+  /** Cash pickup on the agent network (docs/payouts.md): hours a pickup waits for its recipient before the money goes back (CASH_PICKUP_HOURS, default 72). */
+  cashPickupHours: number;
   /** The withdrawal fee, percent of the amount, debited from the wallet on top (WALLET_WITHDRAWAL_FEE_PCT, default 0). */
   walletWithdrawalFeePercent: string;
   /** Withdrawal limits in US dollars, converted into the wallet's currency: one withdrawal, and all of a wallet's in 24 hours (0: no withdrawals). */
@@ -309,11 +311,12 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'NO_PIN_PER_DAY_USD', group: 'server', value: integer(0, 10_000_000), default: '50', description: 'a tag\'s default no-PIN limit per UTC day, US dollars converted' },
   { name: 'WALLET_TOP_UP_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'a wallet top-up\'s fee, paid by the phone on top' },
   { name: 'AGENT_CASH_IN_COMMISSION_PCT', group: 'server', value: percent(10), default: '0', description: 'an agent\'s commission on each cash-in' },
-  { name: 'AGENT_CASH_OUT_COMMISSION_PCT', group: 'server', value: percent(10), default: '0', description: 'an agent\'s commission on each cash-out' },
+  { name: 'AGENT_CASH_OUT_COMMISSION_PCT', group: 'server', value: percent(10), default: '0', description: 'an agent\'s commission on each cash-out, and on each cash pickup it pays' },
   { name: 'AGENT_FLOAT_TOP_UP_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'an agent\'s float top-up fee, asked of its phone on top' },
   { name: 'AGENT_SETTLEMENT_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'an agent\'s float settlement fee, debited from the float on top' },
   { name: 'AGENT_SETTLEMENT_MAX_USD', group: 'server', value: integer(0, 10_000_000), default: '5000', description: 'the most one float settlement may be, US dollars converted (0: no settlements)' },
   { name: 'AGENT_SETTLEMENT_DAILY_USD', group: 'server', value: integer(0, 100_000_000), default: '20000', description: 'an agent\'s float settlements in any 24 hours, US dollars converted' },
+  { name: 'CASH_PICKUP_HOURS', group: 'server', value: integer(1, HOURS_30_DAYS), default: '72', description: 'how long a cash pickup waits at the agents before its money goes back to the sender' },
   { name: 'WALLET_WITHDRAWAL_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'a wallet withdrawal\'s fee, debited from the wallet on top' },
   { name: 'WALLET_WITHDRAWAL_MAX_USD', group: 'server', value: integer(0, 10_000_000), default: '1000', description: 'the most one withdrawal may be, US dollars converted (0: no withdrawals)' },
   { name: 'WALLET_WITHDRAWAL_DAILY_USD', group: 'server', value: integer(0, 100_000_000), default: '2000', description: 'a wallet\'s withdrawals in any 24 hours, US dollars converted' },
@@ -545,6 +548,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     agentSettlementFeePercent: get('AGENT_SETTLEMENT_FEE_PCT'),
     agentSettlementMaxUsd: get('AGENT_SETTLEMENT_MAX_USD'),
     agentSettlementDailyUsd: get('AGENT_SETTLEMENT_DAILY_USD'),
+    cashPickupHours: get('CASH_PICKUP_HOURS'),
     walletWithdrawalFeePercent: get('WALLET_WITHDRAWAL_FEE_PCT'),
     walletWithdrawalMaxUsd: get('WALLET_WITHDRAWAL_MAX_USD'),
     walletWithdrawalDailyUsd: get('WALLET_WITHDRAWAL_DAILY_USD'),

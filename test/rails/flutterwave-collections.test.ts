@@ -69,7 +69,7 @@ for (const target of await databaseTargets()) {
       const s = server();
       const shop = await liveTill(s, 'UG', 'UGX');
       const before = await balanceMinor(s, shop.merchant.handle, 'UGX', 'live');
-      const clearing = await systemBalance(s, 'rail_clearing', 'UGX', 'live');
+      const clearing = await systemBalance(s, 'rail_clearing:flutterwave', 'UGX', 'live');
       // The cashier types the local form; the server sends Flutterwave 256770000001 on MTN.
       const created = await ask(s, shop.term, 5_000, '0770 000001');
       assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -83,7 +83,7 @@ for (const target of await databaseTargets()) {
       assert.equal(done.status, 'completed', JSON.stringify(done));
       assert.equal(done.providerReference, String(charge.id), "Flutterwave's transaction id is the provider reference");
       assert.equal(await balanceMinor(s, shop.merchant.handle, 'UGX', 'live'), before + 5_000);
-      assert.equal(await systemBalance(s, 'rail_clearing', 'UGX', 'live'), clearing - 5_000);
+      assert.equal(await systemBalance(s, 'rail_clearing:flutterwave', 'UGX', 'live'), clearing - 5_000);
       assert.deepEqual([chargeOf(created.body.id)!.timesCharged, chargeOf(created.body.id)!.webhooksSent], [1, 1]);
       assert.ok(fake.requests().includes('GET /v3/transactions/verify_by_reference'), 'the webhook was confirmed by verify');
       // The job and a repeated verdict change nothing more.
@@ -238,7 +238,7 @@ for (const target of await databaseTargets()) {
       const auth = { authorization: `Bearer wallet.${session.body.token}` };
       const quote = await s.request<{ provider: string; total: number }>('GET', '/api/wallet/top-ups/quote?amount=5000', { headers: auth });
       assert.deepEqual([quote.status, quote.body.provider, quote.body.total], [200, 'flutterwave', 5_100]);
-      const clearing = await systemBalance(s, 'rail_clearing', 'UGX', 'live');
+      const clearing = await systemBalance(s, 'rail_clearing:flutterwave', 'UGX', 'live');
       const key = randomUUID();
       const body = { amount: 5_000, currency: 'UGX', phone: CHARGE_SCENARIOS.success };
       const created = await s.request<TopUp>('POST', '/api/wallet/top-ups', { headers: { ...auth, 'idempotency-key': key }, body });
@@ -248,7 +248,7 @@ for (const target of await databaseTargets()) {
       const readTopUp = async (id: string) => (await s.request<TopUp>('GET', `/api/wallet/top-ups/${id}`, { headers: auth })).body;
       await until('charge.completed', async () => ((await readTopUp(created.body.id)).status === 'completed' ? true : undefined));
       assert.equal(await balanceMinor(s, handle, 'UGX', 'live'), 5_000);
-      assert.equal(await systemBalance(s, 'rail_clearing', 'UGX', 'live'), clearing - 5_100);
+      assert.equal(await systemBalance(s, 'rail_clearing:flutterwave', 'UGX', 'live'), clearing - 5_100);
       const retry = await s.request<TopUp>('POST', '/api/wallet/top-ups', { headers: { ...auth, 'idempotency-key': key }, body });
       assert.deepEqual([retry.status, retry.body.id], [201, created.body.id]);
       assert.equal(await s.context.collections.applyCallback(created.body.id, 'flutterwave', { status: 'completed' }), 'unchanged');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { ADMIN, type TestServer, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, type TestServer, databaseTargets, systemBalance, useTestServer } from '@tapline/sync-server/testing';
 import { BILL_CUSTOMERS, type FlutterwaveFake, startFlutterwaveFake } from '../fakes/flutterwave/index.ts';
 
 type Bill = { id: string; status: string; token: string | null; units: string | null; providerReference?: string | null; failureReason?: string };
@@ -36,6 +36,7 @@ for (const target of await databaseTargets()) {
       server().request<Bill & { code?: string }>('POST', '/api/bills/pay', { headers: { 'x-merchant-api-key': merchant.liveKey, 'idempotency-key': randomUUID() }, body: { currency: 'NGN', ...body } });
 
     it('airtime, electricity with its token, and cable TV are paid at Flutterwave', async () => {
+      const clearing = { own: await systemBalance(server(), 'rail_clearing:flutterwave', 'NGN', 'live'), shared: await systemBalance(server(), 'rail_clearing', 'NGN', 'live') };
       const airtime = await pay({ billType: 'airtime', billerId: 'mtn-ng-airtime', accountRef: BILL_CUSTOMERS.phone.success, amount: 500 });
       assert.equal(airtime.status, 201, JSON.stringify(airtime.body));
       assert.equal(airtime.body.status, 'completed');
@@ -48,6 +49,15 @@ for (const target of await databaseTargets()) {
       assert.equal(tv.status, 201, JSON.stringify(tv.body));
       assert.equal(tv.body.status, 'completed');
       assert.equal(fake.bills().length, 3, 'three bills paid at the provider');
+      // Each bill's money passed through Flutterwave's own clearing account (debit in, settlement out): net zero, the shared one untouched.
+      const legs = await server().db.query<{ n: number }>(
+        `SELECT count(*)::int8 AS n FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
+         WHERE a.owner_id = 'rail_clearing:flutterwave' AND p.transfer_id = ANY ($1::text[])`,
+        [[airtime.body.id, power.body.id, tv.body.id].flatMap((id) => [`${id}:debit`, `${id}:settle`])],
+      );
+      assert.equal(Number(legs[0]!.n), 6);
+      assert.deepEqual({ own: await systemBalance(server(), 'rail_clearing:flutterwave', 'NGN', 'live'), shared: await systemBalance(server(), 'rail_clearing', 'NGN', 'live') }, clearing);
+      assert.deepEqual((await checkLedger(server().db)).violations, []);
     });
 
     it('a customer Flutterwave does not know, and a bill it declines: failed, the wallet refunded', async () => {

@@ -43,7 +43,7 @@ for (const target of await databaseTargets()) {
       const s = server();
       const shop = await liveTill(s, 'GH', 'GHS');
       const before = await balanceMinor(s, shop.merchant.handle, 'GHS', 'live');
-      const clearing = await systemBalance(s, 'rail_clearing', 'GHS', 'live');
+      const clearing = await systemBalance(s, 'rail_clearing:paystack', 'GHS', 'live');
       // The cashier types the local form; the server sends Paystack 0240000001 as MTN.
       const created = await ask(s, shop.term, 2_550, '024 000 0001');
       assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -54,7 +54,7 @@ for (const target of await databaseTargets()) {
       });
       assert.equal(done.amountMinor, 2_550);
       assert.equal(await balanceMinor(s, shop.merchant.handle, 'GHS', 'live'), before + 2_550);
-      assert.equal(await systemBalance(s, 'rail_clearing', 'GHS', 'live'), clearing - 2_550);
+      assert.equal(await systemBalance(s, 'rail_clearing:paystack', 'GHS', 'live'), clearing - 2_550);
       assert.deepEqual(chargesOf(created.body.id).map((charge) => [charge.charged, charge.amount, charge.currency, charge.phone, charge.provider]), [[1, 2_550, 'GHS', '0240000001', 'mtn']]);
       assert.deepEqual(webhooksOf(created.body.id).map((webhook) => webhook.answered), [200]);
       // The job and a repeated verdict change nothing more.

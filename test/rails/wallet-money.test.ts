@@ -51,7 +51,7 @@ for (const target of await databaseTargets()) {
       const { handle, auth } = await holder(s);
       const quote = await s.request<{ provider: string; total: number }>('GET', '/api/wallet/top-ups/quote?amount=100', { headers: auth });
       assert.deepEqual([quote.status, quote.body.provider, quote.body.total], [200, 'mpesa', 102]);
-      const clearing = await systemBalance(s, 'rail_clearing', 'KES', 'live');
+      const clearing = await systemBalance(s, 'rail_clearing:mpesa', 'KES', 'live');
       const key = randomUUID();
       const body = { amount: 100, currency: 'KES', phone: COLLECTION_SCENARIOS.success.phone };
       const created = await s.request<TopUp>('POST', '/api/wallet/top-ups', { headers: { ...auth, 'idempotency-key': key }, body });
@@ -62,7 +62,7 @@ for (const target of await databaseTargets()) {
       assert.equal(fake.collections().length, 1, 'one push');
       assert.equal(fake.collections()[0]!.amount, 102, 'the phone is asked amount + fee');
       assert.equal(await balanceMinor(s, handle, 'KES', 'live'), 10_000);
-      assert.equal(await systemBalance(s, 'rail_clearing', 'KES', 'live'), clearing - 10_200);
+      assert.equal(await systemBalance(s, 'rail_clearing:mpesa', 'KES', 'live'), clearing - 10_200);
       // The retry, the provider's duplicate callback and a poll racing it: still one credit.
       const retry = await s.request<TopUp>('POST', '/api/wallet/top-ups', { headers: { ...auth, 'idempotency-key': key }, body });
       assert.deepEqual([retry.status, retry.body.id], [201, created.body.id]);

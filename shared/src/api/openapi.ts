@@ -3639,6 +3639,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payments/{id}/pickup-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            paymentId: string;
+                            /** @enum {string} */
+                            status: "active" | "paid" | "expired";
+                            amount: number;
+                            currency: string;
+                            country: string;
+                            phone: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            commission: number;
+                            /** Format: date-time */
+                            endedAt?: string;
+                            agentId?: string;
+                        } & {
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/cash-pickups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        phone: string;
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            paymentId: string;
+                            /** @enum {string} */
+                            status: "active" | "paid" | "expired";
+                            amount: number;
+                            currency: string;
+                            country: string;
+                            phone: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            commission: number;
+                            /** Format: date-time */
+                            endedAt?: string;
+                            agentId?: string;
+                        } & {
+                            receiverName: string | null;
+                            floatBalance: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/settlement-accounts": {
         parameters: {
             query?: never;

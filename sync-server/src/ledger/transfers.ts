@@ -49,6 +49,8 @@ export const TRANSFER_KINDS = [
   'agent_cash_out',
   // An agent's float topped up from its own mobile money (its settlements are payments, kind agent_settlement)
   'agent_float_top_up',
+  // Cash pickup on the agent network (modules/cash-pickup): the platform's commission to the paying agent
+  'cash_pickup_commission',
   'store_order',
   'store_refund',
 ] as const;

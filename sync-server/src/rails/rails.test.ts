@@ -22,7 +22,7 @@ describe('the route table', () => {
     assert.deepEqual(providersFor(DEFAULT_ROUTES, 'mobile_money', 'TZ'), ['flutterwave']);
     assert.deepEqual(providersFor(DEFAULT_ROUTES, 'bank_transfer', 'NG'), ['paystack', 'flutterwave']);
     assert.deepEqual(providersFor(DEFAULT_ROUTES, 'bank_transfer', 'EG'), ['flutterwave']);
-    assert.deepEqual(providersFor(DEFAULT_ROUTES, 'cash_pickup', 'NG'), ['flutterwave']);
+    assert.deepEqual(providersFor(DEFAULT_ROUTES, 'cash_pickup', 'NG'), [], 'cash pickup is paid by the agent network, not a provider');
     // Rails that never leave Tapline, and countries a rail is not offered in, have no provider.
     assert.deepEqual(providersFor(DEFAULT_ROUTES, 'wallet', 'NG'), []);
     assert.deepEqual(providersFor(DEFAULT_ROUTES, 'mobile_money', 'US'), []);

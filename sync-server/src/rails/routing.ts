@@ -32,7 +32,9 @@ export const DEFAULT_ROUTES: RouteTable = new Map<RouteKey, readonly RailProvide
   ['mobile_money:*', ['flutterwave']],
   ...PAYSTACK_BANKS.map((country) => [`bank_transfer:${country}` as RouteKey, ['paystack', 'flutterwave'] as const] as const),
   ['bank_transfer:*', ['flutterwave']],
-  ['cash_pickup:*', ['flutterwave']],
+  // cash_pickup: no provider by default. None of the adapters can pay it (Flutterwave v3's transfers
+  // offer no cash pickup our receiver fits: flutterwave/destinations.ts), so it is paid by Tapline's
+  // own agent network (modules/cash-pickup), which app.ts puts after these providers.
 ]);
 
 export class RouteConfigError extends Error {}

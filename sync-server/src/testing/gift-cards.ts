@@ -76,7 +76,7 @@ export async function holder(s: TestServer, options: { fund?: number; currency?:
   return { handle, currency, headers: { authorization: `Bearer wallet.${session.body.token}` } };
 }
 
-/** An agent with a funded wallet, signed in. */
+/** An agent with a funded wallet, signed in (test mode in Nigeria unless told). */
 export async function agent(s: TestServer, options: { fund?: number; currency?: string; country?: string; mode?: 'test' | 'live' } = {}) {
   const handle = uniqueHandle('agent');
   const currency = options.currency ?? 'NGN';

@@ -1608,7 +1608,7 @@ export interface paths {
          *     input (send_otp: Ghana's Telecel/Vodafone Cash voucher), which a collection cannot carry, the collection fails at once
          *     (failureCode provider_error, failureReason says so). Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
          *     On completion, in one database transaction: the state, one ledger transfer crediting the merchant's wallet (from
-         *     rail_clearing live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
+         *     the provider's rail_clearing:<provider> live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
          *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
          *     {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
          *     providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
@@ -1650,7 +1650,7 @@ export interface paths {
          *     input (send_otp: Ghana's Telecel/Vodafone Cash voucher), which a collection cannot carry, the collection fails at once
          *     (failureCode provider_error, failureReason says so). Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
          *     On completion, in one database transaction: the state, one ledger transfer crediting the merchant's wallet (from
-         *     rail_clearing live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
+         *     the provider's rail_clearing:<provider> live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
          *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
          *     {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
          *     providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
@@ -1706,7 +1706,7 @@ export interface paths {
          *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
          *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
          *     four digits) 0002 declined, 0003 insufficient funds (failed),
-         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing:<provider>
          *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
          *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
          *
@@ -1738,7 +1738,7 @@ export interface paths {
          *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
          *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
          *     four digits) 0002 declined, 0003 insufficient funds (failed),
-         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing:<provider>
          *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
          *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
          */
@@ -1754,7 +1754,7 @@ export interface paths {
          *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
          *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
          *     four digits) 0002 declined, 0003 insufficient funds (failed),
-         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing:<provider>
          *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
          *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
          *
@@ -1788,7 +1788,7 @@ export interface paths {
          *     WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
          *     answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
          *     four digits) 0002 declined, 0003 insufficient funds (failed),
-         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+         *     0004 no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing:<provider>
          *     live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
          *     /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.
          */
@@ -1915,6 +1915,46 @@ export interface paths {
         get: operations["getWalletWithdrawal"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/{id}/pickup-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time code for a cash pickup payment, for the sender to pass to the recipient
+         * @description A live payment on the cash_pickup rail waits at Tapline's agents of the recipient's country until she collects it with her phone and this code (8 digits, shown only in this answer; a new one replaces the last and the wrong-code count starts again). 404 `payment_not_found` for another merchant's or mode's payment; 422 `not_a_cash_pickup` for a payment on another rail (or in test mode, where the sandbox pays it); 409 `cash_pickup_not_ready` while it is still being handed to the network, 409 `cash_pickup_ended` once collected or expired.
+         */
+        post: operations["createPaymentPickupCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/cash-pickups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay out a cash pickup: the recipient gives her phone and the sender's code, the agent hands her the cash
+         * @description Body {phone (E.164), code (8 digits; spaces and dashes ignored)}. Pays the recipient's pickup in the agent's country: in one transaction the pickup ends `paid`, its payment completes (payment.completed to the sender) and the money moves from the agent network's rail clearing into the agent's float, plus the platform's commission (AGENT_CASH_OUT_COMMISSION_PCT) from its fees. A wrong code (or no pickup for that phone) is 403 `wrong_pickup_code`; every try counts against the phone's active pickups and after 5 wrong ones they refuse codes for 15 minutes (429 `pickup_attempts_exceeded`). 410 `cash_pickup_expired` past its expiry (the money goes back to the sender), 409 `cash_pickup_ended` when it was paid or expired meanwhile, 422 `currency_mismatch` when the float is in another currency; 400 `cash_pickup_code_invalid`, `phone_invalid`. Send an Idempotency-Key: a retry answers the first payout.
+         */
+        post: operations["createAgentCashPickup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -18064,6 +18104,311 @@ export interface operations {
                 };
             };
             /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createPaymentPickupCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The pickup: pku_ + the payment id's key */
+                        id: string;
+                        paymentId: string;
+                        /** @enum {string} */
+                        status: "active" | "paid" | "expired";
+                        /** @description What the agent pays out, major units of the recipient country's currency */
+                        amount: number;
+                        currency: string;
+                        /** @description The recipient's country: only its agents pay it */
+                        country: string;
+                        /** @description The recipient's phone (E.164), which the agent asks for with the code */
+                        phone: string;
+                        /**
+                         * Format: date-time
+                         * @description Not collected by then: the payment fails and the money goes back to the sender
+                         */
+                        expiresAt: string;
+                        /** @description What the platform paid the agent on top (AGENT_CASH_OUT_COMMISSION_PCT), major units */
+                        commission: number;
+                        /** Format: date-time */
+                        endedAt?: string;
+                        /** @description The agent that paid it */
+                        agentId?: string;
+                    } & {
+                        /** @description "1234 5678": give it to the recipient only */
+                        code: string;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `payment_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `cash_pickup_not_ready`, `cash_pickup_ended`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `not_a_cash_pickup`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAgentCashPickup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional and recommended: a retry with the same key and body answers the first result instead of running twice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The recipient's phone, E.164 */
+                    phone: string;
+                    /** @description The code the sender passed her */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The pickup: pku_ + the payment id's key */
+                        id: string;
+                        paymentId: string;
+                        /** @enum {string} */
+                        status: "active" | "paid" | "expired";
+                        /** @description What the agent pays out, major units of the recipient country's currency */
+                        amount: number;
+                        currency: string;
+                        /** @description The recipient's country: only its agents pay it */
+                        country: string;
+                        /** @description The recipient's phone (E.164), which the agent asks for with the code */
+                        phone: string;
+                        /**
+                         * Format: date-time
+                         * @description Not collected by then: the payment fails and the money goes back to the sender
+                         */
+                        expiresAt: string;
+                        /** @description What the platform paid the agent on top (AGENT_CASH_OUT_COMMISSION_PCT), major units */
+                        commission: number;
+                        /** Format: date-time */
+                        endedAt?: string;
+                        /** @description The agent that paid it */
+                        agentId?: string;
+                    } & {
+                        /** @description The recipient's name as the sender gave it, to check against her ID */
+                        receiverName: string | null;
+                        /** @description The agent's float in this currency after the payout, major units */
+                        floatBalance: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `idempotency_key_invalid`, `cash_pickup_code_invalid`, `phone_invalid`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `wrong_pickup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `cash_pickup_ended`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Expired. Codes include: `cash_pickup_expired`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `currency_mismatch`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `pickup_attempts_exceeded`, `rate_limited`. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];

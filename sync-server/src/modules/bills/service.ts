@@ -6,7 +6,7 @@ import type { Database } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { badRequest, notFound, unprocessable } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
-import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
+import { railClearing, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { transfer, transferIds, type TransferLeg } from '../../ledger/ledger.ts';
 import { ensureSandboxFloat } from '../payments/index.ts';
 import { findWallet } from '../wallets/index.ts';
@@ -100,10 +100,11 @@ function sandboxResult(biller: Biller, billId: string, amount: number, reference
   return { status: 'completed', providerReference };
 }
 
-function debitLegs(walletId: string, currency: string, amount: number, fee: number, to: 'rail_clearing' | 'funding'): TransferLeg[] {
+/** A bill's debit: into its live biller provider's own clearing account (rail_clearing:<provider>), or `funding` in the sandbox. */
+function debitLegs(walletId: string, currency: string, amount: number, fee: number, to: { provider: string } | 'funding'): TransferLeg[] {
   const legs: TransferLeg[] = [
     { account: walletAccount(walletId, currency), amount: -(amount + fee) },
-    { account: systemAccount(to, currency), amount },
+    { account: to === 'funding' ? systemAccount('funding', currency) : railClearing(currency, to.provider), amount },
   ];
   if (fee > 0) legs.push({ account: systemAccount('fees', currency), amount: fee });
   return legs;
@@ -172,7 +173,7 @@ export async function payBill(deps: BillDeps, caller: { merchantId: string; hand
   const pending = await deps.db.transaction(async (tx) => {
     const row = await insertBill(tx, base);
     if (!row) return { row: (await findBill(tx, billId))!, created: false };
-    await transfer(tx, { id: transferIds.step(billId, 'debit'), mode: caller.mode, kind: 'bill_debit', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'rail_clearing'), metadata: { billId } });
+    await transfer(tx, { id: transferIds.step(billId, 'debit'), mode: caller.mode, kind: 'bill_debit', legs: debitLegs(wallet.id, biller.currency, amount, fee, { provider: provider.name }), metadata: { billId } });
     return { row, created: true };
   });
   if (!pending.created || pending.row.status !== 'pending') return pending.row;
@@ -189,11 +190,11 @@ export async function payBill(deps: BillDeps, caller: { merchantId: string; hand
     if (result.status === 'completed') {
       await transfer(tx, {
         id: transferIds.step(billId, 'settle'), mode: caller.mode, kind: 'bill_settlement',
-        legs: [{ account: systemAccount('rail_clearing', biller.currency), amount: -amount }, { account: systemAccount('funding', biller.currency), amount }],
+        legs: [{ account: railClearing(biller.currency, provider.name), amount: -amount }, { account: systemAccount('funding', biller.currency), amount }],
       });
     } else {
       await transfer(tx, {
-        id: transferIds.step(billId, 'refund'), mode: caller.mode, kind: 'bill_refund', legs: debitLegs(wallet.id, biller.currency, amount, fee, 'rail_clearing').map((leg) => ({ ...leg, amount: -leg.amount })), metadata: { billId },
+        id: transferIds.step(billId, 'refund'), mode: caller.mode, kind: 'bill_refund', legs: debitLegs(wallet.id, biller.currency, amount, fee, { provider: provider.name }).map((leg) => ({ ...leg, amount: -leg.amount })), metadata: { billId },
       });
     }
     const row = await recordBillResult(tx, billId, result, deps.now());

@@ -279,7 +279,8 @@ for (const target of await databaseTargets()) {
       });
       assert.equal(done.amountMinor, 5000);
       assert.equal(await balanceMinor(s, shop.merchant.handle, 'UGX', 'live'), before + 5000);
-      assert.equal(await systemBalance(s, 'rail_clearing', 'UGX', 'live'), -5000);
+      assert.equal(await systemBalance(s, 'rail_clearing:momo', 'UGX', 'live'), -5000, 'in the provider\'s own clearing');
+      assert.equal(await systemBalance(s, 'rail_clearing', 'UGX', 'live'), 0, 'not the shared one');
       assert.equal(fake.collections().length, 1, 'one request-to-pay');
 
       const rejected = await s.request<Collection>('POST', '/api/pos/collections', { headers: liveTerm, body: { amountMinor: 5000, currency: 'UGX', phone: '+256773123451' } });

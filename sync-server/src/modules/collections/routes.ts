@@ -36,7 +36,7 @@ collects there; RAIL_ROUTES mobile_money order); none: 422 collection_unavailabl
 input (send_otp: Ghana's Telecel/Vodafone Cash voucher), which a collection cannot carry, the collection fails at once
 (failureCode provider_error, failureReason says so). Results arrive by the provider's callback (/api/rails/<provider>/...) and by polling its status.
 On completion, in one database transaction: the state, one ledger transfer crediting the merchant's wallet (from
-rail_clearing live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
+the provider's rail_clearing:<provider> live, from funding in the sandbox) and the event pos.collection.completed; failures and expiries send
 pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
 {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
 providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the

@@ -15,7 +15,7 @@ import type { Queryable } from '../../db/database.ts';
 import { type Mode, newId } from '../../auth/secrets.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
 import { badRequest, conflict, gone, notFound, unprocessable } from '../../http/errors.ts';
-import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
+import { railClearing, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { type CollectionRequest, type CollectionUpdate, type RailAdapter, type RailProviderName, providersFor } from '../../rails/index.ts';
 import { findMerchant } from '../merchants/index.ts';
@@ -245,8 +245,9 @@ export function collectionService(context: AppContext, log: (message: string, de
         mode: row.mode,
         kind: row.purpose === 'till_sale' ? 'pos_collection' : row.purpose,
         legs: [
-          // Live: the money is at the provider until it settles to the platform; sandbox: the test faucet.
-          { account: systemAccount(row.provider === 'sandbox' ? 'funding' : 'rail_clearing', row.currency), amount: -(row.amount + row.fee) },
+          // Live: the money is at the provider until it settles to the platform, in that provider's own
+          // clearing account (rail_clearing:<provider>, as its payouts); sandbox: the test faucet.
+          { account: row.provider === 'sandbox' ? systemAccount('funding', row.currency) : railClearing(row.currency, row.provider), amount: -(row.amount + row.fee) },
           { account: walletAccount(row.merchant_wallet_id, row.currency), amount: row.amount },
           ...(row.fee > 0 ? [{ account: systemAccount('fees', row.currency), amount: row.fee }] : []),
         ],

@@ -141,7 +141,7 @@ export async function paymentRoutes(app: TypedApp, context: AppContext): Promise
   }, async (request) => {
     const { limit = 20, offset = 0 } = request.query;
     const now = context.now();
-    const page = await listPaymentsNeedingAttention(db, attentionSince(now), limit, offset);
+    const page = await listPaymentsNeedingAttention(db, attentionSince(now), now, limit, offset);
     return {
       attentionHours: context.config.railAttentionHours,
       asOf: now.toISOString(),
@@ -152,7 +152,8 @@ export async function paymentRoutes(app: TypedApp, context: AppContext): Promise
     };
   });
 
-  app.metrics.gauge('tapline_payments_needing_attention', 'Live payouts still pending or processing at their provider past RAIL_ATTENTION_HOURS', async () =>
-    (await listPaymentsNeedingAttention(db, attentionSince(), 0, 0)).total,
-  );
+  app.metrics.gauge('tapline_payments_needing_attention', 'Live payouts still pending or processing at their provider past RAIL_ATTENTION_HOURS and their estimated arrival', async () => {
+    const now = context.now();
+    return (await listPaymentsNeedingAttention(db, attentionSince(now), now, 0, 0)).total;
+  });
 }

@@ -18,7 +18,7 @@ import { type Rail, RAIL_INFO, railAvailableIn } from './rails.ts';
 import { type Receiver, type ReceiverInput, checkLiveReceiver, parseReceiver } from './receiver.ts';
 import { notifyPaymentOutcomes } from './outcomes.ts';
 import { type NewPayment, type PaymentKind, type PaymentRow, type Scenario, type TimelineEntry, findPayment, insertPayment, updatePayment } from './store.ts';
-import { advanceSandboxPending, claimSandboxCompletions, completeSandboxPayments, stopScheduling } from './store-steps.ts';
+import { advanceSandboxPending, claimSandboxCompletions, completeSandboxPayments, lockPayment, stopScheduling } from './store-steps.ts';
 
 export interface PaymentsDeps {
   db: Database;
@@ -163,7 +163,7 @@ export async function completePayment(
   row: PaymentRow,
   at: Date,
   note: string,
-  change: { providerReference?: string | null; nextStepAt?: Date | null } = {},
+  change: { providerReference?: string | null; nextStepAt?: Date | null; settleInto?: AccountRef } = {},
 ): Promise<PaymentRow> {
   const updated = await updatePayment(tx, row.id, {
     status: 'completed',
@@ -174,8 +174,21 @@ export async function completePayment(
   });
   await emit(tx, updated, at);
   // The transfer last: the hot system accounts it locks are held only until the commit.
-  if (row.scenario !== 'on_us' && row.scenario !== 'link') await postSettlement(tx, moneyOf(row), recipientAccount(row));
+  if (row.scenario !== 'on_us' && row.scenario !== 'link') await postSettlement(tx, moneyOf(row), change.settleInto ?? recipientAccount(row));
   return updated;
+}
+
+/**
+ * A payout its provider pays inside Tapline (the agent network's cash pickup: the agent hands the
+ * cash over and its float takes the money from the rail clearing), completed in the caller's
+ * transaction with the settlement into `into` instead of out through `funding`. Undefined when the
+ * payment is not that provider's or is final already (nothing moves).
+ */
+export async function completePaymentInto(tx: Queryable, paymentId: string, provider: string, at: Date, note: string, into: AccountRef): Promise<PaymentRow | undefined> {
+  const row = await lockPayment(tx, paymentId);
+  if (!row || row.scenario !== 'provider' || row.provider !== provider) return undefined;
+  if (row.status !== 'pending' && row.status !== 'processing') return undefined;
+  return completePayment(tx, row, at, note, { settleInto: into });
 }
 
 export async function failPayment(tx: Queryable, row: PaymentRow, at: Date, reason: string, change: { providerReference?: string | null } = {}): Promise<PaymentRow> {

@@ -160,26 +160,29 @@ export async function listPayments(db: Queryable, merchantId: string, mode: Mode
 }
 
 /**
- * Live payouts still open at their provider (pending or processing) since before `before`, oldest
- * first, across merchants: what an operator looks into (migration 031's partial index).
+ * Live payouts still open at their provider (pending or processing) since before `before` and past
+ * their estimated arrival at `now`, oldest first, across merchants: what an operator looks into
+ * (migration 031's partial index). The arrival keeps out a payout that is meant to wait: a cash
+ * pickup waits for its recipient until its expiry (its estimated arrival), days if need be.
  */
 export async function listPaymentsNeedingAttention(
   db: Queryable,
   before: Date,
+  now: Date,
   limit: number,
   offset: number,
 ): Promise<{ rows: (PaymentRow & { last_step_error: string | null; merchant_name: string | null })[]; total: number }> {
-  const where = `scenario = 'provider' AND status IN ('pending', 'processing') AND created_at < $1`;
+  const where = `scenario = 'provider' AND status IN ('pending', 'processing') AND created_at < $1 AND (estimated_arrival IS NULL OR estimated_arrival < $2)`;
   if (limit === 0) {
-    const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [before]);
+    const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [before, now]);
     return { rows: [], total: count?.total ?? 0 };
   }
   const rows = await db.query<PaymentRow & { last_step_error: string | null; merchant_name: string | null }>(
     `SELECT ${COLUMNS}, last_step_error, (SELECT m.name FROM merchants m WHERE m.id = payments.merchant_id) AS merchant_name
-     FROM payments WHERE ${where} ORDER BY created_at, id LIMIT $2 OFFSET $3`,
-    [before, limit, offset],
+     FROM payments WHERE ${where} ORDER BY created_at, id LIMIT $3 OFFSET $4`,
+    [before, now, limit, offset],
   );
-  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [before]);
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [before, now]);
   return { rows, total: count?.total ?? 0 };
 }
 

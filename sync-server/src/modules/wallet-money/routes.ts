@@ -41,7 +41,7 @@ callback or a status poll, whichever comes first: the collection's row is locked
 WALLET_TOP_UP_FEE_PCT (default 0) of amount, rounded up, stated before confirmation by GET /api/wallet/top-ups/quote and in every
 answer (fee, total). Test mode (a test wallet): the sandbox answers after SANDBOX_STEP_MS, approved except the magic numbers (last
 four digits) ${SANDBOX_PHONE_SUFFIXES.declined} declined, ${SANDBOX_PHONE_SUFFIXES.insufficient_funds} insufficient funds (failed),
-${SANDBOX_PHONE_SUFFIXES.no_answer} no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing
+${SANDBOX_PHONE_SUFFIXES.no_answer} no answer (expired). On completion, in one transaction: the state, the ledger transfer (rail_clearing:<provider>
 live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification wallet.top_up.completed (GET
 /api/wallet/notifications); a failure or expiry: wallet.top_up.failed.`;
 
