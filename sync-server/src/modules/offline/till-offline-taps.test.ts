@@ -8,7 +8,8 @@ import { uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
 import { conflictsOf, connectTerminal, push } from '../../testing/offline.ts';
 
-type Sale = { saleId: string; status: string; unpaid: number; tenders: { kind: string; amount: number }[] };
+type Sale = { saleId: string; status: string; unpaid: number; refundable: number; tenders: { kind: string; amount: number }[] };
+type Refund = { amount: number; tenders: { kind: string; amount: number }[] };
 type Report = { methods: Record<string, { count: number; amount: number }>; declinedOffline: { count: number; amount: number } };
 
 /**
@@ -96,6 +97,22 @@ for (const target of await databaseTargets()) {
       const wrong = shop.sale(100, tapD, 800);
       const refused = conflictsOf<TillSaleDoc>(await push(shop.socket, [twice, wrong], 'till_sales'));
       assert.deepEqual(refused.map((doc) => [doc.status, doc.declineCode]), [['declined', 'tender_claimed'], ['declined', 'tender_unverified']]);
+
+      // A refund of the sale gives the tap back to the wallet that paid it first, then cash; the tap alone is refunded through its sale only.
+      const alone = await s.request<{ code: string }>('POST', '/api/pos/refunds', { headers: shop.key, body: { saleId: tapB.id } });
+      assert.deepEqual([alone.status, alone.body.code], [409, 'sale_in_till_sale']);
+      const payerMid = await balanceMinor(s, shop.payer, 'NGN');
+      const refund = await s.request<Refund>('POST', '/api/pos/refunds', { headers: shop.key, body: { saleId: saleB.id } });
+      assert.equal(refund.status, 201, JSON.stringify(refund.body));
+      assert.deepEqual([refund.body.amount, refund.body.tenders], [20, [{ kind: 'wallet', amount: 15 }, { kind: 'cash', amount: 5 }]]);
+      assert.equal(await balanceMinor(s, shop.payer, 'NGN'), payerMid + 1_500, 'the offline tap went back to its wallet');
+
+      // Before its tap has settled, the sale cannot give the tap back.
+      const tapE = shop.tap(400);
+      const saleE = shop.sale(100, tapE);
+      assert.equal(conflictsOf<TillSaleDoc>(await push(shop.socket, [saleE], 'till_sales'))[0]?.status, 'accepted');
+      const early = await s.request<{ code: string }>('POST', '/api/pos/refunds', { headers: shop.key, body: { saleId: saleE.id } });
+      assert.deepEqual([early.status, early.body.code], [409, 'offline_tap_not_settled']);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
@@ -133,6 +150,12 @@ for (const target of await databaseTargets()) {
       assert.deepEqual([recordedB?.status, recordedB?.unpaidMinor], ['accepted', 600], JSON.stringify(recordedB));
       const recordedEvents = (await shop.events('pos.till_sale.recorded')).filter((event) => event.saleId === saleB.id);
       assert.deepEqual(recordedEvents.map((event) => event.unpaid), [6]);
+      const readB = await s.request<Sale>('GET', `/api/pos/sales/${saleB.id}`, { headers: shop.key });
+      assert.deepEqual([readB.body.status, readB.body.unpaid, readB.body.refundable], ['accepted', 6, 4], 'the unpaid part is shown and is not refundable');
+      // Refunded, only what was paid goes back, from the drawer: the declined tap paid nothing.
+      const refund = await s.request<Refund>('POST', '/api/pos/refunds', { headers: shop.key, body: { saleId: saleB.id } });
+      assert.equal(refund.status, 201, JSON.stringify(refund.body));
+      assert.deepEqual([refund.body.amount, refund.body.tenders], [4, [{ kind: 'cash', amount: 4 }]]);
 
       assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), merchantBefore, 'a declined tap moved nothing');
       const x = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });

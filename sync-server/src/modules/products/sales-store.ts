@@ -23,6 +23,8 @@ export interface SaleRow {
   tenders: unknown;
   tip: number | null;
   cashier_id: string | null;
+  /** A till sale's shortfall: tenders the server declined at sync (an offline tap); absent for the others. */
+  unpaid?: number | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -83,7 +85,7 @@ export async function findSale(db: Queryable, scope: { merchantId: string; mode:
   if (payment) return payment;
   const [till] = await db.query<SaleRow>(
     `SELECT t.id::text, 'till_sale' AS kind, t.merchant_id, t.mode, t.terminal_id, t.status, t.amount, t.currency, NULL::text AS payer_wallet_id, NULL::text AS payer_handle,
-       NULL::text AS merchant_wallet_id, NULL::text AS transfer_id, t.captured_at AS created_at, t.settled_at, t.items, t.cart_discount, t.tenders, t.tip, t.cashier_id
+       NULL::text AS merchant_wallet_id, NULL::text AS transfer_id, t.captured_at AS created_at, t.settled_at, t.items, t.cart_discount, t.tenders, t.tip, t.cashier_id, t.unpaid
      FROM till_sales t WHERE t.id = $1::uuid AND t.merchant_id = $2 AND t.mode = $3${suffix}`,
     [id.toLowerCase(), scope.merchantId, scope.mode],
   );
@@ -305,6 +307,15 @@ export async function tillSaleClaiming(db: Queryable, sessionId: string): Promis
 export async function sessionTenderOf(db: Queryable, sessionId: string): Promise<string | undefined> {
   const [row] = await db.query<{ tender_of: string | null }>('SELECT tender_of::text FROM pos_sessions WHERE id = $1::uuid', [sessionId]);
   return row?.tender_of ?? undefined;
+}
+
+/** The wallet that paid an offline tap a till sale names as its offline_tap tender: only once the server accepted it. */
+export async function offlineTapPayer(db: Queryable, paymentId: string): Promise<{ payer_wallet_id: string; payer_handle: string } | undefined> {
+  const [row] = await db.query<{ payer_wallet_id: string; payer_handle: string }>(
+    `SELECT payer_wallet_id, payer_handle FROM offline_payments WHERE id = $1::uuid AND status = 'accepted'`,
+    [paymentId],
+  );
+  return row;
 }
 
 /** The wallet that paid a POS session (a split sale's wallet tender is refunded to it). */
