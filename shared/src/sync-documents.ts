@@ -115,6 +115,12 @@ export const OfflinePaymentDocument = Type.Object({
   walletRef: Type.Optional(Type.String({ maxLength: 128 })),
   /** The till staff member signed in when it was taken (docs/till.md): the day report counts it for them. */
   cashierId: Type.Optional(Type.String({ maxLength: 64 })),
+  /**
+   * A tap taken offline for part of a split sale (docs/till.md): the till sale's id, whose
+   * `offline_tap` tender names this payment. Such a tap is given back without a manager PIN while
+   * no till sale claims it, and a day report counts it for its cashier with the till sale.
+   */
+  tenderOf: Type.Optional(Type.String({ maxLength: 36 })),
   ...verdict,
   ...cartFields,
 });

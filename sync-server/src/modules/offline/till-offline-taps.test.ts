@@ -34,8 +34,9 @@ for (const target of await databaseTargets()) {
       assert.equal(tag.status, 201, JSON.stringify(tag.body));
       const { socket } = await connectTerminal(s, `term.${created.body.token}`);
       const terminalId = created.body.id;
-      const tap = (amountMinor: number): OfflinePaymentDoc => ({
+      const tap = (amountMinor: number, tenderOf?: string): OfflinePaymentDoc => ({
         id: randomUUID(), terminalId, kind: 'tap', tagId: tag.body.tagId, amountMinor, currency: 'NGN', description: 'Suya', capturedAt: new Date().toISOString(), status: 'queued', serverSeq: 0,
+        ...(tenderOf === undefined ? {} : { tenderOf }),
       });
       const sale = (cashMinor: number, tapDoc: OfflinePaymentDoc, tapMinor = tapDoc.amountMinor): TillSaleDoc => ({
         id: randomUUID(), terminalId, amountMinor: cashMinor + tapMinor, currency: 'NGN', capturedAt: new Date().toISOString(), status: 'queued', serverSeq: 0,
@@ -113,6 +114,24 @@ for (const target of await databaseTargets()) {
       assert.equal(conflictsOf<TillSaleDoc>(await push(shop.socket, [saleE], 'till_sales'))[0]?.status, 'accepted');
       const early = await s.request<{ code: string }>('POST', '/api/pos/refunds', { headers: shop.key, body: { saleId: saleE.id } });
       assert.deepEqual([early.status, early.body.code], [409, 'offline_tap_not_settled']);
+
+      // A split sale cancelled after its offline tap synced: the tap (taken with tenderOf) goes back in full without a PIN, once;
+      // an offline tap taken for a whole sale is not a tender.
+      const cancelledSale = randomUUID();
+      const tapF = shop.tap(650, cancelledSale);
+      const [settledF] = conflictsOf(await push(shop.socket, [tapF]));
+      assert.deepEqual([settledF?.status, settledF?.tenderOf], ['accepted', cancelledSale]);
+      const payerBeforeReturn = await balanceMinor(s, shop.payer, 'NGN');
+      const returned = await s.request<Refund>('POST', `/api/pos/sessions/${tapF.id}/return`, { headers: shop.term, body: {} });
+      assert.equal(returned.status, 201, JSON.stringify(returned.body));
+      assert.deepEqual([returned.body.amount, returned.body.tenders], [6.5, [{ kind: 'wallet', amount: 6.5 }]]);
+      const again = await s.request<Refund>('POST', `/api/pos/sessions/${tapF.id}/return`, { headers: shop.term, body: {} });
+      assert.equal(again.status, 201, 'asking again answers the same refund');
+      assert.equal(await balanceMinor(s, shop.payer, 'NGN'), payerBeforeReturn + 650, 'given back once');
+      const whole = shop.tap(200);
+      assert.equal(conflictsOf(await push(shop.socket, [whole]))[0]?.status, 'accepted');
+      const notTender = await s.request<{ code: string }>('POST', `/api/pos/sessions/${whole.id}/return`, { headers: shop.term, body: {} });
+      assert.deepEqual([notTender.status, notTender.body.code], [409, 'not_a_tender']);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 

@@ -74,7 +74,8 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     }
     add(payment.kind === 'tap' ? methods.offlineTap : methods.offlineVoucher, payment.amount);
     add(offline, payment.amount);
-    if (payment.cashier_id) add(cashierOf(payment.cashier_id).sales, payment.amount);
+    // A split sale's offline tap counts for the cashier with its till sale.
+    if (payment.cashier_id && !payment.tender_of) add(cashierOf(payment.cashier_id).sales, payment.amount);
     addTaxes(payment.items, payment.cart_discount);
   }
   for (const card of day.giftCards) {

@@ -89,7 +89,8 @@ export async function saleRoutes(app: TypedApp, context: AppContext): Promise<vo
       tags: ['pos'],
       summary: 'Give back a split tender: a POS session that paid part of a till sale the cashier cancelled',
       description:
-        'For a session opened with tenderOf (part of a till sale): refunds it in full to the wallet that paid, without a manager PIN, as it ' +
+        'For a session opened with tenderOf (part of a till sale), or an accepted offline tap the kiosk took with tenderOf (split tender offline; ' +
+        'its id in place of the session\'s): refunds it in full to the wallet that paid, without a manager PIN, as it ' +
         'paid for nothing yet. Refused once a till sale claims it (409 sale_in_till_sale: refund that sale), for any other session (409 ' +
         `not_a_tender), more than ${TENDER_RETURN_HOURS} hours after it was paid (409 tender_return_expired), when it is not completed (409 ` +
         'sale_not_refundable) or was refunded already (409 nothing_to_refund). 404 sale_not_found for a session of another terminal. Asking again ' +

@@ -155,7 +155,7 @@ export interface StoredRefundLine {
 }
 
 type DaySession = { amount: number; tag_id: string | null; items: unknown; cart_discount: number | null; cashier_id: string | null; tender_of: string | null };
-type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null; cashier_id: string | null };
+type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null; cashier_id: string | null; tender_of: string | null };
 type DayRefund = { amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null; sale_kind: SaleRow['kind']; tenders: unknown };
 /** A till sale as a day report counts it: cash kept, handed over and given back, the tip (minor units). */
 export type DayTillSale = {
@@ -188,7 +188,7 @@ const OPEN = {
 const select = (open: { table: string; where: string }, columns: string) => `SELECT ${columns} FROM ${open.table} WHERE ${open.where}`;
 const claim = (open: { table: string; where: string }, columns: string) => `UPDATE ${open.table} SET z_report_id = $2 WHERE ${open.where} RETURNING ${columns}`;
 const SESSION_COLUMNS = 'amount, tag_id, items, cart_discount, cashier_id, tender_of::text';
-const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount, cashier_id';
+const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount, cashier_id, tender_of::text';
 const TILL_COLUMNS = 'amount, tip, status, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id, tenders';
 /** The cash a refund `r` gave from the drawer: its cash tenders (refunds of till sales made before tenders were recorded: all of it). */
 const CASH_PART = `coalesce((SELECT sum((t->>'amount')::int8) FROM jsonb_array_elements(r.tenders) t WHERE t->>'kind' = 'cash'), CASE WHEN r.tenders IS NULL THEN r.amount ELSE 0 END)`;
@@ -301,6 +301,12 @@ export async function staffNames(db: Queryable, merchantId: string, ids: readonl
 export async function tillSaleClaiming(db: Queryable, sessionId: string): Promise<string | undefined> {
   const [row] = await db.query<{ sale_id: string }>('SELECT sale_id::text FROM till_sale_tender_claims WHERE reference = $1', [sessionId]);
   return row?.sale_id;
+}
+
+/** The till sale an offline tap was taken to pay part of (a split tender offline), if it was. */
+export async function paymentTenderOf(db: Queryable, paymentId: string): Promise<string | undefined> {
+  const [row] = await db.query<{ tender_of: string | null }>('SELECT tender_of::text FROM offline_payments WHERE id = $1::uuid', [paymentId]);
+  return row?.tender_of ?? undefined;
 }
 
 /** The till sale a POS session was opened to pay part of (a split tender), if it was. */
