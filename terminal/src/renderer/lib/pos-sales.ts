@@ -3,7 +3,7 @@ import type { Cart, SaleLine } from '@tapline/shared/cart';
 import { toMajor } from '@tapline/shared/money';
 import type { OfflinePaymentDoc, SyncDocument } from '@tapline/shared/sync-protocol';
 import { type Api, ApiError, FINAL_STATUSES, type PosSession, isUnreachable } from './api.ts';
-import type { PosSaleCollection } from './replica.ts';
+import type { OfflinePaymentCollection, PosSaleCollection } from './replica.ts';
 import type { PushGate } from './sync.ts';
 import { isWithdrawn } from './offline-payments.ts';
 import { sessionItems } from './till-cart.ts';
@@ -276,14 +276,16 @@ export const PAID_BY_QR_CODE = 'sale_paid_by_qr';
  * cannot be resolved yet holds the push (RxDB retries it). A split sale's offline tap withdrawn
  * when the sale was cancelled before it synced (lib/offline-payments.ts, withdrawnTap) is never sent.
  */
-export function offlinePaymentGate(sales: PosSales, now: () => Date = () => new Date()): PushGate {
+export function offlinePaymentGate(sales: PosSales, now: () => Date = () => new Date(), payments: OfflinePaymentCollection | null = null): PushGate {
   return async (collection, docs) => {
     const kept = new Map<string, SyncDocument>();
     if (collection !== 'offline_payments') return kept;
     for (const doc of docs as OfflinePaymentDoc[]) {
-      // A split sale's offline tap withdrawn when the sale was cancelled offline: never sent.
-      if (isWithdrawn(doc)) {
-        kept.set(doc.id, doc);
+      // A split sale's offline tap withdrawn when the sale was cancelled offline: never sent. The
+      // replica is read again: the push may have been asked for before the tap was withdrawn.
+      const current = isWithdrawn(doc) ? doc : ((await payments?.findOne(doc.id).exec())?.toMutableJSON() ?? doc);
+      if (isWithdrawn(current)) {
+        kept.set(doc.id, current);
         continue;
       }
       if (doc.status !== 'queued') continue;
