@@ -10,7 +10,7 @@ import { conflictsOf, connectTerminal, push } from '../../testing/offline.ts';
 
 type Sale = { saleId: string; status: string; unpaid: number; refundable: number; tenders: { kind: string; amount: number }[] };
 type Refund = { amount: number; tenders: { kind: string; amount: number }[] };
-type Report = { methods: Record<string, { count: number; amount: number }>; declinedOffline: { count: number; amount: number } };
+type Report = { gross: number; methods: Record<string, { count: number; amount: number }>; declinedOffline: { count: number; amount: number } };
 
 /**
  * A split sale paid partly by an offline tap (docs/till.md, "Split tender offline"): the kiosk
@@ -89,7 +89,7 @@ for (const target of await databaseTargets()) {
       assert.equal(Number(claims[0]?.n), 3, 'each tap claimed by its one sale');
       // The day report counts each tap once, as an offline tap, and only the rest of each sale as cash.
       const x = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
-      assert.deepEqual([x.body.methods.offlineTap, x.body.methods.cash], [{ count: 3, amount: 32 }, { count: 3, amount: 28 }]);
+      assert.deepEqual([x.body.methods.offlineTap, x.body.methods.cash, x.body.gross], [{ count: 3, amount: 32 }, { count: 3, amount: 28 }, 60]);
 
       // A second sale naming a tap already claimed, or a tap of another amount, is declined.
       const twice = shop.sale(100, tapA);
@@ -178,7 +178,7 @@ for (const target of await databaseTargets()) {
 
       assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), merchantBefore, 'a declined tap moved nothing');
       const x = await s.request<Report>('GET', '/api/pos/reports/current', { headers: shop.term });
-      assert.deepEqual([x.body.declinedOffline, x.body.methods.cash], [{ count: 2, amount: 18 }, { count: 2, amount: 12 }], 'the declined taps counted as declined, never as cash');
+      assert.deepEqual([x.body.declinedOffline, x.body.methods.cash, x.body.gross], [{ count: 2, amount: 18 }, { count: 2, amount: 12 }, 12], 'the declined taps counted as declined, never as cash or takings');
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
   });
