@@ -115,6 +115,12 @@ export const OfflinePaymentDocument = Type.Object({
   walletRef: Type.Optional(Type.String({ maxLength: 128 })),
   /** The till staff member signed in when it was taken (docs/till.md): the day report counts it for them. */
   cashierId: Type.Optional(Type.String({ maxLength: 64 })),
+  /**
+   * A tap taken offline for part of a split sale (docs/till.md): the till sale's id, whose
+   * `offline_tap` tender names this payment. Such a tap is given back without a manager PIN while
+   * no till sale claims it, and a day report counts it for its cashier with the till sale.
+   */
+  tenderOf: Type.Optional(Type.String({ maxLength: 36 })),
   ...verdict,
   ...cartFields,
 });
@@ -147,16 +153,21 @@ export const GiftCardSaleDocument = Type.Object({
 });
 export type GiftCardSaleDoc = Static<typeof GiftCardSaleDocument>;
 
-export const TILL_TENDER_KINDS = ['cash', 'wallet', 'gift_card', 'mobile_money'] as const;
-/** How part of a till sale was paid: notes and coins, a Tapline wallet tap, a gift card, a mobile-money collection. */
+export const TILL_TENDER_KINDS = ['cash', 'wallet', 'gift_card', 'mobile_money', 'offline_tap'] as const;
+/**
+ * How part of a till sale was paid: notes and coins, a Tapline wallet tap (online), a gift card, a
+ * mobile-money collection, or a tap taken while the server could not be reached (`offline_tap`).
+ */
 export type TillTenderKind = (typeof TILL_TENDER_KINDS)[number];
 
 /**
  * One tender of a till sale. `amountMinor` is what it paid towards the sale (and tip). Cash also
  * records what the customer handed over and the change given back (tendered - amount, the change
  * comes from the drawer). The other kinds name the server record that moved the money:
- * `reference` is the POS session or offline payment id (wallet), the redemption (gift card) or the
- * collection (mobile money).
+ * `reference` is the POS session (wallet), the redemption (gift card), the collection (mobile money)
+ * or the offline payment (offline_tap: a tap the kiosk recorded offline in offline_payments, which
+ * the server settles on its own and may decline; the sale is recorded all the same, with
+ * `unpaidMinor`).
  */
 const TillTenderDocument = Type.Object({
   kind: oneOf(TILL_TENDER_KINDS, 16),
@@ -191,6 +202,11 @@ export const TillSaleDocument = Type.Object({
   cashierId: Type.Optional(Type.String({ maxLength: 64 })),
   shiftId: Type.Optional(Type.String({ maxLength: 36 })),
   description: Type.Optional(Text()),
+  /**
+   * Set by the server: what the tenders did not pay because it declined them at sync (an
+   * offline_tap whose offline payment was declined), the merchant's shortfall. Absent: 0.
+   */
+  unpaidMinor: Type.Optional(Type.Integer({ minimum: 0 })),
   ...verdict,
   ...cartFields,
 });

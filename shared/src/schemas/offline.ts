@@ -64,6 +64,7 @@ export const OfflinePaymentRecord = Type.Object({
   receivedAt: Timestamp,
   settledAt: Timestamp,
   cashierId: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The till staff member signed in when it was taken, when the kiosk said' })),
+  tenderOf: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'A tap taken offline for part of a split sale: the till sale it pays part of (its offline_tap tender)' })),
   items: Type.Optional(Type.Array(SaleLineRecord, { description: 'The lines sold, when the terminal sent them' })),
   cartDiscount: Type.Optional(Type.Number({ description: 'The cart discount, major units' })),
   totals: Type.Optional(SaleTotals),

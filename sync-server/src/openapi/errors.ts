@@ -91,7 +91,7 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
   [/^createMerchantProduct$/, { 400: ['invalid_price', 'invalid_tax_rate', 'invalid_image_url', 'stock_required', 'currency_not_supported'], 409: ['sku_taken'] }],
   ['updateMerchantProduct', { 400: ['invalid_price', 'invalid_tax_rate', 'invalid_image_url', 'stock_required'], 404: ['product_not_found'], 409: ['sku_taken'] }],
   [/^(get|archive|unarchive)MerchantProduct$/, { 404: ['product_not_found'], 409: ['sku_taken'] }],
-  ['createPosRefund', { 400: ['refund_line_invalid'], 403: MANAGER_PIN[403], 404: ['sale_not_found'], 409: ['sale_not_refundable', 'nothing_to_refund', 'sale_id_ambiguous', 'sale_in_till_sale', 'mobile_money_refund_unavailable', 'sale_changed'], 422: ['insufficient_funds', 'cashier_unknown', 'amount_not_payable'], 429: MANAGER_PIN[429] }],
+  ['createPosRefund', { 400: ['refund_line_invalid'], 403: MANAGER_PIN[403], 404: ['sale_not_found'], 409: ['sale_not_refundable', 'nothing_to_refund', 'sale_id_ambiguous', 'sale_in_till_sale', 'mobile_money_refund_unavailable', 'sale_changed', 'offline_tap_not_settled'], 422: ['insufficient_funds', 'cashier_unknown', 'amount_not_payable'], 429: MANAGER_PIN[429] }],
   ['getPosSale', { 404: ['sale_not_found'], 409: ['sale_id_ambiguous'] }],
   ['closePosDay', { 403: MANAGER_PIN[403], 429: MANAGER_PIN[429] }],
   ['getPosReport', { 404: ['report_not_found'] }],

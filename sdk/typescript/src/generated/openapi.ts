@@ -2344,7 +2344,9 @@ export interface paths {
          * @description Only a completed POS session, an accepted offline payment or an accepted till sale. The money goes back from the merchant's wallet to the wallet
          *     that paid, by a ledger transfer in the same transaction as the refund, its stock and its pos.refund.created event; a till sale gives back its
          *     wallet tap that way first and the rest in cash from the drawer (no ledger movement), tenders saying which. A POS session that paid part of a
-         *     till sale is refunded through that sale (409 sale_in_till_sale). A till sale's mobile money part (after its wallet tap, before its cash)
+         *     till sale is refunded through that sale (409 sale_in_till_sale), and so is an offline tap a till sale names as its offline_tap tender: it goes
+         *     back to its wallet like a wallet tap once the server accepted it (409 offline_tap_not_settled before), and a tap the server declined paid
+         *     nothing, so the sale's unpaid part is never refunded. A till sale's mobile money part (after its wallet tap, before its cash)
          *     goes back to the phone that paid as a mobile_money payout from the merchant's wallet (a payment like POST /api/pay's, with its fee; the
          *     sandbox in test mode), recorded in the refund's transaction, its id in the refund's mobile_money tender reference; 409 sale_changed when
          *     another refund of the sale got in between (send it again), 409 mobile_money_refund_unavailable when the refund would need more back than
@@ -2374,7 +2376,7 @@ export interface paths {
         put?: never;
         /**
          * Give back a split tender: a POS session that paid part of a till sale the cashier cancelled
-         * @description For a session opened with tenderOf (part of a till sale): refunds it in full to the wallet that paid, without a manager PIN, as it paid for nothing yet. Refused once a till sale claims it (409 sale_in_till_sale: refund that sale), for any other session (409 not_a_tender), more than 24 hours after it was paid (409 tender_return_expired), when it is not completed (409 sale_not_refundable) or was refunded already (409 nothing_to_refund). 404 sale_not_found for a session of another terminal. Asking again answers the same refund (its id derives from the session), so a retry never pays twice. 422 cashier_unknown for a cashierId that is none of the merchant's till staff or dashboard users.
+         * @description For a session opened with tenderOf (part of a till sale), or an accepted offline tap the kiosk took with tenderOf (split tender offline; its id in place of the session's): refunds it in full to the wallet that paid, without a manager PIN, as it paid for nothing yet. Refused once a till sale claims it (409 sale_in_till_sale: refund that sale), for any other session (409 not_a_tender), more than 24 hours after it was paid (409 tender_return_expired), when it is not completed (409 sale_not_refundable) or was refunded already (409 nothing_to_refund). 404 sale_not_found for a session of another terminal. Asking again answers the same refund (its id derives from the session), so a retry never pays twice. 422 cashier_unknown for a cashierId that is none of the merchant's till staff or dashboard users.
          */
         post: operations["createPosSessionReturn"];
         delete?: never;
@@ -6546,6 +6548,8 @@ export interface components {
             settledAt: string;
             /** @description The till staff member signed in when it was taken, when the kiosk said */
             cashierId?: string | null;
+            /** @description A tap taken offline for part of a split sale: the till sale it pays part of (its offline_tap tender) */
+            tenderOf?: string | null;
             /** @description The lines sold, when the terminal sent them */
             items?: components["schemas"]["SaleLineRecord"][];
             /** @description The cart discount, major units */
@@ -7344,7 +7348,7 @@ export interface components {
             payerHandle: string | null;
             walletRef: string | null;
             tenders: {
-                /** @description cash, wallet, gift_card or mobile_money */
+                /** @description cash, wallet, gift_card, mobile_money or offline_tap */
                 kind: string;
                 /** @description What this tender paid, major units */
                 amount: number;
@@ -7352,9 +7356,11 @@ export interface components {
                 tendered?: number;
                 /** @description Cash: given back from the drawer */
                 change?: number;
-                /** @description Wallet: the POS session that took this part */
+                /** @description Wallet: the POS session that took this part; offline_tap: the offline payment */
                 reference?: string;
             }[];
+            /** @description Till sale: what its tenders did not pay because the server declined them at sync (an offline tap), major units: the merchant's shortfall */
+            unpaid?: number;
             /** @description Change given, major units */
             change: number;
             /** @description A tip on top of the sale, major units */
@@ -20112,7 +20118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`, `sale_in_till_sale`, `mobile_money_refund_unavailable`, `sale_changed`. */
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`, `sale_not_refundable`, `nothing_to_refund`, `sale_id_ambiguous`, `sale_in_till_sale`, `mobile_money_refund_unavailable`, `sale_changed`, `offline_tap_not_settled`. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -23,6 +23,7 @@ import {
   paymentRow,
 } from './settlement.ts';
 import { type OfflinePaymentRow, findOfflinePayments, insertOfflinePayments } from './store.ts';
+import { tillSaleTapsSettled } from './till-sales.ts';
 
 interface Pending {
   candidate: Candidate;
@@ -136,6 +137,8 @@ export function offlinePaymentSettler(context: AppContext): CollectionSettler<Of
     const accepted = unitsByProduct(batch.flatMap((entry) => (entry.verdict?.status === 'accepted' ? (entry.candidate.cart?.lines ?? []) : [])));
     if (accepted.size > 0) await moveSaleStock(tx, productScope, accepted, -1, now);
     await enqueueEvents(tx, rows.map((row) => paymentEvent(row, now)));
+    // A split sale's offline tap that reached the server after its sale: declined, that part is unpaid.
+    await tillSaleTapsSettled(tx, rows, now);
     return rows;
   }
 

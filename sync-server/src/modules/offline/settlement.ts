@@ -45,6 +45,8 @@ export interface Candidate {
   cartProblem: CartError | null;
   /** Who took it at the till; null when none was sent or it was not a usable id (the payment is never declined for it). */
   cashierId: string | null;
+  /** A tap for part of a split sale: the till sale's id (lower case); null otherwise or when not a UUID (never a reason to decline). */
+  tenderOf: string | null;
 }
 
 export type Verdict =
@@ -94,7 +96,8 @@ export function candidateOf(doc: Record<string, unknown>, id: string, scopeCurre
   const sorted = cart.cartProblem ? ['items', 'discountMinor'] : [];
   // The customer paid whoever the cashier was: an unusable cashier id is dropped, never a reason to decline.
   const cashierId = typeof doc.cashierId === 'string' && doc.cashierId.trim() !== '' && textProblem(doc.cashierId, 64) === null ? doc.cashierId : null;
-  problems.push(...schemaProblems('offline_payments', doc, problems, [...sorted, 'cashierId']));
+  const tenderOf = typeof doc.tenderOf === 'string' && UUID.test(doc.tenderOf.toLowerCase()) ? doc.tenderOf.toLowerCase() : null;
+  problems.push(...schemaProblems('offline_payments', doc, problems, [...sorted, 'cashierId', 'tenderOf']));
   return {
     id,
     kind: kind ?? 'tap',
@@ -107,6 +110,7 @@ export function candidateOf(doc: Record<string, unknown>, id: string, scopeCurre
     invalid: problems.length > 0 ? problems.join('; ') : null,
     ...cart,
     cashierId,
+    tenderOf,
   };
 }
 
@@ -129,6 +133,7 @@ export function paymentDocument(row: OfflinePaymentRow): OfflinePaymentDoc {
     settledAt: row.settled_at.toISOString(),
     serverSeq: row.server_seq,
     ...(row.cashier_id ? { cashierId: row.cashier_id } : {}),
+    ...(row.tender_of ? { tenderOf: row.tender_of } : {}),
     ...documentLines(row),
   };
 }
@@ -165,6 +170,7 @@ export function paymentRecord(row: OfflinePaymentRow) {
     receivedAt: row.received_at.toISOString(),
     settledAt: row.settled_at.toISOString(),
     cashierId: row.cashier_id ?? null,
+    tenderOf: row.tender_of ?? null,
     ...recordLines(row),
   };
 }
@@ -215,6 +221,7 @@ export function paymentRow(scope: SettlementScope, candidate: Candidate, verdict
     items: candidate.cart?.lines ?? null,
     cart_discount: candidate.cart ? candidate.cart.discount : null,
     cashier_id: candidate.cashierId,
+    tender_of: candidate.tenderOf,
   };
 }
 

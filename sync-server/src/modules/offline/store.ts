@@ -102,10 +102,12 @@ export interface OfflinePaymentRow {
   cart_discount: number | null;
   /** Who took it at the till (migration 042), when the kiosk said. */
   cashier_id: string | null;
+  /** A tap for part of a split sale: the till sale's id (migration 050). */
+  tender_of?: string | null;
 }
 
 const PAYMENT_COLUMNS =
-  'id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, amount, currency, description, captured_at, received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq, items, cart_discount, cashier_id';
+  'id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, amount, currency, description, captured_at, received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq, items, cart_discount, cashier_id, tender_of::text';
 
 export async function findOfflinePayment(db: Queryable, id: string): Promise<OfflinePaymentRow | undefined> {
   const [row] = await db.query<OfflinePaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM offline_payments WHERE id = $1`, [id], { prepareAs: 'offline_payment_find' });
@@ -127,14 +129,14 @@ export async function nextTerminalSeq(tx: Queryable, terminalId: string): Promis
 export async function insertOfflinePayment(tx: Queryable, row: OfflinePaymentRow & { voucher_hash: string | null }): Promise<OfflinePaymentRow> {
   const [inserted] = await tx.query<OfflinePaymentRow>(
     `INSERT INTO offline_payments (id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, voucher_hash, amount, currency, description, captured_at,
-       received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq, cashier_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) RETURNING ${PAYMENT_COLUMNS}`,
+       received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq, cashier_id, tender_of)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23::uuid) RETURNING ${PAYMENT_COLUMNS}`,
     [
       row.id, row.terminal_id, row.merchant_id, row.mode, row.kind, row.tag_id, row.voucher_id, row.voucher_hash, row.amount, row.currency, row.description,
       row.captured_at, row.received_at, row.status, row.payer_wallet_id, row.payer_handle, row.transfer_id, row.decline_code, row.decline_reason, row.settled_at,
-      row.server_seq, row.cashier_id ?? null,
+      row.server_seq, row.cashier_id ?? null, row.tender_of ?? null,
     ],
-    { prepareAs: 'offline_payment_insert' },
+    { prepareAs: 'offline_payment_insert_v2' },
   );
   return inserted!;
 }
@@ -165,10 +167,10 @@ export async function insertOfflinePayments(tx: Queryable, rows: readonly (Offli
   const times = (name: 'captured_at' | 'received_at' | 'settled_at') => rows.map((row) => row[name].toISOString());
   return tx.query<OfflinePaymentRow>(
     `INSERT INTO offline_payments (id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, voucher_hash, amount, currency, description, captured_at,
-       received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq, items, cart_discount, cashier_id)
+       received_at, status, payer_wallet_id, payer_handle, transfer_id, decline_code, decline_reason, settled_at, server_seq, items, cart_discount, cashier_id, tender_of)
      SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int8[], $10::text[], $11::text[],
        $12::timestamptz[], $13::timestamptz[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::timestamptz[], $21::int8[],
-       $22::jsonb[], $23::int8[], $24::text[])
+       $22::jsonb[], $23::int8[], $24::text[], $25::uuid[])
      RETURNING ${PAYMENT_COLUMNS}`,
     [
       column('id'), column('terminal_id'), column('merchant_id'), column('mode'), column('kind'), column('tag_id'), column('voucher_id'), column('voucher_hash'),
@@ -176,8 +178,9 @@ export async function insertOfflinePayments(tx: Queryable, rows: readonly (Offli
       column('payer_handle'), column('transfer_id'), column('decline_code'), column('decline_reason'), times('settled_at'), column('server_seq'),
       rows.map((row) => (row.items === null || row.items === undefined ? null : JSON.stringify(row.items))), column('cart_discount'),
       rows.map((row) => row.cashier_id ?? null),
+      rows.map((row) => row.tender_of ?? null),
     ],
-    { prepareAs: 'offline_payments_insert_many' },
+    { prepareAs: 'offline_payments_insert_many_v2' },
   );
 }
 

@@ -30,12 +30,14 @@ export interface TillSaleRow {
   decline_reason: string | null;
   settled_at: Date;
   server_seq: number;
+  /** What the tenders did not pay: the offline taps the server declined at sync (migration 050). */
+  unpaid: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const COLUMNS =
-  'id::text, terminal_id, merchant_id, mode, amount, tip, currency, tenders, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id, shift_id, description, captured_at, received_at, status, decline_code, decline_reason, settled_at, server_seq';
+  'id::text, terminal_id, merchant_id, mode, amount, tip, currency, tenders, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id, shift_id, description, captured_at, received_at, status, decline_code, decline_reason, settled_at, server_seq, unpaid';
 
 /** Numbers as numbers (node-postgres answers int8 as text, PGlite as numbers), jsonb parsed. */
 function parsed(row: TillSaleRow): TillSaleRow {
@@ -49,6 +51,7 @@ function parsed(row: TillSaleRow): TillSaleRow {
     cash_change: Number(row.cash_change),
     cart_discount: row.cart_discount === null ? null : Number(row.cart_discount),
     server_seq: Number(row.server_seq),
+    unpaid: Number(row.unpaid ?? 0),
     tenders,
   };
 }
@@ -62,10 +65,10 @@ export async function insertTillSales(tx: Queryable, rows: readonly TillSaleRow[
   if (rows.length === 0) return [];
   const inserted = await tx.query<TillSaleRow>(
     `INSERT INTO till_sales (id, terminal_id, merchant_id, mode, amount, tip, currency, tenders, cash_amount, cash_tendered, cash_change, items, cart_discount,
-       cashier_id, shift_id, description, captured_at, received_at, status, decline_code, decline_reason, settled_at, server_seq)
+       cashier_id, shift_id, description, captured_at, received_at, status, decline_code, decline_reason, settled_at, server_seq, unpaid)
      SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, terminal_id text, merchant_id text, mode text, amount bigint, tip bigint, currency text, tenders jsonb,
        cash_amount bigint, cash_tendered bigint, cash_change bigint, items jsonb, cart_discount bigint, cashier_id text, shift_id text, description text,
-       captured_at timestamptz, received_at timestamptz, status text, decline_code text, decline_reason text, settled_at timestamptz, server_seq bigint)
+       captured_at timestamptz, received_at timestamptz, status text, decline_code text, decline_reason text, settled_at timestamptz, server_seq bigint, unpaid bigint)
      RETURNING ${COLUMNS}`,
     [JSON.stringify(rows)],
   );
@@ -115,4 +118,54 @@ export async function insertTenderClaims(tx: Queryable, claims: readonly { refer
      SELECT * FROM jsonb_to_recordset($1::jsonb) AS c(reference text, sale_id uuid, amount bigint)`,
     [JSON.stringify(claims)],
   );
+}
+
+/** An offline payment a till sale names as its offline_tap tender (any terminal's: the check says whose). */
+export interface TenderPaymentRow {
+  id: string;
+  terminal_id: string;
+  merchant_id: string;
+  mode: Mode;
+  kind: string;
+  amount: number;
+  currency: string;
+  status: 'accepted' | 'declined';
+  decline_code: string | null;
+}
+
+/**
+ * What an offline_tap tender names: the offline payments already settled (a tap may reach the
+ * server before or after its sale) and the till sale that claimed each reference, if any. The
+ * references are a terminal's UUIDs; one that is not names nothing.
+ */
+export async function findTenderPayments(tx: Queryable, references: readonly string[]): Promise<{ payments: Map<string, TenderPaymentRow>; claims: Map<string, string> }> {
+  const uuids = [...new Set(references.map((id) => id.toLowerCase()))].filter((id) => UUID.test(id)).sort();
+  if (uuids.length === 0) return { payments: new Map(), claims: new Map() };
+  // A terminal's pushes settle one after the other under its row's lock, so its tap and its sale
+  // never settle at once; a claim by another terminal's sale is caught by the claims' primary key.
+  const payments = await tx.query<TenderPaymentRow>(
+    'SELECT id::text, terminal_id, merchant_id, mode, kind, amount, currency, status, decline_code FROM offline_payments WHERE id = ANY ($1::uuid[])',
+    [uuids],
+  );
+  const claims = await tx.query<{ reference: string; sale_id: string }>('SELECT reference, sale_id::text FROM till_sale_tender_claims WHERE reference = ANY ($1::text[])', [uuids]);
+  return {
+    payments: new Map(payments.map((row) => [row.id, { ...row, amount: Number(row.amount) }])),
+    claims: new Map(claims.map((row) => [row.reference, row.sale_id])),
+  };
+}
+
+/** The till sales whose offline_tap tender names one of these offline payments, with the amount each claimed. */
+export async function claimsOfPayments(tx: Queryable, paymentIds: readonly string[]): Promise<{ reference: string; sale_id: string; amount: number }[]> {
+  if (paymentIds.length === 0) return [];
+  const rows = await tx.query<{ reference: string; sale_id: string; amount: number }>(
+    'SELECT reference, sale_id::text, amount FROM till_sale_tender_claims WHERE reference = ANY ($1::text[]) ORDER BY reference',
+    [paymentIds.map((id) => id.toLowerCase())],
+  );
+  return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
+}
+
+/** Adds what a declined tender did not pay to its sale's shortfall; answers the sale as it is now. */
+export async function addUnpaid(tx: Queryable, saleId: string, amount: number): Promise<TillSaleRow | undefined> {
+  const [row] = await tx.query<TillSaleRow>(`UPDATE till_sales SET unpaid = unpaid + $2 WHERE id = $1::uuid RETURNING ${COLUMNS}`, [saleId, amount]);
+  return row ? parsed(row) : undefined;
 }

@@ -5,20 +5,35 @@ import { storableText, textProblem, textProblemMessage } from '@tapline/shared/t
 import type { Cart, CartError } from '@tapline/shared/cart';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
+import type { OfflinePaymentRow } from './store.ts';
 import { type NewEvent, enqueueEvents } from '../../events/outbox.ts';
 import { cartOfDocument, lockProducts, moveSaleStock, saleLineRecords, storedLines, tenderRecords, unitsByProduct } from '../products/index.ts';
 import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';
 import { type CollectionRow, lockCollections } from '../collections/index.ts';
 import { type GiftCardTender, giftCardTenderProblem, lockGiftCardTenders } from '../gift-cards/index.ts';
 import { type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint } from './push.ts';
-import { type StoredTender, type TenderSessionRow, type TillSaleRow, findTillSales, insertTenderClaims, insertTillSales, lockTenderSessions } from './till-sales-store.ts';
+import {
+  type StoredTender,
+  type TenderPaymentRow,
+  type TenderSessionRow,
+  type TillSaleRow,
+  addUnpaid,
+  claimsOfPayments,
+  findTenderPayments,
+  findTillSales,
+  insertTenderClaims,
+  insertTillSales,
+  lockTenderSessions,
+} from './till-sales-store.ts';
 
 /**
- * The tenders this server records on a till sale today: cash, a wallet tap (a POS session) and
- * mobile money (a completed collection, modules/collections) for part of it. The others are
- * declined, never half-recorded.
+ * The tenders this server records on a till sale today: cash, a wallet tap (a POS session), mobile
+ * money (a completed collection, modules/collections), a gift card redemption and an offline tap
+ * (an offline payment, settled on its own) for part of it. The others are declined, never
+ * half-recorded.
  */
-const RECORDED_TENDERS: ReadonlySet<TillTenderKind> = new Set(['cash', 'wallet', 'mobile_money', 'gift_card']);
+const RECORDED_TENDERS: ReadonlySet<TillTenderKind> = new Set(['cash', 'wallet', 'mobile_money', 'gift_card', 'offline_tap']);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ID_TEXT = 64;
 
 /** A till sale as the terminal sent it, checked; or why it cannot be recorded. */
@@ -139,7 +154,11 @@ export function tenderDecline(sale: Pick<Candidate, 'amount' | 'tip' | 'currency
     return decline('tender_not_supported', `A ${unsupported.kind} tender cannot be recorded on a till sale yet: this server records cash, wallet taps, mobile money and gift cards at the till`);
   }
   const wallets = sale.tenders.filter((tender) => tender.kind === 'wallet');
-  if (wallets.length > 1) return decline('tender_not_supported', 'A till sale takes at most one wallet tap');
+  const offlineTaps = sale.tenders.filter((tender) => tender.kind === 'offline_tap');
+  if (wallets.length + offlineTaps.length > 1) return decline('tender_not_supported', 'A till sale takes at most one wallet tap (online or offline)');
+  if (offlineTaps.some((tender) => tender.reference === undefined || !UUID.test(tender.reference))) {
+    return decline('tender_unverified', 'An offline_tap tender must name the offline payment that took it (reference, its UUID)');
+  }
   if (wallets.some((tender) => tender.reference === undefined)) return decline('tender_unverified', 'A wallet tender must name the POS session that took it (reference)');
   if (sale.tenders.some((tender) => tender.kind === 'mobile_money' && tender.reference === undefined)) {
     return decline('tender_unverified', 'A mobile_money tender must name the collection that took it (reference)');
@@ -161,7 +180,7 @@ export function tenderDecline(sale: Pick<Candidate, 'amount' | 'tip' | 'currency
   return null;
 }
 
-function rowOf(terminal: PushTerminal, sale: Candidate, verdict: Verdict, now: Date, seq: number): TillSaleRow {
+function rowOf(terminal: PushTerminal, sale: Candidate, verdict: Verdict, now: Date, seq: number, unpaid = 0): TillSaleRow {
   const cash = sale.tenders.filter((tender) => tender.kind === 'cash');
   const accepted = verdict.status === 'accepted';
   return {
@@ -189,6 +208,7 @@ function rowOf(terminal: PushTerminal, sale: Candidate, verdict: Verdict, now: D
     decline_reason: verdict.status === 'declined' ? verdict.reason : null,
     settled_at: now,
     server_seq: seq,
+    unpaid: accepted ? unpaid : 0,
   };
 }
 
@@ -218,13 +238,14 @@ export function tillSaleDocument(row: TillSaleRow): TillSaleDoc {
     ...(row.shift_id ? { shiftId: row.shift_id } : {}),
     ...(row.description ? { description: row.description } : {}),
     ...(row.decline_code ? { declineCode: row.decline_code, declineReason: row.decline_reason ?? '' } : {}),
+    ...(row.unpaid > 0 ? { unpaidMinor: row.unpaid } : {}),
     settledAt: row.settled_at.toISOString(),
     ...(lines ? { items: lines, discountMinor: Number(row.cart_discount ?? 0) } : {}),
   };
 }
 
 /** The sale as webhooks and the API carry it: major units. */
-export function tillSaleRecord(row: TillSaleRow) {
+export function tillSaleRecord(row: Pick<TillSaleRow, Exclude<keyof TillSaleRow, 'unpaid'>> & { unpaid?: number }) {
   const major = (minor: number) => toMajor(minor, row.currency);
   const lines = storedLines(row.items);
   return {
@@ -242,6 +263,8 @@ export function tillSaleRecord(row: TillSaleRow) {
     description: row.description,
     declineCode: row.decline_code,
     declineReason: row.decline_reason,
+    // What the tenders did not pay: offline taps the server declined at sync (the merchant's shortfall).
+    unpaid: major(row.unpaid ?? 0),
     capturedAt: row.captured_at.toISOString(),
     ...(lines ? saleLineRecords(lines, Number(row.cart_discount ?? 0), row.currency) : {}),
   };
@@ -258,7 +281,7 @@ function saleEvent(row: TillSaleRow, now: Date): NewEvent {
 }
 
 type TenderClaim = { reference: string; sale_id: string; amount: number };
-type BatchEntry = { sale: Candidate; seq: number; verdict: Verdict };
+type BatchEntry = { sale: Candidate; seq: number; verdict: Verdict; unpaid?: number };
 
 /** The references of one kind of tender on the batch's accepted sales. */
 function referencesOf(batch: readonly BatchEntry[], kind: TillTenderKind): string[] {
@@ -286,6 +309,46 @@ function claimTenders(
       for (let index = claims.length - 1; index >= 0; index -= 1) if (claims[index]!.sale_id === entry.sale.id) claims.splice(index, 1);
     } else for (const tender of entry.sale.tenders) if (tender.kind === kind) claims.push({ reference: normalise(tender.reference!), sale_id: entry.sale.id, amount: tender.amount });
   }
+}
+
+/**
+ * Offline payments just settled that a till sale recorded before them names as its offline_tap
+ * tender: a tap that did not pay that part (declined, or not the tap the sale says: another till,
+ * kind or amount) adds it to the sale's `unpaid`, and the merchant hears of the shortfall
+ * (`pos.till_sale.tender_unpaid`). An accepted tap paid its part: nothing changes.
+ */
+export async function tillSaleTapsSettled(
+  tx: Queryable,
+  payments: readonly Pick<OfflinePaymentRow, 'id' | 'terminal_id' | 'kind' | 'amount' | 'currency' | 'status' | 'decline_code' | 'decline_reason'>[],
+  now: Date,
+): Promise<void> {
+  const claims = await claimsOfPayments(tx, payments.map((payment) => payment.id));
+  if (claims.length === 0) return;
+  const byId = new Map(payments.map((payment) => [payment.id.toLowerCase(), payment]));
+  const events: NewEvent[] = [];
+  for (const claim of claims) {
+    const payment = byId.get(claim.reference)!;
+    const [sale] = await findTillSales(tx, [claim.sale_id]);
+    if (!sale) continue;
+    const paid = payment.status === 'accepted' && payment.kind === 'tap' && payment.terminal_id === sale.terminal_id && payment.currency === sale.currency && Number(payment.amount) === claim.amount;
+    if (paid) continue;
+    const updated = await addUnpaid(tx, sale.id, claim.amount);
+    if (!updated) continue;
+    events.push({
+      merchantId: updated.merchant_id,
+      mode: updated.mode,
+      type: 'pos.till_sale.tender_unpaid',
+      data: {
+        ...tillSaleRecord(updated),
+        paymentId: payment.id,
+        tenderAmount: toMajor(claim.amount, updated.currency),
+        paymentDeclineCode: payment.status === 'declined' ? payment.decline_code : 'tender_unverified',
+        paymentDeclineReason: payment.status === 'declined' ? payment.decline_reason : 'The offline payment is not the tap this sale names (another till, kind or amount)',
+      },
+      at: now,
+    });
+  }
+  await enqueueEvents(tx, events);
 }
 
 const SETTLEMENT_FAILED = decline(
@@ -381,6 +444,38 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
     return null;
   }
 
+  /**
+   * An offline_tap tender is the offline payment the till recorded for that part, which settles
+   * on its own and may reach the server before or after the sale. Settled already, it must be a
+   * tap of this till, in this currency, for exactly the tender's amount; declined, it paid
+   * nothing and the sale is recorded with that part unpaid. Not here yet, the sale is recorded and
+   * the tap settles when it comes (payment-push.ts adds a declined one to the sale's `unpaid`).
+   * Either way the reference is claimed by no other till sale.
+   */
+  function offlineTapDecline(terminal: PushTerminal, entry: BatchEntry, found: { payments: ReadonlyMap<string, TenderPaymentRow>; claims: ReadonlyMap<string, string> }, claimed: Set<string>): Verdict | null {
+    const { sale } = entry;
+    let unpaid = 0;
+    for (const tender of sale.tenders) {
+      if (tender.kind !== 'offline_tap') continue;
+      const reference = tender.reference!.toLowerCase();
+      const payment = found.payments.get(reference);
+      const unverified = (why: string) => decline('tender_unverified', `Offline tap tender ${reference}: ${why}`);
+      if (payment) {
+        if (payment.merchant_id !== terminal.merchantId || payment.mode !== terminal.mode || payment.terminal_id !== terminal.terminalId) return unverified('no offline payment of this till has this id');
+        if (payment.kind !== 'tap') return unverified(`the offline payment is a ${payment.kind} payment, not a tap`);
+        if (payment.currency !== sale.currency || payment.amount !== tender.amount) {
+          return unverified(`the tap took ${toMajor(payment.amount, payment.currency)} ${payment.currency}, the tender says ${toMajor(tender.amount, sale.currency)} ${sale.currency}`);
+        }
+        if (payment.status !== 'accepted') unpaid += tender.amount;
+      }
+      const claimedBy = found.claims.get(reference);
+      if ((claimedBy !== undefined && claimedBy !== sale.id) || claimed.has(reference)) return decline('tender_claimed', `Offline tap tender ${reference} already pays another till sale`);
+      claimed.add(reference);
+    }
+    entry.unpaid = unpaid;
+    return null;
+  }
+
   async function record(tx: Queryable, terminal: PushTerminal, batch: readonly BatchEntry[], now: Date): Promise<TillSaleRow[]> {
     const scope = { merchantId: terminal.merchantId, mode: terminal.mode };
     const claims: TenderClaim[] = [];
@@ -402,12 +497,18 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
       const redemptions = await lockGiftCardTenders(tx, redemptionIds);
       claimTenders(batch, claims, 'gift_card', (sale, claimed) => giftCardDecline(terminal, sale, redemptions, claimed));
     }
+    const tapIds = referencesOf(batch, 'offline_tap');
+    if (tapIds.length > 0) {
+      const found = await findTenderPayments(tx, tapIds);
+      const byId = new Map(batch.map((entry) => [entry.sale.id, entry]));
+      claimTenders(batch, claims, 'offline_tap', (sale, claimed) => offlineTapDecline(terminal, byId.get(sale.id)!, found, claimed), (reference) => reference.toLowerCase());
+    }
     const sold = unitsByProduct(batch.flatMap((entry) => (entry.verdict.status === 'accepted' ? (entry.sale.cart?.lines ?? []) : [])));
     if (sold.size > 0) {
       await lockProducts(tx, scope, [...sold.keys()]);
       await moveSaleStock(tx, scope, sold, -1, now);
     }
-    const rows = await insertTillSales(tx, batch.map((entry) => rowOf(terminal, entry.sale, entry.verdict, now, entry.seq)));
+    const rows = await insertTillSales(tx, batch.map((entry) => rowOf(terminal, entry.sale, entry.verdict, now, entry.seq, entry.unpaid)));
     await insertTenderClaims(tx, claims);
     await enqueueEvents(tx, rows.map((row) => saleEvent(row, now)));
     return rows;

@@ -17,7 +17,7 @@ import { type NewPayment, preparePayment, recordPayment } from '../payments/inde
 import { findMerchantWallet } from '../wallets/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
 import { moveSaleStock, saleLineRecords, storedLines, storedTenders, tenderRecords, tenderTotal, unitsByProduct } from './sales.ts';
-import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix, sessionPayer, sessionTenderOf, tillSaleClaiming } from './sales-store.ts';
+import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix, offlineTapPayer, paymentTenderOf, sessionPayer, sessionTenderOf, tillSaleClaiming } from './sales-store.ts';
 
 /** Who asks: the merchant's key (no PIN) or one of its terminals (its own sales, with the manager PIN). */
 export interface SaleActor {
@@ -91,7 +91,8 @@ function refundedUnits(refunds: readonly RefundRow[]): Map<number, number> {
 
 /** What is left to refund of a sale: its amount, and per line the units and their amount. */
 function refundable(sale: SaleRow, refunds: readonly RefundRow[]) {
-  const paid = sale.status === REFUNDABLE_STATUS[sale.kind] ? Number(sale.amount) : 0;
+  // A till sale's part its tenders did not pay (an offline tap declined at sync) is not the customer's to get back.
+  const paid = sale.status === REFUNDABLE_STATUS[sale.kind] ? Math.max(Number(sale.amount) - Number(sale.unpaid ?? 0), 0) : 0;
   const refunded = refunds.reduce((sum, refund) => sum + Number(refund.amount), 0);
   const lines = storedLines(sale.items);
   const done = refundedUnits(refunds);
@@ -144,6 +145,7 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
     payerHandle: sale.payer_handle ? displayHandle(sale.payer_handle) : null,
     walletRef: sale.transfer_id,
     tenders: tenderRecords(tenders, sale.currency),
+    ...(sale.kind === 'till_sale' ? { unpaid: major(Number(sale.unpaid ?? 0)) } : {}),
     change: major(tenders.reduce((sum, tender) => sum + (tender.change ?? 0), 0)),
     tip: major(Number(sale.tip ?? 0)),
     cashierId: sale.cashier_id,
@@ -158,7 +160,7 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
 }
 
 /**
- * How a refund of a till sale goes back: its wallet tap first, up to what that tap paid less what
+ * How a refund of a till sale goes back: its wallet tap (online, or offline once it settled) first, up to what that tap paid less what
  * earlier refunds gave back to it; then its gift cards, each up to what it paid less what went back
  * to it; then its mobile money (a payout to the phone that paid), up to what the collection took
  * less what earlier refunds sent back; the rest in cash from the drawer.
@@ -166,7 +168,9 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
 function tillRefundSplit(sale: SaleRow, refunds: readonly RefundRow[], amount: number): RefundSplit {
   const tenders = storedTenders(sale.tenders);
   const given = refunds.flatMap((refund) => refund.tenders ?? []);
-  const wallet = tenders.find((tender) => tender.kind === 'wallet');
+  // One tap per sale: a POS session, or an offline tap (its offline payment), refunded alike to the wallet that paid.
+  // A declined offline tap (the sale's unpaid part) paid nothing: nothing goes back to it.
+  const wallet = tenders.find((tender) => tender.kind === 'wallet' || (tender.kind === 'offline_tap' && Number(sale.unpaid ?? 0) === 0));
   let left = amount;
   const walletBack = wallet ? Math.min(left, Math.max(Number(wallet.amount) - tenderTotal(given, 'wallet'), 0)) : 0;
   left -= walletBack;
@@ -181,7 +185,7 @@ function tillRefundSplit(sale: SaleRow, refunds: readonly RefundRow[], amount: n
   const phone = tenders.find((tender) => tender.kind === 'mobile_money');
   const phoneBack = phone ? Math.min(left, Math.max(Number(phone.amount) - tenderTotal(given, 'mobile_money'), 0)) : 0;
   left -= phoneBack;
-  return { wallet: walletBack, giftCards, mobileMoney: phoneBack, cash: left, session: wallet?.reference?.toLowerCase() ?? null, collection: phone?.reference ?? null };
+  return { wallet: walletBack, giftCards, mobileMoney: phoneBack, cash: left, session: wallet?.reference?.toLowerCase() ?? null, offlineTap: wallet?.kind === 'offline_tap', collection: phone?.reference ?? null };
 }
 
 interface RefundSplit {
@@ -190,6 +194,8 @@ interface RefundSplit {
   mobileMoney: number;
   cash: number;
   session: string | null;
+  /** `session` names an offline payment (an offline_tap tender), not a POS session. */
+  offlineTap?: boolean;
   collection: string | null;
 }
 
@@ -334,11 +340,12 @@ export function refundsService(context: AppContext) {
       const done = await earlierRefund(actor, id);
       if (done) return done;
       await checkedCashierId(db, actor.merchantId, request.cashierId);
-      const tenderOf = sale.kind === 'pos_session' ? await sessionTenderOf(db, sale.id) : undefined;
+      // A POS session opened with tenderOf, or an offline tap taken for part of a split sale offline.
+      const tenderOf = sale.kind === 'pos_session' ? await sessionTenderOf(db, sale.id) : sale.kind === 'offline_payment' ? await paymentTenderOf(db, sale.id) : undefined;
       if (!tenderOf) {
         throw conflict('not_a_tender', `Sale ${sale.id} was not opened as part of a till sale (tenderOf): refund it with the manager's PIN`);
       }
-      if (sale.status === 'completed' && sale.settled_at !== null && context.now().getTime() - sale.settled_at.getTime() > TENDER_RETURN_HOURS * 3_600_000) {
+      if (sale.status === REFUNDABLE_STATUS[sale.kind] && sale.settled_at !== null && context.now().getTime() - sale.settled_at.getTime() > TENDER_RETURN_HOURS * 3_600_000) {
         throw conflict('tender_return_expired', `Session ${sale.id} was paid more than ${TENDER_RETURN_HOURS} hours ago: refund it with the manager's PIN`);
       }
       return applyRefund(actor, { saleId: sale.id, reason: 'Split sale cancelled: tender returned', ...request }, id, { wholeOnly: true });
@@ -364,9 +371,9 @@ export function refundsService(context: AppContext) {
       if (sale.status !== REFUNDABLE_STATUS[sale.kind] || (!till && (!sale.payer_wallet_id || !sale.transfer_id))) {
         throw conflict('sale_not_refundable', `Sale ${sale.id} is ${sale.status}: only a completed sale can be refunded`);
       }
-      if (sale.kind === 'pos_session') {
+      if (sale.kind === 'pos_session' || sale.kind === 'offline_payment') {
         const claimedBy = await tillSaleClaiming(tx, sale.id);
-        if (claimedBy) throw conflict('sale_in_till_sale', `Session ${sale.id} paid part of till sale ${claimedBy}: refund that sale, and its refund goes back to each tender`);
+        if (claimedBy) throw conflict('sale_in_till_sale', `${sale.kind === 'pos_session' ? 'Session' : 'Offline payment'} ${sale.id} paid part of till sale ${claimedBy}: refund that sale, and its refund goes back to each tender`);
       }
       const refunds = await refundsOfSale(tx, sale.id);
       // A returned tender goes back whole, once: a refund made in between (with the PIN) returns nothing more.
@@ -397,7 +404,12 @@ export function refundsService(context: AppContext) {
         phonePaymentId = phonePayout.payment.id;
       }
       let payer: { walletId: string; handle: string | null } | null = sale.payer_wallet_id ? { walletId: sale.payer_wallet_id, handle: sale.payer_handle } : null;
-      if (split.session && split.wallet > 0) {
+      if (split.session && split.wallet > 0 && split.offlineTap) {
+        // An offline tap goes back to its wallet once the server accepted it; before, it has paid nothing yet.
+        const paid = await offlineTapPayer(tx, split.session);
+        if (!paid) throw conflict('offline_tap_not_settled', `The offline tap ${split.session} of sale ${sale.id} has not settled yet: it paid nothing to give back so far. Refund the sale once the till has synced`);
+        payer = { walletId: paid.payer_wallet_id, handle: paid.payer_handle };
+      } else if (split.session && split.wallet > 0) {
         const paid = await sessionPayer(tx, split.session);
         if (!paid) throw new Error(`till sale ${sale.id}: wallet tender ${split.session} has no completed session`);
         payer = { walletId: paid.payer_wallet_id, handle: paid.payer_handle };

@@ -74,7 +74,8 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     }
     add(payment.kind === 'tap' ? methods.offlineTap : methods.offlineVoucher, payment.amount);
     add(offline, payment.amount);
-    if (payment.cashier_id) add(cashierOf(payment.cashier_id).sales, payment.amount);
+    // A split sale's offline tap counts for the cashier with its till sale.
+    if (payment.cashier_id && !payment.tender_of) add(cashierOf(payment.cashier_id).sales, payment.amount);
     addTaxes(payment.items, payment.cart_discount);
   }
   for (const card of day.giftCards) {
@@ -91,10 +92,11 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
       add(cashier.sales, sale.amount);
       if (Number(sale.tip) > 0) add(cashier.tips, sale.tip);
     }
-    // A split sale's wallet tap is a POS session of its own, counted with the online sales; its
-    // mobile money and gift card parts are counted apart; the rest of the sale was cash.
+    // A split sale's wallet tap is a POS session of its own, counted with the online sales (an
+    // offline tap is an offline payment, counted with those, or declined); its mobile money and
+    // gift card parts are counted apart; the rest of the sale was cash.
     const tenders = storedTenders(sale.tenders);
-    const walletPart = tenderTotal(tenders, 'wallet');
+    const walletPart = tenderTotal(tenders, 'wallet') + tenderTotal(tenders, 'offline_tap');
     const mobilePart = Math.min(tenderTotal(tenders, 'mobile_money'), Math.max(Number(sale.amount) - walletPart, 0));
     if (mobilePart > 0) add(methods.mobileMoney, mobilePart);
     const giftPart = Math.min(tenderTotal(tenders, 'gift_card'), Math.max(Number(sale.amount) - walletPart - mobilePart, 0));

@@ -56,7 +56,9 @@ function terminalOf(request: FastifyRequest): TerminalActor {
 const REFUND_RULES = `Only a completed POS session, an accepted offline payment or an accepted till sale. The money goes back from the merchant's wallet to the wallet
 that paid, by a ledger transfer in the same transaction as the refund, its stock and its pos.refund.created event; a till sale gives back its
 wallet tap that way first and the rest in cash from the drawer (no ledger movement), tenders saying which. A POS session that paid part of a
-till sale is refunded through that sale (409 sale_in_till_sale). A till sale's mobile money part (after its wallet tap, before its cash)
+till sale is refunded through that sale (409 sale_in_till_sale), and so is an offline tap a till sale names as its offline_tap tender: it goes
+back to its wallet like a wallet tap once the server accepted it (409 offline_tap_not_settled before), and a tap the server declined paid
+nothing, so the sale's unpaid part is never refunded. A till sale's mobile money part (after its wallet tap, before its cash)
 goes back to the phone that paid as a mobile_money payout from the merchant's wallet (a payment like POST /api/pay's, with its fee; the
 sandbox in test mode), recorded in the refund's transaction, its id in the refund's mobile_money tender reference; 409 sale_changed when
 another refund of the sale got in between (send it again), 409 mobile_money_refund_unavailable when the refund would need more back than
@@ -87,7 +89,8 @@ export async function saleRoutes(app: TypedApp, context: AppContext): Promise<vo
       tags: ['pos'],
       summary: 'Give back a split tender: a POS session that paid part of a till sale the cashier cancelled',
       description:
-        'For a session opened with tenderOf (part of a till sale): refunds it in full to the wallet that paid, without a manager PIN, as it ' +
+        'For a session opened with tenderOf (part of a till sale), or an accepted offline tap the kiosk took with tenderOf (split tender offline; ' +
+        'its id in place of the session\'s): refunds it in full to the wallet that paid, without a manager PIN, as it ' +
         'paid for nothing yet. Refused once a till sale claims it (409 sale_in_till_sale: refund that sale), for any other session (409 ' +
         `not_a_tender), more than ${TENDER_RETURN_HOURS} hours after it was paid (409 tender_return_expired), when it is not completed (409 ` +
         'sale_not_refundable) or was refunded already (409 nothing_to_refund). 404 sale_not_found for a session of another terminal. Asking again ' +

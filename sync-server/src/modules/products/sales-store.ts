@@ -23,6 +23,8 @@ export interface SaleRow {
   tenders: unknown;
   tip: number | null;
   cashier_id: string | null;
+  /** A till sale's shortfall: tenders the server declined at sync (an offline tap); absent for the others. */
+  unpaid?: number | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -83,7 +85,7 @@ export async function findSale(db: Queryable, scope: { merchantId: string; mode:
   if (payment) return payment;
   const [till] = await db.query<SaleRow>(
     `SELECT t.id::text, 'till_sale' AS kind, t.merchant_id, t.mode, t.terminal_id, t.status, t.amount, t.currency, NULL::text AS payer_wallet_id, NULL::text AS payer_handle,
-       NULL::text AS merchant_wallet_id, NULL::text AS transfer_id, t.captured_at AS created_at, t.settled_at, t.items, t.cart_discount, t.tenders, t.tip, t.cashier_id
+       NULL::text AS merchant_wallet_id, NULL::text AS transfer_id, t.captured_at AS created_at, t.settled_at, t.items, t.cart_discount, t.tenders, t.tip, t.cashier_id, t.unpaid
      FROM till_sales t WHERE t.id = $1::uuid AND t.merchant_id = $2 AND t.mode = $3${suffix}`,
     [id.toLowerCase(), scope.merchantId, scope.mode],
   );
@@ -153,7 +155,7 @@ export interface StoredRefundLine {
 }
 
 type DaySession = { amount: number; tag_id: string | null; items: unknown; cart_discount: number | null; cashier_id: string | null; tender_of: string | null };
-type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null; cashier_id: string | null };
+type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null; cashier_id: string | null; tender_of: string | null };
 type DayRefund = { amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null; sale_kind: SaleRow['kind']; tenders: unknown };
 /** A till sale as a day report counts it: cash kept, handed over and given back, the tip (minor units). */
 export type DayTillSale = {
@@ -186,7 +188,7 @@ const OPEN = {
 const select = (open: { table: string; where: string }, columns: string) => `SELECT ${columns} FROM ${open.table} WHERE ${open.where}`;
 const claim = (open: { table: string; where: string }, columns: string) => `UPDATE ${open.table} SET z_report_id = $2 WHERE ${open.where} RETURNING ${columns}`;
 const SESSION_COLUMNS = 'amount, tag_id, items, cart_discount, cashier_id, tender_of::text';
-const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount, cashier_id';
+const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount, cashier_id, tender_of::text';
 const TILL_COLUMNS = 'amount, tip, status, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id, tenders';
 /** The cash a refund `r` gave from the drawer: its cash tenders (refunds of till sales made before tenders were recorded: all of it). */
 const CASH_PART = `coalesce((SELECT sum((t->>'amount')::int8) FROM jsonb_array_elements(r.tenders) t WHERE t->>'kind' = 'cash'), CASE WHEN r.tenders IS NULL THEN r.amount ELSE 0 END)`;
@@ -301,10 +303,25 @@ export async function tillSaleClaiming(db: Queryable, sessionId: string): Promis
   return row?.sale_id;
 }
 
+/** The till sale an offline tap was taken to pay part of (a split tender offline), if it was. */
+export async function paymentTenderOf(db: Queryable, paymentId: string): Promise<string | undefined> {
+  const [row] = await db.query<{ tender_of: string | null }>('SELECT tender_of::text FROM offline_payments WHERE id = $1::uuid', [paymentId]);
+  return row?.tender_of ?? undefined;
+}
+
 /** The till sale a POS session was opened to pay part of (a split tender), if it was. */
 export async function sessionTenderOf(db: Queryable, sessionId: string): Promise<string | undefined> {
   const [row] = await db.query<{ tender_of: string | null }>('SELECT tender_of::text FROM pos_sessions WHERE id = $1::uuid', [sessionId]);
   return row?.tender_of ?? undefined;
+}
+
+/** The wallet that paid an offline tap a till sale names as its offline_tap tender: only once the server accepted it. */
+export async function offlineTapPayer(db: Queryable, paymentId: string): Promise<{ payer_wallet_id: string; payer_handle: string } | undefined> {
+  const [row] = await db.query<{ payer_wallet_id: string; payer_handle: string }>(
+    `SELECT payer_wallet_id, payer_handle FROM offline_payments WHERE id = $1::uuid AND status = 'accepted'`,
+    [paymentId],
+  );
+  return row;
 }
 
 /** The wallet that paid a POS session (a split sale's wallet tender is refunded to it). */

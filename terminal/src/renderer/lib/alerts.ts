@@ -3,6 +3,7 @@ import { Observable, type Subscription, merge } from 'rxjs';
 import type { GiftCardSaleDoc, OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
 import type { PosSaleDoc } from './pos-sales.ts';
 import type { KioskAlertCollection, Replica } from './replica.ts';
+import { isWithdrawn } from './offline-payments.ts';
 
 /**
  * What the cashier must not miss, kept until they acknowledge it (a reload keeps it too): a
@@ -68,7 +69,8 @@ export function paidAfterLocalEndAlert(doc: PosSaleDoc, now: Date): KioskAlertDo
 export function watchForAlerts(replica: Replica, now: () => Date = () => new Date()): () => void {
   const declined = { selector: { status: 'declined' } };
   const candidates: Observable<KioskAlertDoc[]>[] = [
-    observe(replica.payments.find(declined as MangoQuery<OfflinePaymentDoc>).$, (doc: OfflinePaymentDoc) => declinedPaymentAlert(doc, now())),
+    // A split sale's offline tap withdrawn on cancel was never sent: nothing to alert about.
+    observe(replica.payments.find(declined as MangoQuery<OfflinePaymentDoc>).$, (doc: OfflinePaymentDoc) => (isWithdrawn(doc) ? null : declinedPaymentAlert(doc, now()))),
     observe(replica.giftCardSales.find(declined as MangoQuery<GiftCardSaleDoc>).$, (doc: GiftCardSaleDoc) => declinedGiftCardAlert(doc, now())),
     observe(replica.tillSales.find(declined as MangoQuery<TillSaleDoc>).$, (doc: TillSaleDoc) => declinedTillSaleAlert(doc, now())),
     observe(replica.posSales.find({ selector: { status: 'completed', localEnd: { $exists: true } } } as MangoQuery<PosSaleDoc>).$, (doc: PosSaleDoc) => paidAfterLocalEndAlert(doc, now())),

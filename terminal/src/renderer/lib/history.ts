@@ -2,6 +2,7 @@ import { type CATALOGUES, type MessageKey, type Translator, translator } from '@
 import type { GiftCardSaleDoc, OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { type PosSaleDoc, isServerFinal } from './pos-sales.ts';
 import type { PosRefundDoc } from './replica.ts';
+import { isWithdrawn } from './offline-payments.ts';
 
 /**
  * Today's sales of this terminal, online and offline, in one list for the cashier: time, amount,
@@ -126,7 +127,8 @@ export function historyRows(
   const paymentIds = new Set(payments.map((doc) => doc.id));
   return [
     ...sales.filter((sale) => listed(sale, paymentIds)).map((sale) => posRow(sale, TEXT)),
-    ...payments.map((doc) => offlineRow(doc, TEXT)),
+    // A split sale's offline tap is listed as that sale's tender (its till sale row), unless the server declined it (the shortfall shows).
+    ...payments.filter((doc) => doc.tenderOf === undefined || (doc.status === 'declined' && !isWithdrawn(doc))).map((doc) => offlineRow(doc, TEXT)),
     ...giftCards.map((doc) => giftCardRow(doc, TEXT)),
     ...cashSales.map((doc) => cashRow(doc, TEXT)),
     ...refunds.map((doc) => refundRow(doc, TEXT)),

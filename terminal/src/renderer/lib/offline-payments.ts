@@ -34,13 +34,37 @@ function queuedDoc(hello: SyncHello, sale: OfflineSale, now: Date, id: string, f
 
 /**
  * A tap while the server cannot be reached: the document to store, or why not (the offline
- * policy's reason, for the screen). `docs` is everything in the replica.
+ * policy's reason, for the screen). `docs` is everything in the replica. `tenderOf`: the split
+ * sale this tap pays part of (the same rules apply to the part as to a whole sale).
  */
-export function offlineTap(hello: SyncHello | null, docs: readonly OfflinePaymentDoc[], sale: OfflineSale, tagId: string, now: Date, id: string): OfflineAttempt {
+export function offlineTap(hello: SyncHello | null, docs: readonly OfflinePaymentDoc[], sale: OfflineSale, tagId: string, now: Date, id: string, tenderOf?: string): OfflineAttempt {
   if (hello === null) return NOT_SYNCED;
   const decision = decide(hello, docs, sale, now, { tagId });
   if (!decision.ok) return decision;
-  return { ok: true, doc: queuedDoc(hello, sale, now, id, { kind: 'tap', tagId }) };
+  return { ok: true, doc: queuedDoc(hello, sale, now, id, { kind: 'tap', tagId, ...(tenderOf === undefined ? {} : { tenderOf }) }) };
+}
+
+/** What a split sale's offline tap says when the sale was cancelled before it reached the server: never sent, nothing charged. */
+export const TENDER_WITHDRAWN_CODE = 'tender_withdrawn';
+
+/**
+ * A queued offline tap for part of a split sale that was cancelled: kept on this terminal as
+ * declined and never sent (the push gate holds it back), so the customer is not charged. Null
+ * when it is no longer queued (it reached the server: it is given back through the server).
+ */
+export function withdrawnTap(doc: OfflinePaymentDoc, now: Date): Pick<OfflinePaymentDoc, 'status' | 'declineCode' | 'declineReason' | 'settledAt'> | null {
+  if (doc.status !== 'queued') return null;
+  return {
+    status: 'declined',
+    declineCode: TENDER_WITHDRAWN_CODE,
+    declineReason: 'The split sale was cancelled before this tap reached the server: it was withdrawn and never sent, so nothing was charged',
+    settledAt: now.toISOString(),
+  };
+}
+
+/** Whether a document is a tap this terminal withdrew: it must never reach the server. */
+export function isWithdrawn(doc: Pick<OfflinePaymentDoc, 'status' | 'declineCode'>): boolean {
+  return doc.status === 'declined' && doc.declineCode === TENDER_WITHDRAWN_CODE;
 }
 
 /**

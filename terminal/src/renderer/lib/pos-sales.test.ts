@@ -9,6 +9,7 @@ import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import type { OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import { type Api, ApiError, type PosSession } from './api.ts';
 import { PAID_BY_QR_CODE, PosSales, offlinePaymentGate } from './pos-sales.ts';
+import { TENDER_WITHDRAWN_CODE, withdrawnTap } from './offline-payments.ts';
 import { KEEP_AS_IS, POS_SALE_SCHEMA, type PosSaleCollection } from './replica.ts';
 
 const databases: RxDatabase[] = [];
@@ -182,5 +183,17 @@ describe('sales kept in the replica', () => {
     assert.equal(kept.size, 0);
     assert.equal(state.status, 'cancelled', 'the cancel was sent first');
     assert.deepEqual(state.calls, ['create', 'get', 'cancel']);
+  });
+
+  it('never sends a split sale\'s offline tap withdrawn when its sale was cancelled offline, and sends the others', async () => {
+    const { api, state } = server();
+    const sales = new PosSales(await collection(), api, 'trm_1');
+    const queued = { id: 'pay_2', terminalId: 'trm_1', kind: 'tap' as const, tagId: 'TG0A1B2C3D', amountMinor: 400, currency: 'NGN', description: '', capturedAt: NOW.toISOString(), status: 'queued' as const, serverSeq: 0, tenderOf: 'sale_1' };
+    const withdrawn = { ...queued, id: 'pay_3', ...withdrawnTap(queued, NOW)! };
+    const kept = await offlinePaymentGate(sales)('offline_payments', [queued, withdrawn]);
+    assert.deepEqual([...kept.keys()], ['pay_3']);
+    assert.deepEqual([kept.get('pay_3')?.status, kept.get('pay_3')?.declineCode], ['declined', TENDER_WITHDRAWN_CODE]);
+    assert.deepEqual(state.calls, [], 'nothing asked of the server');
+    assert.equal(withdrawnTap({ ...queued, status: 'accepted' }, NOW), null, 'a tap the server has is given back through it, not withdrawn');
   });
 });

@@ -3,8 +3,9 @@ import type { Cart, SaleLine } from '@tapline/shared/cart';
 import { toMajor } from '@tapline/shared/money';
 import type { OfflinePaymentDoc, SyncDocument } from '@tapline/shared/sync-protocol';
 import { type Api, ApiError, FINAL_STATUSES, type PosSession, isUnreachable } from './api.ts';
-import type { PosSaleCollection } from './replica.ts';
+import type { OfflinePaymentCollection, PosSaleCollection } from './replica.ts';
 import type { PushGate } from './sync.ts';
+import { isWithdrawn } from './offline-payments.ts';
 import { sessionItems } from './till-cart.ts';
 
 /**
@@ -272,13 +273,21 @@ export const PAID_BY_QR_CODE = 'sale_paid_by_qr';
  * about: before such a payment goes to the server, the sale's session is resolved (its cancel
  * sent). If the customer had paid it by QR meanwhile, the payment is never sent and stays here
  * declined, so the customer is not charged twice; otherwise it is pushed as usual. A sale that
- * cannot be resolved yet holds the push (RxDB retries it).
+ * cannot be resolved yet holds the push (RxDB retries it). A split sale's offline tap withdrawn
+ * when the sale was cancelled before it synced (lib/offline-payments.ts, withdrawnTap) is never sent.
  */
-export function offlinePaymentGate(sales: PosSales, now: () => Date = () => new Date()): PushGate {
+export function offlinePaymentGate(sales: PosSales, now: () => Date = () => new Date(), payments: OfflinePaymentCollection | null = null): PushGate {
   return async (collection, docs) => {
     const kept = new Map<string, SyncDocument>();
     if (collection !== 'offline_payments') return kept;
     for (const doc of docs as OfflinePaymentDoc[]) {
+      // A split sale's offline tap withdrawn when the sale was cancelled offline: never sent. The
+      // replica is read again: the push may have been asked for before the tap was withdrawn.
+      const current = isWithdrawn(doc) ? doc : ((await payments?.findOne(doc.id).exec())?.toMutableJSON() ?? doc);
+      if (isWithdrawn(current)) {
+        kept.set(doc.id, current);
+        continue;
+      }
       if (doc.status !== 'queued') continue;
       const sale = await sales.linkedTo(doc.id);
       if (sale === null) continue;

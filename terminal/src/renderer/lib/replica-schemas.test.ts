@@ -3,7 +3,18 @@ import { describe, it } from 'node:test';
 import { after } from 'node:test';
 import { type RxJsonSchema, createRxDatabase, createRxSchema, defaultHashSha256 } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
-import { DRAWER_REFUND_SCHEMA, GIFT_CARD_SALE_SCHEMA, KEEP_AS_IS, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_MIGRATIONS, OFFLINE_PAYMENT_SCHEMA, SHIFT_EVENT_SCHEMA, TILL_SALE_SCHEMA, TILL_STAFF_SCHEMA } from './replica.ts';
+import {
+  DRAWER_REFUND_SCHEMA,
+  GIFT_CARD_SALE_SCHEMA,
+  KEEP_AS_IS,
+  KIOSK_ALERT_SCHEMA,
+  OFFLINE_PAYMENT_MIGRATIONS,
+  OFFLINE_PAYMENT_SCHEMA,
+  SHIFT_EVENT_SCHEMA,
+  TILL_SALE_MIGRATIONS,
+  TILL_SALE_SCHEMA,
+  TILL_STAFF_SCHEMA,
+} from './replica.ts';
 import type { KioskAlertDoc } from './alerts.ts';
 import { PRODUCT_SCHEMA } from './catalogue.ts';
 
@@ -51,7 +62,7 @@ const NULLABLE_TEXT = (maxLength: number) => ({ type: ['string', 'null'], maxLen
 const HAND_WRITTEN = {
   offline_payments: {
     title: 'offline payment',
-    version: 2,
+    version: 3,
     primaryKey: 'id',
     type: 'object',
     properties: {
@@ -64,6 +75,7 @@ const HAND_WRITTEN = {
       payerHandle: { type: 'string', maxLength: 64 },
       walletRef: { type: 'string', maxLength: 128 },
       cashierId: { type: 'string', maxLength: 64 },
+      tenderOf: { type: 'string', maxLength: 36 },
       ...CART_FIELDS,
     },
     required: ['id', 'terminalId', 'kind', 'amountMinor', 'currency', 'description', 'capturedAt', 'status', 'serverSeq'],
@@ -116,7 +128,7 @@ const HAND_WRITTEN = {
 const ADDED = {
   till_sales: {
     title: 'till sale',
-    version: 0,
+    version: 1,
     primaryKey: 'id',
     type: 'object',
     properties: {
@@ -133,7 +145,7 @@ const ADDED = {
           type: 'object',
           required: ['kind', 'amountMinor'],
           properties: {
-            kind: { type: 'string', enum: ['cash', 'wallet', 'gift_card', 'mobile_money'], maxLength: 16 },
+            kind: { type: 'string', enum: ['cash', 'wallet', 'gift_card', 'mobile_money', 'offline_tap'], maxLength: 16 },
             amountMinor: { type: 'integer', minimum: 1 },
             tenderedMinor: { type: 'integer', minimum: 1 },
             changeMinor: { type: 'integer', minimum: 0 },
@@ -147,6 +159,7 @@ const ADDED = {
       cashierId: { type: 'string', maxLength: 64 },
       shiftId: { type: 'string', maxLength: 36 },
       description: TEXT,
+      unpaidMinor: { type: 'integer', minimum: 0 },
       declineCode: SETTLED_DOCUMENT.declineCode,
       declineReason: TEXT,
       settledAt: ISO_TIME,
@@ -165,8 +178,10 @@ const ALERTS_V0 = {
 } as RxJsonSchema<KioskAlertDoc>;
 
 const HASHES = {
-  // Version 0 (before the cart's lines) hashed ccbb8681…, version 1 (before cashierId) a861d43b…; replica.ts migrates both as they are.
-  offline_payments: '9815f5de5ec95295590ecaf37da5362b880de45040c12513e7238968ff381568',
+  // Version 0 (before the cart's lines) hashed ccbb8681…, version 1 (before cashierId) a861d43b…, version 2 (before tenderOf)
+  // 9815f5de…; replica.ts migrates them as they are.
+  offline_payments: '060133191fc902be08218492797853baf6260068a802b7d62afef5d6c9fd4d76',
+  offline_payments_v2: '9815f5de5ec95295590ecaf37da5362b880de45040c12513e7238968ff381568',
   gift_card_sales: '23be27f12fa3d06fac2b33deb598c60b6a9fa3eceb864e9abb99ce4ac4d89948',
   products: '39a7f4fb6fb61028759fe7c26e8590b4abeaaaa407f7c43bf5aaaa2a4b74ab38',
   // Version 0 hashed 51fb28e9…; version 1 added the kind till_sale_declined (migrated: KEEP_AS_IS).
@@ -179,7 +194,9 @@ const HASHES = {
  * change to shared's TypeBox schemas (or to these) that would strand a kiosk's replica fails here.
  */
 const SHIFT_HASHES = {
-  till_sales: '26e47a0d4442970f1e8032b40aaf0276d57c9371b2cc280edcf1ebd4c73dee1e',
+  // Version 0 (before offline_tap and unpaidMinor) hashed 26e47a0d…; replica.ts migrates it as it is.
+  till_sales_v0: '26e47a0d4442970f1e8032b40aaf0276d57c9371b2cc280edcf1ebd4c73dee1e',
+  till_sales: '8693092dc1cf0fb376a89d88efd01dd45c11fe2f1668bf789273713f5af19abb',
   shift_events: 'd93dacbeb0d591cd88a523271a164f80ff8e40077d2ce78a51f6e8d82c8dc385',
   till_staff: 'e1291ce6b9afa7ed5a92d5f0a7b7f52ce7105ab639f899260910e0b6bf868833',
   drawer_refunds: '8f69602993977e5a4443df8b8de5e1253c135c89fb48f0201a96f28f6448ed30',
@@ -207,7 +224,7 @@ describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts',
   });
 
   it('moves offline_payments to version 2 for cashierId, and a replica made before opens with its payments kept', async () => {
-    const v1 = { ...OFFLINE_PAYMENT_SCHEMA, version: 1, properties: Object.fromEntries(Object.entries(OFFLINE_PAYMENT_SCHEMA.properties).filter(([key]) => key !== 'cashierId')) } as typeof OFFLINE_PAYMENT_SCHEMA;
+    const v1 = { ...OFFLINE_PAYMENT_SCHEMA, version: 1, properties: Object.fromEntries(Object.entries(OFFLINE_PAYMENT_SCHEMA.properties).filter(([key]) => key !== 'cashierId' && key !== 'tenderOf')) } as typeof OFFLINE_PAYMENT_SCHEMA;
     assert.equal(await createRxSchema(v1, defaultHashSha256).hash, 'a861d43b6d8b2dae1f221918dfeb1ecdf620ce5d3a14785d0d166c1c7c8b72ed', 'version 1 as kiosks stored it');
     const name = `payments_migration_${Date.now()}`;
     const storage = getRxStorageMemory();
@@ -222,6 +239,40 @@ describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts',
     assert.deepEqual((await payments.findOne(stored.id).exec())?.toJSON(), stored);
     await payments.insert({ ...stored, id: '00000000-0000-4000-8000-0000000000a2', cashierId: 'staff_ada' });
     assert.equal((await payments.findOne('00000000-0000-4000-8000-0000000000a2').exec())?.toJSON().cashierId, 'staff_ada');
+  });
+
+  it('moves offline_payments to version 3 (tenderOf) and till_sales to version 1 (offline_tap, unpaidMinor), and replicas made before open with their documents kept', async () => {
+    const v2 = { ...OFFLINE_PAYMENT_SCHEMA, version: 2, properties: Object.fromEntries(Object.entries(OFFLINE_PAYMENT_SCHEMA.properties).filter(([key]) => key !== 'tenderOf')) } as typeof OFFLINE_PAYMENT_SCHEMA;
+    assert.equal(await createRxSchema(v2, defaultHashSha256).hash, HASHES.offline_payments_v2, 'version 2 as kiosks stored it');
+    const tillV0 = ADDED.till_sales as unknown as typeof TILL_SALE_SCHEMA;
+    const tillV0Schema = {
+      ...tillV0,
+      version: 0,
+      properties: Object.fromEntries(
+        Object.entries(tillV0.properties)
+          .filter(([key]) => key !== 'unpaidMinor')
+          .map(([key, value]) => [key, key === 'tenders' ? { ...value, items: { ...(value as { items: { properties: object } }).items, properties: { ...(value as { items: { properties: object } }).items.properties, kind: { type: 'string', enum: ['cash', 'wallet', 'gift_card', 'mobile_money'], maxLength: 16 } } } } : value]),
+      ),
+    } as typeof TILL_SALE_SCHEMA;
+    assert.equal(await createRxSchema(tillV0Schema, defaultHashSha256).hash, SHIFT_HASHES.till_sales_v0, 'till_sales version 0 as kiosks stored it');
+    const name = `split_offline_migration_${Date.now()}`;
+    const storage = getRxStorageMemory();
+    const before = await createRxDatabase({ name, storage, multiInstance: false });
+    const old = await before.addCollections({ offline_payments: { schema: v2, migrationStrategies: OFFLINE_PAYMENT_MIGRATIONS }, till_sales: { schema: tillV0Schema } });
+    const payment = { id: '00000000-0000-4000-8000-0000000000b1', terminalId: 'term_1', kind: 'tap' as const, tagId: 'TG0A1B2C3D', amountMinor: 500, currency: 'NGN', description: 'Suya', capturedAt: '2026-11-28T12:00:00.000Z', status: 'queued' as const, serverSeq: 0, cashierId: 'staff_ada' };
+    const sale = { id: '00000000-0000-4000-8000-0000000000b2', terminalId: 'term_1', amountMinor: 500, currency: 'NGN', capturedAt: '2026-11-28T12:00:00.000Z', status: 'queued' as const, serverSeq: 0, tenders: [{ kind: 'cash' as const, amountMinor: 500, tenderedMinor: 500, changeMinor: 0 }] };
+    await old.offline_payments!.insert(payment);
+    await old.till_sales!.insert(sale);
+    await before.close();
+    const reopened = await createRxDatabase({ name, storage, multiInstance: false });
+    closers.push(() => reopened.close());
+    const now = await reopened.addCollections({ offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: OFFLINE_PAYMENT_MIGRATIONS }, till_sales: { schema: TILL_SALE_SCHEMA, migrationStrategies: TILL_SALE_MIGRATIONS } });
+    assert.deepEqual((await now.offline_payments!.findOne(payment.id).exec())?.toJSON(), payment);
+    assert.deepEqual((await now.till_sales!.findOne(sale.id).exec())?.toJSON(), sale);
+    await now.offline_payments!.insert({ ...payment, id: '00000000-0000-4000-8000-0000000000b3', tenderOf: sale.id });
+    await now.till_sales!.insert({ ...sale, id: '00000000-0000-4000-8000-0000000000b4', tenders: [{ kind: 'offline_tap', amountMinor: 500, reference: '00000000-0000-4000-8000-0000000000b3' }] });
+    assert.equal((await now.offline_payments!.findOne('00000000-0000-4000-8000-0000000000b3').exec())?.toJSON().tenderOf, sale.id);
+    assert.equal(await now.till_sales!.count().exec(), 2);
   });
 
   it('moves kiosk_alerts to version 1 for the new kind, and a replica made before opens with its alerts kept', async () => {

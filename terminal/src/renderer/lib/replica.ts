@@ -42,11 +42,12 @@ const TEXT = { type: 'string', maxLength: 1000 } as const;
  * protocol's types. RxDB hashes the schema it stores, so a change there needs a new `version`
  * (and a migration strategy); replica-schemas.test.ts pins the hashes.
  */
-// Version 2 of offline_payments added cashierId (who took it at the till): payments stored before keep what they had.
-export const OFFLINE_PAYMENT_MIGRATIONS = { ...KEEP_AS_IS, 2: (doc: unknown) => doc };
+// Version 2 of offline_payments added cashierId (who took it at the till), version 3 tenderOf (a
+// tap for part of a split sale offline): payments stored before keep what they had.
+export const OFFLINE_PAYMENT_MIGRATIONS = { ...KEEP_AS_IS, 2: (doc: unknown) => doc, 3: (doc: unknown) => doc };
 export const OFFLINE_PAYMENT_SCHEMA = rxJsonSchema(OfflinePaymentDocument, {
   title: 'offline payment',
-  version: 2,
+  version: 3,
   primaryKey: 'id',
   // The exposure check reads the queued ones; the recent list sorts by capture time.
   indexes: ['status', 'capturedAt'],
@@ -72,9 +73,11 @@ export const GIFT_CARD_SALE_SCHEMA = rxJsonSchema(GiftCardSaleDocument, {
  * (collection till_sales, pushed): a cash sale, written when the cashier confirms the cash, online
  * or offline alike (lib/cash-sales.ts). Its cash tenders count in the shift's expected cash (lib/shifts.ts).
  */
+// Version 1 of till_sales added the tender kind offline_tap and unpaidMinor: sales stored before are as they were.
+export const TILL_SALE_MIGRATIONS = KEEP_AS_IS;
 export const TILL_SALE_SCHEMA = rxJsonSchema(TillSaleDocument, {
   title: 'till sale',
-  version: 0,
+  version: 1,
   primaryKey: 'id',
   indexes: ['status', 'capturedAt'],
 }) as unknown as RxJsonSchema<TillSaleDoc>;
@@ -271,7 +274,7 @@ export async function openReplica(terminalId: string): Promise<Replica> {
     kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KEEP_AS_IS },
     products: { schema: PRODUCT_SCHEMA },
     pos_refunds: { schema: POS_REFUND_SCHEMA },
-    till_sales: { schema: TILL_SALE_SCHEMA },
+    till_sales: { schema: TILL_SALE_SCHEMA, migrationStrategies: TILL_SALE_MIGRATIONS },
     shift_events: { schema: SHIFT_EVENT_SCHEMA },
     till_staff: { schema: TILL_STAFF_SCHEMA },
     drawer_refunds: { schema: DRAWER_REFUND_SCHEMA },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addCash, cancelledSplitDrawerRefund, checkPart, forgetSplit, giftEnded, giftPaid, startGift, tenderUnderWay, loadSplit, mobilePaid, rememberSplit, remainingMinor, setTip, splitSaleDoc, startMobile, startSplit, startWallet, tipFor, walletEnded, walletPaid } from './split-sale.ts';
+import { addCash, cancelledSplitDrawerRefund, checkPart, forgetSplit, giftEnded, giftPaid, offlineTapEnded, offlineTapStoring, offlineTapTaken, startGift, startOfflineTap, tapTaken, tenderUnderWay, loadSplit, mobilePaid, rememberSplit, remainingMinor, setTip, splitSaleDoc, startMobile, startSplit, startWallet, tipFor, walletEnded, walletPaid } from './split-sale.ts';
 
 const NOW = new Date('2026-11-28T10:00:00Z');
 const sale = { amountMinor: 1_500, currency: 'NGN', description: ' Lunch ' };
@@ -125,5 +125,28 @@ describe('a split sale at the till (lib/split-sale.ts)', () => {
     });
     assert.equal(cancelledSplitDrawerRefund(split, 0, by, now), null, 'cash tenders given back change nothing');
     assert.equal(cancelledSplitDrawerRefund(split, 500, { cashierId: 'stf_amina' }, now), null, 'no shift open: nothing to count it in');
+  });
+
+  it('takes a tap for part of the sale offline: one tap per sale, online or offline, named by its offline payment', () => {
+    let split = startSplit(sale, 'term_1', NOW, '00000000-0000-4000-8000-000000000002');
+    const cash = addCash(split, 1_000);
+    assert.ok(cash.ok);
+    split = cash.split;
+    assert.deepEqual(startOfflineTap(split, 600), { ok: false, code: 'amount_exceeds_remaining', reason: 'More than is left to pay' });
+    const started = startOfflineTap(split, 500);
+    assert.ok(started.ok);
+    assert.equal(tenderUnderWay(started.split), true, 'the offline payment screen has it');
+    assert.equal(offlineTapEnded(started.split).pendingOffline, undefined, 'back: nothing was taken');
+    const storing = offlineTapStoring(started.split, 'pay_1');
+    assert.deepEqual(storing.pendingOffline, { amountMinor: 500, paymentId: 'pay_1' }, 'remembered before it is stored');
+    split = offlineTapTaken(storing, 'pay_1', 500);
+    assert.deepEqual(offlineTapTaken({ ...split, pendingOffline: { amountMinor: 500 } }, 'pay_1', 500).tenders.length, 2, 'taken once');
+    assert.equal(tapTaken(split), true);
+    assert.equal(remainingMinor(split), 0);
+    assert.deepEqual(splitSaleDoc(split, NOW)?.tenders, [{ kind: 'cash', amountMinor: 1_000, tenderedMinor: 1_000, changeMinor: 0 }, { kind: 'offline_tap', amountMinor: 500, reference: 'pay_1' }]);
+    const again = startSplit(sale, 'term_1', NOW);
+    const tapped = offlineTapTaken(startOfflineTap(again, 500).ok ? { ...again, pendingOffline: { amountMinor: 500 } } : again, 'pay_2', 500);
+    assert.equal(startWallet(tapped, 'pos-sale-2', 500).ok, false, 'no online tap after an offline one');
+    assert.equal(startOfflineTap(tapped, 500).ok, false, 'nor a second offline tap');
   });
 });

@@ -29,6 +29,12 @@ export interface SplitSale {
    * request is sent so that a reload or a lost answer redeems once (the code itself is never kept).
    */
   pendingGift?: { key: string; amountMinor: number };
+  /**
+   * A tap for part of the sale while the server cannot be reached: the offline payment screen
+   * takes it under the same rules as a whole sale's offline tap. `paymentId` is the offline
+   * payment's id, kept just before the payment is stored, so a reload finds it in the replica.
+   */
+  pendingOffline?: { amountMinor: number; paymentId?: string };
   startedAt: string;
 }
 
@@ -55,7 +61,7 @@ export type SplitChange = { ok: true; split: SplitSale } | SplitRefusal;
 
 /** A tender is being taken (a tap, mobile money, a gift card): nothing else starts until it ends. */
 export function tenderUnderWay(split: SplitSale): boolean {
-  return split.pendingWallet !== undefined || split.pendingMobile !== undefined || split.pendingGift !== undefined;
+  return split.pendingWallet !== undefined || split.pendingMobile !== undefined || split.pendingGift !== undefined || split.pendingOffline !== undefined;
 }
 
 /** Why another tender cannot start now, or null. */
@@ -91,8 +97,40 @@ export function addCash(split: SplitSale, tenderedMinor: number): SplitChange {
 export function startWallet(split: SplitSale, saleId: string, amountMinor: number): SplitChange {
   const refused = blocked(split) ?? checkPart(split, amountMinor);
   if (refused) return refused;
-  if (split.tenders.some((tender) => tender.kind === 'wallet')) return { ok: false, code: 'wallet_taken', reason: 'A sale takes one wallet tap' };
+  if (tapTaken(split)) return { ok: false, code: 'wallet_taken', reason: 'A sale takes one wallet tap' };
   return { ok: true, split: { ...split, pendingWallet: { saleId, amountMinor } } };
+}
+
+/** A wallet tap paid part of the sale already, online or offline: the server records one per sale. */
+export function tapTaken(split: Pick<SplitSale, 'tenders'>): boolean {
+  return split.tenders.some((tender) => tender.kind === 'wallet' || tender.kind === 'offline_tap');
+}
+
+/** A tap for part of the sale while offline is starting (the offline payment screen takes it). */
+export function startOfflineTap(split: SplitSale, amountMinor: number): SplitChange {
+  const refused = blocked(split) ?? checkPart(split, amountMinor);
+  if (refused) return refused;
+  if (tapTaken(split)) return { ok: false, code: 'wallet_taken', reason: 'A sale takes one wallet tap' };
+  return { ok: true, split: { ...split, pendingOffline: { amountMinor } } };
+}
+
+/** The offline payment about to be stored for the part: remembered first, so a reload finds it. */
+export function offlineTapStoring(split: SplitSale, paymentId: string): SplitSale {
+  if (split.pendingOffline === undefined) return split;
+  return { ...split, pendingOffline: { ...split.pendingOffline, paymentId } };
+}
+
+/** The offline tap is stored (queued for the server): the tender names its offline payment. */
+export function offlineTapTaken(split: SplitSale, paymentId: string, amountMinor: number): SplitSale {
+  const { pendingOffline: _done, ...rest } = split;
+  if (split.tenders.some((tender) => tender.reference === paymentId)) return rest;
+  return { ...rest, tenders: [...split.tenders, { kind: 'offline_tap', amountMinor, reference: paymentId }] };
+}
+
+/** No offline tap was taken (refused by the policy, or the cashier went back): nothing was taken. */
+export function offlineTapEnded(split: SplitSale): SplitSale {
+  const { pendingOffline: _ended, ...rest } = split;
+  return rest;
 }
 
 /** The tap paid (its POS session completed): the tender names the session. */

@@ -244,7 +244,14 @@ export class SyncConnection {
     this.#socket = io(SYNC_NAMESPACE, { auth: { token }, autoConnect: false, reconnectionDelay: RECONNECT_DELAY_MS, reconnectionDelayMax: RECONNECT_DELAY_MS_MAX, randomizationFactor: RECONNECT_RANDOMIZATION });
     this.#snapshot = { ...this.#snapshot, lastSyncAt: options.lastSyncAt ?? null };
     const ask: Ask = (event, request) => this.#ask(event, request);
-    const gate = options.pushGate ?? null;
+    const pushGate = options.pushGate;
+    // The gate decides when the push can go out (connected), not when RxDB asked for it: a push
+    // asked for offline waits for the connection, and a document changed meanwhile on this
+    // terminal (a split sale's offline tap withdrawn) is judged as it is then.
+    const gate: PushGate | null = pushGate === undefined ? null : async (collection, docs) => {
+      await this.#connected();
+      return pushGate(collection, docs);
+    };
     this.#replications = new Map<ReplicatedName, CollectionReplication>([
       ['offline_payments', replicateCollection('offline_payments', collections.offline_payments, terminalId, ask, gate)],
       ['gift_card_sales', replicateCollection('gift_card_sales', collections.gift_card_sales, terminalId, ask, gate)],
@@ -365,6 +372,13 @@ export class SyncConnection {
   #failPending(reason: string): void {
     for (const fail of this.#pending) fail(new Error(reason));
     this.#pending.clear();
+  }
+
+  /** Resolves once the socket is connected (at once when it is). */
+  #connected(): Promise<void> {
+    if (this.#stopped) return Promise.reject(new Error('the sync connection was stopped'));
+    if (this.#socket.connected) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => this.#waitingForConnection.add({ resolve, reject }));
   }
 
   /**

@@ -14,6 +14,8 @@ export function tenderText(tender: TillTender, currency: string, t: Translate): 
       return t('kiosk.split.tenderWallet', { amount });
     case 'gift_card':
       return t('kiosk.split.tenderGiftCard', { amount });
+    case 'offline_tap':
+      return t('kiosk.split.tenderOfflineTap', { amount });
     default:
       return t('kiosk.split.tenderMobile', { amount });
   }

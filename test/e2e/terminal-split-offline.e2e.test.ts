@@ -1,0 +1,258 @@
+// Split tender offline at the kiosk in Chromium against the real sync server on each database
+// (docs/till.md, "Split tender offline"). The kiosk reaches the sync server through a TCP relay
+// the test cuts and restores. Offline, the Split screen's Tap takes the part as an offline tap
+// (the same offline rules as a whole sale's): a cart paid part in cash and part by an offline ring
+// tap is written as one till sale naming the offline payment; when the connection is back the tap
+// and the sale settle exactly once. The tag's no-PIN limit refuses a part over it at the till,
+// nothing queued; a split sale cancelled offline withdraws its queued tap, which is never sent.
+// The offline tap screen and the outcome at 800x600 and 1024x768, in English and French.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import { checkLedger } from '@tapline/sync-server/ledger/check';
+import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
+import type { TerminalHost } from '@tapline/terminal/host';
+import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
+import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
+import { type Relay, startRelay } from './relay.ts';
+import { shopWithTerminal } from './shop.ts';
+
+const rendererDir = await builtRenderer();
+const SIZES = [{ width: 800, height: 600 }, KIOSK.viewport] as const;
+
+interface SaleRecord {
+  kind: string;
+  status: string;
+  amount: number;
+  unpaid: number;
+  tenders: { kind: string; amount: number; reference?: string }[];
+}
+
+for (const target of await databaseTargets()) {
+  describe(`split tender offline at the kiosk in Chromium on ${target.name}`, () => {
+    const server = useTestServer(target, { rateLimitScale: 10 });
+    let browser: Browser;
+    let relay: Relay;
+    let host: TerminalHost;
+    let reader: SimulatedNfcReader;
+    const pageErrors: string[] = [];
+
+    before(async () => {
+      browser = await launchChromium();
+      relay = await startRelay(server().baseUrl);
+      ({ host, reader } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, syncServerUrl: relay.url, previews: `terminal-split-offline-receipts-${target.name}` }));
+    });
+    // A test that fails while the connection is cut must not leave the next one offline.
+    afterEach(() => relay.restore());
+    after(async () => {
+      await browser?.close();
+      await host?.close();
+      await relay?.close();
+      assert.deepEqual(pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on the page');
+    });
+
+    /** A shop with Jollof rice (15.00), a ring funded with 100.00, a terminal taking up to 30.00 per offline payment. */
+    async function shop() {
+      const shopped = await shopWithTerminal(server(), { fund: 100 });
+      const jollof = await shopped.s.request<{ id: string }>('POST', '/api/merchant/products', { headers: shopped.key, body: { name: 'Jollof rice', price: 15, category: 'Food' } });
+      assert.equal(jollof.status, 201);
+      const limits = await shopped.s.request('PATCH', `/api/merchant/terminals/${shopped.terminalId}`, { headers: shopped.key, body: { offlineLimits: { perPayment: 30, total: 50, maxAgeHours: 24 } } });
+      assert.equal(limits.status, 200, JSON.stringify(limits.body));
+      return { ...shopped, jollofId: jollof.body.id };
+    }
+
+    async function screenshots(page: Page, name: string, root: string): Promise<void> {
+      for (const size of SIZES) {
+        await page.setViewportSize(size);
+        await page.screenshot({ path: `${ARTIFACTS}terminal-split-offline-${name}-${size.width}x${size.height}-${target.name}.png` });
+        await assertControlsOnScreen(page, root, `${name} at ${size.width}x${size.height}`);
+      }
+      await page.setViewportSize(KIOSK.viewport);
+    }
+
+    /** Signed in, the hello cached (offline taps need one), then the shop's connection cut. */
+    async function offlineKiosk(terminalToken: string): Promise<Page> {
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await waitForExpression(page, "localStorage.getItem('tapline.syncHello') !== null", SYNC_WAIT.timeout);
+      await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
+      relay.cut();
+      await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
+      return page;
+    }
+
+    async function splitCart(page: Page, productId: string): Promise<void> {
+      await page.locator(`#items button[data-product="${productId}"]`).click();
+      await page.locator(`#cart li[data-product="${productId}"]`).waitFor();
+      await page.click('#split-button');
+      await page.locator('#split[data-state="tenders"]').waitFor();
+    }
+
+    async function typePart(page: Page, amount: string): Promise<void> {
+      await page.click('#split-key-clear');
+      await page.keyboard.type(amount, { delay: 60 });
+    }
+
+    it('offline, takes part in cash and part by an offline tap, writes one till sale naming it, and settles the tap and the sale exactly once when the connection is back', async () => {
+      const { s, key, merchant, terminalToken, payer, tagId, jollofId } = await shop();
+      const payerBefore = await balanceMinor(s, payer, 'NGN');
+      const merchantBefore = await balanceMinor(s, merchant.handle, 'NGN');
+      const page = await offlineKiosk(terminalToken);
+      await splitCart(page, jollofId);
+
+      await typePart(page, '6');
+      await page.click('#split-cash');
+      await page.locator('#split[data-remaining="900"]').waitFor();
+      // The rest by a tap, offline: the offline tap screen for NGN 9, taps only (no voucher field); in French, then back.
+      await page.selectOption('#language-switcher', 'fr');
+      await page.click('#split-key-clear');
+      await page.click('#split-tap');
+      await page.locator('#offline-pay[data-split="true"]').waitFor();
+      assert.equal(await page.locator('#offline-pay h1').innerText(), 'Sans contact pour une partie de la vente (hors ligne)');
+      await screenshots(page, 'tap-fr', '#offline-pay');
+      await page.click('#offline-back');
+      await page.locator('#split[data-state="tenders"][data-tenders="1"][data-remaining="900"]').waitFor();
+      await page.selectOption('#language-switcher', 'en');
+      await page.click('#split-tap');
+      await page.locator('#offline-pay[data-split="true"]').waitFor();
+      assert.equal(await page.locator('#offline-amount').innerText(), 'NGN\u00a09.00');
+      assert.equal(await page.locator('#voucher-form').count(), 0, 'a split part is a tap');
+      assert.equal(await page.locator('#offline-pay h1').innerText(), 'Tap for part of the sale (offline)');
+      await screenshots(page, 'tap-en', '#offline-pay');
+
+      assert.ok(reader.tap(tagId), 'the simulated reader read the ring');
+      await page.locator('#cash-result').waitFor(SYNC_WAIT);
+      const saleId = (await page.locator('#cash-result').getAttribute('data-sale-id'))!;
+      assert.deepEqual(await page.locator('#cash-result-tenders li').allInnerTexts(), ['Cash NGN\u00a06.00 (handed over NGN\u00a06.00, change NGN\u00a00.00)', 'Offline tap NGN\u00a09.00']);
+      assert.equal(await page.locator('#cash-sync-status').getAttribute('data-status'), 'queued');
+      await screenshots(page, 'outcome-en', '#cash-result');
+      // Two documents wait for the server: the offline payment and the till sale naming it.
+      await page.locator('#status-queued[data-count="2"]').waitFor(SYNC_WAIT);
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore, 'nothing moved while offline');
+
+      // The connection back: both settle, the tap once.
+      relay.restore();
+      await page.locator('#cash-sync-status[data-status="accepted"]').waitFor(SYNC_WAIT);
+      await page.locator('#status-queued[data-count="0"]').waitFor(SYNC_WAIT);
+      const record = await s.request<SaleRecord>('GET', `/api/pos/sales/${saleId}`, { headers: key });
+      assert.equal(record.status, 200, JSON.stringify(record.body));
+      assert.deepEqual([record.body.kind, record.body.status, record.body.amount, record.body.unpaid], ['till_sale', 'accepted', 15, 0]);
+      assert.deepEqual(record.body.tenders.map((tender) => [tender.kind, tender.amount]), [['cash', 6], ['offline_tap', 9]]);
+      const tapId = record.body.tenders[1]!.reference!;
+      const payments = await s.request<{ data: { id: string; status: string; amount: number; tenderOf: string | null }[] }>('GET', '/api/offline/payments', { headers: key });
+      assert.deepEqual(payments.body.data.map((payment) => [payment.id, payment.status, payment.amount, payment.tenderOf]), [[tapId, 'accepted', 9, saleId]]);
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore - 900, 'the ring paid its part once');
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantBefore + 900);
+
+      // A reload pushes nothing again: still one payment, one sale, the same balances.
+      await page.click('#cash-new-sale');
+      await page.reload();
+      await page.locator('#sale').waitFor(SYNC_WAIT);
+      await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
+      await page.locator('#status-queued[data-count="0"]').waitFor(SYNC_WAIT);
+      const [counts] = await s.db.query<{ payments: number; sales: number }>(
+        'SELECT (SELECT count(*)::int FROM offline_payments WHERE id = $1::uuid) AS payments, (SELECT count(*)::int FROM till_sales WHERE id = $2::uuid) AS sales',
+        [tapId, saleId],
+      );
+      assert.deepEqual([Number(counts?.payments), Number(counts?.sales)], [1, 1]);
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore - 900);
+      // Sales today lists the sale once: its tap is a tender of it.
+      await page.click('#history-button');
+      await page.locator(`#history tr[data-id="${saleId}"]`).waitFor();
+      assert.equal(await page.locator('#history tbody tr').count(), 1);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+      await page.close();
+    });
+
+    it('refuses an offline split tap over the tag\'s no-PIN limit at the till, queues nothing, and withdraws a queued tap when the sale is cancelled offline', async () => {
+      const { s, key, terminalId, terminalToken, payer, tagId, jollofId } = await shop();
+      const payerBefore = await balanceMinor(s, payer, 'NGN');
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await waitForExpression(page, "localStorage.getItem('tapline.syncHello') !== null", SYNC_WAIT.timeout);
+      const cached = JSON.parse((await page.evaluate<string | null>("localStorage.getItem('tapline.syncHello')")) ?? 'null') as { hello: { offlineLimits: { noPinPerTapMaxMinor: number } } };
+      const noPinMinor = cached.hello.offlineLimits.noPinPerTapMaxMinor;
+      assert.ok(noPinMinor > 0, `the no-PIN limit per tap: ${noPinMinor}`);
+      // The terminal's own limits above the no-PIN limit, so that limit is the one that refuses.
+      const perPayment = Math.ceil(noPinMinor / 100) * 2;
+      const raised = await s.request('PATCH', `/api/merchant/terminals/${terminalId}`, { headers: key, body: { offlineLimits: { perPayment, total: perPayment * 2, maxAgeHours: 24 } } });
+      assert.equal(raised.status, 200, JSON.stringify(raised.body));
+      await waitForExpression(page, `(JSON.parse(localStorage.getItem('tapline.syncHello') ?? 'null')?.hello?.offlineLimits?.perPaymentMaxMinor ?? 0) === ${perPayment * 100}`, SYNC_WAIT.timeout);
+      const typed = (minor: number) => (minor / 100).toFixed(2);
+      // A catering order of the no-PIN limit and 10.00 more.
+      const order = await s.request<{ id: string }>('POST', '/api/merchant/products', { headers: key, body: { name: 'Catering tray', price: (noPinMinor + 1_000) / 100, category: 'Food' } });
+      assert.equal(order.status, 201, JSON.stringify(order.body));
+      await page.locator('#sale[data-catalogue-size="2"]').waitFor(SYNC_WAIT);
+      relay.cut();
+      await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
+
+      // The order split, its tap part over the no-PIN limit by 0.01: refused when the ring taps.
+      await splitCart(page, order.body.id);
+      await typePart(page, typed(noPinMinor + 1));
+      await page.click('#split-tap');
+      await page.locator('#offline-pay[data-split="true"]').waitFor();
+      assert.ok(reader.tap(tagId));
+      await page.locator('#offline-refusal').waitFor();
+      assert.equal(await page.locator('#offline-refusal').getAttribute('data-code'), 'pin_required');
+      await screenshots(page, 'refused-en', '#offline-pay');
+      assert.equal(await page.locator('#status-queued').getAttribute('data-count'), '0', 'nothing queued');
+      await page.click('#offline-back');
+      await page.locator('#split[data-state="tenders"][data-tenders="0"]').waitFor();
+      await page.click('#split-cancel-button');
+      await page.locator('#sale').waitFor();
+      await page.click('#clear-cart');
+      assert.equal(await page.locator('#cart li').count(), 0);
+
+      // A split sale with cash and an offline tap (not finished), cancelled offline: the tap is withdrawn.
+      await page.locator(`#items button[data-product="${jollofId}"]`).click();
+      await page.click('#split-button');
+      await page.locator('#split[data-state="tenders"]').waitFor();
+      await typePart(page, '5');
+      await page.click('#split-cash');
+      await page.locator('#split[data-remaining="1000"]').waitFor();
+      await typePart(page, '4');
+      await page.click('#split-tap');
+      await page.locator('#offline-pay[data-split="true"]').waitFor();
+      assert.ok(reader.tap(tagId));
+      await page.locator('#split[data-state="tenders"][data-tenders="2"][data-remaining="600"]').waitFor();
+      assert.deepEqual(await page.locator('#split-tenders li').allInnerTexts(), ['Cash NGN\u00a05.00 (handed over NGN\u00a05.00, change NGN\u00a00.00)', 'Offline tap NGN\u00a04.00']);
+      await screenshots(page, 'part-paid-en', '#split');
+      await page.locator('#status-queued[data-count="1"]').waitFor();
+      await page.selectOption('#language-switcher', 'fr');
+      await page.locator('#split-tenders li[data-kind="offline_tap"]').filter({ hasText: 'Sans contact hors ligne' }).waitFor();
+      await screenshots(page, 'part-paid-fr', '#split');
+      await page.click('#split-cancel-button');
+      await page.locator('#split-cancel li.give-offline-tap[data-queued="true"]').waitFor();
+      await screenshots(page, 'cancel-fr', '#split');
+      await page.selectOption('#language-switcher', 'en');
+      assert.equal(await page.locator('#split-cancel li.give-offline-tap').innerText(), 'Withdraw the offline tap of NGN\u00a04.00: it has not been sent, nothing is charged');
+      await screenshots(page, 'cancel-en', '#split');
+      await page.click('#split-confirm-cancel');
+      await page.locator('#sale').waitFor();
+      await page.locator('#status-queued[data-count="0"]').waitFor();
+      // The same cart then paid whole by an offline tap: queued after the withdrawn one, in the same collection.
+      await page.click('#charge-button');
+      await page.locator('#offline-pay[data-accept-taps="true"][data-split="false"]').waitFor();
+      assert.ok(reader.tap(tagId));
+      await page.locator('#offline-result[data-status="queued"]').waitFor();
+      const wholeId = (await page.locator('#offline-result').getAttribute('data-payment-id'))!;
+      await page.click('#offline-new-sale');
+
+      // Back online: the whole sale's tap settles; the withdrawn tap, before it in the queue, is never sent; no alert for it.
+      relay.restore();
+      await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
+      await page.locator('#status-queued[data-count="0"]').waitFor(SYNC_WAIT);
+      await page.click('#history-button');
+      await page.locator('#history').waitFor();
+      assert.deepEqual(await page.locator('#history tbody tr[data-kind="offline"]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id'))), [wholeId], 'a withdrawn tap is not a sale');
+      await page.click('#history-back');
+      const payments = await s.request<{ data: { id: string; status: string; amount: number }[] }>('GET', '/api/offline/payments', { headers: key });
+      assert.deepEqual(payments.body.data.map((payment) => [payment.id, payment.status, payment.amount]), [[wholeId, 'accepted', 15]], 'the withdrawn tap never reached the server');
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore - 1_500, 'the customer paid the whole sale once, nothing for the withdrawn tap');
+      assert.equal(await page.locator('#alert').count(), 0, 'no alert for a withdrawn tap');
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+      await page.close();
+    });
+  });
+}
