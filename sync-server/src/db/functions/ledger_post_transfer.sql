@@ -1,6 +1,8 @@
 -- The one way money moves: posts one balanced transfer in the caller's transaction, in one round
 -- trip. Every other function that moves money (pos_tap, offline_post_taps,
--- payments_insert_with_debits) calls this one; in TypeScript only sync-server/src/ledger/ calls it.
+-- payments_insert_with_debits) calls this one (offline_post_taps writes the taps that take path 1
+-- together through ledger_post_person_to_merchant_batch, at the end of this file); in TypeScript
+-- only sync-server/src/ledger/ calls it.
 --
 -- Legs name accounts by (owner_type, owner_id, currency); missing accounts are opened. The
 -- fingerprint (ledger_fingerprint) is built here from the legs. Returns (result, account) where

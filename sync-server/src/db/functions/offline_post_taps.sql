@@ -39,9 +39,7 @@ DECLARE
   v_k integer;
   v_on date;
   v_amount bigint;
-  v_day date;
-  v_day_spent bigint;
-  v_day_history jsonb;
+  v_budget record;
   -- The ledger as path 1 sees it, read (again) when v_stale: the merchant's inflow shard of this
   -- connection, the payers' main accounts (locked) with their balances less the queued debits,
   -- the ids of this push already posted.
@@ -120,15 +118,14 @@ BEGIN
       END IF;
       IF v_result IN ('created', 'exists') THEN
         v_budgets[p_windows[i]] := v_budgets[p_windows[i]] - v_amount;
-        SELECT a.day, a.spent, a.history INTO v_day, v_day_spent, v_day_history
-        FROM no_pin_add(v_days[v_k], v_spent[v_k], v_history[v_k], v_on, v_amount) AS a;
+        -- An assignment, not SELECT ... FROM no_pin_add(): a plain expression runs no statement.
+        v_budget := no_pin_add(v_days[v_k], v_spent[v_k], v_history[v_k], v_on, v_amount);
         IF v_on <> p_settle_day THEN
-          SELECT a.day, a.spent, a.history INTO v_day, v_day_spent, v_day_history
-          FROM no_pin_add(v_day, v_day_spent, v_day_history, p_settle_day, v_amount) AS a;
+          v_budget := no_pin_add(v_budget.day, v_budget.spent, v_budget.history, p_settle_day, v_amount);
         END IF;
-        v_days[v_k] := v_day;
-        v_spent[v_k] := v_day_spent;
-        v_history[v_k] := v_day_history;
+        v_days[v_k] := v_budget.day;
+        v_spent[v_k] := v_budget.spent;
+        v_history[v_k] := v_budget.history;
         v_changed := true;
       END IF;
     END IF;
