@@ -231,7 +231,8 @@ export async function lockWalletAccounts(tx: Queryable, walletIds: readonly stri
 
 /**
  * offline_post_taps: the offline taps of one push to one merchant's wallet, in the order given,
- * each a person-to-merchant transfer (kind offline_tap) through ledger_post_transfer that spends
+ * each a person-to-merchant transfer (kind offline_tap; those that take ledger_post_transfer's short
+ * path written together by ledger_post_person_to_merchant_batch, the others through it) that spends
  * the terminal's offline budget of its capture day (`windows`: 1-based index into `budgets`) and
  * its tag's no-PIN day budget (db/functions/no_pin_budget.sql). Answers each tap's result:
  * created, exists, offline_exposure_limit, pin_required, or the ledger rule that failed.

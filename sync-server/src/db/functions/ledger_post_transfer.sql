@@ -1,6 +1,8 @@
 -- The one way money moves: posts one balanced transfer in the caller's transaction, in one round
 -- trip. Every other function that moves money (pos_tap, offline_post_taps,
--- payments_insert_with_debits) calls this one; in TypeScript only sync-server/src/ledger/ calls it.
+-- payments_insert_with_debits) calls this one (offline_post_taps writes the taps that take path 1
+-- together through ledger_post_person_to_merchant_batch, at the end of this file); in TypeScript
+-- only sync-server/src/ledger/ calls it.
 --
 -- Legs name accounts by (owner_type, owner_id, currency); missing accounts are opened. The
 -- fingerprint (ledger_fingerprint) is built here from the legs. Returns (result, account) where
@@ -238,5 +240,68 @@ BEGIN
   WHERE a.id = d.a;
 
   RETURN QUERY SELECT 'created'::text, NULL::bigint;
+END
+$$;
+
+-- Path 1 for many transfers at once: people's wallets paying ONE merchant's wallet, in one
+-- currency, each transfer the two legs path 1 writes (payer -amount, merchant +amount), posted in
+-- four statements whatever their number (offline_post_taps: a kiosk's push of 100 taps).
+--
+-- The caller has already decided, in order, which transfers go through: it holds the payers' main
+-- accounts locked (FOR NO KEY UPDATE, taken before any merchant account), read their balances
+-- under those locks, and kept only transfers whose debit fits the balance left by the ones before
+-- (ledger_balance_allows), whose id is not posted yet, and whose payer's main account and the
+-- merchant's inflow shard of this connection exist; everything else went through
+-- ledger_post_transfer one by one. So this function refuses nothing a rule would refuse: it
+-- checks the same rules again, set-based (the summed debit of each payer under its row lock, the
+-- accounts' kind, the amounts), and raises if one fails, which only a caller's bug can cause.
+-- The rows are those path 1 writes, transfer by transfer: the same transfer rows (fingerprint from
+-- ledger_fingerprint), the same two postings each, the same balances (each payer's main account
+-- -sum, the merchant's shard +sum). A posted id raises unique_violation, as path 1 does.
+CREATE OR REPLACE FUNCTION ledger_post_person_to_merchant_batch(
+  p_ids text[], p_mode text, p_kind text, p_payer_wallet_ids text[], p_payer_accounts bigint[],
+  p_merchant_wallet_id text, p_shard_account bigint, p_currency text, p_amounts bigint[], p_metadata jsonb[]
+) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_count integer := coalesce(array_length(p_ids, 1), 0);
+  v_rows integer;
+BEGIN
+  IF v_count = 0 THEN
+    RETURN;
+  END IF;
+  IF v_count <> coalesce(array_length(p_payer_wallet_ids, 1), 0) OR v_count <> coalesce(array_length(p_payer_accounts, 1), 0)
+     OR v_count <> coalesce(array_length(p_amounts, 1), 0) OR v_count <> coalesce(array_length(p_metadata, 1), 0)
+     OR EXISTS (SELECT 1 FROM unnest(p_amounts) AS m WHERE m IS NULL OR m <= 0) THEN
+    RAISE EXCEPTION 'ledger_post_person_to_merchant_batch: % transfers with arguments of other lengths or an amount not above zero', v_count;
+  END IF;
+
+  -- Every payer's main account debited by its summed amount, checked under its row lock.
+  UPDATE ledger_accounts a SET balance = a.balance + d.delta
+  FROM (SELECT l.a, l.o, -sum(l.m)::bigint AS delta FROM unnest(p_payer_accounts, p_payer_wallet_ids, p_amounts) AS l (a, o, m) GROUP BY l.a, l.o) d
+  WHERE a.id = d.a AND a.owner_type = 'wallet' AND a.owner_id = d.o AND a.currency = p_currency AND a.mode = p_mode
+    AND a.shard = 0 AND a.lock_rank = 0 AND ledger_balance_allows(a.balance, a.allow_negative, d.delta);
+  GET DIAGNOSTICS v_rows = ROW_COUNT;
+  IF v_rows <> (SELECT count(*) FROM (SELECT DISTINCT l.a, l.o FROM unnest(p_payer_accounts, p_payer_wallet_ids) AS l (a, o)) x) THEN
+    RAISE EXCEPTION 'ledger_post_person_to_merchant_batch: a payer account is not a person''s main account in % % or cannot take its debits', p_currency, p_mode;
+  END IF;
+
+  INSERT INTO ledger_transfers (id, mode, kind, fingerprint, metadata)
+  SELECT l.id, p_mode, p_kind,
+         ledger_fingerprint(p_kind, ARRAY['wallet', 'wallet'], ARRAY[l.o, p_merchant_wallet_id], ARRAY[p_currency, p_currency], ARRAY[-l.m, l.m]),
+         coalesce(l.meta, '{}'::jsonb)
+  FROM unnest(p_ids, p_payer_wallet_ids, p_amounts, p_metadata) AS l (id, o, m, meta);
+
+  INSERT INTO ledger_postings (transfer_id, leg, account_id, currency, amount)
+  SELECT l.id, g.leg, CASE WHEN g.leg = 1 THEN l.a ELSE p_shard_account END, p_currency, CASE WHEN g.leg = 1 THEN -l.m ELSE l.m END
+  FROM unnest(p_ids, p_payer_accounts, p_amounts) AS l (id, a, m)
+  CROSS JOIN (VALUES (1::smallint), (2::smallint)) AS g (leg);
+
+  -- The merchant's inflow shard credited last (path 1's last statement): held only to the commit.
+  UPDATE ledger_accounts a SET balance = a.balance + (SELECT sum(m) FROM unnest(p_amounts) AS m)::bigint
+  WHERE a.id = p_shard_account AND a.owner_type = 'wallet' AND a.owner_id = p_merchant_wallet_id AND a.currency = p_currency
+    AND a.mode = p_mode AND a.shard > 0 AND a.lock_rank = 1 AND NOT a.allow_negative;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'ledger_post_person_to_merchant_batch: account % is not an inflow shard of wallet % in % %', p_shard_account, p_merchant_wallet_id, p_currency, p_mode;
+  END IF;
 END
 $$;
