@@ -11048,7 +11048,6 @@ export interface components {
             /** Format: date-time */
             settledAt: string;
             cashierId?: string | null;
-            tenderOf?: string | null;
             items?: components["schemas"]["SaleLineRecord"][];
             cartDiscount?: number;
             totals?: components["schemas"]["SaleTotals"];
@@ -11672,7 +11671,6 @@ export interface components {
                 change?: number;
                 reference?: string;
             }[];
-            unpaid?: number;
             change: number;
             tip: number;
             cashierId: string | null;
