@@ -1,5 +1,15 @@
+import type { ArrivedBankTransfer } from '../../rails/index.ts';
+import type { BankTransferOutcome } from './virtual-accounts.ts';
 /** Wallet money's public entry (a holder's top-ups and withdrawals, docs/wallet-money.md): app.ts imports only this file. */
 export { walletMoneyRoutes } from './routes.ts';
 export { SANDBOX_WITHDRAWAL_SUFFIXES } from './service.ts';
 /** The holder's in-app notifications (GET /api/wallet/notifications): an administrator's change of her wallet's tier tells her too. */
 export { insertWalletNotification } from './store.ts';
+export { type BankTransferOutcome, creditBankTransfer } from './virtual-accounts.ts';
+
+declare module '../../context.ts' {
+  interface AppContext {
+    /** Bank transfers into wallets' virtual accounts, credited once (the rails' callback route calls it with a provider's verified record). */
+    bankTransfers: { credit(provider: string, transfer: ArrivedBankTransfer): Promise<BankTransferOutcome> };
+  }
+}

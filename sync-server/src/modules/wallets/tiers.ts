@@ -184,7 +184,7 @@ export interface TierMovement {
   currency: string;
 }
 
-const DIRECTION: Record<TierMovementKind, 'in' | 'out'> = { top_up: 'in', agent_cash_in: 'in', p2p_in: 'in', withdrawal: 'out', agent_cash_out: 'out', p2p_out: 'out' };
+const DIRECTION: Record<TierMovementKind, 'in' | 'out'> = { top_up: 'in', bank_transfer_in: 'in', agent_cash_in: 'in', p2p_in: 'in', withdrawal: 'out', agent_cash_out: 'out', p2p_out: 'out' };
 
 /**
  * The tier check of one movement, in the movement's transaction: locks the wallet's row, refuses
@@ -266,6 +266,40 @@ export async function settleTopUpMovement(tx: Queryable, movement: TierMovement 
   } else if (row.state === 'held') {
     await updateTierMovement(tx, row.id, 'released', false, at);
   }
+}
+
+/**
+ * Money that has already arrived and cannot be refused (a bank transfer into the wallet's virtual
+ * account: the sender's bank paid it before we heard of it), in its crediting transaction: counted
+ * like any money in, and flagged beyond_limit when it passes the tier's maximum balance or the
+ * day's money in (as a late mobile-money confirmation is). Answers whether it did. A wallet
+ * without a tier records nothing; the same id again (a retry) counts once.
+ */
+export async function countArrivedMoney(context: Pick<AppContext, 'config' | 'fx' | 'now'>, tx: Queryable, wallet: WalletRow, movement: TierMovement, rates: TierRates): Promise<boolean> {
+  if (!hasTier(wallet)) return false;
+  await lockWalletRow(tx, wallet.id);
+  const known = await findTierMovement(tx, movement.id);
+  if (known) return known.beyond_limit;
+  const rate = rates.mid(movement.currency, wallet.currency);
+  // No rate known: counted at face value rather than refused (the money is already here).
+  const counted = rate === undefined ? movement.amount : inCurrency(rates, movement.amount, movement.currency, wallet.currency);
+  const standing = await tierStanding(context, tx, wallet, rates);
+  const beyondLimit = standing.remainingIn !== null && counted > standing.remainingIn;
+  await insertTierMovement(tx, {
+    id: movement.id,
+    wallet_id: wallet.id,
+    mode: wallet.mode,
+    direction: 'in',
+    kind: movement.kind,
+    amount: movement.amount,
+    currency: movement.currency,
+    counted,
+    state: 'counted',
+    held_until: null,
+    beyond_limit: beyondLimit,
+    created_at: context.now(),
+  });
+  return beyondLimit;
 }
 
 /** A withdrawal that failed or was reversed gave its money back: it stops counting against the day's money out. */
