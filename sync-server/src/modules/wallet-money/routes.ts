@@ -27,7 +27,8 @@ import { SANDBOX_PHONE_SUFFIXES, listWalletTopUps } from '../collections/index.t
 import { checkWalletPin, findWalletById } from '../wallets/index.ts';
 import { type Holder, SANDBOX_WITHDRAWAL_SUFFIXES, createTopUp, createWithdrawal, quoteTopUp, quoteWithdrawal, topUpRecord, withdrawalRecord } from './service.ts';
 import { findWithdrawal, listWithdrawals } from './store.ts';
-import { accountNumbersOf, bankTransferRecord, listBankTransfers, openVirtualAccount, requeryVirtualAccount, sandboxBankTransfer, virtualAccountRecord, virtualAccountsOf } from './virtual-accounts.ts';
+import { listBankTransfers } from './virtual-accounts-store.ts';
+import { accountNumbersOf, bankTransferRecord, openVirtualAccount, requeryVirtualAccount, sandboxBankTransfer, virtualAccountRecord, virtualAccountsOf } from './virtual-accounts.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 const wallet = { auth: ['wallet'] } as const;

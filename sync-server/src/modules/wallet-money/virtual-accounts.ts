@@ -15,7 +15,6 @@
 import { createHash } from 'node:crypto';
 import { percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
-import type { Queryable } from '../../db/database.ts';
 import { newId } from '../../auth/secrets.ts';
 import { badRequest, notFound, unprocessable } from '../../http/errors.ts';
 import { railClearing, systemAccount, walletAccount } from '../../ledger/accounts.ts';
@@ -23,87 +22,10 @@ import { transfer } from '../../ledger/ledger.ts';
 import type { ArrivedBankTransfer, RailAdapter, RailProviderName } from '../../rails/index.ts';
 import { type WalletRow, countArrivedMoney, findWalletById, lockWalletRow, tierRates } from '../wallets/index.ts';
 import { insertWalletNotification } from './store.ts';
+import { type BankTransferRow, type VirtualAccountRow, accountsOf, findAccountByNumber, findAccountOf, findBankTransfer, insertAccount, insertBankTransfer } from './virtual-accounts-store.ts';
 import type { Holder } from './service.ts';
 
 export const SANDBOX_BANK = { name: 'Tapline Sandbox Bank', slug: 'tapline-sandbox' } as const;
-
-export interface VirtualAccountRow {
-  id: string;
-  wallet_id: string;
-  mode: WalletRow['mode'];
-  currency: string;
-  provider: string;
-  provider_customer: string | null;
-  provider_account_id: string | null;
-  account_number: string;
-  account_name: string;
-  bank_name: string;
-  bank_slug: string | null;
-  created_at: Date;
-}
-
-export interface BankTransferRow {
-  id: string;
-  virtual_account_id: string;
-  wallet_id: string;
-  mode: WalletRow['mode'];
-  provider: string;
-  provider_reference: string;
-  received: number;
-  fee: number;
-  amount: number;
-  currency: string;
-  sender_name: string | null;
-  sender_bank: string | null;
-  narration: string | null;
-  beyond_limit: boolean;
-  transfer_id: string;
-  paid_at: Date | null;
-  created_at: Date;
-}
-
-// SQL -----------------------------------------------------------------------------------------
-
-async function findAccountOf(db: Queryable, walletId: string, currency: string, mode: string): Promise<VirtualAccountRow | undefined> {
-  const [row] = await db.query<VirtualAccountRow>('SELECT * FROM wallet_virtual_accounts WHERE wallet_id = $1 AND currency = $2 AND mode = $3', [walletId, currency, mode]);
-  return row;
-}
-
-async function findAccountByNumber(db: Queryable, provider: string, accountNumber: string): Promise<VirtualAccountRow | undefined> {
-  const [row] = await db.query<VirtualAccountRow>('SELECT * FROM wallet_virtual_accounts WHERE provider = $1 AND account_number = $2 ORDER BY mode LIMIT 1', [provider, accountNumber]);
-  return row;
-}
-
-async function listAccounts(db: Queryable, walletId: string, mode: string): Promise<VirtualAccountRow[]> {
-  return db.query<VirtualAccountRow>('SELECT * FROM wallet_virtual_accounts WHERE wallet_id = $1 AND mode = $2 ORDER BY created_at, id', [walletId, mode]);
-}
-
-/** Records the account; a second one for the same wallet, currency and mode (two requests at once) keeps the first. */
-async function insertAccount(db: Queryable, row: VirtualAccountRow): Promise<void> {
-  await db.query(
-    `INSERT INTO wallet_virtual_accounts (id, wallet_id, mode, currency, provider, provider_customer, provider_account_id, account_number, account_name, bank_name, bank_slug, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
-    [row.id, row.wallet_id, row.mode, row.currency, row.provider, row.provider_customer, row.provider_account_id, row.account_number, row.account_name, row.bank_name, row.bank_slug, row.created_at],
-  );
-}
-
-const TRANSFER_COLUMNS = `id, virtual_account_id, wallet_id, mode, provider, provider_reference, received::int8 AS received, fee::int8 AS fee, amount::int8 AS amount,
-  currency, sender_name, sender_bank, narration, beyond_limit, transfer_id, paid_at, created_at`;
-
-function normalised(row: BankTransferRow): BankTransferRow {
-  return { ...row, received: Number(row.received), fee: Number(row.fee), amount: Number(row.amount) };
-}
-
-async function findBankTransfer(db: Queryable, provider: string, reference: string): Promise<BankTransferRow | undefined> {
-  const [row] = await db.query<BankTransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM wallet_bank_transfers WHERE provider = $1 AND provider_reference = $2`, [provider, reference]);
-  return row ? normalised(row) : undefined;
-}
-
-export async function listBankTransfers(db: Queryable, walletId: string, mode: string, limit: number, offset: number): Promise<{ rows: BankTransferRow[]; total: number }> {
-  const rows = await db.query<BankTransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM wallet_bank_transfers WHERE wallet_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, [walletId, mode, limit, offset]);
-  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM wallet_bank_transfers WHERE wallet_id = $1 AND mode = $2', [walletId, mode]);
-  return { rows: rows.map(normalised), total: Number(count?.total ?? 0) };
-}
 
 // Answers ---------------------------------------------------------------------------------------
 
@@ -215,11 +137,11 @@ export async function openVirtualAccount(context: AppContext, holder: Holder, bo
 }
 
 export async function virtualAccountsOf(context: AppContext, holder: Holder): Promise<VirtualAccountRow[]> {
-  return listAccounts(context.db, holder.walletId, holder.mode);
+  return accountsOf(context.db, holder.walletId, holder.mode);
 }
 
 export async function accountNumbersOf(context: AppContext, holder: Holder): Promise<Map<string, string>> {
-  return new Map((await listAccounts(context.db, holder.walletId, holder.mode)).map((row) => [row.id, row.account_number]));
+  return new Map((await accountsOf(context.db, holder.walletId, holder.mode)).map((row) => [row.id, row.account_number]));
 }
 
 // Crediting what arrived ------------------------------------------------------------------------
@@ -265,12 +187,26 @@ export async function creditBankTransfer(context: AppContext, provider: string, 
       metadata: { bankTransferId: id, provider, providerReference: arrived.providerReference, virtualAccountId: account.id },
     });
     const beyondLimit = amount > 0 ? await countArrivedMoney(context, tx, wallet, { id, kind: 'bank_transfer_in', amount, currency: account.currency }, rates) : false;
-    const [row] = await tx.query<BankTransferRow>(
-      `INSERT INTO wallet_bank_transfers (id, virtual_account_id, wallet_id, mode, provider, provider_reference, received, fee, amount, currency, sender_name, sender_bank, narration, beyond_limit, transfer_id, paid_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING ${TRANSFER_COLUMNS}`,
-      [id, account.id, wallet.id, account.mode, provider, arrived.providerReference, arrived.amount, fee, amount, account.currency, arrived.senderName ?? null, arrived.senderBank ?? null, arrived.narration ?? null, beyondLimit, transferId, paidAt, now],
-    );
-    const record = bankTransferRecord(normalised(row!), account.account_number);
+    const row = await insertBankTransfer(tx, {
+      id,
+      virtual_account_id: account.id,
+      wallet_id: wallet.id,
+      mode: account.mode,
+      provider,
+      provider_reference: arrived.providerReference,
+      received: arrived.amount,
+      fee,
+      amount,
+      currency: account.currency,
+      sender_name: arrived.senderName ?? null,
+      sender_bank: arrived.senderBank ?? null,
+      narration: arrived.narration ?? null,
+      beyond_limit: beyondLimit,
+      transfer_id: transferId,
+      paid_at: paidAt,
+      created_at: now,
+    });
+    const record = bankTransferRecord(row, account.account_number);
     const money = (minor: number) => `${account.currency} ${toMajor(minor, account.currency)}`;
     await insertWalletNotification(tx, {
       walletId: wallet.id,
