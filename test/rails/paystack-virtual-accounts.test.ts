@@ -34,13 +34,17 @@ for (const target of await databaseTargets()) {
     const clock = new ManualClock(Date.now());
     const server = useTestServer(target, { port, now: clock.now, env: { PUBLIC_BASE_URL: publicBaseUrl, RAIL_TIMEOUT_MS: '2000', WALLET_BANK_TRANSFER_FEE_PCT: '1' }, app: { providerEnv: env } });
 
-    /** A live NGN wallet in Nigeria on tier 3 (these tests are about crediting, not the tiers) and its session. */
-    const holder = async (s: TestServer) => {
-      const handle = uniqueHandle('dva');
+    /** A live NGN wallet in Nigeria and its session's Authorization header. */
+    const holderSession = async (s: TestServer, handle = uniqueHandle('dva')) => {
       await s.createWallet({ handle, pin: '2468', currency: 'NGN', country: 'NG', mode: 'live' });
       const session = await s.request<{ token: string }>('POST', '/api/wallet/sessions', { body: { handle, pin: '2468', mode: 'live' } });
       assert.equal(session.status, 201, JSON.stringify(session.body));
-      const auth = { authorization: `Bearer wallet.${session.body.token}` };
+      return { authorization: `Bearer wallet.${session.body.token}` };
+    };
+    /** The same, with her account made. */
+    const holder = async (s: TestServer) => {
+      const handle = uniqueHandle('dva');
+      const auth = await holderSession(s, handle);
       const opened = await s.request<Account>('POST', '/api/wallet/virtual-account', { headers: auth, body: {} });
       assert.equal(opened.status, 201, JSON.stringify(opened.body));
       return { handle, auth, account: opened.body };
@@ -65,6 +69,12 @@ for (const target of await databaseTargets()) {
       await s.db.query('DELETE FROM wallet_virtual_accounts WHERE id = $1', [account.id]);
       const remade = await s.request<Account>('POST', '/api/wallet/virtual-account', { headers: auth, body: {} });
       assert.deepEqual([remade.status, remade.body.accountNumber], [201, account.accountNumber]);
+      // Two first requests at once (two taps): one account at Paystack, both answered with it.
+      const other = await holderSession(s);
+      const both = await Promise.all([0, 1].map(() => s.request<Account>('POST', '/api/wallet/virtual-account', { headers: other, body: {} })));
+      assert.deepEqual(both.map((answer) => answer.status).sort(), [200, 201], JSON.stringify(both.map((answer) => answer.body)));
+      assert.equal(both[0]!.body.accountNumber, both[1]!.body.accountNumber);
+      assert.equal(fake.virtualAccounts().filter((made) => made.accountNumber === both[0]!.body.accountNumber).length, 1);
       assert.equal(fake.virtualAccounts().filter((made) => made.accountNumber === account.accountNumber).length, 1, 'still one account at Paystack');
     });
 

@@ -109,15 +109,21 @@ export function virtualAccounts(client: PaystackClient, deps: Pick<RailAdapterDe
 
   async function open(request: VirtualAccountRequest): Promise<VirtualAccountDetails> {
     if (!(DVA_CURRENCIES as readonly string[]).includes(request.currency)) throw new PaystackUnavailable(`Paystack makes dedicated virtual accounts in ${DVA_CURRENCIES.join(' and ')} only`);
-    const made = await customer(request);
+    const owner = await customer(request);
     // Made before (a retry after a lost answer): the same account, never a second one.
-    const found = await existing(made.id, request.currency);
-    if (found) return { ...found, providerCustomer: made.code };
-    const answer = await client.post('/dedicated_account', { customer: made.code, preferred_bank: await preferredBank() });
+    const found = await existing(owner.id, request.currency);
+    if (found) return { ...found, providerCustomer: owner.code };
+    const answer = await client.post('/dedicated_account', { customer: owner.code, preferred_bank: await preferredBank() });
     const account = answer.httpStatus === 200 && answer.body.status ? accountOf(answer.body.data) : undefined;
-    if (!account) throw fail('POST /dedicated_account', answer);
+    if (!account) {
+      // Refused, or unreadable: a request at the same moment may have made it (two taps, two
+      // servers). That account is the wallet's; only when there is none is it a failure.
+      const made = await existing(owner.id, request.currency);
+      if (made) return { ...made, providerCustomer: owner.code };
+      throw fail('POST /dedicated_account', answer);
+    }
     deps.log('paystack dedicated virtual account made', { walletId: request.walletId, bank: account.bankName });
-    return { ...account, providerCustomer: made.code };
+    return { ...account, providerCustomer: owner.code };
   }
 
   async function requery(account: { accountNumber: string; bankSlug?: string | undefined }, day: string): Promise<void> {
