@@ -109,6 +109,11 @@ export interface Config {
   /** Agents' commissions (docs/agents.md), percent of each cash-in / cash-out, paid by the platform into the agent's float (AGENT_CASH_IN_COMMISSION_PCT, AGENT_CASH_OUT_COMMISSION_PCT, default 0). */
   agentCashInCommissionPercent: string;
   agentCashOutCommissionPercent: string;
+  /** An agent's float through the rails (docs/agents.md, "Funding and settling the float"): the top-up fee, the settlement fee (percent), and the settlement limits in US dollars. */
+  agentFloatTopUpFeePercent: string;
+  agentSettlementFeePercent: string;
+  agentSettlementMaxUsd: number;
+  agentSettlementDailyUsd: number;
   /** The withdrawal fee, percent of the amount, debited from the wallet on top (WALLET_WITHDRAWAL_FEE_PCT, default 0). */
   walletWithdrawalFeePercent: string;
   /** Withdrawal limits in US dollars, converted into the wallet's currency: one withdrawal, and all of a wallet's in 24 hours (0: no withdrawals). */
@@ -308,6 +313,10 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'WALLET_BANK_TRANSFER_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'the fee on a bank transfer into a wallet\'s virtual account, kept from what arrived' },
   { name: 'AGENT_CASH_IN_COMMISSION_PCT', group: 'server', value: percent(10), default: '0', description: 'an agent\'s commission on each cash-in' },
   { name: 'AGENT_CASH_OUT_COMMISSION_PCT', group: 'server', value: percent(10), default: '0', description: 'an agent\'s commission on each cash-out' },
+  { name: 'AGENT_FLOAT_TOP_UP_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'an agent\'s float top-up fee, asked of its phone on top' },
+  { name: 'AGENT_SETTLEMENT_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'an agent\'s float settlement fee, debited from the float on top' },
+  { name: 'AGENT_SETTLEMENT_MAX_USD', group: 'server', value: integer(0, 10_000_000), default: '5000', description: 'the most one float settlement may be, US dollars converted (0: no settlements)' },
+  { name: 'AGENT_SETTLEMENT_DAILY_USD', group: 'server', value: integer(0, 100_000_000), default: '20000', description: 'an agent\'s float settlements in any 24 hours, US dollars converted' },
   { name: 'WALLET_WITHDRAWAL_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'a wallet withdrawal\'s fee, debited from the wallet on top' },
   { name: 'WALLET_WITHDRAWAL_MAX_USD', group: 'server', value: integer(0, 10_000_000), default: '1000', description: 'the most one withdrawal may be, US dollars converted (0: no withdrawals)' },
   { name: 'WALLET_WITHDRAWAL_DAILY_USD', group: 'server', value: integer(0, 100_000_000), default: '2000', description: 'a wallet\'s withdrawals in any 24 hours, US dollars converted' },
@@ -536,6 +545,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     walletBankTransferFeePercent: get('WALLET_BANK_TRANSFER_FEE_PCT'),
     agentCashInCommissionPercent: get('AGENT_CASH_IN_COMMISSION_PCT'),
     agentCashOutCommissionPercent: get('AGENT_CASH_OUT_COMMISSION_PCT'),
+    agentFloatTopUpFeePercent: get('AGENT_FLOAT_TOP_UP_FEE_PCT'),
+    agentSettlementFeePercent: get('AGENT_SETTLEMENT_FEE_PCT'),
+    agentSettlementMaxUsd: get('AGENT_SETTLEMENT_MAX_USD'),
+    agentSettlementDailyUsd: get('AGENT_SETTLEMENT_DAILY_USD'),
     walletWithdrawalFeePercent: get('WALLET_WITHDRAWAL_FEE_PCT'),
     walletWithdrawalMaxUsd: get('WALLET_WITHDRAWAL_MAX_USD'),
     walletWithdrawalDailyUsd: get('WALLET_WITHDRAWAL_DAILY_USD'),

@@ -13,6 +13,8 @@ export interface RunningServer {
   db: Database;
   url: string;
   close(): Promise<void>;
+  /** Where a shutdown has got to, said when one runs past its limit. */
+  shutdownStage(): string;
 }
 
 /** Opens the database, builds the app and listens; prints the URL and, once, a generated admin token. */
@@ -20,6 +22,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDir });
   const admin = await ensureAdminToken(db, config.adminToken);
   const { app } = await buildApp({ config, db, adminTokenHash: admin.hash });
+  // Fastify runs preClose hooks in order (this one after the sync endpoint's) and onClose hooks
+  // last-added first (this one before the workers stop): enough to tell which part of a slow
+  // shutdown is slow.
+  let stage = 'running';
+  app.addHook('preClose', async () => {
+    stage = 'terminals disconnected; draining HTTP requests';
+  });
+  app.addHook('onClose', async () => {
+    stage = 'HTTP closed; stopping background workers';
+  });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -42,9 +54,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
     url,
     close() {
       // In-flight requests finish first; then the database closes cleanly.
-      closing ??= Promise.all([app.close(), metrics?.close()]).then(() => db.close());
+      stage = 'disconnecting terminals';
+      closing ??= Promise.all([app.close(), metrics?.close()]).then(() => {
+        stage = 'closing the database';
+        return db.close();
+      });
       return closing;
     },
+    shutdownStage: () => stage,
   };
 }
 
@@ -79,7 +96,11 @@ export async function runFromEnvironment(options: { beforeShutdown?: () => Promi
   const shutdown = (signal: string) => {
     console.log(`${signal} received: finishing in-flight requests and closing the database`);
     const forced = setTimeout(() => {
-      console.error('Shutdown took longer than 10 s; exiting');
+      // What was still open says what the shutdown waited for (sockets, timers, a pool's connection).
+      const counts = new Map<string, number>();
+      for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      const open = [...counts].map(([kind, count]) => `${kind} x${count}`);
+      console.error(`Shutdown took longer than 10 s (at: ${server.shutdownStage()}; still open: ${open.join(', ')}); exiting`);
       process.exit(1);
     }, 10_000);
     forced.unref();

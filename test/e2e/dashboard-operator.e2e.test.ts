@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { ADMIN, ManualClock, TEST_ADMIN_TOKEN, type TestServer, databaseTargets, freePort, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, ManualClock, TEST_ADMIN_TOKEN, type TestServer, databaseTargets, freePort, until, useTestServer } from '@tapline/sync-server/testing';
 import { PROVIDERS, type RunningFake, type ScenarioName } from '../rails/providers.ts';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
@@ -31,15 +31,6 @@ const paystack = PROVIDERS.find((provider) => provider.name === 'paystack')!;
 
 async function text(locator: Locator): Promise<string> {
   return (await locator.innerText()).replace(/\s+/g, ' ').trim();
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ceilingMs = 60_000): Promise<T> {
-  for (const deadline = Date.now() + ceilingMs; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() < deadline, `waited for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 for (const target of await databaseTargets()) {

@@ -14,7 +14,7 @@ import { type OfflinePaymentDoc, SYNC_EVENTS, SYNC_NAMESPACE } from '@tapline/sh
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { type TestServer, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 import { assertAccessible } from './axe.ts';
-import { launchChromium, trackedPage } from './browser.ts';
+import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
 import { DASHBOARD_DIR, LAPTOP, dashboardOwner, openPage, prepareDashboard, shoot, signIn } from './dashboard.ts';
 
 await prepareDashboard();
@@ -148,10 +148,10 @@ for (const target of await databaseTargets()) {
       // The list, filtered on paid, shows both (waiting for the filtered answer, not the list of
       // two pending payouts that was on the page before the filter).
       await page.locator('select[name=status]').selectOption('paid');
-      await page.waitForFunction(() => {
+      await waitForExpression(page, `(() => {
         const cells = [...document.querySelectorAll('main table.list tbody tr[data-row] td:nth-child(2)')].map((td) => (td.textContent ?? '').trim());
         return cells.length === 2 && cells.every((cell) => cell === 'Paid');
-      });
+      })()`);
       await page.locator('.pager span').filter({ hasText: '1–2 of 2' }).waitFor();
       const rows = await page.locator('main table.list tbody tr[data-row]').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 2).map((td) => (td.textContent ?? '').replace(/\s+/g, ' ').trim())));
       assert.deepEqual(rows, [['NGN 100.50', 'Paid'], ['NGN 20.00', 'Paid']]);

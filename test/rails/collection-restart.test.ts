@@ -25,7 +25,7 @@ import { after, before, describe, it } from 'node:test';
 import { io } from 'socket.io-client';
 import { SYNC_EVENTS, SYNC_NAMESPACE, type PushResponse, type SyncFailure, type TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { ADMIN, balanceMinor, databaseTargets, uniqueHandle } from '@tapline/sync-server/testing';
+import { ADMIN, balanceMinor, databaseTargets, uniqueHandle, until } from '@tapline/sync-server/testing';
 import { type ServerProcess, serverProcess } from '../e2e/server-process.ts';
 import { COLLECTION_SCENARIOS, SCENARIOS as MPESA_PAYOUTS, startMpesaFake } from '../fakes/mpesa/index.ts';
 import { SCENARIOS as MOMO_SCENARIOS, startMomoFake } from '../fakes/momo/index.ts';
@@ -124,14 +124,8 @@ const COLLECTORS: readonly Collector[] = [
 ];
 
 /** Probes every `everyMs` (reads of the API at most once a second, as the kiosk does: the real rate limits hold). */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, everyMs = 100, ceilingMs = 240_000): Promise<T> {
-  for (const deadline = Date.now() + ceilingMs; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() < deadline, `waited for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
+/** Restarts under load are slow: a 240 s ceiling. */
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, everyMs = 100) => until(what, probe, 240_000, everyMs);
 
 /** A merchant with a terminal in `mode`: its key, the terminal's Authorization header, token and id. */
 async function shopWithTill(server: ServerProcess, mode: 'test' | 'live', fields: Record<string, string> = {}) {
@@ -165,7 +159,7 @@ async function pushTillSale(baseUrl: string, token: string, sale: TillSaleDoc): 
  * claimed answers 409 idempotency_in_progress until its owner is known to be gone (~10 s).
  */
 async function retried<T>(server: ServerProcess, method: string, path: string, options: { headers: Record<string, string>; body?: unknown }, status: number) {
-  return until(`${method} ${path} to answer ${status} after the restart`, async () => {
+  return waitFor(`${method} ${path} to answer ${status} after the restart`, async () => {
     const answer = await server.request<T & { code?: string }>(method, path, options);
     if (answer.status === status) return answer;
     assert.deepEqual([answer.status, answer.body?.code], [409, 'idempotency_in_progress'], JSON.stringify(answer.body));
@@ -222,7 +216,7 @@ for (const target of await databaseTargets()) {
           (response) => response,
           () => undefined,
         );
-        await until('the provider to hold the collection request', async () => (fake!.collectionRequests() > asked ? true : undefined));
+        await waitFor('the provider to hold the collection request', async () => (fake!.collectionRequests() > asked ? true : undefined));
         await server.stop('SIGKILL');
         assert.equal(await first, undefined, 'the till got no answer: the server died while the provider held the request');
         await server.start();
@@ -239,7 +233,7 @@ for (const target of await databaseTargets()) {
         return answer.body;
       };
       const ended = (id: string, term: Record<string, string>) =>
-        until(`collection ${id} to end`, async () => {
+        waitFor(`collection ${id} to end`, async () => {
           const now = await read(id, term);
           return now.status === 'pending' ? undefined : now;
         }, 1000);
@@ -278,7 +272,7 @@ for (const target of await databaseTargets()) {
           try {
             const collection = await collectThroughACrash(shop, provider.phones.held);
             fake!.releaseHeld();
-            await until('the customer to pay at the provider', async () => (fake!.charged(provider.phones.held) > charged ? true : undefined));
+            await waitFor('the customer to pay at the provider', async () => (fake!.charged(provider.phones.held) > charged ? true : undefined));
             const done = await ended(collection.id, shop.term);
             assert.equal(fake!.collectionRequests() - asked, 1, 'the phone was prompted once');
             assert.equal(fake!.charged(provider.phones.held) - charged, 1, 'charged once');
@@ -353,7 +347,7 @@ for (const target of await databaseTargets()) {
         assert.equal(credited.status, 200, JSON.stringify(credited.body));
         const created = await server.request<Collection>('POST', '/api/pos/collections', { headers: shop.term, body: { amountMinor: provider.amountMinor, currency: provider.currency, phone: provider.phones.paybackHeld } });
         assert.equal(created.status, 201, JSON.stringify(created.body));
-        const collection = await until('the collection to complete', async () => {
+        const collection = await waitFor('the collection to complete', async () => {
           const now = (await server.request<Collection>('GET', `/api/pos/collections/${created.body.id}`, { headers: shop.term })).body;
           assert.ok(now.status === 'pending' || now.status === 'completed', JSON.stringify(now));
           return now.status === 'completed' ? now : undefined;
@@ -378,14 +372,14 @@ for (const target of await databaseTargets()) {
           () => undefined,
         );
         // Killed while the provider holds the payout request.
-        await until('the provider to receive the payout', async () => (fake!.transferRequests() > 0 ? true : undefined));
+        await waitFor('the provider to receive the payout', async () => (fake!.transferRequests() > 0 ? true : undefined));
         await server.stop('SIGKILL');
         const firstAnswer = await first;
         await server.start();
         const again = await retried<{ id: string; tenders: { kind: string; amount: number }[] }>(server, 'POST', '/api/pos/refunds', refund, 201);
         if (firstAnswer) assert.equal(again.body.id, firstAnswer.body.id, 'the retry answers the same refund');
         assert.deepEqual(again.body.tenders.map((tender) => tender.kind), ['mobile_money']);
-        const payments = await until('the payback to be final', async () => {
+        const payments = await waitFor('the payback to be final', async () => {
           const list = await server.request<{ data: { paymentId: string; status: string }[] }>('GET', '/api/payments', { headers: shop.key });
           assert.ok(list.body.data.every((row) => !['failed', 'returned', 'cancelled'].includes(row.status)), JSON.stringify(list.body.data));
           return list.body.data.length > 0 && list.body.data.every((row) => row.status === 'completed') ? list.body.data : undefined;
@@ -503,13 +497,13 @@ for (const target of await databaseTargets()) {
         (response) => response,
         () => undefined,
       );
-      await until('Paystack to hold the charge', async () => (fake!.chargesReceived() > 0 ? true : undefined));
+      await waitFor('Paystack to hold the charge', async () => (fake!.chargesReceived() > 0 ? true : undefined));
       await server.stop('SIGKILL');
       assert.equal(await first, undefined, 'the till got no answer: the server died while Paystack held the charge');
       await server.start();
       const again = await retried<Collection>(server, 'POST', '/api/pos/collections', ask, 201);
       assert.deepEqual([again.body.provider, again.body.amountMinor], ['paystack', 2_500]);
-      const done = await until('the charge to complete', async () => {
+      const done = await waitFor('the charge to complete', async () => {
         const now = await server.request<Collection>('GET', `/api/pos/collections/${again.body.id}`, { headers: shop.term });
         return now.body.status === 'pending' ? undefined : now.body;
       }, 1000);
@@ -559,13 +553,13 @@ for (const target of await databaseTargets()) {
         (response) => response,
         () => undefined,
       );
-      await until('Flutterwave to hold the charge', async () => (fake!.chargesReceived() > 0 ? true : undefined));
+      await waitFor('Flutterwave to hold the charge', async () => (fake!.chargesReceived() > 0 ? true : undefined));
       await server.stop('SIGKILL');
       assert.equal(await first, undefined, 'the till got no answer: the server died while Flutterwave held the charge');
       await server.start();
       const again = await retried<Collection>(server, 'POST', '/api/pos/collections', ask, 201);
       assert.deepEqual([again.body.provider, again.body.amountMinor], ['flutterwave', 2_500]);
-      const done = await until('the charge to complete', async () => {
+      const done = await waitFor('the charge to complete', async () => {
         const now = await server.request<Collection>('GET', `/api/pos/collections/${again.body.id}`, { headers: shop.term });
         return now.body.status === 'pending' ? undefined : now.body;
       }, 1000);

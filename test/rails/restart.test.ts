@@ -6,21 +6,15 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { ADMIN, databaseTargets } from '@tapline/sync-server/testing';
+import { ADMIN, databaseTargets, until } from '@tapline/sync-server/testing';
 import { type ServerProcess, serverProcess } from '../e2e/server-process.ts';
 import { PROVIDERS, type RunningFake } from './providers.ts';
 
 /** no_answer holds a request 30 s × this (6 s): the server is killed while it waits. */
 const DELAY_SCALE = 0.2;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ceilingMs = 180_000): Promise<T> {
-  for (const deadline = Date.now() + ceilingMs; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() < deadline, `waited for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Restarts under load are slow: a 180 s ceiling. */
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>) => until(what, probe, 180_000, 100);
 
 for (const target of await databaseTargets()) {
   for (const provider of PROVIDERS) {
@@ -61,11 +55,11 @@ for (const target of await databaseTargets()) {
             () => undefined,
           );
         // Killed while the provider holds the transfer request.
-        await until('the provider to receive the transfer', async () => (fake!.transferRequests() > 0 ? true : undefined));
+        await waitFor('the provider to receive the transfer', async () => (fake!.transferRequests() > 0 ? true : undefined));
         await server.stop('SIGKILL');
         await answer;
         await server.start();
-        const payments = await until('the payment to be final', async () => {
+        const payments = await waitFor('the payment to be final', async () => {
           const list = await server.request<{ data: { paymentId: string; status: string }[] }>('GET', '/api/payments', { headers: { 'x-merchant-api-key': merchant.liveKey } });
           const row = list.body.data[0];
           return row && row.status === 'completed' ? list.body.data : undefined;

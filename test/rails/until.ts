@@ -1,14 +1,2 @@
-import assert from 'node:assert/strict';
-
-/**
- * Waits for `probe` to answer something (not undefined), asking every 50 ms, and fails the test
- * naming `what` after `ceilingMs`: the rails tests wait on conditions, never for fixed times.
- */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, ceilingMs = 60_000): Promise<T> {
-  for (const deadline = Date.now() + ceilingMs; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() < deadline, `waited for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+// The rails tests wait on conditions, never for fixed times.
+export { until } from '@tapline/sync-server/testing';

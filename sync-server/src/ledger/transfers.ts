@@ -49,6 +49,8 @@ export const TRANSFER_KINDS = [
   // Agents' cash desks
   'agent_cash_in',
   'agent_cash_out',
+  // An agent's float topped up from its own mobile money (its settlements are payments, kind agent_settlement)
+  'agent_float_top_up',
   'store_order',
   'store_refund',
 ] as const;

@@ -21,6 +21,7 @@ const ERROR_BODY = { $ref: '#/components/schemas/ErrorBody' };
 const NON_JSON_ANSWERS: Readonly<Record<string, { type: string; description: string }>> = {
   'GET /metrics': { type: 'text/plain', description: 'Prometheus text exposition format' },
   'GET /api/offline/qr/:id/qr.svg': { type: 'image/svg+xml', description: 'The voucher\'s QR code' },
+  'GET /api/merchant/payouts.csv': { type: 'text/csv', description: 'Every payout of the filter, one row each, with its statement (a header row first)' },
 };
 
 const SUCCESS_DESCRIPTIONS: Readonly<Record<string, string>> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content' };

@@ -131,7 +131,17 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
   /** The handler of a collection named by a terminal: own names only (never `__proto__`, `toString`...). */
   const collectionNamed = (name: unknown): CollectionHandler | undefined =>
     typeof name === 'string' && Object.hasOwn(collections, name) ? collections[name as SyncCollection] : undefined;
-  const io = new Server(app.server, { serveClient: false, maxHttpBufferSize: MESSAGE_BYTES_MAX, cors: { origin: false } });
+  // Once the server is closing it takes no new connection: a kiosk it has just disconnected
+  // reconnects at once, and through a proxy that has not yet seen this instance go unready it may
+  // come back here; a connection made then would keep the HTTP server's close waiting until the
+  // forced exit. Refused, the kiosk's client retries with its backoff and reaches another instance.
+  let closing = false;
+  const io = new Server(app.server, {
+    serveClient: false,
+    maxHttpBufferSize: MESSAGE_BYTES_MAX,
+    cors: { origin: false },
+    allowRequest: (_request, answer) => answer(closing ? 'the server is shutting down' : null, !closing),
+  });
   const adapterPool = shareAcrossInstances(app, io, db);
   const namespace = io.of(SYNC_NAMESPACE);
 
@@ -342,13 +352,18 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
 
   // Close the terminals' connections before Fastify closes the HTTP server (which waits for them).
   app.addHook('preClose', async () => {
+    closing = true;
     // This instance's terminals only (`local`): without it the PostgreSQL adapter tells every
     // other instance to drop its terminals too (a rolling restart reconnected every kiosk at each
-    // step), and disconnects these only once that notification is sent, which waits for the
-    // adapter's pool while it is being ended.
+    // step).
     namespace.local.disconnectSockets(true);
     io.engine.close();
-    for (const name of ['/', SYNC_NAMESPACE]) void io.of(name).adapter.close();
+  });
+  // The adapter goes last, once the HTTP requests in flight have finished: what they change still
+  // reaches the kiosks connected to the other instances (ending its pool earlier failed their
+  // NOTIFYs, "Cannot use a pool after calling end on the pool").
+  app.addHook('onClose', async () => {
+    await Promise.all(['/', SYNC_NAMESPACE].map((name) => io.of(name).adapter.close()));
     await adapterPool?.end();
   });
   return io;

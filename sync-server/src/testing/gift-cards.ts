@@ -77,19 +77,20 @@ export async function holder(s: TestServer, options: { fund?: number; currency?:
 }
 
 /** An agent with a funded wallet, signed in. */
-export async function agent(s: TestServer, options: { fund?: number; currency?: string } = {}) {
+export async function agent(s: TestServer, options: { fund?: number; currency?: string; country?: string; mode?: 'test' | 'live' } = {}) {
   const handle = uniqueHandle('agent');
   const currency = options.currency ?? 'NGN';
-  const created = await s.request<{ agentId: string; secret: string }>('POST', '/api/admin/agents', { headers: ADMIN, body: { name: 'Agent', handle, country: 'NG', currency } });
+  const mode = options.mode ?? 'test';
+  const created = await s.request<{ agentId: string; secret: string }>('POST', '/api/admin/agents', { headers: ADMIN, body: { name: 'Agent', handle, country: options.country ?? 'NG', currency, mode } });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   if (options.fund) {
-    const credited = await s.request('POST', `/api/admin/wallets/${handle}/credit`, { headers: ADMIN, body: { amount: options.fund, currency } });
+    const credited = await s.request('POST', `/api/admin/wallets/${handle}/credit`, { headers: ADMIN, body: { amount: options.fund, currency, mode } });
     assert.equal(credited.status, 200, JSON.stringify(credited.body));
   }
   const session = await s.request<{ token: string }>('POST', '/api/agent/sessions', { body: { agentId: created.body.agentId, secret: created.body.secret } });
   assert.equal(session.status, 201, JSON.stringify(session.body));
   await outliveTheClock(s, 'agent_sessions', session.body.token);
-  return { handle, currency, agentId: created.body.agentId, headers: { authorization: `Bearer agent.${session.body.token}` } };
+  return { handle, currency, mode, agentId: created.body.agentId, secret: created.body.secret, headers: { authorization: `Bearer agent.${session.body.token}` } };
 }
 
 /** Issues a card and asserts 201. */

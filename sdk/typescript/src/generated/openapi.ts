@@ -498,6 +498,285 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/float/top-ups/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a float top-up costs before it is asked for: amount, fee, total the phone pays, and the provider
+         * @description An agent funds its float from its own mobile money (docs/agents.md, "Funding and settling the float"): the phone is asked to
+         *     pay amount + fee (M-Pesa Express STK push in KE, MTN MoMo request-to-pay where MTN operates, else any configured provider that
+         *     collects; the RAIL_ROUTES mobile_money order), the agent approves on the phone, and the float is credited amount exactly once when the
+         *     provider confirms (its callback or a status poll, whichever comes first, under the collection's row lock). States: pending ->
+         *     completed | failed | expired (COLLECTION_TIMEOUT_SECONDS). The fee is AGENT_FLOAT_TOP_UP_FEE_PCT (default 0) of amount, rounded up,
+         *     stated by GET /api/agent/float/top-ups/quote. Test mode: the sandbox answers after SANDBOX_STEP_MS, approved except the phone's last
+         *     four digits 0002 declined, 0003 insufficient funds, 0004
+         *     no answer (expired). On completion, in one transaction: the state, the ledger transfer (kind agent_float_top_up: rail_clearing live,
+         *     funding in the sandbox -> the float, the fee to fees) and the agent's notification agent.float.top_up.completed (GET
+         *     /api/agent/notifications); a failure or expiry: agent.float.top_up.failed.
+         *
+         *     400 currency_not_accepted (not the float's currency).
+         */
+        get: operations["getAgentFloatTopUpsQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/float/top-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The float's top-ups, newest first
+         * @description An agent funds its float from its own mobile money (docs/agents.md, "Funding and settling the float"): the phone is asked to
+         *     pay amount + fee (M-Pesa Express STK push in KE, MTN MoMo request-to-pay where MTN operates, else any configured provider that
+         *     collects; the RAIL_ROUTES mobile_money order), the agent approves on the phone, and the float is credited amount exactly once when the
+         *     provider confirms (its callback or a status poll, whichever comes first, under the collection's row lock). States: pending ->
+         *     completed | failed | expired (COLLECTION_TIMEOUT_SECONDS). The fee is AGENT_FLOAT_TOP_UP_FEE_PCT (default 0) of amount, rounded up,
+         *     stated by GET /api/agent/float/top-ups/quote. Test mode: the sandbox answers after SANDBOX_STEP_MS, approved except the phone's last
+         *     four digits 0002 declined, 0003 insufficient funds, 0004
+         *     no answer (expired). On completion, in one transaction: the state, the ledger transfer (kind agent_float_top_up: rail_clearing live,
+         *     funding in the sandbox -> the float, the fee to fees) and the agent's notification agent.float.top_up.completed (GET
+         *     /api/agent/notifications); a failure or expiry: agent.float.top_up.failed.
+         */
+        get: operations["listAgentFloatTopUps"];
+        put?: never;
+        /**
+         * Top up the float from the agent's mobile money number (Idempotency-Key required)
+         * @description An agent funds its float from its own mobile money (docs/agents.md, "Funding and settling the float"): the phone is asked to
+         *     pay amount + fee (M-Pesa Express STK push in KE, MTN MoMo request-to-pay where MTN operates, else any configured provider that
+         *     collects; the RAIL_ROUTES mobile_money order), the agent approves on the phone, and the float is credited amount exactly once when the
+         *     provider confirms (its callback or a status poll, whichever comes first, under the collection's row lock). States: pending ->
+         *     completed | failed | expired (COLLECTION_TIMEOUT_SECONDS). The fee is AGENT_FLOAT_TOP_UP_FEE_PCT (default 0) of amount, rounded up,
+         *     stated by GET /api/agent/float/top-ups/quote. Test mode: the sandbox answers after SANDBOX_STEP_MS, approved except the phone's last
+         *     four digits 0002 declined, 0003 insufficient funds, 0004
+         *     no answer (expired). On completion, in one transaction: the state, the ledger transfer (kind agent_float_top_up: rail_clearing live,
+         *     funding in the sandbox -> the float, the fee to fees) and the agent's notification agent.float.top_up.completed (GET
+         *     /api/agent/notifications); a failure or expiry: agent.float.top_up.failed.
+         *
+         *     Idempotency-Key required: the top-up's id derives from it, so a retry (even after a crash) answers the same
+         *     top-up and never prompts the phone twice. 400 invalid_phone, 400 currency_not_accepted, 422 top_up_unavailable (live mode: no provider
+         *     collects in the agent's country).
+         */
+        post: operations["createAgentFloatTopUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/float/top-ups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A float top-up: poll it while the phone is asked (404 top_up_not_found for another agent's)
+         * @description An agent funds its float from its own mobile money (docs/agents.md, "Funding and settling the float"): the phone is asked to
+         *     pay amount + fee (M-Pesa Express STK push in KE, MTN MoMo request-to-pay where MTN operates, else any configured provider that
+         *     collects; the RAIL_ROUTES mobile_money order), the agent approves on the phone, and the float is credited amount exactly once when the
+         *     provider confirms (its callback or a status poll, whichever comes first, under the collection's row lock). States: pending ->
+         *     completed | failed | expired (COLLECTION_TIMEOUT_SECONDS). The fee is AGENT_FLOAT_TOP_UP_FEE_PCT (default 0) of amount, rounded up,
+         *     stated by GET /api/agent/float/top-ups/quote. Test mode: the sandbox answers after SANDBOX_STEP_MS, approved except the phone's last
+         *     four digits 0002 declined, 0003 insufficient funds, 0004
+         *     no answer (expired). On completion, in one transaction: the state, the ledger transfer (kind agent_float_top_up: rail_clearing live,
+         *     funding in the sandbox -> the float, the fee to fees) and the agent's notification agent.float.top_up.completed (GET
+         *     /api/agent/notifications); a failure or expiry: agent.float.top_up.failed.
+         */
+        get: operations["getAgentFloatTopUp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/float/settlement-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the float is settled (422 no_settlement_account until an administrator registers it)
+         * @description An agent sends float money out to its registered settlement account (docs/agents.md, "Funding and settling the float"):
+         *     a bank account or mobile money number an administrator registered (PUT /api/admin/agents/{agentId}/settlement-account), paid
+         *     through the rails (M-Pesa B2C, MTN MoMo disbursement, Paystack and Flutterwave transfers; the payout route table) and confirmed with
+         *     the agent's secret. The float is debited amount + fee in the transaction that records the settlement (422 insufficient_funds
+         *     otherwise); the payment scheduler pays it out, never twice; a settlement that fails, or is reversed after it was paid, returns amount +
+         *     fee to the float (one correcting ledger transfer). States: pending -> processing -> completed | failed | reversed. The fee is
+         *     AGENT_SETTLEMENT_FEE_PCT (default 0) of amount, rounded up. Limits, from US dollars at the FX mid rate, rounded down: one settlement
+         *     at most AGENT_SETTLEMENT_MAX_USD (default 5000), the last 24 hours' settlements at most AGENT_SETTLEMENT_DAILY_USD (default 20000); both
+         *     in GET /api/agent/float/settlements/quote. Test mode: the sandbox, by the account's last four digits:
+         *     0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed one step later (money back); any other is paid after two SANDBOX_STEP_MS
+         *     steps. The agent's notifications: agent.float.settlement.paid, agent.float.settlement.failed, agent.float.settlement.reversed.
+         */
+        get: operations["getAgentFloatSettlementAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/float/settlements/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a settlement costs, where it goes and what is left of the limits, before confirming it
+         * @description An agent sends float money out to its registered settlement account (docs/agents.md, "Funding and settling the float"):
+         *     a bank account or mobile money number an administrator registered (PUT /api/admin/agents/{agentId}/settlement-account), paid
+         *     through the rails (M-Pesa B2C, MTN MoMo disbursement, Paystack and Flutterwave transfers; the payout route table) and confirmed with
+         *     the agent's secret. The float is debited amount + fee in the transaction that records the settlement (422 insufficient_funds
+         *     otherwise); the payment scheduler pays it out, never twice; a settlement that fails, or is reversed after it was paid, returns amount +
+         *     fee to the float (one correcting ledger transfer). States: pending -> processing -> completed | failed | reversed. The fee is
+         *     AGENT_SETTLEMENT_FEE_PCT (default 0) of amount, rounded up. Limits, from US dollars at the FX mid rate, rounded down: one settlement
+         *     at most AGENT_SETTLEMENT_MAX_USD (default 5000), the last 24 hours' settlements at most AGENT_SETTLEMENT_DAILY_USD (default 20000); both
+         *     in GET /api/agent/float/settlements/quote. Test mode: the sandbox, by the account's last four digits:
+         *     0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed one step later (money back); any other is paid after two SANDBOX_STEP_MS
+         *     steps. The agent's notifications: agent.float.settlement.paid, agent.float.settlement.failed, agent.float.settlement.reversed.
+         *
+         *     400 currency_not_accepted (not the float's currency).
+         */
+        get: operations["getAgentFloatSettlementsQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/float/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The float's settlements, newest first
+         * @description An agent sends float money out to its registered settlement account (docs/agents.md, "Funding and settling the float"):
+         *     a bank account or mobile money number an administrator registered (PUT /api/admin/agents/{agentId}/settlement-account), paid
+         *     through the rails (M-Pesa B2C, MTN MoMo disbursement, Paystack and Flutterwave transfers; the payout route table) and confirmed with
+         *     the agent's secret. The float is debited amount + fee in the transaction that records the settlement (422 insufficient_funds
+         *     otherwise); the payment scheduler pays it out, never twice; a settlement that fails, or is reversed after it was paid, returns amount +
+         *     fee to the float (one correcting ledger transfer). States: pending -> processing -> completed | failed | reversed. The fee is
+         *     AGENT_SETTLEMENT_FEE_PCT (default 0) of amount, rounded up. Limits, from US dollars at the FX mid rate, rounded down: one settlement
+         *     at most AGENT_SETTLEMENT_MAX_USD (default 5000), the last 24 hours' settlements at most AGENT_SETTLEMENT_DAILY_USD (default 20000); both
+         *     in GET /api/agent/float/settlements/quote. Test mode: the sandbox, by the account's last four digits:
+         *     0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed one step later (money back); any other is paid after two SANDBOX_STEP_MS
+         *     steps. The agent's notifications: agent.float.settlement.paid, agent.float.settlement.failed, agent.float.settlement.reversed.
+         */
+        get: operations["listAgentFloatSettlements"];
+        put?: never;
+        /**
+         * Settle float money out to the agent's registered account, confirmed with the agent's secret (Idempotency-Key required)
+         * @description An agent sends float money out to its registered settlement account (docs/agents.md, "Funding and settling the float"):
+         *     a bank account or mobile money number an administrator registered (PUT /api/admin/agents/{agentId}/settlement-account), paid
+         *     through the rails (M-Pesa B2C, MTN MoMo disbursement, Paystack and Flutterwave transfers; the payout route table) and confirmed with
+         *     the agent's secret. The float is debited amount + fee in the transaction that records the settlement (422 insufficient_funds
+         *     otherwise); the payment scheduler pays it out, never twice; a settlement that fails, or is reversed after it was paid, returns amount +
+         *     fee to the float (one correcting ledger transfer). States: pending -> processing -> completed | failed | reversed. The fee is
+         *     AGENT_SETTLEMENT_FEE_PCT (default 0) of amount, rounded up. Limits, from US dollars at the FX mid rate, rounded down: one settlement
+         *     at most AGENT_SETTLEMENT_MAX_USD (default 5000), the last 24 hours' settlements at most AGENT_SETTLEMENT_DAILY_USD (default 20000); both
+         *     in GET /api/agent/float/settlements/quote. Test mode: the sandbox, by the account's last four digits:
+         *     0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed one step later (money back); any other is paid after two SANDBOX_STEP_MS
+         *     steps. The agent's notifications: agent.float.settlement.paid, agent.float.settlement.failed, agent.float.settlement.reversed.
+         *
+         *     Idempotency-Key required: the settlement's id derives from it, so a retry answers the same settlement and
+         *     pays nothing twice; the secret is checked again on a replay. 403 wrong_agent_secret, 400 currency_not_accepted, 400
+         *     destination_currency_mismatch, 422 no_settlement_account, 422 insufficient_funds, 422 settlement_limit_exceeded, 422
+         *     settlement_daily_limit_exceeded, 422 rail_unavailable (live: no payout provider for the account's country), 422 amount_not_payable (live:
+         *     the provider cannot pay that amount, e.g. M-Pesa pays whole shillings only; nothing is debited).
+         */
+        post: operations["createAgentFloatSettlement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/float/settlements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A settlement, with its timeline (404 settlement_not_found for another agent's)
+         * @description An agent sends float money out to its registered settlement account (docs/agents.md, "Funding and settling the float"):
+         *     a bank account or mobile money number an administrator registered (PUT /api/admin/agents/{agentId}/settlement-account), paid
+         *     through the rails (M-Pesa B2C, MTN MoMo disbursement, Paystack and Flutterwave transfers; the payout route table) and confirmed with
+         *     the agent's secret. The float is debited amount + fee in the transaction that records the settlement (422 insufficient_funds
+         *     otherwise); the payment scheduler pays it out, never twice; a settlement that fails, or is reversed after it was paid, returns amount +
+         *     fee to the float (one correcting ledger transfer). States: pending -> processing -> completed | failed | reversed. The fee is
+         *     AGENT_SETTLEMENT_FEE_PCT (default 0) of amount, rounded up. Limits, from US dollars at the FX mid rate, rounded down: one settlement
+         *     at most AGENT_SETTLEMENT_MAX_USD (default 5000), the last 24 hours' settlements at most AGENT_SETTLEMENT_DAILY_USD (default 20000); both
+         *     in GET /api/agent/float/settlements/quote. Test mode: the sandbox, by the account's last four digits:
+         *     0002 fails at the provider (money back at once), 0004 stays pending,
+         *     0005 is paid and then reversed one step later (money back); any other is paid after two SANDBOX_STEP_MS
+         *     steps. The agent's notifications: agent.float.settlement.paid, agent.float.settlement.failed, agent.float.settlement.reversed.
+         */
+        get: operations["getAgentFloatSettlement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/agents/{agentId}/settlement-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register (or replace) where an agent's float is settled
+         * @description The agent's bank account or mobile money number, checked like a merchant's settlement account: the account itself, that it
+         *     can be paid (the rail in its country; live: a configured payout provider) and the holder's name (the provider's account resolve where
+         *     one is configured, the sandbox in test mode; else accountName as given). Its country's currency must be the float's (400
+         *     destination_currency_mismatch). An agent settles only to this account, so a leaked agent secret cannot send the float elsewhere.
+         *     Settlements already made keep the destination they paid. 404 agent_not_found, 400 account_number_invalid, 400 invalid_phone, 422
+         *     rail_unavailable, 422 account_not_resolved (sandbox: numbers ending 0009), 422 account_name_required, 503 account_resolve_unavailable.
+         *     The body's default field is ignored (an agent has one account).
+         */
+        put: operations["updateAdminAgentSettlementAccount"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/sessions": {
         parameters: {
             query?: never;
@@ -4461,6 +4740,23 @@ export interface paths {
         };
         /** The signed-in wallet's in-app notices, newest first (e.g. store.back_in_stock) */
         get: operations["listWalletNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's in-app notices, newest first (agent.float.top_up.completed, agent.float.settlement.paid, ...) */
+        get: operations["listAgentNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11352,6 +11648,1033 @@ export interface operations {
                 };
             };
             /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAgentFloatTopUpsQuote: {
+        parameters: {
+            query: {
+                /** @description What the wallet would receive, major units */
+                amount: number;
+                /** @description Default: the wallet's currency */
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What the float receives, major units */
+                        amount: number;
+                        /** @description The top-up fee (AGENT_FLOAT_TOP_UP_FEE_PCT of amount, rounded up), paid by the phone on top */
+                        fee: number;
+                        /** @description What the phone is asked to pay: amount + fee */
+                        total: number;
+                        currency: string;
+                        /** @description The fee as a percentage of amount, an exact decimal string */
+                        feePercent: string;
+                        provider: string | null;
+                        /** @description The float now, major units */
+                        floatBalance: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `currency_not_accepted`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAgentFloatTopUps: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TopUpRecord"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAgentFloatTopUp: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a unique key per payment (a UUID). A retry with the same key and body answers the first result, never a second charge. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTopUpBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_required`, `idempotency_key_invalid`, `invalid_phone`, `currency_not_accepted`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `top_up_unavailable`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAgentFloatTopUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `top_up_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAgentFloatSettlementAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "bank" | "mobile_money";
+                        country: string;
+                        currency: string;
+                        bankCode: string | null;
+                        accountNumber: string | null;
+                        phone: string | null;
+                        operator: string | null;
+                        accountName: string;
+                        /**
+                         * @description provider: resolved by the provider; sandbox: test mode; merchant: as the administrator typed it (no resolve where the account is)
+                         * @enum {string}
+                         */
+                        nameSource: "provider" | "sandbox" | "merchant";
+                        /** Format: date-time */
+                        registeredAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `no_settlement_account`, `insufficient_funds`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAgentFloatSettlementsQuote: {
+        parameters: {
+            query: {
+                /** @description What the wallet would receive, major units */
+                amount: number;
+                /** @description Default: the wallet's currency */
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What the settlement account receives, major units */
+                        amount: number;
+                        /** @description The settlement fee (AGENT_SETTLEMENT_FEE_PCT of amount, rounded up), debited from the float on top */
+                        fee: number;
+                        /** @description What leaves the float: amount + fee */
+                        total: number;
+                        currency: string;
+                        feePercent: string;
+                        /** @description The float now, major units */
+                        floatBalance: number;
+                        /** @description Where a settlement goes; null: none registered yet (a settlement answers 422 no_settlement_account) */
+                        settlementAccount: {
+                            /** @enum {string} */
+                            type: "bank" | "mobile_money";
+                            country: string;
+                            currency: string;
+                            bankCode: string | null;
+                            accountNumber: string | null;
+                            phone: string | null;
+                            operator: string | null;
+                            accountName: string;
+                            /**
+                             * @description provider: resolved by the provider; sandbox: test mode; merchant: as the administrator typed it (no resolve where the account is)
+                             * @enum {string}
+                             */
+                            nameSource: "provider" | "sandbox" | "merchant";
+                            /** Format: date-time */
+                            registeredAt: string;
+                        } | null;
+                        limits: {
+                            /** @description The most one settlement may be (AGENT_SETTLEMENT_MAX_USD converted at the FX mid rate, rounded down) */
+                            perSettlement: number;
+                            /** @description The most settlements may add up to in any 24 hours (AGENT_SETTLEMENT_DAILY_USD converted) */
+                            daily: number;
+                            /** @description Settled in the last 24 hours (failed and reversed ones do not count) */
+                            usedToday: number;
+                            remainingToday: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `currency_not_accepted`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `insufficient_funds`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAgentFloatSettlements: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WithdrawalRecord"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `insufficient_funds`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAgentFloatSettlement: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a unique key per payment (a UUID). A retry with the same key and body answers the first result, never a second charge. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the settlement account receives, major units (the float pays amount + fee) */
+                    amount: number;
+                    /** @description Default: the float's currency (400 currency_not_accepted for another) */
+                    currency?: string;
+                    /** @description The agent's secret (the one it signs in with): its confirmation that the float leaves. Never stored, not even with the Idempotency-Key */
+                    secret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_required`, `idempotency_key_invalid`, `currency_not_accepted`, `destination_currency_mismatch`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`, `wrong_agent_secret`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `no_settlement_account`, `settlement_limit_exceeded`, `settlement_daily_limit_exceeded`, `rail_unavailable`, `amount_not_payable`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAgentFloatSettlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `settlement_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `insufficient_funds`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateAdminAgentSettlementAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSettlementAccountBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "bank" | "mobile_money";
+                        country: string;
+                        currency: string;
+                        bankCode: string | null;
+                        accountNumber: string | null;
+                        phone: string | null;
+                        operator: string | null;
+                        accountName: string;
+                        /**
+                         * @description provider: resolved by the provider; sandbox: test mode; merchant: as the administrator typed it (no resolve where the account is)
+                         * @enum {string}
+                         */
+                        nameSource: "provider" | "sandbox" | "merchant";
+                        /** Format: date-time */
+                        registeredAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `country_not_supported`, `destination_currency_mismatch`, `account_number_invalid`, `invalid_phone`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `agent_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `rail_unavailable`, `account_not_resolved`, `account_name_required`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `account_resolve_unavailable`, `database_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18300,7 +19623,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Every payout of the filter, one row each, with its statement (a header row first) */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -18309,7 +19632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/csv": string;
                 };
             };
             /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_mode`. */
@@ -32125,6 +33448,86 @@ export interface operations {
                 };
             };
             /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAgentNotifications: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WalletNotification"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_agent_token`, `agent_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
             401: {
                 headers: {
                     [name: string]: unknown;

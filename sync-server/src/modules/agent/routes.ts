@@ -7,6 +7,7 @@ import { unauthorized } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { agentCashRoutes } from './cash-routes.ts';
 import { cashOutCodeRoutes } from './cash-out-code-routes.ts';
+import { agentFloatRoutes } from './float-routes.ts';
 import { balanceResponse, findAgent, findWalletById, insertAgentSession, requireWallet } from '../wallets/index.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
@@ -16,6 +17,7 @@ export async function agentRoutes(app: TypedApp, context: AppContext): Promise<v
   const { db, config, now } = context;
   await agentCashRoutes(app, context);
   await cashOutCodeRoutes(app, context);
+  await agentFloatRoutes(app, context);
   app.post('/api/agent/sessions', {
     schema: { tags: ['agent'], summary: 'Sign in as an agent', body: AgentSessionBody, response: { 201: SessionResponse, ...errors } },
   }, async (request, reply) => {

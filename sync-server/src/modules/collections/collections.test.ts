@@ -13,6 +13,7 @@ import { conflictsOf, connectTerminal, push } from '../../testing/offline.ts';
 import { ManualClock } from '../../testing/receiver.ts';
 import { freePort } from '../../testing/server-process.ts';
 import { type TestServer, useTestServer } from '../../testing/server.ts';
+import { until } from '../../testing/until.ts';
 import { startMomoFake } from '../../../../test/fakes/momo/index.ts';
 import { COLLECTION_SCENARIOS, startMpesaFake } from '../../../../test/fakes/mpesa/index.ts';
 
@@ -36,15 +37,6 @@ type Collection = {
 };
 
 const STEP_MS = 1500;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ceilingMs = 30_000): Promise<T> {
-  for (const deadline = Date.now() + ceilingMs; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    assert.ok(Date.now() < deadline, `waited for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function eventsOf(s: TestServer, merchantId: string, collectionId: string): Promise<{ type: string; body: Record<string, unknown> }[]> {
   const rows = await s.db.query<{ type: string; body: string }>('SELECT type, body FROM events WHERE merchant_id = $1 ORDER BY created_at, id', [merchantId]);

@@ -2,7 +2,8 @@
 // collection, the customer approves it on their phone, the collection completes on the provider's
 // confirmation (a callback or a poll) and a till sale names it as its mobile_money tender.
 // The same machinery tops up a holder's wallet from her phone (purpose wallet_top_up,
-// docs/wallet-money.md): only what is credited, and who is told, differ.
+// docs/wallet-money.md) and an agent's float from the agent's own mobile money (purpose
+// agent_float_top_up, docs/agents.md): only what is credited, and who is told, differ.
 //
 // A collection's row is its durable job: next_poll_at says when the sandbox answers, when the
 // provider is asked again, or when it expires. Every change of state is applied under the row's
@@ -19,7 +20,7 @@ import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { type CollectionRequest, type CollectionUpdate, type RailAdapter, type RailProviderName, providersFor } from '../../rails/index.ts';
 import { findMerchant } from '../merchants/index.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
-import { type CollectionPurpose, type CollectionRow, claimDueCollections, findCollection, insertCollection, lockCollection, updateCollection } from './store.ts';
+import { type CollectionPurpose, type CollectionRow, type TopUpPurpose, claimDueCollections, findCollection, insertCollection, lockCollection, updateCollection } from './store.ts';
 
 /**
  * Told, inside the transaction that ends a collection of a purpose other than a till sale (a
@@ -30,7 +31,7 @@ import { type CollectionPurpose, type CollectionRow, claimDueCollections, findCo
 export type CollectionOutcomeListener = (tx: Queryable, row: CollectionRow, at: Date) => Promise<void>;
 const outcomeListeners = new Map<CollectionPurpose, CollectionOutcomeListener>();
 /** One listener per purpose; registering again replaces it (every app built in a process registers the same one). */
-export function onCollectionOutcome(purpose: Exclude<CollectionPurpose, 'till_sale'>, listener: CollectionOutcomeListener): void {
+export function onCollectionOutcome(purpose: TopUpPurpose, listener: CollectionOutcomeListener): void {
   outcomeListeners.set(purpose, listener);
 }
 
@@ -242,7 +243,7 @@ export function collectionService(context: AppContext, log: (message: string, de
       await transfer(tx, {
         id: transferId,
         mode: row.mode,
-        kind: row.purpose === 'wallet_top_up' ? 'wallet_top_up' : 'pos_collection',
+        kind: row.purpose === 'till_sale' ? 'pos_collection' : row.purpose,
         legs: [
           // Live: the money is at the provider until it settles to the platform; sandbox: the test faucet.
           { account: systemAccount(row.provider === 'sandbox' ? 'funding' : 'rail_clearing', row.currency), amount: -(row.amount + row.fee) },
@@ -418,7 +419,7 @@ export function collectionService(context: AppContext, log: (message: string, de
      * numbers, providers, callbacks, polls, expiry), crediting her wallet with amount once it is
      * confirmed; the phone is asked for amount + fee.
      */
-    async createTopUp(caller: TopUpCaller, body: CreateTopUpBody, derivedId: string | undefined): Promise<CollectionRow> {
+    async createTopUp(caller: TopUpCaller, body: CreateTopUpBody, derivedId: string | undefined, purpose: TopUpPurpose = 'wallet_top_up'): Promise<CollectionRow> {
       const currency = body.currency.trim().toUpperCase();
       if (currency !== caller.currency) throw badRequest('currency_not_accepted', `This wallet is topped up in ${caller.currency} only, not ${body.currency.slice(0, 8)}`);
       if (!Number.isSafeInteger(body.amountMinor) || body.amountMinor <= 0) throw badRequest('invalid_amount', 'amount must be positive');
@@ -429,7 +430,7 @@ export function collectionService(context: AppContext, log: (message: string, de
       }
       return open({
         id: derivedId ?? newId('col'),
-        purpose: 'wallet_top_up',
+        purpose,
         merchantId: null,
         mode: caller.mode,
         merchantWalletId: caller.walletId,
@@ -439,14 +440,14 @@ export function collectionService(context: AppContext, log: (message: string, de
         currency,
         phone: phone.e164,
         country: phone.country,
-        description: 'Tapline wallet top-up',
+        description: purpose === 'agent_float_top_up' ? 'Tapline agent float top-up' : 'Tapline wallet top-up',
       }, phone.national, adapter);
     },
 
     /** One of the holder's top-ups (stepped first when the sandbox's answer is due); 404 top_up_not_found otherwise. */
-    async getTopUp(caller: Pick<TopUpCaller, 'walletId' | 'mode'>, id: string): Promise<CollectionRow> {
+    async getTopUp(caller: Pick<TopUpCaller, 'walletId' | 'mode'>, id: string, purpose: TopUpPurpose = 'wallet_top_up'): Promise<CollectionRow> {
       const row = await findCollection(db, id);
-      if (!row || row.purpose !== 'wallet_top_up' || row.merchant_wallet_id !== caller.walletId || row.mode !== caller.mode) {
+      if (!row || row.purpose !== purpose || row.merchant_wallet_id !== caller.walletId || row.mode !== caller.mode) {
         throw notFound('top_up_not_found', `No top-up ${id.slice(0, 80)} of this wallet`);
       }
       return current(row);

@@ -5,8 +5,10 @@ import type { Mode } from '../../auth/secrets.ts';
 
 export const COLLECTION_STATUSES = ['pending', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
-/** What a collection pays for: a till sale (credits the merchant's wallet) or a wallet top-up (credits the holder's). */
-export type CollectionPurpose = 'till_sale' | 'wallet_top_up';
+/** What a collection pays for: a till sale (credits the merchant's wallet), a wallet top-up (credits the holder's) or an agent's float top-up (credits the agent's wallet). */
+export type CollectionPurpose = 'till_sale' | 'wallet_top_up' | 'agent_float_top_up';
+/** The purposes that top a wallet up (its own holder's, or an agent's float): no merchant, a fee on top. */
+export type TopUpPurpose = Exclude<CollectionPurpose, 'till_sale'>;
 
 export interface CollectionRow {
   id: string;
@@ -98,11 +100,11 @@ export async function lockCollection(tx: Queryable, id: string): Promise<Collect
   return normalised(row);
 }
 
-/** A holder's top-ups in one mode, newest first. */
-export async function listWalletTopUps(db: Queryable, walletId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: CollectionRow[]; total: number }> {
-  const where = `c.purpose = 'wallet_top_up' AND c.merchant_wallet_id = $1 AND c.mode = $2`;
-  const rows = await db.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE ${where} ORDER BY c.created_at DESC, c.id DESC LIMIT $3 OFFSET $4`, [walletId, mode, limit, offset]);
-  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM pos_collections c WHERE ${where}`, [walletId, mode]);
+/** A wallet's top-ups of one purpose (a holder's own, or an agent's float) in one mode, newest first. */
+export async function listWalletTopUps(db: Queryable, walletId: string, mode: Mode, limit: number, offset: number, purpose: TopUpPurpose = 'wallet_top_up'): Promise<{ rows: CollectionRow[]; total: number }> {
+  const where = `c.purpose = $3 AND c.merchant_wallet_id = $1 AND c.mode = $2`;
+  const rows = await db.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE ${where} ORDER BY c.created_at DESC, c.id DESC LIMIT $4 OFFSET $5`, [walletId, mode, purpose, limit, offset]);
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM pos_collections c WHERE ${where}`, [walletId, mode, purpose]);
   return { rows: rows.map((row) => normalised(row)!), total: Number(count?.total ?? 0) };
 }
 

@@ -6,9 +6,10 @@ export type PaymentStatus = 'pending' | 'processing' | 'completed' | 'failed' | 
 /**
  * 'payout': POST /api/pay; 'link': a payment link paid by a wallet holder; 'payroll': a payroll item
  * paid out through a rail; 'withdrawal': a holder's own money out to her phone or bank (no merchant);
- * 'settlement': a merchant's payout to its own bank or mobile money (modules/payouts; merchant_id NULL like a withdrawal).
+ * 'settlement': a merchant's payout to its own bank or mobile money (modules/payouts; merchant_id NULL like a withdrawal);
+ * 'agent_settlement': an agent's float out to its registered bank or mobile money (modules/agent; merchant_id NULL).
  */
-export type PaymentKind = 'payout' | 'link' | 'payroll' | 'withdrawal' | 'settlement';
+export type PaymentKind = 'payout' | 'link' | 'payroll' | 'withdrawal' | 'settlement' | 'agent_settlement';
 export type Scenario = 'sandbox_default' | 'sandbox_success' | 'sandbox_failure' | 'sandbox_pending' | 'sandbox_reversal' | 'on_us' | 'provider' | 'link';
 
 export interface TimelineEntry {

@@ -5,6 +5,7 @@
 import { currencyOfCountry } from '@tapline/shared/countries';
 import type { CreateSettlementAccountBody, SettlementAccountRecord } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
+import type { Mode } from '../../auth/secrets.ts';
 import { newId } from '../../auth/secrets.ts';
 import { badRequest, notFound, unprocessable } from '../../http/errors.ts';
 import { supportedCountry } from '../../http/validate.ts';
@@ -58,25 +59,35 @@ function destinationOf(body: CreateSettlementAccountBody, country: string): Pick
   return { bank_code: null, account_number: null, phone: phone.e164, operator };
 }
 
+/** A settlement destination checked, normalised and named, ready to store (a merchant's account, or an agent's: modules/agent). */
+export type CheckedDestination = Pick<SettlementAccountRow, 'type' | 'country' | 'currency' | 'bank_code' | 'account_number' | 'phone' | 'operator' | 'account_name' | 'name_source'>;
+
 /**
- * Registers an account: checks the destination, that it can be paid (the rail in its country; live:
- * a configured provider), resolves the holder's name, and stores it, the default of its currency
- * when asked or when it is the first.
+ * Checks a destination before anyone is paid into it: the account or number itself, that it can be
+ * paid (the rail in its country; live: a configured provider), and the holder's name (resolved by
+ * the provider where one can).
  */
-export async function createSettlementAccount(context: AppContext, caller: MerchantCaller, body: CreateSettlementAccountBody): Promise<SettlementAccountRow> {
+export async function checkSettlementDestination(context: AppContext, mode: Mode, body: CreateSettlementAccountBody): Promise<CheckedDestination> {
   const country = supportedCountry(body.country, 'country');
   const currency = currencyOfCountry(country);
   if (!currency) throw badRequest('country_not_supported', `No currency is known for ${country}`);
   const destination = destinationOf(body, country);
   const rail: Rail = body.type === 'bank' ? 'bank_transfer' : 'mobile_money';
   if (!railAvailableIn(rail, country)) throw unprocessable('rail_unavailable', `Payouts by ${rail} are not available in ${country}`);
-  if (caller.mode === 'live' && !context.payoutProviders.some((provider) => provider.supports(rail, country))) {
+  if (mode === 'live' && !context.payoutProviders.some((provider) => provider.supports(rail, country))) {
     throw unprocessable('rail_unavailable', `No payout provider is configured for ${rail} to ${country} on this server`);
   }
   const named =
     body.type === 'bank'
-      ? await resolveBankAccount(context.rails, caller.mode, { country, bankCode: destination.bank_code!, accountNumber: destination.account_number!, givenName: body.accountName })
+      ? await resolveBankAccount(context.rails, mode, { country, bankCode: destination.bank_code!, accountNumber: destination.account_number!, givenName: body.accountName })
       : { name: body.accountName?.trim() || `${destination.operator} ${maskPhone(destination.phone!)}`, source: 'merchant' as const };
+  return { type: body.type, country, currency, ...destination, account_name: named.name, name_source: named.source };
+}
+
+/** Registers an account (checkSettlementDestination), the default of its currency when asked or when it is the first. */
+export async function createSettlementAccount(context: AppContext, caller: MerchantCaller, body: CreateSettlementAccountBody): Promise<SettlementAccountRow> {
+  const checked = await checkSettlementDestination(context, caller.mode, body);
+  const currency = checked.currency;
   return context.db.transaction(async (tx) => {
     await lockMerchantAccounts(tx, caller.merchantId);
     const others = (await listSettlementAccounts(tx, caller.merchantId, caller.mode)).filter((row) => row.currency === currency);
@@ -84,12 +95,7 @@ export async function createSettlementAccount(context: AppContext, caller: Merch
       id: newId('sac'),
       merchant_id: caller.merchantId,
       mode: caller.mode,
-      type: body.type,
-      country,
-      currency,
-      ...destination,
-      account_name: named.name,
-      name_source: named.source,
+      ...checked,
       is_default: false,
       created_at: context.now(),
     });

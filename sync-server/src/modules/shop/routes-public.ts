@@ -201,4 +201,20 @@ export async function publicStoreRoutes(app: TypedApp, context: AppContext, gift
     const page = await listNotifications(db, principal.walletId, limit, offset);
     return { data: page.rows.map(notificationRecord), total: page.total, limit, offset };
   });
+
+  // An agent's wallet is its float: the news of its float top-ups and settlements (docs/agents.md).
+  app.get('/api/agent/notifications', {
+    config: { auth: ['agent'] },
+    schema: {
+      tags: ['agent'],
+      summary: 'The agent\'s in-app notices, newest first (agent.float.top_up.completed, agent.float.settlement.paid, ...)',
+      querystring: ListQuery,
+      response: { 200: ListOf(WalletNotification), ...storeErrors },
+    },
+  }, async (request) => {
+    const principal = principalAs(request, 'agent');
+    const { limit = 20, offset = 0 } = request.query;
+    const page = await listNotifications(db, principal.walletId, limit, offset);
+    return { data: page.rows.map(notificationRecord), total: page.total, limit, offset };
+  });
 }

@@ -14,24 +14,27 @@ function normalised(row: PaymentRow): PaymentRow {
   return { ...row, amount: Number(row.amount), fee: Number(row.fee), destination_amount: Number(row.destination_amount) };
 }
 
-export async function findWithdrawal(db: Queryable, id: string): Promise<PaymentRow | undefined> {
-  const [row] = await db.query<PaymentRow>(`SELECT ${WITHDRAWAL_COLUMNS} FROM payments WHERE id = $1 AND kind = 'withdrawal'`, [id]);
+/** The kinds of payment that take a wallet's own money out: a holder's withdrawal, an agent's float settlement (modules/agent). */
+export type WalletPayoutKind = 'withdrawal' | 'agent_settlement';
+
+export async function findWithdrawal(db: Queryable, id: string, kind: WalletPayoutKind = 'withdrawal'): Promise<PaymentRow | undefined> {
+  const [row] = await db.query<PaymentRow>(`SELECT ${WITHDRAWAL_COLUMNS} FROM payments WHERE id = $1 AND kind = $2`, [id, kind]);
   return row ? normalised(row) : undefined;
 }
 
-export async function listWithdrawals(db: Queryable, walletId: string, mode: Mode, limit: number, offset: number): Promise<{ rows: PaymentRow[]; total: number }> {
-  const where = `kind = 'withdrawal' AND source_wallet_id = $1 AND mode = $2`;
-  const rows = await db.query<PaymentRow>(`SELECT ${WITHDRAWAL_COLUMNS} FROM payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, [walletId, mode, limit, offset]);
-  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [walletId, mode]);
+export async function listWithdrawals(db: Queryable, walletId: string, mode: Mode, limit: number, offset: number, kind: WalletPayoutKind = 'withdrawal'): Promise<{ rows: PaymentRow[]; total: number }> {
+  const where = `kind = $3 AND source_wallet_id = $1 AND mode = $2`;
+  const rows = await db.query<PaymentRow>(`SELECT ${WITHDRAWAL_COLUMNS} FROM payments WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`, [walletId, mode, kind, limit, offset]);
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM payments WHERE ${where}`, [walletId, mode, kind]);
   return { rows: rows.map(normalised), total: Number(count?.total ?? 0) };
 }
 
-/** What the wallet's withdrawals in `currency` since `since` add up to (amounts; failed and reversed ones gave their money back and do not count). */
-export async function withdrawnSince(db: Queryable, walletId: string, currency: string, since: Date): Promise<number> {
+/** What the wallet's withdrawals (or settlements) in `currency` since `since` add up to (amounts; failed and reversed ones gave their money back and do not count). */
+export async function withdrawnSince(db: Queryable, walletId: string, currency: string, since: Date, kind: WalletPayoutKind = 'withdrawal'): Promise<number> {
   const [row] = await db.query<{ total: string | number | null }>(
     `SELECT coalesce(sum(amount), 0)::int8 AS total FROM payments
-     WHERE kind = 'withdrawal' AND source_wallet_id = $1 AND currency = $2 AND created_at > $3 AND status NOT IN ('failed', 'reversed')`,
-    [walletId, currency, since],
+     WHERE kind = $4 AND source_wallet_id = $1 AND currency = $2 AND created_at > $3 AND status NOT IN ('failed', 'reversed')`,
+    [walletId, currency, since, kind],
   );
   return Number(row?.total ?? 0);
 }
