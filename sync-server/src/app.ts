@@ -45,7 +45,7 @@ import { createSecretBox, keyFromFile } from './auth/secret-box.ts';
 import { currentSigner, offlineRoutes, startOfflineJobs } from './modules/offline/index.ts';
 import { checkoutRoutes } from './modules/checkout/index.ts';
 import { collectionRoutes, collectionService, startCollectionJobs } from './modules/collections/index.ts';
-import { walletMoneyRoutes } from './modules/wallet-money/index.ts';
+import { creditBankTransfer, walletMoneyRoutes } from './modules/wallet-money/index.ts';
 import { payoutJobs, payoutRoutes, payoutSenderOf } from './modules/payouts/index.ts';
 import { attachSyncEndpoint } from './sync/socket.ts';
 import { SYNC_NAMESPACE } from '@tapline/shared/sync-protocol';
@@ -148,6 +148,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   });
   const context = { db, config, now, events, secrets, sync: new SyncNotifier(), rails, reconciliation, ...money } as AppContext;
   context.collections = collectionService(context, (message, detail) => railLog(message, detail));
+  context.bankTransfers = { credit: (provider, arrived) => creditBankTransfer(context, provider, arrived) };
   // Automatic merchant payouts (docs/payouts.md): tests call context.payoutJobs.runOnce().
   context.payoutJobs = payoutJobs(context, (message, detail) => app.log.warn(detail, message));
   const app = Fastify({

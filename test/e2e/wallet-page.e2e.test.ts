@@ -2,7 +2,9 @@
 // mode (the sandbox answers for the phone and the payout provider): sign in, add money from a
 // phone with the fee quoted first, a declined top-up, send money out to a mobile money number
 // after a wrong PIN, a withdrawal that fails at the provider and comes back, the recent list, a
-// reload that stays signed in, and the page in French. Screenshots under test-artifacts/.
+// reload that stays signed in, the holder's own account number for a top-up by bank transfer (its
+// fee stated first) credited when a sandbox transfer arrives, and the page in French. Screenshots
+// under test-artifacts/.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +31,7 @@ async function finalStatus(page: Page, box: string, drive: () => Promise<unknown
 
 for (const target of await databaseTargets()) {
   describe(`the wallet page in Chromium on ${target.name}`, () => {
-    const server = useTestServer(target, { rateLimitScale: 20, env: { SANDBOX_STEP_MS: '200', WALLET_TOP_UP_FEE_PCT: '1.5', WALLET_WITHDRAWAL_FEE_PCT: '1' } });
+    const server = useTestServer(target, { rateLimitScale: 20, env: { SANDBOX_STEP_MS: '200', WALLET_TOP_UP_FEE_PCT: '1.5', WALLET_WITHDRAWAL_FEE_PCT: '1', WALLET_BANK_TRANSFER_FEE_PCT: '0.5' } });
     let browser: Browser;
     const pageErrors: string[] = [];
 
@@ -137,6 +139,47 @@ for (const target of await databaseTargets()) {
       await page.close();
 
       assert.deepEqual((await checkLedger(s.db)).violations, [], 'the books balance');
+    });
+
+    it('shows the holder her own account number for a top-up by bank transfer, its fee first, and credits a transfer into it (kiosk and phone sizes)', async () => {
+      const s = server();
+      const handle = uniqueHandle('wpbank');
+      await s.createWallet({ handle, pin: '2468' });
+      const page = await trackedPage(browser, { viewport: { width: 1280, height: 800 } }, pageErrors);
+      await page.goto(`${s.baseUrl}/wallet`);
+      await page.fill('#handle', `@${handle}`);
+      await page.fill('#pin', '2468');
+      await page.click('#signin-button');
+      await page.locator('#bank-get').waitFor({ state: 'visible' });
+      assert.equal(await page.locator('#bank-card h2').innerText(), 'Top up by bank transfer');
+      assert.equal(await page.locator('#bank-details').isVisible(), false, 'no account until she asks for one');
+      await page.click('#bank-get');
+      await page.locator('#bank-details').waitFor({ state: 'visible' });
+      const accountNumber = await page.locator('#bank-account-number').innerText();
+      assert.match(accountNumber, /^\d{10}$/);
+      assert.equal(await page.locator('#bank-name').innerText(), 'Tapline Sandbox Bank');
+      assert.equal(await page.locator('#bank-account-name').innerText(), `TAPLINE/${handle.toUpperCase()}`);
+      assert.match(await page.locator('#bank-fee').innerText(), /^Fee: 0\.5% of each transfer, kept from it \(NGN\s*1,000\.00 sent adds NGN\s*995\.00\)\.$/);
+      assert.equal(await page.locator('#bank-get').isVisible(), false);
+      await page.screenshot({ path: `${ARTIFACTS}wallet-bank-1280x800-${target.name}.png`, fullPage: true });
+
+      // A sandbox bank transfer into that account (what a bank does live), then the page read again.
+      const session = await s.request<{ token: string }>('POST', '/api/wallet/sessions', { body: { handle, pin: '2468' } });
+      const sent = await s.request<{ amount: number; accountNumber: string }>('POST', '/api/wallet/virtual-account/sandbox-transfer', { headers: { authorization: `Bearer wallet.${session.body.token}` }, body: { amount: 2000, senderName: 'ADA OBI' } });
+      assert.deepEqual([sent.status, sent.body.amount, sent.body.accountNumber], [201, 1990, accountNumber]);
+      await page.reload();
+      await page.locator('#history li[data-kind="bank_transfer"]').waitFor();
+      assert.match(await page.locator('#balance').innerText(), /NGN\s*1,990\.00/);
+      assert.match(await page.locator('#history li[data-kind="bank_transfer"]').innerText(), /Bank transfer from ADA OBI[\s\S]*\+NGN\s*1,990\.00/);
+      assert.equal(await page.locator('#bank-account-number').innerText(), accountNumber, 'the same account after a reload');
+      assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth'), false, 'nothing runs off the side at 1280x800');
+      await page.setViewportSize(PHONE.viewport);
+      await page.locator('#bank-card').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${ARTIFACTS}wallet-bank-390x844-${target.name}.png`, fullPage: true });
+      assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth'), false, 'nothing runs off the side at 390x844');
+      await page.close();
+      assert.equal(await balanceMinor(s, handle, 'NGN'), 199_000);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
     it('speaks French, offers saved destinations, and fits a kiosk-sized desktop window', async () => {

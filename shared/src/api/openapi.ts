@@ -3502,6 +3502,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wallet/virtual-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OpenVirtualAccountBody"];
+                };
+            };
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["VirtualAccountRecord"];
+                    };
+                };
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["VirtualAccountRecord"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/virtual-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["VirtualAccountRecord"][];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/virtual-account/requery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OpenVirtualAccountBody"];
+                };
+            };
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["VirtualAccountRecord"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/bank-transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["BankTransferRecord"][];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/virtual-account/sandbox-transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SandboxBankTransferBody"];
+                };
+            };
+            responses: {
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BankTransferRecord"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/wallet/withdrawals/quote": {
         parameters: {
             query?: never;
@@ -9892,6 +10092,26 @@ export interface components {
             handle: string;
             balances: components["schemas"]["Balance"][];
         };
+        BankTransferRecord: {
+            id: string;
+            /** @enum {string} */
+            status: "completed";
+            received: number;
+            fee: number;
+            amount: number;
+            currency: string;
+            provider: string;
+            providerReference: string;
+            accountNumber: string;
+            senderName?: string;
+            senderBank?: string;
+            narration?: string;
+            beyondLimit: boolean;
+            /** Format: date-time */
+            paidAt?: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
         BillPayRequest: {
             billType: components["schemas"]["BillType"];
             billerId: string;
@@ -11060,6 +11280,9 @@ export interface components {
                 publicKey: string;
             }[];
         };
+        OpenVirtualAccountBody: {
+            currency?: string;
+        };
         /** @enum {string} */
         OrderStatus: "pending" | "paid" | "fulfilled" | "shipped" | "delivered" | "cancelled" | "refunded";
         OwnerSetupBody: {
@@ -11721,6 +11944,10 @@ export interface components {
                 }[];
             }[];
         };
+        SandboxBankTransferBody: {
+            amount: number;
+            senderName?: string;
+        };
         SeedBody: {
             /** @enum {string} */
             mode?: "test" | "live";
@@ -12265,6 +12492,18 @@ export interface components {
             reason: string | null;
             expiresAt: string | null;
             usesLeft: number | null;
+        };
+        VirtualAccountRecord: {
+            id: string;
+            currency: string;
+            provider: string;
+            bankName: string;
+            accountNumber: string;
+            accountName: string;
+            feePercent: string;
+            fee: string;
+            /** Format: date-time */
+            createdAt: string;
         };
         VoucherRecord: {
             id: string;

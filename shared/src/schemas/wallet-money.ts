@@ -166,3 +166,46 @@ export const AdminWalletTierRecord = Type.Object({
   previousTier: Type.Integer({ description: 'The tier before this change' }),
   ...WalletTierRecord.properties,
 });
+
+// Top-ups by bank transfer to the wallet's own virtual account (docs/wallet-money.md) -----------
+
+export const OpenVirtualAccountBody = Type.Object({
+  currency: Type.Optional({ ...CurrencyCode, description: 'Default: the wallet\'s currency (400 currency_not_accepted otherwise)' }),
+});
+
+export const VirtualAccountRecord = Type.Object({
+  id: Type.String(),
+  currency: Type.String(),
+  provider: Type.String({ description: 'sandbox (test mode) or the provider that made the account: paystack' }),
+  bankName: Type.String({ description: 'The bank to send the transfer to' }),
+  accountNumber: Type.String({ description: 'The account number to send it to (a Nigerian one is a 10-digit NUBAN)' }),
+  accountName: Type.String({ description: 'The account\'s name, as the sender\'s bank shows it' }),
+  feePercent: Type.String({ description: 'The fee kept from each transfer, percent of what arrives (WALLET_BANK_TRANSFER_FEE_PCT), an exact decimal string' }),
+  fee: Type.String({ description: 'The fee in a sentence the holder can read, stated before she sends anything' }),
+  createdAt: Timestamp,
+});
+export type VirtualAccountRecord = Static<typeof VirtualAccountRecord>;
+
+export const BankTransferRecord = Type.Object({
+  id: Type.String(),
+  status: Type.Literal('completed', { description: 'A bank transfer is recorded only once the provider confirmed it and it is credited' }),
+  received: Type.Number({ description: 'What the sender\'s bank paid in, major units' }),
+  fee: Type.Number({ description: 'Kept from received (feePercent, rounded up), major units' }),
+  amount: Type.Number({ description: 'Credited to the wallet: received - fee, major units' }),
+  currency: Type.String(),
+  provider: Type.String(),
+  providerReference: Type.String({ description: 'The provider\'s transaction reference: credited once under it' }),
+  accountNumber: Type.String({ description: 'The virtual account it was paid into' }),
+  senderName: Type.Optional(Type.String()),
+  senderBank: Type.Optional(Type.String()),
+  narration: Type.Optional(Type.String()),
+  beyondLimit: Type.Boolean({ description: 'Credited although it passed the wallet\'s tier limits (a bank transfer cannot be refused once made)' }),
+  paidAt: Type.Optional(Timestamp),
+  createdAt: Timestamp,
+});
+export type BankTransferRecord = Static<typeof BankTransferRecord>;
+
+export const SandboxBankTransferBody = Type.Object({
+  amount: { ...MajorAmount, description: 'What the sender pays in, major units (the fee is kept from it)' },
+  senderName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+});

@@ -30,6 +30,8 @@ export const TRANSFER_KINDS = [
   'pos_collection',
   // Wallet money (docs/wallet-money.md): a holder's top-up from her phone (her withdrawals are payments)
   'wallet_top_up',
+  // ... and a bank transfer into her wallet's virtual account (one per provider transaction)
+  'wallet_bank_transfer',
   // Bills, payroll, subscriptions
   'bill_debit',
   'bill_settlement',

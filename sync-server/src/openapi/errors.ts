@@ -107,7 +107,7 @@ const FLOW_CODES: readonly [string | RegExp, Codes][] = [
     400: [...MONEY_INPUT[400], 'receiver_invalid', 'country_not_supported', 'amount_too_small', 'receiver_is_sender', 'quote_mismatch'],
     404: ['recipient_not_found', 'wallet_not_found', 'quote_not_found'],
     410: ['quote_expired'],
-    422: ['insufficient_funds', 'rail_unavailable', 'amount_not_payable'],
+    422: ['insufficient_funds', 'rail_unavailable', 'amount_not_payable', 'recipient_tier_limit_exceeded'],
   }],
   // Public, but a credential sent is checked: the owner sees more.
   ['getPayment', { 401: ['invalid_api_key', 'api_key_expired', 'invalid_authorization_header', 'invalid_credential'], 404: ['payment_not_found'] }],

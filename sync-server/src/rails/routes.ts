@@ -83,6 +83,18 @@ export async function railCallbackRoutes(app: TypedApp, context: AppContext): Pr
           const code = isDatabaseUnavailable(error) ? 'database_unavailable' : 'callback_unavailable';
           return reply.status(503).send({ error: 'The callback could not be recorded now; send it again', code });
         }
+      } else if (verdict.kind === 'bank_transfer') {
+        // A bank transfer into a wallet's virtual account (modules/wallet-money): credited once under its reference.
+        try {
+          const applied = await context.bankTransfers.credit(name, verdict.transfer);
+          if (applied === 'unknown_account') request.log.warn({ provider: name, reference: verdict.transfer.providerReference }, 'rail callback: a bank transfer into an account that is no wallet\'s here');
+          recordRailCallback(name, `bank_transfer_${applied}`);
+        } catch (error) {
+          request.log.error({ err: error, provider: name }, 'rail callback: bank transfer not credited');
+          recordRailCallback(name, 'error');
+          const code = isDatabaseUnavailable(error) ? 'database_unavailable' : 'callback_unavailable';
+          return reply.status(503).send({ error: 'The callback could not be recorded now; send it again', code });
+        }
       } else {
         recordRailCallback(name, 'ignored');
       }

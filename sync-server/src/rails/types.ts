@@ -59,7 +59,54 @@ export type CallbackVerdict =
   /** Genuine but nothing for us to do (an event type we do not use): 200. */
   | { kind: 'ignored'; reason: string }
   | { kind: 'payout'; paymentId: string; update: PayoutUpdate }
-  | { kind: 'collection'; collectionId: string; update: CollectionUpdate };
+  | { kind: 'collection'; collectionId: string; update: CollectionUpdate }
+  /** Money that arrived by bank transfer in a wallet's virtual account, confirmed with the provider's own record. */
+  | { kind: 'bank_transfer'; transfer: ArrivedBankTransfer };
+
+/** Who a wallet's virtual account is made for (the provider's customer). */
+export interface VirtualAccountRequest {
+  /** Ours; the adapter derives the customer's (placeholder) identity from it in a fixed way. */
+  walletId: string;
+  currency: string;
+  firstName: string;
+  lastName: string;
+  /** E.164, where the wallet has one. */
+  phone?: string | undefined;
+}
+
+/** A virtual bank account as the provider made it: where money is sent to reach the wallet. */
+export interface VirtualAccountDetails {
+  providerCustomer: string;
+  providerAccountId: string;
+  accountNumber: string;
+  accountName: string;
+  bankName: string;
+  bankSlug?: string | undefined;
+}
+
+/** A bank transfer into a virtual account, as the provider's own record has it (minor units). */
+export interface ArrivedBankTransfer {
+  /** The provider's transaction reference: a transfer is credited once under it. */
+  providerReference: string;
+  /** The virtual account it was paid into. */
+  accountNumber: string;
+  amount: number;
+  currency: string;
+  paidAt?: string | undefined;
+  senderName?: string | undefined;
+  senderBank?: string | undefined;
+  narration?: string | undefined;
+}
+
+/** Virtual bank accounts for wallets, where the provider offers them (Paystack dedicated virtual accounts). */
+export interface VirtualAccountProvider {
+  /** The currencies it makes accounts in. */
+  readonly currencies: readonly string[];
+  /** Makes (or finds, when made before) the wallet's account in a currency. Throws when the provider cannot answer now. */
+  open(request: VirtualAccountRequest): Promise<VirtualAccountDetails>;
+  /** Asks the provider to look again for transfers into the account on a UTC day (they arrive by webhook). */
+  requery(account: { accountNumber: string; bankSlug?: string | undefined }, day: string): Promise<void>;
+}
 
 /** The answer the provider expects to a callback it delivered (Daraja wants a JSON body; others a bare 200). */
 export interface CallbackReply {
@@ -88,6 +135,8 @@ export interface RailAdapter extends PayoutProvider {
   collectsIn?(country: string): boolean;
   /** Verifies and reads a callback; never throws for bad input (answers refused). */
   callback(inbound: InboundCallback): Promise<{ verdict: CallbackVerdict; reply: CallbackReply }>;
+  /** Virtual bank accounts for wallet top-ups by bank transfer, where the provider offers them. */
+  virtualAccounts?: VirtualAccountProvider;
   /** The provider's record of a UTC day's transactions (payouts and collections made through it). */
   transactionsOn?(day: string, ours: readonly ProviderTransaction[]): Promise<ProviderTransaction[]>;
 }

@@ -1,5 +1,6 @@
 // The wallet holder's page (/wallet): sign in with @handle and PIN, add money from a phone
-// (POST /api/wallet/top-ups), send money out (POST /api/wallet/withdrawals), recent activity.
+// (POST /api/wallet/top-ups) or by bank transfer to her own account number (POST /api/wallet/virtual-account),
+// send money out (POST /api/wallet/withdrawals), recent activity.
 // The server renders the words; web/src/pages/wallet.ts does the rest (docs/wallet-money.md).
 import { type RawHtml, html } from './html.ts';
 import type { MessageKey } from '@tapline/shared/i18n';
@@ -50,6 +51,18 @@ ${walletSignInCard(i18n, { title: 'web.wallet.title', intro: 'web.wallet.intro',
     <p id="topup-status" role="status"></p>
     <p class="muted" id="topup-countdown"></p>
   </div>
+</section>
+<section class="card" id="bank-card" hidden>
+  <h2>${t.t('web.wallet.bankTitle')}</h2>
+  <p class="muted">${t.t('web.wallet.bankIntro')}</p>
+  <dl class="bank-details" id="bank-details" hidden>
+    <dt>${t.t('web.wallet.bankName')}</dt><dd id="bank-name"></dd>
+    <dt>${t.t('web.wallet.bankAccountNumber')}</dt><dd id="bank-account-number" class="account-number"></dd>
+    <dt>${t.t('web.wallet.bankAccountName')}</dt><dd id="bank-account-name"></dd>
+  </dl>
+  <p class="muted" id="bank-fee" role="status"></p>
+  <button id="bank-get" type="button" class="primary big" hidden>${t.t('web.wallet.bankGet')}</button>
+  <p id="bank-error" class="error" role="alert"></p>
 </section>
 <section class="card" id="withdraw-card" hidden>
   <h2>${t.t('web.wallet.withdrawTitle')}</h2>

@@ -5,3 +5,4 @@ export type { ChargeScenarioName, ScenarioName, ScenarioReceiver } from './scena
 export type { FakeCharge } from './charges.ts';
 export { BANKS } from './banks.ts';
 export type { SentWebhook } from './webhooks.ts';
+export type { FakeBankTransfer, SendBankTransferOptions } from './virtual-accounts.ts';

@@ -29,3 +29,12 @@ export const KNOWN_MISMATCHES: readonly KnownMismatch[] = [
   { where: ['webhook charge.success'], path: ['data.plan'], keyword: 'type', reason: 'The charge.success sample carries plan as {} (no plan); verify types it a nullable string.' },
   { where: ['request transfer_list'], path: ['query.perPage'], keyword: 'unknown-param', reason: "The document names List Transfers' page size per_page, Paystack's API reference and answers perPage: the adapter sends both." },
 ];
+
+/**
+ * The same for dedicated virtual accounts (wallet top-ups by bank transfer), checked by
+ * test/rails/paystack-virtual-accounts.test.ts (which also fails on an entry nothing needed).
+ */
+export const DVA_KNOWN_MISMATCHES: readonly KnownMismatch[] = [
+  { where: ['response dedicatedAccount_availableProviders 200'], path: ['data'], keyword: 'type', reason: "Paystack's providers answer (doc-code-snippets api/dedicated-virtual-account/providers) is a list of {provider_slug, bank_id, bank_name, id}; the document answers it with the generic Ok response, whose data is an object." },
+  { where: ['response transaction_verify 200'], path: ['data.authorization.signature'], keyword: 'type', reason: "A bank transfer into a dedicated account has no card signature: null in Paystack's DVA charge.success authorization (payments/dedicated-virtual-account/event-snippet); verify types it string." },
+];

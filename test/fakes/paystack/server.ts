@@ -10,6 +10,7 @@ import { BANK_LIST_COUNTRIES, BANKS, bankJson, type FakeBank } from './banks.ts'
 import { chargeDesk, type FakeCharge } from './charges.ts';
 import type { Exchange } from './contract.ts';
 import { type ScenarioName, scenarioOf } from './scenarios.ts';
+import { type FakeBankTransfer, type SendBankTransferOptions, virtualAccountDesk } from './virtual-accounts.ts';
 import { deliver, eventBody, type SentWebhook, type TransferEvent, type WebhookTransfer } from './webhooks.ts';
 
 export interface PaystackFakeOptions {
@@ -62,6 +63,10 @@ export interface PaystackFake {
   chargesReceived(): number;
   /** Every mobile money charge, with how many times the customer's money was taken under its reference. */
   charges(): FakeCharge[];
+  /** Dedicated virtual accounts made (virtual-accounts.ts). */
+  virtualAccounts(): { id: number; accountNumber: string; accountName: string; bank: string; customerEmail: string; currency: string }[];
+  /** "Sends a bank transfer" into a dedicated virtual account: a dedicated_nuban transaction and its signed charge.success. */
+  sendBankTransfer(accountNumber: string, amount: number, options?: SendBankTransferOptions): Promise<FakeBankTransfer>;
   stop(): Promise<void>;
 }
 
@@ -277,6 +282,13 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     },
   });
 
+  const dva = virtualAccountDesk({
+    async notify(event, reference, body, times) {
+      if (!options.callbackBase) return;
+      for (let i = 0; i < times && !stopped; i += 1) webhooks.push(await deliver(options.callbackBase, secretKey, event, reference, body));
+    },
+  });
+
   async function succeed(t: Transfer): Promise<void> {
     t.status = 'success';
     t.transferredAt = now();
@@ -481,7 +493,19 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     const verifyTransaction = /^GET \/transaction\/verify\/([^/]+)$/.exec(route);
     const checkCharge = /^GET \/charge\/([^/]+)$/.exec(route);
     if (route === 'POST /charge') return desk.create(body, reply);
-    if (verifyTransaction) return desk.verify(decodeURIComponent(verifyTransaction[1]!), reply);
+    if (verifyTransaction) {
+      const bankTransfer = dva.verify(decodeURIComponent(verifyTransaction[1]!));
+      if (bankTransfer) return reply(200, bankTransfer);
+      return desk.verify(decodeURIComponent(verifyTransaction[1]!), reply);
+    }
+    if (route === 'POST /customer') return dva.createCustomer(body, reply);
+    if (route === 'POST /dedicated_account') return dva.create(body, reply);
+    if (route === 'POST /dedicated_account/assign') return dva.assign(body, reply);
+    if (route === 'GET /dedicated_account') return dva.list(url.searchParams, reply);
+    if (route === 'GET /dedicated_account/available_providers') return dva.availableProviders(reply);
+    if (route === 'GET /dedicated_account/requery') return dva.requery(url.searchParams, reply, (run) => later(0, run));
+    const fetchAccount = /^GET \/dedicated_account\/(\d+)$/.exec(route);
+    if (fetchAccount) return dva.fetch(fetchAccount[1]!, reply);
     if (checkCharge) return desk.check(decodeURIComponent(checkCharge[1]!), reply);
     if (route === 'GET /bank') return listBanks(url.searchParams, reply);
     if (route === 'GET /bank/resolve') return resolveAccount(url.searchParams, reply);
@@ -532,6 +556,8 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     webhooks: () => [...webhooks],
     chargesReceived: () => desk.received(),
     charges: () => desk.charges(),
+    virtualAccounts: () => dva.accounts(),
+    sendBankTransfer: (accountNumber, amount, sendOptions) => dva.sendBankTransfer(accountNumber, amount, sendOptions),
     async stop() {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);

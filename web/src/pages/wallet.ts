@@ -1,6 +1,7 @@
 /**
  * The wallet holder's page (/wallet, docs/wallet-money.md): sign in with @handle and PIN, see the
- * balance, add money from a mobile money number (a top-up: her phone is asked to approve), send
+ * balance, add money from a mobile money number (a top-up: her phone is asked to approve) or by a
+ * bank transfer to her own virtual account number (shown with its fee before she sends anything), send
  * money out to a mobile money number, a bank account or a saved destination (a withdrawal,
  * confirmed with her PIN), and the recent top-ups and withdrawals.
  *
@@ -18,6 +19,8 @@ import { RequestError, type WalletSession, endWalletSession, failureText, forget
 /** A top-up and a withdrawal as the server answers them. */
 type TopUp = Answer<'GET', '/api/wallet/top-ups/{id}'>;
 type Withdrawal = Answer<'GET', '/api/wallet/withdrawals/{id}'>;
+type BankTransfer = Answer<'GET', '/api/wallet/bank-transfers'>['data'][number];
+type VirtualAccount = Answer<'GET', '/api/wallet/virtual-accounts'>['data'][number];
 
 /** How often a top-up or withdrawal under way is read again. */
 const FOLLOW_MS = 2_000;
@@ -51,7 +54,7 @@ function request<M extends Method, P extends Route<M>>(
 
 // ------------------------------------------------------------------ signed in, signed out
 
-const SIGNED_IN_CARDS = ['balance-card', 'topup-card', 'withdraw-card', 'history-card'];
+const SIGNED_IN_CARDS = ['balance-card', 'topup-card', 'bank-card', 'withdraw-card', 'history-card'];
 
 function signOut(why = ''): void {
   const token = session?.token;
@@ -101,9 +104,48 @@ async function enter(): Promise<boolean> {
   }
   byId('signin-card').hidden = true;
   for (const id of SIGNED_IN_CARDS) byId(id).hidden = false;
-  await Promise.all([refreshDestinations().catch(() => undefined), refreshHistory()]);
+  await Promise.all([refreshDestinations().catch(() => undefined), refreshHistory(), refreshBankAccount().catch(() => undefined)]);
   return true;
 }
+
+// ------------------------------------------------------------------ top-ups by bank transfer
+
+/** Her account number, bank and name, with the fee in her language (the server's feePercent), or the button that makes the account. */
+function showBankAccount(account: VirtualAccount | undefined): void {
+  byId('bank-details').hidden = account === undefined;
+  byId('bank-get').hidden = account !== undefined;
+  if (!account) {
+    byId('bank-fee').textContent = '';
+    return;
+  }
+  byId('bank-name').textContent = account.bankName;
+  byId('bank-account-number').textContent = account.accountNumber;
+  byId('bank-account-name').textContent = account.accountName;
+  const percent = Number(account.feePercent);
+  const sent = 1000;
+  const fee = Math.ceil(sent * percent) / 100;
+  byId('bank-fee').textContent = percent === 0
+    ? t('web.wallet.bankNoFee')
+    : t('web.wallet.bankFee', { percent: account.feePercent, sent: money(sent, account.currency), added: money(sent - fee, account.currency) });
+}
+
+async function refreshBankAccount(): Promise<void> {
+  const accounts = await request('GET', '/api/wallet/virtual-accounts');
+  showBankAccount(accounts.data.find((account) => account.currency === currency) ?? accounts.data[0]);
+}
+
+byId('bank-get').addEventListener('click', async () => {
+  const button = byId<HTMLButtonElement>('bank-get');
+  byId('bank-error').textContent = '';
+  button.disabled = true;
+  try {
+    showBankAccount(await request('POST', '/api/wallet/virtual-account', { body: {} }));
+  } catch (failure) {
+    byId('bank-error').textContent = failure instanceof RequestError && failure.status === 422 ? t('web.wallet.bankUnavailable') : failureText(failure);
+  } finally {
+    button.disabled = false;
+  }
+});
 
 handleSignIn(async (created) => {
   session = created;
@@ -115,7 +157,7 @@ byId('signout').addEventListener('click', () => signOut());
 
 // ------------------------------------------------------------------ recent activity
 
-type Entry = { kind: 'top_up'; row: TopUp } | { kind: 'withdrawal'; row: Withdrawal };
+type Entry = { kind: 'top_up'; row: TopUp } | { kind: 'withdrawal'; row: Withdrawal } | { kind: 'bank_transfer'; row: BankTransfer };
 
 function destinationText(destination: Withdrawal['destination']): string {
   return destination.type === 'mobile_wallet' ? destination.phone ?? '' : t('web.wallet.bankAccount', { account: destination.accountNumber ?? '' });
@@ -128,15 +170,18 @@ function historyItem(entry: Entry): HTMLLIElement {
   item.dataset.id = entry.row.id;
   const what = document.createElement('div');
   const title = document.createElement('strong');
-  title.textContent = entry.kind === 'top_up' ? t('web.wallet.historyTopUp', { phone: entry.row.phone }) : t('web.wallet.historyWithdrawal', { destination: destinationText(entry.row.destination) });
+  title.textContent = entry.kind === 'top_up'
+    ? t('web.wallet.historyTopUp', { phone: entry.row.phone })
+    : entry.kind === 'bank_transfer'
+      ? t('web.wallet.historyBankTransfer', { sender: entry.row.senderName ?? entry.row.senderBank ?? t('web.wallet.bankTitle') })
+      : t('web.wallet.historyWithdrawal', { destination: destinationText(entry.row.destination) });
   const when = document.createElement('span');
   when.className = 'muted';
   when.textContent = `${dateTime(entry.row.createdAt)} · ${t(`web.wallet.status.${entry.row.status}`)}`;
   what.append(title, when);
   const amount = document.createElement('span');
   amount.className = 'history-amount';
-  const sign = entry.kind === 'top_up' ? '+' : '−';
-  amount.textContent = `${sign}${money(entry.kind === 'top_up' ? entry.row.amount : entry.row.total, entry.row.currency)}`;
+  amount.textContent = entry.kind === 'withdrawal' ? `−${money(entry.row.total, entry.row.currency)}` : `+${money(entry.row.amount, entry.row.currency)}`;
   item.append(what, amount);
   return item;
 }
@@ -144,11 +189,16 @@ function historyItem(entry: Entry): HTMLLIElement {
 async function refreshHistory(): Promise<void> {
   byId('history-error').textContent = '';
   try {
-    const [topUps, withdrawals] = await Promise.all([
+    const [topUps, withdrawals, bankTransfers] = await Promise.all([
       request('GET', '/api/wallet/top-ups', { query: { limit: HISTORY_SIZE } }),
       request('GET', '/api/wallet/withdrawals', { query: { limit: HISTORY_SIZE } }),
+      request('GET', '/api/wallet/bank-transfers', { query: { limit: HISTORY_SIZE } }),
     ]);
-    const entries: Entry[] = [...topUps.data.map((row) => ({ kind: 'top_up' as const, row })), ...withdrawals.data.map((row) => ({ kind: 'withdrawal' as const, row }))];
+    const entries: Entry[] = [
+      ...topUps.data.map((row) => ({ kind: 'top_up' as const, row })),
+      ...withdrawals.data.map((row) => ({ kind: 'withdrawal' as const, row })),
+      ...bankTransfers.data.map((row) => ({ kind: 'bank_transfer' as const, row })),
+    ];
     entries.sort((a, b) => Date.parse(b.row.createdAt) - Date.parse(a.row.createdAt));
     const shown = entries.slice(0, HISTORY_SIZE);
     byId('history').replaceChildren(...shown.map(historyItem));

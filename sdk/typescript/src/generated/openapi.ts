@@ -469,7 +469,7 @@ export interface paths {
         put?: never;
         /**
          * Make a one-time code to take cash at an agent without typing the PIN there
-         * @description Body {amount, currency? (default: the wallet's), walletPin}. Answers the code, 8 digits, shown this once: she reads it out to an agent, who pays her exactly amount in cash against her wallet (POST /api/agent/cash-out with code), once, within 30 minutes. A wallet has one active code: making one cancels the last. Nothing moves until an agent uses it (her balance is checked again then). A code for more than the wallet holds in that currency is 422 `insufficient_funds`, answered before the PIN is checked. A wrong PIN is 403 `wrong_pin` (429 `pin_attempts_exceeded` after 5). No Idempotency-Key: a retry makes a new code, which replaces the first.
+         * @description Body {amount, currency? (default: the wallet's), walletPin}. Answers the code, 8 digits, shown this once: she reads it out to an agent, who pays her exactly amount in cash against her wallet (POST /api/agent/cash-out with code), once, within 30 minutes. A wallet has one active code: making one cancels the last. Nothing moves until an agent uses it (her balance is checked again then). A code for more than the wallet holds in that currency is 422 `insufficient_funds`, and one past what her verification tier lets out in 24 hours (docs/wallet-tiers.md) is 422 `tier_daily_out_limit_exceeded` with what is left, both answered before the PIN is checked. A wrong PIN is 403 `wrong_pin` (429 `pin_attempts_exceeded` after 5). No Idempotency-Key: a retry makes a new code, which replaces the first.
          */
         post: operations["createWalletCashOutCode"];
         delete?: never;
@@ -899,7 +899,9 @@ export interface paths {
          *     that converts to KES with cents is refused (send one that converts to whole shillings). Rails and recipient countries: mobile_money (live; receiver: phone): NG, KE, GH, TZ, UG, RW, CM, SN, CI, BJ, BF, ML, NE, TG, GN, SL, LR, GM, GW, CD, CG, GA, TD, CF, ZM, MW, MZ, ZW, MG, ET, SO, BI, KM, EG, BW, LS, SZ, MR, DJ. bank_transfer (live; receiver: account): NG, KE, GH, ZA, EG, SN, MA, TN, DZ, CI, CM, UG, TZ, RW, ZM, MW, MZ, BW, NA, ET, MU, AO, BJ, TG, BF, ML, ZW, US, GB. payment_link (live; receiver: any form): all 54 African countries. qr (live; receiver: any form): NG, KE, GH, ZA, TZ. offline_qr (beta, by invitation; receiver: any form): NG, KE, GH, TZ, UG. card (beta; receiver: any form): NG, GH, ZA, EG, KE. cash_pickup (beta; receiver: phone): NG, KE, GH, UG, TZ, SN, CI. wallet (live; receiver: handle): every supported country.
          *
          *     The merchant's wallet is debited amount + fee in `currency` (422 insufficient_funds otherwise); the recipient gets
-         *     destinationAmount in the recipient country's currency (the recipient wallet's currency for rail wallet). Fees are a
+         *     destinationAmount in the recipient country's currency (the recipient wallet's currency for rail wallet). Rail wallet to a
+         *     person's wallet is held against her verification tier (docs/wallet-tiers.md: her maximum balance and money in for 24 hours)
+         *     before any debit: 422 recipient_tier_limit_exceeded, telling nothing of her balance or limits. Fees are a
          *     per-rail percentage (PAYMENT_FEES). quoteId locks a quote's rate while it is valid (expired: 410 quote_expired).
          *
          *     Sandbox (mk_test_ keys): reference test_success completes at once; test_failure fails at once (the debit is refunded,
@@ -1795,6 +1797,155 @@ export interface paths {
         get: operations["getWalletTopUp"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/virtual-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The wallet's virtual bank account for a currency: made on the first call, the same one after (201 made, 200 had)
+         * @description A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
+         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
+         *     may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
+         *     webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
+         *     webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+         *     from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
+         *     ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
+         *     wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
+         *     that passes the tier cannot be refused at the bank, so it is credited and flagged beyondLimit.
+         *
+         *     400 currency_not_accepted (not the wallet's currency), 422 virtual_account_unavailable (live: no provider
+         *     makes accounts in the wallet's currency, or it could not answer now; try again).
+         */
+        post: operations["createWalletVirtualAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/virtual-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The wallet's virtual bank accounts (none until POST /api/wallet/virtual-account)
+         * @description A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
+         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
+         *     may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
+         *     webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
+         *     webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+         *     from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
+         *     ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
+         *     wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
+         *     that passes the tier cannot be refused at the bank, so it is credited and flagged beyondLimit.
+         */
+        get: operations["getWalletVirtualAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/virtual-account/requery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the provider to look again for today's transfers into the account (what it finds arrives by its webhook)
+         * @description A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
+         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
+         *     may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
+         *     webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
+         *     webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+         *     from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
+         *     ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
+         *     wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
+         *     that passes the tier cannot be refused at the bank, so it is credited and flagged beyondLimit.
+         *
+         *     Paystack: GET /dedicated_account/requery. The sandbox has nothing to look for. 422 virtual_account_not_found,
+         *     422 virtual_account_unavailable.
+         */
+        post: operations["createWalletVirtualAccountRequery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/bank-transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bank transfers credited to the wallet, newest first
+         * @description A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
+         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
+         *     may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
+         *     webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
+         *     webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+         *     from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
+         *     ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
+         *     wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
+         *     that passes the tier cannot be refused at the bank, so it is credited and flagged beyondLimit.
+         */
+        get: operations["listWalletBankTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallet/virtual-account/sandbox-transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test wallets: simulate a bank transfer into the sandbox virtual account (credited like a provider's)
+         * @description A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
+         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
+         *     may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
+         *     webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
+         *     webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+         *     from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
+         *     ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
+         *     wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
+         *     that passes the tier cannot be refused at the bank, so it is credited and flagged beyondLimit.
+         *
+         *     Test mode only (422 sandbox_only for a live wallet). The transfer's reference derives from the
+         *     Idempotency-Key when one is sent, so a retry credits nothing twice. 422 virtual_account_not_found.
+         */
+        post: operations["createWalletVirtualAccountSandboxTransfer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5006,6 +5157,35 @@ export interface components {
             handle: string;
             balances: components["schemas"]["Balance"][];
         };
+        BankTransferRecord: {
+            id: string;
+            /**
+             * @description A bank transfer is recorded only once the provider confirmed it and it is credited
+             * @enum {string}
+             */
+            status: "completed";
+            /** @description What the sender's bank paid in, major units */
+            received: number;
+            /** @description Kept from received (feePercent, rounded up), major units */
+            fee: number;
+            /** @description Credited to the wallet: received - fee, major units */
+            amount: number;
+            currency: string;
+            provider: string;
+            /** @description The provider's transaction reference: credited once under it */
+            providerReference: string;
+            /** @description The virtual account it was paid into */
+            accountNumber: string;
+            senderName?: string;
+            senderBank?: string;
+            narration?: string;
+            /** @description Credited although it passed the wallet's tier limits (a bank transfer cannot be refused once made) */
+            beyondLimit: boolean;
+            /** Format: date-time */
+            paidAt?: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
         BillPayRequest: {
             billType: components["schemas"]["BillType"];
             billerId: string;
@@ -6563,6 +6743,10 @@ export interface components {
                 publicKey: string;
             }[];
         };
+        OpenVirtualAccountBody: {
+            /** @description Default: the wallet's currency (400 currency_not_accepted otherwise) */
+            currency?: string;
+        };
         /**
          * @description pending, paid, fulfilled, shipped, delivered, cancelled, refunded
          * @enum {string}
@@ -7412,6 +7596,11 @@ export interface components {
                 }[];
             }[];
         };
+        SandboxBankTransferBody: {
+            /** @description What the sender pays in, major units (the fee is kept from it) */
+            amount: number;
+            senderName?: string;
+        };
         SeedBody: {
             /**
              * @description test or live; default test (the test catalogue; test and live never mix)
@@ -8113,6 +8302,24 @@ export interface components {
             reason: string | null;
             expiresAt: string | null;
             usesLeft: number | null;
+        };
+        VirtualAccountRecord: {
+            id: string;
+            currency: string;
+            /** @description sandbox (test mode) or the provider that made the account: paystack */
+            provider: string;
+            /** @description The bank to send the transfer to */
+            bankName: string;
+            /** @description The account number to send it to (a Nigerian one is a 10-digit NUBAN) */
+            accountNumber: string;
+            /** @description The account's name, as the sender's bank shows it */
+            accountName: string;
+            /** @description The fee kept from each transfer, percent of what arrives (WALLET_BANK_TRANSFER_FEE_PCT), an exact decimal string */
+            feePercent: string;
+            /** @description The fee in a sentence the holder can read, stated before she sends anything */
+            fee: string;
+            /** Format: date-time */
+            createdAt: string;
         };
         VoucherRecord: {
             /** @description oqr_... */
@@ -11330,7 +11537,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `insufficient_funds`. */
+            /** @description A business rule refused it. Codes include: `insufficient_funds`, `tier_daily_out_limit_exceeded`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13108,7 +13315,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `rail_unavailable`, `amount_not_payable`. */
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `insufficient_funds`, `rail_unavailable`, `amount_not_payable`, `recipient_tier_limit_exceeded`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17715,6 +17922,494 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `top_up_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createWalletVirtualAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenVirtualAccountBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VirtualAccountRecord"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VirtualAccountRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `currency_not_supported`, `currency_not_accepted`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `virtual_account_unavailable`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWalletVirtualAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VirtualAccountRecord"][];
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `invalid_text`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createWalletVirtualAccountRequery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenVirtualAccountBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VirtualAccountRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `currency_not_supported`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `virtual_account_not_found`, `virtual_account_unavailable`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWalletBankTransfers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankTransferRecord"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createWalletVirtualAccountSandboxTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional and recommended: a retry with the same key and body answers the first result instead of running twice. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxBankTransferBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankTransferRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `idempotency_key_invalid`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `idempotency_key_reused`, `sandbox_only`, `virtual_account_not_found`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -43,7 +43,8 @@ export async function cashOutCodeRoutes(app: TypedApp, context: AppContext): Pro
         `Body {amount, currency? (default: the wallet's), walletPin}. Answers the code, 8 digits, shown this once: she reads it out to an agent, ` +
         `who pays her exactly amount in cash against her wallet (POST /api/agent/cash-out with code), once, within ${CASH_OUT_CODE_MINUTES} ` +
         'minutes. A wallet has one active code: making one cancels the last. Nothing moves until an agent uses it (her balance is checked ' +
-        'again then). A code for more than the wallet holds in that currency is 422 `insufficient_funds`, answered before the PIN is ' +
+        'again then). A code for more than the wallet holds in that currency is 422 `insufficient_funds`, and one past what her ' +
+        'verification tier lets out in 24 hours (docs/wallet-tiers.md) is 422 `tier_daily_out_limit_exceeded` with what is left, both answered before the PIN is ' +
         'checked. A wrong PIN is 403 `wrong_pin` (429 `pin_attempts_exceeded` after 5). No Idempotency-Key: a retry makes a new code, ' +
         'which replaces the first.',
       body: CreateBody,

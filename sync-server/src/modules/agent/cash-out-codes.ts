@@ -14,7 +14,7 @@ import { badRequest, conflict, forbidden, gone, notFound, unprocessable } from '
 import { supportedCurrency } from '../../http/validate.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance } from '../../ledger/ledger.ts';
-import { type WalletRow, attemptWalletSecret, checkWalletPin, findWallet } from '../wallets/index.ts';
+import { type WalletRow, attemptWalletSecret, checkTierRoomOut, checkWalletPin, findWallet } from '../wallets/index.ts';
 import { type CashOutCodeRow, activeCashOutCode, endCashOutCode, findCashOutCode, listCashOutCodes, replaceCashOutCode } from './cash-out-codes-store.ts';
 
 export const CASH_OUT_CODE_MINUTES = 30;
@@ -67,6 +67,8 @@ export function cashOutCodeService(context: AppContext) {
       if (balance < amount) {
         throw unprocessable('insufficient_funds', `The wallet holds ${toMajor(balance, currency)} ${currency}: a code for ${toMajor(amount, currency)} ${currency} could not be paid out`);
       }
+      // Nor one past the wallet's day of money out (docs/wallet-tiers.md): the cash-out counts it again.
+      await checkTierRoomOut(context, db, wallet, amount, currency);
       await checkWalletPin(db, wallet, body.walletPin, context.now());
       const code = Array.from({ length: CODE_DIGITS }, () => randomInt(10)).join('');
       const now = context.now();

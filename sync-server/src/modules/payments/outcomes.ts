@@ -16,8 +16,9 @@ export function onPaymentOutcome(kind: PaymentKind, listener: PaymentOutcomeList
 }
 
 /**
- * Calls the listeners of the kinds among `rows`. Payments of a kind nobody listens to (every
- * POST /api/pay) cost one Map lookup: the hot path runs no extra statement.
+ * Calls the listeners of the kinds among `rows`. A listener runs a statement only for the rows it
+ * acts on: POST /api/pay's payouts are heard only to give a person's tier room back when a payout
+ * into her wallet fails or is reversed (payments/service.ts releaseRecipientTier).
  */
 export async function notifyPaymentOutcomes(tx: Queryable, rows: readonly PaymentRow[], at: Date): Promise<void> {
   if (listeners.size === 0) return;

@@ -27,7 +27,9 @@ provider cannot pay is a 422 amount_not_payable before any debit: M-Pesa B2C pay
 that converts to KES with cents is refused (send one that converts to whole shillings). Rails and recipient countries: ${describeRails()}.
 
 The merchant's wallet is debited amount + fee in \`currency\` (422 insufficient_funds otherwise); the recipient gets
-destinationAmount in the recipient country's currency (the recipient wallet's currency for rail wallet). Fees are a
+destinationAmount in the recipient country's currency (the recipient wallet's currency for rail wallet). Rail wallet to a
+person's wallet is held against her verification tier (docs/wallet-tiers.md: her maximum balance and money in for 24 hours)
+before any debit: 422 recipient_tier_limit_exceeded, telling nothing of her balance or limits. Fees are a
 per-rail percentage (PAYMENT_FEES). quoteId locks a quote's rate while it is valid (expired: 410 quote_expired).
 
 Sandbox (mk_test_ keys): reference test_success completes at once; test_failure fails at once (the debit is refunded,

@@ -10,13 +10,13 @@ import { displayHandle, supportedCountry, supportedCurrency } from '../../http/v
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { LedgerError, hasWalletAccount, transfer } from '../../ledger/ledger.ts';
 import { type FxRateService, findQuote } from '../fx/index.ts';
-import { type WalletRow, findWallet } from '../wallets/index.ts';
+import { type WalletRow, checkTierMovement, findWallet, findWalletById, hasTier, releaseTierMovement, tierRates } from '../wallets/index.ts';
 import { debitBatcher } from './batcher.ts';
 import { type PaymentMoney, debitRequest, postDebit, postRefund, postReversal, postSettlement } from './movements.ts';
 import { AMOUNT_NOT_PAYABLE, type PayoutProvider, findPayoutProvider } from './providers.ts';
 import { type Rail, RAIL_INFO, railAvailableIn } from './rails.ts';
 import { type Receiver, type ReceiverInput, checkLiveReceiver, parseReceiver } from './receiver.ts';
-import { notifyPaymentOutcomes } from './outcomes.ts';
+import { notifyPaymentOutcomes, onPaymentOutcome } from './outcomes.ts';
 import { type NewPayment, type PaymentKind, type PaymentRow, type Scenario, type TimelineEntry, findPayment, insertPayment, updatePayment } from './store.ts';
 import { advanceSandboxPending, claimSandboxCompletions, completeSandboxPayments, lockPayment, stopScheduling } from './store-steps.ts';
 
@@ -379,6 +379,19 @@ function railUnavailable(message: string): ApiError {
 export async function createPayment(deps: PaymentsDeps, caller: MerchantCaller, body: PayBody, paymentId: string): Promise<{ row: PaymentRow; created: boolean }> {
   const payment = await preparePayment(deps, caller, body, paymentId);
   const { scenario } = payment;
+  // Into a person's wallet: her verification tier (docs/wallet-tiers.md), checked and counted under
+  // her wallet row's lock in the transaction that debits the merchant, so a refusal debits nothing.
+  const recipient = payment.recipient_wallet_id ? await findWalletById(deps.db, payment.recipient_wallet_id) : undefined;
+  if (recipient && hasTier(recipient)) {
+    const rates = await tierRates(deps);
+    return deps.db.transaction(async (tx) => {
+      const existing = await findPayment(tx, paymentId);
+      if (existing) return { row: existing, created: false };
+      await checkTierMovement(deps, tx, recipient, recipientMovement(payment), rates);
+      const row = await recordPayment(tx, payment, deps.config.sandboxStepMs);
+      return row ? { row, created: true } : { row: (await findPayment(tx, paymentId))!, created: false };
+    });
+  }
   if (scenario === 'sandbox_default' || scenario === 'sandbox_pending' || scenario === 'provider') return insertWithDebit(deps.db, payment);
 
   return deps.db.transaction(async (tx) => {
@@ -388,6 +401,16 @@ export async function createPayment(deps: PaymentsDeps, caller: MerchantCaller, 
     const existing = await findPayment(tx, paymentId);
     return { row: existing!, created: false };
   });
+}
+
+/** A payment into a person's wallet as her tier counts it: money in, in the wallet's currency. */
+function recipientMovement(payment: Pick<NewPayment, 'id' | 'kind' | 'destination_amount' | 'destination_currency'>) {
+  return { id: `${payment.id}:in`, kind: payment.kind === 'payroll' ? ('payroll_in' as const) : ('payout_in' as const), amount: payment.destination_amount, currency: payment.destination_currency };
+}
+
+/** A payment into a person's wallet that failed or was reversed never reached her (or was taken back): it stops counting against her tier. */
+export async function releaseRecipientTier(tx: Queryable, rows: readonly PaymentRow[], at: Date): Promise<void> {
+  for (const row of rows) if (row.recipient_wallet_id && (row.status === 'failed' || row.status === 'reversed')) await releaseTierMovement(tx, `${row.id}:in`, at);
 }
 
 /**
@@ -540,3 +563,6 @@ export function payoutRequestOf(row: PaymentRow) {
   };
 }
 
+
+// A payout into a person's wallet that fails or is reversed gives her tier's room back (no statement for any other payout).
+onPaymentOutcome('payout', releaseRecipientTier);

@@ -67,7 +67,9 @@ async function payrollEvents(server: TestServer, merchantId: string, type: strin
 for (const target of await databaseTargets()) {
   describe(`payroll on ${target.name}`, () => {
     const clock = new ManualClock(Date.parse('2026-11-24T09:00:00.000Z'));
-    const server = useTestServer(target, { now: clock.now, rateLimitScale: 10, env: { SANDBOX_STEP_MS: String(STEP_MS) } });
+    // No tier limit on what people may receive: these tests pay sums as large as a merchant's float
+    // (a payroll item past a person's tier is tested in wallets/tier-gaps.test.ts).
+    const server = useTestServer(target, { now: clock.now, rateLimitScale: 10, env: { SANDBOX_STEP_MS: String(STEP_MS), WALLET_TIER1_MAX_BALANCE_USD: 'none', WALLET_TIER1_DAILY_IN_USD: 'none' } });
 
     const key = (apiKey: string, extra: Record<string, string> = {}) => ({ 'x-merchant-api-key': apiKey, ...extra });
     const createRun = (apiKey: string, body: unknown, headers: Record<string, string> = {}) => server().request<Run>('POST', '/api/payroll/runs', { headers: key(apiKey, headers), body });

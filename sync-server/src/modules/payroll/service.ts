@@ -11,7 +11,7 @@ import { walletAccount } from '../../ledger/accounts.ts';
 import { TRANSFER_LEGS_MAX, type TransferLeg, transfer } from '../../ledger/ledger.ts';
 import { findMerchant } from '../merchants/index.ts';
 import { type NewPayment, type PaymentRow, type Rail, ensureSandboxFloat, onPaymentOutcome, parseReceiver, preparePayment, railAvailableIn, recordPayment } from '../payments/index.ts';
-import { findWallet, walletIdsIn } from '../wallets/index.ts';
+import { checkTierMovement, findWallet, findWalletById, hasTier, tierRates, walletIdsIn } from '../wallets/index.ts';
 import {
   type NewPayrollItem,
   type PayrollItemRow,
@@ -372,6 +372,8 @@ export function payrollService(context: AppContext): PayrollService {
       const wallet = await findWallet(db, caller.handle, caller.mode);
       if (wallet) await ensureSandboxFloat({ db, config }, wallet, run.currency);
       const prepared = await prepareRailPayments(caller, run, items);
+      // Read before the transaction (tiers.ts): the recipients' tiers are checked inside it.
+      const rates = await tierRates(context);
       const now = context.now();
       await db.transaction(async (tx) => {
         // The lock decides between concurrent submits: the second finds the run no longer a draft.
@@ -387,6 +389,20 @@ export function payrollService(context: AppContext): PayrollService {
         for (const item of onUs) {
           if (unpayable.has(item.recipient_wallet_id!)) failures.push({ item, reason: `${displayHandle(item.handle!)} can no longer receive ${locked.currency}` });
         }
+        // A person's wallet takes what her verification tier lets in (docs/wallet-tiers.md): an item
+        // past it fails here, before any debit, and is counted against her tier when it is paid.
+        const refused = new Set<string>();
+        for (const item of onUs.filter((candidate) => !unpayable.has(candidate.recipient_wallet_id!))) {
+          const recipient = await findWalletById(tx, item.recipient_wallet_id!);
+          if (!recipient || !hasTier(recipient)) continue;
+          try {
+            await checkTierMovement(context, tx, recipient, { id: `payroll:${item.id}:in`, kind: 'payroll_in', amount: item.amount, currency: locked.currency }, rates);
+          } catch (error) {
+            if (!(error instanceof ApiError) || error.code !== 'recipient_tier_limit_exceeded') throw error;
+            refused.add(item.id);
+            failures.push({ item, reason: `${displayHandle(item.handle!)}: ${error.message} (recipient_tier_limit_exceeded)` });
+          }
+        }
         const payments: { itemId: string; payment: NewPayment }[] = [];
         for (const item of current.filter((candidate) => candidate.rail !== null)) {
           const outcome = prepared.get(item.id)!;
@@ -394,7 +410,7 @@ export function payrollService(context: AppContext): PayrollService {
           else payments.push({ itemId: item.id, payment: outcome });
         }
         for (const { item, reason } of failures) await emitItemFailed(tx, caller, await markItemFailed(tx, item.id, reason, now), locked.currency, now);
-        await payOnUs(tx, locked, onUs.filter((item) => !unpayable.has(item.recipient_wallet_id!)), now);
+        await payOnUs(tx, locked, onUs.filter((item) => !unpayable.has(item.recipient_wallet_id!) && !refused.has(item.id)), now);
         for (const { itemId, payment } of payments) {
           await setItemPayment(tx, itemId, payment.id, now);
           // The payment's own debit transfer; a sandbox reference may settle it at once, and the

@@ -1,7 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import {
+  BankTransferRecord,
   CreateTopUpBody,
+  OpenVirtualAccountBody,
+  SandboxBankTransferBody,
+  VirtualAccountRecord,
   CreateWithdrawalBody,
   ErrorBody,
   ListOf,
@@ -22,6 +27,8 @@ import { SANDBOX_PHONE_SUFFIXES, listWalletTopUps } from '../collections/index.t
 import { checkWalletPin, findWalletById } from '../wallets/index.ts';
 import { type Holder, SANDBOX_WITHDRAWAL_SUFFIXES, createTopUp, createWithdrawal, quoteTopUp, quoteWithdrawal, topUpRecord, withdrawalRecord } from './service.ts';
 import { findWithdrawal, listWithdrawals } from './store.ts';
+import { listBankTransfers } from './virtual-accounts-store.ts';
+import { accountNumbersOf, bankTransferRecord, openVirtualAccount, requeryVirtualAccount, sandboxBankTransfer, virtualAccountRecord, virtualAccountsOf } from './virtual-accounts.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 const wallet = { auth: ['wallet'] } as const;
@@ -57,6 +64,16 @@ WALLET_WITHDRAWAL_DAILY_USD (default 2000); both in GET /api/wallet/withdrawals/
 four digits: ${SANDBOX_WITHDRAWAL_SUFFIXES.sandbox_failure} fails at the provider (money back at once), ${SANDBOX_WITHDRAWAL_SUFFIXES.sandbox_pending}
 stays pending, ${SANDBOX_WITHDRAWAL_SUFFIXES.sandbox_reversal} is paid and then reversed one step later (money back); any other is paid
 after two SANDBOX_STEP_MS steps. The holder's notifications: wallet.withdrawal.paid, wallet.withdrawal.failed, wallet.withdrawal.reversed.`;
+
+const BANK_TRANSFER_FLOW = `A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
+virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
+may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
+webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
+webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
+ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
+wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
+that passes the tier cannot be refused at the bank, so it is credited and flagged beyondLimit.`;
 
 /** Wallet money: top-ups and withdrawals from the wallet's session. */
 export async function walletMoneyRoutes(app: TypedApp, context: AppContext): Promise<void> {
@@ -113,6 +130,73 @@ always credited): 422 tier_daily_in_limit_exceeded, 422 tier_balance_limit_excee
       response: { 200: TopUpRecord, ...errors },
     },
   }, async (request) => topUpRecord(await context.collections.getTopUp(holderOf(request), request.params.id)));
+
+  app.post('/api/wallet/virtual-account', {
+    config: wallet,
+    schema: {
+      tags: ['wallet'],
+      summary: 'The wallet\'s virtual bank account for a currency: made on the first call, the same one after (201 made, 200 had)',
+      description: `${BANK_TRANSFER_FLOW}\n\n400 currency_not_accepted (not the wallet's currency), 422 virtual_account_unavailable (live: no provider
+makes accounts in the wallet's currency, or it could not answer now; try again).`,
+      body: OpenVirtualAccountBody,
+      response: { 200: VirtualAccountRecord, 201: VirtualAccountRecord, ...errors },
+    },
+  }, async (request, reply) => {
+    const opened = await openVirtualAccount(context, holderOf(request), request.body ?? {});
+    return reply.status(opened.created ? 201 : 200).send(virtualAccountRecord(context, opened.row));
+  });
+
+  app.get('/api/wallet/virtual-accounts', {
+    config: wallet,
+    schema: {
+      tags: ['wallet'],
+      summary: 'The wallet\'s virtual bank accounts (none until POST /api/wallet/virtual-account)',
+      description: BANK_TRANSFER_FLOW,
+      response: { 200: Type.Object({ data: Type.Array(VirtualAccountRecord) }), ...errors },
+    },
+  }, async (request) => ({ data: (await virtualAccountsOf(context, holderOf(request))).map((row) => virtualAccountRecord(context, row)) }));
+
+  app.post('/api/wallet/virtual-account/requery', {
+    config: wallet,
+    schema: {
+      tags: ['wallet'],
+      summary: 'Ask the provider to look again for today\'s transfers into the account (what it finds arrives by its webhook)',
+      description: `${BANK_TRANSFER_FLOW}\n\nPaystack: GET /dedicated_account/requery. The sandbox has nothing to look for. 422 virtual_account_not_found,
+422 virtual_account_unavailable.`,
+      body: OpenVirtualAccountBody,
+      response: { 200: VirtualAccountRecord, ...errors },
+    },
+  }, async (request) => virtualAccountRecord(context, await requeryVirtualAccount(context, holderOf(request), request.body?.currency)));
+
+  app.get('/api/wallet/bank-transfers', {
+    config: wallet,
+    schema: { tags: ['wallet'], summary: 'Bank transfers credited to the wallet, newest first', description: BANK_TRANSFER_FLOW, querystring: ListQuery, response: { 200: ListOf(BankTransferRecord), ...errors } },
+  }, async (request) => {
+    const holder = holderOf(request);
+    const { limit = 20, offset = 0 } = request.query;
+    const page = await listBankTransfers(db, holder.walletId, holder.mode, limit, offset);
+    const numbers = await accountNumbersOf(context, holder);
+    return { data: page.rows.map((row) => bankTransferRecord(row, numbers.get(row.virtual_account_id) ?? '')), total: page.total, limit, offset };
+  });
+
+  app.post('/api/wallet/virtual-account/sandbox-transfer', {
+    config: { ...wallet, idempotency: 'optional' },
+    schema: {
+      tags: ['wallet'],
+      summary: 'Test wallets: simulate a bank transfer into the sandbox virtual account (credited like a provider\'s)',
+      description: `${BANK_TRANSFER_FLOW}\n\nTest mode only (422 sandbox_only for a live wallet). The transfer's reference derives from the
+Idempotency-Key when one is sent, so a retry credits nothing twice. 422 virtual_account_not_found.`,
+      headers: IdempotencyHeader,
+      body: SandboxBankTransferBody,
+      response: { 201: BankTransferRecord, ...errors },
+    },
+  }, async (request, reply) => {
+    const holder = holderOf(request);
+    const reference = derivedId(request, 'wallet_sandbox_bank_transfer', 'sbt') ?? `sbt_${randomUUID().replaceAll('-', '')}`;
+    const row = await sandboxBankTransfer(context, holder, request.body, reference);
+    const numbers = await accountNumbersOf(context, holder);
+    return reply.status(201).send(bankTransferRecord(row, numbers.get(row.virtual_account_id) ?? ''));
+  });
 
   app.get('/api/wallet/withdrawals/quote', {
     config: wallet,

@@ -3,5 +3,5 @@ export { attemptWalletSecret, balanceResponse, checkWalletPin, payerIsMerchant, 
 export { findAgent, findMerchantWallet, findWallet, findWalletById, findWalletsByHandle, handleIsTaken, insertAgent, insertAgentSession, insertWallet, insertWalletSession, lockWalletRow, revokeWalletSession, updateDestinations, walletIdsIn } from './store.ts';
 export type { WalletRow } from './store.ts';
 export { walletRoutes } from './routes.ts';
-export { type TierMovement, type TierRates, checkTierMovement, forgetTierHold, hasTier, limitFromUsd, releaseTierMovement, settleTopUpMovement, tierRecord, tierRates, tierStanding, walletTierOf } from './tiers.ts';
+export { type TierMovement, type TierRates, checkTierMovement, checkTierRoomOut, countArrivedMoney, forgetTierHold, hasTier, limitFromUsd, releaseTierMovement, settleTopUpMovement, tierRecord, tierRates, tierStanding, walletTierOf } from './tiers.ts';
 export { updateWalletTier } from './tier-store.ts';

@@ -4,8 +4,8 @@ import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 
 export type TierDirection = 'in' | 'out';
-/** What moved: money in (a top-up, an agent's cash-in, a payment from another person) or out (a withdrawal, an agent's cash-out, a payment to another person). */
-export type TierMovementKind = 'top_up' | 'agent_cash_in' | 'p2p_in' | 'withdrawal' | 'agent_cash_out' | 'p2p_out';
+/** What moved: money in (a top-up, a bank transfer into her virtual account, an agent's cash-in, a payment from another person, a merchant's payout or payroll) or out (a withdrawal, an agent's cash-out, a payment to another person). */
+export type TierMovementKind = 'top_up' | 'bank_transfer_in' | 'agent_cash_in' | 'p2p_in' | 'payout_in' | 'payroll_in' | 'withdrawal' | 'agent_cash_out' | 'p2p_out';
 
 export interface TierMovementRow {
   id: string;

@@ -4,8 +4,9 @@
 // converted into the wallet's currency at the FX mid rate and rounded down to a round figure, like
 // the withdrawal limits and the no-PIN limits.
 //
-// What counts (one rule, here): money in from outside or from another person (a top-up, an agent's
-// cash-in, a payment from another person's wallet) against the maximum balance and the day's
+// What counts (one rule, here): money in from outside or from another person (a top-up, a bank
+// transfer into her virtual account, an agent's cash-in, a payment from another person's wallet, a
+// merchant's payout or payroll paid into her wallet) against the maximum balance and the day's
 // money in; money out to outside or to another person (a withdrawal, an agent's cash-out, a
 // payment to another person's or an agent's wallet) against the day's money out. Paying merchants
 // (taps, offline payments, checkout, links, bills...) does not count, refunds and reversals that
@@ -184,7 +185,10 @@ export interface TierMovement {
   currency: string;
 }
 
-const DIRECTION: Record<TierMovementKind, 'in' | 'out'> = { top_up: 'in', agent_cash_in: 'in', p2p_in: 'in', withdrawal: 'out', agent_cash_out: 'out', p2p_out: 'out' };
+const DIRECTION: Record<TierMovementKind, 'in' | 'out'> = { top_up: 'in', bank_transfer_in: 'in', agent_cash_in: 'in', p2p_in: 'in', payout_in: 'in', payroll_in: 'in', withdrawal: 'out', agent_cash_out: 'out', p2p_out: 'out' };
+
+/** Money in sent by someone else (a person, a merchant's payout or payroll): the refusal is told to the payer, without the recipient's figures. */
+const PAID_BY_OTHERS: ReadonlySet<TierMovementKind> = new Set(['p2p_in', 'payout_in', 'payroll_in']);
 
 /**
  * The tier check of one movement, in the movement's transaction: locks the wallet's row, refuses
@@ -208,7 +212,7 @@ export async function checkTierMovement(
   const counted = inCurrency(rates, movement.amount, movement.currency, wallet.currency);
   const standing = await tierStanding(context, tx, wallet, rates);
   const { currency, tier } = standing;
-  if (movement.kind === 'p2p_in' && standing.remainingIn !== null && counted > standing.remainingIn) {
+  if (PAID_BY_OTHERS.has(movement.kind) && standing.remainingIn !== null && counted > standing.remainingIn) {
     // Told to the payer: nothing of the recipient's balance or limits.
     throw new ApiError(422, 'recipient_tier_limit_exceeded', 'The recipient\'s wallet cannot receive this amount now: it would pass the limits of its verification tier');
   }
@@ -223,11 +227,7 @@ export async function checkTierMovement(
       `A tier ${tier} wallet may receive at most ${money(standing.limits.dailyIn!, currency)} in 24 hours; ${money(standing.remainingIn, currency)} is left`,
       standing, standing.limits.dailyIn!, standing.remainingIn);
   }
-  if (direction === 'out' && standing.remainingOut !== null && counted > standing.remainingOut) {
-    throw refusal('tier_daily_out_limit_exceeded',
-      `A tier ${tier} wallet may send or withdraw at most ${money(standing.limits.dailyOut!, currency)} in 24 hours; ${money(standing.remainingOut, currency)} is left`,
-      standing, standing.limits.dailyOut!, standing.remainingOut);
-  }
+  if (direction === 'out') refuseBeyondDailyOut(standing, counted);
   const now = context.now();
   await insertTierMovement(tx, {
     id: movement.id,
@@ -243,6 +243,26 @@ export async function checkTierMovement(
     beyond_limit: false,
     created_at: now,
   });
+}
+
+function refuseBeyondDailyOut(standing: TierStanding, counted: number): void {
+  if (standing.remainingOut === null || counted <= standing.remainingOut) return;
+  const { currency, tier } = standing;
+  throw refusal('tier_daily_out_limit_exceeded',
+    `A tier ${tier} wallet may send or withdraw at most ${money(standing.limits.dailyOut!, currency)} in 24 hours; ${money(standing.remainingOut, currency)} is left`,
+    standing, standing.limits.dailyOut!, standing.remainingOut);
+}
+
+/**
+ * Whether money out of `amount` fits the day's money out now, recording nothing: asked when a
+ * promise of money out is made (a one-time cash-out code), so the holder hears of the limit then,
+ * not at the agent's counter. The movement itself is checked and counted again when it happens.
+ * 422 tier_daily_out_limit_exceeded, with the same sentence and details as the movement's.
+ */
+export async function checkTierRoomOut(context: Pick<AppContext, 'config' | 'fx' | 'now'>, db: Queryable, wallet: WalletRow, amount: number, currency: string): Promise<void> {
+  if (!hasTier(wallet)) return;
+  const rates = await tierRates(context);
+  refuseBeyondDailyOut(await tierStanding(context, db, wallet, rates), inCurrency(rates, amount, currency, wallet.currency));
 }
 
 /**
@@ -266,6 +286,40 @@ export async function settleTopUpMovement(tx: Queryable, movement: TierMovement 
   } else if (row.state === 'held') {
     await updateTierMovement(tx, row.id, 'released', false, at);
   }
+}
+
+/**
+ * Money that has already arrived and cannot be refused (a bank transfer into the wallet's virtual
+ * account: the sender's bank paid it before we heard of it), in its crediting transaction: counted
+ * like any money in, and flagged beyond_limit when it passes the tier's maximum balance or the
+ * day's money in (as a late mobile-money confirmation is). Answers whether it did. A wallet
+ * without a tier records nothing; the same id again (a retry) counts once.
+ */
+export async function countArrivedMoney(context: Pick<AppContext, 'config' | 'fx' | 'now'>, tx: Queryable, wallet: WalletRow, movement: TierMovement, rates: TierRates): Promise<boolean> {
+  if (!hasTier(wallet)) return false;
+  await lockWalletRow(tx, wallet.id);
+  const known = await findTierMovement(tx, movement.id);
+  if (known) return known.beyond_limit;
+  const rate = rates.mid(movement.currency, wallet.currency);
+  // No rate known: counted at face value rather than refused (the money is already here).
+  const counted = rate === undefined ? movement.amount : inCurrency(rates, movement.amount, movement.currency, wallet.currency);
+  const standing = await tierStanding(context, tx, wallet, rates);
+  const beyondLimit = standing.remainingIn !== null && counted > standing.remainingIn;
+  await insertTierMovement(tx, {
+    id: movement.id,
+    wallet_id: wallet.id,
+    mode: wallet.mode,
+    direction: 'in',
+    kind: movement.kind,
+    amount: movement.amount,
+    currency: movement.currency,
+    counted,
+    state: 'counted',
+    held_until: null,
+    beyond_limit: beyondLimit,
+    created_at: context.now(),
+  });
+  return beyondLimit;
 }
 
 /** A withdrawal that failed or was reversed gave its money back: it stops counting against the day's money out. */

@@ -16,10 +16,16 @@
 // asked before any money moves, as the M-Pesa and MoMo callbacks are confirmed. When verify cannot
 // answer now, the event is acknowledged and ignored: the collections job polls the charge until
 // it expires. The documents show no failure event for charges; failures are found by polling.
+//
+// Bank transfers into a wallet's dedicated virtual account: `charge.success` with data.channel
+// `dedicated_nuban` (virtual-accounts.ts). Its reference is Paystack's own, not ours; the verdict is
+// again what GET /transaction/verify says of it (a success on that channel, into an account named
+// in its authorization), and the wallet is credited once under that reference.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { CallbackReply, CallbackVerdict, CollectionUpdate, InboundCallback, PayoutUpdate, RailAdapterDeps } from '../types.ts';
+import type { ArrivedBankTransfer, CallbackReply, CallbackVerdict, CollectionUpdate, InboundCallback, PayoutUpdate, RailAdapterDeps } from '../types.ts';
 import { chargeIdOf, idOf } from './keys.ts';
 import { readTransfer, updateOf } from './transfers.ts';
+import { DVA_CHANNEL } from './virtual-accounts.ts';
 
 export const WEBHOOK_PATH = 'webhook';
 export const SIGNATURE_HEADER = 'x-paystack-signature';
@@ -46,7 +52,24 @@ export const CHARGE_SUCCESS = 'charge.success';
 /** What the collections side offers the webhook: Paystack's own record of a charge (undefined: none). */
 export interface ChargeLookup {
   status(reference: string): Promise<CollectionUpdate | undefined>;
+  /** Paystack's verified record of a bank transfer into a virtual account (undefined: none, or not one). */
+  bankTransfer?(reference: string): Promise<ArrivedBankTransfer | undefined>;
   log: RailAdapterDeps['log'];
+}
+
+async function bankTransferVerdict(data: unknown, charges: ChargeLookup & Required<Pick<ChargeLookup, 'bankTransfer'>>): Promise<{ verdict: CallbackVerdict; reply: CallbackReply }> {
+  const reference = (data as { reference?: unknown } | undefined)?.reference;
+  if (typeof reference !== 'string' || reference === '') return refused(`signed ${CHARGE_SUCCESS} without a reference`);
+  let transfer: ArrivedBankTransfer | undefined;
+  try {
+    transfer = await charges.bankTransfer(reference);
+  } catch (error) {
+    // Not acknowledged: Paystack sends it again, and a requery asks for it too.
+    charges.log('paystack dedicated_nuban charge.success could not be confirmed with verify now', { reference: reference.slice(0, 60), error: error instanceof Error ? error.message : 'unknown error' });
+    return { verdict: { kind: 'ignored', reason: 'could not be confirmed with Paystack now' }, reply: { status: 503 } };
+  }
+  if (!transfer) return refused(`Paystack has no successful ${DVA_CHANNEL} transaction under ${reference.slice(0, 60)}`);
+  return { verdict: { kind: 'bank_transfer', transfer }, reply: OK };
 }
 
 async function chargeVerdict(data: unknown, charges: ChargeLookup): Promise<{ verdict: CallbackVerdict; reply: CallbackReply }> {
@@ -79,6 +102,9 @@ export async function readCallback(secretKey: string, inbound: InboundCallback, 
     }
     if (typeof body !== 'object' || body === null || typeof (body as { event?: unknown }).event !== 'string') return refused('signed, but not a Paystack event');
     const { event, data } = body as { event: string; data?: unknown };
+    if (event === CHARGE_SUCCESS && charges?.bankTransfer && (data as { channel?: unknown } | undefined)?.channel === DVA_CHANNEL) {
+      return await bankTransferVerdict(data, { ...charges, bankTransfer: charges.bankTransfer });
+    }
     if (event === CHARGE_SUCCESS && charges) return await chargeVerdict(data, charges);
     const status = EVENT_STATUS[event];
     if (!status) return ignored(`Paystack event ${event} is not one Tapline acts on`);

@@ -7,11 +7,12 @@
 // config.ts (environment), client.ts (HTTP + auth), keys.ts (reference <-> payment or collection
 // id), countries.ts (capability), banks.ts, recipients.ts, transfers.ts (statuses), payouts.ts,
 // operators.ts (where and whom Paystack charges), charges.ts (charge statuses), collections.ts,
-// callbacks.ts, reconcile.ts.
+// virtual-accounts.ts (dedicated virtual accounts: wallet top-ups by bank transfer), callbacks.ts,
+// reconcile.ts.
 import type { RailAdapter, RailAdapterDeps, RailAdapterModule } from '../types.ts';
 import { bankDirectory, type PaystackBank, type ResolvedAccount } from './banks.ts';
 import { readCallback } from './callbacks.ts';
-import { paystackClient } from './client.ts';
+import { PaystackUnavailable, paystackClient } from './client.ts';
 import { collections } from './collections.ts';
 import { configFromEnv, ENV_VARS, type PaystackConfig } from './config.ts';
 import { supports } from './countries.ts';
@@ -19,6 +20,7 @@ import { idOf, keyOf } from './keys.ts';
 import { collectsIn } from './operators.ts';
 import { payouts } from './payouts.ts';
 import { transactionsOn } from './reconcile.ts';
+import { transferOf, virtualAccounts } from './virtual-accounts.ts';
 
 export type { PaystackConfig } from './config.ts';
 export type { PaystackBank, ResolvedAccount } from './banks.ts';
@@ -38,6 +40,15 @@ export function createPaystackAdapter(config: PaystackConfig, deps: RailAdapterD
   const directory = bankDirectory(client, deps.now);
   const payout = payouts(client, directory, deps);
   const charges = collections(client, deps);
+  const accounts = virtualAccounts(client, deps);
+  /** GET /transaction/verify of a dedicated_nuban transaction: Paystack's own record, never the webhook's body. */
+  async function bankTransfer(reference: string) {
+    const answer = await client.get(`/transaction/verify/${encodeURIComponent(reference)}`);
+    if (answer.httpStatus === 404) return undefined;
+    if (answer.httpStatus !== 200 || !answer.body.status) throw new PaystackUnavailable(`Paystack GET /transaction/verify answered ${answer.httpStatus}`);
+    const transfer = transferOf(answer.body.data);
+    return transfer && transfer.providerReference === reference ? transfer : undefined;
+  }
   return {
     name: 'paystack',
     supports,
@@ -49,7 +60,8 @@ export function createPaystackAdapter(config: PaystackConfig, deps: RailAdapterD
     collect: charges.collect,
     collectionStatus: charges.collectionStatus,
     collectsIn,
-    callback: (inbound) => readCallback(config.secretKey, inbound, { status: charges.status, log: deps.log }),
+    callback: (inbound) => readCallback(config.secretKey, inbound, { status: charges.status, bankTransfer, log: deps.log }),
+    virtualAccounts: accounts,
     transactionsOn: (day) => transactionsOn(client, day),
     banks: (country) => directory.banks(country),
     resolveAccount: (accountNumber, bankCode) => directory.resolveAccount(accountNumber, bankCode),

@@ -1,0 +1,92 @@
+// Top-ups by bank transfer's SQL (virtual-accounts.ts; migration 048): wallets' virtual bank
+// accounts (wallet_virtual_accounts) and the transfers credited into them (wallet_bank_transfers).
+// Rows in, rows out.
+import type { Queryable } from '../../db/database.ts';
+import type { Mode } from '../../auth/secrets.ts';
+
+export interface VirtualAccountRow {
+  id: string;
+  wallet_id: string;
+  mode: Mode;
+  currency: string;
+  provider: string;
+  provider_customer: string | null;
+  provider_account_id: string | null;
+  account_number: string;
+  account_name: string;
+  bank_name: string;
+  bank_slug: string | null;
+  created_at: Date;
+}
+
+export interface BankTransferRow {
+  id: string;
+  virtual_account_id: string;
+  wallet_id: string;
+  mode: Mode;
+  provider: string;
+  provider_reference: string;
+  received: number;
+  fee: number;
+  amount: number;
+  currency: string;
+  sender_name: string | null;
+  sender_bank: string | null;
+  narration: string | null;
+  beyond_limit: boolean;
+  transfer_id: string;
+  paid_at: Date | null;
+  created_at: Date;
+}
+
+export async function findAccountOf(db: Queryable, walletId: string, currency: string, mode: string): Promise<VirtualAccountRow | undefined> {
+  const [row] = await db.query<VirtualAccountRow>('SELECT * FROM wallet_virtual_accounts WHERE wallet_id = $1 AND currency = $2 AND mode = $3', [walletId, currency, mode]);
+  return row;
+}
+
+export async function findAccountByNumber(db: Queryable, provider: string, accountNumber: string): Promise<VirtualAccountRow | undefined> {
+  const [row] = await db.query<VirtualAccountRow>('SELECT * FROM wallet_virtual_accounts WHERE provider = $1 AND account_number = $2 ORDER BY mode LIMIT 1', [provider, accountNumber]);
+  return row;
+}
+
+export async function accountsOf(db: Queryable, walletId: string, mode: string): Promise<VirtualAccountRow[]> {
+  return db.query<VirtualAccountRow>('SELECT * FROM wallet_virtual_accounts WHERE wallet_id = $1 AND mode = $2 ORDER BY created_at, id', [walletId, mode]);
+}
+
+/** Records the account; a second one for the same wallet, currency and mode (two requests at once) keeps the first. */
+export async function insertAccount(db: Queryable, row: VirtualAccountRow): Promise<void> {
+  await db.query(
+    `INSERT INTO wallet_virtual_accounts (id, wallet_id, mode, currency, provider, provider_customer, provider_account_id, account_number, account_name, bank_name, bank_slug, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
+    [row.id, row.wallet_id, row.mode, row.currency, row.provider, row.provider_customer, row.provider_account_id, row.account_number, row.account_name, row.bank_name, row.bank_slug, row.created_at],
+  );
+}
+
+const TRANSFER_COLUMNS = `id, virtual_account_id, wallet_id, mode, provider, provider_reference, received::int8 AS received, fee::int8 AS fee, amount::int8 AS amount,
+  currency, sender_name, sender_bank, narration, beyond_limit, transfer_id, paid_at, created_at`;
+
+function normalised(row: BankTransferRow): BankTransferRow {
+  return { ...row, received: Number(row.received), fee: Number(row.fee), amount: Number(row.amount) };
+}
+
+export async function findBankTransfer(db: Queryable, provider: string, reference: string): Promise<BankTransferRow | undefined> {
+  const [row] = await db.query<BankTransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM wallet_bank_transfers WHERE provider = $1 AND provider_reference = $2`, [provider, reference]);
+  return row ? normalised(row) : undefined;
+}
+
+export async function listBankTransfers(db: Queryable, walletId: string, mode: string, limit: number, offset: number): Promise<{ rows: BankTransferRow[]; total: number }> {
+  const rows = await db.query<BankTransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM wallet_bank_transfers WHERE wallet_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, [walletId, mode, limit, offset]);
+  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM wallet_bank_transfers WHERE wallet_id = $1 AND mode = $2', [walletId, mode]);
+  return { rows: rows.map(normalised), total: Number(count?.total ?? 0) };
+}
+
+
+/** Records a credited transfer (in the crediting transaction, after the lookup under the wallet row's lock found none). */
+export async function insertBankTransfer(tx: Queryable, row: BankTransferRow): Promise<BankTransferRow> {
+  const [inserted] = await tx.query<BankTransferRow>(
+    `INSERT INTO wallet_bank_transfers (id, virtual_account_id, wallet_id, mode, provider, provider_reference, received, fee, amount, currency, sender_name, sender_bank, narration, beyond_limit, transfer_id, paid_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING ${TRANSFER_COLUMNS}`,
+    [row.id, row.virtual_account_id, row.wallet_id, row.mode, row.provider, row.provider_reference, row.received, row.fee, row.amount, row.currency, row.sender_name, row.sender_bank, row.narration, row.beyond_limit, row.transfer_id, row.paid_at, row.created_at],
+  );
+  return normalised(inserted!);
+}

@@ -1,0 +1,258 @@
+// Top-ups by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): a holder's wallet gets
+// its own virtual bank account per currency (a Paystack dedicated virtual account live, a sandbox
+// account for test wallets); anyone may pay into it from any bank, and each transfer is credited to
+// the wallet exactly once, when the provider confirms it.
+//
+// Exactly once: a transfer is keyed on the provider's transaction reference (UNIQUE (provider,
+// provider_reference), and its record's id and ledger transfer id derive from it). A duplicate
+// webhook, a requery that finds it again, a retry after a crash: each finds the row under the
+// wallet row's lock and changes nothing. The record, the ledger transfer (the provider's rail
+// clearing account live, the sandbox's funding account in test mode -> the wallet, the fee to
+// fees), the tier movement and the holder's notification commit together.
+//
+// A bank transfer has already happened when we hear of it: it is never refused. One that passes
+// the wallet's tier is credited and flagged beyond_limit (as a late mobile-money confirmation is).
+import { createHash } from 'node:crypto';
+import { percentOf, toMajor, toMinor } from '@tapline/shared/money';
+import type { AppContext } from '../../context.ts';
+import { newId } from '../../auth/secrets.ts';
+import { badRequest, notFound, unprocessable } from '../../http/errors.ts';
+import { railClearing, systemAccount, walletAccount } from '../../ledger/accounts.ts';
+import { transfer } from '../../ledger/ledger.ts';
+import type { ArrivedBankTransfer, RailAdapter, RailProviderName } from '../../rails/index.ts';
+import { type WalletRow, countArrivedMoney, findWalletById, lockWalletRow, tierRates } from '../wallets/index.ts';
+import { insertWalletNotification } from './store.ts';
+import { type BankTransferRow, type VirtualAccountRow, accountsOf, findAccountByNumber, findAccountOf, findBankTransfer, insertAccount, insertBankTransfer } from './virtual-accounts-store.ts';
+import type { Holder } from './service.ts';
+
+export const SANDBOX_BANK = { name: 'Tapline Sandbox Bank', slug: 'tapline-sandbox' } as const;
+
+// Answers ---------------------------------------------------------------------------------------
+
+function bankTransferFee(context: AppContext, received: number): number {
+  return Math.min(percentOf(received, context.config.walletBankTransferFeePercent, 'up'), received);
+}
+
+function feeSentence(context: AppContext, currency: string): string {
+  const percent = context.config.walletBankTransferFeePercent;
+  if (Number(percent) === 0) return `No fee: every ${currency} sent to this account is added to the wallet.`;
+  const example = toMinor(1000, currency);
+  const fee = bankTransferFee(context, example);
+  return `A fee of ${percent}% of each transfer is kept: ${currency} ${toMajor(example, currency)} sent adds ${currency} ${toMajor(example - fee, currency)}.`;
+}
+
+export function virtualAccountRecord(context: AppContext, row: VirtualAccountRow) {
+  return {
+    id: row.id,
+    currency: row.currency,
+    provider: row.provider,
+    bankName: row.bank_name,
+    accountNumber: row.account_number,
+    accountName: row.account_name,
+    feePercent: context.config.walletBankTransferFeePercent,
+    fee: feeSentence(context, row.currency),
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export function bankTransferRecord(row: BankTransferRow, accountNumber: string) {
+  return {
+    id: row.id,
+    status: 'completed' as const,
+    received: toMajor(row.received, row.currency),
+    fee: toMajor(row.fee, row.currency),
+    amount: toMajor(row.amount, row.currency),
+    currency: row.currency,
+    provider: row.provider,
+    providerReference: row.provider_reference,
+    accountNumber,
+    ...(row.sender_name ? { senderName: row.sender_name } : {}),
+    ...(row.sender_bank ? { senderBank: row.sender_bank } : {}),
+    ...(row.narration ? { narration: row.narration } : {}),
+    beyondLimit: row.beyond_limit,
+    ...(row.paid_at ? { paidAt: row.paid_at.toISOString() } : {}),
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+// Opening an account ----------------------------------------------------------------------------
+
+async function holderWallet(context: AppContext, holder: Holder): Promise<WalletRow> {
+  const wallet = await findWalletById(context.db, holder.walletId);
+  if (!wallet || wallet.mode !== holder.mode) throw notFound('wallet_not_found', 'Wallet not found');
+  return wallet;
+}
+
+function currencyOf(wallet: WalletRow, given: string | undefined): string {
+  const currency = (given ?? wallet.currency).trim().toUpperCase();
+  if (currency !== wallet.currency) throw badRequest('currency_not_accepted', `This wallet moves money in ${wallet.currency} only, not ${currency.slice(0, 8)}`);
+  return currency;
+}
+
+/** The live provider that makes virtual accounts in this currency (the first configured), if any. */
+function liveProvider(context: AppContext, currency: string): RailAdapter | undefined {
+  return [...context.rails.adapters.values()].find((adapter) => adapter.virtualAccounts?.currencies.includes(currency));
+}
+
+/** A sandbox account number: ten digits derived from the wallet and currency, the same every time. */
+function sandboxAccountNumber(walletId: string, currency: string): string {
+  const digits = BigInt(`0x${createHash('sha256').update(`${walletId}:${currency}`).digest('hex').slice(0, 15)}`) % 10_000_000_000n;
+  return `99${String(digits).padStart(10, '0').slice(2)}`;
+}
+
+function namesOf(wallet: WalletRow): { firstName: string; lastName: string; full: string } {
+  const full = (wallet.display_name ?? '').trim() || `@${wallet.handle}`;
+  const parts = full.split(/\s+/);
+  return { firstName: parts[0]!, lastName: parts.length > 1 ? parts.slice(1).join(' ') : parts[0]!, full };
+}
+
+/**
+ * The holder's virtual account in a currency: the one she has, or one made now (sandbox in test
+ * mode, the provider live). Idempotent: the same account every time; two requests at once keep one.
+ */
+export async function openVirtualAccount(context: AppContext, holder: Holder, body: { currency?: string | undefined }): Promise<{ row: VirtualAccountRow; created: boolean }> {
+  const wallet = await holderWallet(context, holder);
+  const currency = currencyOf(wallet, body.currency);
+  const had = await findAccountOf(context.db, wallet.id, currency, wallet.mode);
+  if (had) return { row: had, created: false };
+  const names = namesOf(wallet);
+  const base = { id: newId('vac'), wallet_id: wallet.id, mode: wallet.mode, currency, created_at: context.now() };
+  let row: VirtualAccountRow;
+  if (wallet.mode === 'test') {
+    row = { ...base, provider: 'sandbox', provider_customer: null, provider_account_id: null, account_number: sandboxAccountNumber(wallet.id, currency), account_name: `TAPLINE/${names.full.toUpperCase()}`.slice(0, 100), bank_name: SANDBOX_BANK.name, bank_slug: SANDBOX_BANK.slug };
+  } else {
+    const adapter = liveProvider(context, currency);
+    if (!adapter?.virtualAccounts) throw unprocessable('virtual_account_unavailable', `No provider on this server makes virtual bank accounts in ${currency}: top up from mobile money instead`);
+    let made;
+    try {
+      made = await adapter.virtualAccounts.open({ walletId: wallet.id, currency, firstName: names.firstName, lastName: names.lastName });
+    } catch (error) {
+      throw unprocessable('virtual_account_unavailable', `${adapter.name} could not make the account now; try again in a minute (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`);
+    }
+    row = { ...base, provider: adapter.name, provider_customer: made.providerCustomer || null, provider_account_id: made.providerAccountId, account_number: made.accountNumber, account_name: made.accountName, bank_name: made.bankName, bank_slug: made.bankSlug ?? null };
+  }
+  await insertAccount(context.db, row);
+  const kept = (await findAccountOf(context.db, wallet.id, currency, wallet.mode))!;
+  return { row: kept, created: kept.id === row.id };
+}
+
+export async function virtualAccountsOf(context: AppContext, holder: Holder): Promise<VirtualAccountRow[]> {
+  return accountsOf(context.db, holder.walletId, holder.mode);
+}
+
+export async function accountNumbersOf(context: AppContext, holder: Holder): Promise<Map<string, string>> {
+  return new Map((await accountsOf(context.db, holder.walletId, holder.mode)).map((row) => [row.id, row.account_number]));
+}
+
+// Crediting what arrived ------------------------------------------------------------------------
+
+export type BankTransferOutcome = 'applied' | 'unchanged' | 'unknown_account';
+
+function bankTransferId(provider: string, reference: string): string {
+  return `btr_${createHash('sha256').update(`${provider}:${reference}`).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * Credits a bank transfer the provider confirmed (its own verified record, never a webhook's body
+ * alone), exactly once under its reference. An account we do not know, or a currency the account
+ * does not take, is not ours to credit: 'unknown_account' (logged by the caller).
+ */
+export async function creditBankTransfer(context: AppContext, provider: string, arrived: ArrivedBankTransfer): Promise<BankTransferOutcome> {
+  const account = await findAccountByNumber(context.db, provider, arrived.accountNumber);
+  if (!account || account.currency !== arrived.currency) return 'unknown_account';
+  const wallet = await findWalletById(context.db, account.wallet_id);
+  if (!wallet) return 'unknown_account';
+  if (await findBankTransfer(context.db, provider, arrived.providerReference)) return 'unchanged';
+  // FX rates (a wallet holding other currencies) are read before the transaction opens (tiers.ts).
+  const rates = await tierRates(context);
+  const id = bankTransferId(provider, arrived.providerReference);
+  const fee = bankTransferFee(context, arrived.amount);
+  const amount = arrived.amount - fee;
+  const paidAt = arrived.paidAt && !Number.isNaN(Date.parse(arrived.paidAt)) ? new Date(arrived.paidAt) : null;
+  return context.db.transaction(async (tx) => {
+    await lockWalletRow(tx, wallet.id);
+    if (await findBankTransfer(tx, provider, arrived.providerReference)) return 'unchanged';
+    const now = context.now();
+    const transferId = `${id}:credit`;
+    await transfer(tx, {
+      id: transferId,
+      mode: account.mode,
+      kind: 'wallet_bank_transfer',
+      legs: [
+        // Live: the money is at the provider until it settles to the platform; sandbox: the test faucet.
+        { account: provider === 'sandbox' ? systemAccount('funding', account.currency) : railClearing(account.currency, provider), amount: -arrived.amount },
+        ...(amount > 0 ? [{ account: walletAccount(wallet.id, account.currency), amount }] : []),
+        ...(fee > 0 ? [{ account: systemAccount('fees', account.currency), amount: fee }] : []),
+      ],
+      metadata: { bankTransferId: id, provider, providerReference: arrived.providerReference, virtualAccountId: account.id },
+    });
+    const beyondLimit = amount > 0 ? await countArrivedMoney(context, tx, wallet, { id, kind: 'bank_transfer_in', amount, currency: account.currency }, rates) : false;
+    const row = await insertBankTransfer(tx, {
+      id,
+      virtual_account_id: account.id,
+      wallet_id: wallet.id,
+      mode: account.mode,
+      provider,
+      provider_reference: arrived.providerReference,
+      received: arrived.amount,
+      fee,
+      amount,
+      currency: account.currency,
+      sender_name: arrived.senderName ?? null,
+      sender_bank: arrived.senderBank ?? null,
+      narration: arrived.narration ?? null,
+      beyond_limit: beyondLimit,
+      transfer_id: transferId,
+      paid_at: paidAt,
+      created_at: now,
+    });
+    const record = bankTransferRecord(row, account.account_number);
+    const money = (minor: number) => `${account.currency} ${toMajor(minor, account.currency)}`;
+    await insertWalletNotification(tx, {
+      walletId: wallet.id,
+      mode: account.mode,
+      kind: 'wallet.top_up.completed',
+      title: 'Wallet topped up',
+      body: `${money(amount)} from a bank transfer${arrived.senderName ? ` by ${arrived.senderName}` : ''} is in your wallet${fee > 0 ? ` (${money(arrived.amount)} sent, ${money(fee)} fee)` : ''}.`,
+      data: { bankTransferId: id, method: 'bank_transfer', ...record },
+      at: now,
+    });
+    return 'applied';
+  });
+}
+
+/** Test mode: a bank transfer "sent" to the holder's sandbox account, credited like a provider's (the reference makes a retry change nothing). */
+export async function sandboxBankTransfer(context: AppContext, holder: Holder, body: { amount: number; senderName?: string | undefined }, reference: string): Promise<BankTransferRow> {
+  if (holder.mode !== 'test') throw unprocessable('sandbox_only', 'Simulated bank transfers are for test wallets only: live money arrives from a real bank');
+  const wallet = await holderWallet(context, holder);
+  const account = await findAccountOf(context.db, wallet.id, wallet.currency, wallet.mode);
+  if (!account) throw unprocessable('virtual_account_not_found', 'This wallet has no virtual account yet: POST /api/wallet/virtual-account first');
+  const received = toMinor(body.amount, account.currency);
+  await creditBankTransfer(context, 'sandbox', {
+    providerReference: reference,
+    accountNumber: account.account_number,
+    amount: received,
+    currency: account.currency,
+    paidAt: context.now().toISOString(),
+    senderName: body.senderName?.trim() || 'SANDBOX SENDER',
+    senderBank: 'Sandbox Sender Bank',
+    narration: `Sandbox transfer to ${account.account_number}`,
+  });
+  return (await findBankTransfer(context.db, 'sandbox', reference))!;
+}
+
+/** Live: asks the provider to look again for transfers into the account today (they arrive by its webhook). */
+export async function requeryVirtualAccount(context: AppContext, holder: Holder, currency: string | undefined): Promise<VirtualAccountRow> {
+  const wallet = await holderWallet(context, holder);
+  const account = await findAccountOf(context.db, wallet.id, currencyOf(wallet, currency), wallet.mode);
+  if (!account) throw unprocessable('virtual_account_not_found', 'This wallet has no virtual account yet: POST /api/wallet/virtual-account first');
+  if (account.provider === 'sandbox') return account;
+  const adapter = context.rails.adapters.get(account.provider as RailProviderName);
+  if (!adapter?.virtualAccounts) throw unprocessable('virtual_account_unavailable', `${account.provider} is no longer configured on this server`);
+  try {
+    await adapter.virtualAccounts.requery({ accountNumber: account.account_number, bankSlug: account.bank_slug ?? undefined }, context.now().toISOString().slice(0, 10));
+  } catch (error) {
+    throw unprocessable('virtual_account_unavailable', `${account.provider} could not look again now; try again in a minute (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`);
+  }
+  return account;
+}
