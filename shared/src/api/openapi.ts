@@ -11268,6 +11268,7 @@ export interface components {
             /** Format: date-time */
             settledAt: string;
             cashierId?: string | null;
+            tenderOf?: string | null;
             items?: components["schemas"]["SaleLineRecord"][];
             cartDiscount?: number;
             totals?: components["schemas"]["SaleTotals"];
@@ -11894,6 +11895,7 @@ export interface components {
                 change?: number;
                 reference?: string;
             }[];
+            unpaid?: number;
             change: number;
             tip: number;
             cashierId: string | null;

@@ -6728,6 +6728,8 @@ export interface components {
             settledAt: string;
             /** @description The till staff member signed in when it was taken, when the kiosk said */
             cashierId?: string | null;
+            /** @description A tap taken offline for part of a split sale: the till sale it pays part of (its offline_tap tender) */
+            tenderOf?: string | null;
             /** @description The lines sold, when the terminal sent them */
             items?: components["schemas"]["SaleLineRecord"][];
             /** @description The cart discount, major units */
@@ -7530,7 +7532,7 @@ export interface components {
             payerHandle: string | null;
             walletRef: string | null;
             tenders: {
-                /** @description cash, wallet, gift_card or mobile_money */
+                /** @description cash, wallet, gift_card, mobile_money or offline_tap */
                 kind: string;
                 /** @description What this tender paid, major units */
                 amount: number;
@@ -7538,9 +7540,11 @@ export interface components {
                 tendered?: number;
                 /** @description Cash: given back from the drawer */
                 change?: number;
-                /** @description Wallet: the POS session that took this part */
+                /** @description Wallet: the POS session that took this part; offline_tap: the offline payment */
                 reference?: string;
             }[];
+            /** @description Till sale: what its tenders did not pay because the server declined them at sync (an offline tap), major units: the merchant's shortfall */
+            unpaid?: number;
             /** @description Change given, major units */
             change: number;
             /** @description A tip on top of the sale, major units */
