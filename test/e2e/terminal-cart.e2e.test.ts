@@ -105,10 +105,17 @@ for (const target of await databaseTargets()) {
      * go (a scanner types a code in a few ms; Playwright's keys on this shared machine can be
      * further apart than any scanner's).
      */
+    /**
+     * What a scanner in keyboard mode sends. The kiosk tells a scan by its keys' timestamps (each
+     * within 40 ms of the last); an event's timestamp is taken when it is made, so all are made
+     * before any is dispatched: the page's work between two keys, on a loaded machine, cannot
+     * stretch the burst (a CI run lost one scan that way).
+     */
     async function scan(page: Page, code: string): Promise<void> {
       await page.evaluate(`(() => {
         const target = document.activeElement || document.body;
-        for (const key of [...${JSON.stringify(code)}, 'Enter']) target.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
+        const keys = [...${JSON.stringify(code)}, 'Enter'].map((key) => new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
+        for (const event of keys) target.dispatchEvent(event);
       })()`);
     }
 
