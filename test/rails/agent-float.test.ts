@@ -58,7 +58,7 @@ for (const target of await databaseTargets()) {
       const desk = await kenyanAgent(s);
       const quote = await s.request<{ provider: string; total: number }>('GET', '/api/agent/float/top-ups/quote?amount=1000', { headers: desk.headers });
       assert.deepEqual([quote.status, quote.body.provider, quote.body.total], [200, 'mpesa', 1020]);
-      const clearing = await systemBalance(s, 'rail_clearing', 'KES', 'live');
+      const clearing = await systemBalance(s, 'rail_clearing:mpesa', 'KES', 'live');
       const pushes = fake.collections().length;
       const key = randomUUID();
       const body = { amount: 1000, currency: 'KES', phone: COLLECTION_SCENARIOS.success.phone };
@@ -76,7 +76,7 @@ for (const target of await databaseTargets()) {
       await s.context.collections.runOnce();
       assert.equal(fake.collections().length, pushes + 1, 'never pushed twice');
       assert.equal(await balanceMinor(s, desk.handle, 'KES', 'live'), 100_000, 'credited once');
-      assert.equal(await systemBalance(s, 'rail_clearing', 'KES', 'live'), clearing - 102_000);
+      assert.equal(await systemBalance(s, 'rail_clearing:mpesa', 'KES', 'live'), clearing - 102_000);
       assert.deepEqual(await kinds(s, desk.headers), ['agent.float.top_up.completed']);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
