@@ -21,11 +21,11 @@ import { constantTimeEqual, newId, sha256Hex } from '../../auth/secrets.ts';
 import { badRequest, forbidden, notFound, unprocessable } from '../../http/errors.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance } from '../../ledger/ledger.ts';
-import { type CollectionRow, type TopUpCaller, maskPhone, onCollectionOutcome } from '../collections/index.ts';
+import { type CollectionRow, maskPhone, onCollectionOutcome } from '../collections/index.ts';
 import { type NewPayment, type PaymentRow, RAIL_INFO, onPaymentOutcome, recordPayment } from '../payments/index.ts';
-import { SANDBOX_PAYOUT_SUFFIXES, checkSettlementDestination, maskAccountNumber, railOf } from '../payouts/index.ts';
+import { SANDBOX_PAYOUT_SUFFIXES, checkSettlementDestination, maskAccountNumber, railOf, settlementReceiver } from '../payouts/index.ts';
 import { type WalletRow, findAgent, findWalletById, limitFromUsd, lockWalletRow } from '../wallets/index.ts';
-import { findWithdrawal, insertWalletNotification, topUpRecord, withdrawalRecord, withdrawnSince } from '../wallet-money/index.ts';
+import { findWithdrawal, insertWalletNotification, topUpCaller, topUpRecord, withdrawalRecord, withdrawnSince } from '../wallet-money/index.ts';
 import type { CashAgent } from './cash.ts';
 import { type AgentSettlementAccountRow, findAgentSettlementAccount, upsertAgentSettlementAccount } from './float-store.ts';
 
@@ -42,10 +42,6 @@ function floatCurrency(wallet: WalletRow, given: string | undefined): string {
   const currency = (given ?? wallet.currency).trim().toUpperCase();
   if (currency !== wallet.currency) throw badRequest('currency_not_accepted', `This float moves money in ${wallet.currency} only, not ${currency.slice(0, 8)}`);
   return currency;
-}
-
-function caller(wallet: WalletRow): TopUpCaller {
-  return { walletId: wallet.id, mode: wallet.mode, country: wallet.country, currency: wallet.currency };
 }
 
 export function settlementAccountRecord(row: AgentSettlementAccountRow) {
@@ -81,7 +77,7 @@ export function agentFloatService(context: AppContext) {
       total: toMajor(amount + fee, currency),
       currency,
       feePercent: config.agentFloatTopUpFeePercent,
-      provider: context.collections.topUpProvider(caller(wallet)) ?? null,
+      provider: context.collections.topUpProvider(topUpCaller(wallet)) ?? null,
       floatBalance: toMajor(await accountBalance(db, walletAccount(wallet.id, currency), wallet.mode), currency),
     };
   }
@@ -91,7 +87,7 @@ export function agentFloatService(context: AppContext) {
     const wallet = await floatWallet(context, agent);
     const currency = floatCurrency(wallet, body.currency);
     const amountMinor = toMinor(body.amount, currency);
-    return context.collections.createTopUp(caller(wallet), { amountMinor, feeMinor: topUpFee(amountMinor), currency, phone: body.phone }, id, 'agent_float_top_up');
+    return context.collections.createTopUp(topUpCaller(wallet), { amountMinor, feeMinor: topUpFee(amountMinor), currency, phone: body.phone }, id, 'agent_float_top_up');
   }
 
   async function getTopUp(agent: CashAgent, id: string): Promise<CollectionRow> {
@@ -209,10 +205,7 @@ export function agentFloatService(context: AppContext) {
       fx_rate: '1',
       mid_rate: '1',
       quote_id: null,
-      receiver:
-        account.type === 'bank'
-          ? { type: 'account', accountNumber: account.account_number!, bankCode: account.bank_code!, name: account.account_name }
-          : { type: 'phone', phone: account.phone!, phoneCountry: account.country, provider: account.operator!, name: account.account_name },
+      receiver: settlementReceiver(account),
       receiver_name: account.account_name,
       sender_name: wallet.display_name,
       note: null,

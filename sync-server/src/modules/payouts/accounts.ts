@@ -10,7 +10,7 @@ import { newId } from '../../auth/secrets.ts';
 import { badRequest, notFound, unprocessable } from '../../http/errors.ts';
 import { supportedCountry } from '../../http/validate.ts';
 import { maskPhone, normalisePhone } from '../collections/index.ts';
-import { type Rail, railAvailableIn } from '../payments/index.ts';
+import { type NewPayment, type Rail, railAvailableIn } from '../payments/index.ts';
 import { mask, resolveBankAccount } from './resolve.ts';
 import { type SettlementAccountRow, findSettlementAccount, insertSettlementAccount, listSettlementAccounts, lockMerchantAccounts, removeSettlementAccount, setDefaultAccount } from './store.ts';
 import type { MerchantCaller } from './types.ts';
@@ -20,6 +20,13 @@ const NUBAN = /^\d{10}$/;
 
 export function railOf(account: Pick<SettlementAccountRow, 'type'>): Rail {
   return account.type === 'bank' ? 'bank_transfer' : 'mobile_money';
+}
+
+/** The receiver the rails pay for a settlement account (merchants' and agents' alike). */
+export function settlementReceiver(account: Pick<SettlementAccountRow, 'type' | 'country' | 'bank_code' | 'account_number' | 'phone' | 'operator' | 'account_name'>): NewPayment['receiver'] {
+  return account.type === 'bank'
+    ? { type: 'account', accountNumber: account.account_number!, bankCode: account.bank_code!, name: account.account_name }
+    : { type: 'phone', phone: account.phone!, phoneCountry: account.country, provider: account.operator!, name: account.account_name };
 }
 
 export function settlementAccountRecord(row: SettlementAccountRow): SettlementAccountRecord {

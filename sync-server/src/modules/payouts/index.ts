@@ -16,5 +16,5 @@ declare module '../../context.ts' {
 }
 export { payoutSenderOf } from './sender.ts';
 // An agent's float is settled to an account checked the same way (modules/agent).
-export { type CheckedDestination, checkSettlementDestination, railOf } from './accounts.ts';
+export { type CheckedDestination, checkSettlementDestination, railOf, settlementReceiver } from './accounts.ts';
 export { mask as maskAccountNumber } from './resolve.ts';

@@ -18,7 +18,7 @@ import { findMerchant } from '../merchants/index.ts';
 import { acceptedOfflineSince } from '../offline/index.ts';
 import { type NewPayment, RAIL_INFO, recordPayment } from '../payments/index.ts';
 import { type WalletRow, findMerchantWallet, lockWalletRow } from '../wallets/index.ts';
-import { railOf, requireSettlementAccount, settlementAccountRecord } from './accounts.ts';
+import { railOf, requireSettlementAccount, settlementAccountRecord, settlementReceiver } from './accounts.ts';
 import { buildStatement } from './statement.ts';
 import {
   type PayoutRow,
@@ -183,10 +183,7 @@ function settlementPayment(context: AppContext, caller: MerchantCaller, wallet: 
     fx_rate: '1',
     mid_rate: '1',
     quote_id: null,
-    receiver:
-      account.type === 'bank'
-        ? { type: 'account', accountNumber: account.account_number!, bankCode: account.bank_code!, name: account.account_name }
-        : { type: 'phone', phone: account.phone!, phoneCountry: account.country, provider: account.operator!, name: account.account_name },
+    receiver: settlementReceiver(account),
     receiver_name: account.account_name,
     sender_name: wallet.display_name,
     note: null,

@@ -59,7 +59,8 @@ function ownCurrency(wallet: WalletRow, given: string | undefined): string {
   return currency;
 }
 
-function topUpCaller(wallet: WalletRow): TopUpCaller {
+/** Who a top-up collects for: a wallet (a holder's, or an agent's float). */
+export function topUpCaller(wallet: WalletRow): TopUpCaller {
   return { walletId: wallet.id, mode: wallet.mode, country: wallet.country, currency: wallet.currency };
 }
 
