@@ -10,6 +10,7 @@ import { adminTokenChecker, idempotencyScope } from './auth/principal.ts';
 import { registerRateLimits } from './auth/rate-limit.ts';
 import { notFound, registerErrorHandling } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { registerDrain } from './http/drain.ts';
 import { registerCors } from './http/cors.ts';
 import { registerInputGuard } from './http/input-guard.ts';
 import { JSON_DEPTH_MAX, registerJsonBody } from './http/json-body.ts';
@@ -180,6 +181,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
   registerInputGuard(app);
   registerIdempotency(app, db, (request) => idempotencyScope(request.credential.state === 'valid' ? request.credential.principal : undefined));
   registerCors(app);
+  registerDrain(app);
 
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request) => {
     throw notFound('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);

@@ -163,6 +163,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const answers = new Map<string, number>();
   const problems: string[] = [];
   let requests = 0;
+  // Set once the run is over: a reconnection timer still pending must not reopen a socket, or this
+  // process never exits (a test file's process stayed alive until CI's own limit that way).
+  let finished = false;
+  // The traffic's workers loop while this holds; a run that throws half way must stop them too.
+  let running = false;
   try {
     // Together, as a service manager starts them: the migrations run once (an advisory lock).
     await Promise.all(servers.map((each) => each.start()));
@@ -212,7 +217,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     log(`chaos: ${instances > 1 ? `${instances} servers behind HAProxy at` : 'server on'} ${server.url}, ${CUSTOMERS} funded customers with rings, ${TERMINALS} terminals; ${options.clients} clients for ${options.seconds} s`);
 
-    let running = true;
+    running = true;
     let stoppedAt = 0;
     const drainDeadline = () => (running ? Infinity : stoppedAt + options.drainSeconds * 1000);
     const acknowledged = { payments: new Map<string, string>(), posSessions: new Set<string>(), posConfirmed: new Set<string>(), offline: new Set<string>() };
@@ -285,10 +290,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const terminal = terminals[worker % terminals.length]!;
       const socket = io(`${server.url}${SYNC_NAMESPACE}`, { auth: { token: `term.${terminal.token}` }, transports: ['websocket'], reconnectionDelay: 250, reconnectionDelayMax: 1_000, forceNew: true });
       socket.on('connect_error', () => {
-        if (!socket.active) setTimeout(() => socket.connect(), 500);
+        if (!socket.active) setTimeout(() => finished || socket.connect(), 500);
       });
       socket.on('disconnect', (reason) => {
-        if (reason === 'io server disconnect') setTimeout(() => socket.connect(), 500);
+        if (reason === 'io server disconnect') setTimeout(() => finished || socket.connect(), 500);
       });
       sockets[worker] = socket;
       return socket;
@@ -400,6 +405,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       ledger: { transfers: ledger.transfers, postings: ledger.postings, accounts: ledger.accounts },
     };
   } finally {
+    finished = true;
+    running = false;
     for (const socket of sockets) socket?.disconnect();
     await proxy?.stop();
     for (const each of servers) await each.kill();

@@ -129,6 +129,11 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
   let requests = 0;
   let retries = 0;
   let mostRetries = 0;
+  // Set once the run is over: a reconnection timer still pending must not reopen a socket, or this
+  // process never exits (a test file's process stayed alive until CI's own limit that way).
+  let finished = false;
+  // The traffic's workers loop while this holds; a run that throws half way must stop them too.
+  let running = false;
   try {
     await Promise.all(servers.map((each) => each.start()));
     const proxyUrl = await proxy.start();
@@ -216,10 +221,10 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       });
       socket.on('disconnect', (reason) => {
         kiosk.disconnects += 1;
-        if (reason === 'io server disconnect') setTimeout(() => socket.connect(), 500);
+        if (reason === 'io server disconnect') setTimeout(() => finished || socket.connect(), 500);
       });
       socket.on('connect_error', () => {
-        if (!socket.active) setTimeout(() => socket.connect(), 500);
+        if (!socket.active) setTimeout(() => finished || socket.connect(), 500);
       });
       kiosks.push(kiosk);
     }
@@ -306,7 +311,7 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       });
     };
 
-    let running = true;
+    running = true;
     const workers = [
       ...Array.from({ length: options.clients }, async (_, worker) => {
         for (let round = 0; running; round++) {
@@ -403,6 +408,8 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       ledger: { transfers: ledger.transfers, postings: ledger.postings, accounts: ledger.accounts },
     };
   } finally {
+    finished = true;
+    running = false;
     for (const kiosk of kiosks) kiosk.socket.disconnect();
     for (const socket of extraSockets) socket.disconnect();
     await proxy.stop();

@@ -47,6 +47,38 @@ for (const target of await databaseTargets()) {
 
   });
 
+  describe(`a closing server and a request in flight, on ${target.name}`, () => {
+    const server = useTestServer(target);
+
+    it('a request in flight when the close begins is answered with Connection: close, and its connection is closed by the server, so the close does not wait out the keep-alive', { timeout: 60_000 }, async () => {
+      const s = server();
+      const { port } = new URL(s.baseUrl);
+      const raw = connect(Number(port), '127.0.0.1');
+      await new Promise<void>((resolve, reject) => raw.once('connect', resolve).once('error', reject));
+      let text = '';
+      raw.on('data', (chunk) => (text += chunk.toString('latin1')));
+      const endedByServer = new Promise<boolean>((resolve) => {
+        raw.once('end', () => resolve(true));
+        raw.once('close', () => resolve(false));
+      });
+      // A keep-alive request whose body is still on its way: Fastify has routed it before the close.
+      raw.write('POST /api/pay HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const closing = s.app.close();
+      await new Promise((resolve) => setImmediate(resolve));
+      raw.write('{}');
+      // The server ends the connection after its answer (before the fix it stayed open for Fastify's
+      // 72 s keepAliveTimeout, and the close with it).
+      assert.equal(await endedByServer, true, 'the server ended the connection');
+      const [head] = text.split('\r\n\r\n');
+      assert.match(head!, /^HTTP\/1\.1 401 /, 'the request in flight got its own answer (no credential: 401), not a 503');
+      assert.match(head!, /\r\nconnection: close\r\n/i);
+      raw.destroy();
+      await closing;
+      assert.equal(s.app.server.listening, false);
+    });
+  });
+
   describe(`a closing server and a kiosk that reconnects at once, on ${target.name}`, () => {
     const server = useTestServer(target);
 
