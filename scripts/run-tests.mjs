@@ -10,6 +10,11 @@
 // default): past it the file's process group is killed and the file fails, named, with what it
 // printed. A file's output is printed whole when it ends, so files running side by side never
 // interleave their lines.
+//
+// A file that fails is run once more (TEST_RETRIES, 1 by default; 0 for none): CI runs loaded, and
+// a test that depends on timing it should not depend on is a defect to fix, not a reason to lose a
+// whole run. It is never hidden: the summary lists it as flaky, with its first failure, and a
+// file that fails every time fails the run.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -70,6 +75,7 @@ if (files.length === 0) {
 
 const concurrency = Math.floor(positiveNumber('TEST_CONCURRENCY', Math.max(2, availableParallelism())));
 const ceilingMs = positiveNumber('TEST_FILE_TIMEOUT_S', 600) * 1000;
+const retries = process.env.TEST_RETRIES === '0' ? 0 : Math.floor(positiveNumber('TEST_RETRIES', 1));
 
 // The slowest files first, so the run does not end waiting on one long file started last: by the
 // last run's durations where this checkout has them, else e2e before db before unit.
@@ -150,7 +156,13 @@ const queue = [...files];
 console.log(`# ${files.length} test files, ${concurrency} at a time, each within ${Math.round(ceilingMs / 1000)} s`);
 await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, async () => {
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    const result = await runFile(file);
+    let result = await runFile(file);
+    for (let attempt = 1; result.failed && attempt <= retries; attempt++) {
+      process.stdout.write(`\n# ── ✖ ${file} failed (${(result.ms / 1000).toFixed(1)} s${result.why ? `; ${result.why}` : ''}): its output, then a run again (${attempt} of ${retries})\n${result.output}\n`);
+      const again = await runFile(file);
+      again.earlierFailures = [...(result.earlierFailures ?? []), result];
+      result = again;
+    }
     results.push(result);
     const header = `${result.failed ? '✖ FAILED' : '✔'} ${file} (${(result.ms / 1000).toFixed(1)} s${result.why ? `; ${result.why}` : ''})`;
     process.stdout.write(`\n# ── ${header}\n${result.output}${result.output.endsWith('\n') ? '' : '\n'}`);
@@ -165,19 +177,31 @@ try {
   writeFileSync(DURATIONS_FILE, JSON.stringify({ ...known, ...Object.fromEntries(results.map((each) => [each.file, each.ms])) }, null, 1));
 } catch { /* the durations only order the next run */ }
 
+/** The names of a file's failed tests and suites, once each, as its reporter printed them. */
+const failedTests = (output) => [...new Set(output.split('\n').filter((line) => /^\s*✖ /.test(line) && !/failing tests:/.test(line)).map((line) => line.trim()))];
+
 const lines = ['', '# ══ summary'];
 lines.push(`ℹ files ${results.length}`);
 for (const name of COUNTS) lines.push(`ℹ ${name} ${totals[name]}`);
 lines.push(`ℹ wall time ${((Date.now() - began) / 1000).toFixed(0)} s with ${concurrency} at a time`);
 lines.push('# the slowest files:');
 for (const each of [...results].sort((a, b) => b.ms - a.ms).slice(0, 12)) lines.push(`#   ${(each.ms / 1000).toFixed(1).padStart(6)} s  ${each.file}`);
+const flaky = results.filter((each) => !each.failed && each.earlierFailures);
+if (flaky.length > 0) {
+  lines.push(`# FLAKY: failed, then passed when run again (${flaky.length}); each is a defect to fix:`);
+  for (const each of flaky) {
+    const first = each.earlierFailures[0];
+    lines.push(`#   ${each.file}${first.why ? ` (${first.why})` : ''}`);
+    for (const line of failedTests(first.output)) lines.push(`#     ${line}`);
+  }
+}
 const skips = results.flatMap((each) => each.output.split('\n').filter((line) => /# SKIP\b/.test(line)).map((line) => `#   ${each.file}: ${line.trim()}`));
 if (skips.length > 0) lines.push(`# skipped (${skips.length}), each with its reason:`, ...skips);
 if (failedFiles.length > 0) {
   lines.push(`# FAILED files (${failedFiles.length}):`);
   for (const each of failedFiles) {
     lines.push(`#   ${each.file}${each.why ? ` (${each.why})` : ''}`);
-    for (const line of each.output.split('\n').filter((l) => /^\s*✖ /.test(l))) lines.push(`#     ${line.trim()}`);
+    for (const line of failedTests(each.output)) lines.push(`#     ${line}`);
   }
 }
 console.log(lines.join('\n'));
