@@ -4,7 +4,8 @@
 // (the same offline rules as a whole sale's): a cart paid part in cash and part by an offline ring
 // tap is written as one till sale naming the offline payment; when the connection is back the tap
 // and the sale settle exactly once. The tag's no-PIN limit refuses a part over it at the till,
-// nothing queued; a split sale cancelled offline withdraws its queued tap, which is never sent.
+// nothing queued; a split sale cancelled offline withdraws its queued tap, which is never sent; a
+// tap declined when it syncs leaves its sale recorded short, and the cashier's alert names the sale.
 // The offline tap screen and the outcome at 800x600 and 1024x768, in English and French.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -251,6 +252,51 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(payments.body.data.map((payment) => [payment.id, payment.status, payment.amount]), [[wholeId, 'accepted', 15]], 'the withdrawn tap never reached the server');
       assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore - 1_500, 'the customer paid the whole sale once, nothing for the withdrawn tap');
       assert.equal(await page.locator('#alert').count(), 0, 'no alert for a withdrawn tap');
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+      await page.close();
+    });
+
+    it('a split sale whose offline tap the server declines is recorded short, and the cashier is told which sale and how much to collect, in English and French', async () => {
+      const { s, key, merchant, terminalToken, payer, tagId, jollofId } = await shop();
+      const payerBefore = await balanceMinor(s, payer, 'NGN');
+      const merchantBefore = await balanceMinor(s, merchant.handle, 'NGN');
+      const page = await offlineKiosk(terminalToken);
+      await splitCart(page, jollofId);
+      await typePart(page, '6');
+      await page.click('#split-cash');
+      await page.locator('#split[data-remaining="900"]').waitFor();
+      await page.click('#split-tap');
+      await page.locator('#offline-pay[data-split="true"]').waitFor();
+      assert.ok(reader.tap(tagId));
+      await page.locator('#cash-result').waitFor(SYNC_WAIT);
+      const saleId = (await page.locator('#cash-result').getAttribute('data-sale-id'))!;
+      await page.click('#cash-new-sale');
+      // While the till is offline the ring is reported lost: its tap is declined when it syncs.
+      const disabled = await s.request('PUT', `/api/wearables/${tagId}`, { headers: key, body: { status: 'disabled' } });
+      assert.equal(disabled.status, 200, JSON.stringify(disabled.body));
+
+      relay.restore();
+      await page.locator('#status-queued[data-count="0"]').waitFor(SYNC_WAIT);
+      const record = await s.request<SaleRecord>('GET', `/api/pos/sales/${saleId}`, { headers: key });
+      assert.deepEqual([record.body.status, record.body.amount, record.body.unpaid], ['accepted', 15, 9], 'the sale is recorded, 9.00 short');
+      const alert = page.locator(`#alert[data-kind="offline_payment_declined"][data-sale-id="${saleId}"]`);
+      await alert.waitFor(SYNC_WAIT);
+      assert.equal(await alert.getAttribute('data-code'), 'tag_disabled');
+      const time = (await page.locator('#alert .headline').innerText()).match(/taken at (\S+) /)?.[1];
+      assert.ok(time, 'the headline says when the tap was taken');
+      assert.equal(await page.locator('#alert .headline').innerText(), `Part of a split sale declined: the NGN\u00a09.00 tap taken at ${time} (${tagId}).`);
+      assert.match(await page.locator('#alert .advice').innerText(), / The rest of the sale was paid; it is NGN\u00a09\.00 short\. Collect that from the customer, or tell the manager\.$/);
+      await screenshots(page, 'tap-declined-en', '#alert');
+      await page.selectOption('#language-switcher', 'fr');
+      await page.locator('#alert .headline').filter({ hasText: 'Partie d\'une vente fractionnée refusée' }).waitFor();
+      assert.match(await page.locator('#alert .advice').innerText(), / Le reste de la vente a été payé ; il manque 9,00\u00a0NGN, à encaisser auprès du client, sinon prévenez le responsable\.$/);
+      await screenshots(page, 'tap-declined-fr', '#alert');
+      await page.selectOption('#language-switcher', 'en');
+      await page.click('#alert-acknowledge');
+      await page.locator('#alert').waitFor({ state: 'detached' });
+
+      assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore, 'the declined ring paid nothing');
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantBefore, 'the merchant got no wallet money (the cash part is in the drawer)');
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.close();
     });

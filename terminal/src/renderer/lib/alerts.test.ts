@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createRxDatabase } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
-import { firstValueFrom, filter } from 'rxjs';
+import { firstValueFrom, filter, map } from 'rxjs';
 import type { OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { acknowledgeAlert, openAlerts$, paidAfterLocalEndAlert, watchForAlerts } from './alerts.ts';
 import type { PosSaleDoc } from './pos-sales.ts';
-import { GIFT_CARD_SALE_SCHEMA, KEEP_AS_IS, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_SCHEMA, POS_SALE_SCHEMA, type Replica, TILL_SALE_SCHEMA } from './replica.ts';
+import { GIFT_CARD_SALE_SCHEMA, KEEP_AS_IS, KIOSK_ALERT_MIGRATIONS, KIOSK_ALERT_SCHEMA, OFFLINE_PAYMENT_SCHEMA, POS_SALE_SCHEMA, type Replica, TILL_SALE_SCHEMA } from './replica.ts';
 
 const NOW = new Date('2026-11-24T12:00:00Z');
 const closers: (() => Promise<unknown>)[] = [];
@@ -22,7 +22,7 @@ async function replica(): Promise<Replica> {
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
     till_sales: { schema: TILL_SALE_SCHEMA },
     pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: KEEP_AS_IS },
-    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KEEP_AS_IS },
+    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KIOSK_ALERT_MIGRATIONS },
   });
   return { db: db as never, payments: c.offline_payments, giftCardSales: c.gift_card_sales, tillSales: c.till_sales, posSales: c.pos_sales, alerts: c.kiosk_alerts } as unknown as Replica;
 }
@@ -30,7 +30,7 @@ async function replica(): Promise<Replica> {
 const payment = (fields: Partial<OfflinePaymentDoc>): OfflinePaymentDoc => ({ id: 'pay_1', terminalId: 't', kind: 'tap', tagId: 'TG00000001', amountMinor: 500, currency: 'NGN', description: '', capturedAt: NOW.toISOString(), status: 'queued', serverSeq: 0, ...fields });
 
 describe('cashier alerts', () => {
-  it('raises one alert for a declined offline payment, keeps it until acknowledged, and never raises it again', async () => {
+  it('raises one alert for a declined offline payment, keeps it until acknowledged, never raises it again, and names the split sale a declined tap was part of', async () => {
     const r = await replica();
     const stop = watchForAlerts(r, () => NOW);
     closers.push(async () => stop());
@@ -51,6 +51,11 @@ describe('cashier alerts', () => {
     await firstValueFrom(openAlerts$(r.alerts).pipe(filter((open) => open.some((alert) => alert.refId === 'pay_2'))));
     const all = await r.alerts.find({ sort: [{ id: 'asc' }] }).exec();
     assert.deepEqual(all.map((alert) => [alert.id, alert.status]), [['offline_payment_declined:pay_1', 'acknowledged'], ['offline_payment_declined:pay_2', 'open']]);
+
+    // A declined tap taken for part of a split sale names that sale: the cashier knows it is short.
+    await r.payments.insert(payment({ id: 'pay_split', amountMinor: 900, tenderOf: 'sale_split', status: 'declined', declineCode: 'tag_disabled', payerHandle: '@ada', serverSeq: 5 }));
+    const [split] = await firstValueFrom(openAlerts$(r.alerts).pipe(map((open) => open.filter((alert) => alert.refId === 'pay_split')), filter((found) => found.length > 0)));
+    assert.deepEqual([split!.kind, split!.saleId, split!.amountMinor, split!.code], ['offline_payment_declined', 'sale_split', 900, 'tag_disabled']);
   });
 
   it('raises one alert for a cash sale the server declined, with its code and reason, and none while it is queued or accepted', async () => {

@@ -27,6 +27,8 @@ export interface KioskAlertDoc {
   capturedAt: string;
   raisedAt: string;
   payer?: string;
+  /** A declined tap taken for part of a split sale: that till sale's id (the sale is short by the tap). */
+  saleId?: string;
   code?: string;
   reason?: string;
   status: (typeof KIOSK_ALERT_STATUSES)[number];
@@ -40,7 +42,7 @@ function alert(kind: KioskAlertKind, doc: { id: string; amountMinor: number; cur
 }
 
 export function declinedPaymentAlert(doc: OfflinePaymentDoc, now: Date): KioskAlertDoc {
-  return alert('offline_payment_declined', doc, now, { payer: doc.payerHandle ?? doc.tagId, code: doc.declineCode, reason: doc.declineReason });
+  return alert('offline_payment_declined', doc, now, { payer: doc.payerHandle ?? doc.tagId, saleId: doc.tenderOf, code: doc.declineCode, reason: doc.declineReason });
 }
 
 export function declinedGiftCardAlert(doc: GiftCardSaleDoc, now: Date): KioskAlertDoc {

@@ -7,6 +7,7 @@ import {
   DRAWER_REFUND_SCHEMA,
   GIFT_CARD_SALE_SCHEMA,
   KEEP_AS_IS,
+  KIOSK_ALERT_MIGRATIONS,
   KIOSK_ALERT_SCHEMA,
   OFFLINE_PAYMENT_MIGRATIONS,
   OFFLINE_PAYMENT_SCHEMA,
@@ -170,11 +171,18 @@ const ADDED = {
   },
 };
 
+/** kiosk_alerts version 1 (four kinds, before a split sale's declined tap named its sale). */
+const ALERTS_V1 = {
+  ...KIOSK_ALERT_SCHEMA,
+  version: 1,
+  properties: Object.fromEntries(Object.entries(KIOSK_ALERT_SCHEMA.properties).filter(([name]) => name !== 'saleId')),
+} as RxJsonSchema<KioskAlertDoc>;
+
 /** kiosk_alerts as every kiosk before cash sales stored it (version 0: three kinds). */
 const ALERTS_V0 = {
-  ...KIOSK_ALERT_SCHEMA,
+  ...ALERTS_V1,
   version: 0,
-  properties: { ...KIOSK_ALERT_SCHEMA.properties, kind: { type: 'string', enum: ['offline_payment_declined', 'gift_card_sale_declined', 'sale_paid_after_cancel'], maxLength: 32 } },
+  properties: { ...ALERTS_V1.properties, kind: { type: 'string', enum: ['offline_payment_declined', 'gift_card_sale_declined', 'sale_paid_after_cancel'], maxLength: 32 } },
 } as RxJsonSchema<KioskAlertDoc>;
 
 const HASHES = {
@@ -184,9 +192,11 @@ const HASHES = {
   offline_payments_v2: '9815f5de5ec95295590ecaf37da5362b880de45040c12513e7238968ff381568',
   gift_card_sales: '23be27f12fa3d06fac2b33deb598c60b6a9fa3eceb864e9abb99ce4ac4d89948',
   products: '39a7f4fb6fb61028759fe7c26e8590b4abeaaaa407f7c43bf5aaaa2a4b74ab38',
-  // Version 0 hashed 51fb28e9…; version 1 added the kind till_sale_declined (migrated: KEEP_AS_IS).
+  // Version 0 hashed 51fb28e9…; version 1 added the kind till_sale_declined, version 2 saleId
+  // (both migrated as they are: KIOSK_ALERT_MIGRATIONS).
   kiosk_alerts_v0: '51fb28e9ea61b3836bf8d66edd7c08f82efd93eb1edede9d32d3d71fa6b3be5e',
-  kiosk_alerts: '6f74ed796933fc551bcfc8635969b4f0ff55e0b68a8b044a530c1cb7dbcb2a52',
+  kiosk_alerts_v1: '6f74ed796933fc551bcfc8635969b4f0ff55e0b68a8b044a530c1cb7dbcb2a52',
+  kiosk_alerts: '1ecc425aebe608d2ac7e05ef8873f099deb95827f44a8960058f10fc8a6f54ea',
 };
 
 /**
@@ -275,8 +285,9 @@ describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts',
     assert.equal(await now.till_sales!.count().exec(), 2);
   });
 
-  it('moves kiosk_alerts to version 1 for the new kind, and a replica made before opens with its alerts kept', async () => {
+  it('moves kiosk_alerts to version 2 (a new kind, then a split sale\'s id), and replicas made before open with their alerts kept', async () => {
     assert.equal(await createRxSchema(ALERTS_V0, defaultHashSha256).hash, HASHES.kiosk_alerts_v0);
+    assert.equal(await createRxSchema(ALERTS_V1, defaultHashSha256).hash, HASHES.kiosk_alerts_v1);
     assert.equal(await createRxSchema(KIOSK_ALERT_SCHEMA, defaultHashSha256).hash, HASHES.kiosk_alerts);
     assert.deepEqual((KIOSK_ALERT_SCHEMA.properties.kind as { enum: string[] }).enum, ['offline_payment_declined', 'gift_card_sale_declined', 'sale_paid_after_cancel', 'till_sale_declined']);
     const name = `alerts_migration_${Date.now()}`;
@@ -288,11 +299,23 @@ describe('the kiosk replica schemas, derived from shared/src/sync-documents.ts',
     await before.close();
     const reopened = await createRxDatabase({ name, storage, multiInstance: false });
     closers.push(() => reopened.close());
-    const alerts = (await reopened.addCollections({ kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KEEP_AS_IS } })).kiosk_alerts;
+    const alerts = (await reopened.addCollections({ kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KIOSK_ALERT_MIGRATIONS } })).kiosk_alerts;
     const kept = await alerts.findOne(stored.id).exec();
     assert.deepEqual(kept?.toJSON(), stored);
     await alerts.insert({ ...stored, id: 'till_sale_declined:sale_1', kind: 'till_sale_declined', refId: 'sale_1', code: 'cash_short' });
     assert.equal(await alerts.count().exec(), 2);
+
+    // A kiosk on version 1: its alerts kept, and a split sale's declined tap names its sale.
+    const v1Name = `alerts_migration_v1_${Date.now()}`;
+    const v1 = await createRxDatabase({ name: v1Name, storage, multiInstance: false });
+    await (await v1.addCollections({ kiosk_alerts: { schema: ALERTS_V1 } })).kiosk_alerts.insert({ ...stored, id: 'till_sale_declined:sale_2', kind: 'till_sale_declined', refId: 'sale_2' });
+    await v1.close();
+    const v2 = await createRxDatabase({ name: v1Name, storage, multiInstance: false });
+    closers.push(() => v2.close());
+    const migrated = (await v2.addCollections({ kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KIOSK_ALERT_MIGRATIONS } })).kiosk_alerts;
+    assert.equal((await migrated.findOne('till_sale_declined:sale_2').exec())?.toJSON().refId, 'sale_2');
+    await migrated.insert({ ...stored, id: 'offline_payment_declined:pay_9', refId: 'pay_9', saleId: 'sale_9' });
+    assert.equal((await migrated.findOne('offline_payment_declined:pay_9').exec())?.toJSON().saleId, 'sale_9');
   });
 
   it('pins the hashes of the shifts\' collections: till sales, shift events, till staff, drawer refunds', async () => {

@@ -75,6 +75,7 @@ export const GIFT_CARD_SALE_SCHEMA = rxJsonSchema(GiftCardSaleDocument, {
  */
 // Version 1 of till_sales added the tender kind offline_tap and unpaidMinor: sales stored before are as they were.
 export const TILL_SALE_MIGRATIONS = KEEP_AS_IS;
+export const KIOSK_ALERT_MIGRATIONS = { ...KEEP_AS_IS, 2: (doc: unknown) => doc };
 export const TILL_SALE_SCHEMA = rxJsonSchema(TillSaleDocument, {
   title: 'till sale',
   version: 1,
@@ -189,11 +190,12 @@ export const POS_REFUND_SCHEMA: RxJsonSchema<PosRefundDoc> = {
 
 /**
  * Something the cashier must see and acknowledge (lib/alerts.ts). Not replicated. Version 1 added
- * the kind `till_sale_declined`: the alerts stored before are kept as they are (KEEP_AS_IS).
+ * the kind `till_sale_declined`, version 2 the optional `saleId` (a split sale's declined tap):
+ * the alerts stored before are kept as they are (KIOSK_ALERT_MIGRATIONS).
  */
 export const KIOSK_ALERT_SCHEMA: RxJsonSchema<KioskAlertDoc> = {
   title: 'kiosk alert',
-  version: 1,
+  version: 2,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -205,6 +207,7 @@ export const KIOSK_ALERT_SCHEMA: RxJsonSchema<KioskAlertDoc> = {
     capturedAt: ISO_TIME,
     raisedAt: ISO_TIME,
     payer: { type: 'string', maxLength: 64 },
+    saleId: { type: 'string', maxLength: 36 },
     code: { type: 'string', maxLength: 64 },
     reason: TEXT,
     status: { type: 'string', enum: [...KIOSK_ALERT_STATUSES], maxLength: 16 },
@@ -271,7 +274,7 @@ export async function openReplica(terminalId: string): Promise<Replica> {
     offline_payments: { schema: OFFLINE_PAYMENT_SCHEMA, migrationStrategies: OFFLINE_PAYMENT_MIGRATIONS },
     gift_card_sales: { schema: GIFT_CARD_SALE_SCHEMA },
     pos_sales: { schema: POS_SALE_SCHEMA, migrationStrategies: { ...KEEP_AS_IS, 2: (doc: unknown) => doc } },
-    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KEEP_AS_IS },
+    kiosk_alerts: { schema: KIOSK_ALERT_SCHEMA, migrationStrategies: KIOSK_ALERT_MIGRATIONS },
     products: { schema: PRODUCT_SCHEMA },
     pos_refunds: { schema: POS_REFUND_SCHEMA },
     till_sales: { schema: TILL_SALE_SCHEMA, migrationStrategies: TILL_SALE_MIGRATIONS },
