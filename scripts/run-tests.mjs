@@ -74,7 +74,9 @@ if (files.length === 0) {
 }
 
 const concurrency = Math.floor(positiveNumber('TEST_CONCURRENCY', Math.max(2, availableParallelism())));
-const ceilingMs = positiveNumber('TEST_FILE_TIMEOUT_S', 600) * 1000;
+const fileCeilingMs = positiveNumber('TEST_FILE_TIMEOUT_S', 600) * 1000;
+// The chaos, failover and backup runs (see `alone` below).
+const ALONE = /(^|\/)(failover|chaos|backup)\//;
 const retries = process.env.TEST_RETRIES === '0' ? 0 : Math.floor(positiveNumber('TEST_RETRIES', 1));
 
 // The slowest files first, so the run does not end waiting on one long file started last: by the
@@ -100,6 +102,8 @@ const running = new Map();
 
 /** Runs one file in its own process group; resolves with its output, counts and verdict. */
 function runFile(file) {
+  // The clusters' runs (ALONE below) get twice the ceiling: they are long by nature.
+  const ceilingMs = ALONE.test(file) ? 2 * fileCeilingMs : fileCeilingMs;
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', file], {
@@ -166,13 +170,13 @@ async function runAndReport(file) {
   process.stdout.write(`\n# ── ${header}\n${result.output}${result.output.endsWith('\n') ? '' : '\n'}`);
 }
 
-// The chaos, failover, backup and bench runs start clusters, proxies and several servers each, and
-// judge recovery under load: they run first, one at a time, with nothing beside them, so they
-// measure their own load and not another file's (two of them side by side on two cores pushed a
-// rolling restart's instances a minute out of rotation).
-const alone = files.filter((file) => HEAVY.test(file));
-const queue = files.filter((file) => !HEAVY.test(file));
-console.log(`# ${files.length} test files: ${alone.length} alone first, then ${concurrency} at a time; each within ${Math.round(ceilingMs / 1000)} s`);
+// The chaos, failover and backup runs start clusters, proxies and several servers each, and judge
+// recovery under load: they run first, one at a time, with nothing beside them, so they measure
+// their own load and not another file's (two of them side by side on two cores pushed a rolling
+// restart's instances a minute out of rotation). The benches' smokes judge no time: they share.
+const alone = files.filter((file) => ALONE.test(file));
+const queue = files.filter((file) => !ALONE.test(file));
+console.log(`# ${files.length} test files: ${alone.length} alone first, then ${concurrency} at a time; each within ${Math.round(fileCeilingMs / 1000)} s (the alone ones ${Math.round((2 * fileCeilingMs) / 1000)} s)`);
 for (const file of alone) await runAndReport(file);
 await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runAndReport(file);

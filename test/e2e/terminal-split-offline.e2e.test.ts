@@ -16,10 +16,12 @@ import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-serv
 import type { TerminalHost } from '@tapline/terminal/host';
 import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
 import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
+import { DASHBOARD_DIR, dashboardOwner, openPage, prepareDashboard, shoot as shootDashboard, signIn } from './dashboard.ts';
 import { type Relay, startRelay } from './relay.ts';
 import { shopWithTerminal } from './shop.ts';
 
 const rendererDir = await builtRenderer();
+await prepareDashboard();
 const SIZES = [{ width: 800, height: 600 }, KIOSK.viewport] as const;
 
 interface SaleRecord {
@@ -32,7 +34,7 @@ interface SaleRecord {
 
 for (const target of await databaseTargets()) {
   describe(`split tender offline at the kiosk in Chromium on ${target.name}`, () => {
-    const server = useTestServer(target, { rateLimitScale: 10 });
+    const server = useTestServer(target, { rateLimitScale: 10, env: { DASHBOARD_DIR } });
     let browser: Browser;
     let relay: Relay;
     let host: TerminalHost;
@@ -299,6 +301,21 @@ for (const target of await databaseTargets()) {
       assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantBefore, 'the merchant got no wallet money (the cash part is in the drawer)');
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.close();
+
+      // The dashboard: the declined payment leads to its sale, which shows its tenders and what is unpaid.
+      const dashboard = await trackedPage(browser, { viewport: { width: 1366, height: 768 } }, pageErrors);
+      await signIn(dashboard, s.baseUrl, await dashboardOwner(s, merchant));
+      await openPage(dashboard, 'offlinePayments');
+      await dashboard.locator('main table button.link').first().click();
+      await dashboard.locator(`[data-split-sale="${saleId}"]`).waitFor();
+      assert.equal(await dashboard.locator(`[data-split-sale="${saleId}"]`).innerText(), 'This tap paid part of a split sale. Open the sale');
+      await dashboard.locator(`[data-split-sale="${saleId}"] a`).click();
+      await dashboard.locator(`section[data-sale="${saleId}"]`).waitFor();
+      assert.equal(await dashboard.locator('[data-sale-unpaid]').innerText(), 'NGN\u00a09.00');
+      assert.equal(await dashboard.locator('[data-sale-paid]').innerText(), 'NGN\u00a06.00');
+      assert.deepEqual(await dashboard.locator('ul.tenders li').allInnerTexts(), ['Cash · handed over NGN\u00a06.00, change NGN\u00a00.00: NGN\u00a06.00', 'Offline tap: NGN\u00a09.00 · declined at sync: not paid']);
+      await shootDashboard(dashboard, 'split-offline', `sale-short-${target.name}`, ['1366x768', '1024x768', '390x844']);
+      await dashboard.close();
     });
   });
 }

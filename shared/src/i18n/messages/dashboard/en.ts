@@ -288,6 +288,13 @@ export const dashboardEn = {
     history: 'Refunds of this sale',
     when: 'When',
     amount: 'Amount',
+    tenders: 'Paid with',
+    tenderKinds: { cash: 'Cash', wallet: 'Wallet tap', gift_card: 'Gift card', mobile_money: 'Mobile money', offline_tap: 'Offline tap' },
+    handedOver: 'handed over {{tendered}}, change {{change}}',
+    unpaid: 'Unpaid',
+    unpaidHint: 'A tender declined when the till synced (an offline tap): the shop did not get this part.',
+    ofTotal: 'of {{total}}',
+    tenderUnpaid: 'declined at sync: not paid',
   },
   catalogue: {
     heading: 'Catalogue',

@@ -289,6 +289,13 @@ export const dashboardFr: Messages['dashboard'] = {
     history: 'Remboursements de cette vente',
     when: 'Date',
     amount: 'Montant',
+    tenders: 'Payé par',
+    tenderKinds: { cash: 'Espèces', wallet: 'Sans contact (portefeuille)', gift_card: 'Carte cadeau', mobile_money: 'Mobile money', offline_tap: 'Sans contact hors ligne' },
+    handedOver: '{{tendered}} remis, monnaie {{change}}',
+    unpaid: 'Non payé',
+    unpaidHint: 'Un paiement refusé à la synchronisation de la caisse (sans contact hors ligne) : la boutique n\'a pas reçu cette part.',
+    ofTotal: 'sur {{total}}',
+    tenderUnpaid: 'refusé à la synchronisation : non payé',
   },
   catalogue: {
     heading: 'Catalogue',

@@ -289,6 +289,13 @@ export const dashboardPt: Messages['dashboard'] = {
     history: 'Reembolsos desta venda',
     when: 'Data',
     amount: 'Montante',
+    tenders: 'Pago com',
+    tenderKinds: { cash: 'Dinheiro', wallet: 'Aproximação (carteira)', gift_card: 'Cartão-presente', mobile_money: 'Dinheiro móvel', offline_tap: 'Aproximação offline' },
+    handedOver: 'entregue {{tendered}}, troco {{change}}',
+    unpaid: 'Não pago',
+    unpaidHint: 'Um pagamento recusado quando a caixa sincronizou (aproximação offline): a loja não recebeu esta parte.',
+    ofTotal: 'de {{total}}',
+    tenderUnpaid: 'recusado na sincronização: não pago',
   },
   catalogue: {
     heading: 'Catálogo',

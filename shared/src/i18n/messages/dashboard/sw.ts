@@ -289,6 +289,13 @@ export const dashboardSw: Messages['dashboard'] = {
     history: 'Marejesho ya mauzo haya',
     when: 'Lini',
     amount: 'Kiasi',
+    tenders: 'Imelipwa kwa',
+    tenderKinds: { cash: 'Pesa taslimu', wallet: 'Kugusa (pochi)', gift_card: 'Kadi ya zawadi', mobile_money: 'Pesa za simu', offline_tap: 'Kugusa nje ya mtandao' },
+    handedOver: 'ametoa {{tendered}}, chenji {{change}}',
+    unpaid: 'Haijalipwa',
+    unpaidHint: 'Malipo yaliyokataliwa mashine ilipooanisha (kugusa nje ya mtandao): duka halikupata sehemu hii.',
+    ofTotal: 'kati ya {{total}}',
+    tenderUnpaid: 'imekataliwa wakati wa kuoanisha: haijalipwa',
   },
   catalogue: {
     heading: 'Orodha ya bidhaa',

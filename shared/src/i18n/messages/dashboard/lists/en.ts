@@ -71,6 +71,8 @@ export const dashboardListsEn = {
     empty: 'No offline payments.',
     detail: 'Offline payment',
     voucher: 'Voucher',
+    splitSale: 'This tap paid part of a split sale.',
+    openSale: 'Open the sale',
   },
   paymentLinks: {
     heading: 'Payment links',

@@ -71,6 +71,8 @@ export const dashboardListsFr: Pick<Messages['dashboard'], keyof typeof dashboar
     empty: 'Aucun paiement hors ligne.',
     detail: 'Paiement hors ligne',
     voucher: 'Bon',
+    splitSale: 'Ce paiement sans contact a payé une partie d\'une vente fractionnée.',
+    openSale: 'Ouvrir la vente',
   },
   paymentLinks: {
     heading: 'Liens de paiement',

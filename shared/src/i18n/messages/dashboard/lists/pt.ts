@@ -71,6 +71,8 @@ export const dashboardListsPt: Pick<Messages['dashboard'], keyof typeof dashboar
     empty: 'Nenhum pagamento offline.',
     detail: 'Pagamento offline',
     voucher: 'Vale',
+    splitSale: 'Esta aproximação pagou parte de uma venda dividida.',
+    openSale: 'Abrir a venda',
   },
   paymentLinks: {
     heading: 'Links de pagamento',

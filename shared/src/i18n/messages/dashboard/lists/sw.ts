@@ -71,6 +71,8 @@ export const dashboardListsSw: Pick<Messages['dashboard'], keyof typeof dashboar
     empty: 'Hakuna malipo nje ya mtandao.',
     detail: 'Malipo nje ya mtandao',
     voucher: 'Vocha',
+    splitSale: 'Malipo haya ya kugusa yalilipa sehemu ya mauzo yaliyogawanywa.',
+    openSale: 'Fungua mauzo',
   },
   paymentLinks: {
     heading: 'Viungo vya malipo',
