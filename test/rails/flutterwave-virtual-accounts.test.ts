@@ -11,9 +11,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { accountKeyOf, virtualAccountEmail } from '@tapline/sync-server/rails/flutterwave/index.ts';
+import { accountIdOf, accountKeyOf, virtualAccountEmail } from '@tapline/sync-server/rails/flutterwave/index.ts';
 import { ADMIN, ManualClock, type TestServer, balanceMinor, databaseTargets, freePort, systemBalance, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 import { type FlutterwaveFake, startFlutterwaveFake } from '../fakes/flutterwave/index.ts';
+import { type PaystackFake, startPaystackFake } from '../fakes/paystack/index.ts';
 import { until } from './until.ts';
 
 type Account = { id: string; currency: string; provider: string; bankName: string; accountNumber: string; accountName: string; feePercent: string; fee: string; code?: string };
@@ -28,7 +29,45 @@ async function callbackCount(s: TestServer, verdict: string): Promise<number> {
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
+describe('a virtual account number\'s tx_ref: fixed per wallet and currency, reversible, never a payout\'s or a charge\'s', () => {
+  it('maps and reads back', () => {
+    assert.equal(accountKeyOf('wal_Ab3', 'NGN'), 'tplv_wal_-ab3-0-n-g-n');
+    assert.deepEqual(accountIdOf('tplv_wal_-ab3-0-n-g-n'), { walletId: 'wal_Ab3', currency: 'NGN' });
+    for (const notOurs of ['tpl_wal_-ab3', 'tplc_col_-ab3', 'tplv_wal_ab3', 'URF_1613406439309_370935', 'tplv_x-q']) assert.equal(accountIdOf(notOurs), undefined, notOurs);
+    assert.equal(virtualAccountEmail('wal_Ab3', 'NGN'), 'tplv_wal_-ab3-0-n-g-n@wallets.invalid');
+  });
+});
+
 for (const target of await databaseTargets()) {
+  describe(`WALLET_VIRTUAL_ACCOUNT_PROVIDER chooses Flutterwave over Paystack, both configured, on ${target.name}`, async () => {
+    const port = await freePort();
+    const env: Record<string, string> = {};
+    let flutterwave: FlutterwaveFake;
+    let paystack: PaystackFake;
+    before(async () => {
+      flutterwave = await startFlutterwaveFake({ callbackBase: `http://127.0.0.1:${port}/api/rails/flutterwave/webhook`, delayScale: 0.05 });
+      paystack = await startPaystackFake({ callbackBase: `http://127.0.0.1:${port}/api/rails/paystack/webhook`, delayScale: 0.05 });
+      Object.assign(env, flutterwave.env, paystack.env);
+    });
+    after(async () => {
+      await flutterwave.stop();
+      await paystack.stop();
+    });
+    const server = useTestServer(target, { port, env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, RAIL_TIMEOUT_MS: '2000', WALLET_VIRTUAL_ACCOUNT_PROVIDER: 'flutterwave' }, app: { providerEnv: env } });
+
+    it('an NGN wallet\'s account is a Flutterwave one (Paystack, first by default, is not asked)', async () => {
+      const s = server();
+      const handle = uniqueHandle('flvap');
+      await s.createWallet({ handle, pin: '2468', currency: 'NGN', country: 'NG', mode: 'live' });
+      const session = await s.request<{ token: string }>('POST', '/api/wallet/sessions', { body: { handle, pin: '2468', mode: 'live' } });
+      const opened = await s.request<Account>('POST', '/api/wallet/virtual-account', { headers: { authorization: `Bearer wallet.${session.body.token}` }, body: { bvn: BVN } });
+      assert.deepEqual([opened.status, opened.body.provider, opened.body.bankName], [201, 'flutterwave', 'WEMA BANK'], JSON.stringify(opened.body));
+      assert.equal(flutterwave.virtualAccounts().length, 1);
+      assert.equal(paystack.virtualAccounts().length, 0);
+    });
+  });
+
+
   describe(`wallet top-ups by bank transfer: live through the Flutterwave fake (virtual account numbers) on ${target.name}`, async () => {
     const port = await freePort();
     const publicBaseUrl = `http://127.0.0.1:${port}`;

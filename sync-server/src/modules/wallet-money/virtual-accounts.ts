@@ -1,7 +1,7 @@
 // Top-ups by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): a holder's wallet gets
 // its own virtual bank account per currency (a Paystack dedicated virtual account or a Flutterwave
-// virtual account number live, a sandbox account for test wallets); anyone may pay into it from any bank, and each transfer is credited to
-// the wallet exactly once, when the provider confirms it.
+// virtual account number live, a sandbox account for test wallets); anyone may pay into it from any
+// bank, and each transfer is credited to the wallet exactly once, when the provider confirms it.
 //
 // Exactly once: a transfer is keyed on the provider's transaction reference (UNIQUE (provider,
 // provider_reference), and its record's id and ledger transfer id derive from it). A duplicate

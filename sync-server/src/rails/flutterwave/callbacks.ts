@@ -21,8 +21,8 @@
 // the verdict is what GET /v3/transactions/{data.id}/verify says (status "successful", payment_type
 // "bank_transfer", the same tx_ref; its amount and currency are what is credited, whatever the
 // webhook claimed). Flutterwave's transaction id is the reference the wallet is credited once under.
-// When verify cannot answer now: 503, and Flutterwave delivers again ("Non-2XX responses or
-// timeouts cause Flutterwave to retry", docs "Webhooks"); a requery asks it to resend too.
+// When verify cannot answer now: 503, and Flutterwave delivers again (a non-2xx answer makes it
+// retry, as above); a requery asks it to resend too.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { minorFromMajor } from '@tapline/shared/money';
 import type { CallbackReply, CallbackVerdict, InboundCallback, RailAdapterDeps } from '../types.ts';

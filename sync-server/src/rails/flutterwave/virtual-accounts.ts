@@ -44,11 +44,14 @@
 // second account under another tx_ref. The fake answers a repeat with the account it made.
 //
 // Money arriving: charge.completed (docs "Webhooks": `{ event, data }`, header verif-hash) whose
-// data.payment_type is "bank_transfer" and whose data.tx_ref is one of our account keys (a static
-// account's transfers carry the tx_ref the account was made with; a merchant's logged webhook of
-// such a transfer shows `payment_type: "bank_transfer"`, `event.type: "BANK_TRANSFER_TRANSACTION"`
-// and the sender in `meta_data { originatorname, bankname, originatoraccountnumber }`, and the
-// docs say to verify before crediting). callbacks.ts confirms it with GET
+// data.payment_type is "bank_transfer" and whose data.tx_ref is one of our account keys. No
+// Flutterwave document shows this webhook: that a static account's transfers carry the tx_ref the
+// account was made with (and not its account number) is this adapter's reading of a merchant's
+// logged live webhook of such a transfer (a public repository's comment: `payment_type:
+// "bank_transfer"`, a merchant-made `tx_ref`, `event.type: "BANK_TRANSFER_TRANSACTION"`, the sender
+// in `meta_data { originatorname, bankname, originatoraccountnumber }`, no account number), to be
+// checked against Flutterwave's test environment before going live. The docs say only that a
+// webhook is sent and must be verified before crediting). callbacks.ts confirms it with GET
 // /v3/transactions/{id}/verify (SDK services/transactions/rave.verify.js, fetchSchema: id an
 // integer; its answer, SDK documentation/transactions.md "Verify transaction": data { id, tx_ref,
 // flw_ref, amount (major units), currency, charged_amount, app_fee, status "successful",
