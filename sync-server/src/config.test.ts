@@ -154,6 +154,9 @@ describe('the configuration schema (SETTINGS)', () => {
     assert.equal(loadConfig({ TRUST_PROXY: '0' }).trustProxy, false);
     assert.equal(loadConfig({}).metricsPort, undefined);
     assert.equal(loadConfig({ METRICS_PORT: '0' }).metricsPort, 0);
+    assert.equal(loadConfig({}).walletVirtualAccountProvider, undefined);
+    assert.equal(loadConfig({ WALLET_VIRTUAL_ACCOUNT_PROVIDER: 'flutterwave' }).walletVirtualAccountProvider, 'flutterwave');
+    assert.throws(() => loadConfig({ WALLET_VIRTUAL_ACCOUNT_PROVIDER: 'stripe' }), (error: unknown) => error instanceof ConfigError && error.problems.includes('WALLET_VIRTUAL_ACCOUNT_PROVIDER must be one of paystack, flutterwave, got "stripe"'));
     const config = loadConfig({ PAYSTACK_SECRET_KEY: 'sk_test_x', MPESA_INITIATOR_PASSWORD: ' pass word ', UNRELATED: 'x' });
     assert.deepEqual(config.providerEnv, { PAYSTACK_SECRET_KEY: 'sk_test_x', MPESA_INITIATOR_PASSWORD: ' pass word ' });
   });

@@ -106,6 +106,8 @@ export interface Config {
   walletTopUpFeePercent: string;
   /** A bank transfer into a wallet's virtual account: the fee, percent of what arrived, kept from it (WALLET_BANK_TRANSFER_FEE_PCT, default 0). */
   walletBankTransferFeePercent: string;
+  /** The provider a wallet's virtual account is opened with where several make accounts in its currency (WALLET_VIRTUAL_ACCOUNT_PROVIDER; unset: the first configured, paystack then flutterwave). */
+  walletVirtualAccountProvider: string | undefined;
   /** Agents' commissions (docs/agents.md), percent of each cash-in / cash-out, paid by the platform into the agent's float (AGENT_CASH_IN_COMMISSION_PCT, AGENT_CASH_OUT_COMMISSION_PCT, default 0). */
   agentCashInCommissionPercent: string;
   agentCashOutCommissionPercent: string;
@@ -313,6 +315,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'NO_PIN_PER_DAY_USD', group: 'server', value: integer(0, 10_000_000), default: '50', description: 'a tag\'s default no-PIN limit per UTC day, US dollars converted' },
   { name: 'WALLET_TOP_UP_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'a wallet top-up\'s fee, paid by the phone on top' },
   { name: 'WALLET_BANK_TRANSFER_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'the fee on a bank transfer into a wallet\'s virtual account, kept from what arrived' },
+  { name: 'WALLET_VIRTUAL_ACCOUNT_PROVIDER', group: 'server', value: oneOf(['paystack', 'flutterwave']), defaultText: 'unset: the first configured that makes accounts in the currency (paystack, then flutterwave)', description: 'the provider a wallet\'s new virtual bank account is opened with, where it is configured and makes accounts in the wallet\'s currency' },
   { name: 'AGENT_CASH_IN_COMMISSION_PCT', group: 'server', value: percent(10), default: '0', description: 'an agent\'s commission on each cash-in' },
   { name: 'AGENT_CASH_OUT_COMMISSION_PCT', group: 'server', value: percent(10), default: '0', description: 'an agent\'s commission on each cash-out, and on each cash pickup it pays' },
   { name: 'AGENT_FLOAT_TOP_UP_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'an agent\'s float top-up fee, asked of its phone on top' },
@@ -546,6 +549,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     noPinPerDayUsd: get('NO_PIN_PER_DAY_USD'),
     walletTopUpFeePercent: get('WALLET_TOP_UP_FEE_PCT'),
     walletBankTransferFeePercent: get('WALLET_BANK_TRANSFER_FEE_PCT'),
+    walletVirtualAccountProvider: optional('WALLET_VIRTUAL_ACCOUNT_PROVIDER'),
     agentCashInCommissionPercent: get('AGENT_CASH_IN_COMMISSION_PCT'),
     agentCashOutCommissionPercent: get('AGENT_CASH_OUT_COMMISSION_PCT'),
     agentFloatTopUpFeePercent: get('AGENT_FLOAT_TOP_UP_FEE_PCT'),

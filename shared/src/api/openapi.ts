@@ -11283,6 +11283,7 @@ export interface components {
         };
         OpenVirtualAccountBody: {
             currency?: string;
+            bvn?: string;
         };
         /** @enum {string} */
         OrderStatus: "pending" | "paid" | "fulfilled" | "shipped" | "delivered" | "cancelled" | "refunded";

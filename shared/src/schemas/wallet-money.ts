@@ -171,12 +171,13 @@ export const AdminWalletTierRecord = Type.Object({
 
 export const OpenVirtualAccountBody = Type.Object({
   currency: Type.Optional({ ...CurrencyCode, description: 'Default: the wallet\'s currency (400 currency_not_accepted otherwise)' }),
+  bvn: Type.Optional(Type.String({ pattern: '^[0-9]{11}$', description: 'The holder\'s Bank Verification Number, where the provider asks for one to make a permanent account (Flutterwave: 422 bvn_required without it). Passed to the provider, never stored or shown' })),
 });
 
 export const VirtualAccountRecord = Type.Object({
   id: Type.String(),
   currency: Type.String(),
-  provider: Type.String({ description: 'sandbox (test mode) or the provider that made the account: paystack' }),
+  provider: Type.String({ description: 'sandbox (test mode) or the provider that made the account: paystack or flutterwave' }),
   bankName: Type.String({ description: 'The bank to send the transfer to' }),
   accountNumber: Type.String({ description: 'The account number to send it to (a Nigerian one is a 10-digit NUBAN)' }),
   accountName: Type.String({ description: 'The account\'s name, as the sender\'s bank shows it' }),

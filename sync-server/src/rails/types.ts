@@ -72,6 +72,11 @@ export interface VirtualAccountRequest {
   lastName: string;
   /** E.164, where the wallet has one. */
   phone?: string | undefined;
+  /**
+   * The holder's Bank Verification Number (11 digits), where the provider asks for one (Flutterwave's
+   * permanent accounts: VirtualAccountProvider.needsBvn). Passed through to the provider, never stored.
+   */
+  bvn?: string | undefined;
 }
 
 /** A virtual bank account as the provider made it: where money is sent to reach the wallet. */
@@ -88,8 +93,13 @@ export interface VirtualAccountDetails {
 export interface ArrivedBankTransfer {
   /** The provider's transaction reference: a transfer is credited once under it. */
   providerReference: string;
-  /** The virtual account it was paid into. */
-  accountNumber: string;
+  /** The virtual account it was paid into, by its number (Paystack, the sandbox)... */
+  accountNumber?: string | undefined;
+  /**
+   * ...or by the provider's reference of the account, where its record names the account that way
+   * instead (Flutterwave: the tx_ref the account was made with, kept as its provider_customer).
+   */
+  accountReference?: string | undefined;
   amount: number;
   currency: string;
   paidAt?: string | undefined;
@@ -98,14 +108,16 @@ export interface ArrivedBankTransfer {
   narration?: string | undefined;
 }
 
-/** Virtual bank accounts for wallets, where the provider offers them (Paystack dedicated virtual accounts). */
+/** Virtual bank accounts for wallets, where the provider offers them (Paystack dedicated virtual accounts, Flutterwave virtual account numbers). */
 export interface VirtualAccountProvider {
   /** The currencies it makes accounts in. */
   readonly currencies: readonly string[];
+  /** Whether opening an account needs the holder's BVN (VirtualAccountRequest.bvn): Flutterwave's permanent accounts do. */
+  readonly needsBvn?: boolean;
   /** Makes (or finds, when made before) the wallet's account in a currency. Throws when the provider cannot answer now. */
   open(request: VirtualAccountRequest): Promise<VirtualAccountDetails>;
   /** Asks the provider to look again for transfers into the account on a UTC day (they arrive by webhook). */
-  requery(account: { accountNumber: string; bankSlug?: string | undefined }, day: string): Promise<void>;
+  requery(account: { accountNumber: string; bankSlug?: string | undefined; providerCustomer?: string | undefined }, day: string): Promise<void>;
 }
 
 /** The answer the provider expects to a callback it delivered (Daraja wants a JSON body; others a bare 200). */

@@ -8,9 +8,10 @@ import { type FakeBill, createBillDesk } from './bills.ts';
 import { type FakeCharge, createChargeDesk } from './charges.ts';
 import { fail, readBody } from './http.ts';
 import { type FakePayout, type FakeTransfer, createTransferDesk } from './transfers.ts';
+import { type FakeBankTransferIn, type FakeVirtualAccount, type SendBankTransferOptions, createVirtualAccountDesk } from './virtual-accounts.ts';
 
 export { BILL_CUSTOMERS, CHARGE_SCENARIOS, CHARGE_SCENARIO_DIGITS, SCENARIOS, SCENARIO_DIGITS, mobileMoneyScenario, type ChargeScenarioName, type ScenarioName } from './scenarios.ts';
-export type { FakeBill, FakeCharge, FakePayout, FakeTransfer };
+export type { FakeBankTransferIn, FakeBill, FakeCharge, FakePayout, FakeTransfer, FakeVirtualAccount, SendBankTransferOptions };
 
 export interface FlutterwaveFakeOptions {
   port?: number;
@@ -36,6 +37,14 @@ export interface FlutterwaveFake {
   charges(): FakeCharge[];
   /** A charge by its tx_ref. */
   charge(txRef: string): FakeCharge | undefined;
+  /** Every virtual account number made (POST /v3/virtual-account-numbers), with how many POSTs asked for it. */
+  virtualAccounts(): FakeVirtualAccount[];
+  /** Every POST /v3/virtual-account-numbers body received. */
+  virtualAccountRequests(): Record<string, unknown>[];
+  /** A bank transfer into a virtual account number: the transaction and its charge.completed (see virtual-accounts.ts). */
+  sendBankTransfer(accountNumber: string, amountMajor: number, options?: SendBankTransferOptions): Promise<FakeBankTransferIn>;
+  /** A transfer in by its transaction id, with what each webhook delivery was answered. */
+  bankTransfer(id: number): FakeBankTransferIn | undefined;
   /** Requests seen, as "METHOD /path" (no query). */
   requests(): string[];
   stop(): Promise<void>;
@@ -69,6 +78,7 @@ export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {})
     secretHash,
     schedule,
   });
+  const virtualAccounts = createVirtualAccountDesk({ callbackBase: options.callbackBase, secretHash, retryMs: 300 * scale, schedule });
   const seen: string[] = [];
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -99,6 +109,14 @@ export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {})
     if (method === 'GET' && transfer) return transfers.fetchOne(res, decodeURIComponent(transfer[1]!));
     if (method === 'POST' && path === '/v3/charges') return charges.create(res, url.searchParams.get('type'), body, wait);
     if (method === 'GET' && path === '/v3/transactions/verify_by_reference') return charges.verify(res, url.searchParams);
+    if (method === 'POST' && path === '/v3/virtual-account-numbers') return virtualAccounts.create(res, body);
+    const account = /^\/v3\/virtual-account-numbers\/([^/]+)$/.exec(path);
+    if (method === 'GET' && account) return virtualAccounts.fetchOne(res, decodeURIComponent(account[1]!));
+    const verify = /^\/v3\/transactions\/([^/]+)\/verify$/.exec(path);
+    if (method === 'GET' && verify) return virtualAccounts.verify(res, decodeURIComponent(verify[1]!));
+    const resend = /^\/v3\/transactions\/([^/]+)\/resend-hook$/.exec(path);
+    if (method === 'POST' && resend) return virtualAccounts.resendHook(res, decodeURIComponent(resend[1]!));
+    if (method === 'GET' && path === '/v3/transactions') return virtualAccounts.list(res, url.searchParams);
     if (method === 'GET' && path === '/v3/bill-categories') return bills.categories(res, url.searchParams);
     const validate = /^\/v3\/bill-items\/([^/]+)\/validate$/.exec(path);
     if (method === 'GET' && validate) return bills.validate(res, decodeURIComponent(validate[1]!), url.searchParams);
@@ -127,6 +145,10 @@ export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {})
     chargesReceived: charges.received,
     charges: charges.charges,
     charge: charges.charge,
+    virtualAccounts: virtualAccounts.accounts,
+    virtualAccountRequests: virtualAccounts.accountRequests,
+    sendBankTransfer: virtualAccounts.sendBankTransfer,
+    bankTransfer: virtualAccounts.bankTransfer,
     requests: () => [...seen],
     async stop() {
       stopped = true;

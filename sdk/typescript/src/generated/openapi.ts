@@ -1815,17 +1815,21 @@ export interface paths {
         /**
          * The wallet's virtual bank account for a currency: made on the first call, the same one after (201 made, 200 had)
          * @description A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
-         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
-         *     may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
-         *     webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
-         *     webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS, or a permanent Flutterwave virtual account
+         *     number, NGN, made with the holder's BVN; the provider is WALLET_VIRTUAL_ACCOUNT_PROVIDER when set, else the first configured that
+         *     makes accounts in the currency; test mode: a sandbox account), and anyone may pay into it from any bank. Each transfer is credited
+         *     exactly once when the provider confirms it (Paystack's signed charge.success webhook on the dedicated_nuban channel, confirmed with
+         *     its GET /transaction/verify; Flutterwave's charge.completed with verif-hash, payment_type bank_transfer, confirmed with GET
+         *     /v3/transactions/{id}/verify; keyed on the provider's transaction reference, so a duplicate webhook, a requery or a retry change
+         *     nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
          *     from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
          *     ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
          *     wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
          *     that passes the tier cannot be refused at the bank, so it is credited and flagged beyondLimit.
          *
          *     400 currency_not_accepted (not the wallet's currency), 422 virtual_account_unavailable (live: no provider
-         *     makes accounts in the wallet's currency, or it could not answer now; try again).
+         *     makes accounts in the wallet's currency, or it could not answer now; try again), 422 bvn_required (Flutterwave makes a permanent account
+         *     number only with the holder's BVN: send bvn, 11 digits; it is passed to Flutterwave and never stored).
          */
         post: operations["createWalletVirtualAccount"];
         delete?: never;
@@ -1844,10 +1848,13 @@ export interface paths {
         /**
          * The wallet's virtual bank accounts (none until POST /api/wallet/virtual-account)
          * @description A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
-         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
-         *     may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
-         *     webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
-         *     webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS, or a permanent Flutterwave virtual account
+         *     number, NGN, made with the holder's BVN; the provider is WALLET_VIRTUAL_ACCOUNT_PROVIDER when set, else the first configured that
+         *     makes accounts in the currency; test mode: a sandbox account), and anyone may pay into it from any bank. Each transfer is credited
+         *     exactly once when the provider confirms it (Paystack's signed charge.success webhook on the dedicated_nuban channel, confirmed with
+         *     its GET /transaction/verify; Flutterwave's charge.completed with verif-hash, payment_type bank_transfer, confirmed with GET
+         *     /v3/transactions/{id}/verify; keyed on the provider's transaction reference, so a duplicate webhook, a requery or a retry change
+         *     nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
          *     from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
          *     ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
          *     wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
@@ -1874,16 +1881,20 @@ export interface paths {
         /**
          * Ask the provider to look again for today's transfers into the account (what it finds arrives by its webhook)
          * @description A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
-         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
-         *     may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
-         *     webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
-         *     webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS, or a permanent Flutterwave virtual account
+         *     number, NGN, made with the holder's BVN; the provider is WALLET_VIRTUAL_ACCOUNT_PROVIDER when set, else the first configured that
+         *     makes accounts in the currency; test mode: a sandbox account), and anyone may pay into it from any bank. Each transfer is credited
+         *     exactly once when the provider confirms it (Paystack's signed charge.success webhook on the dedicated_nuban channel, confirmed with
+         *     its GET /transaction/verify; Flutterwave's charge.completed with verif-hash, payment_type bank_transfer, confirmed with GET
+         *     /v3/transactions/{id}/verify; keyed on the provider's transaction reference, so a duplicate webhook, a requery or a retry change
+         *     nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
          *     from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
          *     ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
          *     wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
          *     that passes the tier cannot be refused at the bank, so it is credited and flagged beyondLimit.
          *
-         *     Paystack: GET /dedicated_account/requery. The sandbox has nothing to look for. 422 virtual_account_not_found,
+         *     Paystack: GET /dedicated_account/requery. Flutterwave has no requery: the day's transactions into the
+         *     account (GET /v3/transactions) are asked to be sent again (POST /v3/transactions/{id}/resend-hook). The sandbox has nothing to look for. 422 virtual_account_not_found,
          *     422 virtual_account_unavailable.
          */
         post: operations["createWalletVirtualAccountRequery"];
@@ -1903,10 +1914,13 @@ export interface paths {
         /**
          * Bank transfers credited to the wallet, newest first
          * @description A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
-         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
-         *     may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
-         *     webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
-         *     webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS, or a permanent Flutterwave virtual account
+         *     number, NGN, made with the holder's BVN; the provider is WALLET_VIRTUAL_ACCOUNT_PROVIDER when set, else the first configured that
+         *     makes accounts in the currency; test mode: a sandbox account), and anyone may pay into it from any bank. Each transfer is credited
+         *     exactly once when the provider confirms it (Paystack's signed charge.success webhook on the dedicated_nuban channel, confirmed with
+         *     its GET /transaction/verify; Flutterwave's charge.completed with verif-hash, payment_type bank_transfer, confirmed with GET
+         *     /v3/transactions/{id}/verify; keyed on the provider's transaction reference, so a duplicate webhook, a requery or a retry change
+         *     nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
          *     from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
          *     ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
          *     wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
@@ -1933,10 +1947,13 @@ export interface paths {
         /**
          * Test wallets: simulate a bank transfer into the sandbox virtual account (credited like a provider's)
          * @description A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
-         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
-         *     may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
-         *     webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
-         *     webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+         *     virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS, or a permanent Flutterwave virtual account
+         *     number, NGN, made with the holder's BVN; the provider is WALLET_VIRTUAL_ACCOUNT_PROVIDER when set, else the first configured that
+         *     makes accounts in the currency; test mode: a sandbox account), and anyone may pay into it from any bank. Each transfer is credited
+         *     exactly once when the provider confirms it (Paystack's signed charge.success webhook on the dedicated_nuban channel, confirmed with
+         *     its GET /transaction/verify; Flutterwave's charge.completed with verif-hash, payment_type bank_transfer, confirmed with GET
+         *     /v3/transactions/{id}/verify; keyed on the provider's transaction reference, so a duplicate webhook, a requery or a retry change
+         *     nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
          *     from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
          *     ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
          *     wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
@@ -6748,6 +6765,8 @@ export interface components {
         OpenVirtualAccountBody: {
             /** @description Default: the wallet's currency (400 currency_not_accepted otherwise) */
             currency?: string;
+            /** @description The holder's Bank Verification Number, where the provider asks for one to make a permanent account (Flutterwave: 422 bvn_required without it). Passed to the provider, never stored or shown */
+            bvn?: string;
         };
         /**
          * @description pending, paid, fulfilled, shipped, delivered, cancelled, refunded
@@ -8310,7 +8329,7 @@ export interface components {
         VirtualAccountRecord: {
             id: string;
             currency: string;
-            /** @description sandbox (test mode) or the provider that made the account: paystack */
+            /** @description sandbox (test mode) or the provider that made the account: paystack or flutterwave */
             provider: string;
             /** @description The bank to send the transfer to */
             bankName: string;
@@ -18039,7 +18058,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A business rule refused it. Codes include: `virtual_account_unavailable`. */
+            /** @description A business rule refused it. Codes include: `virtual_account_unavailable`, `bvn_required`. */
             422: {
                 headers: {
                     [name: string]: unknown;

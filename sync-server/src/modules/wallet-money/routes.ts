@@ -66,10 +66,13 @@ stays pending, ${SANDBOX_WITHDRAWAL_SUFFIXES.sandbox_reversal} is paid and then 
 after two SANDBOX_STEP_MS steps. The holder's notifications: wallet.withdrawal.paid, wallet.withdrawal.failed, wallet.withdrawal.reversed.`;
 
 const BANK_TRANSFER_FLOW = `A wallet holder tops up by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): her wallet gets its own
-virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS; test mode: a sandbox account), and anyone
-may pay into it from any bank. Each transfer is credited exactly once when the provider confirms it (Paystack's signed charge.success
-webhook on the dedicated_nuban channel, confirmed with its GET /transaction/verify; keyed on its transaction reference, so a duplicate
-webhook, a requery or a retry change nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
+virtual bank account per currency (live: a Paystack dedicated virtual account, NGN or GHS, or a permanent Flutterwave virtual account
+number, NGN, made with the holder's BVN; the provider is WALLET_VIRTUAL_ACCOUNT_PROVIDER when set, else the first configured that
+makes accounts in the currency; test mode: a sandbox account), and anyone may pay into it from any bank. Each transfer is credited
+exactly once when the provider confirms it (Paystack's signed charge.success webhook on the dedicated_nuban channel, confirmed with
+its GET /transaction/verify; Flutterwave's charge.completed with verif-hash, payment_type bank_transfer, confirmed with GET
+/v3/transactions/{id}/verify; keyed on the provider's transaction reference, so a duplicate webhook, a requery or a retry change
+nothing). The fee is WALLET_BANK_TRANSFER_FEE_PCT (default 0) of what arrives, rounded up, kept
 from it; the account's answer states it (feePercent, fee) before anything is sent. On crediting, in one transaction: the record, the
 ledger transfer (rail_clearing:<provider> live, funding in the sandbox -> the wallet, the fee to fees) and the holder's notification
 wallet.top_up.completed (data.method bank_transfer). The wallet's tier (docs/wallet-tiers.md) counts it as money in; a transfer
@@ -137,7 +140,8 @@ always credited): 422 tier_daily_in_limit_exceeded, 422 tier_balance_limit_excee
       tags: ['wallet'],
       summary: 'The wallet\'s virtual bank account for a currency: made on the first call, the same one after (201 made, 200 had)',
       description: `${BANK_TRANSFER_FLOW}\n\n400 currency_not_accepted (not the wallet's currency), 422 virtual_account_unavailable (live: no provider
-makes accounts in the wallet's currency, or it could not answer now; try again).`,
+makes accounts in the wallet's currency, or it could not answer now; try again), 422 bvn_required (Flutterwave makes a permanent account
+number only with the holder's BVN: send bvn, 11 digits; it is passed to Flutterwave and never stored).`,
       body: OpenVirtualAccountBody,
       response: { 200: VirtualAccountRecord, 201: VirtualAccountRecord, ...errors },
     },
@@ -161,7 +165,8 @@ makes accounts in the wallet's currency, or it could not answer now; try again).
     schema: {
       tags: ['wallet'],
       summary: 'Ask the provider to look again for today\'s transfers into the account (what it finds arrives by its webhook)',
-      description: `${BANK_TRANSFER_FLOW}\n\nPaystack: GET /dedicated_account/requery. The sandbox has nothing to look for. 422 virtual_account_not_found,
+      description: `${BANK_TRANSFER_FLOW}\n\nPaystack: GET /dedicated_account/requery. Flutterwave has no requery: the day's transactions into the
+account (GET /v3/transactions) are asked to be sent again (POST /v3/transactions/{id}/resend-hook). The sandbox has nothing to look for. 422 virtual_account_not_found,
 422 virtual_account_unavailable.`,
       body: OpenVirtualAccountBody,
       response: { 200: VirtualAccountRecord, ...errors },

@@ -49,6 +49,12 @@ export async function findAccountByNumber(db: Queryable, provider: string, accou
   return row;
 }
 
+/** The account a provider names by its own reference of it (Flutterwave: the tx_ref it was made with, kept as provider_customer). */
+export async function findAccountByReference(db: Queryable, provider: string, reference: string): Promise<VirtualAccountRow | undefined> {
+  const [row] = await db.query<VirtualAccountRow>('SELECT * FROM wallet_virtual_accounts WHERE provider = $1 AND provider_customer = $2 ORDER BY mode LIMIT 1', [provider, reference]);
+  return row;
+}
+
 export async function accountsOf(db: Queryable, walletId: string, mode: string): Promise<VirtualAccountRow[]> {
   return db.query<VirtualAccountRow>('SELECT * FROM wallet_virtual_accounts WHERE wallet_id = $1 AND mode = $2 ORDER BY created_at, id', [walletId, mode]);
 }

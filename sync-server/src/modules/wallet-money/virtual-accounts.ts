@@ -1,7 +1,7 @@
 // Top-ups by bank transfer (docs/wallet-money.md, "Top-ups by bank transfer"): a holder's wallet gets
-// its own virtual bank account per currency (a Paystack dedicated virtual account live, a sandbox
-// account for test wallets); anyone may pay into it from any bank, and each transfer is credited to
-// the wallet exactly once, when the provider confirms it.
+// its own virtual bank account per currency (a Paystack dedicated virtual account or a Flutterwave
+// virtual account number live, a sandbox account for test wallets); anyone may pay into it from any
+// bank, and each transfer is credited to the wallet exactly once, when the provider confirms it.
 //
 // Exactly once: a transfer is keyed on the provider's transaction reference (UNIQUE (provider,
 // provider_reference), and its record's id and ledger transfer id derive from it). A duplicate
@@ -22,7 +22,7 @@ import { transfer } from '../../ledger/ledger.ts';
 import type { ArrivedBankTransfer, RailAdapter, RailProviderName } from '../../rails/index.ts';
 import { type WalletRow, countArrivedMoney, findWalletById, lockWalletRow, tierRates } from '../wallets/index.ts';
 import { insertWalletNotification } from './store.ts';
-import { type BankTransferRow, type VirtualAccountRow, accountsOf, findAccountByNumber, findAccountOf, findBankTransfer, insertAccount, insertBankTransfer } from './virtual-accounts-store.ts';
+import { type BankTransferRow, type VirtualAccountRow, accountsOf, findAccountByNumber, findAccountByReference, findAccountOf, findBankTransfer, insertAccount, insertBankTransfer } from './virtual-accounts-store.ts';
 import type { Holder } from './service.ts';
 
 export const SANDBOX_BANK = { name: 'Tapline Sandbox Bank', slug: 'tapline-sandbox' } as const;
@@ -89,9 +89,18 @@ function currencyOf(wallet: WalletRow, given: string | undefined): string {
   return currency;
 }
 
-/** The live provider that makes virtual accounts in this currency (the first configured), if any. */
+/**
+ * The live provider a wallet's account in this currency is opened with: WALLET_VIRTUAL_ACCOUNT_PROVIDER
+ * when it is set, configured and makes accounts in the currency; otherwise the first configured
+ * provider that does, in the adapters' order (paystack, flutterwave). An account once made stays
+ * with its provider.
+ */
 function liveProvider(context: AppContext, currency: string): RailAdapter | undefined {
-  return [...context.rails.adapters.values()].find((adapter) => adapter.virtualAccounts?.currencies.includes(currency));
+  const offers = (adapter: RailAdapter | undefined) => adapter?.virtualAccounts?.currencies.includes(currency) === true;
+  const preferred = context.config.walletVirtualAccountProvider;
+  const chosen = preferred ? context.rails.adapters.get(preferred as RailProviderName) : undefined;
+  if (offers(chosen)) return chosen;
+  return [...context.rails.adapters.values()].find(offers);
 }
 
 /** A sandbox account number: ten digits derived from the wallet and currency, the same every time. */
@@ -110,7 +119,7 @@ function namesOf(wallet: WalletRow): { firstName: string; lastName: string; full
  * The holder's virtual account in a currency: the one she has, or one made now (sandbox in test
  * mode, the provider live). Idempotent: the same account every time; two requests at once keep one.
  */
-export async function openVirtualAccount(context: AppContext, holder: Holder, body: { currency?: string | undefined }): Promise<{ row: VirtualAccountRow; created: boolean }> {
+export async function openVirtualAccount(context: AppContext, holder: Holder, body: { currency?: string | undefined; bvn?: string | undefined }): Promise<{ row: VirtualAccountRow; created: boolean }> {
   const wallet = await holderWallet(context, holder);
   const currency = currencyOf(wallet, body.currency);
   const had = await findAccountOf(context.db, wallet.id, currency, wallet.mode);
@@ -123,9 +132,12 @@ export async function openVirtualAccount(context: AppContext, holder: Holder, bo
   } else {
     const adapter = liveProvider(context, currency);
     if (!adapter?.virtualAccounts) throw unprocessable('virtual_account_unavailable', `No provider on this server makes virtual bank accounts in ${currency}: top up from mobile money instead`);
+    // Flutterwave's permanent accounts need the holder's BVN: asked for, passed on, never stored.
+    const bvn = body.bvn?.trim();
+    if (adapter.virtualAccounts.needsBvn && !bvn) throw unprocessable('bvn_required', `${adapter.name} makes a permanent account number only with the holder's BVN: send bvn (11 digits)`);
     let made;
     try {
-      made = await adapter.virtualAccounts.open({ walletId: wallet.id, currency, firstName: names.firstName, lastName: names.lastName });
+      made = await adapter.virtualAccounts.open({ walletId: wallet.id, currency, firstName: names.firstName, lastName: names.lastName, ...(bvn ? { bvn } : {}) });
     } catch (error) {
       throw unprocessable('virtual_account_unavailable', `${adapter.name} could not make the account now; try again in a minute (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`);
     }
@@ -158,7 +170,11 @@ function bankTransferId(provider: string, reference: string): string {
  * does not take, is not ours to credit: 'unknown_account' (logged by the caller).
  */
 export async function creditBankTransfer(context: AppContext, provider: string, arrived: ArrivedBankTransfer): Promise<BankTransferOutcome> {
-  const account = await findAccountByNumber(context.db, provider, arrived.accountNumber);
+  const account = arrived.accountReference
+    ? await findAccountByReference(context.db, provider, arrived.accountReference)
+    : arrived.accountNumber
+      ? await findAccountByNumber(context.db, provider, arrived.accountNumber)
+      : undefined;
   if (!account || account.currency !== arrived.currency) return 'unknown_account';
   const wallet = await findWalletById(context.db, account.wallet_id);
   if (!wallet) return 'unknown_account';
@@ -250,7 +266,7 @@ export async function requeryVirtualAccount(context: AppContext, holder: Holder,
   const adapter = context.rails.adapters.get(account.provider as RailProviderName);
   if (!adapter?.virtualAccounts) throw unprocessable('virtual_account_unavailable', `${account.provider} is no longer configured on this server`);
   try {
-    await adapter.virtualAccounts.requery({ accountNumber: account.account_number, bankSlug: account.bank_slug ?? undefined }, context.now().toISOString().slice(0, 10));
+    await adapter.virtualAccounts.requery({ accountNumber: account.account_number, bankSlug: account.bank_slug ?? undefined, providerCustomer: account.provider_customer ?? undefined }, context.now().toISOString().slice(0, 10));
   } catch (error) {
     throw unprocessable('virtual_account_unavailable', `${account.provider} could not look again now; try again in a minute (${error instanceof Error ? error.message.slice(0, 160) : 'no answer'})`);
   }

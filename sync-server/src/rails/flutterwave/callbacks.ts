@@ -15,20 +15,39 @@
 // money moves (a webhook saying "successful" while verify says pending or failed credits nothing).
 // When verify cannot answer now, the answer is a 503 (Flutterwave delivers again) and the
 // collections job polls meanwhile.
+//
+// Bank transfers into a wallet's virtual account number (virtual-accounts.ts): "charge.completed"
+// whose data.tx_ref is one of our account keys (accountIdOf). Its body is never believed either:
+// the verdict is what GET /v3/transactions/{data.id}/verify says (status "successful", payment_type
+// "bank_transfer", the same tx_ref; its amount and currency are what is credited, whatever the
+// webhook claimed). Flutterwave's transaction id is the reference the wallet is credited once under.
+// When verify cannot answer now: 503, and Flutterwave delivers again (a non-2xx answer makes it
+// retry, as above); a requery asks it to resend too.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { minorFromMajor } from '@tapline/shared/money';
 import type { CallbackReply, CallbackVerdict, InboundCallback, RailAdapterDeps } from '../types.ts';
 import { FlutterwaveError } from './client.ts';
 import type { FlutterwaveConfig } from './config.ts';
 import type { Collections } from './collections.ts';
 import { chargeUpdateOf } from './charges.ts';
-import { chargeIdOf, idOf } from './keys.ts';
+import { accountIdOf, chargeIdOf, idOf } from './keys.ts';
 import { updateOf } from './records.ts';
 import type { Transfers } from './transfers.ts';
+import type { FlutterwaveVirtualAccounts } from './virtual-accounts.ts';
 
 type Outcome = { verdict: CallbackVerdict; reply: CallbackReply };
 
 const refused = (reason: string): Outcome => ({ verdict: { kind: 'refused', reason }, reply: { status: 401 } });
 const ignored = (reason: string): Outcome => ({ verdict: { kind: 'ignored', reason }, reply: { status: 200 } });
+
+/** What a webhook claims in minor units (undefined when it is no exact amount). */
+function claimedMinor(amount: number, currency: string): number | undefined {
+  try {
+    return minorFromMajor(amount, currency);
+  } catch {
+    return undefined;
+  }
+}
 
 function sameSecret(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given, 'utf8').digest();
@@ -36,11 +55,39 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(a, b) && given.length === expected.length;
 }
 
-export function createCallbacks(config: FlutterwaveConfig, deps: Pick<RailAdapterDeps, 'log'>, transfers: Transfers, collections?: Pick<Collections, 'verify'>) {
+export function createCallbacks(config: FlutterwaveConfig, deps: Pick<RailAdapterDeps, 'log'>, transfers: Transfers, collections?: Pick<Collections, 'verify'>, accounts?: Pick<FlutterwaveVirtualAccounts, 'verifyTransfer'>) {
+  async function bankTransfer(data: object, txRef: string): Promise<Outcome> {
+    if (!accounts) return ignored('a bank transfer into a virtual account number, and this adapter makes none');
+    const { id, amount } = data as { id?: unknown; amount?: unknown };
+    const transactionId = typeof id === 'number' || typeof id === 'string' ? String(id).trim() : '';
+    if (!/^\d{1,20}$/.test(transactionId)) return refused('charge.completed for a virtual account without the transaction id');
+    let verified;
+    try {
+      verified = await accounts.verifyTransfer(transactionId);
+    } catch (error) {
+      if (error instanceof FlutterwaveError && (error.kind === 'not_found' || error.kind === 'refused')) return refused(`Flutterwave holds no transaction ${transactionId.slice(0, 20)}`);
+      // Not acknowledged: Flutterwave delivers it again.
+      deps.log('flutterwave: could not confirm a bank transfer webhook with verify now', { transactionId, error: error instanceof Error ? error.message : String(error) });
+      return { verdict: { kind: 'ignored', reason: 'could not confirm the bank transfer with Flutterwave now; it delivers the webhook again' }, reply: { status: 503 } };
+    }
+    const { transfer } = verified;
+    if (!transfer) {
+      // Genuine hash and a real transaction, but not a successful bank transfer into one of ours.
+      if (verified.status && verified.status !== 'successful') return ignored(`Flutterwave's transaction ${transactionId} is ${verified.status.slice(0, 20)}: nothing to credit`);
+      return refused(`Flutterwave's transaction ${transactionId.slice(0, 20)} is not a successful bank transfer into one of our accounts`);
+    }
+    if (transfer.accountReference !== txRef) return refused(`Flutterwave's transaction ${transactionId.slice(0, 20)} names another account than the webhook says`);
+    if (typeof amount === 'number' && claimedMinor(amount, transfer.currency) !== transfer.amount) {
+      deps.log('flutterwave: a bank transfer webhook disagrees with verify about the amount; verify is credited', { transactionId, webhook: amount, verified: transfer.amount });
+    }
+    return { verdict: { kind: 'bank_transfer', transfer }, reply: { status: 200 } };
+  }
+
   async function charge(data: unknown): Promise<Outcome> {
     if (!data || typeof data !== 'object' || Array.isArray(data)) return refused('charge.completed without data');
     const { tx_ref: txRef, status } = data as { tx_ref?: unknown; status?: unknown };
     if (typeof txRef !== 'string' || txRef === '') return refused('charge.completed without a tx_ref');
+    if (accountIdOf(txRef)) return await bankTransfer(data, txRef);
     const collectionId = chargeIdOf(txRef);
     if (!collectionId || !collections) return ignored('a charge Tapline did not make (its tx_ref is not one of ours)');
     let record;

@@ -1,7 +1,8 @@
 // Flutterwave (v3): payouts to bank accounts and mobile money wallets, their webhooks, the day's
 // transfers, transfer rates, Nigerian bill payments, and mobile money collections (Direct Charge
 // in KE, GH, UG, RW, ZM, TZ and the francophone countries, charges.ts) with their charge.completed
-// webhook. Built from Flutterwave's Node SDK
+// webhook, and permanent NGN virtual account numbers for wallet top-ups by bank transfer
+// (virtual-accounts.ts). Built from Flutterwave's Node SDK
 // (Flutterwave/Node-v3) and developer.flutterwave.com; test/fakes/flutterwave/README.md says which
 // file or page each path and field came from.
 import type { Rail } from '../../modules/payments/index.ts';
@@ -16,13 +17,15 @@ import { idOf, keyOf } from './keys.ts';
 import { type TransferRate, createRates } from './rates.ts';
 import { createReconcile } from './reconcile.ts';
 import { createTransfers } from './transfers.ts';
+import { createVirtualAccounts } from './virtual-accounts.ts';
 
 import { createFlutterwaveBiller } from './bills.ts';
 
 export { createFlutterwaveBiller };
 export type { FlutterwaveConfig, FlutterwaveSender } from './config.ts';
 export type { TransferRate } from './rates.ts';
-export { chargeIdOf, chargeKeyOf, idOf, keyOf } from './keys.ts';
+export { accountIdOf, accountKeyOf, chargeIdOf, chargeKeyOf, idOf, keyOf } from './keys.ts';
+export { walletEmail as virtualAccountEmail } from './virtual-accounts.ts';
 export { placeholderEmail } from './collections.ts';
 export { CHARGE_MARKETS } from './charges.ts';
 
@@ -37,7 +40,8 @@ export function createFlutterwaveAdapter(config: FlutterwaveConfig, deps: RailAd
   const client = createClient(config, deps);
   const transfers = createTransfers(config, deps, client);
   const collections = createCollections(client, deps);
-  const { callback } = createCallbacks(config, deps, transfers, collections);
+  const virtualAccounts = createVirtualAccounts(client, deps);
+  const { callback } = createCallbacks(config, deps, transfers, collections, virtualAccounts);
   return {
     name: 'flutterwave',
     supports: (rail: Rail, toCountry: string) => supportsDestination(config, rail, toCountry),
@@ -51,6 +55,7 @@ export function createFlutterwaveAdapter(config: FlutterwaveConfig, deps: RailAd
     collectionStatus: collections.collectionStatus,
     collectsIn,
     callback,
+    virtualAccounts,
     transactionsOn: createReconcile(client, transfers),
     rate: createRates(client),
   };

@@ -18,9 +18,17 @@
 // another prefix: chargeKeyOf(id) = "tplc_" + the mapped id, e.g. `col_Ab3` -> `tplc_col_-ab3`.
 // Fixed forever like keyOf. "tplc_..." never starts with "tpl_", so a payout's reference and a
 // collection's tx_ref never collide, and a webhook's reference says by itself which it names.
+//
+// A wallet's virtual account number (POST /v3/virtual-account-numbers, virtual-accounts.ts) is
+// made under the tx_ref accountKeyOf(walletId, currency) = "tplv_" + the mapping of
+// `<walletId>:<currency>`, e.g. `wal_Ab3` in NGN -> `tplv_wal_-ab3-0-n-g-n`. Fixed forever: the
+// same wallet and currency give the same tx_ref on every attempt, and Flutterwave names the account
+// by it in the charge.completed of every transfer into a static account. "tplv_" starts neither
+// "tpl_" nor "tplc_", so the three kinds of reference never collide.
 
 const PREFIX = 'tpl_';
 const CHARGE_PREFIX = 'tplc_';
+const ACCOUNT_PREFIX = 'tplv_';
 const MAX_REFERENCE = 100;
 
 export function keyOf(id: string): string {
@@ -38,6 +46,18 @@ export function chargeKeyOf(id: string): string {
 
 export function chargeIdOf(key: string): string | undefined {
   return decode(key, CHARGE_PREFIX);
+}
+
+/** A wallet's virtual account's tx_ref (one per wallet and currency). */
+export function accountKeyOf(walletId: string, currency: string): string {
+  return encode(`${walletId}:${currency.toUpperCase()}`, ACCOUNT_PREFIX);
+}
+
+/** The wallet and currency an account tx_ref was made for; undefined when it is not one of ours. */
+export function accountIdOf(key: string): { walletId: string; currency: string } | undefined {
+  const decoded = decode(key, ACCOUNT_PREFIX);
+  const match = decoded === undefined ? null : /^(.+):([A-Z]{3})$/.exec(decoded);
+  return match ? { walletId: match[1]!, currency: match[2]! } : undefined;
 }
 
 function encode(id: string, prefix: string): string {
