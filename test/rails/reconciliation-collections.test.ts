@@ -18,6 +18,8 @@ import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { ADMIN, ManualClock, type TestServer, databaseTargets, freePort, systemBalance, useTestServer } from '@tapline/sync-server/testing';
 import { SCENARIOS as MOMO_SCENARIOS, startMomoFake } from '../fakes/momo/index.ts';
 import { COLLECTION_SCENARIOS as MPESA_COLLECTIONS, startMpesaFake } from '../fakes/mpesa/index.ts';
+import { chargeKeyOf as flutterwaveTxRef } from '@tapline/sync-server/rails/flutterwave/index.ts';
+import { chargeKeyOf as paystackReference } from '@tapline/sync-server/rails/paystack/index.ts';
 import { CHARGE_SCENARIOS as PAYSTACK_CHARGES, startPaystackFake } from '../fakes/paystack/index.ts';
 import { CHARGE_SCENARIOS as FLUTTERWAVE_CHARGES, startFlutterwaveFake } from '../fakes/flutterwave/index.ts';
 import { type Collection, liveTill } from './live-till.ts';
@@ -63,7 +65,17 @@ interface Collector {
   phones: { pays: string; declines: string };
   /** A currency Tapline supports that this provider's clearing never held here. */
   otherCurrency: string;
-  start(publicBaseUrl: string): Promise<{ env: Record<string, string>; stop(): Promise<void> }>;
+  start(publicBaseUrl: string): Promise<RunningCollector>;
+}
+
+interface RunningCollector {
+  env: Record<string, string>;
+  /**
+   * Rewrites the provider's own record of one of our collections (the fakes of the providers whose
+   * record carries the amount): it now shows it failed, or collected another amount (minor units).
+   */
+  rewrite?(collectionId: string, patch: { status?: 'completed' | 'failed'; amountMinor?: number }): void;
+  stop(): Promise<void>;
 }
 
 const COLLECTORS: readonly Collector[] = [
@@ -76,7 +88,15 @@ const COLLECTORS: readonly Collector[] = [
     byList: true,
     phones: { pays: PAYSTACK_CHARGES.success.ke, declines: PAYSTACK_CHARGES.declined.ke },
     otherCurrency: 'GHS',
-    start: (publicBaseUrl) => startPaystackFake({ callbackBase: `${publicBaseUrl}/api/rails/paystack/webhook`, delayScale: DELAY_SCALE }),
+    async start(publicBaseUrl) {
+      const fake = await startPaystackFake({ callbackBase: `${publicBaseUrl}/api/rails/paystack/webhook`, delayScale: DELAY_SCALE });
+      return {
+        env: fake.env,
+        rewrite: (id, patch) =>
+          assert.ok(fake.rewriteCharge(paystackReference(id), { ...(patch.status ? { status: patch.status === 'completed' ? 'success' : 'failed' } : {}), ...(patch.amountMinor !== undefined ? { amount: patch.amountMinor } : {}) })),
+        stop: () => fake.stop(),
+      };
+    },
   },
   {
     name: 'flutterwave',
@@ -87,7 +107,16 @@ const COLLECTORS: readonly Collector[] = [
     byList: true,
     phones: { pays: FLUTTERWAVE_CHARGES.success, declines: FLUTTERWAVE_CHARGES.declined },
     otherCurrency: 'NGN',
-    start: (publicBaseUrl) => startFlutterwaveFake({ callbackBase: `${publicBaseUrl}/api/rails/flutterwave/webhook`, delayScale: DELAY_SCALE }),
+    async start(publicBaseUrl) {
+      const fake = await startFlutterwaveFake({ callbackBase: `${publicBaseUrl}/api/rails/flutterwave/webhook`, delayScale: DELAY_SCALE });
+      return {
+        env: fake.env,
+        // UGX has no minor unit: its major units are its minor units.
+        rewrite: (id, patch) =>
+          assert.ok(fake.rewriteCharge(flutterwaveTxRef(id), { ...(patch.status ? { status: patch.status === 'completed' ? 'successful' : 'failed' } : {}), ...(patch.amountMinor !== undefined ? { amount: patch.amountMinor } : {}) })),
+        stop: () => fake.stop(),
+      };
+    },
   },
   {
     name: 'mpesa',
@@ -125,7 +154,7 @@ for (const target of await databaseTargets()) {
       const { currency, amountMinor } = provider;
       const A = toMajor(amountMinor, currency);
       const env: Record<string, string> = {};
-      let fake: { env: Record<string, string>; stop(): Promise<void> };
+      let fake: RunningCollector;
       before(async () => {
         fake = await provider.start(publicBaseUrl);
         Object.assign(env, fake.env);
@@ -299,6 +328,19 @@ for (const target of await databaseTargets()) {
         const stored = await admin('GET', `/api/admin/rails/reconciliations/${record.id}`);
         assert.deepEqual(stored.body, record);
         assert.deepEqual((await checkLedger(server().db)).violations, []);
+      });
+
+      it("the provider's own record disagrees (rewritten at the fake): another amount, and failed where we show completed", { skip: provider.amounts ? false : 'M-Pesa and MoMo answer a collection by status only (no amount); their fakes are not rewritten' }, async () => {
+        // ids.paid agreed so far: the provider now says it collected 1 more minor unit; ids.amount (ours +100) now says failed.
+        fake.rewrite!(ids.paid, { amountMinor: amountMinor + 1 });
+        fake.rewrite!(ids.amount, { status: 'failed' });
+        clock.advance(60_000);
+        const record = await reconcile();
+        const of = (id: string) => record.mismatches.filter((mismatch) => mismatch.paymentId === id).map((mismatch) => [mismatch.kind, mismatch.direction, mismatch.ours, mismatch.theirs]);
+        assert.deepEqual(of(ids.paid), [['amount_differs', 'collection', { status: 'completed', amount: A, currency }, { status: 'completed', amount: toMajor(amountMinor + 1, currency), currency }]]);
+        assert.deepEqual(of(ids.amount), [['ours_only', 'collection', { status: 'completed', amount: toMajor(amountMinor + 100, currency), currency }, { status: 'failed', amount: null, currency: null }]]);
+        assert.equal(record.matched, 0);
+        assert.equal(await clearing(), 0, 'what the provider says moves no money');
       });
     });
   }

@@ -36,6 +36,8 @@ export interface FlutterwaveFake {
   charges(): FakeCharge[];
   /** A charge by its tx_ref. */
   charge(txRef: string): FakeCharge | undefined;
+  /** Rewrites its record of a charge (status, amount in major units) for a test that needs the provider to disagree; false when unknown. */
+  rewriteCharge(txRef: string, patch: { status?: 'successful' | 'failed'; amount?: number }): boolean;
   /** Requests seen, as "METHOD /path" (no query). */
   requests(): string[];
   stop(): Promise<void>;
@@ -127,6 +129,7 @@ export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {})
     chargesReceived: charges.received,
     charges: charges.charges,
     charge: charges.charge,
+    rewriteCharge: charges.rewrite,
     requests: () => [...seen],
     async stop() {
       stopped = true;
