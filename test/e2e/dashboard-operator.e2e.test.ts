@@ -193,8 +193,12 @@ for (const target of await databaseTargets()) {
       assert.deepEqual([await text(mismatch('provider_only').locator('td[data-side="ours"]')), await text(mismatch('provider_only').locator('td[data-side="theirs"]'))], ['Failed · NGN 5,000.00', 'Completed · NGN 5,000.00']);
       assert.deepEqual([await text(mismatch('ours_only').locator('td code').first()), await text(mismatch('ours_only').locator('td[data-side="theirs"]'))], [ids.ghost, 'Nothing']);
       assert.deepEqual([await text(mismatch('amount_differs').locator('td[data-side="ours"]')), await text(mismatch('amount_differs').locator('td[data-side="theirs"]'))], ['Completed · NGN 5,001.00', 'Completed · NGN 5,000.00']);
+      // Each mismatch says its direction: these are all payouts (collections are judged too, marked Collection).
+      const directions = await detail.locator('table[data-list="mismatches"] tr[data-mismatch]').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-direction'), (tr.querySelector('td[data-cell="direction"]')?.textContent ?? '').trim()]));
+      assert.deepEqual(directions, [['payout', 'Payout'], ['payout', 'Payout'], ['payout', 'Payout']]);
       const facts = await text(detail.locator('dl.facts'));
       assert.match(facts, /paystack's clearing for the day NGN 0\.00 · nets to zero/);
+      assert.match(facts, /Collections we show completed Nothing/);
       await assertAccessible(page, 'operator reconciliation with mismatches');
       await shoot(page, target.name, 'operator-reconciliations', ['1280x800', '390x844']);
 
@@ -258,6 +262,7 @@ for (const target of await databaseTargets()) {
       await page.locator('[data-detail] table[data-list="kinds"]').waitFor();
       assert.equal(await text(page.locator('main h1')), 'Rapprochements');
       assert.equal(await text(page.locator('[data-detail] tr[data-kind="ours_only"] td').first()), "Nous l'affichons payé, le prestataire n'a jamais payé");
+      assert.equal(await text(page.locator('[data-detail] tr[data-mismatch="ours_only"] td[data-cell="direction"]')), 'Virement');
       await shoot(page, target.name, 'operator-reconciliations-fr', ['1280x800', '390x844']);
       await page.locator('nav a[href="#/operator/attention"]').click();
       await page.locator(`table[data-list="attention"] tr[data-row="${ids.stuck}"]`).waitFor();

@@ -37,7 +37,7 @@ async function freePort(): Promise<number> {
 }
 
 type Side = { status: string; amount: number | null; currency: string | null } | null;
-type Mismatch = { kind: string; paymentId: string | null; providerReference: string | null; ours: Side; theirs: Side };
+type Mismatch = { kind: string; direction: string; paymentId: string | null; providerReference: string | null; ours: Side; theirs: Side };
 type Reconciliation = {
   id: string;
   provider: string;
@@ -51,6 +51,8 @@ type Reconciliation = {
   clearingNet: Record<string, number>;
   ledgerClearingNet: Record<string, number>;
   clearingBalance: Record<string, number>;
+  collectionTotals: Record<string, number>;
+  collectionProviderTotals: Record<string, number>;
   error: string | null;
   runs: number;
   createdAt: string;
@@ -208,6 +210,9 @@ for (const target of await databaseTargets()) {
             // The ledger agrees: the day's payouts left nothing on the provider's own clearing account.
             ledgerClearingNet: { [currency]: 0 },
             clearingBalance: { [currency]: 0 },
+            // No collections through the provider that day.
+            collectionTotals: {},
+            collectionProviderTotals: {},
             error: null,
             runs: 1,
           },
@@ -285,15 +290,15 @@ for (const target of await databaseTargets()) {
 
         const providerOnly = byKind.get('provider_only') ?? [];
         assert.deepEqual(without(providerOnly.find((mismatch) => mismatch.paymentId === ids.markedFailed)!), {
-          kind: 'provider_only', paymentId: ids.markedFailed, providerReference: undefined, ours: ours(ids.markedFailed), theirs: theirs('completed', ids.markedFailed),
+          kind: 'provider_only', direction: 'payout', paymentId: ids.markedFailed, providerReference: undefined, ours: ours(ids.markedFailed), theirs: theirs('completed', ids.markedFailed),
         });
-        assert.deepEqual(byKind.get('ours_only')?.map(without), [{ kind: 'ours_only', paymentId: ghost, providerReference: undefined, ours: ours(ghost), theirs: null }]);
-        assert.deepEqual(byKind.get('status_differs')?.map(without), [{ kind: 'status_differs', paymentId: ids.reversed, providerReference: undefined, ours: ours(ids.reversed), theirs: theirs('reversed', ids.reversed) }]);
+        assert.deepEqual(byKind.get('ours_only')?.map(without), [{ kind: 'ours_only', direction: 'payout', paymentId: ghost, providerReference: undefined, ours: ours(ghost), theirs: null }]);
+        assert.deepEqual(byKind.get('status_differs')?.map(without), [{ kind: 'status_differs', direction: 'payout', paymentId: ids.reversed, providerReference: undefined, ours: ours(ids.reversed), theirs: theirs('reversed', ids.reversed) }]);
         if (byList) {
-          assert.deepEqual(byKind.get('amount_differs')?.map(without), [{ kind: 'amount_differs', paymentId: ids.amount, providerReference: undefined, ours: ours(ids.amount), theirs: theirs('completed', ids.amount) }]);
+          assert.deepEqual(byKind.get('amount_differs')?.map(without), [{ kind: 'amount_differs', direction: 'payout', paymentId: ids.amount, providerReference: undefined, ours: ours(ids.amount), theirs: theirs('completed', ids.amount) }]);
           const unknown = providerOnly.find((mismatch) => mismatch.paymentId === null);
           assert.ok(unknown, JSON.stringify(providerOnly));
-          assert.deepEqual({ ...unknown, providerReference: undefined }, { kind: 'provider_only', paymentId: null, providerReference: undefined, ours: null, theirs: theirs('completed', ids.paid) });
+          assert.deepEqual({ ...unknown, providerReference: undefined }, { kind: 'provider_only', direction: 'payout', paymentId: null, providerReference: undefined, ours: null, theirs: theirs('completed', ids.paid) });
           assert.ok(unknown.providerReference, 'the provider reference of a payout unknown to us is reported');
           assert.equal(providerOnly.length, 2);
         } else {

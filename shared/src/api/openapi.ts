@@ -8181,6 +8181,12 @@ export interface paths {
                                 clearingBalance: {
                                     [key: string]: number;
                                 };
+                                collectionTotals: {
+                                    [key: string]: number;
+                                };
+                                collectionProviderTotals: {
+                                    [key: string]: number;
+                                };
                                 error: string | null;
                                 runs: number;
                                 /** Format: date-time */
@@ -8241,12 +8247,20 @@ export interface paths {
                             clearingBalance: {
                                 [key: string]: number;
                             };
+                            collectionTotals: {
+                                [key: string]: number;
+                            };
+                            collectionProviderTotals: {
+                                [key: string]: number;
+                            };
                             error: string | null;
                             runs: number;
                             /** Format: date-time */
                             createdAt: string;
                         } & {
                             mismatches: {
+                                /** @enum {string} */
+                                direction: "payout" | "collection";
                                 /** @enum {string} */
                                 kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
                                 paymentId: string | null;
@@ -8321,12 +8335,20 @@ export interface paths {
                             clearingBalance: {
                                 [key: string]: number;
                             };
+                            collectionTotals: {
+                                [key: string]: number;
+                            };
+                            collectionProviderTotals: {
+                                [key: string]: number;
+                            };
                             error: string | null;
                             runs: number;
                             /** Format: date-time */
                             createdAt: string;
                         } & {
                             mismatches: {
+                                /** @enum {string} */
+                                direction: "payout" | "collection";
                                 /** @enum {string} */
                                 kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
                                 paymentId: string | null;
@@ -8349,6 +8371,115 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/rails/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                    provider?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                provider: string;
+                                amount: number;
+                                currency: string;
+                                reference: string;
+                                settledOn: string;
+                                transferId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        provider: string;
+                        amount: number;
+                        currency: string;
+                        reference: string;
+                        settledOn: string;
+                    };
+                };
+            };
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            provider: string;
+                            amount: number;
+                            currency: string;
+                            reference: string;
+                            settledOn: string;
+                            transferId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            provider: string;
+                            amount: number;
+                            currency: string;
+                            reference: string;
+                            settledOn: string;
+                            transferId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

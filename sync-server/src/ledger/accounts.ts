@@ -7,9 +7,10 @@ export type SystemAccountCode =
   | 'rail_clearing' // money in flight to or from an outside payment rail (one account per provider for live payouts: railClearing)
   | 'offline_risk' // offline payments accepted before the server could check them
   | 'store_revenue' // what the platform's store sold (modules/store), per currency and mode
-  | 'offline_qr_reserve'; // money wallet holders reserved in offline QR vouchers not yet spent (modules/offline)
+  | 'offline_qr_reserve' // money wallet holders reserved in offline QR vouchers not yet spent (modules/offline)
+  | 'bank'; // the platform's own bank and float accounts: what providers settled to Tapline (a recorded settlement, modules/reconciliation)
 
-export const SYSTEM_ACCOUNT_CODES: readonly SystemAccountCode[] = ['funding', 'fees', 'fx', 'gift_card_liability', 'rail_clearing', 'offline_risk', 'store_revenue', 'offline_qr_reserve'];
+export const SYSTEM_ACCOUNT_CODES: readonly SystemAccountCode[] = ['funding', 'fees', 'fx', 'gift_card_liability', 'rail_clearing', 'offline_risk', 'store_revenue', 'offline_qr_reserve', 'bank'];
 
 export type Mode = 'test' | 'live';
 

@@ -15,6 +15,8 @@ export const TRANSFER_KINDS = [
   'payment_reversal',
   // Migration 044: live payouts' money in flight moved from the shared rail_clearing to its provider's
   'rail_clearing_split',
+  // A provider paid Tapline what it collected (modules/reconciliation): platform bank to the provider's clearing
+  'rail_settlement',
   'payment_link',
   'wallet_payment',
   // POS, offline terminals, checkout
@@ -75,4 +77,6 @@ export const transferIds = {
   offlinePayment: (paymentId: string) => `offline:${paymentId}`,
   /** A step of a payment or bill: `<id>:debit`, `<id>:settle`, `<id>:refund`. */
   step: (id: string, step: 'debit' | 'settle' | 'refund') => `${id}:${step}`,
+  /** The one transfer of a recorded provider settlement (modules/reconciliation). */
+  railSettlement: (settlementId: string) => `rail_settlement:${settlementId}`,
 } as const;

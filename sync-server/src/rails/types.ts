@@ -141,6 +141,14 @@ export interface RailAdapter extends PayoutProvider {
   collect?(request: CollectionRequest): Promise<CollectionUpdate>;
   collectionStatus?(request: CollectionRequest): Promise<CollectionUpdate>;
   /**
+   * The provider's own record of a collection, for the daily reconciliation: its state as the
+   * provider shows it, with what it says was paid where its record carries an amount (`paid`),
+   * even when that differs from what was asked; undefined when the provider never heard of the
+   * collection's key. `providerReference` is the one we stored (M-Pesa's CheckoutRequestID).
+   * Throws when the provider cannot tell now.
+   */
+  collectionRecord?(request: CollectionRequest, providerReference: string | null): Promise<CollectionUpdate | undefined>;
+  /**
    * Whether it collects from phones of this country (ISO code), where the adapter can tell; the
    * collections module skips one that says no (absent: it is asked, and answers in words).
    */

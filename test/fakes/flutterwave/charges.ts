@@ -230,5 +230,17 @@ export function createChargeDesk(options: { timing: ChargeTiming; callbackBase: 
       const c = byRef.get(txRef);
       return c ? { ...c } : undefined;
     },
+    /**
+     * Changes Flutterwave's record of a charge after the fact (a reconciliation test makes the
+     * provider's side disagree with ours: a charge it now shows failed, or for another amount).
+     * What verify_by_reference answers from then on; no webhook is sent. False when unknown.
+     */
+    rewrite: (txRef: string, patch: { status?: 'successful' | 'failed'; amount?: number }): boolean => {
+      const c = byRef.get(txRef);
+      if (!c) return false;
+      if (patch.status !== undefined) c.status = patch.status;
+      if (patch.amount !== undefined) c.amount = patch.amount;
+      return true;
+    },
   };
 }

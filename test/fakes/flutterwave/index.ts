@@ -45,6 +45,8 @@ export interface FlutterwaveFake {
   sendBankTransfer(accountNumber: string, amountMajor: number, options?: SendBankTransferOptions): Promise<FakeBankTransferIn>;
   /** A transfer in by its transaction id, with what each webhook delivery was answered. */
   bankTransfer(id: number): FakeBankTransferIn | undefined;
+  /** Rewrites its record of a charge (status, amount in major units) for a test that needs the provider to disagree; false when unknown. */
+  rewriteCharge(txRef: string, patch: { status?: 'successful' | 'failed'; amount?: number }): boolean;
   /** Requests seen, as "METHOD /path" (no query). */
   requests(): string[];
   stop(): Promise<void>;
@@ -149,6 +151,7 @@ export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {})
     virtualAccountRequests: virtualAccounts.accountRequests,
     sendBankTransfer: virtualAccounts.sendBankTransfer,
     bankTransfer: virtualAccounts.bankTransfer,
+    rewriteCharge: charges.rewrite,
     requests: () => [...seen],
     async stop() {
       stopped = true;

@@ -233,5 +233,17 @@ export function chargeDesk(deps: ChargeDeskDeps) {
     verify,
     received: () => received,
     charges: (): FakeCharge[] => [...charges.values()].map((c) => ({ ...c })),
+    /**
+     * Changes Paystack's record of a charge after the fact (a reconciliation test makes the
+     * provider's side disagree with ours: a charge it now shows failed, or for another amount).
+     * What GET /transaction/verify answers from then on; no webhook is sent. False when unknown.
+     */
+    rewrite: (reference: string, patch: { status?: 'success' | 'failed'; amount?: number }): boolean => {
+      const c = charges.get(reference);
+      if (!c) return false;
+      if (patch.status !== undefined) c.status = patch.status;
+      if (patch.amount !== undefined) c.amount = patch.amount;
+      return true;
+    },
   };
 }

@@ -63,6 +63,8 @@ export interface PaystackFake {
   chargesReceived(): number;
   /** Every mobile money charge, with how many times the customer's money was taken under its reference. */
   charges(): FakeCharge[];
+  /** Rewrites its record of a charge (status, amount in minor units) for a test that needs the provider to disagree; false when unknown. */
+  rewriteCharge(reference: string, patch: { status?: 'success' | 'failed'; amount?: number }): boolean;
   /** Dedicated virtual accounts made (virtual-accounts.ts). */
   virtualAccounts(): { id: number; accountNumber: string; accountName: string; bank: string; customerEmail: string; currency: string }[];
   /** "Sends a bank transfer" into a dedicated virtual account: a dedicated_nuban transaction and its signed charge.success. */
@@ -556,6 +558,7 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     webhooks: () => [...webhooks],
     chargesReceived: () => desk.received(),
     charges: () => desk.charges(),
+    rewriteCharge: (reference, patch) => desk.rewrite(reference, patch),
     virtualAccounts: () => dva.accounts(),
     sendBankTransfer: (accountNumber, amount, sendOptions) => dva.sendBankTransfer(accountNumber, amount, sendOptions),
     async stop() {

@@ -4271,7 +4271,9 @@ export interface paths {
          * Reconcile a provider's live payouts of a UTC day now
          * @description Reconciles one provider's UTC day now: our live payouts through it made that day against the provider's own
          *     record (its list of the day where it has one, Paystack and Flutterwave; otherwise each payout asked about by its key,
-         *     M-Pesa and MTN MoMo). Idempotent per provider and day: a re-run replaces the day's record (same id, runs counted).
+         *     M-Pesa and MTN MoMo), and our live collections through it made that day (till mobile money, wallet and agent float
+         *     top-ups), each asked about by its key (Paystack and Flutterwave verify by reference, the M-Pesa Express query, MoMo's
+         *     request-to-pay). Each mismatch says its direction (payout or collection). Idempotent per provider and day: a re-run replaces the day's record (same id, runs counted).
          *     Nothing moves money: a mismatch is for an operator to take up with the provider. The daily job does the same for
          *     every configured provider, RECONCILE_AFTER_HOURS (default 2) after each day ends. A provider that cannot be asked
          *     answers 200 with status failed and the error. Errors: 404 rail_provider_not_configured (unknown provider, or not
@@ -4299,6 +4301,39 @@ export interface paths {
         get: operations["getRailReconciliation"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/rails/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Provider settlements recorded, newest settlement day first
+         * @description Filter: provider.
+         */
+        get: operations["listRailSettlements"];
+        put?: never;
+        /**
+         * Record that a provider settled collected money to Tapline
+         * @description Records that a provider paid Tapline what it collected for us: a completed collection (a customer paying from her
+         *     phone) takes the money out of the provider's clearing account rail_clearing:<provider>, which stays negative while the
+         *     provider holds it; when the provider's settlement reaches Tapline's bank an operator records it here, with the provider's
+         *     settlement (batch) reference. The server posts one balanced ledger transfer, the platform's bank account of the currency
+         *     (system account bank) to the provider's clearing, in the same transaction as the record: the clearing goes back toward
+         *     zero, and the next reconciliation's clearingBalance shows it. Once per provider and reference: a repeat answers the first
+         *     record (200 instead of 201) and posts nothing. Amount in major units. Errors: 404 rail_provider_not_configured; 400
+         *     validation_failed (amount not positive, reference empty, settledOn not a day), 400 with MoneyError codes
+         *     (amount_must_not_be_zero, amount_must_be_positive, amount_too_many_decimals for more decimals than the currency has), 400 currency_not_supported, 400
+         *     currency_not_cleared (a currency the provider never cleared for Tapline).
+         */
+        post: operations["recordRailSettlement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -30824,7 +30859,7 @@ export interface operations {
                              * @enum {string}
                              */
                             method: "list" | "by_key";
-                            /** @description Payouts both sides agree on */
+                            /** @description Payouts and collections both sides agree on */
                             matched: number;
                             mismatched: number;
                             /** @description Our payouts of the day that we show completed, major units per currency */
@@ -30843,8 +30878,16 @@ export interface operations {
                             ledgerClearingNet: {
                                 [key: string]: number;
                             };
-                            /** @description The ledger: this provider's rail clearing balance (live) when the day was reconciled, major units per currency: payouts of any day still in flight */
+                            /** @description The ledger: this provider's rail clearing balance (live) when the day was reconciled, settlements recorded by then included, major units per currency: payouts of any day still in flight, less the collections the provider holds and has not yet settled to Tapline (negative: money the provider owes Tapline) */
                             clearingBalance: {
+                                [key: string]: number;
+                            };
+                            /** @description Our collections of the day through this provider that we show completed (what the phone paid, fee included), major units per currency */
+                            collectionTotals: {
+                                [key: string]: number;
+                            };
+                            /** @description The provider's completed collections of the day, major units per currency (its amounts where its record carries them, otherwise ours) */
+                            collectionProviderTotals: {
                                 [key: string]: number;
                             };
                             error: string | null;
@@ -30958,7 +31001,7 @@ export interface operations {
                          * @enum {string}
                          */
                         method: "list" | "by_key";
-                        /** @description Payouts both sides agree on */
+                        /** @description Payouts and collections both sides agree on */
                         matched: number;
                         mismatched: number;
                         /** @description Our payouts of the day that we show completed, major units per currency */
@@ -30977,8 +31020,16 @@ export interface operations {
                         ledgerClearingNet: {
                             [key: string]: number;
                         };
-                        /** @description The ledger: this provider's rail clearing balance (live) when the day was reconciled, major units per currency: payouts of any day still in flight */
+                        /** @description The ledger: this provider's rail clearing balance (live) when the day was reconciled, settlements recorded by then included, major units per currency: payouts of any day still in flight, less the collections the provider holds and has not yet settled to Tapline (negative: money the provider owes Tapline) */
                         clearingBalance: {
+                            [key: string]: number;
+                        };
+                        /** @description Our collections of the day through this provider that we show completed (what the phone paid, fee included), major units per currency */
+                        collectionTotals: {
+                            [key: string]: number;
+                        };
+                        /** @description The provider's completed collections of the day, major units per currency (its amounts where its record carries them, otherwise ours) */
+                        collectionProviderTotals: {
                             [key: string]: number;
                         };
                         error: string | null;
@@ -30992,11 +31043,16 @@ export interface operations {
                     } & {
                         mismatches: {
                             /**
+                             * @description payout: money Tapline sent out through the provider; collection: money a customer paid in from her phone through the provider (till sale, wallet or agent float top-up)
+                             * @enum {string}
+                             */
+                            direction: "payout" | "collection";
+                            /**
                              * @description provider_only: the provider paid (or is paying) something we do not show as paid; ours_only: we show it completed and the provider has no such payout or says failed; amount_differs: both say paid, amounts or currencies differ; status_differs: states that disagree otherwise (a reversal we did not record, a payout one side still has open)
                              * @enum {string}
                              */
                             kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
-                            /** @description Our payment; null when the provider reference maps to none of ours */
+                            /** @description Our payment (payout) or collection id; null when the provider reference maps to none of ours */
                             paymentId: string | null;
                             providerReference: string | null;
                             ours: {
@@ -31139,7 +31195,7 @@ export interface operations {
                          * @enum {string}
                          */
                         method: "list" | "by_key";
-                        /** @description Payouts both sides agree on */
+                        /** @description Payouts and collections both sides agree on */
                         matched: number;
                         mismatched: number;
                         /** @description Our payouts of the day that we show completed, major units per currency */
@@ -31158,8 +31214,16 @@ export interface operations {
                         ledgerClearingNet: {
                             [key: string]: number;
                         };
-                        /** @description The ledger: this provider's rail clearing balance (live) when the day was reconciled, major units per currency: payouts of any day still in flight */
+                        /** @description The ledger: this provider's rail clearing balance (live) when the day was reconciled, settlements recorded by then included, major units per currency: payouts of any day still in flight, less the collections the provider holds and has not yet settled to Tapline (negative: money the provider owes Tapline) */
                         clearingBalance: {
+                            [key: string]: number;
+                        };
+                        /** @description Our collections of the day through this provider that we show completed (what the phone paid, fee included), major units per currency */
+                        collectionTotals: {
+                            [key: string]: number;
+                        };
+                        /** @description The provider's completed collections of the day, major units per currency (its amounts where its record carries them, otherwise ours) */
+                        collectionProviderTotals: {
                             [key: string]: number;
                         };
                         error: string | null;
@@ -31173,11 +31237,16 @@ export interface operations {
                     } & {
                         mismatches: {
                             /**
+                             * @description payout: money Tapline sent out through the provider; collection: money a customer paid in from her phone through the provider (till sale, wallet or agent float top-up)
+                             * @enum {string}
+                             */
+                            direction: "payout" | "collection";
+                            /**
                              * @description provider_only: the provider paid (or is paying) something we do not show as paid; ours_only: we show it completed and the provider has no such payout or says failed; amount_differs: both say paid, amounts or currencies differ; status_differs: states that disagree otherwise (a reversal we did not record, a payout one side still has open)
                              * @enum {string}
                              */
                             kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
-                            /** @description Our payment; null when the provider reference maps to none of ours */
+                            /** @description Our payment (payout) or collection id; null when the provider reference maps to none of ours */
                             paymentId: string | null;
                             providerReference: string | null;
                             ours: {
@@ -31227,6 +31296,261 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `reconciliation_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listRailSettlements: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description A payment provider: paystack, flutterwave, mpesa or momo */
+                provider?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            provider: string;
+                            /** @description Major units */
+                            amount: number;
+                            currency: string;
+                            /** @description The provider's settlement or batch reference (one record per provider and reference) */
+                            reference: string;
+                            /** @description The day the provider paid, YYYY-MM-DD */
+                            settledOn: string;
+                            /** @description The ledger transfer: the platform bank account to rail_clearing:<provider> */
+                            transferId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    recordRailSettlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A payment provider: paystack, flutterwave, mpesa or momo */
+                    provider: string;
+                    /**
+                     * @description Major units, positive
+                     * @example 12500.5
+                     */
+                    amount: number;
+                    currency: string;
+                    /** @description The provider's settlement or batch reference */
+                    reference: string;
+                    /**
+                     * @description A UTC day, YYYY-MM-DD
+                     * @example 2025-03-14
+                     */
+                    settledOn: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        provider: string;
+                        /** @description Major units */
+                        amount: number;
+                        currency: string;
+                        /** @description The provider's settlement or batch reference (one record per provider and reference) */
+                        reference: string;
+                        /** @description The day the provider paid, YYYY-MM-DD */
+                        settledOn: string;
+                        /** @description The ledger transfer: the platform bank account to rail_clearing:<provider> */
+                        transferId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        provider: string;
+                        /** @description Major units */
+                        amount: number;
+                        currency: string;
+                        /** @description The provider's settlement or batch reference (one record per provider and reference) */
+                        reference: string;
+                        /** @description The day the provider paid, YYYY-MM-DD */
+                        settledOn: string;
+                        /** @description The ledger transfer: the platform bank account to rail_clearing:<provider> */
+                        transferId: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `currency_not_cleared`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `rail_provider_not_configured`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -151,3 +151,15 @@ export async function claimDueCollections(db: Queryable, now: Date, leaseMs: num
   }
   return rows;
 }
+
+/**
+ * Live collections through `provider` created in [from, to), oldest first: the day the daily
+ * reconciliation compares with the provider's record (migration 052's index).
+ */
+export async function listProviderCollectionsCreated(db: Queryable, provider: string, from: Date, to: Date): Promise<CollectionRow[]> {
+  const rows = await db.query<CollectionRow>(
+    `SELECT ${COLUMNS} FROM pos_collections c WHERE c.provider = $1 AND c.mode = 'live' AND c.created_at >= $2 AND c.created_at < $3 ORDER BY c.created_at, c.id`,
+    [provider, from, to],
+  );
+  return rows.map((row) => normalised(row)!);
+}

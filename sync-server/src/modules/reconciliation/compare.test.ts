@@ -51,9 +51,44 @@ describe('reconciliation: one payout judged on both sides', () => {
       elsewhere: [ours('completed', 300, 'pay_old')],
     });
     assert.equal(day.matched, 4);
-    assert.deepEqual(day.mismatches, [{ kind: 'provider_only', paymentId: 'pay_a', providerReference: 'TRF_1', ours: { status: 'completed', amount: 1000, currency: 'NGN' }, theirs: { status: 'completed', amount: 1000, currency: 'NGN' } }]);
+    assert.deepEqual(day.mismatches, [{ kind: 'provider_only', direction: 'payout', paymentId: 'pay_a', providerReference: 'TRF_1', ours: { status: 'completed', amount: 1000, currency: 'NGN' }, theirs: { status: 'completed', amount: 1000, currency: 'NGN' } }]);
     assert.deepEqual(day.ourTotals, { KES: 700, NGN: 1000 });
     assert.deepEqual(day.providerTotals, { KES: 700, NGN: 2300 });
     assert.deepEqual(day.clearingNet, { KES: 0, NGN: 250 });
+  });
+
+  it('collections: their statuses judged like payouts, ids matched within one direction only, each mismatch keeps its direction', () => {
+    const col = (status: OurPayout['status'], amount = 1000, id = 'col_1'): OurPayout => ({ paymentId: id, direction: 'collection', status, amount, currency: 'KES', providerReference: null });
+    const them = (status: TheirPayout['status'], amount: number | null = 1000, id = 'col_1'): TheirPayout => ({ paymentId: id, direction: 'collection', providerReference: 'ws_CO_1', status, amount, currency: amount === null ? null : 'KES' });
+    const cases: [OurPayout | undefined, TheirPayout | undefined, ReturnType<typeof judge>][] = [
+      [col('completed'), them('completed'), 'matched'],
+      [col('completed'), them('completed', null), 'matched'],
+      [col('completed'), them('completed', 1100), 'amount_differs'],
+      [col('completed'), them('failed'), 'ours_only'],
+      [col('completed'), undefined, 'ours_only'],
+      [col('expired'), them('completed'), 'provider_only'],
+      [col('cancelled'), them('completed'), 'provider_only'],
+      [col('failed'), them('completed'), 'provider_only'],
+      [col('expired'), undefined, 'matched'],
+      [col('cancelled'), them('failed'), 'matched'],
+      [col('pending'), them('pending'), 'matched'],
+      [col('pending'), them('completed'), 'status_differs'],
+      [col('failed'), them('pending'), 'status_differs'],
+    ];
+    for (const [mine, provider, expected] of cases) assert.equal(judge(mine, provider), expected, `${mine?.status ?? 'none'} / ${provider?.status ?? 'none'}`);
+
+    // A payout and a collection under the same id are two things: the provider's collection record does not answer the payout.
+    const day = compareDay({
+      ours: [col('completed', 1000, 'x_1'), col('failed', 500, 'col_2'), col('completed', 700, 'col_3')],
+      theirs: [them('completed', 1000, 'x_1'), { ...them('completed', 500, 'col_2') }, them('completed', 800, 'col_3'), { paymentId: 'x_1', providerReference: 'TRF_9', status: 'completed', amount: 1000, currency: 'KES' }],
+      elsewhere: [],
+    });
+    assert.equal(day.matched, 1);
+    assert.deepEqual(day.mismatches.map((mismatch) => [mismatch.kind, mismatch.direction, mismatch.paymentId]), [
+      ['provider_only', 'collection', 'col_2'],
+      ['amount_differs', 'collection', 'col_3'],
+      ['provider_only', 'payout', null],
+    ]);
+    assert.deepEqual([day.ourTotals, day.providerTotals], [{ KES: 1700 }, { KES: 2300 + 1000 }]);
   });
 });

@@ -1,6 +1,12 @@
-// How one UTC day's live payouts through a provider are judged against the provider's own record.
-// Pure: no database, no network. service.ts gathers both sides and records what this answers.
+// How one UTC day's live payouts and collections through a provider are judged against the
+// provider's own record. Pure: no database, no network. service.ts gathers both sides and records
+// what this answers. A payout and a collection are judged alike (money decides); each keeps its
+// direction, and ids are matched within one direction only.
 import type { PaymentStatus } from '../payments/index.ts';
+
+export type Direction = 'payout' | 'collection';
+/** A collection's status (modules/collections): expired and cancelled moved no money, like failed. */
+export type CollectionState = 'pending' | 'completed' | 'failed' | 'expired' | 'cancelled';
 
 /** One transaction as the provider's own records show it, for the daily reconciliation. */
 export interface ProviderTransaction {
@@ -16,10 +22,16 @@ export interface ProviderTransaction {
 
 export type MismatchKind = 'provider_only' | 'ours_only' | 'amount_differs' | 'status_differs';
 
-/** A payout as we show it: its destination amount (minor units) is what the provider pays. */
+/**
+ * A payout or a collection as we show it: a payout's destination amount (minor units) is what the
+ * provider pays; a collection's amount + fee is what the provider collects from the phone.
+ */
 export interface OurPayout {
+  /** Our payment or collection id. */
   paymentId: string;
-  status: PaymentStatus;
+  /** Absent: a payout. */
+  direction?: Direction;
+  status: PaymentStatus | CollectionState;
   amount: number;
   currency: string;
   providerReference: string | null;
@@ -29,6 +41,8 @@ export interface OurPayout {
 export interface TheirPayout {
   /** Our payment id the provider's key maps to (idOf); undefined when the key is not one of ours. */
   paymentId: string | undefined;
+  /** Absent: a payout. */
+  direction?: Direction;
   providerReference: string | null;
   status: ProviderTransaction['status'];
   amount: number | null;
@@ -37,9 +51,11 @@ export interface TheirPayout {
 
 export interface Mismatch {
   kind: MismatchKind;
+  direction: Direction;
+  /** Our payment or collection id; null when the provider's record is none of ours. */
   paymentId: string | null;
   providerReference: string | null;
-  ours: { status: PaymentStatus; amount: number; currency: string } | null;
+  ours: { status: OurPayout['status']; amount: number; currency: string } | null;
   theirs: { status: ProviderTransaction['status']; amount: number | null; currency: string | null } | null;
 }
 
@@ -57,7 +73,7 @@ export interface DayComparison {
   clearingNet: Totals;
 }
 
-const OPEN: ReadonlySet<PaymentStatus> = new Set(['pending', 'processing']);
+const OPEN: ReadonlySet<OurPayout['status']> = new Set(['pending', 'processing']);
 
 /**
  * One payout, both sides: 'matched', a mismatch, or undefined (a provider transaction that is
@@ -82,7 +98,7 @@ export function judge(ours: OurPayout | undefined, theirs: TheirPayout | undefin
       if (theirs.amount !== null && (theirs.amount !== ours.amount || theirs.currency !== ours.currency)) return 'amount_differs';
       return 'matched';
     default:
-      // failed or reversed: nothing paid on our side.
+      // failed or reversed (a collection: failed, expired or cancelled): nothing paid on our side.
       if (theirs.status === 'completed') return 'provider_only';
       if (theirs.status === 'pending') return 'status_differs';
       return 'matched';
@@ -100,6 +116,7 @@ function sorted(totals: Map<string, number>): Totals {
 function mismatchOf(kind: MismatchKind, ours: OurPayout | undefined, theirs: TheirPayout | undefined): Mismatch {
   return {
     kind,
+    direction: ours?.direction ?? theirs?.direction ?? 'payout',
     // Null for a payout unknown to us, even when the provider's key decodes to an id: no payment has it.
     paymentId: ours?.paymentId ?? null,
     providerReference: theirs?.providerReference ?? ours?.providerReference ?? null,
@@ -115,8 +132,9 @@ function mismatchOf(kind: MismatchKind, ours: OurPayout | undefined, theirs: The
  * provider just after): judged like the day's own, but outside our totals of the day.
  */
 export function compareDay(input: { ours: readonly OurPayout[]; theirs: readonly TheirPayout[]; elsewhere: readonly OurPayout[] }): DayComparison {
-  const ourDay = new Map(input.ours.map((payout) => [payout.paymentId, payout]));
-  const elsewhere = new Map(input.elsewhere.map((payout) => [payout.paymentId, payout]));
+  const keyOf = (direction: Direction | undefined, id: string) => `${direction ?? 'payout'}:${id}`;
+  const ourDay = new Map(input.ours.map((payout) => [keyOf(payout.direction, payout.paymentId), payout]));
+  const elsewhere = new Map(input.elsewhere.map((payout) => [keyOf(payout.direction, payout.paymentId), payout]));
   const answered = new Set<string>();
   const mismatches: Mismatch[] = [];
   let matched = 0;
@@ -129,22 +147,22 @@ export function compareDay(input: { ours: readonly OurPayout[]; theirs: readonly
   };
 
   for (const theirs of input.theirs) {
-    const id = theirs.paymentId;
+    const id = theirs.paymentId === undefined ? undefined : keyOf(theirs.direction, theirs.paymentId);
     const ours = id === undefined ? undefined : (ourDay.get(id) ?? elsewhere.get(id));
     if (theirs.status === 'completed') {
       const currency = theirs.currency ?? ours?.currency;
       const amount = theirs.amount ?? ours?.amount;
       if (currency !== undefined && amount !== undefined) add(providerTotals, currency, amount);
     }
-    if (ours && answered.has(ours.paymentId)) {
+    if (ours && answered.has(keyOf(ours.direction, ours.paymentId))) {
       // A second record of the provider under one of our keys: paid twice is money we do not show.
       if (theirs.status === 'completed' || theirs.status === 'pending') mismatches.push(mismatchOf('provider_only', ours, theirs));
       continue;
     }
-    if (ours) answered.add(ours.paymentId);
+    if (ours) answered.add(keyOf(ours.direction, ours.paymentId));
     record(ours, theirs);
   }
-  for (const ours of input.ours) if (!answered.has(ours.paymentId)) record(ours, undefined);
+  for (const ours of input.ours) if (!answered.has(keyOf(ours.direction, ours.paymentId))) record(ours, undefined);
 
   const ourTotals = new Map<string, number>();
   const clearingNet = new Map<string, number>();

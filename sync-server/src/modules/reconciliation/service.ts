@@ -1,5 +1,6 @@
-// The daily reconciliation of live payouts with each payment provider: for one provider and one
-// UTC day, our payouts through it made that day against the provider's own record of them.
+// The daily reconciliation of live payouts and collections with each payment provider: for one
+// provider and one UTC day, our payouts and collections through it made that day against the
+// provider's own record of them.
 //
 // It reports; it never moves money. A mismatch is for an operator, who asks the provider and
 // decides. Correcting automatically would be unsafe: the two sides disagree because one of them
@@ -17,9 +18,22 @@
 // did not list (a listing's day boundary may differ from ours); the others (M-Pesa, MTN MoMo) are
 // asked about each of our payouts of the day by key (lookup, else poll). Any question that fails
 // fails the whole day (status failed, with the error): a half answer is not a reconciliation.
+// Collections (a customer paying from her phone: till sales, wallet and agent float top-ups) are
+// asked about one by one by their key (collectionRecord: Paystack and Flutterwave verify by
+// reference, M-Pesa's Express query, MoMo's request-to-pay GET), whatever their state with us.
+//
+// Settlements: a completed collection leaves what the customer paid on the provider's clearing
+// account (negative: the money is at the provider). recordSettlement is an operator's record that
+// the provider paid it to Tapline's bank: the one place this module moves money, a balanced
+// transfer from the platform's bank account to the provider's clearing, stated by a person who
+// saw it arrive, once per provider reference.
 import type { Database } from '../../db/database.ts';
 import { newId } from '../../db/ids.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
+import { railClearing, systemAccount } from '../../ledger/accounts.ts';
+import { transfer } from '../../ledger/ledger.ts';
+import { transferIds } from '../../ledger/transfers.ts';
+import { type CollectionRow, listProviderCollectionsCreated } from '../collections/index.ts';
 import { type PolledJob, forEachLimited, polledJob } from '../../jobs/poller.ts';
 import { railClearingBalances, railClearingNetOf } from '../../ledger/ledger.ts';
 import { type PaymentRow, type PayoutRequest, type PayoutUpdate, findProviderPayouts, listProviderPayoutsCreated, payoutRequestOf } from '../payments/index.ts';
@@ -27,7 +41,12 @@ import { type DayComparison, type Mismatch, type OurPayout, type ProviderTransac
 import {
   type ReconciliationMethod,
   type ReconciliationRow,
+  type SettlementRow,
   findReconciliation,
+  findSettlement,
+  insertSettlement,
+  listSettlements,
+  providerClearingCurrencies,
   listMismatches,
   listReconciliations,
   reconciliationsOfDay,
@@ -42,6 +61,37 @@ export interface ReconciliationSource {
   /** What became of a payout at the provider; undefined when it never heard of its key. Throws when it cannot tell now. */
   lookup?(request: PayoutRequest): Promise<PayoutUpdate | undefined>;
   poll(request: PayoutRequest, providerReference: string | null): Promise<PayoutUpdate>;
+  /**
+   * The provider's record of one of our collections by its key (RailAdapter's collectionRecord):
+   * undefined when it never heard of it; `paid` where its record carries the amount. Throws when it
+   * cannot tell now. A provider without it cannot reconcile collections (the day fails if it has any).
+   */
+  collectionRecord?(request: CollectionQuestion, providerReference: string | null): Promise<CollectionAnswer | undefined>;
+}
+
+/** What a provider is asked about a collection (rails' CollectionRequest): amount is what the phone was asked for, amount + fee. */
+export interface CollectionQuestion {
+  collectionId: string;
+  amount: number;
+  currency: string;
+  phone: string;
+  description: string;
+}
+
+/** The provider's record of a collection (rails' CollectionUpdate). */
+export interface CollectionAnswer {
+  status: 'pending' | 'completed' | 'failed';
+  providerReference?: string | undefined;
+  paid?: { amount: number; currency: string | undefined } | undefined;
+}
+
+/** An operator's record that a provider paid Tapline (POST /api/admin/rails/settlements); amount in minor units. */
+export interface SettlementInput {
+  provider: string;
+  amount: number;
+  currency: string;
+  reference: string;
+  settledOn: string;
 }
 
 export interface ReconciliationOptions {
@@ -95,6 +145,15 @@ function ourPayout(row: PaymentRow): OurPayout {
   return { paymentId: row.id, status: row.status, amount: row.destination_amount, currency: row.destination_currency, providerReference: row.provider_reference };
 }
 
+/** What the phone was asked for (amount + fee) is what the provider collects and the clearing gave. */
+function ourCollection(row: CollectionRow): OurPayout {
+  return { paymentId: row.id, direction: 'collection', status: row.status, amount: row.amount + row.fee, currency: row.currency, providerReference: row.provider_reference };
+}
+
+function collectionQuestion(row: CollectionRow): CollectionQuestion {
+  return { collectionId: row.id, amount: row.amount + row.fee, currency: row.currency, phone: row.phone, description: row.description ?? 'Tapline' };
+}
+
 function theirStatus(update: PayoutUpdate): TheirPayout['status'] {
   return update.status === 'processing' ? 'pending' : update.status;
 }
@@ -119,6 +178,35 @@ export function reconciliationService(options: ReconciliationOptions) {
         if (update) answers.push({ paymentId: row.id, providerReference: update.providerReference ?? row.provider_reference, status: theirStatus(update), amount: null, currency: null });
       } catch (error) {
         failure ??= new Error(`${source.name} could not tell what became of payment ${row.id}: ${messageOf(error)}`);
+      }
+    });
+    if (failure) throw failure;
+    return answers;
+  }
+
+  /** Asks the provider about each collection of the day by its key; the first failure stops it and throws. */
+  async function askCollections(source: ReconciliationSource, rows: readonly CollectionRow[]): Promise<TheirPayout[]> {
+    if (rows.length === 0) return [];
+    const record = source.collectionRecord;
+    if (!record) throw new Error(`${source.name} cannot be asked about collections, and ${rows.length} were made through it that day`);
+    const answers: TheirPayout[] = [];
+    let failure: Error | undefined;
+    await forEachLimited(rows, ASK_CONCURRENCY, async (row) => {
+      if (failure) return;
+      try {
+        const answer = await record.call(source, collectionQuestion(row), row.provider_reference);
+        if (!answer) return;
+        const paid = answer.status === 'completed' ? answer.paid : undefined;
+        answers.push({
+          paymentId: row.id,
+          direction: 'collection',
+          providerReference: answer.providerReference ?? row.provider_reference,
+          status: answer.status,
+          amount: paid ? paid.amount : null,
+          currency: paid ? (paid.currency ?? row.currency) : null,
+        });
+      } catch (error) {
+        failure ??= new Error(`${source.name} could not tell what became of collection ${row.id}: ${messageOf(error)}`);
       }
     });
     if (failure) throw failure;
@@ -167,8 +255,11 @@ export function reconciliationService(options: ReconciliationOptions) {
 
     const rows = await listProviderPayoutsCreated(db, provider, from, to);
     const ours = rows.map(ourPayout);
+    const collectionRows = await listProviderCollectionsCreated(db, provider, from, to);
+    const ourCollections = collectionRows.map(ourCollection);
     const method: ReconciliationMethod = source.transactionsOn ? 'list' : 'by_key';
     let comparison: DayComparison;
+    let collections: DayComparison;
     let error: string | null = null;
     try {
       const theirs = await askProvider(source, day, rows);
@@ -176,13 +267,16 @@ export function reconciliationService(options: ReconciliationOptions) {
       const others = [...new Set(theirs.map((payout) => payout.paymentId).filter((id): id is string => id !== undefined && !dayIds.has(id)))];
       const elsewhere = (await findProviderPayouts(db, provider, others)).map(ourPayout);
       comparison = compareDay({ ours, theirs, elsewhere });
+      collections = compareDay({ ours: ourCollections, theirs: await askCollections(source, collectionRows), elsewhere: [] });
     } catch (caught) {
       error = messageOf(caught);
       // Our side is still known: its totals and what it leaves in clearing.
       const ourSide = compareDay({ ours, theirs: [], elsewhere: [] });
       comparison = { matched: 0, mismatches: [], ourTotals: ourSide.ourTotals, providerTotals: {}, clearingNet: ourSide.clearingNet };
+      collections = { ...compareDay({ ours: ourCollections, theirs: [], elsewhere: [] }), matched: 0, mismatches: [], providerTotals: {} };
     }
-    const status = error !== null ? 'failed' : comparison.mismatches.length > 0 ? 'mismatched' : 'clean';
+    const mismatches = [...comparison.mismatches, ...collections.mismatches];
+    const status = error !== null ? 'failed' : mismatches.length > 0 ? 'mismatched' : 'clean';
     // The ledger's side, whatever the provider answered: the provider's own clearing accounts.
     const ledgerClearingNet = await railClearingNetOf(db, provider, 'live', rows.map((row) => row.id));
     const clearingBalance = await railClearingBalances(db, provider, 'live');
@@ -195,17 +289,19 @@ export function reconciliationService(options: ReconciliationOptions) {
           day,
           status,
           method,
-          matched: comparison.matched,
-          mismatched: comparison.mismatches.length,
+          matched: comparison.matched + collections.matched,
+          mismatched: mismatches.length,
           our_totals: comparison.ourTotals,
           provider_totals: comparison.providerTotals,
           clearing_net: comparison.clearingNet,
+          collection_totals: collections.ourTotals,
+          collection_provider_totals: collections.providerTotals,
           ledger_clearing_net: ledgerClearingNet,
           clearing_balance: clearingBalance,
           error,
           created_at: options.now(),
         },
-        comparison.mismatches,
+        mismatches,
       ),
     );
     if (status !== 'clean') {
@@ -213,10 +309,67 @@ export function reconciliationService(options: ReconciliationOptions) {
         provider,
         day,
         reconciliationId: row.id,
-        ...(error !== null ? { error } : { mismatched: comparison.mismatches.length }),
+        ...(error !== null ? { error } : { mismatched: mismatches.length }),
       });
     }
-    return { ...row, mismatches: comparison.mismatches };
+    return { ...row, mismatches };
+  }
+
+  /**
+   * Records that a provider paid Tapline (its settlement of collected money): one balanced transfer
+   * from the platform's bank account of the currency to the provider's clearing (rail_clearing:
+   * <provider>), in the same transaction as its row. Once per provider and reference: a repeat
+   * answers the first record (created false) and posts nothing, even when its other fields differ.
+   * Throws 404 rail_provider_not_configured; 400 validation_failed (amount, reference, day);
+   * 400 currency_not_cleared for a currency the provider's clearing never held for us.
+   */
+  async function recordSettlement(input: SettlementInput): Promise<{ settlement: SettlementRow; created: boolean }> {
+    if (!sources.has(input.provider)) throw notFound('rail_provider_not_configured', `No payment provider ${JSON.stringify(input.provider.slice(0, 40))} is configured on this server`);
+    const reference = input.reference.trim();
+    if (reference.length === 0) throw badRequest('validation_failed', 'Invalid body: reference must be the provider\'s settlement reference', [{ field: 'reference', message: 'must not be empty' }]);
+    const earlier = await findSettlement(db, input.provider, reference);
+    if (earlier) return { settlement: earlier, created: false };
+    if (!Number.isSafeInteger(input.amount) || input.amount <= 0) {
+      throw badRequest('validation_failed', 'Invalid body: amount must be positive, in major units with no more decimals than the currency has', [{ field: 'amount', message: 'must be positive' }]);
+    }
+    if (!dayStart(input.settledOn)) {
+      throw badRequest('validation_failed', `Invalid body: settledOn must be a calendar day as YYYY-MM-DD, got ${JSON.stringify(input.settledOn.slice(0, 20))}`, [{ field: 'settledOn', message: 'must be a calendar day (YYYY-MM-DD)' }]);
+    }
+    const currencies = await providerClearingCurrencies(db, input.provider);
+    if (!currencies.includes(input.currency)) {
+      throw badRequest(
+        'currency_not_cleared',
+        `${input.provider} has cleared no ${input.currency.slice(0, 8)} for Tapline${currencies.length > 0 ? ` (its clearing holds ${currencies.join(', ')})` : ''}: a settlement is recorded in a currency its collections or payouts moved`,
+      );
+    }
+    const id = newId('rst');
+    const transferId = transferIds.railSettlement(id);
+    const now = options.now();
+    const result = await db.transaction(async (tx) => {
+      // The row first: a repeat that raced this one finds it (the unique provider, reference) and posts nothing.
+      const inserted = await insertSettlement(tx, { id, provider: input.provider, amount: input.amount, currency: input.currency, reference, settled_on: input.settledOn, transfer_id: transferId, created_at: now });
+      if (!inserted) return undefined;
+      await transfer(tx, {
+        id: transferId,
+        mode: 'live',
+        kind: 'rail_settlement',
+        legs: [
+          // The platform's bank receives the provider's payment; the provider's clearing is paid back.
+          { account: systemAccount('bank', input.currency), amount: -input.amount },
+          { account: railClearing(input.currency, input.provider), amount: input.amount },
+        ],
+        metadata: { settlementId: id, provider: input.provider, reference, settledOn: input.settledOn },
+      });
+      return inserted;
+    });
+    if (result) return { settlement: result, created: true };
+    const first = await findSettlement(db, input.provider, reference);
+    if (!first) throw new Error(`settlement ${input.provider} ${reference} vanished`);
+    return { settlement: first, created: false };
+  }
+
+  async function settlements(filter: { provider?: string | undefined }, limit: number, offset: number) {
+    return listSettlements(db, filter, limit, offset);
   }
 
   async function find(id: string): Promise<ReconciliationRecord | undefined> {
@@ -266,6 +419,8 @@ export function reconciliationService(options: ReconciliationOptions) {
     reconcile,
     find,
     list,
+    recordSettlement,
+    settlements,
     /** Configured provider names. */
     providers: () => [...sources.keys()],
     runOnce,

@@ -35,6 +35,7 @@ export function placeholderEmail(collectionId: string): string {
 export interface Collections {
   collect(request: CollectionRequest): Promise<CollectionUpdate>;
   collectionStatus(request: CollectionRequest): Promise<CollectionUpdate>;
+  collectionRecord(request: CollectionRequest): Promise<CollectionUpdate | undefined>;
   /** Flutterwave's record of the charge under this tx_ref; undefined when it has none. */
   verify(txRef: string): Promise<ChargeRecord | undefined>;
 }
@@ -103,5 +104,11 @@ export function createCollections(client: FlutterwaveClient, deps: Pick<RailAdap
     return update;
   }
 
-  return { collect, collectionStatus, verify };
+  /** GET /v3/transactions/verify_by_reference by our tx_ref: Flutterwave's record as it stands (undefined: never heard of it). */
+  async function collectionRecord(request: CollectionRequest): Promise<CollectionUpdate | undefined> {
+    const record = await verify(chargeKeyOf(request.collectionId));
+    return record && chargeUpdateOf(record);
+  }
+
+  return { collect, collectionStatus, collectionRecord, verify };
 }

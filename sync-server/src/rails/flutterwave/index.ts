@@ -53,6 +53,7 @@ export function createFlutterwaveAdapter(config: FlutterwaveConfig, deps: RailAd
     idOf,
     collect: collections.collect,
     collectionStatus: collections.collectionStatus,
+    collectionRecord: collections.collectionRecord,
     collectsIn,
     callback,
     virtualAccounts,

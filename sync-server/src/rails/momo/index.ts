@@ -43,6 +43,8 @@ export function createMomoAdapter(config: MomoConfig, deps: RailAdapterDeps): Ra
   if (collections) {
     adapter.collect = (request) => collections.collect(request);
     adapter.collectionStatus = (request) => collections.collectionStatus(request);
+    // GET /collection/v1_0/requesttopay/{referenceId}: its status only (no amount is read back).
+    adapter.collectionRecord = (request) => collections.status(request.collectionId);
     // Request-to-pay reaches the payers of the markets this target environment serves (markets.ts).
     adapter.collectsIn = (country) => marketOf(config.targetEnvironment, country) !== undefined;
   }

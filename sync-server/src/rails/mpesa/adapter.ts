@@ -58,6 +58,8 @@ export function createMpesaAdapter(config: MpesaConfig, deps: RailAdapterDeps): 
     reverse: reversals.reverse,
     callback,
     // M-Pesa Express prompts Kenyan (Safaricom) phones only (MpesaExpressSimulate.md).
-    ...(collections ? { collect: collections.collect, collectionStatus: collections.collectionStatus, collectsIn: (country: string) => country === 'KE' } : {}),
+    ...(collections
+      ? { collect: collections.collect, collectionStatus: collections.collectionStatus, collectionRecord: collections.collectionRecord, collectsIn: (country: string) => country === 'KE' }
+      : {}),
   };
 }

@@ -167,7 +167,24 @@ export function createCollections(context: MpesaContext, passkey: string) {
     return { kind: 'collection', collectionId, update };
   }
 
-  return { collect, collectionStatus, stkCallback };
+  /**
+   * The M-Pesa Express query of a collection's CheckoutRequestID for the reconciliation, asked
+   * every time (this process's memory of a final answer is not the provider's record): the one
+   * this process remembers, else the reference we stored. Undefined when Daraja does not know it,
+   * or when no push of it was ever accepted (no CheckoutRequestID anywhere). The query carries no
+   * amount.
+   */
+  async function collectionRecord(request: CollectionRequest, providerReference: string | null): Promise<CollectionUpdate | undefined> {
+    const memory = context.collections.get(request.collectionId);
+    const id = memory?.checkoutRequestId ?? providerReference ?? undefined;
+    if (!id) return undefined;
+    const outcome = await queryStk(id);
+    if (outcome.kind === 'unknown-id') return undefined;
+    if (outcome.kind === 'pending') return { status: 'pending', providerReference: id };
+    return updateOf(outcome, memory ?? { checkoutRequestId: id });
+  }
+
+  return { collect, collectionStatus, collectionRecord, stkCallback };
 }
 
 export type Collections = ReturnType<typeof createCollections>;

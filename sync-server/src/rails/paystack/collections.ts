@@ -34,6 +34,7 @@ export function placeholderEmail(collectionId: string): string {
 export interface Collections {
   collect(request: CollectionRequest): Promise<CollectionUpdate>;
   collectionStatus(request: CollectionRequest): Promise<CollectionUpdate>;
+  collectionRecord(request: CollectionRequest): Promise<CollectionUpdate | undefined>;
   /** Paystack's record of the charge under this reference; undefined when it has none. */
   status(reference: string): Promise<CollectionUpdate | undefined>;
 }
@@ -104,5 +105,10 @@ export function collections(client: PaystackClient, deps: Pick<RailAdapterDeps, 
     return chargeUpdateOf(charge);
   }
 
-  return { collect, collectionStatus, status };
+  /** GET /transaction/verify/{reference} by our key: Paystack's record as it stands (undefined: never heard of it). */
+  async function collectionRecord(request: CollectionRequest): Promise<CollectionUpdate | undefined> {
+    return status(chargeKeyOf(request.collectionId));
+  }
+
+  return { collect, collectionStatus, collectionRecord, status };
 }

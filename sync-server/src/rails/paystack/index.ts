@@ -59,6 +59,7 @@ export function createPaystackAdapter(config: PaystackConfig, deps: RailAdapterD
     poll: payout.poll,
     collect: charges.collect,
     collectionStatus: charges.collectionStatus,
+    collectionRecord: charges.collectionRecord,
     collectsIn,
     callback: (inbound) => readCallback(config.secretKey, inbound, { status: charges.status, bankTransfer, log: deps.log }),
     virtualAccounts: accounts,

@@ -40,7 +40,7 @@ export const dashboardOperatorEn = {
     },
     reconciliations: {
       heading: 'Reconciliations',
-      intro: "Each provider's live payouts of a UTC day against the provider's own record, done daily by the server and here on demand. A mismatch is for you to take up with the provider: nothing moves money by itself.",
+      intro: "Each provider's live payouts and collections (customers paying from their phones) of a UTC day against the provider's own record, done daily by the server and here on demand. A mismatch is for you to take up with the provider: nothing moves money by itself.",
       provider: 'Provider',
       allProviders: 'All providers',
       day: 'Day (UTC)',
@@ -68,6 +68,13 @@ export const dashboardOperatorEn = {
       zero: 'nets to zero',
       clearingNet: "{{provider}}'s clearing for the day",
       clearingBalance: "{{provider}}'s clearing when reconciled",
+      collectionTotals: 'Collections we show completed',
+      collectionProviderTotals: 'Collections the provider shows completed',
+      direction: 'Direction',
+      directions: {
+        payout: 'Payout',
+        collection: 'Collection',
+      },
       mismatches: 'Mismatches',
       kinds: {
         provider_only: 'The provider paid, we do not show it paid',

@@ -39,7 +39,7 @@ export const dashboardOperatorFr: Pick<Messages['dashboard'], keyof typeof dashb
     },
     reconciliations: {
       heading: 'Rapprochements',
-      intro: "Les virements réels de chaque prestataire sur une journée UTC, comparés au relevé du prestataire : chaque jour par le serveur, et ici à la demande. Un écart est à voir avec le prestataire : rien ne déplace d'argent tout seul.",
+      intro: "Les virements et les encaissements réels (des clients qui paient depuis leur téléphone) de chaque prestataire sur une journée UTC, comparés au relevé du prestataire : chaque jour par le serveur, et ici à la demande. Un écart est à voir avec le prestataire : rien ne déplace d'argent tout seul.",
       provider: 'Prestataire',
       allProviders: 'Tous les prestataires',
       day: 'Jour (UTC)',
@@ -67,6 +67,13 @@ export const dashboardOperatorFr: Pick<Messages['dashboard'], keyof typeof dashb
       zero: 'à zéro',
       clearingNet: 'Transit de {{provider}} pour la journée',
       clearingBalance: 'Transit de {{provider}} au rapprochement',
+      collectionTotals: 'Encaissements terminés chez nous',
+      collectionProviderTotals: 'Encaissements terminés chez le prestataire',
+      direction: 'Sens',
+      directions: {
+        payout: 'Virement',
+        collection: 'Encaissement',
+      },
       mismatches: 'Écarts',
       kinds: {
         provider_only: "Le prestataire a payé, nous ne l'affichons pas payé",

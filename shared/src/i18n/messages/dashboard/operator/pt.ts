@@ -39,7 +39,7 @@ export const dashboardOperatorPt: Pick<Messages['dashboard'], keyof typeof dashb
     },
     reconciliations: {
       heading: 'Reconciliações',
-      intro: 'Os pagamentos reais de cada prestador num dia UTC, comparados com o registo do próprio prestador: todos os dias pelo servidor e aqui a pedido. Uma divergência é para tratar com o prestador: nada move dinheiro sozinho.',
+      intro: 'Os pagamentos e as cobranças reais (clientes que pagam pelo telemóvel) de cada prestador num dia UTC, comparados com o registo do próprio prestador: todos os dias pelo servidor e aqui a pedido. Uma divergência é para tratar com o prestador: nada move dinheiro sozinho.',
       provider: 'Prestador',
       allProviders: 'Todos os prestadores',
       day: 'Dia (UTC)',
@@ -67,6 +67,13 @@ export const dashboardOperatorPt: Pick<Messages['dashboard'], keyof typeof dashb
       zero: 'fica a zero',
       clearingNet: 'Trânsito de {{provider}} do dia',
       clearingBalance: 'Trânsito de {{provider}} na reconciliação',
+      collectionTotals: 'Cobranças concluídas do nosso lado',
+      collectionProviderTotals: 'Cobranças concluídas segundo o prestador',
+      direction: 'Sentido',
+      directions: {
+        payout: 'Pagamento',
+        collection: 'Cobrança',
+      },
       mismatches: 'Divergências',
       kinds: {
         provider_only: 'O prestador pagou, nós não o mostramos pago',

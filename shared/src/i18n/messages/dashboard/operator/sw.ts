@@ -39,7 +39,7 @@ export const dashboardOperatorSw: Pick<Messages['dashboard'], keyof typeof dashb
     },
     reconciliations: {
       heading: 'Ulinganisho',
-      intro: 'Malipo halisi ya kila mtoa huduma kwa siku moja ya UTC, yakilinganishwa na rekodi ya mtoa huduma mwenyewe: kila siku na seva, na hapa ukitaka. Tofauti ni ya kushughulikia na mtoa huduma: hakuna kinachohamisha pesa chenyewe.',
+      intro: 'Malipo halisi na makusanyo halisi (wateja wakilipa kwa simu zao) ya kila mtoa huduma kwa siku moja ya UTC, yakilinganishwa na rekodi ya mtoa huduma mwenyewe: kila siku na seva, na hapa ukitaka. Tofauti ni ya kushughulikia na mtoa huduma: hakuna kinachohamisha pesa chenyewe.',
       provider: 'Mtoa huduma',
       allProviders: 'Watoa huduma wote',
       day: 'Siku (UTC)',
@@ -67,6 +67,13 @@ export const dashboardOperatorSw: Pick<Messages['dashboard'], keyof typeof dashb
       zero: 'ni sifuri',
       clearingNet: 'Mpito wa {{provider}} kwa siku',
       clearingBalance: 'Mpito wa {{provider}} wakati wa ulinganisho',
+      collectionTotals: 'Makusanyo tunayoonyesha yamekamilika',
+      collectionProviderTotals: 'Makusanyo ambayo mtoa huduma anaonyesha yamekamilika',
+      direction: 'Mwelekeo',
+      directions: {
+        payout: 'Malipo',
+        collection: 'Makusanyo',
+      },
       mismatches: 'Tofauti',
       kinds: {
         provider_only: 'Mtoa huduma alilipa, sisi hatuonyeshi kuwa yalilipwa',
