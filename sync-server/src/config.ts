@@ -27,7 +27,7 @@ export interface Config {
   railPollMs: number;
   /** RAIL_ATTENTION_HOURS: a live payout still processing after this long is flagged for attention. */
   railAttentionHours: number;
-  /** RECONCILE_AFTER_HOURS: how long after a UTC day ends its live payouts are reconciled with each provider (late callbacks and settlements first). */
+  /** RECONCILE_AFTER_HOURS: how long after a UTC day ends its live payouts and collections are reconciled with each provider (late callbacks and settlements first). */
   reconcileAfterHours: number;
   port: number;
   host: string;
@@ -348,7 +348,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'RAIL_TIMEOUT_MS', group: 'providers', value: integer(100, 120_000), default: '20000', description: 'one request to a provider; past it the outcome is unknown and asked about before any resend' },
   { name: 'RAIL_POLL_MS', group: 'providers', value: integer(500, 24 * 3_600_000), default: '30000', description: 'how often a payout in processing is asked about at its provider' },
   { name: 'RAIL_ATTENTION_HOURS', group: 'providers', value: decimal(0.001, HOURS_30_DAYS), default: '24', description: 'a payout still processing after this long is listed for attention' },
-  { name: 'RECONCILE_AFTER_HOURS', group: 'providers', value: decimal(0, 72), default: '2', description: 'how long after a UTC day ends its live payouts are reconciled with each provider' },
+  { name: 'RECONCILE_AFTER_HOURS', group: 'providers', value: decimal(0, 72), default: '2', description: 'how long after a UTC day ends its live payouts and collections are reconciled with each provider' },
   { name: 'PAYSTACK_SECRET_KEY', group: 'providers', value: text(), secret: true, description: 'Paystack\'s secret key (sk_live_... / sk_test_...); unset: Paystack is not used' },
   { name: 'PAYSTACK_BASE_URL', group: 'providers', value: HTTP_URL, default: 'https://api.paystack.co', description: 'Paystack\'s API' },
   { name: 'FLUTTERWAVE_SECRET_KEY', group: 'providers', value: text(), secret: true, description: 'Flutterwave\'s secret key' },
