@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { ManualClock, type TestServer, balanceMinor, databaseTargets, freePort, systemBalance, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, ManualClock, type TestServer, balanceMinor, databaseTargets, freePort, systemBalance, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 import { checkRequest, checkResponse, checkWebhook, explains, openApi, type Problem } from '../fakes/paystack/contract.ts';
 import { type PaystackFake, startPaystackFake } from '../fakes/paystack/index.ts';
 import { DVA_KNOWN_MISMATCHES, KNOWN_MISMATCHES } from '../fakes/paystack/known-mismatches.ts';
@@ -133,6 +133,37 @@ for (const target of await databaseTargets()) {
       assert.deepEqual([answer.status, answer.body.code], [422, 'virtual_account_unavailable']);
       const sandbox = await s.request<Account>('POST', '/api/wallet/virtual-account/sandbox-transfer', { headers: { authorization: `Bearer wallet.${session.body.token}` }, body: { amount: 10 } });
       assert.deepEqual([sandbox.status, sandbox.body.code], [422, 'sandbox_only']);
+    });
+
+    it('bad input: another currency than the wallet\'s is a 400, a currency the integration does not make a 422; a verified transfer of 0 is acknowledged and credits nothing', async () => {
+      const s = server();
+      const { handle, auth, account } = await holder(s);
+      for (const [currency, status, code] of [['GHS', 400, 'currency_not_accepted'], ['USD', 400, 'currency_not_accepted'], ['XYZ', 400, 'currency_not_accepted'], ['NG', 400, 'validation_failed'], ['', 400, 'validation_failed']] as const) {
+        const answer = await s.request<Account & { error?: string }>('POST', '/api/wallet/virtual-account', { headers: auth, body: { currency } });
+        assert.deepEqual([answer.status, answer.body.code], [status, code], `${JSON.stringify(currency)}: ${JSON.stringify(answer.body)}`);
+        assert.ok((answer.body.error ?? '').length > 0);
+      }
+      // A Ghanaian wallet: Paystack's create names no currency, this (Nigerian) integration makes NGN accounts, so none is the wallet's.
+      const ghana = uniqueHandle('dvagh');
+      await s.createWallet({ handle: ghana, pin: '2468', currency: 'GHS', country: 'GH', mode: 'live' });
+      const session = await s.request<{ token: string }>('POST', '/api/wallet/sessions', { body: { handle: ghana, pin: '2468', mode: 'live' } });
+      const ghs = await s.request<Account>('POST', '/api/wallet/virtual-account', { headers: { authorization: `Bearer wallet.${session.body.token}` }, body: {} });
+      assert.deepEqual([ghs.status, ghs.body.code], [422, 'virtual_account_unavailable'], JSON.stringify(ghs.body));
+      const kept = await s.db.query('SELECT id FROM wallet_virtual_accounts WHERE wallet_id = (SELECT id FROM wallets WHERE handle = $1 AND mode = $2)', [ghana, 'live']);
+      assert.deepEqual(kept, [], 'no account recorded for the GHS wallet');
+
+      const ignored = async () => Number(/tapline_rail_callbacks_total\{provider="paystack",verdict="ignored"\} (\d+)/.exec(String((await s.request<string>('GET', '/metrics', { headers: ADMIN })).body))?.[1] ?? 0);
+      const ignoredBefore = await ignored();
+      const clearing = await systemBalance(s, 'rail_clearing:paystack', 'NGN', 'live');
+      const nothing = await fake.sendBankTransfer(account.accountNumber, 0, { duplicateWebhook: true });
+      assert.deepEqual(fake.webhooks().filter((webhook) => webhook.reference === nothing.reference).map((webhook) => webhook.answered), [200, 200], 'acknowledged: Paystack stops sending it');
+      assert.equal(await ignored(), ignoredBefore + 2, 'counted as ignored');
+      assert.equal(await balanceMinor(s, handle, 'NGN', 'live'), 0, 'nothing credited');
+      assert.equal(await systemBalance(s, 'rail_clearing:paystack', 'NGN', 'live'), clearing);
+      assert.equal((await transfersOf(s, auth)).total, 0);
+      const notes = await s.request<{ data: unknown[] }>('GET', '/api/wallet/notifications?limit=100', { headers: auth });
+      assert.deepEqual(notes.body.data, []);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
     it('the contract check: every request to Paystack, every answer and webhook of the fake, matches openapi.yaml but for the reviewed known mismatches', () => {

@@ -69,6 +69,12 @@ export interface PaystackFake {
   virtualAccounts(): { id: number; accountNumber: string; accountName: string; bank: string; customerEmail: string; currency: string }[];
   /** "Sends a bank transfer" into a dedicated virtual account: a dedicated_nuban transaction and its signed charge.success. */
   sendBankTransfer(accountNumber: string, amount: number, options?: SendBankTransferOptions): Promise<FakeBankTransfer>;
+  /** How many GET /transaction/verify requests for a bank transfer it has taken in, answered or not. */
+  bankTransferVerifies(): number;
+  /** true: GET /transaction/verify of a bank transfer is held unanswered; false: the held ones are answered now, and later ones at once. */
+  holdBankTransferVerify(hold: boolean): void;
+  /** Sends the last webhook of a reference again, the same bytes and signature (as Paystack retries a delivery). */
+  resendWebhook(reference: string): Promise<SentWebhook>;
   stop(): Promise<void>;
 }
 
@@ -151,6 +157,9 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
   const inFlight = new Set<Promise<unknown>>();
   let nextId = 1000;
   let stopped = false;
+  let bankTransferVerifies = 0;
+  let holdingVerify = false;
+  const heldVerifies: (() => void)[] = [];
 
   const later = (ms: number, run: () => void | Promise<void>) => {
     const timer = setTimeout(() => {
@@ -497,7 +506,11 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     if (route === 'POST /charge') return desk.create(body, reply);
     if (verifyTransaction) {
       const bankTransfer = dva.verify(decodeURIComponent(verifyTransaction[1]!));
-      if (bankTransfer) return reply(200, bankTransfer);
+      if (bankTransfer) {
+        bankTransferVerifies += 1;
+        if (holdingVerify) return void heldVerifies.push(() => reply(200, bankTransfer));
+        return reply(200, bankTransfer);
+      }
       return desk.verify(decodeURIComponent(verifyTransaction[1]!), reply);
     }
     if (route === 'POST /customer') return dva.createCustomer(body, reply);
@@ -561,6 +574,18 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     rewriteCharge: (reference, patch) => desk.rewrite(reference, patch),
     virtualAccounts: () => dva.accounts(),
     sendBankTransfer: (accountNumber, amount, sendOptions) => dva.sendBankTransfer(accountNumber, amount, sendOptions),
+    bankTransferVerifies: () => bankTransferVerifies,
+    holdBankTransferVerify(hold) {
+      holdingVerify = hold;
+      if (!hold) for (const answer of heldVerifies.splice(0)) answer();
+    },
+    async resendWebhook(reference) {
+      const sent = webhooks.findLast((webhook) => webhook.reference === reference);
+      if (!sent || !options.callbackBase) throw new Error(`The fake sent no webhook for ${reference}`);
+      const again = await deliver(options.callbackBase, secretKey, sent.event, reference, JSON.parse(sent.body) as Record<string, unknown>);
+      webhooks.push(again);
+      return again;
+    },
     async stop() {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);

@@ -183,5 +183,59 @@ for (const target of await databaseTargets()) {
       assert.deepEqual([unresolved.status, unresolved.body.code], [422, 'account_not_resolved']);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
+
+    it('bad amounts and accounts in another currency are a 400 with its code, and move nothing', async () => {
+      const s = server();
+      const desk = await agent(s, { fund: 1000 });
+      assert.equal((await register(s, desk.agentId, { type: 'bank', country: 'NG', bankCode: '058', accountNumber: '0123456789' })).status, 200);
+      const settlementsOf = async () => Number((await s.db.query<{ n: number }>("SELECT count(*)::int AS n FROM payments WHERE kind = 'agent_settlement' AND source_wallet_id = (SELECT id FROM wallets WHERE handle = $1 AND mode = 'test')", [desk.handle]))[0]?.n);
+      const cases: [unknown, string | undefined, string][] = [
+        [0, undefined, 'amount_must_not_be_zero'],
+        [-5, undefined, 'amount_must_be_positive'],
+        [-0.01, undefined, 'amount_must_be_positive'],
+        // NGN has two decimals (kobo): a third is more than the currency's minor units.
+        [10.001, undefined, 'amount_too_many_decimals'],
+        [0.001, undefined, 'amount_too_many_decimals'],
+        [1e13, undefined, 'amount_too_large'],
+        [10, 'KES', 'currency_not_accepted'],
+        [10, 'ngn ', 'validation_failed'],
+      ];
+      for (const [amount, currency, code] of cases) {
+        const refused = await settle(s, desk, { amount, ...(currency === undefined ? {} : { currency }) });
+        assert.deepEqual([refused.status, refused.body.code], [400, code], `${String(amount)} ${currency ?? ''}: ${JSON.stringify(refused.body)}`);
+        assert.ok(typeof refused.body.error === 'string' && refused.body.error.length > 0, JSON.stringify(refused.body));
+      }
+      for (const amount of ['abc', null, '10']) {
+        const refused = await settle(s, desk, { amount });
+        assert.deepEqual([refused.status, refused.body.code], [400, 'validation_failed'], `${JSON.stringify(amount)}: ${JSON.stringify(refused.body)}`);
+      }
+      const quoted = await s.request<{ code: string }>('GET', '/api/agent/float/settlements/quote?amount=0', { headers: desk.headers });
+      assert.deepEqual([quoted.status, quoted.body.code], [400, 'amount_must_not_be_zero']);
+      const quotedFraction = await s.request<{ code: string }>('GET', '/api/agent/float/settlements/quote?amount=1.234', { headers: desk.headers });
+      assert.deepEqual([quotedFraction.status, quotedFraction.body.code], [400, 'amount_too_many_decimals']);
+
+      // Accounts whose currency is not the float's: refused at registration, and the registered one is kept.
+      for (const body of [
+        { type: 'bank', country: 'GH', bankCode: '058', accountNumber: '0123456789' },
+        { type: 'mobile_money', country: 'KE', phone: '+254712345678', operator: 'M-Pesa', accountName: 'Duka Ltd' },
+      ]) {
+        const refused = await register(s, desk.agentId, body);
+        assert.deepEqual([refused.status, refused.body.code], [400, 'destination_currency_mismatch'], JSON.stringify(refused.body));
+      }
+      assert.equal((await s.request<{ currency: string }>('GET', '/api/agent/float/settlement-account', { headers: desk.headers })).body.currency, 'NGN');
+      // A foreign number given for a Nigerian mobile money account: not a Nigerian phone.
+      const foreignPhone = await register(s, desk.agentId, { type: 'mobile_money', country: 'NG', phone: '+254712345678', operator: 'MTN' });
+      assert.equal(foreignPhone.status, 400, JSON.stringify(foreignPhone.body));
+      assert.equal(foreignPhone.body.code, 'invalid_phone');
+      // An account registered in another currency (the float's currency is checked again at settlement time).
+      await s.db.query("UPDATE agent_settlement_accounts SET country = 'GH', currency = 'GHS' WHERE agent_id = $1", [desk.agentId]);
+      const mismatch = await settle(s, desk, { amount: 10 });
+      assert.deepEqual([mismatch.status, mismatch.body.code], [400, 'destination_currency_mismatch'], JSON.stringify(mismatch.body));
+
+      assert.equal(await balanceMinor(s, desk.handle, 'NGN'), 100_000, 'nothing debited');
+      assert.equal(await settlementsOf(), 0, 'no settlement recorded');
+      assert.deepEqual(await notes(s, desk.headers), []);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
   });
 }

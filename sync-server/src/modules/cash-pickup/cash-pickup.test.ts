@@ -147,6 +147,56 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
+    it('codes that are not 8 digits and phones not in international form are a 400 that counts no attempt and moves nothing', async () => {
+      const s = server();
+      const { merchant, key, payment } = await sendCash(s, 100);
+      const { body: { code } } = await issue(s, key, payment.id);
+      const desk = await agent(s, { mode: 'live' });
+      const clearing = await systemBalance(s, 'rail_clearing:agents', 'NGN', 'live');
+      const digits = code!.replace(' ', '');
+      // More malformed codes than the 5 wrong ones that lock a phone: none of them is a try.
+      const codes: [string, string][] = [
+        [digits.slice(0, 7), 'cash_pickup_code_invalid'],
+        [`${digits}9`, 'cash_pickup_code_invalid'],
+        [`${digits.slice(0, 4)}abcd`, 'cash_pickup_code_invalid'],
+        ['abcdefgh', 'cash_pickup_code_invalid'],
+        [`  ${digits.slice(0, 7)}  `, 'cash_pickup_code_invalid'],
+        ['        ', 'cash_pickup_code_invalid'],
+        [`${digits.slice(0, 4)}.${digits.slice(4)}`, 'cash_pickup_code_invalid'],
+        // Full-width digits look like the code but are not ASCII digits.
+        [String.fromCodePoint(...[...digits].map((digit) => 0xff10 + Number(digit))), 'cash_pickup_code_invalid'],
+        ['', 'validation_failed'],
+        ['1'.repeat(21), 'validation_failed'],
+      ];
+      for (const [text, expected] of codes) {
+        const refused = await collect(s, desk, text);
+        assert.deepEqual([refused.status, refused.body.code], [400, expected], `${JSON.stringify(text)}: ${JSON.stringify(refused.body)}`);
+        assert.ok((refused.body.error ?? '').length > 0);
+      }
+      // Phones the agent may type: a national number, the 00 prefix, no digits, an impossible number.
+      for (const phone of ['0803 123 4567', '002348031234567', '2348031234567', '+', '+234 000 000', '+234803123456789012', 'phone']) {
+        const refused = await collect(s, desk, code!, phone);
+        assert.deepEqual([refused.status, refused.body.code], [400, 'phone_invalid'], `${JSON.stringify(phone)}: ${JSON.stringify(refused.body)}`);
+      }
+      const empty = await collect(s, desk, code!, '');
+      assert.deepEqual([empty.status, empty.body.code], [400, 'validation_failed']);
+      // A valid number of another country: no cash waiting for it here (and no try counted either).
+      const kenyan = await collect(s, desk, code!, '+254712345678');
+      assert.deepEqual([kenyan.status, kenyan.body.code], [403, 'wrong_pickup_code']);
+      assert.equal((await read(s, key, payment.id)).status, 'processing', 'still waiting');
+      assert.equal(await balanceMinor(s, desk.handle, 'NGN', 'live'), 0, 'nothing paid');
+      assert.equal(await systemBalance(s, 'rail_clearing:agents', 'NGN', 'live'), clearing, 'nothing left the network\'s clearing');
+      const [attempts] = await s.db.query<{ failed_attempts: number }>('SELECT failed_attempts FROM cash_pickups WHERE payment_id = $1', [payment.id]);
+      assert.equal(Number(attempts?.failed_attempts), 0, 'no attempt counted');
+
+      // Her number written the international way with the trunk zero, and the code with spaces around: it pays.
+      const paid = await collect(s, desk, `  ${code}  `, '+234 (0) 803 123 4567');
+      assert.equal(paid.status, 201, JSON.stringify(paid.body));
+      assert.deepEqual([paid.body.status, paid.body.phone, paid.body.floatBalance], ['paid', PHONE, 101]);
+      assert.deepEqual(await events(s, merchant.id), ['payment.completed']);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
     it('test mode follows the sandbox: no pickup code', async () => {
       const s = server();
       const merchant = await s.createMerchant();

@@ -16,6 +16,7 @@
 // - not collected before its expiry: the scheduler's poll ends the pickup `expired` and answers
 //   failed, so the payments module refunds the sender (payment.failed), as any failed payout.
 import { randomInt } from 'node:crypto';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { percentOf, toMajor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
 import { hashPin, verifyPin } from '../../auth/secrets.ts';
@@ -54,10 +55,17 @@ function normalisedCode(text: string): string | null {
   return new RegExp(`^\\d{${CODE_DIGITS}}$`).test(digits) ? digits : null;
 }
 
-/** A phone as the agent types it: spaces, dashes and brackets ignored; E.164 or null. */
+/**
+ * A phone as the agent types it, in international form (+ and the country code; spaces, dashes,
+ * dots, brackets and a trunk zero such as "+234 (0) 803..." allowed): the E.164 number, as the
+ * payment stored the recipient's (payments/receiver.ts, libphonenumber-js), or null when it is not
+ * a valid number.
+ */
 function normalisedPhone(text: string): string | null {
-  const compact = text.replace(/[\s\-()]/g, '');
-  return /^\+[1-9]\d{7,14}$/.test(compact) ? compact : null;
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('+')) return null;
+  const parsed = parsePhoneNumberFromString(trimmed);
+  return parsed?.isValid() ? parsed.number : null;
 }
 
 function failureOf(row: CashPickupRow): string {

@@ -135,6 +135,59 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
+    it('a split tap whose tenderOf names another till\'s or another merchant\'s sale settles as the tap it was, and is not given back without the manager\'s PIN', async () => {
+      const shop = await till(100_000);
+      const other = await till(100_000);
+      const { s } = shop;
+      // A second till of the same merchant, and another merchant's till: each records a sale of its own.
+      const second = await s.request<{ id: string; token: string }>('POST', '/api/merchant/terminals', { headers: shop.key, body: { name: 'Back till' } });
+      assert.equal(second.status, 201, JSON.stringify(second.body));
+      const { socket: backTill } = await connectTerminal(s, `term.${second.body.token}`);
+      const cashSale = (terminalId: string): TillSaleDoc => ({
+        id: randomUUID(), terminalId, amountMinor: 500, currency: 'NGN', capturedAt: new Date().toISOString(), status: 'queued', serverSeq: 0,
+        tenders: [{ kind: 'cash', amountMinor: 500, tenderedMinor: 500, changeMinor: 0 }],
+      });
+      const backSale = cashSale(second.body.id);
+      assert.equal(conflictsOf<TillSaleDoc>(await push(backTill, [backSale], 'till_sales'))[0]?.status, 'accepted');
+      const foreignTerminal = (await s.db.query<{ id: string }>('SELECT id FROM terminals WHERE merchant_id = $1', [other.merchant.id]))[0]!.id;
+      const foreignSale = cashSale(foreignTerminal);
+      assert.equal(conflictsOf<TillSaleDoc>(await push(other.socket, [foreignSale], 'till_sales'))[0]?.status, 'accepted');
+      backTill.disconnect();
+
+      const payerBefore = await balanceMinor(s, shop.payer, 'NGN');
+      const merchantBefore = await balanceMinor(s, shop.merchant.handle, 'NGN');
+      const otherBefore = await balanceMinor(s, other.merchant.handle, 'NGN');
+      const toBack = shop.tap(300, backSale.id);
+      const toForeign = shop.tap(400, foreignSale.id);
+      // The customer paid at this till: the tap settles (a tenderOf is never a reason to decline), once.
+      const settled = conflictsOf(await push(shop.socket, [toBack, toForeign]));
+      assert.deepEqual(settled.map((doc) => doc.status), ['accepted', 'accepted'], JSON.stringify(settled));
+      assert.equal(await balanceMinor(s, shop.payer, 'NGN'), payerBefore - 700);
+      assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), merchantBefore + 700, 'this merchant was paid its taps');
+      assert.equal(await balanceMinor(s, other.merchant.handle, 'NGN'), otherBefore, 'nothing reached the other merchant');
+
+      // It is not a split tender of this till: giving it back takes the manager's PIN (a refund), never the return.
+      for (const tap of [toBack, toForeign]) {
+        const returned = await s.request<{ code: string; error: string }>('POST', `/api/pos/sessions/${tap.id}/return`, { headers: shop.term, body: {} });
+        assert.deepEqual([returned.status, returned.body.code], [409, 'not_a_tender'], JSON.stringify(returned.body));
+        assert.ok(returned.body.error.length > 0);
+      }
+      // The other till and the other merchant do not see this till's taps at all.
+      const fromOther = await s.request<{ code: string }>('POST', `/api/pos/sessions/${toForeign.id}/return`, { headers: other.term, body: {} });
+      assert.deepEqual([fromOther.status, fromOther.body.code], [404, 'sale_not_found'], JSON.stringify(fromOther.body));
+      assert.equal(await balanceMinor(s, shop.payer, 'NGN'), payerBefore - 700, 'nothing given back');
+      assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), merchantBefore + 700);
+      // The sales they name are untouched: nothing claimed, nothing unpaid, still refundable in full.
+      for (const [sale, headers] of [[backSale, shop.key], [foreignSale, other.key]] as const) {
+        const read = await s.request<Sale>('GET', `/api/pos/sales/${sale.id}`, { headers });
+        assert.deepEqual([read.status, read.body.status, read.body.unpaid, read.body.refundable], [200, 'accepted', 0, 5], JSON.stringify(read.body));
+      }
+      const claims = await s.db.query('SELECT reference FROM till_sale_tender_claims WHERE reference = ANY ($1::text[])', [[toBack.id, toForeign.id]]);
+      assert.deepEqual(claims, []);
+      assert.deepEqual(await other.events('pos.till_sale.tender_unpaid'), []);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
     it('records the sale with its tap unpaid when the server declines the tap, tap first or sale first, and tells the merchant', async () => {
       const shop = await till(0);
       const { s } = shop;

@@ -17,7 +17,7 @@ import { type NewPayment, preparePayment, recordPayment } from '../payments/inde
 import { findMerchantWallet } from '../wallets/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
 import { moveSaleStock, saleLineRecords, storedLines, storedTenders, tenderRecords, tenderTotal, unitsByProduct } from './sales.ts';
-import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix, offlineTapPayer, paymentTenderOf, sessionPayer, sessionTenderOf, tillSaleClaiming } from './sales-store.ts';
+import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix, offlineTapPayer, paymentTenderOf, sessionPayer, sessionTenderOf, tillSaleClaiming, tillSaleTerminal } from './sales-store.ts';
 
 /** Who asks: the merchant's key (no PIN) or one of its terminals (its own sales, with the manager PIN). */
 export interface SaleActor {
@@ -342,8 +342,11 @@ export function refundsService(context: AppContext) {
       await checkedCashierId(db, actor.merchantId, request.cashierId);
       // A POS session opened with tenderOf, or an offline tap taken for part of a split sale offline.
       const tenderOf = sale.kind === 'pos_session' ? await sessionTenderOf(db, sale.id) : sale.kind === 'offline_payment' ? await paymentTenderOf(db, sale.id) : undefined;
-      if (!tenderOf) {
-        throw conflict('not_a_tender', `Sale ${sale.id} was not opened as part of a till sale (tenderOf): refund it with the manager's PIN`);
+      // A tenderOf is the till's word, never a reason to decline the tap: one naming a till sale that
+      // another till recorded (this merchant's or another's) is not a split tender of this till.
+      const tenderTill = tenderOf ? await tillSaleTerminal(db, tenderOf) : undefined;
+      if (!tenderOf || (tenderTill !== undefined && tenderTill !== sale.terminal_id)) {
+        throw conflict('not_a_tender', `Sale ${sale.id} was not opened as part of a till sale of this till (tenderOf): refund it with the manager's PIN`);
       }
       if (sale.status === REFUNDABLE_STATUS[sale.kind] && sale.settled_at !== null && context.now().getTime() - sale.settled_at.getTime() > TENDER_RETURN_HOURS * 3_600_000) {
         throw conflict('tender_return_expired', `Session ${sale.id} was paid more than ${TENDER_RETURN_HOURS} hours ago: refund it with the manager's PIN`);

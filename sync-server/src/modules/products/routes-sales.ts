@@ -91,8 +91,8 @@ export async function saleRoutes(app: TypedApp, context: AppContext): Promise<vo
       description:
         'For a session opened with tenderOf (part of a till sale), or an accepted offline tap the kiosk took with tenderOf (split tender offline; ' +
         'its id in place of the session\'s): refunds it in full to the wallet that paid, without a manager PIN, as it ' +
-        'paid for nothing yet. Refused once a till sale claims it (409 sale_in_till_sale: refund that sale), for any other session (409 ' +
-        `not_a_tender), more than ${TENDER_RETURN_HOURS} hours after it was paid (409 tender_return_expired), when it is not completed (409 ` +
+        'paid for nothing yet. Refused once a till sale claims it (409 sale_in_till_sale: refund that sale), for any other session and for one ' +
+        `whose tenderOf names a till sale another till recorded (409 not_a_tender), more than ${TENDER_RETURN_HOURS} hours after it was paid (409 tender_return_expired), when it is not completed (409 ` +
         'sale_not_refundable) or was refunded already (409 nothing_to_refund). 404 sale_not_found for a session of another terminal. Asking again ' +
         'answers the same refund (its id derives from the session), so a retry never pays twice. 422 cashier_unknown for a cashierId that is none ' +
         'of the merchant\'s till staff or dashboard users.',

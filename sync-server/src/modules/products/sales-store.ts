@@ -309,6 +309,12 @@ export async function paymentTenderOf(db: Queryable, paymentId: string): Promise
   return row?.tender_of ?? undefined;
 }
 
+/** The till that recorded a till sale, if the sale is on the server (any merchant's: the caller compares). */
+export async function tillSaleTerminal(db: Queryable, saleId: string): Promise<string | undefined> {
+  const [row] = await db.query<{ terminal_id: string }>('SELECT terminal_id FROM till_sales WHERE id = $1::uuid', [saleId]);
+  return row?.terminal_id;
+}
+
 /** The till sale a POS session was opened to pay part of (a split tender), if it was. */
 export async function sessionTenderOf(db: Queryable, sessionId: string): Promise<string | undefined> {
   const [row] = await db.query<{ tender_of: string | null }>('SELECT tender_of::text FROM pos_sessions WHERE id = $1::uuid', [sessionId]);

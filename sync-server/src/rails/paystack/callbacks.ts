@@ -20,7 +20,8 @@
 // Bank transfers into a wallet's dedicated virtual account: `charge.success` with data.channel
 // `dedicated_nuban` (virtual-accounts.ts). Its reference is Paystack's own, not ours; the verdict is
 // again what GET /transaction/verify says of it (a success on that channel, into an account named
-// in its authorization), and the wallet is credited once under that reference.
+// in its authorization), and the wallet is credited once under that reference. A verified transfer
+// of amount 0 is acknowledged (200, so that Paystack stops resending it), logged and never credited.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ArrivedBankTransfer, CallbackReply, CallbackVerdict, CollectionUpdate, InboundCallback, PayoutUpdate, RailAdapterDeps } from '../types.ts';
 import { chargeIdOf, idOf } from './keys.ts';
@@ -69,6 +70,11 @@ async function bankTransferVerdict(data: unknown, charges: ChargeLookup & Requir
     return { verdict: { kind: 'ignored', reason: 'could not be confirmed with Paystack now' }, reply: { status: 503 } };
   }
   if (!transfer) return refused(`Paystack has no successful ${DVA_CHANNEL} transaction under ${reference.slice(0, 60)}`);
+  if (transfer.amount === 0) {
+    // Genuine, but nothing to credit: acknowledged so that Paystack stops sending it, and logged.
+    charges.log('paystack dedicated_nuban charge.success of amount 0: acknowledged, nothing credited', { reference: reference.slice(0, 60), accountNumber: transfer.accountNumber.slice(-4) });
+    return ignored(`${CHARGE_SUCCESS} of amount 0 under ${reference.slice(0, 60)}: nothing to credit`);
+  }
   return { verdict: { kind: 'bank_transfer', transfer }, reply: OK };
 }
 

@@ -60,7 +60,8 @@ export function transferOf(data: unknown): ArrivedBankTransfer | undefined {
   const reference = text(data.reference);
   const accountNumber = text(authorization.receiver_bank_account_number);
   const currency = text(data.currency);
-  if (!reference || !accountNumber || !currency || typeof data.amount !== 'number' || !Number.isSafeInteger(data.amount) || data.amount <= 0) return undefined;
+  // 0 is read (a transfer of nothing: acknowledged, never credited, by callbacks.ts); a negative or fractional amount is not one.
+  if (!reference || !accountNumber || !currency || typeof data.amount !== 'number' || !Number.isSafeInteger(data.amount) || data.amount < 0) return undefined;
   return {
     providerReference: reference,
     accountNumber,
@@ -114,6 +115,11 @@ export function virtualAccounts(client: PaystackClient, deps: Pick<RailAdapterDe
     const found = await existing(owner.id, request.currency);
     if (found) return { ...found, providerCustomer: owner.code };
     const answer = await client.post('/dedicated_account', { customer: owner.code, preferred_bank: await preferredBank() });
+    // The request names no currency: the integration's country decides it. An account in another
+    // currency than asked (a GHS wallet on a Nigerian integration) would take money no wallet of
+    // this currency can be credited with, so it is not the wallet's.
+    const made = isObject(answer.body.data) ? text(answer.body.data.currency)?.toUpperCase() : undefined;
+    if (made !== undefined && made !== request.currency) throw new PaystackUnavailable(`Paystack made a ${made.slice(0, 8)} account, not ${request.currency}: this integration does not make ${request.currency} accounts`);
     const account = answer.httpStatus === 200 && answer.body.status ? accountOf(answer.body.data) : undefined;
     if (!account) {
       // Refused, or unreadable: a request at the same moment may have made it (two taps, two
