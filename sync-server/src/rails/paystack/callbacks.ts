@@ -72,7 +72,7 @@ async function bankTransferVerdict(data: unknown, charges: ChargeLookup & Requir
   if (!transfer) return refused(`Paystack has no successful ${DVA_CHANNEL} transaction under ${reference.slice(0, 60)}`);
   if (transfer.amount === 0) {
     // Genuine, but nothing to credit: acknowledged so that Paystack stops sending it, and logged.
-    charges.log('paystack dedicated_nuban charge.success of amount 0: acknowledged, nothing credited', { reference: reference.slice(0, 60), accountNumber: transfer.accountNumber.slice(-4) });
+    charges.log('paystack dedicated_nuban charge.success of amount 0: acknowledged, nothing credited', { reference: reference.slice(0, 60), accountNumber: transfer.accountNumber?.slice(-4) });
     return ignored(`${CHARGE_SUCCESS} of amount 0 under ${reference.slice(0, 60)}: nothing to credit`);
   }
   return { verdict: { kind: 'bank_transfer', transfer }, reply: OK };
