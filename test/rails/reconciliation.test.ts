@@ -117,13 +117,19 @@ for (const target of await databaseTargets()) {
       };
       const status = async (id: string) => (await server().request<{ status: string }>('GET', `/api/payments/${id}`, { headers: { 'x-merchant-api-key': merchant.liveKey } })).body.status;
       /** Steps the scheduler (polls due after 5 minutes) until the payment is in `wanted`; callbacks usually get there first. */
-      const settle = (id: string, wanted: string) =>
-        until(`${id} ${wanted}`, async () => {
+      const settle = (id: string, wanted: string) => {
+        // A reversal a provider announces by one callback (MoMo) is otherwise found by the asks
+        // after completion, which thin out as the payout ages: the steps grow with them (5 minutes
+        // up to an hour), so a callback lost on a loaded machine costs steps, not the ceiling.
+        let steps = 0;
+        return until(`${id} ${wanted}`, async () => {
           if ((await status(id)) === wanted) return true;
-          clock.advance(5 * 60_000);
+          steps += 1;
+          clock.advance(Math.min(60, 5 * steps) * 60_000);
           await server().context.payments.runOnce();
           return undefined;
-        }, 180_000); // a reversal is found by polls that thin out as the payout ages: many steps on a loaded machine
+        }, 180_000);
+      };
 
       before(async () => {
         merchant = await server().createMerchant({ webhookUrl: 'https://example.com/hooks' });
