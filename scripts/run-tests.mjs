@@ -6,8 +6,8 @@
 //
 // Why not one `node --test` over every file: a file whose process never exits (a socket left
 // reconnecting, a child process left running) kept that run waiting until CI's own limit, with
-// nothing said about which file. Here every file has a ceiling (TEST_FILE_TIMEOUT_S, 600 s by
-// default): past it the file's process group is killed and the file fails, named, with what it
+// nothing said about which file. Here every file has a ceiling (TEST_FILE_TIMEOUT_S, 1200 s by
+// default; the crash tests of test/rails take 5 to 10 minutes on a loaded machine): past it the file's process group is killed and the file fails, named, with what it
 // printed. A file's output is printed whole when it ends, so files running side by side never
 // interleave their lines.
 //
@@ -74,7 +74,7 @@ if (files.length === 0) {
 }
 
 const concurrency = Math.floor(positiveNumber('TEST_CONCURRENCY', Math.max(2, availableParallelism())));
-const fileCeilingMs = positiveNumber('TEST_FILE_TIMEOUT_S', 600) * 1000;
+const fileCeilingMs = positiveNumber('TEST_FILE_TIMEOUT_S', 1200) * 1000;
 // The chaos, failover and backup runs (see `alone` below).
 const ALONE = /(^|\/)(failover|chaos|backup)\//;
 const retries = process.env.TEST_RETRIES === '0' ? 0 : Math.floor(positiveNumber('TEST_RETRIES', 1));
@@ -137,7 +137,7 @@ function runFile(file) {
         counts[name] = match ? Number(match[1]) : 0;
       }
       const failed = killedFor !== undefined || code !== 0 || counts.fail > 0 || counts.cancelled > 0;
-      resolve({ file, ms: Date.now() - started, output, counts, failed, why: killedFor ?? (code !== 0 ? `exit ${code ?? signal}` : undefined) });
+      resolve({ file, ms: Date.now() - started, output, counts, failed, killedAtCeiling: killedFor !== undefined, why: killedFor ?? (code !== 0 ? `exit ${code ?? signal}` : undefined) });
     });
   });
 }
@@ -159,7 +159,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 /** Runs a file, once more if it fails (TEST_RETRIES), and prints its output whole. */
 async function runAndReport(file) {
   let result = await runFile(file);
-  for (let attempt = 1; result.failed && attempt <= retries; attempt++) {
+  // A file killed at its ceiling is not run again: twice its ceiling would be spent to learn the
+  // same (a crash test that outgrows it, or a hang), and could push CI past its own limit.
+  for (let attempt = 1; result.failed && !result.killedAtCeiling && attempt <= retries; attempt++) {
     process.stdout.write(`\n# ── ✖ ${file} failed (${(result.ms / 1000).toFixed(1)} s${result.why ? `; ${result.why}` : ''}): its output, then a run again (${attempt} of ${retries})\n${result.output}\n`);
     const again = await runFile(file);
     again.earlierFailures = [...(result.earlierFailures ?? []), result];
