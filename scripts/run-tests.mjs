@@ -6,8 +6,8 @@
 //
 // Why not one `node --test` over every file: a file whose process never exits (a socket left
 // reconnecting, a child process left running) kept that run waiting until CI's own limit, with
-// nothing said about which file. Here every file has a ceiling (TEST_FILE_TIMEOUT_S, 1200 s by
-// default; the crash tests of test/rails take 5 to 10 minutes on a loaded machine): past it the file's process group is killed and the file fails, named, with what it
+// nothing said about which file. Here every file has a ceiling (TEST_FILE_TIMEOUT_S, 1800 s by
+// default; the crash tests of test/rails take 5 to 15 minutes on a loaded machine): past it the file's process group is killed and the file fails, named, with what it
 // printed. A file's output is printed whole when it ends, so files running side by side never
 // interleave their lines.
 //
@@ -74,7 +74,7 @@ if (files.length === 0) {
 }
 
 const concurrency = Math.floor(positiveNumber('TEST_CONCURRENCY', Math.max(2, availableParallelism())));
-const fileCeilingMs = positiveNumber('TEST_FILE_TIMEOUT_S', 1200) * 1000;
+const fileCeilingMs = positiveNumber('TEST_FILE_TIMEOUT_S', 1800) * 1000;
 // The chaos, failover and backup runs (see `alone` below).
 const ALONE = /(^|\/)(failover|chaos|backup)\//;
 const retries = process.env.TEST_RETRIES === '0' ? 0 : Math.floor(positiveNumber('TEST_RETRIES', 1));
