@@ -84,7 +84,8 @@ const retries = process.env.TEST_RETRIES === '0' ? 0 : Math.floor(positiveNumber
 let known = {};
 try { known = JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')); } catch { /* first run here */ }
 const TIER_GUESS_MS = { e2e: 30_000, db: 8_000, unit: 1_000 };
-const HEAVY = /(^|\/)(failover|chaos|backup|bench)\//;
+// Known long ones (the benches' smokes, the crash-and-restart tests of test/rails: 5 to 11 minutes) start first.
+const HEAVY = /(^|\/)(failover|chaos|backup|bench)\/|restart\.test\.ts$/;
 const expectedMs = (file) => known[file] ?? (HEAVY.test(file) ? 90_000 : TIER_GUESS_MS[tierOfFile.get(file)] ?? 1_000);
 files.sort((a, b) => expectedMs(b) - expectedMs(a) || a.localeCompare(b));
 
