@@ -290,7 +290,7 @@ export const dashboardFr: Messages['dashboard'] = {
     when: 'Date',
     amount: 'Montant',
     tenders: 'Payé par',
-    tenderKinds: { cash: 'Espèces', wallet: 'Sans contact (portefeuille)', gift_card: 'Carte cadeau', mobile_money: 'Mobile money', offline_tap: 'Sans contact hors ligne' },
+    tenderKinds: { cash: 'Espèces', wallet: 'Sans contact (portefeuille)', gift_card: 'Carte cadeau', mobile_money: 'Monnaie mobile', offline_tap: 'Sans contact hors ligne' },
     handedOver: '{{tendered}} remis, monnaie {{change}}',
     unpaid: 'Non payé',
     unpaidHint: 'Un paiement refusé à la synchronisation de la caisse (sans contact hors ligne) : la boutique n\'a pas reçu cette part.',

@@ -290,7 +290,7 @@ export const dashboardPt: Messages['dashboard'] = {
     when: 'Data',
     amount: 'Montante',
     tenders: 'Pago com',
-    tenderKinds: { cash: 'Dinheiro', wallet: 'Aproximação (carteira)', gift_card: 'Cartão-presente', mobile_money: 'Dinheiro móvel', offline_tap: 'Aproximação offline' },
+    tenderKinds: { cash: 'Dinheiro', wallet: 'Aproximação (carteira)', gift_card: 'Cartão-oferta', mobile_money: 'Dinheiro móvel', offline_tap: 'Aproximação offline' },
     handedOver: 'entregue {{tendered}}, troco {{change}}',
     unpaid: 'Não pago',
     unpaidHint: 'Um pagamento recusado quando a caixa sincronizou (aproximação offline): a loja não recebeu esta parte.',

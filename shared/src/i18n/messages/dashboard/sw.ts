@@ -290,7 +290,7 @@ export const dashboardSw: Messages['dashboard'] = {
     when: 'Lini',
     amount: 'Kiasi',
     tenders: 'Imelipwa kwa',
-    tenderKinds: { cash: 'Pesa taslimu', wallet: 'Kugusa (pochi)', gift_card: 'Kadi ya zawadi', mobile_money: 'Pesa za simu', offline_tap: 'Kugusa nje ya mtandao' },
+    tenderKinds: { cash: 'Pesa taslimu', wallet: 'Kugusa (pochi)', gift_card: 'Kadi ya zawadi', mobile_money: 'Pesa kwa simu', offline_tap: 'Kugusa nje ya mtandao' },
     handedOver: 'ametoa {{tendered}}, chenji {{change}}',
     unpaid: 'Haijalipwa',
     unpaidHint: 'Malipo yaliyokataliwa mashine ilipooanisha (kugusa nje ya mtandao): duka halikupata sehemu hii.',
