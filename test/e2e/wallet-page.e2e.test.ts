@@ -12,7 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, trackedPage } from './browser.ts';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { ADMIN, balanceMinor, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, balanceMinor, databaseTargets, freePort, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
+import { type FlutterwaveFake, startFlutterwaveFake } from '../fakes/flutterwave/index.ts';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -229,6 +230,94 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth'), false, 'nothing runs off the side at 800x600');
       await page.close();
       assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+  });
+
+  describe(`a live wallet's account number through Flutterwave asks for her BVN first, on ${target.name}`, async () => {
+    const port = await freePort();
+    const env: Record<string, string> = {};
+    let fake: FlutterwaveFake;
+    let browser: Browser;
+    const pageErrors: string[] = [];
+    before(async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      fake = await startFlutterwaveFake({ callbackBase: `http://127.0.0.1:${port}/api/rails/flutterwave/webhook`, delayScale: 0.05 });
+      Object.assign(env, fake.env);
+      browser = await launchChromium();
+    });
+    after(async () => {
+      await browser?.close();
+      await fake?.stop();
+      assert.deepEqual(pageErrors, [], 'no error in the page');
+    });
+    const server = useTestServer(target, { port, env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, RAIL_TIMEOUT_MS: '2000' }, app: { providerEnv: env } });
+
+    /** A live NGN wallet in Nigeria (her only wallet, so the page signs in to it), signed in on the page. */
+    const signedIn = async (lang: string, size: { width: number; height: number }) => {
+      const s = server();
+      const handle = uniqueHandle('wpbvn');
+      await s.createWallet({ handle, pin: '2468', currency: 'NGN', country: 'NG', mode: 'live' });
+      const page = await trackedPage(browser, { viewport: size }, pageErrors);
+      await page.goto(`${s.baseUrl}/wallet?lang=${lang}`);
+      await page.fill('#handle', `@${handle}`);
+      await page.fill('#pin', '2468');
+      await page.click('#signin-button');
+      await page.locator('#bank-get').waitFor({ state: 'visible' });
+      return { page, handle };
+    };
+
+    it('asks for the BVN only when the bank needs it, refuses one that is not 11 digits before sending, and opens the account with it (800x600)', async () => {
+      const before = fake.virtualAccounts().length;
+      const { page, handle } = await signedIn('en', { width: 800, height: 600 });
+      assert.equal(await page.locator('#bank-bvn').isVisible(), false, 'no BVN asked before the bank says it needs one');
+      await page.click('#bank-get');
+      await page.locator('#bank-bvn').waitFor({ state: 'visible' });
+      assert.equal(await page.locator('#bank-error').innerText(), 'To open your account number the bank needs your BVN. Enter it and press the button again.');
+      assert.equal(await page.locator('label[for="bank-bvn-input"]').innerText(), 'Your BVN (Bank Verification Number)');
+      assert.equal(await page.locator('#bank-bvn-hint').innerText(), 'The bank opens an account in your name only with your 11-digit BVN. We pass it to the bank and never keep it.');
+      assert.equal(await page.evaluate<string>('document.activeElement?.id ?? ""'), 'bank-bvn-input', 'the field has the focus');
+      await page.locator('#bank-card').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${ARTIFACTS}wallet-bvn-800x600-${target.name}.png`, fullPage: true });
+      assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth'), false, 'nothing runs off the side at 800x600');
+
+      for (const typed of ['1234', '1234567890a', '123456789012']) {
+        await page.fill('#bank-bvn-input', typed);
+        await page.click('#bank-get');
+        assert.equal(await page.locator('#bank-error').innerText(), 'Enter your BVN: 11 digits.', typed);
+      }
+      assert.equal(fake.virtualAccounts().length, before, 'nothing was sent to the bank for a malformed BVN');
+
+      // Spaces as people group it on their card are fine; the bank receives the 11 digits.
+      await page.fill('#bank-bvn-input', '223 4567 8901');
+      await page.click('#bank-get');
+      await page.locator('#bank-details').waitFor({ state: 'visible' });
+      assert.equal(await page.locator('#bank-name').innerText(), 'WEMA BANK');
+      assert.match(await page.locator('#bank-account-number').innerText(), /^\d{10}$/);
+      assert.equal(await page.locator('#bank-bvn').isVisible(), false);
+      assert.equal(await page.locator('#bank-bvn-input').inputValue(), '', 'the BVN is not left on the page');
+      assert.equal(await page.locator('#bank-error').innerText(), '');
+      const made = fake.virtualAccounts();
+      assert.equal(made.length, before + 1);
+      assert.equal(made.at(-1)!.bvn, '22345678901');
+      const stored = await server().db.query<{ n: number | string }>("SELECT count(*) AS n FROM wallet_virtual_accounts va JOIN wallets w ON w.id = va.wallet_id WHERE w.handle = $1", [handle]);
+      assert.equal(Number(stored[0]!.n), 1);
+      await page.screenshot({ path: `${ARTIFACTS}wallet-bvn-opened-800x600-${target.name}.png`, fullPage: true });
+      await page.close();
+    });
+
+    it('asks in French at 1024x768', async () => {
+      const { page } = await signedIn('fr', { width: 1024, height: 768 });
+      await page.click('#bank-get');
+      await page.locator('#bank-bvn').waitFor({ state: 'visible' });
+      assert.equal(await page.locator('#bank-error').innerText(), 'Pour ouvrir votre numéro de compte, la banque a besoin de votre BVN. Saisissez-le et appuyez de nouveau sur le bouton.');
+      assert.equal(await page.locator('label[for="bank-bvn-input"]').innerText(), 'Votre BVN (numéro de vérification bancaire)');
+      await page.fill('#bank-bvn-input', '12');
+      await page.click('#bank-get');
+      assert.equal(await page.locator('#bank-error').innerText(), 'Saisissez votre BVN : 11 chiffres.');
+      await page.locator('#bank-card').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${ARTIFACTS}wallet-bvn-fr-1024x768-${target.name}.png`, fullPage: true });
+      assert.equal(await page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth'), false);
+      await page.close();
     });
   });
 }

@@ -61,6 +61,11 @@ ${walletSignInCard(i18n, { title: 'web.wallet.title', intro: 'web.wallet.intro',
     <dt>${t.t('web.wallet.bankAccountName')}</dt><dd id="bank-account-name"></dd>
   </dl>
   <p class="muted" id="bank-fee" role="status"></p>
+  <div id="bank-bvn" hidden>
+    <label for="bank-bvn-input">${t.t('web.wallet.bvnLabel')}</label>
+    <input id="bank-bvn-input" name="bvn" inputmode="numeric" autocomplete="off" maxlength="14" aria-describedby="bank-bvn-hint">
+    <p class="muted" id="bank-bvn-hint">${t.t('web.wallet.bvnHint')}</p>
+  </div>
   <button id="bank-get" type="button" class="primary big" hidden>${t.t('web.wallet.bankGet')}</button>
   <p id="bank-error" class="error" role="alert"></p>
 </section>

@@ -5,7 +5,7 @@
  */
 import type { Answer, Method, Parts, PartsArgument, Route } from '@tapline/shared/api';
 import { isHandle, isPin } from '@tapline/shared/wallet-input';
-import { call } from './api.ts';
+import { call, errorOf } from './api.ts';
 import { byId, input } from './dom.ts';
 import { errorText, t } from './page-i18n.ts';
 
@@ -45,9 +45,9 @@ export async function endWalletSession(token: string): Promise<void> {
   await call('DELETE', '/api/wallet/sessions/current', { headers: { authorization: `Bearer wallet.${token}` } }).catch(() => undefined);
 }
 
-/** A failed answer: its sentence in the page's language, and its status (401: the session ended). */
+/** A failed answer: its sentence in the page's language, its status (401: the session ended) and the server's error code, when it sent one. */
 export class RequestError extends Error {
-  constructor(message: string, readonly status: number) {
+  constructor(message: string, readonly status: number, readonly code: string | null = null) {
     super(message);
   }
 }
@@ -70,7 +70,7 @@ export async function walletRequest<M extends Method, P extends Route<M>>(
   const answer = await call(method, path, ...([{ ...route, headers }] as unknown as PartsArgument<M, P>));
   if (!answer.ok) {
     if (answer.status === 401 && session) onSignedOut?.();
-    throw new RequestError(errorText(answer), answer.status);
+    throw new RequestError(errorText(answer), answer.status, errorOf(answer).code);
   }
   return answer.data as Answer<M, P>;
 }

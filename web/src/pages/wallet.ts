@@ -65,6 +65,8 @@ function signOut(why = ''): void {
   for (const id of SIGNED_IN_CARDS) byId(id).hidden = true;
   input('pin').value = '';
   input('withdraw-pin').value = '';
+  input('bank-bvn-input').value = '';
+  byId('bank-bvn').hidden = true;
   byId('signin-error').textContent = why;
   byId('signin-card').hidden = false;
   if (token && why === '') void endWalletSession(token);
@@ -134,14 +136,37 @@ async function refreshBankAccount(): Promise<void> {
   showBankAccount(accounts.data.find((account) => account.currency === currency) ?? accounts.data[0]);
 }
 
+/** An 11-digit BVN from what she typed (spaces and dashes ignored), or undefined. */
+function typedBvn(): string | undefined {
+  const digits = input('bank-bvn-input').value.replace(/[\s-]/g, '');
+  return /^[0-9]{11}$/.test(digits) ? digits : undefined;
+}
+
 byId('bank-get').addEventListener('click', async () => {
   const button = byId<HTMLButtonElement>('bank-get');
-  byId('bank-error').textContent = '';
+  const error = byId('bank-error');
+  error.textContent = '';
+  // The BVN is asked for only once the provider has said it needs one (422 bvn_required).
+  const asking = !byId('bank-bvn').hidden;
+  const bvn = asking ? typedBvn() : undefined;
+  if (asking && !bvn) {
+    error.textContent = t('web.wallet.bvnInvalid');
+    input('bank-bvn-input').focus();
+    return;
+  }
   button.disabled = true;
   try {
-    showBankAccount(await request('POST', '/api/wallet/virtual-account', { body: {} }));
+    showBankAccount(await request('POST', '/api/wallet/virtual-account', { body: bvn ? { bvn } : {} }));
+    byId('bank-bvn').hidden = true;
+    input('bank-bvn-input').value = '';
   } catch (failure) {
-    byId('bank-error').textContent = failure instanceof RequestError && failure.status === 422 ? t('web.wallet.bankUnavailable') : failureText(failure);
+    if (failure instanceof RequestError && failure.code === 'bvn_required') {
+      byId('bank-bvn').hidden = false;
+      error.textContent = asking ? t('web.wallet.bvnInvalid') : t('web.wallet.bvnNeeded');
+      input('bank-bvn-input').focus();
+    } else {
+      error.textContent = failure instanceof RequestError && failure.status === 422 ? t('web.wallet.bankUnavailable') : failureText(failure);
+    }
   } finally {
     button.disabled = false;
   }
