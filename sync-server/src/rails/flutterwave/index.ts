@@ -59,6 +59,12 @@ export function createFlutterwaveAdapter(config: FlutterwaveConfig, deps: RailAd
     virtualAccounts,
     transactionsOn: createReconcile(client, transfers),
     rate: createRates(client),
+    // Flutterwave retries a webhook only when the merchant turned retries on in its dashboard, and
+    // a transfer reversed after it succeeded is announced only by webhook: one lost would leave the
+    // payout completed here while the money came back (the daily reconciliation reports such a
+    // disagreement but never moves money). So a completed payout is asked about for three days, the
+    // asks thinning out as it ages, as MoMo's are.
+    watchAfterCompletionMs: 3 * 24 * 3_600_000,
   };
 }
 
