@@ -314,7 +314,24 @@ for (const target of await databaseTargets()) {
       assert.equal(await dashboard.locator('[data-sale-unpaid]').innerText(), 'NGN\u00a09.00');
       assert.equal(await dashboard.locator('[data-sale-paid]').innerText(), 'NGN\u00a06.00');
       assert.deepEqual(await dashboard.locator('ul.tenders li').allInnerTexts(), ['Cash · handed over NGN\u00a06.00, change NGN\u00a00.00: NGN\u00a06.00', 'Offline tap: NGN\u00a09.00 · declined at sync: not paid']);
-      await shootDashboard(dashboard, 'split-offline', `sale-short-${target.name}`, ['1366x768', '1024x768', '390x844']);
+      await shootDashboard(dashboard, 'split-offline', `sale-short-${target.name}`, ['1366x768', '1024x768', '800x600', '390x844']);
+
+      // A link with no sale opens the page as usual; one naming no sale of this merchant says so and keeps what was asked.
+      // (Each link loaded afresh, as when it is followed from elsewhere: the signed-in session is the tab's.)
+      const openLink = async (hash: string) => {
+        await dashboard.goto(`${s.baseUrl}/dashboard/${hash}`);
+        await dashboard.reload();
+        await dashboard.locator('input[name="sale-id"]').waitFor();
+      };
+      await openLink('#/refunds?sale=');
+      assert.equal(await dashboard.locator('input[name="sale-id"]').inputValue(), '');
+      assert.equal(await dashboard.locator('section[data-sale]').count(), 0);
+      assert.equal(await dashboard.locator('main p.error').count(), 0, 'nothing to complain about');
+      await openLink(`#/refunds?sale=${encodeURIComponent('nope"%ZZ<b>')}`);
+      await dashboard.locator('main p.error[role="alert"]').waitFor();
+      assert.equal(await dashboard.locator('input[name="sale-id"]').inputValue(), 'nope"%ZZ<b>');
+      assert.match(await dashboard.locator('main p.error').innerText(), /no sale|not found/i);
+      assert.equal(await dashboard.locator('section[data-sale]').count(), 0);
       await dashboard.close();
     });
   });

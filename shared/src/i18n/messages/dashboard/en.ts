@@ -264,7 +264,7 @@ export const dashboardEn = {
   },
   refunds: {
     heading: 'Refunds',
-    hint: 'Find a sale by its id (on the receipt) to refund it in full or by units. The money goes back to the wallet that paid.',
+    hint: 'Find a sale by its id (on the receipt) to refund it in full or by units. The money goes back the way the sale was paid: to the wallet that paid, or as cash from the drawer.',
     saleId: 'Sale id',
     find: 'Find the sale',
     sale: 'Sale {{id}}',

@@ -265,7 +265,7 @@ export const dashboardFr: Messages['dashboard'] = {
   },
   refunds: {
     heading: 'Remboursements',
-    hint: 'Retrouvez une vente par son identifiant (sur le reçu) pour la rembourser en entier ou par unités. L\'argent retourne au portefeuille qui a payé.',
+    hint: 'Retrouvez une vente par son identifiant (sur le reçu) pour la rembourser en entier ou par unités. L\'argent repart comme la vente a été payée : vers le portefeuille qui a payé, ou en espèces depuis le tiroir-caisse.',
     saleId: 'Identifiant de la vente',
     find: 'Trouver la vente',
     sale: 'Vente {{id}}',

@@ -265,7 +265,7 @@ export const dashboardPt: Messages['dashboard'] = {
   },
   refunds: {
     heading: 'Reembolsos',
-    hint: 'Encontre uma venda pelo seu identificador (no recibo) para a reembolsar por inteiro ou por unidades. O dinheiro volta à carteira que pagou.',
+    hint: 'Encontre uma venda pelo seu identificador (no recibo) para a reembolsar por inteiro ou por unidades. O dinheiro volta pela forma como a venda foi paga: para a carteira que pagou, ou em dinheiro da gaveta.',
     saleId: 'Identificador da venda',
     find: 'Encontrar a venda',
     sale: 'Venda {{id}}',

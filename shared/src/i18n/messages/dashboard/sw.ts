@@ -265,7 +265,7 @@ export const dashboardSw: Messages['dashboard'] = {
   },
   refunds: {
     heading: 'Marejesho',
-    hint: 'Tafuta mauzo kwa kitambulisho chake (kwenye risiti) ili kuyarejesha yote au kwa vipande. Pesa zinarudi kwenye pochi iliyolipa.',
+    hint: 'Tafuta mauzo kwa kitambulisho chake (kwenye risiti) ili kuyarejesha yote au kwa vipande. Pesa zinarudi kwa njia mauzo yalivyolipwa: kwenye pochi iliyolipa, au kama pesa taslimu kutoka kwenye droo.',
     saleId: 'Kitambulisho cha mauzo',
     find: 'Tafuta mauzo',
     sale: 'Mauzo {{id}}',
