@@ -10,6 +10,7 @@
  * the lines in proportion to what they cost after their own discounts, by largest remainder, so
  * the shares add up to the discount exactly.
  */
+import type { ErrorCodeWith } from './error-codes.ts';
 
 export const MAX_CART_LINES = 200;
 export const MAX_LINE_QUANTITY = 9_999;
@@ -73,8 +74,8 @@ export interface CartTotals {
 }
 
 export class CartError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
+  readonly code: ErrorCodeWith<400>;
+  constructor(code: ErrorCodeWith<400>, message: string) {
     super(message);
     this.name = 'CartError';
     this.code = code;

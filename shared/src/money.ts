@@ -1,3 +1,4 @@
+import type { ErrorCodeWith } from './error-codes.ts';
 import currencyCodes from 'currency-codes';
 import { SUPPORTED_CURRENCIES, isSupportedCurrency } from './countries.ts';
 
@@ -10,8 +11,8 @@ import { SUPPORTED_CURRENCIES, isSupportedCurrency } from './countries.ts';
 export const MAX_MAJOR_AMOUNT = 1e12;
 
 export class MoneyError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
+  readonly code: ErrorCodeWith<400>;
+  constructor(code: ErrorCodeWith<400>, message: string) {
     super(message);
     this.name = 'MoneyError';
     this.code = code;

@@ -72,6 +72,13 @@ for (const target of await databaseTargets()) {
           await step();
           return undefined;
         });
+      /** Callbacks from this provider the server took in (applied, or unchanged: a duplicate), from its metrics. */
+      const callbacksHeard = async () => {
+        const metrics = String((await server().request<string>('GET', '/metrics', { headers: ADMIN })).body);
+        return ['applied', 'unchanged']
+          .map((verdict) => metrics.split('\n').find((line) => line.startsWith(`tapline_rail_callbacks_total{provider="${provider.name}",verdict="${verdict}"}`)))
+          .reduce((sum, line) => sum + (line ? Number(line.split(' ').pop()) : 0), 0);
+      };
       const keyOf = (id: string) => server().context.rails.adapters.get(provider.name)!.keyOf(id);
       const paid = (id: string) => fake.paidTimes().get(keyOf(id)) ?? 0;
       const events = async (id: string) =>
@@ -126,10 +133,11 @@ for (const target of await databaseTargets()) {
       });
 
       it('a duplicate callback changes nothing', async () => {
+        const heardBefore = await callbacksHeard();
         const created = await pay('duplicate_callback');
         await settle(created.paymentId, 'completed');
-        // Both callbacks have arrived once the fake says it sent them; still one event.
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        // Both callbacks have been taken in (applied, or unchanged when a poll got there first); still one event.
+        await until('both callbacks heard', async () => ((await callbacksHeard()) >= heardBefore + 2 ? true : undefined));
         assert.deepEqual(await events(created.paymentId), ['payment.completed']);
         assert.equal(paid(created.paymentId), 1);
       });

@@ -16,7 +16,7 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 export const ErrorBody = Type.Object(
   {
     error: Type.String({ description: 'A human-readable message' }),
-    code: Type.String({ description: 'A stable snake_case code naming the rule that failed' }),
+    code: Type.String({ description: 'A stable snake_case code naming the rule that failed; every code, its statuses and what it means are listed in docs/errors.md' }),
     details: Type.Optional(Type.Array(Type.Unknown())),
   },
   { $id: 'ErrorBody', description: 'Error body' },

@@ -1,3 +1,4 @@
+import type { ErrorCodeWith } from '@tapline/shared/error-codes';
 import type { Database } from '../db/database.ts';
 import { type Mode, constantTimeEqual, merchantKeyMode, publishableKeyMode, sha256Hex } from './secrets.ts';
 import { rememberedLookup } from './credential-cache.ts';
@@ -33,7 +34,7 @@ export type PrincipalKind = Principal['kind'];
 export type Credential =
   | { state: 'none' }
   | { state: 'valid'; principal: Principal }
-  | { state: 'invalid'; kind: PrincipalKind | 'unknown'; code: string; message: string };
+  | { state: 'invalid'; kind: PrincipalKind | 'unknown'; code: ErrorCodeWith<401>; message: string };
 
 export interface AdminTokenCheck {
   (token: string): boolean;
@@ -48,7 +49,7 @@ function stripPrefix(value: string, prefix: string): string {
   return rest;
 }
 
-function invalid(kind: PrincipalKind | 'unknown', code: string, message: string): Credential {
+function invalid(kind: PrincipalKind | 'unknown', code: ErrorCodeWith<401>, message: string): Credential {
   return { state: 'invalid', kind, code, message };
 }
 

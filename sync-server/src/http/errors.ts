@@ -2,14 +2,15 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { LedgerError } from '../ledger/ledger.ts';
 import { MoneyError } from '@tapline/shared/money';
 import { isDatabaseUnavailable } from '../db/database.ts';
+import type { ErrorCode, ErrorCodeWith } from '@tapline/shared/error-codes';
 
 /** An error the API answers with: a status, a human message and a snake_case code. */
 export class ApiError extends Error {
   readonly statusCode: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: unknown[] | undefined;
   readonly headers: Record<string, string> | undefined;
-  constructor(statusCode: number, code: string, message: string, options: { details?: unknown[]; headers?: Record<string, string> } = {}) {
+  constructor(statusCode: number, code: ErrorCode, message: string, options: { details?: unknown[]; headers?: Record<string, string> } = {}) {
     super(message);
     this.name = 'ApiError';
     this.statusCode = statusCode;
@@ -19,13 +20,14 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (code: string, message: string, details?: unknown[]) => new ApiError(400, code, message, details ? { details } : {});
-export const unauthorized = (code: string, message: string) => new ApiError(401, code, message);
-export const forbidden = (code: string, message: string) => new ApiError(403, code, message);
-export const notFound = (code: string, message: string) => new ApiError(404, code, message);
-export const conflict = (code: string, message: string) => new ApiError(409, code, message);
-export const gone = (code: string, message: string) => new ApiError(410, code, message);
-export const unprocessable = (code: string, message: string) => new ApiError(422, code, message);
+// Each helper takes only the codes registered with its status (@tapline/shared/error-codes).
+export const badRequest = (code: ErrorCodeWith<400>, message: string, details?: unknown[]) => new ApiError(400, code, message, details ? { details } : {});
+export const unauthorized = (code: ErrorCodeWith<401>, message: string) => new ApiError(401, code, message);
+export const forbidden = (code: ErrorCodeWith<403>, message: string) => new ApiError(403, code, message);
+export const notFound = (code: ErrorCodeWith<404>, message: string) => new ApiError(404, code, message);
+export const conflict = (code: ErrorCodeWith<409>, message: string) => new ApiError(409, code, message);
+export const gone = (code: ErrorCodeWith<410>, message: string) => new ApiError(410, code, message);
+export const unprocessable = (code: ErrorCodeWith<422>, message: string) => new ApiError(422, code, message);
 
 /** Seconds a client is asked to wait before retrying a request the database could not serve. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;

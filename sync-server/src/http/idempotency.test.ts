@@ -27,7 +27,7 @@ for (const target of await databaseTargets()) {
       const app = await appWith(async (id) => {
         seen.push(id);
         // The effect commits, then the request fails once.
-        if (seen.length === 1) throw new ApiError(500, 'boom', 'failed after committing');
+        if (seen.length === 1) throw new ApiError(500, 'internal_error', 'failed after committing');
         return { id };
       });
       const send = (body: unknown) => app.inject({ method: 'POST', url: '/thing', headers: { 'idempotency-key': 'fault-1' }, payload: body as object });

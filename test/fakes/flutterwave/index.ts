@@ -131,6 +131,10 @@ export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {})
   const server = createServer((req, res) => {
     route(req, res).catch(() => fail(res, 500, 'An error occurred. Please contact support'));
   });
+  // Idle keep-alive connections stay open until the client (or stop()) closes them: a server
+  // closing one just as a loaded test machine's client reuses it would fail that request with
+  // a network error the test did not ask for.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());

@@ -427,6 +427,10 @@ export async function startMomoFake(options: MomoFakeOptions = {}): Promise<Momo
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => error(res, 500, 'INTERNAL_PROCESSING_ERROR', 'Internal error.'));
   });
+  // Idle keep-alive connections stay open until the client (or stop()) closes them: a server
+  // closing one just as a loaded test machine's client reuses it would fail that request with
+  // a network error the test did not ask for.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());

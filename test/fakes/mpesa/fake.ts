@@ -677,6 +677,10 @@ export async function startMpesaFake(options: MpesaFakeOptions = {}): Promise<Mp
   const server: Server = createServer((request, response) => {
     handle(request, response).catch(() => error(response, 500, '500.003.1001', 'Internal Server Error'));
   });
+  // Idle keep-alive connections stay open until the client (or stop()) closes them: a server
+  // closing one just as a loaded test machine's client reuses it would fail that request with
+  // a network error the test did not ask for.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -6015,7 +6015,7 @@ export interface components {
         ErrorBody: {
             /** @description A human-readable message */
             error: string;
-            /** @description A stable snake_case code naming the rule that failed */
+            /** @description A stable snake_case code naming the rule that failed; every code, its statuses and what it means are listed in docs/errors.md */
             code: string;
             details?: unknown[];
         };

@@ -1,3 +1,4 @@
+import type { ErrorCodeWith } from '@tapline/shared/error-codes';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import { CHECKOUT_RAILS, CHECKOUT_SESSION_TTL_SECONDS } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -119,8 +120,8 @@ export function payerOf(body: PayCheckoutBody): string {
   return `${body.method}:${body.method === 'mobile_money' ? (body.phone ?? '') : (body.accountNumber ?? '')}`;
 }
 
-function required<T>(value: T | undefined, field: string, method: string): T {
-  if (value === undefined) throw badRequest(`${field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)}_required`, `method ${method} needs ${field}`);
+function required<T>(value: T | undefined, field: string, method: string, code: ErrorCodeWith<400>): T {
+  if (value === undefined) throw badRequest(code, `method ${method} needs ${field}`);
   return value;
 }
 
@@ -135,8 +136,8 @@ export function checkoutService(context: AppContext) {
 
   /** The payer's wallet, proven by its PIN (outside any transaction: the KDF is slow). */
   async function provenWallet(session: CheckoutSessionRow, body: PayCheckoutBody): Promise<WalletRow> {
-    const handle = canonicalHandle(required(body.handle, 'handle', 'wallet'));
-    const pin = required(body.pin, 'pin', 'wallet');
+    const handle = canonicalHandle(required(body.handle, 'handle', 'wallet', 'handle_required'));
+    const pin = required(body.pin, 'pin', 'wallet', 'pin_required');
     const payer = await findWallet(db, handle, session.mode);
     if (!payer) throw notFound('wallet_not_found', `No ${session.mode} wallet ${displayHandle(handle)}`);
     if (payerIsMerchant(payer.id, session.merchant_wallet_id)) throw badRequest('payer_is_merchant', 'The merchant cannot pay its own checkout');
@@ -251,7 +252,7 @@ export function checkoutService(context: AppContext) {
         });
       }
 
-      const account = body.method === 'mobile_money' ? required(body.phone, 'phone', body.method) : required(body.accountNumber, 'accountNumber', body.method);
+      const account = body.method === 'mobile_money' ? required(body.phone, 'phone', body.method, 'phone_required') : required(body.accountNumber, 'accountNumber', body.method, 'account_number_required');
       if (!session.rails.includes(body.method)) {
         throw unprocessable('rail_unavailable', `${body.method} is not offered in ${session.country}; offered: ${['wallet', ...session.rails].join(', ')}`);
       }

@@ -1,3 +1,4 @@
+import type { ErrorCodeWith } from '@tapline/shared/error-codes';
 import { MoneyError, toMinor } from '@tapline/shared/money';
 import {
   GIFT_CARD_CURRENCIES,
@@ -35,7 +36,7 @@ export function isGiftCardCurrency(value: string): boolean {
 }
 
 /** A field's rule failed: 400 with a code naming the rule (a row failure in imports). */
-function invalid(code: string, message: string): ApiError {
+function invalid(code: ErrorCodeWith<400>, message: string): ApiError {
   return badRequest(code, message);
 }
 

@@ -1,3 +1,4 @@
+import type { ErrorCodeWith } from '@tapline/shared/error-codes';
 import type { FastifyRequest } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import type { MerchantRole } from '@tapline/shared/schemas';
@@ -128,7 +129,7 @@ export async function signIn(context: AppContext, input: { email: string; passwo
   }
   const reservation = await reserveAttempt(db, user.id, now, SIGN_IN_ATTEMPTS_MAX, SIGN_IN_LOCK_MINUTES);
   if (reservation.outcome === 'locked') throw lockedError(reservation.lockedUntil, now);
-  const fail = async (code: string, message: string): Promise<never> => {
+  const fail = async (code: ErrorCodeWith<401>, message: string): Promise<never> => {
     if (reservation.attempt >= SIGN_IN_ATTEMPTS_MAX) await lockUser(db, user.id, now, SIGN_IN_LOCK_MINUTES);
     throw unauthorized(code, message);
   };

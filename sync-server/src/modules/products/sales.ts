@@ -1,3 +1,4 @@
+import type { ErrorCodeWith } from '@tapline/shared/error-codes';
 import { type Cart, CartError, type CartTotals, MAX_LINE_NAME_LENGTH, type SaleLine, assertCartMatches, cartTotals } from '@tapline/shared/cart';
 import { textProblem, textProblemMessage } from '@tapline/shared/text';
 import { toMajor } from '@tapline/shared/money';
@@ -31,7 +32,7 @@ function cartRefusal(error: CartError, currency: string, totals?: { itemsTotal: 
 
 /** The API's items (major units, percent) as a cart in minor units and basis points; 400 with a CartError code when one is not a valid amount. */
 export function cartFromItems(items: readonly SaleItemInput[], discount: number | undefined, currency: string): Cart {
-  const money = (value: number, code: string, at: string) => {
+  const money = (value: number, code: ErrorCodeWith<400>, at: string) => {
     try {
       return priceToMinor(value, currency, at);
     } catch {

@@ -17,6 +17,7 @@
 // Every check runs in the movement's own transaction under the wallet row's lock
 // (lockWalletRow), and writes the movement (wallet_tier_movements) in it, so two movements at
 // once cannot pass a limit together. A "day" is the last 24 hours by the app's clock.
+import type { ErrorCodeWith } from '@tapline/shared/error-codes';
 import { formatDecimal, toMajor } from '@tapline/shared/money';
 import { WALLET_TIER_NAMES, type WalletTier, isWalletTier } from '@tapline/shared/wallet-tiers';
 import type { AppContext } from '../../context.ts';
@@ -170,7 +171,7 @@ export async function tierStanding(context: Pick<AppContext, 'config' | 'fx' | '
 
 const money = (minor: number, currency: string) => `${currency} ${toMajor(minor, currency).toLocaleString('en-US', { maximumFractionDigits: 3 })}`;
 
-function refusal(code: string, message: string, standing: TierStanding, limit: number, remaining: number): ApiError {
+function refusal(code: ErrorCodeWith<422>, message: string, standing: TierStanding, limit: number, remaining: number): ApiError {
   const currency = standing.currency;
   return new ApiError(422, code, message, {
     details: [{ tier: standing.tier, currency, limit: toMajor(limit, currency), remaining: toMajor(remaining, currency) }],
