@@ -121,7 +121,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual(Object.keys(components.ErrorBody!.properties as JsonObject), ['error', 'code', 'details']);
     assert.ok(Object.keys(components).length > 100, 'shared schemas are components');
     const text = JSON.stringify(document);
-    assert.equal((text.match(/"A stable snake_case code naming the rule that failed"/g) ?? []).length, 1, 'the error body is defined once');
+    assert.equal((text.match(/"A stable snake_case code naming the rule that failed; every code, its statuses and what it means are listed in docs\/errors.md"/g) ?? []).length, 1, 'the error body is defined once');
     const ownBodies = new Set(['GET /api/health 503', 'GET /api/health/ready 503']);
     for (const { method, path, operation } of operationsOf(document)) {
       for (const [status, response] of Object.entries(operation.responses)) {
