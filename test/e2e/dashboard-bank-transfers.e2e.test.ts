@@ -105,6 +105,9 @@ for (const target of await databaseTargets()) {
       await until('the refusal', async () => ((await detail.locator('[role=alert]').count()) > 0 ? true : undefined));
       assert.equal(await text(detail.locator('[role=alert]')), 'No wallet has this id.');
       await detail.locator('input[name=walletId]').fill(walletId);
+      assert.equal(await detail.locator('[role=alert]').count(), 0, 'the refusal goes once the id is typed again');
+      // The whole id is read in the field before it is sent.
+      assert.equal(await detail.locator('input[name=walletId]').evaluate('(input) => input.scrollWidth <= input.clientWidth'), true);
       await shoot(page, target.name, 'operator-bank-transfers-detail', ['800x600', '1024x768']);
       await detail.getByRole('button', { name: 'Assign to wallet' }).click();
       await until('assigned', async () => ((await detail.locator('[data-done]').count()) > 0 ? true : undefined));
@@ -133,6 +136,8 @@ for (const target of await databaseTargets()) {
       await page.locator('.top select').selectOption('fr');
       await until('the French heading', async () => ((await text(page.locator('main h1'))) === 'Virements bancaires non rapprochés' ? true : undefined));
       assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => (tr.querySelector('td[data-cell="status"]')?.textContent ?? '').trim())), ['Renvoyé', 'Attribué']);
+      // What was just done is said again in French, with the details.
+      assert.equal(await text(detail.locator('[data-done]')), 'Enregistré comme renvoyé (RFD-7731).');
       await shoot(page, target.name, 'operator-bank-transfers-fr', ['800x600', '1024x768']);
       await page.locator('select[name=status]').selectOption('assigned');
       await until('the filtered list', async () => ((await rows.count()) === 1 ? true : undefined));
