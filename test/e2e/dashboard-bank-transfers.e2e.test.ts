@@ -107,7 +107,7 @@ for (const target of await databaseTargets()) {
       await detail.locator('input[name=walletId]').fill(walletId);
       assert.equal(await detail.locator('[role=alert]').count(), 0, 'the refusal goes once the id is typed again');
       // The whole id is read in the field before it is sent.
-      assert.equal(await detail.locator('input[name=walletId]').evaluate('(input) => input.scrollWidth <= input.clientWidth'), true);
+      assert.equal(await detail.locator('input[name=walletId]').evaluate((input) => input.scrollWidth <= input.clientWidth), true);
       await shoot(page, target.name, 'operator-bank-transfers-detail', ['800x600', '1024x768']);
       await detail.getByRole('button', { name: 'Assign to wallet' }).click();
       await until('assigned', async () => ((await detail.locator('[data-done]').count()) > 0 ? true : undefined));
