@@ -217,7 +217,7 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
-    it('a transfer into an account that is no wallet\'s here is acknowledged, logged and counted; nothing is credited', async () => {
+    it('a transfer into an account that is no wallet\'s here is acknowledged, logged and counted, and kept once for an operator; nothing is credited', async () => {
       const s = server();
       // An account made at Flutterwave under one of our tx_refs for a wallet this server does not hold.
       const made = await fetch(`${env.FLUTTERWAVE_BASE_URL}/v3/virtual-account-numbers`, {
@@ -233,7 +233,54 @@ for (const target of await databaseTargets()) {
       assert.equal(await callbackCount(s, 'bank_transfer_unknown_account'), unknown + 1);
       assert.equal(await systemBalance(s, 'rail_clearing:flutterwave', 'NGN', 'live'), clearing, 'nothing moved');
       assert.equal((await s.db.query('SELECT id FROM wallet_bank_transfers WHERE provider = $1 AND provider_reference = $2', ['flutterwave', String(sent.id)])).length, 0);
+      // Kept for an operator, once: Flutterwave's verified record names the account by its tx_ref only (no number).
+      const kept = async () => s.db.query<{ account_reference: string; account_number: string | null; amount: number; status: string; reason: string; mode: string }>(
+        'SELECT account_reference, account_number, amount::int8 AS amount, status, reason, mode FROM unmatched_bank_transfers WHERE provider = $1 AND provider_reference = $2',
+        ['flutterwave', String(sent.id)],
+      );
+      const row = (await kept()).map((r) => ({ ...r, amount: Number(r.amount) }));
+      assert.deepEqual(row, [{ account_reference: accountKeyOf('wal_gone', 'NGN'), account_number: null, amount: 70_000, status: 'open', reason: 'unknown_account', mode: 'live' }]);
+      const again = await s.request('POST', `/api/rails/flutterwave/webhook`, {
+        headers: { 'verif-hash': env.FLUTTERWAVE_SECRET_HASH! },
+        body: { event: 'charge.completed', data: { id: sent.id, tx_ref: accountKeyOf('wal_gone', 'NGN'), amount: 700, currency: 'NGN', status: 'successful', payment_type: 'bank_transfer' } },
+      });
+      assert.equal(again.status, 200);
+      assert.equal((await kept()).length, 1, 'a duplicate webhook keeps nothing more');
       assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
+    it('a webhook whose data.id is not a number Flutterwave could have made, or is missing, is refused (401 callback_refused), never a 500, and moves nothing', async () => {
+      const s = server();
+      const { handle, account } = await holder(s);
+      const walletId = await walletIdOf(s, handle);
+      const clearing = await systemBalance(s, 'rail_clearing:flutterwave', 'NGN', 'live');
+      const refused = await callbackCount(s, 'refused');
+      const base = { tx_ref: accountKeyOf(walletId, 'NGN'), amount: 5000, currency: 'NGN', status: 'successful', payment_type: 'bank_transfer', account_number: account.accountNumber };
+      const ids: unknown[] = ['abc', '12a', '', ' ', '-5', '1.5', 1.5, -7, null, true, { id: 1 }, [1], '1'.repeat(21)];
+      const bodies = [{ event: 'charge.completed', data: base }, ...ids.map((id) => ({ event: 'charge.completed', data: { ...base, id } }))];
+      for (const body of bodies) {
+        const answer = await s.request<{ error: string; code: string }>('POST', '/api/rails/flutterwave/webhook', { headers: { 'verif-hash': env.FLUTTERWAVE_SECRET_HASH! }, body });
+        assert.deepEqual([answer.status, answer.body.code], [401, 'callback_refused'], JSON.stringify(body.data));
+        assert.ok(answer.body.error.length > 0);
+      }
+      assert.equal(await callbackCount(s, 'refused'), refused + bodies.length, 'each counted as refused');
+      assert.equal(await systemBalance(s, 'rail_clearing:flutterwave', 'NGN', 'live'), clearing, 'nothing moved');
+      assert.equal(await balanceMinor(s, handle, 'NGN', 'live'), 0);
+      assert.equal((await s.db.query("SELECT id FROM unmatched_bank_transfers WHERE provider = 'flutterwave' AND account_number = $1", [account.accountNumber])).length, 0, 'nothing kept either');
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
+    it('a malformed bvn is a 400 validation_failed with a clear message, never a 500, and Flutterwave is not asked', async () => {
+      const s = server();
+      const auth = await holderSession(s);
+      const asked = fake.virtualAccountRequests().length;
+      for (const bvn of ['123', 'abcdefghijk', '123456789012', ' 12345678901 ', 12345678901, '', null, '1234567890\n']) {
+        const answer = await s.request<{ error: string; code: string }>('POST', '/api/wallet/virtual-account', { headers: auth, body: { bvn } });
+        assert.deepEqual([answer.status, answer.body.code], [400, 'validation_failed'], `${JSON.stringify(bvn)}: ${JSON.stringify(answer.body)}`);
+        assert.match(answer.body.error, /bvn/i, 'the message names the field');
+      }
+      assert.equal(fake.virtualAccountRequests().length, asked, 'nothing asked of Flutterwave');
+      assert.deepEqual((await s.request<{ data: unknown[] }>('GET', '/api/wallet/virtual-accounts', { headers: auth })).body.data, []);
     });
 
     it('a wallet in a currency Flutterwave makes no accounts in (KES) gets 422 virtual_account_unavailable', async () => {

@@ -124,6 +124,60 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
+    it('a transfer into an account that is no wallet\'s here is kept once (however often its webhook comes), assigned by the operator to a wallet through the matched path (fee, beyond_limit, notification); one whose account comes back is credited by its next webhook', async () => {
+      const s = server();
+      const { handle, auth, account } = await holder(s);
+      // Our row of the account is lost (the account lives on at Paystack): transfers into it are no wallet's here.
+      await s.db.query('DELETE FROM wallet_virtual_accounts WHERE id = $1', [account.id]);
+      // The wallet the operator will find the first one was meant for; it is past her tier (kobo: the fake's unit).
+      const other = uniqueHandle('dvaother');
+      const otherAuth = await holderSession(s, other);
+      const [{ id: otherWallet }] = await s.db.query<{ id: string }>('SELECT id FROM wallets WHERE handle = $1 AND mode = $2', [other, 'live']) as [{ id: string }];
+      const tier = await s.request<{ remaining: { in: number } }>('GET', '/api/wallet/tier', { headers: otherAuth });
+      const big = (tier.body.remaining.in + 1000) * 100;
+      const clearing = await systemBalance(s, 'rail_clearing:paystack', 'NGN', 'live');
+      const first = await fake.sendBankTransfer(account.accountNumber, big, { senderName: 'EMEKA NWOSU', duplicateWebhook: true });
+      const second = await fake.sendBankTransfer(account.accountNumber, 1_000, { senderName: 'NGOZI ADE' });
+      assert.deepEqual(fake.webhooks().filter((webhook) => [first.reference, second.reference].includes(webhook.reference)).map((webhook) => webhook.answered), [200, 200, 200], 'acknowledged: Paystack stops sending them');
+      assert.equal(await systemBalance(s, 'rail_clearing:paystack', 'NGN', 'live'), clearing, 'nothing in our books');
+      type Unmatched = { id: string; status: string; reason: string; mode: string; providerReference: string; accountNumber: string; amount: number; senderName: string; walletId: string | null; bankTransferId: string | null; resolvedBy: string | null };
+      const open = await s.request<{ data: Unmatched[] }>('GET', '/api/admin/bank-transfers/unmatched?status=open&limit=100', { headers: ADMIN });
+      const kept = open.body.data.filter((row) => [first.reference, second.reference].includes(row.providerReference));
+      assert.deepEqual(kept.map((row) => [row.providerReference, row.status, row.reason, row.mode, row.accountNumber, row.amount, row.senderName]).sort(), [
+        [first.reference, 'open', 'unknown_account', 'live', account.accountNumber, big / 100, 'EMEKA NWOSU'],
+        [second.reference, 'open', 'unknown_account', 'live', account.accountNumber, 10, 'NGOZI ADE'],
+      ].sort());
+
+      // The operator assigns the first to another live wallet (the sender meant her): past her tier, so flagged beyond_limit.
+      const firstRow = kept.find((row) => row.providerReference === first.reference)!;
+      const assigned = await s.request<Unmatched>('POST', `/api/admin/bank-transfers/unmatched/${firstRow.id}/assign`, { headers: ADMIN, body: { walletId: otherWallet } });
+      assert.equal(assigned.status, 200, JSON.stringify(assigned.body));
+      assert.deepEqual([assigned.body.status, assigned.body.walletId, assigned.body.resolvedBy], ['assigned', otherWallet, 'admin']);
+      const fee = big / 100; // 1% of what was sent, in kobo
+      assert.equal(await balanceMinor(s, other, 'NGN', 'live'), big - fee, 'what was sent less the 1% fee');
+      assert.equal(await systemBalance(s, 'rail_clearing:paystack', 'NGN', 'live'), clearing - big);
+      const credited = await transfersOf(s, otherAuth);
+      assert.deepEqual(credited.data.map((row) => [row.providerReference, row.amount, row.beyondLimit]), [[first.reference, (big - fee) / 100, true]]);
+      const notes = await s.request<{ data: { kind: string; body: string }[] }>('GET', '/api/wallet/notifications?limit=100', { headers: otherAuth });
+      assert.deepEqual(notes.body.data.map((note) => note.kind), ['wallet.top_up.completed']);
+      assert.match(notes.body.data[0]!.body, /^NGN \d+(\.\d+)? from a bank transfer by EMEKA NWOSU is in your wallet/);
+      const twice = await s.request<{ code: string }>('POST', `/api/admin/bank-transfers/unmatched/${firstRow.id}/assign`, { headers: ADMIN, body: { walletId: otherWallet } });
+      assert.deepEqual([twice.status, twice.body.code], [409, 'unmatched_transfer_resolved']);
+
+      // The holder's account is made again (the same number at Paystack) and a requery sends both webhooks again:
+      // the assigned one changes nothing, the open one is credited to her as a matched transfer and leaves the open list.
+      const remade = await s.request<Account>('POST', '/api/wallet/virtual-account', { headers: auth, body: {} });
+      assert.deepEqual([remade.status, remade.body.accountNumber], [201, account.accountNumber]);
+      assert.equal((await s.request('POST', '/api/wallet/virtual-account/requery', { headers: auth, body: {} })).status, 200);
+      await until('the requeried webhooks', async () => ((await transfersOf(s, auth)).total === 1 ? true : undefined));
+      assert.equal(await balanceMinor(s, handle, 'NGN', 'live'), 990, 'NGN 10 less the 1% fee');
+      assert.equal(await balanceMinor(s, other, 'NGN', 'live'), big - fee, 'the assigned one not again');
+      const resolved = await s.request<{ data: Unmatched[] }>('GET', '/api/admin/bank-transfers/unmatched?status=assigned&limit=100', { headers: ADMIN });
+      const secondRow = resolved.body.data.find((row) => row.providerReference === second.reference);
+      assert.deepEqual([secondRow?.status, secondRow?.resolvedBy, secondRow?.bankTransferId], ['assigned', 'matched', (await transfersOf(s, auth)).data[0]!.id]);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
     it('a wallet in a currency no provider makes accounts in (KES) gets 422 virtual_account_unavailable', async () => {
       const s = server();
       const handle = uniqueHandle('dvake');

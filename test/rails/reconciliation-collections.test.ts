@@ -151,6 +151,7 @@ for (const target of await databaseTargets()) {
       const clock = new ManualClock(started);
       const day = new Date(started).toISOString().slice(0, 10);
       const dayEnd = Date.parse(`${day}T00:00:00.000Z`) + DAY_MS;
+      const dayOffset = (from: string, days: number) => new Date(Date.parse(`${from}T00:00:00.000Z`) + days * DAY_MS).toISOString().slice(0, 10);
       const { currency, amountMinor } = provider;
       const A = toMajor(amountMinor, currency);
       const env: Record<string, string> = {};
@@ -221,7 +222,7 @@ for (const target of await databaseTargets()) {
         assert.deepEqual((await admin('GET', `/api/admin/rails/reconciliations/${record.id}`)).body.mismatches, []);
       });
 
-      it('a recorded settlement brings the clearing back to zero in one balanced transfer; a repeat of its reference answers the first and posts nothing', async () => {
+      it('a recorded settlement brings the clearing back to zero in one balanced transfer; a repeat of its reference answers the first and posts nothing, the same reference saying another amount or day is a 409', async () => {
         const body = { provider: provider.name, amount: 4 * A, currency, reference: `STL-${provider.name}-${day}`, settledOn: day };
         const anonymous = await server().request<{ code: string }>('POST', '/api/admin/rails/settlements', { body });
         assert.equal(anonymous.status, 401);
@@ -242,10 +243,16 @@ for (const target of await databaseTargets()) {
         );
         assert.deepEqual(legs.map((leg) => [leg.owner_id, Number(leg.amount)]), [['bank', -4 * amountMinor], [`rail_clearing:${provider.name}`, 4 * amountMinor]]);
 
-        // The same reference again (even with another amount): the first record, nothing posted.
-        const repeat = await settle({ ...body, amount: 1 });
+        // The same reference again with the same body (a retry): the first record, nothing posted.
+        const repeat = await settle({ ...body });
         assert.equal(repeat.status, 200, JSON.stringify(repeat.body));
         assert.deepEqual(repeat.body, first.body);
+        // The same reference saying something else (another amount, day): a conflict in words, nothing posted.
+        for (const other of [{ ...body, amount: 1 }, { ...body, settledOn: dayOffset(day, -1) }]) {
+          const conflict = await settle(other);
+          assert.deepEqual([conflict.status, (conflict.body as unknown as { code: string }).code], [409, 'settlement_reference_conflict'], JSON.stringify(other));
+          assert.match((conflict.body as unknown as { error: string }).error, new RegExp(`settlement ${body.reference} is recorded already .* with another (amount|settledOn)`));
+        }
         assert.equal(await clearing(), 0);
         const [transfers] = await server().db.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM ledger_transfers WHERE kind = 'rail_settlement'`);
         assert.equal(Number(transfers!.n), 1);
@@ -275,6 +282,9 @@ for (const target of await databaseTargets()) {
           [{ ...good, reference: undefined }, 400, 'validation_failed'],
           [{ ...good, reference: '   ' }, 400, 'validation_failed'],
           [{ ...good, settledOn: '2026-02-30' }, 400, 'validation_failed'],
+          // The server's today is the day after `day` (its clock was set past dayEnd): the day after that has not begun.
+          [{ ...good, settledOn: dayOffset(day, 2) }, 400, 'settled_on_in_future'],
+          [{ ...good, settledOn: '2999-01-01' }, 400, 'settled_on_in_future'],
         ];
         for (const [body, status, code] of cases) {
           const refused = await settle(body);

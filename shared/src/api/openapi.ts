@@ -3365,6 +3365,129 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/bank-transfers/unmatched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                    status?: "open" | "assigned" | "returned";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["UnmatchedBankTransferRecord"][];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/bank-transfers/unmatched/{id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AssignUnmatchedBody"];
+                };
+            };
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnmatchedBankTransferRecord"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/bank-transfers/unmatched/{id}/returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReturnedUnmatchedBody"];
+                };
+            };
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UnmatchedBankTransferRecord"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/wallet/top-ups/quote": {
         parameters: {
             query?: never;
@@ -10215,6 +10338,10 @@ export interface components {
             expiresAt: string | null;
             active: boolean;
         };
+        AssignUnmatchedBody: {
+            walletId: string;
+            note?: string;
+        };
         Balance: {
             currency: string;
             available: number;
@@ -11938,6 +12065,10 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
         };
+        ReturnedUnmatchedBody: {
+            reference: string;
+            note?: string;
+        };
         ReviewBody: {
             productSlug: string;
             buyerHandle: string;
@@ -12523,6 +12654,33 @@ export interface components {
         };
         TotpStatus: {
             totpEnabled: boolean;
+        };
+        UnmatchedBankTransferRecord: {
+            id: string;
+            /** @enum {string} */
+            status: "open" | "assigned" | "returned";
+            /** @enum {string} */
+            reason: "unknown_account" | "currency_not_accepted";
+            /** @enum {string} */
+            mode: "test" | "live";
+            provider: string;
+            providerReference: string;
+            accountNumber: string | null;
+            accountReference: string | null;
+            amount: number;
+            currency: string;
+            senderName: string | null;
+            senderBank: string | null;
+            narration: string | null;
+            paidAt: string | null;
+            /** Format: date-time */
+            receivedAt: string;
+            walletId: string | null;
+            bankTransferId: string | null;
+            returnReference: string | null;
+            note: string | null;
+            resolvedBy: "admin" | "matched" | null;
+            resolvedAt: string | null;
         };
         UpdateCatalogueProductBody: {
             name?: string;

@@ -210,3 +210,43 @@ export const SandboxBankTransferBody = Type.Object({
   amount: { ...MajorAmount, description: 'What the sender pays in, major units (the fee is kept from it)' },
   senderName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
 });
+
+// Bank transfers we could not match (docs/wallet-money.md, "A transfer we cannot match"): the operator's list (admin token).
+export const UNMATCHED_TRANSFER_STATUSES = ['open', 'assigned', 'returned'] as const;
+
+const NullableString = (description?: string) => Type.Union([Type.String(), Type.Null()], description ? { description } : {});
+
+export const UnmatchedBankTransferRecord = Type.Object({
+  id: Type.String(),
+  status: literalUnion(UNMATCHED_TRANSFER_STATUSES, { description: 'open: waiting for an operator; assigned: credited to walletId; returned: sent back to the sender at the provider' }),
+  reason: literalUnion(['unknown_account', 'currency_not_accepted'] as const, { description: 'unknown_account: no account of ours has that number (or provider reference); currency_not_accepted: ours, but in another currency' }),
+  mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+  provider: Type.String(),
+  providerReference: Type.String({ description: "The provider's transaction reference: kept once under it" }),
+  accountNumber: NullableString('The account number it was sent to, when the provider names it'),
+  accountReference: NullableString("The provider's reference of the account (Flutterwave: the tx_ref), when it names it that way"),
+  amount: Type.Number({ description: 'What the sender paid in, major units' }),
+  currency: Type.String(),
+  senderName: NullableString(),
+  senderBank: NullableString(),
+  narration: NullableString(),
+  paidAt: Type.Union([Timestamp, Type.Null()]),
+  receivedAt: { ...Timestamp, description: 'When the verified webhook reached us' },
+  walletId: NullableString('assigned: the wallet credited'),
+  bankTransferId: NullableString("assigned: the wallet's bank transfer record (GET /api/wallet/bank-transfers)"),
+  returnReference: NullableString("returned: the provider's reference of the refund"),
+  note: NullableString("The operator's note"),
+  resolvedBy: Type.Union([Type.Literal('admin'), Type.Literal('matched'), Type.Null()], { description: 'admin: an operator; matched: its webhook came again once the account was known and it was credited as a matched transfer' }),
+  resolvedAt: Type.Union([Timestamp, Type.Null()]),
+});
+export type UnmatchedBankTransferRecord = Static<typeof UnmatchedBankTransferRecord>;
+
+export const AssignUnmatchedBody = Type.Object({
+  walletId: Type.String({ minLength: 1, maxLength: 100, description: 'The wallet to credit (its id, wal_...): same mode and currency as the transfer' }),
+  note: Type.Optional(Type.String({ maxLength: 500, description: 'Why, who asked: kept with the record' })),
+});
+
+export const ReturnedUnmatchedBody = Type.Object({
+  reference: Type.String({ minLength: 1, maxLength: 120, description: "The provider's reference of the refund made there" }),
+  note: Type.Optional(Type.String({ maxLength: 500 })),
+});

@@ -87,7 +87,7 @@ export async function railCallbackRoutes(app: TypedApp, context: AppContext): Pr
         // A bank transfer into a wallet's virtual account (modules/wallet-money): credited once under its reference.
         try {
           const applied = await context.bankTransfers.credit(name, verdict.transfer);
-          if (applied === 'unknown_account') request.log.warn({ provider: name, reference: verdict.transfer.providerReference }, 'rail callback: a bank transfer into an account that is no wallet\'s here');
+          if (applied === 'unknown_account') request.log.warn({ provider: name, reference: verdict.transfer.providerReference }, 'rail callback: a bank transfer into an account that is no wallet\'s here, kept for an operator (GET /api/admin/bank-transfers/unmatched)');
           recordRailCallback(name, `bank_transfer_${applied}`);
         } catch (error) {
           request.log.error({ err: error, provider: name }, 'rail callback: bank transfer not credited');

@@ -1691,6 +1691,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/bank-transfers/unmatched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bank transfers we could not match to a wallet, newest first
+         * @description A bank transfer a provider confirmed (a verified webhook: Paystack dedicated virtual account, Flutterwave virtual account
+         *     number) into an account number that is no wallet's here, or in a currency the account does not take, is kept here once under
+         *     its provider reference (a duplicate webhook changes nothing) and stays open until an operator resolves it
+         *     (docs/wallet-money.md, "A transfer we cannot match"). The money is at the provider: nothing is in the ledger for it until it is
+         *     assigned.
+         *
+         *     Filter: status (open, assigned, returned). Paged by limit and offset like every list.
+         */
+        get: operations["listUnmatchedBankTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/bank-transfers/unmatched/{id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit an unmatched bank transfer to a wallet, once
+         * @description A bank transfer a provider confirmed (a verified webhook: Paystack dedicated virtual account, Flutterwave virtual account
+         *     number) into an account number that is no wallet's here, or in a currency the account does not take, is kept here once under
+         *     its provider reference (a duplicate webhook changes nothing) and stays open until an operator resolves it
+         *     (docs/wallet-money.md, "A transfer we cannot match"). The money is at the provider: nothing is in the ledger for it until it is
+         *     assigned.
+         *
+         *     Credits the wallet through the same path a matched transfer takes: the fee (WALLET_BANK_TRANSFER_FEE_PCT) kept,
+         *     the ledger transfer from the provider's rail clearing account, the tier movement (credited and flagged beyondLimit when it passes the
+         *     wallet's tier: the bank already made it), the record in the holder's GET /api/wallet/bank-transfers and her notification
+         *     wallet.top_up.completed, in one transaction with the status change. 404 unmatched_transfer_not_found, 404 wallet_not_found, 409
+         *     unmatched_transfer_resolved (assigned or returned already: a second assign credits nothing), 422 currency_not_accepted (the
+         *     wallet's currency is not the transfer's), 422 wallet_mode_mismatch (a test wallet for a live transfer).
+         */
+        post: operations["assignUnmatchedBankTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/bank-transfers/unmatched/{id}/returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that an unmatched bank transfer was sent back to its sender at the provider
+         * @description A bank transfer a provider confirmed (a verified webhook: Paystack dedicated virtual account, Flutterwave virtual account
+         *     number) into an account number that is no wallet's here, or in a currency the account does not take, is kept here once under
+         *     its provider reference (a duplicate webhook changes nothing) and stays open until an operator resolves it
+         *     (docs/wallet-money.md, "A transfer we cannot match"). The money is at the provider: nothing is in the ledger for it until it is
+         *     assigned.
+         *
+         *     The operator refunds the sender at the provider (its dashboard or support), then records the refund's reference
+         *     here. Nothing moves in the ledger: the money never entered our books (keeping an unmatched transfer writes no ledger transfer), so
+         *     there is nothing to take out of them. 404 unmatched_transfer_not_found, 409 unmatched_transfer_resolved, 422 return_reference_required
+         *     (a reference of spaces only).
+         */
+        post: operations["markUnmatchedBankTransferReturned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/wallet/top-ups/quote": {
         parameters: {
             query?: never;
@@ -4328,8 +4414,9 @@ export interface paths {
          *     settlement (batch) reference. The server posts one balanced ledger transfer, the platform's bank account of the currency
          *     (system account bank) to the provider's clearing, in the same transaction as the record: the clearing goes back toward
          *     zero, and the next reconciliation's clearingBalance shows it. Once per provider and reference: a repeat answers the first
-         *     record (200 instead of 201) and posts nothing. Amount in major units. Errors: 404 rail_provider_not_configured; 400
-         *     validation_failed (amount not positive, reference empty, settledOn not a day), 400 with MoneyError codes
+         *     record (200 instead of 201) and posts nothing; the same reference with another amount, currency or settledOn is 409
+         *     settlement_reference_conflict. Amount in major units. Errors: 404 rail_provider_not_configured; 400
+         *     validation_failed (amount not positive, reference empty, settledOn not a day), 400 settled_on_in_future (a UTC day not begun), 400 with MoneyError codes
          *     (amount_must_not_be_zero, amount_must_be_positive, amount_too_many_decimals for more decimals than the currency has), 400 currency_not_supported, 400
          *     currency_not_cleared (a currency the provider never cleared for Tapline).
          */
@@ -5199,6 +5286,12 @@ export interface components {
             expiresAt: string | null;
             /** @description false once its grace period has ended */
             active: boolean;
+        };
+        AssignUnmatchedBody: {
+            /** @description The wallet to credit (its id, wal_...): same mode and currency as the transfer */
+            walletId: string;
+            /** @description Why, who asked: kept with the record */
+            note?: string;
         };
         Balance: {
             currency: string;
@@ -7479,6 +7572,11 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
         };
+        ReturnedUnmatchedBody: {
+            /** @description The provider's reference of the refund made there */
+            reference: string;
+            note?: string;
+        };
         ReviewBody: {
             /** @description Lower-case a-z, 0-9 and single hyphens; unique per mode */
             productSlug: string;
@@ -8228,6 +8326,51 @@ export interface components {
         };
         TotpStatus: {
             totpEnabled: boolean;
+        };
+        UnmatchedBankTransferRecord: {
+            id: string;
+            /**
+             * @description open: waiting for an operator; assigned: credited to walletId; returned: sent back to the sender at the provider
+             * @enum {string}
+             */
+            status: "open" | "assigned" | "returned";
+            /**
+             * @description unknown_account: no account of ours has that number (or provider reference); currency_not_accepted: ours, but in another currency
+             * @enum {string}
+             */
+            reason: "unknown_account" | "currency_not_accepted";
+            /** @enum {string} */
+            mode: "test" | "live";
+            provider: string;
+            /** @description The provider's transaction reference: kept once under it */
+            providerReference: string;
+            /** @description The account number it was sent to, when the provider names it */
+            accountNumber: string | null;
+            /** @description The provider's reference of the account (Flutterwave: the tx_ref), when it names it that way */
+            accountReference: string | null;
+            /** @description What the sender paid in, major units */
+            amount: number;
+            currency: string;
+            senderName: string | null;
+            senderBank: string | null;
+            narration: string | null;
+            paidAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the verified webhook reached us
+             */
+            receivedAt: string;
+            /** @description assigned: the wallet credited */
+            walletId: string | null;
+            /** @description assigned: the wallet's bank transfer record (GET /api/wallet/bank-transfers) */
+            bankTransferId: string | null;
+            /** @description returned: the provider's reference of the refund */
+            returnReference: string | null;
+            /** @description The operator's note */
+            note: string | null;
+            /** @description admin: an operator; matched: its webhook came again once the account was known and it was credited as a matched transfer */
+            resolvedBy: "admin" | "matched" | null;
+            resolvedAt: string | null;
         };
         UpdateCatalogueProductBody: {
             name?: string;
@@ -17624,6 +17767,333 @@ export interface operations {
             };
             /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listUnmatchedBankTransfers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                status?: "open" | "assigned" | "returned";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UnmatchedBankTransferRecord"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    assignUnmatchedBankTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssignUnmatchedBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnmatchedBankTransferRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `unmatched_transfer_not_found`, `wallet_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `unmatched_transfer_resolved`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `currency_not_accepted`, `wallet_mode_mismatch`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    markUnmatchedBankTransferReturned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReturnedUnmatchedBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnmatchedBankTransferRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_admin_token`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `unmatched_transfer_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `unmatched_transfer_resolved`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `return_reference_required`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31504,7 +31974,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `currency_not_cleared`. */
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `amount_invalid`, `amount_too_many_decimals`, `amount_must_not_be_zero`, `amount_must_be_positive`, `amount_too_large`, `currency_not_supported`, `settled_on_in_future`, `currency_not_cleared`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31533,6 +32003,15 @@ export interface operations {
             };
             /** @description Not found (or another merchant's, or of the other mode). Codes include: `rail_provider_not_configured`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `settlement_reference_conflict`. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -147,8 +147,9 @@ provider holds it; when the provider's settlement reaches Tapline's bank an oper
 settlement (batch) reference. The server posts one balanced ledger transfer, the platform's bank account of the currency
 (system account bank) to the provider's clearing, in the same transaction as the record: the clearing goes back toward
 zero, and the next reconciliation's clearingBalance shows it. Once per provider and reference: a repeat answers the first
-record (200 instead of 201) and posts nothing. Amount in major units. Errors: 404 rail_provider_not_configured; 400
-validation_failed (amount not positive, reference empty, settledOn not a day), 400 with MoneyError codes
+record (200 instead of 201) and posts nothing; the same reference with another amount, currency or settledOn is 409
+settlement_reference_conflict. Amount in major units. Errors: 404 rail_provider_not_configured; 400
+validation_failed (amount not positive, reference empty, settledOn not a day), 400 settled_on_in_future (a UTC day not begun), 400 with MoneyError codes
 (amount_must_not_be_zero, amount_must_be_positive, amount_too_many_decimals for more decimals than the currency has), 400 currency_not_supported, 400
 currency_not_cleared (a currency the provider never cleared for Tapline).`;
 
@@ -213,7 +214,7 @@ export async function reconciliationRoutes(app: TypedApp, context: AppContext): 
         reference: Type.String({ minLength: 1, maxLength: 120, description: "The provider's settlement or batch reference" }),
         settledOn: Day,
       }),
-      response: { 200: Settlement, 201: Settlement, ...errors },
+      response: { 200: Settlement, 201: Settlement, ...errors, 409: ErrorBody },
     },
   }, async (request, reply) => {
     const body = request.body;

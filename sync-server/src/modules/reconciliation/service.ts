@@ -327,13 +327,16 @@ export function reconciliationService(options: ReconciliationOptions) {
     if (!sources.has(input.provider)) throw notFound('rail_provider_not_configured', `No payment provider ${JSON.stringify(input.provider.slice(0, 40))} is configured on this server`);
     const reference = input.reference.trim();
     if (reference.length === 0) throw badRequest('validation_failed', 'Invalid body: reference must be the provider\'s settlement reference', [{ field: 'reference', message: 'must not be empty' }]);
-    const earlier = await findSettlement(db, input.provider, reference);
-    if (earlier) return { settlement: earlier, created: false };
-    if (!Number.isSafeInteger(input.amount) || input.amount <= 0) {
-      throw badRequest('validation_failed', 'Invalid body: amount must be positive, in major units with no more decimals than the currency has', [{ field: 'amount', message: 'must be positive' }]);
-    }
     if (!dayStart(input.settledOn)) {
       throw badRequest('validation_failed', `Invalid body: settledOn must be a calendar day as YYYY-MM-DD, got ${JSON.stringify(input.settledOn.slice(0, 20))}`, [{ field: 'settledOn', message: 'must be a calendar day (YYYY-MM-DD)' }]);
+    }
+    // An operator records money she saw arrive: a day that has not begun (UTC) is a typo, not a settlement.
+    const today = options.now().toISOString().slice(0, 10);
+    if (input.settledOn > today) throw badRequest('settled_on_in_future', `settledOn ${input.settledOn} is after today (${today}, UTC): record a settlement once the money has reached the bank`);
+    const earlier = await findSettlement(db, input.provider, reference);
+    if (earlier) return { settlement: sameSettlement(earlier, input), created: false };
+    if (!Number.isSafeInteger(input.amount) || input.amount <= 0) {
+      throw badRequest('validation_failed', 'Invalid body: amount must be positive, in major units with no more decimals than the currency has', [{ field: 'amount', message: 'must be positive' }]);
     }
     const currencies = await providerClearingCurrencies(db, input.provider);
     if (!currencies.includes(input.currency)) {
@@ -365,7 +368,24 @@ export function reconciliationService(options: ReconciliationOptions) {
     if (result) return { settlement: result, created: true };
     const first = await findSettlement(db, input.provider, reference);
     if (!first) throw new Error(`settlement ${input.provider} ${reference} vanished`);
-    return { settlement: first, created: false };
+    return { settlement: sameSettlement(first, input), created: false };
+  }
+
+  /**
+   * A repeat of a reference answers the first record only when it says the same thing: a retry is
+   * harmless, but another amount, currency or day under the same reference is a mistake one way or
+   * the other, and answering the first record would hide it.
+   */
+  function sameSettlement(first: SettlementRow, input: SettlementInput): SettlementRow {
+    const differs = [
+      first.amount !== input.amount ? 'amount' : undefined,
+      first.currency !== input.currency ? 'currency' : undefined,
+      first.settled_on !== input.settledOn ? 'settledOn' : undefined,
+    ].filter((field) => field !== undefined);
+    if (differs.length > 0) {
+      throw conflict('settlement_reference_conflict', `${first.provider}'s settlement ${first.reference} is recorded already (${first.id}) with another ${differs.join(', ')}: a reference is recorded once; check the provider's statement`);
+    }
+    return first;
   }
 
   async function settlements(filter: { provider?: string | undefined }, limit: number, offset: number) {

@@ -27,6 +27,7 @@ import { SANDBOX_PHONE_SUFFIXES, listWalletTopUps } from '../collections/index.t
 import { checkWalletPin, findWalletById } from '../wallets/index.ts';
 import { type Holder, SANDBOX_WITHDRAWAL_SUFFIXES, createTopUp, createWithdrawal, quoteTopUp, quoteWithdrawal, topUpRecord, withdrawalRecord } from './service.ts';
 import { findWithdrawal, listWithdrawals } from './store.ts';
+import { unmatchedTransferRoutes } from './routes-unmatched.ts';
 import { listBankTransfers } from './virtual-accounts-store.ts';
 import { accountNumbersOf, bankTransferRecord, openVirtualAccount, requeryVirtualAccount, sandboxBankTransfer, virtualAccountRecord, virtualAccountsOf } from './virtual-accounts.ts';
 
@@ -81,6 +82,8 @@ that passes the tier cannot be refused at the bank, so it is credited and flagge
 /** Wallet money: top-ups and withdrawals from the wallet's session. */
 export async function walletMoneyRoutes(app: TypedApp, context: AppContext): Promise<void> {
   const { db } = context;
+  // The operator's side of bank transfers: those we could not match (admin token).
+  await unmatchedTransferRoutes(app, context);
 
   app.get('/api/wallet/top-ups/quote', {
     config: wallet,
@@ -181,7 +184,7 @@ account (GET /v3/transactions) are asked to be sent again (POST /v3/transactions
     const { limit = 20, offset = 0 } = request.query;
     const page = await listBankTransfers(db, holder.walletId, holder.mode, limit, offset);
     const numbers = await accountNumbersOf(context, holder);
-    return { data: page.rows.map((row) => bankTransferRecord(row, numbers.get(row.virtual_account_id) ?? '')), total: page.total, limit, offset };
+    return { data: page.rows.map((row) => bankTransferRecord(row, numbers.get(row.virtual_account_id ?? '') ?? '')), total: page.total, limit, offset };
   });
 
   app.post('/api/wallet/virtual-account/sandbox-transfer', {
@@ -200,7 +203,7 @@ Idempotency-Key when one is sent, so a retry credits nothing twice. 422 virtual_
     const reference = derivedId(request, 'wallet_sandbox_bank_transfer', 'sbt') ?? `sbt_${randomUUID().replaceAll('-', '')}`;
     const row = await sandboxBankTransfer(context, holder, request.body, reference);
     const numbers = await accountNumbersOf(context, holder);
-    return reply.status(201).send(bankTransferRecord(row, numbers.get(row.virtual_account_id) ?? ''));
+    return reply.status(201).send(bankTransferRecord(row, numbers.get(row.virtual_account_id ?? '') ?? ''));
   });
 
   app.get('/api/wallet/withdrawals/quote', {

@@ -1,6 +1,6 @@
-// Top-ups by bank transfer's SQL (virtual-accounts.ts; migration 048): wallets' virtual bank
-// accounts (wallet_virtual_accounts) and the transfers credited into them (wallet_bank_transfers).
-// Rows in, rows out.
+// Top-ups by bank transfer's SQL (virtual-accounts.ts, unmatched-transfers.ts; migrations 048, 053):
+// wallets' virtual bank accounts (wallet_virtual_accounts), the transfers credited into them
+// (wallet_bank_transfers) and those we could not match (unmatched_bank_transfers). Rows in, rows out.
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 
@@ -21,7 +21,8 @@ export interface VirtualAccountRow {
 
 export interface BankTransferRow {
   id: string;
-  virtual_account_id: string;
+  /** Null for a transfer an operator assigned to the wallet: it was paid into no account of hers. */
+  virtual_account_id: string | null;
   wallet_id: string;
   mode: Mode;
   provider: string;
@@ -95,4 +96,90 @@ export async function insertBankTransfer(tx: Queryable, row: BankTransferRow): P
     [row.id, row.virtual_account_id, row.wallet_id, row.mode, row.provider, row.provider_reference, row.received, row.fee, row.amount, row.currency, row.sender_name, row.sender_bank, row.narration, row.beyond_limit, row.transfer_id, row.paid_at, row.created_at],
   );
   return normalised(inserted!);
+}
+
+// Unmatched transfers (migration 053) ----------------------------------------------------------
+
+export type UnmatchedStatus = 'open' | 'assigned' | 'returned';
+
+export interface UnmatchedTransferRow {
+  id: string;
+  mode: Mode;
+  provider: string;
+  provider_reference: string;
+  account_number: string | null;
+  account_reference: string | null;
+  reason: 'unknown_account' | 'currency_not_accepted';
+  amount: number;
+  currency: string;
+  sender_name: string | null;
+  sender_bank: string | null;
+  narration: string | null;
+  paid_at: Date | null;
+  received_at: Date;
+  status: UnmatchedStatus;
+  wallet_id: string | null;
+  bank_transfer_id: string | null;
+  return_reference: string | null;
+  note: string | null;
+  resolved_by: 'admin' | 'matched' | null;
+  resolved_at: Date | null;
+}
+
+const UNMATCHED_COLUMNS = `id, mode, provider, provider_reference, account_number, account_reference, reason, amount::int8 AS amount, currency, sender_name,
+  sender_bank, narration, paid_at, received_at, status, wallet_id, bank_transfer_id, return_reference, note, resolved_by, resolved_at`;
+
+function unmatched(row: UnmatchedTransferRow): UnmatchedTransferRow {
+  return { ...row, amount: Number(row.amount) };
+}
+
+/** Records a transfer we could not match; the same provider reference again (a duplicate webhook) changes nothing. True when this call recorded it. */
+export async function insertUnmatchedTransfer(db: Queryable, row: Omit<UnmatchedTransferRow, 'status' | 'wallet_id' | 'bank_transfer_id' | 'return_reference' | 'note' | 'resolved_by' | 'resolved_at'>): Promise<boolean> {
+  const inserted = await db.query<{ id: string }>(
+    `INSERT INTO unmatched_bank_transfers (id, mode, provider, provider_reference, account_number, account_reference, reason, amount, currency, sender_name, sender_bank, narration, paid_at, received_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT (provider, provider_reference) DO NOTHING RETURNING id`,
+    [row.id, row.mode, row.provider, row.provider_reference, row.account_number, row.account_reference, row.reason, row.amount, row.currency, row.sender_name, row.sender_bank, row.narration, row.paid_at, row.received_at],
+  );
+  return inserted.length > 0;
+}
+
+export async function findUnmatchedTransfer(db: Queryable, id: string, lock = false): Promise<UnmatchedTransferRow | undefined> {
+  const [row] = await db.query<UnmatchedTransferRow>(`SELECT ${UNMATCHED_COLUMNS} FROM unmatched_bank_transfers WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+  return row ? unmatched(row) : undefined;
+}
+
+export async function findUnmatchedByReference(db: Queryable, provider: string, reference: string): Promise<UnmatchedTransferRow | undefined> {
+  const [row] = await db.query<UnmatchedTransferRow>(`SELECT ${UNMATCHED_COLUMNS} FROM unmatched_bank_transfers WHERE provider = $1 AND provider_reference = $2`, [provider, reference]);
+  return row ? unmatched(row) : undefined;
+}
+
+export async function listUnmatchedTransfers(db: Queryable, status: UnmatchedStatus | undefined, limit: number, offset: number): Promise<{ rows: UnmatchedTransferRow[]; total: number }> {
+  const where = status ? 'WHERE status = $1' : '';
+  const params = status ? [status] : [];
+  const rows = await db.query<UnmatchedTransferRow>(
+    `SELECT ${UNMATCHED_COLUMNS} FROM unmatched_bank_transfers ${where} ORDER BY received_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, limit, offset],
+  );
+  const [count] = await db.query<{ total: number }>(`SELECT count(*)::int8 AS total FROM unmatched_bank_transfers ${where}`, params);
+  return { rows: rows.map(unmatched), total: Number(count?.total ?? 0) };
+}
+
+/** Marks an open transfer assigned (in the crediting transaction); false when it was no longer open. */
+export async function markUnmatchedAssigned(tx: Queryable, fields: { provider: string; reference: string; walletId: string; bankTransferId: string; by: 'admin' | 'matched'; note: string | null; at: Date }): Promise<boolean> {
+  const updated = await tx.query<{ id: string }>(
+    `UPDATE unmatched_bank_transfers SET status = 'assigned', wallet_id = $3, bank_transfer_id = $4, resolved_by = $5, note = $6, resolved_at = $7
+     WHERE provider = $1 AND provider_reference = $2 AND status = 'open' RETURNING id`,
+    [fields.provider, fields.reference, fields.walletId, fields.bankTransferId, fields.by, fields.note, fields.at],
+  );
+  return updated.length > 0;
+}
+
+/** Marks an open transfer returned to its sender at the provider; false when it was no longer open. */
+export async function markUnmatchedReturned(db: Queryable, fields: { id: string; returnReference: string; note: string | null; at: Date }): Promise<boolean> {
+  const updated = await db.query<{ id: string }>(
+    `UPDATE unmatched_bank_transfers SET status = 'returned', return_reference = $2, resolved_by = 'admin', note = $3, resolved_at = $4
+     WHERE id = $1 AND status = 'open' RETURNING id`,
+    [fields.id, fields.returnReference, fields.note, fields.at],
+  );
+  return updated.length > 0;
 }

@@ -12,6 +12,9 @@
 //
 // A bank transfer has already happened when we hear of it: it is never refused. One that passes
 // the wallet's tier is credited and flagged beyond_limit (as a late mobile-money confirmation is).
+// One into an account we do not know (or in a currency it does not take) is kept as unmatched for
+// an operator, who assigns it to a wallet (credited then by the same creditToWallet) or records
+// that it was sent back (unmatched-transfers.ts).
 import { createHash } from 'node:crypto';
 import { percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
@@ -20,9 +23,25 @@ import { badRequest, notFound, unprocessable } from '../../http/errors.ts';
 import { railClearing, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { transfer } from '../../ledger/ledger.ts';
 import type { ArrivedBankTransfer, RailAdapter, RailProviderName } from '../../rails/index.ts';
-import { type WalletRow, countArrivedMoney, findWalletById, lockWalletRow, tierRates } from '../wallets/index.ts';
+import type { Queryable } from '../../db/database.ts';
+import type { Mode } from '../../auth/secrets.ts';
+import { type TierRates, type WalletRow, countArrivedMoney, findWalletById, lockWalletRow, tierRates } from '../wallets/index.ts';
 import { insertWalletNotification } from './store.ts';
-import { type BankTransferRow, type VirtualAccountRow, accountsOf, findAccountByNumber, findAccountByReference, findAccountOf, findBankTransfer, insertAccount, insertBankTransfer } from './virtual-accounts-store.ts';
+import {
+  type BankTransferRow,
+  type UnmatchedTransferRow,
+  type VirtualAccountRow,
+  accountsOf,
+  findAccountByNumber,
+  findAccountByReference,
+  findAccountOf,
+  findBankTransfer,
+  findUnmatchedByReference,
+  insertAccount,
+  insertBankTransfer,
+  insertUnmatchedTransfer,
+  markUnmatchedAssigned,
+} from './virtual-accounts-store.ts';
 import type { Holder } from './service.ts';
 
 export const SANDBOX_BANK = { name: 'Tapline Sandbox Bank', slug: 'tapline-sandbox' } as const;
@@ -158,81 +177,148 @@ export async function accountNumbersOf(context: AppContext, holder: Holder): Pro
 
 // Crediting what arrived ------------------------------------------------------------------------
 
+/** unknown_account: not ours to credit (an account we do not know, or a currency it does not take): kept as unmatched for an operator. */
 export type BankTransferOutcome = 'applied' | 'unchanged' | 'unknown_account';
 
-function bankTransferId(provider: string, reference: string): string {
+export function bankTransferId(provider: string, reference: string): string {
   return `btr_${createHash('sha256').update(`${provider}:${reference}`).digest('hex').slice(0, 32)}`;
+}
+
+function unmatchedId(provider: string, reference: string): string {
+  return `ubt_${createHash('sha256').update(`${provider}:${reference}`).digest('hex').slice(0, 32)}`;
+}
+
+/** What crediting a transfer to a wallet needs besides the transfer: where it was paid, and how to say so. */
+export interface CreditTarget {
+  wallet: WalletRow;
+  /** The wallet's own account it was paid into; null when an operator assigned it (unmatched-transfers.ts). */
+  account: VirtualAccountRow | null;
+  /** The account number shown in the record and the notification's data. */
+  accountNumber: string;
+  rates: TierRates;
+}
+
+/**
+ * The one path a bank transfer into a wallet takes, matched by its account or assigned by an
+ * operator, in the caller's transaction: under the wallet row's lock, nothing if the reference was
+ * credited already (null); else the ledger transfer (the provider's rail clearing account live, the
+ * sandbox's funding account in test mode -> the wallet, the fee to fees), the tier movement
+ * (beyond_limit when it passes the tier: a transfer the bank already made is never refused), the
+ * record and the holder's notification.
+ */
+export async function creditToWallet(context: AppContext, tx: Queryable, provider: string, arrived: ArrivedBankTransfer, target: CreditTarget): Promise<BankTransferRow | null> {
+  const { wallet, account } = target;
+  await lockWalletRow(tx, wallet.id);
+  if (await findBankTransfer(tx, provider, arrived.providerReference)) return null;
+  const id = bankTransferId(provider, arrived.providerReference);
+  const fee = bankTransferFee(context, arrived.amount);
+  const amount = arrived.amount - fee;
+  const paidAt = arrived.paidAt && !Number.isNaN(Date.parse(arrived.paidAt)) ? new Date(arrived.paidAt) : null;
+  const now = context.now();
+  const transferId = `${id}:credit`;
+  await transfer(tx, {
+    id: transferId,
+    mode: wallet.mode,
+    kind: 'wallet_bank_transfer',
+    legs: [
+      // Live: the money is at the provider until it settles to the platform; sandbox: the test faucet.
+      { account: provider === 'sandbox' ? systemAccount('funding', arrived.currency) : railClearing(arrived.currency, provider), amount: -arrived.amount },
+      ...(amount > 0 ? [{ account: walletAccount(wallet.id, arrived.currency), amount }] : []),
+      ...(fee > 0 ? [{ account: systemAccount('fees', arrived.currency), amount: fee }] : []),
+    ],
+    metadata: { bankTransferId: id, provider, providerReference: arrived.providerReference, ...(account ? { virtualAccountId: account.id } : { assigned: true }) },
+  });
+  const beyondLimit = amount > 0 ? await countArrivedMoney(context, tx, wallet, { id, kind: 'bank_transfer_in', amount, currency: arrived.currency }, target.rates) : false;
+  const row = await insertBankTransfer(tx, {
+    id,
+    virtual_account_id: account?.id ?? null,
+    wallet_id: wallet.id,
+    mode: wallet.mode,
+    provider,
+    provider_reference: arrived.providerReference,
+    received: arrived.amount,
+    fee,
+    amount,
+    currency: arrived.currency,
+    sender_name: arrived.senderName ?? null,
+    sender_bank: arrived.senderBank ?? null,
+    narration: arrived.narration ?? null,
+    beyond_limit: beyondLimit,
+    transfer_id: transferId,
+    paid_at: paidAt,
+    created_at: now,
+  });
+  const record = bankTransferRecord(row, target.accountNumber);
+  const money = (minor: number) => `${arrived.currency} ${toMajor(minor, arrived.currency)}`;
+  await insertWalletNotification(tx, {
+    walletId: wallet.id,
+    mode: wallet.mode,
+    kind: 'wallet.top_up.completed',
+    title: 'Wallet topped up',
+    body: `${money(amount)} from a bank transfer${arrived.senderName ? ` by ${arrived.senderName}` : ''} is in your wallet${fee > 0 ? ` (${money(arrived.amount)} sent, ${money(fee)} fee)` : ''}.`,
+    data: { bankTransferId: id, method: 'bank_transfer', ...record },
+    at: now,
+  });
+  return row;
+}
+
+/**
+ * Keeps a transfer we cannot credit (docs/wallet-money.md, "A transfer we cannot match"): the
+ * money is at the provider and an operator must see it. Idempotent under (provider, reference).
+ */
+async function keepUnmatched(context: AppContext, provider: string, arrived: ArrivedBankTransfer, reason: UnmatchedTransferRow['reason'], mode: Mode): Promise<'unknown_account'> {
+  await insertUnmatchedTransfer(context.db, {
+    id: unmatchedId(provider, arrived.providerReference),
+    mode,
+    provider,
+    provider_reference: arrived.providerReference,
+    account_number: arrived.accountNumber ?? null,
+    // The CHECK wants one of them: a record naming neither is kept under its reference alone.
+    account_reference: arrived.accountReference ?? (arrived.accountNumber ? null : '(none)'),
+    reason,
+    amount: arrived.amount,
+    currency: arrived.currency,
+    sender_name: arrived.senderName ?? null,
+    sender_bank: arrived.senderBank ?? null,
+    narration: arrived.narration ?? null,
+    paid_at: arrived.paidAt && !Number.isNaN(Date.parse(arrived.paidAt)) ? new Date(arrived.paidAt) : null,
+    received_at: context.now(),
+  });
+  return 'unknown_account';
 }
 
 /**
  * Credits a bank transfer the provider confirmed (its own verified record, never a webhook's body
  * alone), exactly once under its reference. An account we do not know, or a currency the account
- * does not take, is not ours to credit: 'unknown_account' (logged by the caller).
+ * does not take, is not ours to credit: it is kept as unmatched for an operator ('unknown_account').
+ * A reference an operator already resolved is left alone: assigned, it was credited; returned,
+ * the money went back to the sender.
  */
 export async function creditBankTransfer(context: AppContext, provider: string, arrived: ArrivedBankTransfer): Promise<BankTransferOutcome> {
+  if (arrived.amount <= 0) return 'unchanged';
   const account = arrived.accountReference
     ? await findAccountByReference(context.db, provider, arrived.accountReference)
     : arrived.accountNumber
       ? await findAccountByNumber(context.db, provider, arrived.accountNumber)
       : undefined;
-  if (!account || account.currency !== arrived.currency) return 'unknown_account';
-  const wallet = await findWalletById(context.db, account.wallet_id);
-  if (!wallet) return 'unknown_account';
+  // Live providers' accounts are live; the sandbox's are test (openVirtualAccount).
+  const mode: Mode = account?.mode ?? (provider === 'sandbox' ? 'test' : 'live');
+  const wallet = account ? await findWalletById(context.db, account.wallet_id) : undefined;
+  if (!account || !wallet) return keepUnmatched(context, provider, arrived, 'unknown_account', mode);
+  if (account.currency !== arrived.currency) return keepUnmatched(context, provider, arrived, 'currency_not_accepted', mode);
   if (await findBankTransfer(context.db, provider, arrived.providerReference)) return 'unchanged';
+  const kept = await findUnmatchedByReference(context.db, provider, arrived.providerReference);
+  if (kept && kept.status !== 'open') return 'unchanged';
   // FX rates (a wallet holding other currencies) are read before the transaction opens (tiers.ts).
   const rates = await tierRates(context);
-  const id = bankTransferId(provider, arrived.providerReference);
-  const fee = bankTransferFee(context, arrived.amount);
-  const amount = arrived.amount - fee;
-  const paidAt = arrived.paidAt && !Number.isNaN(Date.parse(arrived.paidAt)) ? new Date(arrived.paidAt) : null;
   return context.db.transaction(async (tx) => {
-    await lockWalletRow(tx, wallet.id);
-    if (await findBankTransfer(tx, provider, arrived.providerReference)) return 'unchanged';
-    const now = context.now();
-    const transferId = `${id}:credit`;
-    await transfer(tx, {
-      id: transferId,
-      mode: account.mode,
-      kind: 'wallet_bank_transfer',
-      legs: [
-        // Live: the money is at the provider until it settles to the platform; sandbox: the test faucet.
-        { account: provider === 'sandbox' ? systemAccount('funding', account.currency) : railClearing(account.currency, provider), amount: -arrived.amount },
-        ...(amount > 0 ? [{ account: walletAccount(wallet.id, account.currency), amount }] : []),
-        ...(fee > 0 ? [{ account: systemAccount('fees', account.currency), amount: fee }] : []),
-      ],
-      metadata: { bankTransferId: id, provider, providerReference: arrived.providerReference, virtualAccountId: account.id },
-    });
-    const beyondLimit = amount > 0 ? await countArrivedMoney(context, tx, wallet, { id, kind: 'bank_transfer_in', amount, currency: account.currency }, rates) : false;
-    const row = await insertBankTransfer(tx, {
-      id,
-      virtual_account_id: account.id,
-      wallet_id: wallet.id,
-      mode: account.mode,
-      provider,
-      provider_reference: arrived.providerReference,
-      received: arrived.amount,
-      fee,
-      amount,
-      currency: account.currency,
-      sender_name: arrived.senderName ?? null,
-      sender_bank: arrived.senderBank ?? null,
-      narration: arrived.narration ?? null,
-      beyond_limit: beyondLimit,
-      transfer_id: transferId,
-      paid_at: paidAt,
-      created_at: now,
-    });
-    const record = bankTransferRecord(row, account.account_number);
-    const money = (minor: number) => `${account.currency} ${toMajor(minor, account.currency)}`;
-    await insertWalletNotification(tx, {
-      walletId: wallet.id,
-      mode: account.mode,
-      kind: 'wallet.top_up.completed',
-      title: 'Wallet topped up',
-      body: `${money(amount)} from a bank transfer${arrived.senderName ? ` by ${arrived.senderName}` : ''} is in your wallet${fee > 0 ? ` (${money(arrived.amount)} sent, ${money(fee)} fee)` : ''}.`,
-      data: { bankTransferId: id, method: 'bank_transfer', ...record },
-      at: now,
-    });
+    const row = await creditToWallet(context, tx, provider, arrived, { wallet, account, accountNumber: account.account_number, rates });
+    if (!row) return 'unchanged';
+    // Kept as unmatched earlier (the account was unknown then, e.g. a row lost and made again),
+    // and its webhook came again: credited now, so the operator's list says so. One returned in
+    // the meantime was left alone above; if it is returned between that read and here, the
+    // status check below makes the mark a no-op and the operator sees the credit on the wallet.
+    if (kept) await markUnmatchedAssigned(tx, { provider, reference: arrived.providerReference, walletId: wallet.id, bankTransferId: row.id, by: 'matched', note: null, at: context.now() });
     return 'applied';
   });
 }

@@ -1,6 +1,6 @@
 import { dashboardListsEn } from './lists/en.ts';
 import { dashboardTillEn } from './till/en.ts';
-import { dashboardOperatorEn } from './operator/en.ts';
+import { bankTransferErrorsEn, dashboardOperatorEn } from './operator/en.ts';
 import { dashboardSettlementsEn, settlementErrorsEn } from './settlements/en.ts';
 
 /** The merchant dashboard's words (dashboard/), English: the reference the other languages follow. */
@@ -422,6 +422,7 @@ export const dashboardEn = {
     reconciliation_day_not_over: "That day (UTC) is not over yet: a day is reconciled once it has ended.",
     invalid_admin_token: "This is not the admin token.",
     ...settlementErrorsEn,
+    ...bankTransferErrorsEn,
     invalid_credentials: 'Wrong e-mail address or password.',
     sign_in_locked: 'Too many failed attempts: this account is locked for 15 minutes.',
     totp_required: 'Enter the 6-digit code of your authenticator app.',

@@ -1,7 +1,7 @@
 import type { Messages } from '../../index.ts';
 import { dashboardListsFr } from './lists/fr.ts';
 import { dashboardTillFr } from './till/fr.ts';
-import { dashboardOperatorFr } from './operator/fr.ts';
+import { bankTransferErrorsFr, dashboardOperatorFr } from './operator/fr.ts';
 import { dashboardSettlementsFr, settlementErrorsFr } from './settlements/fr.ts';
 
 /** Le tableau de bord du marchand, en français. */
@@ -423,6 +423,7 @@ export const dashboardFr: Messages['dashboard'] = {
     reconciliation_day_not_over: "Cette journée (UTC) n'est pas terminée : une journée se rapproche une fois finie.",
     invalid_admin_token: "Ce n'est pas le jeton d'administration.",
     ...settlementErrorsFr,
+    ...bankTransferErrorsFr,
     invalid_credentials: 'Adresse e-mail ou mot de passe incorrect.',
     sign_in_locked: 'Trop d\'échecs : ce compte est bloqué pendant 15 minutes.',
     totp_required: 'Saisissez le code à 6 chiffres de votre application d\'authentification.',

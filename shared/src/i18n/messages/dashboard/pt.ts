@@ -1,7 +1,7 @@
 import type { Messages } from '../../index.ts';
 import { dashboardListsPt } from './lists/pt.ts';
 import { dashboardTillPt } from './till/pt.ts';
-import { dashboardOperatorPt } from './operator/pt.ts';
+import { bankTransferErrorsPt, dashboardOperatorPt } from './operator/pt.ts';
 import { dashboardSettlementsPt, settlementErrorsPt } from './settlements/pt.ts';
 
 /** O painel do comerciante, em português. */
@@ -423,6 +423,7 @@ export const dashboardPt: Messages['dashboard'] = {
     reconciliation_day_not_over: "Esse dia (UTC) ainda não terminou: um dia é reconciliado depois de terminar.",
     invalid_admin_token: "Este não é o token de administração.",
     ...settlementErrorsPt,
+    ...bankTransferErrorsPt,
     invalid_credentials: 'Endereço de e-mail ou palavra-passe errados.',
     sign_in_locked: 'Demasiadas tentativas falhadas: esta conta está bloqueada durante 15 minutos.',
     totp_required: 'Introduza o código de 6 dígitos da sua aplicação de autenticação.',

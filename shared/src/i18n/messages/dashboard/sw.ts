@@ -1,7 +1,7 @@
 import type { Messages } from '../../index.ts';
 import { dashboardListsSw } from './lists/sw.ts';
 import { dashboardTillSw } from './till/sw.ts';
-import { dashboardOperatorSw } from './operator/sw.ts';
+import { bankTransferErrorsSw, dashboardOperatorSw } from './operator/sw.ts';
 import { dashboardSettlementsSw, settlementErrorsSw } from './settlements/sw.ts';
 
 /** Dashibodi ya mfanyabiashara, kwa Kiswahili. */
@@ -423,6 +423,7 @@ export const dashboardSw: Messages['dashboard'] = {
     reconciliation_day_not_over: "Siku hiyo (UTC) bado haijaisha: siku inalinganishwa ikishaisha.",
     invalid_admin_token: "Hii si tokeni ya msimamizi.",
     ...settlementErrorsSw,
+    ...bankTransferErrorsSw,
     invalid_credentials: 'Barua pepe au nenosiri si sahihi.',
     sign_in_locked: 'Majaribio mengi yameshindwa: akaunti hii imefungwa kwa dakika 15.',
     totp_required: 'Weka msimbo wa tarakimu 6 wa programu yako ya uthibitishaji.',

@@ -16,7 +16,7 @@ export const dashboardOperatorEn = {
       merchant: 'Merchant sign-in',
     },
     signOut: 'Sign out',
-    nav: { label: 'Operator menu', attention: 'Payouts needing attention', reconciliations: 'Reconciliations' },
+    nav: { label: 'Operator menu', attention: 'Payouts needing attention', reconciliations: 'Reconciliations', bankTransfers: 'Bank transfers we could not match' },
     attention: {
       heading: 'Payouts needing attention',
       intro: 'Live payouts still open at their provider after {{hours}} hours (RAIL_ATTENTION_HOURS). A payout is never sent twice, so it waits for the provider to say final: ask the provider what became of it.',
@@ -37,6 +37,34 @@ export const dashboardOperatorEn = {
       lastError: 'Last error from the provider',
       ageHours: '{{hours}} h',
       ageDays: '{{days}} d {{hours}} h',
+    },
+    bankTransfers: {
+      heading: 'Bank transfers we could not match',
+      intro: 'Transfers a provider confirmed into an account number that is no wallet of ours (or in a currency the account does not take). The money is at the provider and in nobody\'s wallet until you assign it to a wallet, or send it back to the sender at the provider and record that here.',
+      status: 'Status',
+      allStatuses: 'All',
+      statuses: { open: 'To resolve', assigned: 'Assigned', returned: 'Returned' },
+      empty: 'No bank transfer is waiting to be matched.',
+      emptyFiltered: 'No bank transfer with this status.',
+      received: 'Received',
+      amount: 'Amount',
+      account: 'Sent to',
+      sender: 'Sender',
+      provider: 'Provider',
+      providerReference: 'Provider reference',
+      reason: 'Why',
+      reasons: { unknown_account: 'No wallet has this account', currency_not_accepted: 'Wrong currency for the account' },
+      detail: 'Unmatched bank transfer',
+      wallet: 'Wallet',
+      walletId: 'Wallet id',
+      assign: 'Assign to wallet',
+      assigned: 'Assigned to wallet {{wallet}}: credited once, fee kept.',
+      returnReference: "Provider's refund reference",
+      markReturned: 'Mark returned',
+      returnedNote: 'Sent back to the sender at the provider; nothing moves in our books, the money never entered them.',
+      returned: 'Recorded as returned ({{reference}}).',
+      resolved: 'Resolved',
+      resolvedBy: { admin: 'by an operator', matched: 'by its account, found again' },
     },
     reconciliations: {
       heading: 'Reconciliations',
@@ -93,4 +121,14 @@ export const dashboardOperatorEn = {
       nothing: 'Nothing',
     },
   },
+};
+
+/** The unmatched bank transfers' error sentences, spread into dashboard.errors. */
+export const bankTransferErrorsEn = {
+  unmatched_transfer_resolved: 'This transfer is already resolved: it is assigned or returned once.',
+  unmatched_transfer_not_found: 'This transfer is no longer listed: reload the page.',
+  wallet_not_found: 'No wallet has this id.',
+  currency_not_accepted: 'This wallet holds another currency than the transfer.',
+  wallet_mode_mismatch: 'A test wallet cannot receive a live transfer (nor the other way round).',
+  return_reference_required: "Type the provider's reference of the refund.",
 };

@@ -15,7 +15,7 @@ export const dashboardOperatorFr: Pick<Messages['dashboard'], keyof typeof dashb
       merchant: 'Connexion marchand',
     },
     signOut: 'Se déconnecter',
-    nav: { label: "Menu de l'opérateur", attention: 'Virements à surveiller', reconciliations: 'Rapprochements' },
+    nav: { label: "Menu de l'opérateur", attention: 'Virements à surveiller', reconciliations: 'Rapprochements', bankTransfers: 'Virements bancaires non rapprochés' },
     attention: {
       heading: 'Virements à surveiller',
       intro: "Virements réels encore ouverts chez leur prestataire après {{hours}} heures (RAIL_ATTENTION_HOURS). Un virement n'est jamais envoyé deux fois : il attend que le prestataire donne son issue. Demandez-lui ce qu'il est devenu.",
@@ -36,6 +36,34 @@ export const dashboardOperatorFr: Pick<Messages['dashboard'], keyof typeof dashb
       lastError: 'Dernière erreur du prestataire',
       ageHours: '{{hours}} h',
       ageDays: '{{days}} j {{hours}} h',
+    },
+    bankTransfers: {
+      heading: 'Virements bancaires non rapprochés',
+      intro: "Virements confirmés par un prestataire vers un numéro de compte qui n'est celui d'aucun de nos portefeuilles (ou dans une devise que le compte n'accepte pas). L'argent est chez le prestataire et dans aucun portefeuille tant que vous ne l'attribuez pas à un portefeuille, ou que vous ne le renvoyez pas à l'expéditeur chez le prestataire en l'indiquant ici.",
+      status: 'Statut',
+      allStatuses: 'Tous',
+      statuses: { open: 'À traiter', assigned: 'Attribué', returned: 'Renvoyé' },
+      empty: "Aucun virement bancaire n'attend d'être rapproché.",
+      emptyFiltered: 'Aucun virement bancaire avec ce statut.',
+      received: 'Reçu le',
+      amount: 'Montant',
+      account: 'Envoyé à',
+      sender: 'Expéditeur',
+      provider: 'Prestataire',
+      providerReference: 'Référence du prestataire',
+      reason: 'Motif',
+      reasons: { unknown_account: "Ce compte n'est à aucun portefeuille", currency_not_accepted: 'Devise refusée par le compte' },
+      detail: 'Virement bancaire non rapproché',
+      wallet: 'Portefeuille',
+      walletId: 'Identifiant du portefeuille',
+      assign: 'Attribuer au portefeuille',
+      assigned: 'Attribué au portefeuille {{wallet}} : crédité une seule fois, frais retenus.',
+      returnReference: 'Référence du remboursement chez le prestataire',
+      markReturned: 'Marquer renvoyé',
+      returnedNote: "Renvoyé à l'expéditeur chez le prestataire ; rien ne bouge dans nos comptes, l'argent n'y est jamais entré.",
+      returned: 'Enregistré comme renvoyé ({{reference}}).',
+      resolved: 'Traité le',
+      resolvedBy: { admin: 'par un opérateur', matched: 'par son compte, retrouvé' },
     },
     reconciliations: {
       heading: 'Rapprochements',
@@ -92,4 +120,14 @@ export const dashboardOperatorFr: Pick<Messages['dashboard'], keyof typeof dashb
       nothing: 'Rien',
     },
   },
+};
+
+/** The unmatched bank transfers' error sentences, spread into dashboard.errors. */
+export const bankTransferErrorsFr = {
+  unmatched_transfer_resolved: 'Ce virement est déjà traité : il est attribué ou renvoyé une seule fois.',
+  unmatched_transfer_not_found: "Ce virement n'est plus dans la liste : rechargez la page.",
+  wallet_not_found: "Aucun portefeuille n'a cet identifiant.",
+  currency_not_accepted: "Ce portefeuille est dans une autre devise que le virement.",
+  wallet_mode_mismatch: "Un portefeuille de test ne peut pas recevoir un virement réel (ni l'inverse).",
+  return_reference_required: 'Saisissez la référence du remboursement chez le prestataire.',
 };

@@ -15,7 +15,7 @@ export const dashboardOperatorPt: Pick<Messages['dashboard'], keyof typeof dashb
       merchant: 'Entrada de comerciante',
     },
     signOut: 'Sair',
-    nav: { label: 'Menu do operador', attention: 'Pagamentos a acompanhar', reconciliations: 'Reconciliações' },
+    nav: { label: 'Menu do operador', attention: 'Pagamentos a acompanhar', reconciliations: 'Reconciliações', bankTransfers: 'Transferências bancárias sem correspondência' },
     attention: {
       heading: 'Pagamentos a acompanhar',
       intro: 'Pagamentos reais ainda abertos no prestador após {{hours}} horas (RAIL_ATTENTION_HOURS). Um pagamento nunca é enviado duas vezes, por isso espera que o prestador diga o resultado final: pergunte ao prestador o que lhe aconteceu.',
@@ -36,6 +36,34 @@ export const dashboardOperatorPt: Pick<Messages['dashboard'], keyof typeof dashb
       lastError: 'Último erro do prestador',
       ageHours: '{{hours}} h',
       ageDays: '{{days}} d {{hours}} h',
+    },
+    bankTransfers: {
+      heading: 'Transferências bancárias sem correspondência',
+      intro: 'Transferências confirmadas por um prestador para um número de conta que não é de nenhuma das nossas carteiras (ou numa moeda que a conta não aceita). O dinheiro está no prestador e em nenhuma carteira até o atribuir a uma carteira, ou devolvê-lo ao remetente no prestador e registar isso aqui.',
+      status: 'Estado',
+      allStatuses: 'Todos',
+      statuses: { open: 'Por resolver', assigned: 'Atribuída', returned: 'Devolvida' },
+      empty: 'Nenhuma transferência bancária aguarda correspondência.',
+      emptyFiltered: 'Nenhuma transferência bancária com este estado.',
+      received: 'Recebida',
+      amount: 'Montante',
+      account: 'Enviada para',
+      sender: 'Remetente',
+      provider: 'Prestador',
+      providerReference: 'Referência do prestador',
+      reason: 'Motivo',
+      reasons: { unknown_account: 'Nenhuma carteira tem esta conta', currency_not_accepted: 'Moeda errada para a conta' },
+      detail: 'Transferência bancária sem correspondência',
+      wallet: 'Carteira',
+      walletId: 'Id da carteira',
+      assign: 'Atribuir à carteira',
+      assigned: 'Atribuída à carteira {{wallet}}: creditada uma só vez, taxa retida.',
+      returnReference: 'Referência do reembolso no prestador',
+      markReturned: 'Marcar devolvida',
+      returnedNote: 'Devolvida ao remetente no prestador; nada se move nas nossas contas, o dinheiro nunca entrou nelas.',
+      returned: 'Registada como devolvida ({{reference}}).',
+      resolved: 'Resolvida',
+      resolvedBy: { admin: 'por um operador', matched: 'pela sua conta, reencontrada' },
     },
     reconciliations: {
       heading: 'Reconciliações',
@@ -92,4 +120,14 @@ export const dashboardOperatorPt: Pick<Messages['dashboard'], keyof typeof dashb
       nothing: 'Nada',
     },
   },
+};
+
+/** The unmatched bank transfers' error sentences, spread into dashboard.errors. */
+export const bankTransferErrorsPt = {
+  unmatched_transfer_resolved: 'Esta transferência já está resolvida: é atribuída ou devolvida uma só vez.',
+  unmatched_transfer_not_found: 'Esta transferência já não está na lista: recarregue a página.',
+  wallet_not_found: 'Nenhuma carteira tem este id.',
+  currency_not_accepted: 'Esta carteira tem outra moeda que a transferência.',
+  wallet_mode_mismatch: 'Uma carteira de teste não pode receber uma transferência real (nem o contrário).',
+  return_reference_required: 'Escreva a referência do reembolso no prestador.',
 };

@@ -15,7 +15,7 @@ export const dashboardOperatorSw: Pick<Messages['dashboard'], keyof typeof dashb
       merchant: 'Kuingia kwa mfanyabiashara',
     },
     signOut: 'Toka',
-    nav: { label: 'Menyu ya mwendeshaji', attention: 'Malipo yanayohitaji uangalizi', reconciliations: 'Ulinganisho' },
+    nav: { label: 'Menyu ya mwendeshaji', attention: 'Malipo yanayohitaji uangalizi', reconciliations: 'Ulinganisho', bankTransfers: 'Uhamisho wa benki usiolingana' },
     attention: {
       heading: 'Malipo yanayohitaji uangalizi',
       intro: 'Malipo halisi ambayo bado yako wazi kwa mtoa huduma baada ya saa {{hours}} (RAIL_ATTENTION_HOURS). Malipo hayatumwi mara mbili, kwa hiyo yanasubiri mtoa huduma aseme matokeo: muulize mtoa huduma yalikwenda wapi.',
@@ -36,6 +36,34 @@ export const dashboardOperatorSw: Pick<Messages['dashboard'], keyof typeof dashb
       lastError: 'Hitilafu ya mwisho ya mtoa huduma',
       ageHours: 'saa {{hours}}',
       ageDays: 'siku {{days}} saa {{hours}}',
+    },
+    bankTransfers: {
+      heading: 'Uhamisho wa benki usiolingana',
+      intro: 'Uhamisho ambao mtoa huduma amethibitisha kwenda namba ya akaunti isiyo ya pochi yoyote yetu (au kwa sarafu ambayo akaunti haipokei). Pesa ziko kwa mtoa huduma na haziko kwenye pochi yoyote hadi uzipe pochi, au uzirudishe kwa mtumaji kupitia mtoa huduma na uandike hapa.',
+      status: 'Hali',
+      allStatuses: 'Zote',
+      statuses: { open: 'Za kushughulikia', assigned: 'Imepewa pochi', returned: 'Imerudishwa' },
+      empty: 'Hakuna uhamisho wa benki unaosubiri kulinganishwa.',
+      emptyFiltered: 'Hakuna uhamisho wa benki wenye hali hii.',
+      received: 'Ulipokelewa',
+      amount: 'Kiasi',
+      account: 'Ulitumwa kwa',
+      sender: 'Mtumaji',
+      provider: 'Mtoa huduma',
+      providerReference: 'Kumbukumbu ya mtoa huduma',
+      reason: 'Sababu',
+      reasons: { unknown_account: 'Hakuna pochi yenye akaunti hii', currency_not_accepted: 'Sarafu isiyo ya akaunti' },
+      detail: 'Uhamisho wa benki usiolingana',
+      wallet: 'Pochi',
+      walletId: 'Kitambulisho cha pochi',
+      assign: 'Ipe pochi',
+      assigned: 'Imepewa pochi {{wallet}}: imewekwa mara moja tu, ada imekatwa.',
+      returnReference: 'Kumbukumbu ya urejeshaji kwa mtoa huduma',
+      markReturned: 'Weka kuwa imerudishwa',
+      returnedNote: 'Imerudishwa kwa mtumaji kupitia mtoa huduma; hakuna kinachohamia kwenye vitabu vyetu, pesa hazikuwahi kuingia.',
+      returned: 'Imeandikwa kuwa imerudishwa ({{reference}}).',
+      resolved: 'Imeshughulikiwa',
+      resolvedBy: { admin: 'na mwendeshaji', matched: 'kwa akaunti yake, iliyopatikana tena' },
     },
     reconciliations: {
       heading: 'Ulinganisho',
@@ -92,4 +120,14 @@ export const dashboardOperatorSw: Pick<Messages['dashboard'], keyof typeof dashb
       nothing: 'Hakuna',
     },
   },
+};
+
+/** The unmatched bank transfers' error sentences, spread into dashboard.errors. */
+export const bankTransferErrorsSw = {
+  unmatched_transfer_resolved: 'Uhamisho huu umeshashughulikiwa: unapewa pochi au kurudishwa mara moja tu.',
+  unmatched_transfer_not_found: 'Uhamisho huu haupo tena kwenye orodha: pakia ukurasa upya.',
+  wallet_not_found: 'Hakuna pochi yenye kitambulisho hiki.',
+  currency_not_accepted: 'Pochi hii ina sarafu tofauti na ya uhamisho.',
+  wallet_mode_mismatch: 'Pochi ya majaribio haiwezi kupokea uhamisho halisi (wala kinyume chake).',
+  return_reference_required: 'Andika kumbukumbu ya urejeshaji kwa mtoa huduma.',
 };
