@@ -8187,6 +8187,7 @@ export interface paths {
                                 collectionProviderTotals: {
                                     [key: string]: number;
                                 };
+                                bankTransfersRecovered: number;
                                 error: string | null;
                                 runs: number;
                                 /** Format: date-time */
@@ -8253,6 +8254,7 @@ export interface paths {
                             collectionProviderTotals: {
                                 [key: string]: number;
                             };
+                            bankTransfersRecovered: number;
                             error: string | null;
                             runs: number;
                             /** Format: date-time */
@@ -8341,6 +8343,7 @@ export interface paths {
                             collectionProviderTotals: {
                                 [key: string]: number;
                             };
+                            bankTransfersRecovered: number;
                             error: string | null;
                             runs: number;
                             /** Format: date-time */
