@@ -46,7 +46,7 @@ import { createSecretBox, keyFromFile } from './auth/secret-box.ts';
 import { currentSigner, offlineRoutes, startOfflineJobs } from './modules/offline/index.ts';
 import { checkoutRoutes } from './modules/checkout/index.ts';
 import { collectionRoutes, collectionService, startCollectionJobs } from './modules/collections/index.ts';
-import { creditBankTransfer, walletMoneyRoutes } from './modules/wallet-money/index.ts';
+import { creditBankTransfer, knownBankTransfers, walletMoneyRoutes } from './modules/wallet-money/index.ts';
 import { payoutJobs, payoutRoutes, payoutSenderOf } from './modules/payouts/index.ts';
 import { attachSyncEndpoint } from './sync/socket.ts';
 import { SYNC_NAMESPACE } from '@tapline/shared/sync-protocol';
@@ -139,13 +139,17 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     fxProvider: options.fxProvider,
     onError: (scope, error) => app.log.error({ err: error }, `${scope} failed`),
   });
-  // The daily reconciliation of live payouts with every configured provider (reports only; moves no money).
+  // The daily reconciliation of live payouts and collections with every configured provider: it
+  // reports, and moves no money but one thing: a bank transfer into a wallet's virtual account that
+  // the provider's list shows and whose webhook never came is credited through the webhook's path.
   const reconciliation = reconciliationService({
     db,
     now,
     sources: [...rails.adapters.values()],
     afterHours: config.reconcileAfterHours,
     log: (message, detail) => app.log.warn(detail, message),
+    // context is made below; the reconciliation runs only once the server is up.
+    bankTransfers: { known: (provider, references) => knownBankTransfers(db, provider, references), credit: (provider, arrived) => context.bankTransfers.credit(provider, arrived) },
   });
   const context = { db, config, now, events, secrets, sync: new SyncNotifier(), rails, reconciliation, ...money } as AppContext;
   context.collections = collectionService(context, (message, detail) => railLog(message, detail));

@@ -11,7 +11,7 @@
 // the real time: a suite started within 15 minutes of midnight UTC is skipped.
 // Run: NODE_ENV=test TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node --import tsx --test test/rails/reconciliation-collections.test.ts
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { toMajor } from '@tapline/shared/money';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
@@ -22,8 +22,7 @@ import { chargeKeyOf as flutterwaveTxRef } from '@tapline/sync-server/rails/flut
 import { chargeKeyOf as paystackReference } from '@tapline/sync-server/rails/paystack/index.ts';
 import { CHARGE_SCENARIOS as PAYSTACK_CHARGES, startPaystackFake } from '../fakes/paystack/index.ts';
 import { CHARGE_SCENARIOS as FLUTTERWAVE_CHARGES, startFlutterwaveFake } from '../fakes/flutterwave/index.ts';
-import { type Collection, liveTill } from './live-till.ts';
-import { until } from './until.ts';
+import { collectUntil, liveTill } from './live-till.ts';
 
 const DELAY_SCALE = 0.05;
 const DAY_MS = 24 * 3_600_000;
@@ -180,24 +179,7 @@ for (const target of await databaseTargets()) {
       /** Completed (stays), completed (its amount changed), completed (marked failed), completed (marked pending), declined. */
       const ids = { paid: '', amount: '', markedFailed: '', markedPending: '', declined: '' };
 
-      const collect = async (s: TestServer, term: Record<string, string>, phone: string, wanted: string): Promise<string> => {
-        const created = await s.request<Collection>('POST', '/api/pos/collections', {
-          headers: { ...term, 'idempotency-key': randomUUID() },
-          body: { amountMinor, currency, phone, description: 'Groceries' },
-        });
-        assert.equal(created.status, 201, JSON.stringify(created.body));
-        assert.equal(created.body.provider, provider.name);
-        const id = created.body.id;
-        await until(`collection ${id} ${wanted}`, async () => {
-          const now = await s.request<Collection>('GET', `/api/pos/collections/${id}`, { headers: term });
-          if (now.body.status === wanted) return true;
-          assert.equal(now.body.status, 'pending', JSON.stringify(now.body));
-          clock.advance(2_000);
-          await s.context.collections.runOnce();
-          return undefined;
-        });
-        return id;
-      };
+      const collect = (s: TestServer, term: Record<string, string>, phone: string, wanted: string) => collectUntil(s, term, { amountMinor, currency, phone }, wanted, clock, provider.name);
 
       before(async () => {
         const s = server();

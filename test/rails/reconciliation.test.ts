@@ -219,6 +219,8 @@ for (const target of await databaseTargets()) {
             // No collections through the provider that day.
             collectionTotals: {},
             collectionProviderTotals: {},
+            // No bank transfer into a virtual account went without its webhook.
+            bankTransfersRecovered: 0,
             error: null,
             runs: 1,
           },

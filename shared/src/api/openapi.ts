@@ -8310,6 +8310,7 @@ export interface paths {
                                 collectionProviderTotals: {
                                     [key: string]: number;
                                 };
+                                bankTransfersRecovered: number;
                                 error: string | null;
                                 runs: number;
                                 /** Format: date-time */
@@ -8376,6 +8377,7 @@ export interface paths {
                             collectionProviderTotals: {
                                 [key: string]: number;
                             };
+                            bankTransfersRecovered: number;
                             error: string | null;
                             runs: number;
                             /** Format: date-time */
@@ -8464,6 +8466,7 @@ export interface paths {
                             collectionProviderTotals: {
                                 [key: string]: number;
                             };
+                            bankTransfersRecovered: number;
                             error: string | null;
                             runs: number;
                             /** Format: date-time */

@@ -159,6 +159,32 @@ export interface RailAdapter extends PayoutProvider {
   virtualAccounts?: VirtualAccountProvider;
   /** The provider's record of a UTC day's transactions (payouts and collections made through it). */
   transactionsOn?(day: string, ours: readonly ProviderTransaction[]): Promise<ProviderTransaction[]>;
+  /**
+   * The provider's list of a UTC day's money coming in, for the daily reconciliation (Paystack
+   * GET /transaction, Flutterwave GET /v3/transactions): every page of it. Throws when it cannot
+   * be read now.
+   */
+  incomingOn?(day: string): Promise<IncomingDay>;
+  /**
+   * The provider's own verified record of a bank transfer into a virtual account, by the
+   * reference it is credited under (what the webhook path asks before crediting): undefined when
+   * the provider has no successful bank transfer under it. Throws when it cannot tell now.
+   */
+  bankTransferRecord?(reference: string): Promise<ArrivedBankTransfer | undefined>;
+}
+
+/** A UTC day's money coming in as the provider's list shows it (RailAdapter.incomingOn). */
+export interface IncomingDay {
+  /**
+   * Charges under a collection key of ours (the adapter's chargeIdOf decodes it; the collection
+   * may be unknown to us), whatever their state, each read as the collection's status query reads it.
+   */
+  collections: (CollectionUpdate & { collectionId: string })[];
+  /**
+   * Successful bank transfers into virtual accounts (not collections): the reference each is
+   * credited under (ArrivedBankTransfer.providerReference), to be confirmed by bankTransferRecord.
+   */
+  bankTransfers: string[];
 }
 
 /** What the server gives each adapter. */

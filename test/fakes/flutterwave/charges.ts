@@ -223,6 +223,8 @@ export function createChargeDesk(options: { timing: ChargeTiming; callbackBase: 
   return {
     create,
     verify,
+    /** Every charge as verify_by_reference shows it (what GET /v3/transactions lists, transactions.ts). */
+    records: (): Record<string, unknown>[] => [...byRef.values()].map((c) => record(c)),
     /** POST /v3/charges received, answered or not. */
     received: () => received,
     charges: (): FakeCharge[] => [...byRef.values()].map((c) => ({ ...c })),

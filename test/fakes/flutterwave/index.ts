@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { type FakeBill, createBillDesk } from './bills.ts';
 import { type FakeCharge, createChargeDesk } from './charges.ts';
 import { fail, readBody } from './http.ts';
+import { listTransactions } from './transactions.ts';
 import { type FakePayout, type FakeTransfer, createTransferDesk } from './transfers.ts';
 import { type FakeBankTransferIn, type FakeVirtualAccount, type SendBankTransferOptions, createVirtualAccountDesk } from './virtual-accounts.ts';
 
@@ -19,6 +20,8 @@ export interface FlutterwaveFakeOptions {
   callbackBase?: string;
   /** Multiplies the fake's delays (settling 2 s, the no_answer hold 30 s, a reversal 3 s later). */
   delayScale?: number;
+  /** Transactions a page of GET /v3/transactions (default 10, the SDK sample's): a test sets it small to make a list span pages. */
+  listPageSize?: number;
 }
 
 export interface FlutterwaveFake {
@@ -54,6 +57,7 @@ export interface FlutterwaveFake {
 
 export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {}): Promise<FlutterwaveFake> {
   const scale = options.delayScale ?? 1;
+  const listPageSize = Math.max(1, options.listPageSize ?? 10);
   const secretKey = `FLWSECK_TEST-${randomBytes(16).toString('hex')}-X`;
   const secretHash = randomBytes(24).toString('base64url');
   const timers = new Set<NodeJS.Timeout>();
@@ -118,7 +122,7 @@ export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {})
     if (method === 'GET' && verify) return virtualAccounts.verify(res, decodeURIComponent(verify[1]!));
     const resend = /^\/v3\/transactions\/([^/]+)\/resend-hook$/.exec(path);
     if (method === 'POST' && resend) return virtualAccounts.resendHook(res, decodeURIComponent(resend[1]!));
-    if (method === 'GET' && path === '/v3/transactions') return virtualAccounts.list(res, url.searchParams);
+    if (method === 'GET' && path === '/v3/transactions') return listTransactions(res, url.searchParams, [...charges.records(), ...virtualAccounts.records()], listPageSize);
     if (method === 'GET' && path === '/v3/bill-categories') return bills.categories(res, url.searchParams);
     const validate = /^\/v3\/bill-items\/([^/]+)\/validate$/.exec(path);
     if (method === 'GET' && validate) return bills.validate(res, decodeURIComponent(validate[1]!), url.searchParams);

@@ -7,8 +7,7 @@
 //                                               (answer: the SDK's "Virtual nuban fetched" sample)
 //   GET  /v3/transactions/{id}/verify           SDK services/transactions/rave.verify.js; answer of SDK
 //                                               documentation/transactions.md "Verify transaction"
-//   GET  /v3/transactions?from&to&tx_ref&page   SDK services/transactions/rave.retrieve.js (listSchema);
-//                                               answer of documentation/transactions.md "Get all transactions"
+//   GET  /v3/transactions?from&to&tx_ref&page   transactions.ts lists these transfers with the charges
 //   POST /v3/transactions/{id}/resend-hook      SDK services/transactions/rave.resend-hooks.js ("hook sent successfully")
 //
 // Tests "send a bank transfer" with sendBankTransfer(accountNumber, amountMajor, options): a
@@ -234,20 +233,6 @@ export function createVirtualAccountDesk(options: { callbackBase: string | undef
     send(res, 200, { status: 'success', message: 'Transaction fetched successfully', data: record(t) });
   }
 
-  /** GET /v3/transactions?from&to&tx_ref&page: 10 a page, newest first (the sample's page_info). */
-  function list(res: ServerResponse, query: URLSearchParams): void {
-    const from = query.get('from');
-    const to = query.get('to');
-    const txRef = query.get('tx_ref');
-    const page = Math.max(1, Number(query.get('page') ?? '1') || 1);
-    let found = [...transfers.values()].sort((a, b) => b.id - a.id);
-    if (txRef) found = found.filter((t) => t.txRef === txRef);
-    if (from) found = found.filter((t) => t.createdAt.slice(0, 10) >= from);
-    if (to) found = found.filter((t) => t.createdAt.slice(0, 10) <= to);
-    const totalPages = Math.max(1, Math.ceil(found.length / 10));
-    send(res, 200, { status: 'success', message: 'Transactions fetched', meta: { page_info: { total: found.length, current_page: page, total_pages: totalPages } }, data: found.slice((page - 1) * 10, page * 10).map(record) });
-  }
-
   /** POST /v3/transactions/{id}/resend-hook: answers at once, then delivers the webhook again. */
   function resendHook(res: ServerResponse, id: string): void {
     const t = transfers.get(Number(id));
@@ -260,7 +245,8 @@ export function createVirtualAccountDesk(options: { callbackBase: string | undef
     create,
     fetchOne,
     verify,
-    list,
+    /** Every transfer in as verify shows it (what GET /v3/transactions lists, transactions.ts). */
+    records: (): Json[] => [...transfers.values()].map(record),
     resendHook,
     sendBankTransfer,
     /** Every account made, with how many POSTs asked for it. */

@@ -231,6 +231,8 @@ export function chargeDesk(deps: ChargeDeskDeps) {
     create,
     check,
     verify,
+    /** Every charge as GET /transaction/verify shows it (what GET /transaction lists). */
+    transactions: (): Record<string, unknown>[] => [...charges.values()].map(transactionJson),
     received: () => received,
     charges: (): FakeCharge[] => [...charges.values()].map((c) => ({ ...c })),
     /**

@@ -28,6 +28,8 @@ export const KNOWN_MISMATCHES: readonly KnownMismatch[] = [
   { where: ['webhook charge.success'], path: ['data.authorization.signature'], keyword: 'type', reason: 'A mobile money authorization has no card signature: null in the charge.success sample; verify types it string.' },
   { where: ['webhook charge.success'], path: ['data.plan'], keyword: 'type', reason: 'The charge.success sample carries plan as {} (no plan); verify types it a nullable string.' },
   { where: ['request transfer_list'], path: ['query.perPage'], keyword: 'unknown-param', reason: "The document names List Transfers' page size per_page, Paystack's API reference and answers perPage: the adapter sends both." },
+  { where: ['response transaction_list 200'], path: ['data[].paidAt'], keyword: 'type', reason: 'A transaction not paid (pending, failed) has no payment time: paidAt is null as paid_at is (which the list schema marks nullable); the schema types paidAt a string.' },
+  { where: ['response transaction_list 200'], path: ['data[].authorization.account_name'], keyword: 'required', reason: "A bank transfer into a dedicated account carries the authorization of Paystack's DVA charge.success snippet (payments/dedicated-virtual-account/event-snippet), which has no account_name; the list schema requires it." },
 ];
 
 /**

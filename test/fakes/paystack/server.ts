@@ -21,6 +21,11 @@ export interface PaystackFakeOptions {
   delayScale?: number;
   /** The integration's secret key; a random sk_test_ key by default. */
   secretKey?: string;
+  /**
+   * The most transactions GET /transaction answers a page, whatever per_page asks (default 50, the
+X
+   */
+  listPageSize?: number;
 }
 
 export interface FakePayout {
@@ -147,6 +152,7 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 export async function startPaystackFake(options: PaystackFakeOptions = {}): Promise<PaystackFake> {
   const secretKey = options.secretKey ?? `sk_test_${randomBytes(20).toString('hex')}`;
   const scale = options.delayScale ?? 1;
+  const listPageSize = Math.max(1, options.listPageSize ?? 100);
   const recipients = new Map<string, Recipient>();
   const recipientByAccount = new Map<string, Recipient>();
   const transfers = new Map<string, Transfer>();
@@ -447,6 +453,76 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     later(SETTLE_MS, () => settle(transfer));
   }
 
+  /**
+   * A transaction as GET /transaction lists it (openapi.yaml TransactionListResponseArray): the
+   * fields of its verify record the list carries, with the list's types (metadata an object or
+   * null, plan/split/subaccount objects, the customer without international_format_phone).
+   */
+  function listedTransaction(verified: Record<string, unknown>): Record<string, unknown> {
+    const customer = (verified.customer ?? {}) as Record<string, unknown>;
+    const object = (value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null);
+    return {
+      id: verified.id,
+      domain: verified.domain,
+      status: verified.status,
+      reference: verified.reference,
+      amount: verified.amount,
+      message: verified.message,
+      gateway_response: verified.gateway_response,
+      paid_at: verified.paid_at,
+      created_at: verified.created_at,
+      channel: verified.channel,
+      currency: verified.currency,
+      ip_address: verified.ip_address,
+      metadata: object(verified.metadata),
+      log: verified.log ?? null,
+      fees: verified.fees ?? null,
+      fees_split: verified.fees_split ?? null,
+      customer: { id: customer.id, first_name: customer.first_name ?? null, last_name: customer.last_name ?? null, email: customer.email, phone: customer.phone ?? null, metadata: object(customer.metadata), customer_code: customer.customer_code, risk_action: customer.risk_action },
+      authorization: verified.authorization,
+      plan: object(verified.plan) ?? {},
+      split: object(verified.split) ?? {},
+      subaccount: object(verified.subaccount) ?? {},
+      order_id: null,
+      // Null until paid, as paid_at (the document types paidAt a string: known-mismatches.ts).
+      paidAt: verified.paidAt ?? null,
+      createdAt: verified.createdAt,
+      requested_amount: verified.requested_amount,
+      source: null,
+      connect: null,
+      pos_transaction_data: null,
+    };
+  }
+
+  /**
+   * GET /transaction (transaction_list): the charges taken and the bank transfers into dedicated
+   * accounts received, newest first; `from`/`to` inclusive on created_at, `status`, `channel`,
+   * `per_page` (or perPage, Paystack's reference's name) up to listPageSize, `page`.
+   */
+  function listTransactions(query: URLSearchParams, reply: Reply): void {
+    const from = query.get('from');
+    const to = query.get('to');
+    if (from !== null && Number.isNaN(Date.parse(from))) return fail(reply, 400, "Invalid 'from' date");
+    if (to !== null && Number.isNaN(Date.parse(to))) return fail(reply, 400, "Invalid 'to' date");
+    let list = [...desk.transactions(), ...dva.transactions()].sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)) || Number(b.id) - Number(a.id));
+    if (from !== null) list = list.filter((t) => Date.parse(String(t.created_at)) >= Date.parse(from));
+    if (to !== null) list = list.filter((t) => Date.parse(String(t.created_at)) <= Date.parse(to));
+    const status = query.get('status');
+    if (status !== null) list = list.filter((t) => t.status === status);
+    const channel = query.get('channel');
+    if (channel !== null) list = list.filter((t) => t.channel === channel);
+    const perPage = Math.min(Math.max(1, Number(query.get('per_page') ?? query.get('perPage') ?? 50) || 50), listPageSize);
+    const page = Math.max(1, Number(query.get('page') ?? 1) || 1);
+    const skipped = (page - 1) * perPage;
+    const volume = list.filter((t) => t.status === 'success').reduce((sum, t) => sum + Number(t.amount), 0);
+    reply(200, {
+      status: true,
+      message: 'Transactions retrieved',
+      data: list.slice(skipped, skipped + perPage).map(listedTransaction),
+      meta: { total: list.length, total_volume: volume, skipped, perPage, page, pageCount: Math.ceil(list.length / perPage) },
+    });
+  }
+
   function listTransfers(query: URLSearchParams, reply: Reply): void {
     const from = query.get('from');
     const to = query.get('to');
@@ -527,6 +603,7 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     if (route === 'POST /transferrecipient') return createRecipient(body, reply);
     if (route === 'POST /transfer') return initiateTransfer(body, reply);
     if (route === 'GET /transfer') return listTransfers(url.searchParams, reply);
+    if (route === 'GET /transaction') return listTransactions(url.searchParams, reply);
     if (verify) {
       const transfer = transfers.get(decodeURIComponent(verify[1]!));
       if (!transfer) return fail(reply, 404, MESSAGES.transferNotFound);

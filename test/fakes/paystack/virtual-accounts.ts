@@ -303,6 +303,8 @@ export function virtualAccountDesk(deps: VirtualAccountDeskDeps) {
     availableProviders,
     requery,
     verify,
+    /** Every transfer in as GET /transaction/verify shows it (what GET /transaction lists). */
+    transactions: (): Json[] => [...transfers.values()].map(transactionJson),
     sendBankTransfer,
     accounts: () => [...accounts.values()].map((a) => ({ id: a.id, accountNumber: a.accountNumber, accountName: a.accountName, bank: a.bank.name, customerEmail: a.customer.email, currency: a.currency })),
     bankTransfers: () => [...transfers.values()].map((t) => ({ ...t })),

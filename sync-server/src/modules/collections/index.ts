@@ -4,7 +4,7 @@ import type { CollectionService } from './service.ts';
 export { collectionRoutes, startCollectionJobs } from './routes.ts';
 export { SANDBOX_PHONE_SUFFIXES, collectionService, maskPhone, normalisePhone, onCollectionOutcome } from './service.ts';
 export type { CollectionService, TopUpCaller } from './service.ts';
-export { type CollectionRow, type TopUpPurpose, findCollection, listProviderCollectionsCreated, listWalletTopUps, lockCollections } from './store.ts';
+export { type CollectionRow, type TopUpPurpose, findCollection, findProviderCollections, isCollectionId, listProviderCollectionsCreated, listWalletTopUps, lockCollections } from './store.ts';
 
 declare module '../../context.ts' {
   interface AppContext {

@@ -153,6 +153,22 @@ export async function claimDueCollections(db: Queryable, now: Date, leaseMs: num
 }
 
 /**
+ * Whether an id has the shape of a collection's (`col_` + newId's base64url or derivedId's hex):
+ * what a provider's record under one of our collection keys must decode to before the daily
+ * reconciliation counts it as a collection of ours (known or not).
+ */
+export function isCollectionId(id: string): boolean {
+  return /^col_[A-Za-z0-9_-]{1,100}$/.test(id);
+}
+
+/** Live collections through `provider` among `ids` (any day): the ones a provider's list of a day names that were made on another. */
+export async function findProviderCollections(db: Queryable, provider: string, ids: readonly string[]): Promise<CollectionRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.query<CollectionRow>(`SELECT ${COLUMNS} FROM pos_collections c WHERE c.id = ANY ($2::text[]) AND c.provider = $1 AND c.mode = 'live'`, [provider, ids]);
+  return rows.map((row) => normalised(row)!);
+}
+
+/**
  * Live collections through `provider` created in [from, to), oldest first: the day the daily
  * reconciliation compares with the provider's record (migration 052's index).
  */

@@ -59,6 +59,11 @@ const ReconciliationSummary = Type.Object({
   ),
   collectionTotals: Amounts('Our collections of the day through this provider that we show completed (what the phone paid, fee included), major units per currency'),
   collectionProviderTotals: Amounts("The provider's completed collections of the day, major units per currency (its amounts where its record carries them, otherwise ours)"),
+  bankTransfersRecovered: Type.Integer({
+    minimum: 0,
+    description:
+      "Bank transfers into wallets' virtual accounts that the provider's list of the day showed successful and no webhook had brought, credited by this day's runs (Paystack and Flutterwave; each once, through the webhook's own path, so a webhook arriving later changes nothing)",
+  }),
   error: Type.Union([Type.String(), Type.Null()]),
   runs: Type.Integer({ description: 'How many times the day was reconciled (a re-run replaces the record)' }),
   createdAt: Type.String({ format: 'date-time', description: 'When the day was last reconciled' }),
@@ -90,6 +95,7 @@ function summary(row: ReconciliationRow) {
     clearingBalance: totals(row.clearing_balance),
     collectionTotals: totals(row.collection_totals),
     collectionProviderTotals: totals(row.collection_provider_totals),
+    bankTransfersRecovered: row.bank_transfers_recovered,
     error: row.error,
     runs: row.runs,
     createdAt: row.created_at.toISOString(),
@@ -109,9 +115,13 @@ function detail(record: ReconciliationRecord) {
 const RUN_DESCRIPTION = `Reconciles one provider's UTC day now: our live payouts through it made that day against the provider's own
 record (its list of the day where it has one, Paystack and Flutterwave; otherwise each payout asked about by its key,
 M-Pesa and MTN MoMo), and our live collections through it made that day (till mobile money, wallet and agent float
-top-ups), each asked about by its key (Paystack and Flutterwave verify by reference, the M-Pesa Express query, MoMo's
-request-to-pay). Each mismatch says its direction (payout or collection). Idempotent per provider and day: a re-run replaces the day's record (same id, runs counted).
-Nothing moves money: a mismatch is for an operator to take up with the provider. The daily job does the same for
+top-ups): Paystack and Flutterwave from their list of the day's transactions (so a charge under a key of ours that we
+never stored, or show failed or expired, is a provider_only mismatch), then by reference for ours the list did not show;
+M-Pesa and MoMo each asked about by its key (the Express query, request-to-pay). Each mismatch says its direction
+(payout or collection). Idempotent per provider and day: a re-run replaces the day's record (same id, runs counted).
+A mismatch moves no money: it is for an operator to take up with the provider. The one movement: a bank transfer into
+a wallet's virtual account that the provider's list shows successful and whose webhook never arrived is credited once,
+through the webhook's own path (bankTransfersRecovered counts them). The daily job does the same for
 every configured provider, RECONCILE_AFTER_HOURS (default 2) after each day ends. A provider that cannot be asked
 answers 200 with status failed and the error. Errors: 404 rail_provider_not_configured (unknown provider, or not
 configured on this server), 400 validation_failed (day is not a calendar day YYYY-MM-DD), 409

@@ -2,7 +2,7 @@
 // provider and one UTC day, our payouts and collections through it made that day against the
 // provider's own record of them.
 //
-// It reports; it never moves money. A mismatch is for an operator, who asks the provider and
+// It reports; it never corrects. A mismatch is for an operator, who asks the provider and
 // decides. Correcting automatically would be unsafe: the two sides disagree because one of them
 // is wrong or late, and the report cannot tell which. A payout we show failed that the provider
 // shows paid may be a payout the provider will still reverse, or a second payment under our key;
@@ -18,22 +18,35 @@
 // did not list (a listing's day boundary may differ from ours); the others (M-Pesa, MTN MoMo) are
 // asked about each of our payouts of the day by key (lookup, else poll). Any question that fails
 // fails the whole day (status failed, with the error): a half answer is not a reconciliation.
-// Collections (a customer paying from her phone: till sales, wallet and agent float top-ups) are
-// asked about one by one by their key (collectionRecord: Paystack and Flutterwave verify by
-// reference, M-Pesa's Express query, MoMo's request-to-pay GET), whatever their state with us.
+// Collections (a customer paying from her phone: till sales, wallet and agent float top-ups): a
+// provider whose adapter lists the day's money coming in (incomingOn: Paystack GET /transaction,
+// Flutterwave GET /v3/transactions) is read whole, so a charge it took under a key of ours that we
+// never stored is found; then each of our collections the list did not show is asked about by its
+// key (collectionRecord: verify by reference), as a listing's day boundary may differ from ours.
+// The others (M-Pesa's Express query, MoMo's request-to-pay GET) are asked about each of our
+// collections by its key, whatever its state with us.
 //
-// Settlements: a completed collection leaves what the customer paid on the provider's clearing
-// account (negative: the money is at the provider). recordSettlement is an operator's record that
-// the provider paid it to Tapline's bank: the one place this module moves money, a balanced
-// transfer from the platform's bank account to the provider's clearing, stated by a person who
-// saw it arrive, once per provider reference.
+// It moves money in two cases only. First, a bank transfer into a wallet's virtual account that
+// the provider's list of the day shows successful and that no webhook brought (no bank-transfer
+// row under its reference) is credited here, once, through the same path as the webhook
+// (bankTransfers.credit, keyed on provider and reference). This is not a correction of a
+// disagreement: the list is the provider's authenticated answer, each transfer is read back with
+// the same verify the webhook waits for, a bank transfer that arrived can never be refused, and the
+// credit is keyed on the provider's reference, so a webhook arriving later, a requery or a re-run
+// of the day finds it and changes nothing. It does what the lost webhook would have done.
+//
+// Second, settlements: a completed collection leaves what the customer paid on the provider's
+// clearing account (negative: the money is at the provider). recordSettlement is an operator's
+// record that the provider paid it to Tapline's bank: a balanced transfer from the platform's bank
+// account to the provider's clearing, stated by a person who saw it arrive, once per provider
+// reference.
 import type { Database } from '../../db/database.ts';
 import { newId } from '../../db/ids.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { railClearing, systemAccount } from '../../ledger/accounts.ts';
 import { transfer } from '../../ledger/ledger.ts';
 import { transferIds } from '../../ledger/transfers.ts';
-import { type CollectionRow, listProviderCollectionsCreated } from '../collections/index.ts';
+import { type CollectionRow, findProviderCollections, isCollectionId, listProviderCollectionsCreated } from '../collections/index.ts';
 import { type PolledJob, forEachLimited, polledJob } from '../../jobs/poller.ts';
 import { railClearingBalances, railClearingNetOf } from '../../ledger/ledger.ts';
 import { type PaymentRow, type PayoutRequest, type PayoutUpdate, findProviderPayouts, listProviderPayoutsCreated, payoutRequestOf } from '../payments/index.ts';
@@ -67,6 +80,43 @@ export interface ReconciliationSource {
    * cannot tell now. A provider without it cannot reconcile collections (the day fails if it has any).
    */
   collectionRecord?(request: CollectionQuestion, providerReference: string | null): Promise<CollectionAnswer | undefined>;
+  /**
+   * The provider's list of the day's money coming in, every page (RailAdapter's incomingOn):
+   * charges under a collection key of ours, and successful bank transfers into virtual accounts.
+   * Throws when it cannot be read now.
+   */
+  incomingOn?(day: string): Promise<ListedIncoming>;
+  /** The provider's verified record of a bank transfer into a virtual account (RailAdapter's bankTransferRecord); undefined: none. Throws when it cannot tell now. */
+  bankTransferRecord?(reference: string): Promise<ConfirmedBankTransfer | undefined>;
+}
+
+/** A UTC day's money coming in as the provider lists it (rails' IncomingDay). */
+export interface ListedIncoming {
+  /** Charges under a collection key of ours (the collection may be unknown to us), as its status query reads them. */
+  collections: (CollectionAnswer & { collectionId: string })[];
+  /** Successful bank transfers into virtual accounts (not collections): the references they are credited under. */
+  bankTransfers: string[];
+}
+
+/** A bank transfer into a wallet's virtual account as the provider's verified record has it (rails' ArrivedBankTransfer); minor units. */
+export interface ConfirmedBankTransfer {
+  providerReference: string;
+  accountNumber?: string | undefined;
+  accountReference?: string | undefined;
+  amount: number;
+  currency: string;
+  paidAt?: string | undefined;
+  senderName?: string | undefined;
+  senderBank?: string | undefined;
+  narration?: string | undefined;
+}
+
+/** What the reconciliation needs of wallet money to credit a bank transfer whose webhook was lost (modules/wallet-money). */
+export interface BankTransferCredits {
+  /** The references of this provider that have a bank-transfer row already. */
+  known(provider: string, references: readonly string[]): Promise<Set<string>>;
+  /** The webhook's own path: credits it once under (provider, reference); 'unknown_account' when no wallet's account took it. */
+  credit(provider: string, transfer: ConfirmedBankTransfer): Promise<'applied' | 'unchanged' | 'unknown_account'>;
 }
 
 /** What a provider is asked about a collection (rails' CollectionRequest): amount is what the phone was asked for, amount + fee. */
@@ -105,6 +155,8 @@ export interface ReconciliationOptions {
   intervalMs?: number;
   /** Warnings for an operator: a day mismatched or failed, a run that could not be recorded. */
   log: (message: string, detail: Record<string, unknown>) => void;
+  /** Crediting bank transfers the provider's list shows and no webhook brought; absent: they are not looked for. */
+  bankTransfers?: BankTransferCredits;
 }
 
 export interface ReconciliationRecord extends ReconciliationRow {
@@ -154,6 +206,19 @@ function collectionQuestion(row: CollectionRow): CollectionQuestion {
   return { collectionId: row.id, amount: row.amount + row.fee, currency: row.currency, phone: row.phone, description: row.description ?? 'Tapline' };
 }
 
+/** A provider's answer about a collection (by key or in its list) as the comparison reads it: an amount only where it says completed. */
+function theirCollection(collectionId: string, answer: CollectionAnswer, row: CollectionRow | undefined): TheirPayout {
+  const paid = answer.status === 'completed' ? answer.paid : undefined;
+  return {
+    paymentId: collectionId,
+    direction: 'collection',
+    providerReference: answer.providerReference ?? row?.provider_reference ?? null,
+    status: answer.status,
+    amount: paid ? paid.amount : null,
+    currency: paid ? (paid.currency ?? row?.currency ?? null) : null,
+  };
+}
+
 function theirStatus(update: PayoutUpdate): TheirPayout['status'] {
   return update.status === 'processing' ? 'pending' : update.status;
 }
@@ -184,8 +249,8 @@ export function reconciliationService(options: ReconciliationOptions) {
     return answers;
   }
 
-  /** Asks the provider about each collection of the day by its key; the first failure stops it and throws. */
-  async function askCollections(source: ReconciliationSource, rows: readonly CollectionRow[]): Promise<TheirPayout[]> {
+  /** Asks the provider about each collection by its key; the first failure stops it and throws. */
+  async function askCollectionsByKey(source: ReconciliationSource, rows: readonly CollectionRow[]): Promise<TheirPayout[]> {
     if (rows.length === 0) return [];
     const record = source.collectionRecord;
     if (!record) throw new Error(`${source.name} cannot be asked about collections, and ${rows.length} were made through it that day`);
@@ -195,22 +260,62 @@ export function reconciliationService(options: ReconciliationOptions) {
       if (failure) return;
       try {
         const answer = await record.call(source, collectionQuestion(row), row.provider_reference);
-        if (!answer) return;
-        const paid = answer.status === 'completed' ? answer.paid : undefined;
-        answers.push({
-          paymentId: row.id,
-          direction: 'collection',
-          providerReference: answer.providerReference ?? row.provider_reference,
-          status: answer.status,
-          amount: paid ? paid.amount : null,
-          currency: paid ? (paid.currency ?? row.currency) : null,
-        });
+        if (answer) answers.push(theirCollection(row.id, answer, row));
       } catch (error) {
         failure ??= new Error(`${source.name} could not tell what became of collection ${row.id}: ${messageOf(error)}`);
       }
     });
     if (failure) throw failure;
     return answers;
+  }
+
+  /**
+   * The provider's side of the day's collections: its list of the day where it has one (every
+   * charge under a key of ours, known to us or not; a bank transfer into a virtual account is not
+   * a collection), then by key each of ours the list did not show (a listing's day boundary may
+   * differ from ours); without a list, each of ours by key. Throws when it cannot be asked.
+   */
+  async function askCollections(source: ReconciliationSource, listed: ListedIncoming | undefined, rows: readonly CollectionRow[]): Promise<TheirPayout[]> {
+    if (!listed) return askCollectionsByKey(source, rows);
+    const ourRows = new Map(rows.map((row) => [row.id, row]));
+    // Only a key that decodes to a collection id of ours counts: another system's charge is not ours to judge.
+    const theirs = listed.collections.filter((answer) => isCollectionId(answer.collectionId)).map((answer) => theirCollection(answer.collectionId, answer, ourRows.get(answer.collectionId)));
+    const listedIds = new Set(theirs.map((answer) => answer.paymentId));
+    return [...theirs, ...(await askCollectionsByKey(source, rows.filter((row) => !listedIds.has(row.id))))];
+  }
+
+  /**
+   * Bank transfers into virtual accounts that the provider's list of the day shows successful and
+   * no webhook brought (no row under their reference): each read back with the provider's verify
+   * (bankTransferRecord, what the webhook path asks) and credited once through the webhook's own
+   * path. The count of those credited now goes to `recovered` as they happen, so a failure half way
+   * still counts what was done; a failure throws (the day fails, and is tried again).
+   */
+  async function recoverBankTransfers(source: ReconciliationSource, listed: ListedIncoming, day: string, recovered: { count: number }): Promise<void> {
+    const credits = options.bankTransfers;
+    if (!credits || !source.bankTransferRecord || listed.bankTransfers.length === 0) return;
+    const known = await credits.known(source.name, listed.bankTransfers);
+    for (const reference of listed.bankTransfers) {
+      if (known.has(reference)) continue;
+      let arrived: ConfirmedBankTransfer | undefined;
+      try {
+        arrived = await source.bankTransferRecord(reference);
+      } catch (error) {
+        throw new Error(`${source.name} could not confirm bank transfer ${reference.slice(0, 60)} its list shows: ${messageOf(error)}`);
+      }
+      if (!arrived || arrived.amount <= 0) {
+        // Listed but not confirmed as a transfer of money (or of nothing, as the webhook path treats it): nothing to credit.
+        options.log('rail reconciliation: a listed bank transfer was not confirmed as money in; nothing credited', { provider: source.name, day, reference: reference.slice(0, 60), amount: arrived?.amount });
+        continue;
+      }
+      const outcome = await credits.credit(source.name, arrived);
+      if (outcome === 'applied') {
+        recovered.count += 1;
+        options.log('rail reconciliation credited a bank transfer whose webhook never arrived', { provider: source.name, day, reference: reference.slice(0, 60), amount: arrived.amount, currency: arrived.currency });
+      } else if (outcome === 'unknown_account') {
+        options.log('rail reconciliation: a listed bank transfer into an account that is no wallet\'s here', { provider: source.name, day, reference: reference.slice(0, 60) });
+      }
+    }
   }
 
   /** The provider's side of the day; throws when it cannot be asked. */
@@ -261,13 +366,22 @@ export function reconciliationService(options: ReconciliationOptions) {
     let comparison: DayComparison;
     let collections: DayComparison;
     let error: string | null = null;
+    const recovered = { count: 0 };
     try {
       const theirs = await askProvider(source, day, rows);
       const dayIds = new Set(rows.map((row) => row.id));
       const others = [...new Set(theirs.map((payout) => payout.paymentId).filter((id): id is string => id !== undefined && !dayIds.has(id)))];
       const elsewhere = (await findProviderPayouts(db, provider, others)).map(ourPayout);
       comparison = compareDay({ ours, theirs, elsewhere });
-      collections = compareDay({ ours: ourCollections, theirs: await askCollections(source, collectionRows), elsewhere: [] });
+      const listed = source.incomingOn ? await source.incomingOn(day) : undefined;
+      // The list's bank transfers first: what a lost webhook left uncredited waits on no other question of the day.
+      if (listed) await recoverBankTransfers(source, listed, day, recovered);
+      const theirCollections = await askCollections(source, listed, collectionRows);
+      // A collection of ours made on another day that the provider lists on this one: judged, outside our totals.
+      const collectionDay = new Set(collectionRows.map((row) => row.id));
+      const otherCollections = [...new Set(theirCollections.map((answer) => answer.paymentId).filter((id): id is string => id !== undefined && !collectionDay.has(id)))];
+      const collectionsElsewhere = (await findProviderCollections(db, provider, otherCollections)).map(ourCollection);
+      collections = compareDay({ ours: ourCollections, theirs: theirCollections, elsewhere: collectionsElsewhere });
     } catch (caught) {
       error = messageOf(caught);
       // Our side is still known: its totals and what it leaves in clearing.
@@ -298,6 +412,7 @@ export function reconciliationService(options: ReconciliationOptions) {
           collection_provider_totals: collections.providerTotals,
           ledger_clearing_net: ledgerClearingNet,
           clearing_balance: clearingBalance,
+          bank_transfers_recovered: recovered.count,
           error,
           created_at: options.now(),
         },

@@ -9,6 +9,7 @@ export { insertWalletNotification } from './store.ts';
 export { topUpCaller, topUpRecord, withdrawalRecord } from './service.ts';
 export { type WalletPayoutKind, findWithdrawal, listWithdrawals, withdrawnSince } from './store.ts';
 export { type BankTransferOutcome, creditBankTransfer } from './virtual-accounts.ts';
+export { knownBankTransfers } from './virtual-accounts-store.ts';
 
 declare module '../../context.ts' {
   interface AppContext {

@@ -81,6 +81,13 @@ export async function findBankTransfer(db: Queryable, provider: string, referenc
   return row ? normalised(row) : undefined;
 }
 
+/** Which of a provider's references have a bank transfer recorded (credited) already. */
+export async function knownBankTransfers(db: Queryable, provider: string, references: readonly string[]): Promise<Set<string>> {
+  if (references.length === 0) return new Set();
+  const rows = await db.query<{ provider_reference: string }>('SELECT provider_reference FROM wallet_bank_transfers WHERE provider = $1 AND provider_reference = ANY ($2::text[])', [provider, references]);
+  return new Set(rows.map((row) => row.provider_reference));
+}
+
 export async function listBankTransfers(db: Queryable, walletId: string, mode: string, limit: number, offset: number): Promise<{ rows: BankTransferRow[]; total: number }> {
   const rows = await db.query<BankTransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM wallet_bank_transfers WHERE wallet_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, [walletId, mode, limit, offset]);
   const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM wallet_bank_transfers WHERE wallet_id = $1 AND mode = $2', [walletId, mode]);

@@ -1,10 +1,10 @@
 // Flutterwave (v3): payouts to bank accounts and mobile money wallets, their webhooks, the day's
 // transfers, transfer rates, Nigerian bill payments, and mobile money collections (Direct Charge
 // in KE, GH, UG, RW, ZM, TZ and the francophone countries, charges.ts) with their charge.completed
-// webhook, and permanent NGN virtual account numbers for wallet top-ups by bank transfer
-// (virtual-accounts.ts). Built from Flutterwave's Node SDK
-// (Flutterwave/Node-v3) and developer.flutterwave.com; test/fakes/flutterwave/README.md says which
-// file or page each path and field came from.
+// webhook, permanent NGN virtual account numbers for wallet top-ups by bank transfer
+// (virtual-accounts.ts), and the day's transactions for the reconciliation (incoming.ts). Built
+// from Flutterwave's Node SDK (Flutterwave/Node-v3) and developer.flutterwave.com;
+// test/fakes/flutterwave/README.md says which file or page each path and field came from.
 import type { Rail } from '../../modules/payments/index.ts';
 import type { RailAdapter, RailAdapterDeps, RailAdapterModule } from '../types.ts';
 import { createCallbacks } from './callbacks.ts';
@@ -13,6 +13,7 @@ import { createCollections } from './collections.ts';
 import { createClient } from './client.ts';
 import { FLUTTERWAVE_ENV_VARS, type FlutterwaveConfig, configFromEnv } from './config.ts';
 import { needsSender, supportsDestination } from './destinations.ts';
+import { createIncoming } from './incoming.ts';
 import { idOf, keyOf } from './keys.ts';
 import { type TransferRate, createRates } from './rates.ts';
 import { createReconcile } from './reconcile.ts';
@@ -58,6 +59,8 @@ export function createFlutterwaveAdapter(config: FlutterwaveConfig, deps: RailAd
     callback,
     virtualAccounts,
     transactionsOn: createReconcile(client, transfers),
+    incomingOn: createIncoming(client),
+    bankTransferRecord: async (reference) => (await virtualAccounts.verifyTransfer(reference)).transfer,
     rate: createRates(client),
     // Flutterwave retries a webhook only when the merchant turned retries on in its dashboard, and
     // a transfer reversed after it succeeded is announced only by webhook: one lost would leave the

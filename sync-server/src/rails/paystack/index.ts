@@ -8,7 +8,8 @@
 // id), countries.ts (capability), banks.ts, recipients.ts, transfers.ts (statuses), payouts.ts,
 // operators.ts (where and whom Paystack charges), charges.ts (charge statuses), collections.ts,
 // virtual-accounts.ts (dedicated virtual accounts: wallet top-ups by bank transfer), callbacks.ts,
-// reconcile.ts.
+// reconcile.ts (the day's transfers), incoming.ts (the day's transactions: collections and bank
+// transfers into virtual accounts).
 import type { RailAdapter, RailAdapterDeps, RailAdapterModule } from '../types.ts';
 import { bankDirectory, type PaystackBank, type ResolvedAccount } from './banks.ts';
 import { readCallback } from './callbacks.ts';
@@ -16,6 +17,7 @@ import { PaystackUnavailable, paystackClient } from './client.ts';
 import { collections } from './collections.ts';
 import { configFromEnv, ENV_VARS, type PaystackConfig } from './config.ts';
 import { supports } from './countries.ts';
+import { incomingOn } from './incoming.ts';
 import { idOf, keyOf } from './keys.ts';
 import { collectsIn } from './operators.ts';
 import { payouts } from './payouts.ts';
@@ -64,6 +66,8 @@ export function createPaystackAdapter(config: PaystackConfig, deps: RailAdapterD
     callback: (inbound) => readCallback(config.secretKey, inbound, { status: charges.status, bankTransfer, log: deps.log }),
     virtualAccounts: accounts,
     transactionsOn: (day) => transactionsOn(client, day),
+    incomingOn: (day) => incomingOn(client, day),
+    bankTransferRecord: bankTransfer,
     banks: (country) => directory.banks(country),
     resolveAccount: (accountNumber, bankCode) => directory.resolveAccount(accountNumber, bankCode),
   };

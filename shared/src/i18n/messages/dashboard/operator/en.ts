@@ -98,6 +98,7 @@ export const dashboardOperatorEn = {
       clearingBalance: "{{provider}}'s clearing when reconciled",
       collectionTotals: 'Collections we show completed',
       collectionProviderTotals: 'Collections the provider shows completed',
+      bankTransfersRecovered: 'Bank transfers credited from the provider\'s list (webhook lost)',
       direction: 'Direction',
       directions: {
         payout: 'Payout',

@@ -97,6 +97,7 @@ export const dashboardOperatorFr: Pick<Messages['dashboard'], keyof typeof dashb
       clearingBalance: 'Transit de {{provider}} au rapprochement',
       collectionTotals: 'Encaissements terminés chez nous',
       collectionProviderTotals: 'Encaissements terminés chez le prestataire',
+      bankTransfersRecovered: 'Virements crédités d\'après la liste du prestataire (webhook perdu)',
       direction: 'Sens',
       directions: {
         payout: 'Virement',

@@ -97,6 +97,7 @@ export const dashboardOperatorPt: Pick<Messages['dashboard'], keyof typeof dashb
       clearingBalance: 'Trânsito de {{provider}} na reconciliação',
       collectionTotals: 'Cobranças concluídas do nosso lado',
       collectionProviderTotals: 'Cobranças concluídas segundo o prestador',
+      bankTransfersRecovered: 'Transferências creditadas pela lista do prestador (webhook perdido)',
       direction: 'Sentido',
       directions: {
         payout: 'Pagamento',

@@ -97,6 +97,7 @@ export const dashboardOperatorSw: Pick<Messages['dashboard'], keyof typeof dashb
       clearingBalance: 'Mpito wa {{provider}} wakati wa ulinganisho',
       collectionTotals: 'Makusanyo tunayoonyesha yamekamilika',
       collectionProviderTotals: 'Makusanyo ambayo mtoa huduma anaonyesha yamekamilika',
+      bankTransfersRecovered: 'Uhamisho wa benki ulioingizwa kutoka orodha ya mtoa huduma (webhook ilipotea)',
       direction: 'Mwelekeo',
       directions: {
         payout: 'Malipo',
