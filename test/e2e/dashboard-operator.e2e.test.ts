@@ -200,7 +200,7 @@ for (const target of await databaseTargets()) {
       assert.match(facts, /paystack's clearing for the day NGN 0\.00 · nets to zero/);
       assert.match(facts, /Collections we show completed Nothing/);
       await assertAccessible(page, 'operator reconciliation with mismatches');
-      await shoot(page, target.name, 'operator-reconciliations', ['1280x800', '390x844']);
+      await shoot(page, target.name, 'operator-reconciliations', ['1280x800', '1024x768', '800x600', '390x844']);
 
       // Run again from the detail: the same record, runs counted.
       await detail.getByRole('button', { name: 'Reconcile this day again' }).click();
@@ -253,7 +253,7 @@ for (const target of await databaseTargets()) {
       assert.equal(steps.at(-1), 'Processing');
       assert.match(await text(detail.locator('dl.facts')), new RegExp(`Merchant Mama Put Kitchen · ${merchant.id}.*Provider reference ${reference}`));
       await assertAccessible(page, 'operator attention');
-      await shoot(page, target.name, 'operator-attention', ['1280x800', '390x844']);
+      await shoot(page, target.name, 'operator-attention', ['1280x800', '1024x768', '800x600', '390x844']);
 
       // In French: the list and a mismatched day's details.
       await page.locator('.top select').selectOption('fr');
