@@ -16,6 +16,9 @@
 //    webhook comes again after the restart (Paystack retries what was not acknowledged), twice: the
 //    wallet is credited once.
 //
+// 4. A wallet holder's withdrawal (a payment of kind withdrawal, an M-Pesa B2C payout), killed as
+//    in 1: one payout at the fake, her wallet debited amount + fee once.
+//
 // Each ends with the ledger check, read with the server stopped.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -33,6 +36,7 @@ const DELAY_SCALE = 0.2;
 const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, everyMs = 100) => until(what, probe, 240_000, everyMs);
 
 type Settlement = { id: string; status: string; amount: number; fee: number; total: number; provider: string; code?: string };
+type Withdrawal = { id: string; status: string; amount: number; fee: number; total: number };
 type TopUp = { id: string; status: string; amount: number; fee: number; total: number; provider: string; code?: string };
 
 /** A live Kenyan agent with `fund` shillings in its float, signed in. */
@@ -138,6 +142,51 @@ for (const target of await databaseTargets()) {
       assert.equal(stopped.transfers.filter((id) => /debit/.test(id)).length, 1, JSON.stringify(stopped.transfers));
       assert.ok(!stopped.transfers.some((id) => /refund|revers/.test(id)), JSON.stringify(stopped.transfers));
       assert.deepEqual(stopped.notes, ['agent.float.settlement.paid']);
+      assert.deepEqual(stopped.violations, []);
+      await server.start();
+    });
+
+    it('a wallet holder\'s withdrawal: paid out once, her wallet debited amount + fee once, completed; the retry with the key answers the same withdrawal', async () => {
+      const handle = uniqueHandle('wdrs');
+      await server.createWallet({ handle, pin: '2468', currency: 'KES', country: 'KE', mode: 'live' });
+      const credited = await server.request('POST', `/api/admin/wallets/${handle}/credit`, { headers: ADMIN, body: { amount: 2000, currency: 'KES', mode: 'live' } });
+      assert.equal(credited.status, 200, JSON.stringify(credited.body));
+      const session = await server.request<{ token: string }>('POST', '/api/wallet/sessions', { body: { handle, pin: '2468', mode: 'live' } });
+      assert.equal(session.status, 201, JSON.stringify(session.body));
+      const auth = { authorization: `Bearer wallet.${session.body.token}` };
+      const b2c = () => fake!.requests().filter((request) => request.method === 'POST' && request.path === '/mpesa/b2c/v3/paymentrequest').length;
+      const sentBefore = b2c();
+      const payoutsBefore = fake!.payouts().length;
+      const ask = {
+        headers: { ...auth, 'idempotency-key': randomUUID() },
+        body: { amount: 500, currency: 'KES', walletPin: '2468', destination: { type: 'mobile_wallet', phone: MPESA_PAYOUTS.no_answer.phone, provider: 'M-Pesa' } },
+      };
+      const first = server.request<Withdrawal>('POST', '/api/wallet/withdrawals', ask).then(
+        (response) => response,
+        () => undefined,
+      );
+      // Killed while Daraja holds the B2C request: no answer is recorded.
+      await waitFor('Daraja to receive the withdrawal', async () => (b2c() > sentBefore ? true : undefined));
+      await server.stop('SIGKILL');
+      const firstAnswer = await first;
+      await server.start();
+      // Her session is in the database: it outlives the process.
+      const again = await retried<Withdrawal>(server, 'POST', '/api/wallet/withdrawals', ask, 201);
+      if (firstAnswer) assert.equal(again.body.id, firstAnswer.body.id, 'the retry answers the first withdrawal');
+      const done = await waitFor('the withdrawal to be final', async () => {
+        const now = await server.request<Withdrawal>('GET', `/api/wallet/withdrawals/${again.body.id}`, { headers: auth });
+        assert.equal(now.status, 200, JSON.stringify(now.body));
+        assert.ok(['pending', 'processing', 'completed'].includes(now.body.status), JSON.stringify(now.body));
+        return now.body.status === 'completed' ? now.body : undefined;
+      }, 1000);
+      const listed = await server.request<{ data: Withdrawal[]; total: number }>('GET', '/api/wallet/withdrawals', { headers: auth });
+      assert.deepEqual([listed.body.total, listed.body.data[0]?.id], [1, done.id], 'one withdrawal');
+      assert.deepEqual(fake!.payouts().slice(payoutsBefore).map((payout) => payout.times), [1], 'one payout at Daraja, paid once');
+      assert.equal(b2c() - sentBefore, 1, 'never sent again after the restart');
+
+      const stopped = await readStopped(server, async (db) => ({ balance: await balanceMinor({ db }, handle, 'KES', 'live') }));
+      assert.equal(stopped.balance, 200_000 - Math.round(done.total * 100), 'amount + fee debited once, nothing given back');
+      assert.equal(done.total, done.amount + done.fee);
       assert.deepEqual(stopped.violations, []);
       await server.start();
     });
