@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { toMajor } from '@tapline/shared/money';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { ADMIN, ManualClock, type TestServer, databaseTargets, freePort, systemBalance, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, ManualClock, TEST_SECRETS_KEY_HEX, type TestServer, buildApp, databaseTargets, freePort, systemBalance, useTestServer } from '@tapline/sync-server/testing';
 import { SCENARIOS as MOMO_SCENARIOS, startMomoFake } from '../fakes/momo/index.ts';
 import { COLLECTION_SCENARIOS as MPESA_COLLECTIONS, startMpesaFake } from '../fakes/mpesa/index.ts';
 import { chargeKeyOf as flutterwaveTxRef } from '@tapline/sync-server/rails/flutterwave/index.ts';
@@ -278,6 +278,31 @@ for (const target of await databaseTargets()) {
         assert.equal(await clearing(), 0);
       });
 
+      // M-Pesa's completion names its receipt, and the push's CheckoutRequestID the status query
+      // needs was in this process's memory only: a restarted server asks by the one it stored.
+      if (provider.name === 'mpesa') it('a restarted server still asks Daraja about each completed push by the CheckoutRequestID it kept: no false "never heard of"', async () => {
+        const [paid] = await server().db.query<{ provider_reference: string | null; provider_request_id: string | null }>('SELECT provider_reference, provider_request_id FROM pos_collections WHERE id = $1', [ids.paid]);
+        assert.match(paid!.provider_request_id ?? '', /^ws_CO_/, 'the CheckoutRequestID is kept');
+        assert.notEqual(paid!.provider_reference, paid!.provider_request_id, 'the reference is the receipt now');
+        const restarted = await buildApp({
+          config: server().config,
+          db: server().db,
+          adminTokenHash: 'unused',
+          secretsKey: Buffer.from(TEST_SECRETS_KEY_HEX, 'hex'),
+          logger: false,
+          backgroundJobs: false,
+          now: clock.now,
+          providerEnv: env,
+        });
+        try {
+          clock.advance(60_000);
+          const record = await restarted.context.reconciliation.reconcile(provider.name, day);
+          assert.deepEqual([record.status, record.matched, record.mismatches], ['clean', 5, []]);
+        } finally {
+          await restarted.app.close();
+        }
+      });
+
       it('finds each kind of mismatch for collections, each with direction collection', async () => {
         const db = server().db;
         // provider_only: the provider collected it; we show it failed.
@@ -290,7 +315,7 @@ for (const target of await databaseTargets()) {
         await db.query(`UPDATE pos_collections SET status = 'completed' WHERE id = $1`, [ids.declined]);
         const ghost = `col_recon${randomBytes(10).toString('hex')}`;
         await db.query(
-          `INSERT INTO pos_collections SELECT (jsonb_populate_record(c, jsonb_build_object('id', $2::text, 'provider_reference', null, 'transfer_id', null))).* FROM pos_collections c WHERE c.id = $1`,
+          `INSERT INTO pos_collections SELECT (jsonb_populate_record(c, jsonb_build_object('id', $2::text, 'provider_reference', null, 'provider_request_id', null, 'transfer_id', null))).* FROM pos_collections c WHERE c.id = $1`,
           [ids.paid, ghost],
         );
 

@@ -28,6 +28,8 @@ export interface CollectionRow {
   description: string | null;
   provider: string;
   provider_reference: string | null;
+  /** The first provider_reference it got: the id of the request it was made with (M-Pesa's CheckoutRequestID), kept when the reference becomes a receipt. */
+  provider_request_id: string | null;
   sandbox_outcome: string | null;
   status: CollectionStatus;
   failure_code: string | null;
@@ -45,7 +47,7 @@ export interface CollectionRow {
 }
 
 const COLUMNS = `c.id, c.purpose, c.merchant_id, c.mode, c.merchant_wallet_id, c.terminal_id, c.amount::int8 AS amount, c.fee::int8 AS fee, c.currency, c.phone, c.country, c.description,
-  c.provider, c.provider_reference, c.sandbox_outcome, c.status, c.failure_code, c.failure_reason, c.transfer_id, c.cancelled_at, c.next_poll_at,
+  c.provider, c.provider_reference, c.provider_request_id, c.sandbox_outcome, c.status, c.failure_code, c.failure_reason, c.transfer_id, c.cancelled_at, c.next_poll_at,
   c.poll_errors, c.created_at, c.expires_at, c.ended_at, c.updated_at,
   (SELECT t.sale_id::text FROM till_sale_tender_claims t WHERE t.reference = c.id) AS claimed_by`;
 
@@ -127,6 +129,9 @@ export async function updateCollection(
 ): Promise<CollectionRow> {
   const names = Object.keys(fields) as (keyof typeof fields)[];
   const sets = names.map((name, index) => `${name} = $${index + 3}`);
+  // The first reference a collection gets names the request it was made with: kept apart (above).
+  const reference = names.indexOf('provider_reference');
+  if (reference >= 0) sets.push(`provider_request_id = coalesce(provider_request_id, $${reference + 3})`);
   await tx.query(`UPDATE pos_collections SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, [id, now, ...names.map((name) => fields[name] ?? null)]);
   const row = await findCollection(tx, id);
   if (!row) throw new Error(`collection ${id} vanished`);

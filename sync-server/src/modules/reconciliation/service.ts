@@ -259,7 +259,8 @@ export function reconciliationService(options: ReconciliationOptions) {
     await forEachLimited(rows, ASK_CONCURRENCY, async (row) => {
       if (failure) return;
       try {
-        const answer = await record.call(source, collectionQuestion(row), row.provider_reference);
+        // The request's own id where it was kept (M-Pesa's CheckoutRequestID once the reference became the receipt).
+        const answer = await record.call(source, collectionQuestion(row), row.provider_request_id ?? row.provider_reference);
         if (answer) answers.push(theirCollection(row.id, answer, row));
       } catch (error) {
         failure ??= new Error(`${source.name} could not tell what became of collection ${row.id}: ${messageOf(error)}`);

@@ -170,7 +170,9 @@ export function createCollections(context: MpesaContext, passkey: string) {
   /**
    * The M-Pesa Express query of a collection's CheckoutRequestID for the reconciliation, asked
    * every time (this process's memory of a final answer is not the provider's record): the one
-   * this process remembers, else the reference we stored. Undefined when Daraja does not know it,
+   * this process remembers, else the one the caller stored (the reconciliation passes the
+   * collection's provider_request_id, the CheckoutRequestID kept after the reference became the
+   * receipt). Undefined when Daraja does not know it,
    * or when no push of it was ever accepted (no CheckoutRequestID anywhere). The query carries no
    * amount.
    */
