@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { toMajor } from '@tapline/shared/money';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { ADMIN, ManualClock, TEST_SECRETS_KEY_HEX, type TestServer, buildApp, databaseTargets, freePort, systemBalance, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, ManualClock, type TestServer, databaseTargets, freePort, systemBalance, useTestServer } from '@tapline/sync-server/testing';
 import { SCENARIOS as MOMO_SCENARIOS, startMomoFake } from '../fakes/momo/index.ts';
 import { COLLECTION_SCENARIOS as MPESA_COLLECTIONS, startMpesaFake } from '../fakes/mpesa/index.ts';
 import { chargeKeyOf as flutterwaveTxRef } from '@tapline/sync-server/rails/flutterwave/index.ts';
@@ -23,6 +23,7 @@ import { chargeKeyOf as paystackReference } from '@tapline/sync-server/rails/pay
 import { CHARGE_SCENARIOS as PAYSTACK_CHARGES, startPaystackFake } from '../fakes/paystack/index.ts';
 import { CHARGE_SCENARIOS as FLUTTERWAVE_CHARGES, startFlutterwaveFake } from '../fakes/flutterwave/index.ts';
 import { collectUntil, liveTill } from './live-till.ts';
+import { restartedApp } from './restarted-app.ts';
 
 const DELAY_SCALE = 0.05;
 const DAY_MS = 24 * 3_600_000;
@@ -284,16 +285,7 @@ for (const target of await databaseTargets()) {
         const [paid] = await server().db.query<{ provider_reference: string | null; provider_request_id: string | null }>('SELECT provider_reference, provider_request_id FROM pos_collections WHERE id = $1', [ids.paid]);
         assert.match(paid!.provider_request_id ?? '', /^ws_CO_/, 'the CheckoutRequestID is kept');
         assert.notEqual(paid!.provider_reference, paid!.provider_request_id, 'the reference is the receipt now');
-        const restarted = await buildApp({
-          config: server().config,
-          db: server().db,
-          adminTokenHash: 'unused',
-          secretsKey: Buffer.from(TEST_SECRETS_KEY_HEX, 'hex'),
-          logger: false,
-          backgroundJobs: false,
-          now: clock.now,
-          providerEnv: env,
-        });
+        const restarted = await restartedApp(server(), clock.now, env);
         try {
           clock.advance(60_000);
           const record = await restarted.context.reconciliation.reconcile(provider.name, day);

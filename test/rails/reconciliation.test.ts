@@ -13,9 +13,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { toMajor } from '@tapline/shared/money';
-import { ADMIN, ManualClock, TEST_SECRETS_KEY_HEX, type TestServer, buildApp, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, ManualClock, type TestServer, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { PayoutRequest } from '@tapline/sync-server/rails/types.ts';
 import { PROVIDERS, type RunningFake, type ScenarioName } from './providers.ts';
+import { restartedApp } from './restarted-app.ts';
 import { until } from './until.ts';
 
 const DELAY_SCALE = 0.05;
@@ -233,16 +234,7 @@ for (const target of await databaseTargets()) {
         assert.deepEqual(older.body.data.map((entry) => [entry.status, entry.matched, entry.ourTotals, entry.clearingNet, entry.ledgerClearingNet]), [['clean', 0, {}, {}, {}]]);
 
         // A restart: a new server on the same database finds the day done.
-        const restarted = await buildApp({
-          config: server().config,
-          db: server().db,
-          adminTokenHash: 'unused',
-          secretsKey: Buffer.from(TEST_SECRETS_KEY_HEX, 'hex'),
-          logger: false,
-          backgroundJobs: false,
-          now: clock.now,
-          providerEnv: env,
-        });
+        const restarted = await restartedApp(server(), clock.now, env);
         try {
           assert.deepEqual(await restarted.context.reconciliation.runOnce(), []);
         } finally {

@@ -65,8 +65,7 @@ function signOut(why = ''): void {
   for (const id of SIGNED_IN_CARDS) byId(id).hidden = true;
   input('pin').value = '';
   input('withdraw-pin').value = '';
-  input('bank-bvn-input').value = '';
-  byId('bank-bvn').hidden = true;
+  closeBvn();
   byId('signin-error').textContent = why;
   byId('signin-card').hidden = false;
   if (token && why === '') void endWalletSession(token);
@@ -136,6 +135,12 @@ async function refreshBankAccount(): Promise<void> {
   showBankAccount(accounts.data.find((account) => account.currency === currency) ?? accounts.data[0]);
 }
 
+/** The BVN field hidden and emptied: the number is never left on the page. */
+function closeBvn(): void {
+  byId('bank-bvn').hidden = true;
+  input('bank-bvn-input').value = '';
+}
+
 /** An 11-digit BVN from what she typed (spaces and dashes ignored), or undefined. */
 function typedBvn(): string | undefined {
   const digits = input('bank-bvn-input').value.replace(/[\s-]/g, '');
@@ -157,8 +162,7 @@ byId('bank-get').addEventListener('click', async () => {
   button.disabled = true;
   try {
     showBankAccount(await request('POST', '/api/wallet/virtual-account', { body: bvn ? { bvn } : {} }));
-    byId('bank-bvn').hidden = true;
-    input('bank-bvn-input').value = '';
+    closeBvn();
   } catch (failure) {
     if (failure instanceof RequestError && failure.code === 'bvn_required') {
       byId('bank-bvn').hidden = false;
