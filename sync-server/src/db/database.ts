@@ -22,8 +22,9 @@ export interface Database extends Queryable {
    * Runs one statement in its own transaction whose commit does not wait for the WAL flush
    * (synchronous_commit off). Only for rows that are either needed solely together with a later
    * synchronous commit of the same request (WAL is flushed in order, so that commit makes them
-   * durable too) or are safe to lose in a crash. Idempotency-Key records use it. Databases
-   * without the distinction run it as query().
+   * durable too) or are safe to lose in a crash. Idempotency-Key records and pending POS
+   * sessions use it. Databases without the distinction run it as query(), and so does a
+   * PostgreSQL primary with a synchronous standby (a failover must lose nothing acknowledged).
    */
   queryRelaxed?<Row = Record<string, unknown>>(sql: string, params?: readonly SqlParam[], options?: QueryOptions): Promise<Row[]>;
   /**

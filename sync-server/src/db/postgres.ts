@@ -25,6 +25,9 @@ const TRANSACTION_ATTEMPTS_MAX = 3;
  */
 const CONNECT_TIMEOUT_MS = 5_000;
 
+/** How old a reading of whether commits wait for a synchronous standby may be (see PostgresDatabase.queryRelaxed). */
+const STANDBY_READING_MAX_AGE_MS = 1_000;
+
 /** The error code of a connection refused because its server is a standby (database.ts counts it as unavailable). */
 export const NOT_PRIMARY = 'ENOTPRIMARY';
 
@@ -180,7 +183,18 @@ export class PostgresDatabase implements Database {
   /** A few connections with synchronous_commit off, opened on first use (see Database.queryRelaxed). */
   private relaxedPool: pg.Pool | undefined;
 
+  /**
+   * Whether the primary's commits wait for a synchronous standby (synchronous_standby_names set,
+   * as Patroni's synchronous mode does), as last read; true until read, and when the reading fails.
+   */
+  private readonly standby = { synchronous: true, readAt: 0, reading: false };
+
   async queryRelaxed<Row>(sql: string, params: readonly SqlParam[] = [], options?: QueryOptions): Promise<Row[]> {
+    // Where a synchronous standby takes over when the primary is lost, a commit that did not wait
+    // for it would be acknowledged and then gone after the failover (a POS session answered 201,
+    // then 404 on the promoted standby): the relaxed commit's bet, "lost only in a crash within a
+    // fraction of a second", no longer holds, so such a cluster commits every statement in full.
+    if (this.commitsWaitForStandby()) return this.query<Row>(sql, params, options);
     if (!this.relaxedPool) {
       this.relaxedPool = guardClients(new pg.Pool(
         poolOptions(this.options.connectionString, Math.max(2, Math.ceil((this.options.poolSize ?? 10) / 2)), { options: '-c synchronous_commit=off' }),
@@ -188,6 +202,30 @@ export class PostgresDatabase implements Database {
     }
     const result = await this.relaxedPool.query(statement(sql, params, options));
     return result.rows as Row[];
+  }
+
+  /**
+   * The last reading of `standby.synchronous`, read again in the background when older than
+   * STANDBY_READING_MAX_AGE_MS: Patroni turns synchronous replication on and off as standbys come
+   * and go, and a request must not wait for the reading.
+   */
+  private commitsWaitForStandby(): boolean {
+    const { standby } = this;
+    if (!standby.reading && Date.now() - standby.readAt >= STANDBY_READING_MAX_AGE_MS) {
+      standby.reading = true;
+      this.pool.query<{ synchronous: boolean }>(`SELECT current_setting('synchronous_standby_names') <> '' AS synchronous`).then(
+        (result) => {
+          standby.synchronous = result.rows[0]?.synchronous ?? true;
+        },
+        () => {
+          standby.synchronous = true;
+        },
+      ).finally(() => {
+        standby.readAt = Date.now();
+        standby.reading = false;
+      });
+    }
+    return standby.synchronous;
   }
 
   async exec(sql: string): Promise<void> {

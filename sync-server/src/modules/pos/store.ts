@@ -51,7 +51,8 @@ export interface SessionScope {
  * crash within a fraction of a second of a 201 can lose the pending session (the terminal's next
  * poll answers 404 and the cashier starts the sale again; nobody has paid). What it cannot do is
  * lose a paid session: WAL is flushed in order, so the synchronous commit of the tap that pays it
- * makes the session row durable too.
+ * makes the session row durable too. Where a synchronous standby stands by for a failover, the
+ * database commits it in full (PostgresDatabase.queryRelaxed): a promoted standby has it.
  */
 export async function insertSession(
   db: Pick<Queryable, 'query'>,
