@@ -417,9 +417,10 @@ export function reconciliationService(options: ReconciliationOptions) {
 
   /**
    * Reconciles one provider's day now and records it (replacing an earlier record of that day):
-   * its payouts, collections and live bills of the day. Throws 404 rail_provider_not_configured, 400 validation_failed for a day that is not a date,
-   * 409 reconciliation_day_not_over before the day has ended; a provider that cannot be asked is
-   * a record with status failed, not an error. Database faults are thrown.
+   * its payouts, collections and live bills of the day. Throws 404 rail_provider_not_configured
+   * (neither a payment adapter nor a live bill payer of that name), 400 validation_failed for a day
+   * that is not a date, 409 reconciliation_day_not_over before the day has ended; a provider that
+   * cannot be asked is a record with status failed, not an error. Database faults are thrown.
    */
   async function reconcile(provider: string, day: string): Promise<ReconciliationRecord> {
     const source = sources.get(provider);
@@ -600,9 +601,10 @@ export function reconciliationService(options: ReconciliationOptions) {
 
   /**
    * The daily job's one pass: the last day over by RECONCILE_AFTER_HOURS, for every configured
-   * provider (payment adapters and live bill payers) that has no record of it yet (or whose record failed an hour ago or more). The
-   * database says what is done, so a restart neither repeats nor skips a day. Never throws: a
-   * provider that cannot be asked is recorded failed; anything else is logged and tried next pass.
+   * provider (payment adapters and live bill payers) that has no record of it yet (or whose record
+   * failed an hour ago or more). The database says what is done, so a restart neither repeats nor
+   * skips a day. Never throws: a provider that cannot be asked is recorded failed; anything else is
+   * logged and tried next pass.
    */
   async function runOnce(): Promise<JobRun[]> {
     const now = options.now();
