@@ -3,7 +3,8 @@
 // the day reconciled. Flutterwave is asked about each of our bills of the day by its key
 // (GET /v3/bills/{reference}). A clean day; then each kind of mismatch, made by changing our side
 // in the database after the bills ended (as reconciliation.test.ts does for payouts) or the fake's
-// record of one; then a day that fails because the fake's bill status answers 500 for good.
+// record of one; then a day that fails because the fake's bill status answers 500 for good; then a
+// second app on the same database whose only bill payer cannot be asked (a day with its bills fails).
 //
 // The bills are dated by the injected clock, which starts at the real time and stays on its day
 // until the test moves it past midnight: the fake's own dates are never read (no list of bills).
@@ -13,7 +14,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { keyOf } from '@tapline/sync-server/rails/flutterwave/index.ts';
-import { ADMIN, ManualClock, type TestServer, databaseTargets, systemBalance, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, ManualClock, TEST_SECRETS_KEY_HEX, type TestServer, buildApp, databaseTargets, systemBalance, useTestServer } from '@tapline/sync-server/testing';
 import { BILL_CUSTOMERS, type FlutterwaveFake, startFlutterwaveFake } from '../fakes/flutterwave/index.ts';
 
 const DAY_MS = 24 * 3_600_000;
@@ -178,6 +179,33 @@ for (const target of await databaseTargets()) {
       // Once Flutterwave answers again, the day is judged again.
       clock.advance(60_000);
       assert.equal((await reconcile()).status, 'mismatched');
+    });
+
+    it('a live bill payer that is no payment adapter is reconciled under its own name; one that cannot be asked about a bill fails a day with bills through it', async () => {
+      // The same database, with a second bill payer configured (no billRecord): its day has one live bill.
+      const other = { name: 'other-biller', supports: () => false, pay: () => Promise.reject(new Error('never called')) };
+      const app = await buildApp({
+        config: server().config, db: server().db, adminTokenHash: 'unused', secretsKey: Buffer.from(TEST_SECRETS_KEY_HEX, 'hex'), logger: false, backgroundJobs: false,
+        now: clock.now, providerEnv: env, billerProviders: [other],
+      });
+      try {
+        const theirs = `bill_other${randomBytes(10).toString('hex')}`;
+        await server().db.query(
+          `INSERT INTO bill_payments SELECT (jsonb_populate_record(b, jsonb_build_object('id', $2::text, 'provider', 'other-biller'))).* FROM bill_payments b WHERE b.id = $1`,
+          [ids.declined, theirs],
+        );
+        const record = await app.context.reconciliation.reconcile('other-biller', day);
+        assert.deepEqual(
+          [record.status, record.method, record.error, record.bill_totals, record.mismatches],
+          ['failed', 'by_key', 'other-biller cannot be asked about bill payments, and 1 were paid through it that day', {}, []],
+        );
+        // Flutterwave is no bill payer of this app (its biller is replaced): its day's bills cannot be asked about either.
+        const flutterwave = await app.context.reconciliation.reconcile('flutterwave', day);
+        assert.match(flutterwave.error ?? '', /^flutterwave cannot be asked about bill payments, and 6 were paid through it that day$/);
+        await assert.rejects(app.context.reconciliation.reconcile('nobody', day), (error: { statusCode?: number; code?: string }) => error.statusCode === 404 && error.code === 'rail_provider_not_configured');
+      } finally {
+        await app.app.close();
+      }
     });
   });
 }
