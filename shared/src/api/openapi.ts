@@ -8310,6 +8310,12 @@ export interface paths {
                                 collectionProviderTotals: {
                                     [key: string]: number;
                                 };
+                                billTotals: {
+                                    [key: string]: number;
+                                };
+                                billProviderTotals: {
+                                    [key: string]: number;
+                                };
                                 bankTransfersRecovered: number;
                                 error: string | null;
                                 runs: number;
@@ -8377,6 +8383,12 @@ export interface paths {
                             collectionProviderTotals: {
                                 [key: string]: number;
                             };
+                            billTotals: {
+                                [key: string]: number;
+                            };
+                            billProviderTotals: {
+                                [key: string]: number;
+                            };
                             bankTransfersRecovered: number;
                             error: string | null;
                             runs: number;
@@ -8385,7 +8397,7 @@ export interface paths {
                         } & {
                             mismatches: {
                                 /** @enum {string} */
-                                direction: "payout" | "collection";
+                                direction: "payout" | "collection" | "bill";
                                 /** @enum {string} */
                                 kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
                                 paymentId: string | null;
@@ -8466,6 +8478,12 @@ export interface paths {
                             collectionProviderTotals: {
                                 [key: string]: number;
                             };
+                            billTotals: {
+                                [key: string]: number;
+                            };
+                            billProviderTotals: {
+                                [key: string]: number;
+                            };
                             bankTransfersRecovered: number;
                             error: string | null;
                             runs: number;
@@ -8474,7 +8492,7 @@ export interface paths {
                         } & {
                             mismatches: {
                                 /** @enum {string} */
-                                direction: "payout" | "collection";
+                                direction: "payout" | "collection" | "bill";
                                 /** @enum {string} */
                                 kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
                                 paymentId: string | null;
