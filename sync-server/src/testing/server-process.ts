@@ -70,16 +70,29 @@ export function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/**
+ * Ports handed out by freePort: below Linux's ephemeral range (32768-60999), where the system
+ * picks the local port of every outgoing connection (to PostgreSQL, to a fake, to a server) and
+ * of every listen(0). A port taken from that range could be handed to one of those between the
+ * probe and the real listen (seen: EADDRINUSE for a test server's pre-chosen port on a busy run).
+ */
+const FREE_PORT_FIRST = 20_000;
+const FREE_PORT_LAST = 32_767;
+
 /** A port nobody listens on now on 127.0.0.1 (a server to start on it, a fake to call it back). */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (typeof address !== 'object' || !address) throw new Error('no port');
-  return address.port;
+  for (let attempt = 1; ; attempt++) {
+    const port = FREE_PORT_FIRST + Math.floor(Math.random() * (FREE_PORT_LAST - FREE_PORT_FIRST + 1));
+    const probe = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) {
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+      return port;
+    }
+    if (attempt >= 50) throw new Error(`no free port between ${FREE_PORT_FIRST} and ${FREE_PORT_LAST} after 50 tries`);
+  }
 }

@@ -68,6 +68,10 @@ export function useTestServer(target: DatabaseTarget, options: TestServerOptions
   let errorAnswers: ErrorAnswer[] = [];
   before(async () => {
     const opened = await target.open();
+    // Until the server listens, a failure (a taken port, a bad option) must still close what was
+    // opened: an app left open keeps its pools, jobs and socket.io alive, and the file's process
+    // then never ends (seen: a suite whose listen failed held its file until the runner's ceiling).
+    dispose = () => opened.dispose();
     const config = loadConfig({ ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', SANDBOX_FLOAT: '1000000', ...options.env });
     // The pages' scripts and the drop-in, as npm start serves them: built when their sources changed.
     if (!options.env?.WEB_DIR) await ensureWebBuilt(config.webDir);
@@ -82,6 +86,10 @@ export function useTestServer(target: DatabaseTarget, options: TestServerOptions
       ...(options.now ? { now: options.now } : {}),
       ...options.app,
     });
+    dispose = async () => {
+      await app.close();
+      await opened.dispose();
+    };
     // Every error the suite makes a route answer must be one its OpenAPI operation lists (checked after the suite).
     errorAnswers = watchErrorAnswers(app);
     await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
@@ -127,10 +135,6 @@ export function useTestServer(target: DatabaseTarget, options: TestServerOptions
           if (credited.status !== 200) throw new Error(`credit: ${credited.status} ${JSON.stringify(credited.body)}`);
         }
       },
-    };
-    dispose = async () => {
-      await app.close();
-      await opened.dispose();
     };
   });
   after(async () => {
