@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { CreatePosCollectionBody, ErrorBody, PosCollectionRecord } from '@tapline/shared/schemas';
+import { CreatePosCollectionBody, ErrorBody, PosCollectionRecord, ReturnPosCollectionBody } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../auth/hooks.ts';
 import { forbidden } from '../../http/errors.ts';
@@ -88,6 +88,32 @@ answers it again. 404 collection_not_found.`,
       response: { 200: PosCollectionRecord, ...errors },
     },
   }, async (request) => collectionRecord(await collections.cancel(caller(request), request.params.id)));
+
+  app.post('/api/pos/collections/:id/return', {
+    config: merchantOrTerminal,
+    schema: {
+      tags: ['pos'],
+      summary: 'Give a completed collection that pays no sale back to the phone that paid (a split sale cancelled at the till, or a payment confirmed after the till cancelled)',
+      description: `The cashier cancelled a split sale after its mobile money part was paid, or the provider confirmed a payment after the till
+cancelled the collection (completed, cancelledAt set, claimedBy null): the collection's whole amount goes back to the phone that paid
+as a mobile_money payout from the merchant's wallet (a payment like POST /api/pay's: the sandbox in test mode, the live payout rails
+in live mode), its id in returnPaymentId (GET /api/payments/{id} follows it). The merchant pays the payout's fee on top, as for a refund:
+the merchant's wallet is debited amount + fee, the phone receives the whole amount. In one database transaction under the collection's
+lock: the payout with its ledger debit, returnedAt and returnPaymentId, and the event pos.collection.returned (the collection's fields,
+returnPaymentId, returnedAt, returnFee, cashierId, shiftId). Once only: the payout's id derives from the collection's, so a retry, a
+second call or two at once answer the same record (200) and never pay twice. A returned collection can no longer be a till sale's
+tender (tender_unverified). A terminal gives back its own collections; the merchant key any of its own in the key's mode.
+404 collection_not_found (another merchant's, mode's or terminal's). 409 collection_not_completed (pending, failed, expired, or
+cancelled without a payment). 409 collection_claimed (a till sale takes it as its tender: refund that sale, its refund pays the phone back).
+422 insufficient_funds (the merchant's wallet holds less than amount + fee; nothing moved: top it up and send again).
+422 cashier_unknown (a cashierId that is none of the merchant's till staff or dashboard users).
+422 rail_unavailable or amount_not_payable (live mode: no payout provider pays mobile money to the phone's country, or the provider
+cannot pay this amount, as M-Pesa pays whole shillings only).`,
+      params: IdParams,
+      body: Type.Optional(ReturnPosCollectionBody),
+      response: { 200: PosCollectionRecord, ...errors },
+    },
+  }, async (request) => collectionRecord(await collections.returnToPhone(caller(request), request.params.id, request.body ?? {})));
 }
 
 const JOB_INTERVAL_MIN_MS = 100;
