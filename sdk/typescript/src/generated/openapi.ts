@@ -1614,7 +1614,9 @@ export interface paths {
          *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
          *     {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
          *     providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
-         *     mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once.
+         *     mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once; one that no
+         *     sale claims can be given back to the phone instead (POST /api/pos/collections/{id}/return: returnedAt, returnPaymentId,
+         *     pos.collection.returned), after which it pays no sale.
          *
          *     Idempotency-Key honoured: the collection id derives from the key, so a retry (even after a crash) answers
          *     the same collection and never prompts the phone twice. 400 invalid_phone (not a valid number in E.164 or the merchant country's local
@@ -1656,7 +1658,9 @@ export interface paths {
          *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
          *     {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
          *     providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
-         *     mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once.
+         *     mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once; one that no
+         *     sale claims can be given back to the phone instead (POST /api/pos/collections/{id}/return: returnedAt, returnPaymentId,
+         *     pos.collection.returned), after which it pays no sale.
          */
         get: operations["getPosCollection"];
         put?: never;
@@ -1680,8 +1684,8 @@ export interface paths {
          * The till stops waiting: a pending collection becomes cancelled (409 collection_not_pending once it has ended, 410 collection_expired)
          * @description The provider cannot always withdraw a prompt already on the customer's phone. The collection is still asked about
          *     until its expiry: if the provider confirms the payment after the cancel, it is recorded as completed (cancelledAt stays set,
-         *     claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and refund the
-         *     customer: never lost, never silently kept. A cancelled collection cannot be a till sale's tender. Cancelling a cancelled collection
+         *     claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and give it
+         *     back to the customer's phone (POST /api/pos/collections/{id}/return): never lost, never silently kept. A cancelled collection cannot be a till sale's tender. Cancelling a cancelled collection
          *     answers it again. 404 collection_not_found.
          */
         post: operations["cancelPosCollection"];

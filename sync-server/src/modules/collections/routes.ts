@@ -40,7 +40,9 @@ the provider's rail_clearing:<provider> live, from funding in the sandbox) and t
 pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
 {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
 providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
-mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once.`;
+mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once; one that no
+sale claims can be given back to the phone instead (POST /api/pos/collections/{id}/return: returnedAt, returnPaymentId,
+pos.collection.returned), after which it pays no sale.`;
 
 /** Mobile-money collections at the till: POST /api/pos/collections, GET, cancel. */
 export async function collectionRoutes(app: TypedApp, context: AppContext): Promise<void> {
@@ -81,8 +83,8 @@ form), 400 currency_not_accepted (not the merchant's currency), 400 invalid_amou
       summary: 'The till stops waiting: a pending collection becomes cancelled (409 collection_not_pending once it has ended, 410 collection_expired)',
       description: `The provider cannot always withdraw a prompt already on the customer's phone. The collection is still asked about
 until its expiry: if the provider confirms the payment after the cancel, it is recorded as completed (cancelledAt stays set,
-claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and refund the
-customer: never lost, never silently kept. A cancelled collection cannot be a till sale's tender. Cancelling a cancelled collection
+claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and give it
+back to the customer's phone (POST /api/pos/collections/{id}/return): never lost, never silently kept. A cancelled collection cannot be a till sale's tender. Cancelling a cancelled collection
 answers it again. 404 collection_not_found.`,
       params: IdParams,
       response: { 200: PosCollectionRecord, ...errors },
