@@ -177,13 +177,26 @@ async function runAndReport(file) {
 // recovery under load: they run first, one at a time, with nothing beside them, so they measure
 // their own load and not another file's (two of them side by side on two cores pushed a rolling
 // restart's instances a minute out of rotation). The benches' smokes judge no time: they share.
+//
+// The files that say `// test-lane: waiting` in their first lines (the crash-and-restart tests of
+// test/rails: a server killed while a provider fake holds its request, a lease or an expiry waited
+// out) spend most of their minutes waiting, not computing: they run one at a time in a lane of
+// their own beside the `concurrency` others, so that their waits do not hold a core's lane for
+// a quarter of the run.
+const WAITING = /^\/\/ test-lane: waiting\b/m;
 const alone = files.filter((file) => ALONE.test(file));
-const queue = files.filter((file) => !ALONE.test(file));
-console.log(`# ${files.length} test files: ${alone.length} alone first, then ${concurrency} at a time; each within ${Math.round(fileCeilingMs / 1000)} s (the alone ones ${Math.round((2 * fileCeilingMs) / 1000)} s)`);
+const rest = files.filter((file) => !ALONE.test(file));
+const waiting = rest.filter((file) => WAITING.test(readFileSync(join(root, file), 'utf8').slice(0, 2000)));
+const queue = rest.filter((file) => !waiting.includes(file));
+console.log(`# ${files.length} test files: ${alone.length} alone first, then ${concurrency} at a time${waiting.length > 0 ? ` and the ${waiting.length} that mostly wait one at a time beside them` : ''}; each within ${Math.round(fileCeilingMs / 1000)} s (the alone ones ${Math.round((2 * fileCeilingMs) / 1000)} s)`);
 for (const file of alone) await runAndReport(file);
-await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+const lanes = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runAndReport(file);
-}));
+});
+lanes.push((async () => {
+  for (let file = waiting.shift(); file !== undefined; file = waiting.shift()) await runAndReport(file);
+})());
+await Promise.all(lanes);
 clearInterval(watchdog);
 
 const totals = Object.fromEntries(COUNTS.map((name) => [name, results.reduce((sum, each) => sum + each.counts[name], 0)]));

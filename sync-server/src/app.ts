@@ -146,6 +146,8 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     db,
     now,
     sources: [...rails.adapters.values()],
+    // Live bills are reconciled through their payer (Flutterwave: GET /v3/bills/{reference}).
+    billers: money.billerProviders,
     afterHours: config.reconcileAfterHours,
     log: (message, detail) => app.log.warn(detail, message),
     // context is made below; the reconciliation runs only once the server is up.

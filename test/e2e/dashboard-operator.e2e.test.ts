@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
+import type { BuildAppOptions } from '@tapline/sync-server/app';
 import { ADMIN, ManualClock, TEST_ADMIN_TOKEN, type TestServer, databaseTargets, freePort, until, useTestServer } from '@tapline/sync-server/testing';
 import { PROVIDERS, type RunningFake, type ScenarioName } from '../rails/providers.ts';
 import { assertAccessible } from './axe.ts';
@@ -28,6 +29,7 @@ const HOUR_MS = 3_600_000;
 const untilMidnight = DAY_MS - (Date.now() % DAY_MS);
 const skip = untilMidnight < 15 * 60_000 ? 'within 15 minutes of midnight UTC: the fake and the server could date the payouts on different days' : false;
 const paystack = PROVIDERS.find((provider) => provider.name === 'paystack')!;
+type BillerProvider = NonNullable<BuildAppOptions['billerProviders']>[number];
 
 async function text(locator: Locator): Promise<string> {
   return (await locator.innerText()).replace(/\s+/g, ' ').trim();
@@ -48,18 +50,34 @@ for (const target of await databaseTargets()) {
       fake = await paystack.start(publicBaseUrl, 0.05);
       Object.assign(env, fake.env);
     });
+    // A live bill payer under Paystack's name (the Paystack fake pays no bills): it pays every
+    // Nigerian bill at once and answers the reconciliation from what it paid, so a bill we mark
+    // failed is a bill mismatch on Paystack's day (the real Flutterwave path: test/rails/reconciliation-bills.test.ts).
+    const billsPaid = new Map<string, { amount: number; currency: string }>();
+    const biller: BillerProvider = {
+      name: 'paystack',
+      supports: (candidate) => candidate.country === 'NG',
+      async pay(request) {
+        billsPaid.set(request.billId, { amount: request.amount, currency: request.biller.currency });
+        return { status: 'completed', providerReference: `BPAY-${billsPaid.size}` };
+      },
+      async billRecord(question) {
+        const paid = billsPaid.get(question.billId);
+        return paid ? { status: 'completed', providerReference: 'BPAY-1', paid } : undefined;
+      },
+    };
     const server = useTestServer(target, {
       port,
       now: clock.now,
       rateLimitScale: 20,
       env: { DASHBOARD_DIR, PUBLIC_BASE_URL: publicBaseUrl, RAIL_ROUTES: 'bank_transfer:NG=paystack', RAIL_TIMEOUT_MS: '500' },
-      app: { providerEnv: env },
+      app: { providerEnv: env, billerProviders: [biller] },
     });
     const pageErrors: string[] = [];
     let browser: Browser;
     let page: Page;
     let merchant: Awaited<ReturnType<TestServer['createMerchant']>>;
-    const ids = { paid: '', amount: '', markedFailed: '', ghost: '', stuck: '' };
+    const ids = { paid: '', amount: '', markedFailed: '', ghost: '', stuck: '', bill: '' };
 
     before(async () => {
       browser = await launchChromium();
@@ -105,6 +123,14 @@ for (const target of await databaseTargets()) {
         `INSERT INTO payments SELECT (jsonb_populate_record(p, jsonb_build_object('id', $2::text, 'provider_reference', null, 'next_step_at', null))).* FROM payments p WHERE p.id = $1`,
         [ids.paid, ids.ghost],
       );
+      // A live bill the payer paid that we mark failed: provider_only, direction bill.
+      const bill = await s.request<{ id: string; status: string }>('POST', '/api/bills/pay', {
+        headers: { 'x-merchant-api-key': merchant.liveKey, 'idempotency-key': randomUUID() },
+        body: { billType: 'airtime', billerId: 'mtn-ng-airtime', accountRef: '08031234567', amount: 500 },
+      });
+      assert.deepEqual([bill.status, bill.body.status], [201, 'completed'], JSON.stringify(bill.body));
+      ids.bill = bill.body.id;
+      await s.db.query(`UPDATE bill_payments SET status = 'failed' WHERE id = $1`, [ids.bill]);
       // The next morning, after RECONCILE_AFTER_HOURS.
       clock.set(dayEnd + 3 * HOUR_MS);
     });
@@ -179,26 +205,31 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(
         { day: await cell('day'), provider: await cell('provider'), status: await cell('status'), matched: await cell('matched'), mismatched: await cell('mismatched'), ours: await cell('ourTotals'), theirs: await cell('providerTotals'), clearing: await cell('clearing') },
         // Ours completed: paid, amount (1.00 more), the ghost. The provider's: paid, amount, the one we show failed.
-        { day, provider: 'paystack', status: 'Mismatches', matched: '1', mismatched: '3', ours: 'NGN 15,001.00', theirs: 'NGN 15,000.00', clearing: 'NGN 0.00 · nets to zero' },
+        { day, provider: 'paystack', status: 'Mismatches', matched: '1', mismatched: '4', ours: 'NGN 15,001.00', theirs: 'NGN 15,000.00', clearing: 'NGN 0.00 · nets to zero' },
       );
       const detail = page.locator('[data-detail]');
       await detail.waitFor();
       const kinds = await detail.locator('table[data-list="kinds"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-kind'), ...[...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').replace(/\s+/g, ' ').trim())]));
       assert.deepEqual(kinds, [
-        ['provider_only', 'The provider paid, we do not show it paid', '1', 'NGN 5,000.00'],
+        ['provider_only', 'The provider paid, we do not show it paid', '2', 'NGN 5,500.00'],
         ['ours_only', 'We show it paid, the provider never paid', '1', 'NGN 5,000.00'],
         ['amount_differs', 'Amounts differ', '1', 'NGN 1.00'],
       ]);
-      const mismatch = (kind: string) => detail.locator(`table[data-list="mismatches"] tr[data-mismatch="${kind}"]`);
+      const mismatch = (kind: string, direction = 'payout') => detail.locator(`table[data-list="mismatches"] tr[data-mismatch="${kind}"][data-direction="${direction}"]`);
       assert.deepEqual([await text(mismatch('provider_only').locator('td[data-side="ours"]')), await text(mismatch('provider_only').locator('td[data-side="theirs"]'))], ['Failed · NGN 5,000.00', 'Completed · NGN 5,000.00']);
       assert.deepEqual([await text(mismatch('ours_only').locator('td code').first()), await text(mismatch('ours_only').locator('td[data-side="theirs"]'))], [ids.ghost, 'Nothing']);
       assert.deepEqual([await text(mismatch('amount_differs').locator('td[data-side="ours"]')), await text(mismatch('amount_differs').locator('td[data-side="theirs"]'))], ['Completed · NGN 5,001.00', 'Completed · NGN 5,000.00']);
-      // Each mismatch says its direction: these are all payouts (collections are judged too, marked Collection).
+      // Each mismatch says its direction: three payouts, then the bill (collections are judged too, marked Collection).
       const directions = await detail.locator('table[data-list="mismatches"] tr[data-mismatch]').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-direction'), (tr.querySelector('td[data-cell="direction"]')?.textContent ?? '').trim()]));
-      assert.deepEqual(directions, [['payout', 'Payout'], ['payout', 'Payout'], ['payout', 'Payout']]);
+      assert.deepEqual(directions, [['payout', 'Payout'], ['payout', 'Payout'], ['payout', 'Payout'], ['bill', 'Bill payment']]);
+      assert.deepEqual(
+        [await text(mismatch('provider_only', 'bill').locator('td code').first()), await text(mismatch('provider_only', 'bill').locator('td[data-side="ours"]')), await text(mismatch('provider_only', 'bill').locator('td[data-side="theirs"]'))],
+        [ids.bill, 'Failed · NGN 500.00', 'Completed · NGN 500.00'],
+      );
       const facts = await text(detail.locator('dl.facts'));
       assert.match(facts, /paystack's clearing for the day NGN 0\.00 · nets to zero/);
       assert.match(facts, /Collections we show completed Nothing/);
+      assert.match(facts, /Bill payments we show completed Nothing Bill payments the provider confirms paid NGN 500\.00/);
       await assertAccessible(page, 'operator reconciliation with mismatches');
       await shoot(page, target.name, 'operator-reconciliations', ['1280x800', '1024x768', '800x600', '390x844']);
 
@@ -263,7 +294,8 @@ for (const target of await databaseTargets()) {
       assert.equal(await text(page.locator('main h1')), 'Rapprochements');
       assert.equal(await text(page.locator('[data-detail] tr[data-kind="ours_only"] td').first()), "Nous l'affichons payé, le prestataire n'a jamais payé");
       assert.equal(await text(page.locator('[data-detail] tr[data-mismatch="ours_only"] td[data-cell="direction"]')), 'Virement');
-      await shoot(page, target.name, 'operator-reconciliations-fr', ['1280x800', '390x844']);
+      assert.equal(await text(page.locator('[data-detail] tr[data-mismatch="provider_only"][data-direction="bill"] td[data-cell="direction"]')), 'Paiement de facture');
+      await shoot(page, target.name, 'operator-reconciliations-fr', ['1280x800', '1024x768', '800x600', '390x844']);
       await page.locator('nav a[href="#/operator/attention"]').click();
       await page.locator(`table[data-list="attention"] tr[data-row="${ids.stuck}"]`).waitFor();
       assert.equal(await text(page.locator(`tr[data-row="${ids.stuck}"] td[data-cell="age"]`)), '1 j 6 h');

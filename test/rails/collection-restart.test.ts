@@ -1,3 +1,4 @@
+// test-lane: waiting (scripts/run-tests.mjs: mostly waits on restarts, held requests and expiries)
 // Exactly once across a SIGKILL for the till's mobile money (docs/till.md, "Mobile money at the
 // till"), with the real server as a child process on both databases, per provider that collects
 // (M-Pesa Express STK push, MTN MoMo request-to-pay; Paystack and Flutterwave charges in the last blocks), as

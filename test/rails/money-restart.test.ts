@@ -1,3 +1,4 @@
+// test-lane: waiting (scripts/run-tests.mjs: mostly waits on restarts, held requests and expiries)
 // Exactly once across a SIGKILL for the newest money paths (docs/agents.md "Funding and settling the
 // float", docs/wallet-money.md "Top-ups by bank transfer"), with the real server as a child process on
 // both databases, as restart.test.ts and collection-restart.test.ts do for merchant payouts and till

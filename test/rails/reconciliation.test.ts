@@ -220,6 +220,9 @@ for (const target of await databaseTargets()) {
             // No collections through the provider that day.
             collectionTotals: {},
             collectionProviderTotals: {},
+            // No live bills through the provider that day.
+            billTotals: {},
+            billProviderTotals: {},
             // No bank transfer into a virtual account went without its webhook.
             bankTransfersRecovered: 0,
             error: null,

@@ -1,3 +1,4 @@
+// test-lane: waiting (scripts/run-tests.mjs: mostly waits on restarts, held requests and expiries)
 // A crash between asking the provider to pay and recording its answer: the server is SIGKILLed
 // while the provider holds the request (no answer yet), started again, and the payment finishes
 // with exactly one payout at the provider: the restarted scheduler asks what became of the

@@ -8350,6 +8350,12 @@ export interface paths {
                                 collectionProviderTotals: {
                                     [key: string]: number;
                                 };
+                                billTotals: {
+                                    [key: string]: number;
+                                };
+                                billProviderTotals: {
+                                    [key: string]: number;
+                                };
                                 bankTransfersRecovered: number;
                                 error: string | null;
                                 runs: number;
@@ -8417,6 +8423,12 @@ export interface paths {
                             collectionProviderTotals: {
                                 [key: string]: number;
                             };
+                            billTotals: {
+                                [key: string]: number;
+                            };
+                            billProviderTotals: {
+                                [key: string]: number;
+                            };
                             bankTransfersRecovered: number;
                             error: string | null;
                             runs: number;
@@ -8425,7 +8437,7 @@ export interface paths {
                         } & {
                             mismatches: {
                                 /** @enum {string} */
-                                direction: "payout" | "collection";
+                                direction: "payout" | "collection" | "bill";
                                 /** @enum {string} */
                                 kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
                                 paymentId: string | null;
@@ -8506,6 +8518,12 @@ export interface paths {
                             collectionProviderTotals: {
                                 [key: string]: number;
                             };
+                            billTotals: {
+                                [key: string]: number;
+                            };
+                            billProviderTotals: {
+                                [key: string]: number;
+                            };
                             bankTransfersRecovered: number;
                             error: string | null;
                             runs: number;
@@ -8514,7 +8532,7 @@ export interface paths {
                         } & {
                             mismatches: {
                                 /** @enum {string} */
-                                direction: "payout" | "collection";
+                                direction: "payout" | "collection" | "bill";
                                 /** @enum {string} */
                                 kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
                                 paymentId: string | null;

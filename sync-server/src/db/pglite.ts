@@ -53,10 +53,19 @@ export class PgliteDatabase implements Database {
     this.lockFile = lockFile;
   }
 
-  static async open(directory?: string): Promise<PgliteDatabase> {
+  /**
+   * `directory` undefined: in memory. `from`: a data directory's tarball (dump()) to start from
+   * instead of an empty cluster: the tests' migrated template (testing/databases.ts).
+   */
+  static async open(directory?: string, from?: Blob): Promise<PgliteDatabase> {
     const lockFile = directory ? lockDirectory(directory) : undefined;
-    const db = await PGlite.create(directory ? join(directory, 'pglite') : undefined, { parsers });
+    const db = await PGlite.create(directory ? join(directory, 'pglite') : undefined, { parsers, ...(from ? { loadDataDir: from } : {}) });
     return new PgliteDatabase(db, lockFile);
+  }
+
+  /** The data directory as an uncompressed tarball, for open(undefined, from). */
+  async dump(): Promise<Blob> {
+    return this.db.dumpDataDir('none');
   }
 
   async query<Row>(sql: string, params: readonly SqlParam[] = []): Promise<Row[]> {

@@ -82,6 +82,8 @@ function tokenFor(reference: string): string {
 export function createBillDesk() {
   const bills = new Map<string, FakeBill & { kind: Kind; shortName: string; at: string }>();
   let serial = 0;
+  /** GET /v3/bills/{reference} answering 500 (a test of a provider that cannot be asked now). */
+  let statusDown = false;
 
   /** GET /v3/bill-categories, narrowed by the SDK listSchema's flags (airtime, data_bundle, power, cable =1) and country. */
   function categories(res: ServerResponse, query: URLSearchParams): void {
@@ -150,6 +152,7 @@ export function createBillDesk() {
 
   /** GET /v3/bills/{reference}. */
   function status(res: ServerResponse, reference: string): void {
+    if (statusDown) return fail(res, 500, 'An error occurred. Please contact support');
     const bill = bills.get(reference);
     if (!bill) return fail(res, 404, 'No bill payment found with this reference');
     send(res, 200, {
@@ -169,6 +172,17 @@ export function createBillDesk() {
     validate,
     pay,
     status,
+    /** Rewrites the fake's record of a bill (amount in major units) for a test that needs Flutterwave to disagree; false when unknown. */
+    rewrite(reference: string, patch: { amount?: number }): boolean {
+      const bill = bills.get(reference);
+      if (!bill) return false;
+      if (patch.amount !== undefined) bill.amount = patch.amount;
+      return true;
+    },
+    /** While down, GET /v3/bills/{reference} answers 500 to every question. */
+    setStatusDown(down: boolean): void {
+      statusDown = down;
+    },
     bills: (): FakeBill[] => [...bills.values()].map(({ reference, type, customer, amount, flwRef, token, units }) => ({ reference, type, customer, amount, flwRef, token, units })),
   };
 }

@@ -31,6 +31,10 @@ export interface FlutterwaveFake {
   payouts(): FakePayout[];
   /** Every bill paid. */
   bills(): FakeBill[];
+  /** Rewrites its record of a bill (amount in major units) for a test that needs the provider to disagree; false when unknown. */
+  rewriteBill(reference: string, patch: { amount?: number }): boolean;
+  /** While true, GET /v3/bills/{reference} answers 500 "An error occurred. Please contact support" to every question. */
+  billStatusDown(down: boolean): void;
   /** A transfer as Flutterwave holds it, by reference. */
   transfer(reference: string): FakeTransfer | undefined;
   webhooksSent(reference: string): number;
@@ -150,6 +154,8 @@ export async function startFlutterwaveFake(options: FlutterwaveFakeOptions = {})
     env: { FLUTTERWAVE_SECRET_KEY: secretKey, FLUTTERWAVE_SECRET_HASH: secretHash, FLUTTERWAVE_BASE_URL: url },
     payouts: transfers.payouts,
     bills: bills.bills,
+    rewriteBill: bills.rewrite,
+    billStatusDown: bills.setStatusDown,
     transfer: transfers.transfer,
     webhooksSent: transfers.webhooksSent,
     chargesReceived: charges.received,

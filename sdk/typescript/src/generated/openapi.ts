@@ -4400,8 +4400,9 @@ export interface paths {
          *     M-Pesa and MTN MoMo), and our live collections through it made that day (till mobile money, wallet and agent float
          *     top-ups): Paystack and Flutterwave from their list of the day's transactions (so a charge under a key of ours that we
          *     never stored, or show failed or expired, is a provider_only mismatch), then by reference for ours the list did not show;
-         *     M-Pesa and MoMo each asked about by its key (the Express query, request-to-pay). Each mismatch says its direction
-         *     (payout or collection). Idempotent per provider and day: a re-run replaces the day's record (same id, runs counted).
+         *     M-Pesa and MoMo each asked about by its key (the Express query, request-to-pay); and our live bill payments through
+         *     it made that day (Flutterwave), each asked about by its key (GET /v3/bills/{reference}). Each mismatch says its
+         *     direction (payout, collection or bill). Idempotent per provider and day: a re-run replaces the day's record (same id, runs counted).
          *     A mismatch moves no money: it is for an operator to take up with the provider. The one movement: a bank transfer into
          *     a wallet's virtual account that the provider's list shows successful and whose webhook never arrived is credited once,
          *     through the webhook's own path (bankTransfersRecovered counts them). The daily job does the same for
@@ -31467,7 +31468,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                /** @description A payment provider: paystack, flutterwave, mpesa or momo */
+                /** @description A payment provider: paystack, flutterwave, mpesa or momo (or a configured live bill payer) */
                 provider?: string;
                 /**
                  * @description A UTC day, YYYY-MM-DD
@@ -31506,7 +31507,7 @@ export interface operations {
                              * @enum {string}
                              */
                             method: "list" | "by_key";
-                            /** @description Payouts and collections both sides agree on */
+                            /** @description Payouts, collections and bills both sides agree on */
                             matched: number;
                             mismatched: number;
                             /** @description Our payouts of the day that we show completed, major units per currency */
@@ -31521,7 +31522,7 @@ export interface operations {
                             clearingNet: {
                                 [key: string]: number;
                             };
-                            /** @description The ledger: what the day's payouts left on this provider's rail clearing account (rail_clearing:<provider>), major units per currency: 0 once each of them is paid out or refunded */
+                            /** @description The ledger: what the day's payouts and live bills left on this provider's rail clearing account (rail_clearing:<provider>), major units per currency: 0 once each of them is paid out (settled) or refunded */
                             ledgerClearingNet: {
                                 [key: string]: number;
                             };
@@ -31535,6 +31536,14 @@ export interface operations {
                             };
                             /** @description The provider's completed collections of the day, major units per currency (its amounts where its record carries them, otherwise ours) */
                             collectionProviderTotals: {
+                                [key: string]: number;
+                            };
+                            /** @description Our live bill payments of the day through this provider that we show completed (what the biller is paid, Tapline's fee excluded), major units per currency */
+                            billTotals: {
+                                [key: string]: number;
+                            };
+                            /** @description The provider's bill payments of the day that it confirms paid, asked about by key, major units per currency (its amounts) */
+                            billProviderTotals: {
                                 [key: string]: number;
                             };
                             /** @description Bank transfers into wallets' virtual accounts that the provider's list of the day showed successful and no webhook had brought, credited by this day's runs (Paystack and Flutterwave; each once, through the webhook's own path, so a webhook arriving later changes nothing) */
@@ -31615,7 +31624,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A payment provider: paystack, flutterwave, mpesa or momo */
+                    /** @description A payment provider: paystack, flutterwave, mpesa or momo (or a configured live bill payer) */
                     provider: string;
                     /**
                      * @description A UTC day, YYYY-MM-DD
@@ -31650,7 +31659,7 @@ export interface operations {
                          * @enum {string}
                          */
                         method: "list" | "by_key";
-                        /** @description Payouts and collections both sides agree on */
+                        /** @description Payouts, collections and bills both sides agree on */
                         matched: number;
                         mismatched: number;
                         /** @description Our payouts of the day that we show completed, major units per currency */
@@ -31665,7 +31674,7 @@ export interface operations {
                         clearingNet: {
                             [key: string]: number;
                         };
-                        /** @description The ledger: what the day's payouts left on this provider's rail clearing account (rail_clearing:<provider>), major units per currency: 0 once each of them is paid out or refunded */
+                        /** @description The ledger: what the day's payouts and live bills left on this provider's rail clearing account (rail_clearing:<provider>), major units per currency: 0 once each of them is paid out (settled) or refunded */
                         ledgerClearingNet: {
                             [key: string]: number;
                         };
@@ -31681,6 +31690,14 @@ export interface operations {
                         collectionProviderTotals: {
                             [key: string]: number;
                         };
+                        /** @description Our live bill payments of the day through this provider that we show completed (what the biller is paid, Tapline's fee excluded), major units per currency */
+                        billTotals: {
+                            [key: string]: number;
+                        };
+                        /** @description The provider's bill payments of the day that it confirms paid, asked about by key, major units per currency (its amounts) */
+                        billProviderTotals: {
+                            [key: string]: number;
+                        };
                         /** @description Bank transfers into wallets' virtual accounts that the provider's list of the day showed successful and no webhook had brought, credited by this day's runs (Paystack and Flutterwave; each once, through the webhook's own path, so a webhook arriving later changes nothing) */
                         bankTransfersRecovered: number;
                         error: string | null;
@@ -31694,27 +31711,27 @@ export interface operations {
                     } & {
                         mismatches: {
                             /**
-                             * @description payout: money Tapline sent out through the provider; collection: money a customer paid in from her phone through the provider (till sale, wallet or agent float top-up)
+                             * @description payout: money Tapline sent out through the provider; collection: money a customer paid in from her phone through the provider (till sale, wallet or agent float top-up); bill: a live bill payment (airtime, electricity, cable TV) the provider paid from a wallet
                              * @enum {string}
                              */
-                            direction: "payout" | "collection";
+                            direction: "payout" | "collection" | "bill";
                             /**
                              * @description provider_only: the provider paid (or is paying) something we do not show as paid; ours_only: we show it completed and the provider has no such payout or says failed; amount_differs: both say paid, amounts or currencies differ; status_differs: states that disagree otherwise (a reversal we did not record, a payout one side still has open)
                              * @enum {string}
                              */
                             kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
-                            /** @description Our payment (payout) or collection id; null when the provider reference maps to none of ours */
+                            /** @description Our payment (payout), collection or bill payment id; null when the provider reference maps to none of ours */
                             paymentId: string | null;
                             providerReference: string | null;
                             ours: {
-                                /** @description The payout's status as we show it */
+                                /** @description The payout's, collection's or bill's status as we show it */
                                 status: string;
                                 /** @description Major units; null when the answer carries no amount (a status query by key) */
                                 amount: number | null;
                                 currency: string | null;
                             } | null;
                             theirs: {
-                                /** @description The payout's status as the provider show it */
+                                /** @description The payout's, collection's or bill's status as the provider show it */
                                 status: string;
                                 /** @description Major units; null when the answer carries no amount (a status query by key) */
                                 amount: number | null;
@@ -31846,7 +31863,7 @@ export interface operations {
                          * @enum {string}
                          */
                         method: "list" | "by_key";
-                        /** @description Payouts and collections both sides agree on */
+                        /** @description Payouts, collections and bills both sides agree on */
                         matched: number;
                         mismatched: number;
                         /** @description Our payouts of the day that we show completed, major units per currency */
@@ -31861,7 +31878,7 @@ export interface operations {
                         clearingNet: {
                             [key: string]: number;
                         };
-                        /** @description The ledger: what the day's payouts left on this provider's rail clearing account (rail_clearing:<provider>), major units per currency: 0 once each of them is paid out or refunded */
+                        /** @description The ledger: what the day's payouts and live bills left on this provider's rail clearing account (rail_clearing:<provider>), major units per currency: 0 once each of them is paid out (settled) or refunded */
                         ledgerClearingNet: {
                             [key: string]: number;
                         };
@@ -31877,6 +31894,14 @@ export interface operations {
                         collectionProviderTotals: {
                             [key: string]: number;
                         };
+                        /** @description Our live bill payments of the day through this provider that we show completed (what the biller is paid, Tapline's fee excluded), major units per currency */
+                        billTotals: {
+                            [key: string]: number;
+                        };
+                        /** @description The provider's bill payments of the day that it confirms paid, asked about by key, major units per currency (its amounts) */
+                        billProviderTotals: {
+                            [key: string]: number;
+                        };
                         /** @description Bank transfers into wallets' virtual accounts that the provider's list of the day showed successful and no webhook had brought, credited by this day's runs (Paystack and Flutterwave; each once, through the webhook's own path, so a webhook arriving later changes nothing) */
                         bankTransfersRecovered: number;
                         error: string | null;
@@ -31890,27 +31915,27 @@ export interface operations {
                     } & {
                         mismatches: {
                             /**
-                             * @description payout: money Tapline sent out through the provider; collection: money a customer paid in from her phone through the provider (till sale, wallet or agent float top-up)
+                             * @description payout: money Tapline sent out through the provider; collection: money a customer paid in from her phone through the provider (till sale, wallet or agent float top-up); bill: a live bill payment (airtime, electricity, cable TV) the provider paid from a wallet
                              * @enum {string}
                              */
-                            direction: "payout" | "collection";
+                            direction: "payout" | "collection" | "bill";
                             /**
                              * @description provider_only: the provider paid (or is paying) something we do not show as paid; ours_only: we show it completed and the provider has no such payout or says failed; amount_differs: both say paid, amounts or currencies differ; status_differs: states that disagree otherwise (a reversal we did not record, a payout one side still has open)
                              * @enum {string}
                              */
                             kind: "provider_only" | "ours_only" | "amount_differs" | "status_differs";
-                            /** @description Our payment (payout) or collection id; null when the provider reference maps to none of ours */
+                            /** @description Our payment (payout), collection or bill payment id; null when the provider reference maps to none of ours */
                             paymentId: string | null;
                             providerReference: string | null;
                             ours: {
-                                /** @description The payout's status as we show it */
+                                /** @description The payout's, collection's or bill's status as we show it */
                                 status: string;
                                 /** @description Major units; null when the answer carries no amount (a status query by key) */
                                 amount: number | null;
                                 currency: string | null;
                             } | null;
                             theirs: {
-                                /** @description The payout's status as the provider show it */
+                                /** @description The payout's, collection's or bill's status as the provider show it */
                                 status: string;
                                 /** @description Major units; null when the answer carries no amount (a status query by key) */
                                 amount: number | null;
@@ -31985,7 +32010,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                /** @description A payment provider: paystack, flutterwave, mpesa or momo */
+                /** @description A payment provider: paystack, flutterwave, mpesa or momo (or a configured live bill payer) */
                 provider?: string;
             };
             header?: never;
@@ -32086,7 +32111,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A payment provider: paystack, flutterwave, mpesa or momo */
+                    /** @description A payment provider: paystack, flutterwave, mpesa or momo (or a configured live bill payer) */
                     provider: string;
                     /**
                      * @description Major units, positive

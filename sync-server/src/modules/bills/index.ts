@@ -1,6 +1,7 @@
 /** The bills module's public entry: other modules, app.ts, sync/ and web/ import only this file. */
 import type { BillerProvider as Billers } from './providers.ts';
-export type { BillerProvider } from './providers.ts';
+export type { BillQuestion, BillRecord, BillerProvider } from './providers.ts';
+export { type BillRow, listProviderBillsCreated } from './store.ts';
 export { billRoutes } from './routes.ts';
 
 declare module '../../context.ts' {

@@ -20,6 +20,20 @@ export interface BillResult {
   failureReason?: string;
 }
 
+/** What a provider is asked about one of our live bills by its key (the daily reconciliation); amount in minor units. */
+export interface BillQuestion {
+  billId: string;
+  amount: number;
+  currency: string;
+}
+
+/** The provider's own record of a bill, as its status query by key reads it; `paid` (minor units) where it says completed and carries the amount. */
+export interface BillRecord {
+  status: 'pending' | 'completed' | 'failed';
+  providerReference?: string | undefined;
+  paid?: { amount: number; currency: string } | undefined;
+}
+
 /**
  * A bill-payment aggregator. Live bills go through one; with none configured for a biller a
  * live bill payment is a 422 biller_unavailable (test mode answers with sandbox results).
@@ -28,4 +42,10 @@ export interface BillerProvider {
   readonly name: string;
   supports(biller: Biller): boolean;
   pay(request: BillRequest): Promise<BillResult>;
+  /**
+   * The provider's record of one of our bills by its key, for the daily reconciliation: undefined
+   * when it holds none under that key. Throws when it cannot tell now. A provider without it
+   * cannot reconcile bills (a day with live bills through it fails).
+   */
+  billRecord?(question: BillQuestion): Promise<BillRecord | undefined>;
 }

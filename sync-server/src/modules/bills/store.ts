@@ -64,6 +64,15 @@ export async function recordBillResult(tx: Queryable, id: string, result: BillRe
   return row!;
 }
 
+/** Our live bills paid through one provider created in [from, to): what the daily reconciliation reads (migration 057's index). */
+export async function listProviderBillsCreated(db: Queryable, provider: string, from: Date, to: Date): Promise<BillRow[]> {
+  const rows = await db.query<BillRow>(
+    `SELECT * FROM bill_payments WHERE provider = $1 AND mode = 'live' AND created_at >= $2 AND created_at < $3 ORDER BY created_at, id`,
+    [provider, from, to],
+  );
+  return rows.map((row) => ({ ...row, amount: Number(row.amount), fee: Number(row.fee) }));
+}
+
 /** GET /api/bills/payments: one page of the merchant's bills in a mode, newest first, and how many match. */
 export async function listBills(
   db: Queryable,

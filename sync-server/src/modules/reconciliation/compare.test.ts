@@ -91,4 +91,30 @@ describe('reconciliation: one payout judged on both sides', () => {
     ]);
     assert.deepEqual([day.ourTotals, day.providerTotals], [{ KES: 1700 }, { KES: 2300 + 1000 }]);
   });
+
+  it('bills: judged like payouts by key (the provider holds none, or paid), each mismatch says bill, a bill never answers a payout of the same id', () => {
+    const bill = (status: OurPayout['status'], amount = 50_000, id = 'bill_1'): OurPayout => ({ paymentId: id, direction: 'bill', status, amount, currency: 'NGN', providerReference: null });
+    const paid = (amount = 50_000, id = 'bill_1'): TheirPayout => ({ paymentId: id, direction: 'bill', providerReference: 'CF-FLYAPI-1', status: 'completed', amount, currency: 'NGN' });
+    const day = compareDay({
+      ours: [bill('completed', 50_000, 'bill_ok'), bill('failed', 50_000, 'bill_paid'), bill('completed', 50_000, 'bill_none'), bill('completed', 50_100, 'bill_more'), bill('pending', 50_000, 'bill_open'), bill('failed', 50_000, 'bill_declined')],
+      theirs: [
+        paid(50_000, 'bill_ok'),
+        paid(50_000, 'bill_paid'),
+        paid(50_000, 'bill_more'),
+        paid(50_000, 'bill_open'),
+        // A payout's answer under a bill's id is not the bill's.
+        { paymentId: 'bill_none', providerReference: 'TRF_1', status: 'completed', amount: 50_000, currency: 'NGN' },
+      ],
+      elsewhere: [],
+    });
+    assert.deepEqual(day.mismatches.map((mismatch) => [mismatch.kind, mismatch.direction, mismatch.paymentId]), [
+      ['provider_only', 'bill', 'bill_paid'],
+      ['amount_differs', 'bill', 'bill_more'],
+      ['status_differs', 'bill', 'bill_open'],
+      ['provider_only', 'payout', null],
+      ['ours_only', 'bill', 'bill_none'],
+    ]);
+    assert.equal(day.matched, 2, 'the paid one, and the declined one the provider holds none of');
+    assert.deepEqual([day.ourTotals, day.providerTotals], [{ NGN: 150_100 }, { NGN: 250_000 }]);
+  });
 });

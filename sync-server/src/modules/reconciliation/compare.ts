@@ -1,11 +1,12 @@
-// How one UTC day's live payouts and collections through a provider are judged against the
-// provider's own record. Pure: no database, no network. service.ts gathers both sides and records
-// what this answers. A payout and a collection are judged alike (money decides); each keeps its
-// direction, and ids are matched within one direction only.
+// How one UTC day's live payouts, collections and bill payments through a provider are judged
+// against the provider's own record. Pure: no database, no network. service.ts gathers both sides
+// and records what this answers. A payout, a collection and a bill are judged alike (money
+// decides); each keeps its direction, and ids are matched within one direction only.
 import type { PaymentStatus } from '../payments/index.ts';
 
-export type Direction = 'payout' | 'collection';
-/** A collection's status (modules/collections): expired and cancelled moved no money, like failed. */
+/** payout: money Tapline sends out; collection: money a phone pays in; bill: a bill (airtime, electricity, TV) the provider pays for a wallet. */
+export type Direction = 'payout' | 'collection' | 'bill';
+/** A collection's status (modules/collections): expired and cancelled moved no money, like failed. A bill's (modules/bills) is pending, completed or failed. */
 export type CollectionState = 'pending' | 'completed' | 'failed' | 'expired' | 'cancelled';
 
 /** One transaction as the provider's own records show it, for the daily reconciliation. */
@@ -23,11 +24,12 @@ export interface ProviderTransaction {
 export type MismatchKind = 'provider_only' | 'ours_only' | 'amount_differs' | 'status_differs';
 
 /**
- * A payout or a collection as we show it: a payout's destination amount (minor units) is what the
- * provider pays; a collection's amount + fee is what the provider collects from the phone.
+ * A payout, a collection or a bill as we show it: a payout's destination amount (minor units) is
+ * what the provider pays; a collection's amount + fee is what the provider collects from the phone;
+ * a bill's amount (its fee is Tapline's) is what the provider pays the biller.
  */
 export interface OurPayout {
-  /** Our payment or collection id. */
+  /** Our payment, collection or bill id. */
   paymentId: string;
   /** Absent: a payout. */
   direction?: Direction;
@@ -52,7 +54,7 @@ export interface TheirPayout {
 export interface Mismatch {
   kind: MismatchKind;
   direction: Direction;
-  /** Our payment or collection id; null when the provider's record is none of ours. */
+  /** Our payment, collection or bill id; null when the provider's record is none of ours. */
   paymentId: string | null;
   providerReference: string | null;
   ours: { status: OurPayout['status']; amount: number; currency: string } | null;

@@ -11,13 +11,13 @@ import type { ReconciliationRow, SettlementRow } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
-const Provider = Type.String({ minLength: 1, maxLength: 40, description: 'A payment provider: paystack, flutterwave, mpesa or momo' });
+const Provider = Type.String({ minLength: 1, maxLength: 40, description: 'A payment provider: paystack, flutterwave, mpesa or momo (or a configured live bill payer)' });
 const Day = Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'A UTC day, YYYY-MM-DD', examples: ['2025-03-14'] });
 const Amounts = (description: string) => Type.Record(Type.String(), Type.Number(), { description });
 const Side = (who: string) =>
   Type.Union([
     Type.Object({
-      status: Type.String({ description: `The payout's status as ${who} show it` }),
+      status: Type.String({ description: `The payout's, collection's or bill's status as ${who} show it` }),
       amount: Type.Union([Type.Number(), Type.Null()], { description: 'Major units; null when the answer carries no amount (a status query by key)' }),
       currency: Type.Union([Type.String(), Type.Null()]),
     }),
@@ -25,14 +25,15 @@ const Side = (who: string) =>
   ]);
 
 const MismatchRecord = Type.Object({
-  direction: Type.Union([Type.Literal('payout'), Type.Literal('collection')], {
-    description: 'payout: money Tapline sent out through the provider; collection: money a customer paid in from her phone through the provider (till sale, wallet or agent float top-up)',
+  direction: Type.Union([Type.Literal('payout'), Type.Literal('collection'), Type.Literal('bill')], {
+    description:
+      'payout: money Tapline sent out through the provider; collection: money a customer paid in from her phone through the provider (till sale, wallet or agent float top-up); bill: a live bill payment (airtime, electricity, cable TV) the provider paid from a wallet',
   }),
   kind: Type.Union([Type.Literal('provider_only'), Type.Literal('ours_only'), Type.Literal('amount_differs'), Type.Literal('status_differs')], {
     description:
       'provider_only: the provider paid (or is paying) something we do not show as paid; ours_only: we show it completed and the provider has no such payout or says failed; amount_differs: both say paid, amounts or currencies differ; status_differs: states that disagree otherwise (a reversal we did not record, a payout one side still has open)',
   }),
-  paymentId: Type.Union([Type.String(), Type.Null()], { description: 'Our payment (payout) or collection id; null when the provider reference maps to none of ours' }),
+  paymentId: Type.Union([Type.String(), Type.Null()], { description: 'Our payment (payout), collection or bill payment id; null when the provider reference maps to none of ours' }),
   providerReference: Type.Union([Type.String(), Type.Null()]),
   ours: Side('we'),
   theirs: Side('the provider'),
@@ -46,19 +47,21 @@ const ReconciliationSummary = Type.Object({
   method: Type.Union([Type.Literal('list'), Type.Literal('by_key')], {
     description: "list: the provider's record of the day; by_key: each of our payouts asked about by its key (providers without a daily list: M-Pesa, MTN MoMo)",
   }),
-  matched: Type.Integer({ description: 'Payouts and collections both sides agree on' }),
+  matched: Type.Integer({ description: 'Payouts, collections and bills both sides agree on' }),
   mismatched: Type.Integer(),
   ourTotals: Amounts('Our payouts of the day that we show completed, major units per currency'),
   providerTotals: Amounts("The provider's completed payouts of the day, major units per currency (by_key: our amounts of the payouts it confirms paid)"),
   clearingNet: Amounts('Our payouts of the day still pending or processing, major units per currency of the day: 0 means the rail clearing nets to zero'),
   ledgerClearingNet: Amounts(
-    "The ledger: what the day's payouts left on this provider's rail clearing account (rail_clearing:<provider>), major units per currency: 0 once each of them is paid out or refunded",
+    "The ledger: what the day's payouts and live bills left on this provider's rail clearing account (rail_clearing:<provider>), major units per currency: 0 once each of them is paid out (settled) or refunded",
   ),
   clearingBalance: Amounts(
     "The ledger: this provider's rail clearing balance (live) when the day was reconciled, settlements recorded by then included, major units per currency: payouts of any day still in flight, less the collections the provider holds and has not yet settled to Tapline (negative: money the provider owes Tapline)",
   ),
   collectionTotals: Amounts('Our collections of the day through this provider that we show completed (what the phone paid, fee included), major units per currency'),
   collectionProviderTotals: Amounts("The provider's completed collections of the day, major units per currency (its amounts where its record carries them, otherwise ours)"),
+  billTotals: Amounts('Our live bill payments of the day through this provider that we show completed (what the biller is paid, Tapline\'s fee excluded), major units per currency'),
+  billProviderTotals: Amounts("The provider's bill payments of the day that it confirms paid, asked about by key, major units per currency (its amounts)"),
   bankTransfersRecovered: Type.Integer({
     minimum: 0,
     description:
@@ -95,6 +98,8 @@ function summary(row: ReconciliationRow) {
     clearingBalance: totals(row.clearing_balance),
     collectionTotals: totals(row.collection_totals),
     collectionProviderTotals: totals(row.collection_provider_totals),
+    billTotals: totals(row.bill_totals),
+    billProviderTotals: totals(row.bill_provider_totals),
     bankTransfersRecovered: row.bank_transfers_recovered,
     error: row.error,
     runs: row.runs,
@@ -117,8 +122,9 @@ record (its list of the day where it has one, Paystack and Flutterwave; otherwis
 M-Pesa and MTN MoMo), and our live collections through it made that day (till mobile money, wallet and agent float
 top-ups): Paystack and Flutterwave from their list of the day's transactions (so a charge under a key of ours that we
 never stored, or show failed or expired, is a provider_only mismatch), then by reference for ours the list did not show;
-M-Pesa and MoMo each asked about by its key (the Express query, request-to-pay). Each mismatch says its direction
-(payout or collection). Idempotent per provider and day: a re-run replaces the day's record (same id, runs counted).
+M-Pesa and MoMo each asked about by its key (the Express query, request-to-pay); and our live bill payments through
+it made that day (Flutterwave), each asked about by its key (GET /v3/bills/{reference}). Each mismatch says its
+direction (payout, collection or bill). Idempotent per provider and day: a re-run replaces the day's record (same id, runs counted).
 A mismatch moves no money: it is for an operator to take up with the provider. The one movement: a bank transfer into
 a wallet's virtual account that the provider's list shows successful and whose webhook never arrived is credited once,
 through the webhook's own path (bankTransfersRecovered counts them). The daily job does the same for

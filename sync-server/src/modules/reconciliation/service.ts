@@ -25,6 +25,11 @@
 // key (collectionRecord: verify by reference), as a listing's day boundary may differ from ours.
 // The others (M-Pesa's Express query, MoMo's request-to-pay GET) are asked about each of our
 // collections by its key, whatever its state with us.
+// Live bills (airtime, electricity, cable TV paid from a wallet through a provider's BillerProvider:
+// Flutterwave GET /v3/bills/{reference}) are asked about by key, each of ours of the day whatever
+// its state, four at a time: Flutterwave's documented bill history (the SDK's GET /v3/bills?from&to)
+// answers per-currency sums only, no bill under a key, so it cannot name a bill. A bill the
+// provider paid under a key of ours that we never stored is therefore not found.
 //
 // It moves money in two cases only. First, a bank transfer into a wallet's virtual account that
 // the provider's list of the day shows successful and that no webhook brought (no bank-transfer
@@ -50,6 +55,7 @@ import { type CollectionRow, findProviderCollections, isCollectionId, listProvid
 import { type PolledJob, forEachLimited, polledJob } from '../../jobs/poller.ts';
 import { railClearingBalances, railClearingNetOf } from '../../ledger/ledger.ts';
 import { type PaymentRow, type PayoutRequest, type PayoutUpdate, findProviderPayouts, listProviderPayoutsCreated, payoutRequestOf } from '../payments/index.ts';
+import { type BillRow, listProviderBillsCreated } from '../bills/index.ts';
 import { type DayComparison, type Mismatch, type OurPayout, type ProviderTransaction, type TheirPayout, compareDay } from './compare.ts';
 import {
   type ReconciliationMethod,
@@ -119,6 +125,30 @@ export interface BankTransferCredits {
   credit(provider: string, transfer: ConfirmedBankTransfer): Promise<'applied' | 'unchanged' | 'unknown_account'>;
 }
 
+/**
+ * What the reconciliation needs of a live bill payer (modules/bills' BillerProvider has it): its
+ * name (the provider its bills are recorded under) and its record of a bill by key.
+ */
+export interface BillSource {
+  readonly name: string;
+  /** The provider's record of one of our bills by its key; undefined when it holds none. Throws when it cannot tell now. Absent: bills through it cannot be reconciled (the day fails if it has any). */
+  billRecord?(question: BillQuestion): Promise<BillAnswer | undefined>;
+}
+
+/** What a provider is asked about a bill (modules/bills' BillQuestion): amount in minor units, what the biller is paid. */
+export interface BillQuestion {
+  billId: string;
+  amount: number;
+  currency: string;
+}
+
+/** The provider's record of a bill (modules/bills' BillRecord); `paid` in minor units. */
+export interface BillAnswer {
+  status: 'pending' | 'completed' | 'failed';
+  providerReference?: string | undefined;
+  paid?: { amount: number; currency: string } | undefined;
+}
+
 /** What a provider is asked about a collection (rails' CollectionRequest): amount is what the phone was asked for, amount + fee. */
 export interface CollectionQuestion {
   collectionId: string;
@@ -149,6 +179,8 @@ export interface ReconciliationOptions {
   now: () => Date;
   /** The configured providers. */
   sources: readonly ReconciliationSource[];
+  /** The live bill payers (context.billerProviders): reconciled under their names, with the source of that name if any. */
+  billers?: readonly BillSource[];
   /** RECONCILE_AFTER_HOURS: the daily job reconciles a day this long after it ends. */
   afterHours: number;
   /** How often the daily job looks for a day to reconcile (real time); 0: runOnce only. */
@@ -202,6 +234,11 @@ function ourCollection(row: CollectionRow): OurPayout {
   return { paymentId: row.id, direction: 'collection', status: row.status, amount: row.amount + row.fee, currency: row.currency, providerReference: row.provider_reference };
 }
 
+/** A bill's amount is what the provider pays the biller; its fee is Tapline's and stays in the wallet's debit. */
+function ourBill(row: BillRow): OurPayout {
+  return { paymentId: row.id, direction: 'bill', status: row.status, amount: row.amount, currency: row.currency, providerReference: row.provider_reference };
+}
+
 function collectionQuestion(row: CollectionRow): CollectionQuestion {
   return { collectionId: row.id, amount: row.amount + row.fee, currency: row.currency, phone: row.phone, description: row.description ?? 'Tapline' };
 }
@@ -230,6 +267,9 @@ function messageOf(error: unknown): string {
 export function reconciliationService(options: ReconciliationOptions) {
   const { db } = options;
   const sources = new Map(options.sources.map((source) => [source.name, source]));
+  const billers = new Map((options.billers ?? []).map((biller) => [biller.name, biller]));
+  /** Every provider reconciled: the configured adapters, and live bill payers of another name. */
+  const providerNames = () => [...new Set([...sources.keys(), ...billers.keys()])];
 
   /** Asks the provider about each payout by its key, a few at a time; the first failure stops it and throws. */
   async function askByKey(source: ReconciliationSource, rows: readonly PaymentRow[]): Promise<TheirPayout[]> {
@@ -264,6 +304,36 @@ export function reconciliationService(options: ReconciliationOptions) {
         if (answer) answers.push(theirCollection(row.id, answer, row));
       } catch (error) {
         failure ??= new Error(`${source.name} could not tell what became of collection ${row.id}: ${messageOf(error)}`);
+      }
+    });
+    if (failure) throw failure;
+    return answers;
+  }
+
+  /** Asks the provider about each of our bills of the day by its key, whatever its state with us; the first failure stops it and throws. */
+  async function askBillsByKey(provider: string, rows: readonly BillRow[]): Promise<TheirPayout[]> {
+    if (rows.length === 0) return [];
+    const biller = billers.get(provider);
+    const record = biller?.billRecord;
+    if (!biller || !record) throw new Error(`${provider} cannot be asked about bill payments, and ${rows.length} were paid through it that day`);
+    const answers: TheirPayout[] = [];
+    let failure: Error | undefined;
+    await forEachLimited(rows, ASK_CONCURRENCY, async (row) => {
+      if (failure) return;
+      try {
+        const answer = await record.call(biller, { billId: row.id, amount: row.amount, currency: row.currency });
+        if (!answer) return;
+        const paid = answer.status === 'completed' ? answer.paid : undefined;
+        answers.push({
+          paymentId: row.id,
+          direction: 'bill',
+          providerReference: answer.providerReference ?? row.provider_reference,
+          status: answer.status,
+          amount: paid ? paid.amount : null,
+          currency: paid ? paid.currency : null,
+        });
+      } catch (error) {
+        failure ??= new Error(`${provider} could not tell what became of bill ${row.id}: ${messageOf(error)}`);
       }
     });
     if (failure) throw failure;
@@ -346,14 +416,15 @@ export function reconciliationService(options: ReconciliationOptions) {
   }
 
   /**
-   * Reconciles one provider's day now and records it (replacing an earlier record of that day).
-   * Throws 404 rail_provider_not_configured, 400 validation_failed for a day that is not a date,
-   * 409 reconciliation_day_not_over before the day has ended; a provider that cannot be asked is
-   * a record with status failed, not an error. Database faults are thrown.
+   * Reconciles one provider's day now and records it (replacing an earlier record of that day):
+   * its payouts, collections and live bills of the day. Throws 404 rail_provider_not_configured
+   * (neither a payment adapter nor a live bill payer of that name), 400 validation_failed for a day
+   * that is not a date, 409 reconciliation_day_not_over before the day has ended; a provider that
+   * cannot be asked is a record with status failed, not an error. Database faults are thrown.
    */
   async function reconcile(provider: string, day: string): Promise<ReconciliationRecord> {
     const source = sources.get(provider);
-    if (!source) throw notFound('rail_provider_not_configured', `No payment provider ${JSON.stringify(provider.slice(0, 40))} is configured on this server`);
+    if (!source && !billers.has(provider)) throw notFound('rail_provider_not_configured', `No payment provider ${JSON.stringify(provider.slice(0, 40))} is configured on this server`);
     const from = dayStart(day);
     if (!from) throw badRequest('validation_failed', `Invalid body: day must be a calendar day as YYYY-MM-DD, got ${JSON.stringify(day.slice(0, 20))}`, [{ field: 'day', message: 'must be a calendar day (YYYY-MM-DD)' }]);
     const to = new Date(from.getTime() + DAY_MS);
@@ -363,37 +434,46 @@ export function reconciliationService(options: ReconciliationOptions) {
     const ours = rows.map(ourPayout);
     const collectionRows = await listProviderCollectionsCreated(db, provider, from, to);
     const ourCollections = collectionRows.map(ourCollection);
-    const method: ReconciliationMethod = source.transactionsOn ? 'list' : 'by_key';
+    const billRows = await listProviderBillsCreated(db, provider, from, to);
+    const ourBills = billRows.map(ourBill);
+    const method: ReconciliationMethod = source?.transactionsOn ? 'list' : 'by_key';
     let comparison: DayComparison;
     let collections: DayComparison;
+    let bills: DayComparison;
     let error: string | null = null;
     const recovered = { count: 0 };
     try {
-      const theirs = await askProvider(source, day, rows);
+      // A live bill payer that is no payment adapter (its name has no source) made no payouts or collections.
+      if (!source && (rows.length > 0 || collectionRows.length > 0)) throw new Error(`${provider} is no payment adapter here, and payouts or collections were made through it that day`);
+      const theirs = source ? await askProvider(source, day, rows) : [];
       const dayIds = new Set(rows.map((row) => row.id));
       const others = [...new Set(theirs.map((payout) => payout.paymentId).filter((id): id is string => id !== undefined && !dayIds.has(id)))];
       const elsewhere = (await findProviderPayouts(db, provider, others)).map(ourPayout);
       comparison = compareDay({ ours, theirs, elsewhere });
-      const listed = source.incomingOn ? await source.incomingOn(day) : undefined;
+      const listed = source?.incomingOn ? await source.incomingOn(day) : undefined;
       // The list's bank transfers first: what a lost webhook left uncredited waits on no other question of the day.
-      if (listed) await recoverBankTransfers(source, listed, day, recovered);
-      const theirCollections = await askCollections(source, listed, collectionRows);
+      if (source && listed) await recoverBankTransfers(source, listed, day, recovered);
+      const theirCollections = source ? await askCollections(source, listed, collectionRows) : [];
       // A collection of ours made on another day that the provider lists on this one: judged, outside our totals.
       const collectionDay = new Set(collectionRows.map((row) => row.id));
       const otherCollections = [...new Set(theirCollections.map((answer) => answer.paymentId).filter((id): id is string => id !== undefined && !collectionDay.has(id)))];
       const collectionsElsewhere = (await findProviderCollections(db, provider, otherCollections)).map(ourCollection);
       collections = compareDay({ ours: ourCollections, theirs: theirCollections, elsewhere: collectionsElsewhere });
+      // Bills: each of ours asked about by its key (no list names a bill), so none is of another day.
+      bills = compareDay({ ours: ourBills, theirs: await askBillsByKey(provider, billRows), elsewhere: [] });
     } catch (caught) {
       error = messageOf(caught);
       // Our side is still known: its totals and what it leaves in clearing.
       const ourSide = compareDay({ ours, theirs: [], elsewhere: [] });
       comparison = { matched: 0, mismatches: [], ourTotals: ourSide.ourTotals, providerTotals: {}, clearingNet: ourSide.clearingNet };
       collections = { ...compareDay({ ours: ourCollections, theirs: [], elsewhere: [] }), matched: 0, mismatches: [], providerTotals: {} };
+      bills = { ...compareDay({ ours: ourBills, theirs: [], elsewhere: [] }), matched: 0, mismatches: [], providerTotals: {} };
     }
-    const mismatches = [...comparison.mismatches, ...collections.mismatches];
+    const mismatches = [...comparison.mismatches, ...collections.mismatches, ...bills.mismatches];
     const status = error !== null ? 'failed' : mismatches.length > 0 ? 'mismatched' : 'clean';
-    // The ledger's side, whatever the provider answered: the provider's own clearing accounts.
-    const ledgerClearingNet = await railClearingNetOf(db, provider, 'live', rows.map((row) => row.id));
+    // The ledger's side, whatever the provider answered: the provider's own clearing accounts. A live
+    // bill's debit, settlement and refund post on them too (modules/bills): its money is in flight there.
+    const ledgerClearingNet = await railClearingNetOf(db, provider, 'live', [...rows.map((row) => row.id), ...billRows.map((row) => row.id)]);
     const clearingBalance = await railClearingBalances(db, provider, 'live');
     const row = await db.transaction((tx) =>
       saveReconciliation(
@@ -404,13 +484,15 @@ export function reconciliationService(options: ReconciliationOptions) {
           day,
           status,
           method,
-          matched: comparison.matched + collections.matched,
+          matched: comparison.matched + collections.matched + bills.matched,
           mismatched: mismatches.length,
           our_totals: comparison.ourTotals,
           provider_totals: comparison.providerTotals,
           clearing_net: comparison.clearingNet,
           collection_totals: collections.ourTotals,
           collection_provider_totals: collections.providerTotals,
+          bill_totals: bills.ourTotals,
+          bill_provider_totals: bills.providerTotals,
           ledger_clearing_net: ledgerClearingNet,
           clearing_balance: clearingBalance,
           bank_transfers_recovered: recovered.count,
@@ -519,9 +601,10 @@ export function reconciliationService(options: ReconciliationOptions) {
 
   /**
    * The daily job's one pass: the last day over by RECONCILE_AFTER_HOURS, for every configured
-   * provider that has no record of it yet (or whose record failed an hour ago or more). The
-   * database says what is done, so a restart neither repeats nor skips a day. Never throws: a
-   * provider that cannot be asked is recorded failed; anything else is logged and tried next pass.
+   * provider (payment adapters and live bill payers) that has no record of it yet (or whose record
+   * failed an hour ago or more). The database says what is done, so a restart neither repeats nor
+   * skips a day. Never throws: a provider that cannot be asked is recorded failed; anything else is
+   * logged and tried next pass.
    */
   async function runOnce(): Promise<JobRun[]> {
     const now = options.now();
@@ -534,14 +617,14 @@ export function reconciliationService(options: ReconciliationOptions) {
       options.log('rail reconciliation: could not read what is done', { day, error: messageOf(error) });
       return runs;
     }
-    for (const source of sources.values()) {
-      const earlier = done.get(source.name);
+    for (const provider of providerNames()) {
+      const earlier = done.get(provider);
       if (earlier && (earlier.status !== 'failed' || now.getTime() - earlier.created_at.getTime() < RECONCILE_RETRY_FAILED_MS)) continue;
       try {
-        const record = await reconcile(source.name, day);
-        runs.push({ provider: source.name, day, status: record.status });
+        const record = await reconcile(provider, day);
+        runs.push({ provider, day, status: record.status });
       } catch (error) {
-        options.log('rail reconciliation could not be recorded', { provider: source.name, day, error: messageOf(error) });
+        options.log('rail reconciliation could not be recorded', { provider, day, error: messageOf(error) });
       }
     }
     return runs;
@@ -557,8 +640,8 @@ export function reconciliationService(options: ReconciliationOptions) {
     list,
     recordSettlement,
     settlements,
-    /** Configured provider names. */
-    providers: () => [...sources.keys()],
+    /** Configured provider names (payment adapters and live bill payers). */
+    providers: providerNames,
     runOnce,
     start: job.start,
     stop: job.stop,

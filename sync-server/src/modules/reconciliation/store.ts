@@ -25,6 +25,10 @@ export interface ReconciliationRow {
   collection_totals: Totals;
   /** The provider's completed collections of the day, per currency (its amounts where its record has them, else ours). */
   collection_provider_totals: Totals;
+  /** Our live bills of the day through the provider that we show completed (amount: what the biller is paid), per currency (migration 057). */
+  bill_totals: Totals;
+  /** The provider's bills of the day that it confirms paid, per currency (its amounts where its record has them, else ours). */
+  bill_provider_totals: Totals;
   /**
    * Bank transfers into wallets' virtual accounts this day's runs credited because the provider's
    * list showed them and no webhook had (migration 054): summed over the day's runs, each transfer
@@ -39,7 +43,7 @@ export interface ReconciliationRow {
 export type NewReconciliation = Omit<ReconciliationRow, 'runs'>;
 
 const COLUMNS = `id, provider, day::text AS day, status, method, matched, mismatched, our_totals, provider_totals, clearing_net, ledger_clearing_net, clearing_balance,
-  collection_totals, collection_provider_totals, bank_transfers_recovered, error, runs, created_at`;
+  collection_totals, collection_provider_totals, bill_totals, bill_provider_totals, bank_transfers_recovered, error, runs, created_at`;
 
 /**
  * Writes a day's reconciliation and its mismatches (in the caller's transaction): a day
@@ -49,12 +53,13 @@ const COLUMNS = `id, provider, day::text AS day, status, method, matched, mismat
 export async function saveReconciliation(tx: Queryable, record: NewReconciliation, mismatches: readonly Mismatch[]): Promise<ReconciliationRow> {
   const [row] = await tx.query<ReconciliationRow>(
     `INSERT INTO rail_reconciliations (id, provider, day, status, method, matched, mismatched, our_totals, provider_totals, clearing_net, ledger_clearing_net, clearing_balance, error, runs, created_at,
-       collection_totals, collection_provider_totals, bank_transfers_recovered)
-     VALUES ($1, $2, $3::date, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb, $13, 1, $14, $15::jsonb, $16::jsonb, $17)
+       collection_totals, collection_provider_totals, bank_transfers_recovered, bill_totals, bill_provider_totals)
+     VALUES ($1, $2, $3::date, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb, $13, 1, $14, $15::jsonb, $16::jsonb, $17, $18::jsonb, $19::jsonb)
      ON CONFLICT (provider, day) DO UPDATE SET status = EXCLUDED.status, method = EXCLUDED.method, matched = EXCLUDED.matched,
        mismatched = EXCLUDED.mismatched, our_totals = EXCLUDED.our_totals, provider_totals = EXCLUDED.provider_totals,
        clearing_net = EXCLUDED.clearing_net, ledger_clearing_net = EXCLUDED.ledger_clearing_net, clearing_balance = EXCLUDED.clearing_balance,
        collection_totals = EXCLUDED.collection_totals, collection_provider_totals = EXCLUDED.collection_provider_totals,
+       bill_totals = EXCLUDED.bill_totals, bill_provider_totals = EXCLUDED.bill_provider_totals,
        bank_transfers_recovered = rail_reconciliations.bank_transfers_recovered + EXCLUDED.bank_transfers_recovered,
        error = EXCLUDED.error, runs = rail_reconciliations.runs + 1, created_at = EXCLUDED.created_at
      RETURNING ${COLUMNS}`,
@@ -63,6 +68,7 @@ export async function saveReconciliation(tx: Queryable, record: NewReconciliatio
       JSON.stringify(record.our_totals), JSON.stringify(record.provider_totals), JSON.stringify(record.clearing_net),
       JSON.stringify(record.ledger_clearing_net), JSON.stringify(record.clearing_balance), record.error, record.created_at,
       JSON.stringify(record.collection_totals), JSON.stringify(record.collection_provider_totals), record.bank_transfers_recovered,
+      JSON.stringify(record.bill_totals), JSON.stringify(record.bill_provider_totals),
     ],
   );
   if (!row) throw new Error(`reconciliation of ${record.provider} on ${record.day} was not written`);

@@ -13,7 +13,13 @@
 // reads a prepaid token and units from `extra` (text such as "Token: 1234-5678-... Units: 23.8 kWh",
 // or an object with token and units) or from a `token` / `recharge_token` field, in the payment's
 // answer or its status; the fake sends them in `extra`.
-import { toMajor } from '@tapline/shared/money';
+// The daily reconciliation asks GET /v3/bills/{reference} about each of our live bills of the day
+// (billRecord): a record is the bill paid unless its `status` (the documented status sample has
+// none; the bill history's items say "Successful") says failed or still pending; its `amount`
+// (major units, text such as "1800.00") and `currency` are what Flutterwave paid. The SDK's bill
+// history (GET /v3/bills?from=&to=, documentation/billPayments.md "Get bill payments") answers
+// per-currency sums only, no bill under a reference, so the reconciliation cannot use it.
+import { isSupportedCurrency, toMajor, toMinor } from '@tapline/shared/money';
 import type { BillerProvider } from '../../modules/bills/index.ts';
 import type { RailAdapterDeps } from '../types.ts';
 import { type ClientDeps, type FlutterwaveClient, FlutterwaveError, createClient, errorOf, isRefusal, successData } from './client.ts';
@@ -24,6 +30,8 @@ import { keyOf } from './keys.ts';
 type Biller = Parameters<BillerProvider['supports']>[0];
 type BillRequest = Parameters<BillerProvider['pay']>[0];
 type BillResult = Awaited<ReturnType<BillerProvider['pay']>>;
+type BillQuestion = Parameters<NonNullable<BillerProvider['billRecord']>>[0];
+type BillRecord = NonNullable<Awaited<ReturnType<NonNullable<BillerProvider['billRecord']>>>>;
 
 export type BillerDeps = ClientDeps & Pick<RailAdapterDeps, 'now' | 'log'>;
 
@@ -151,9 +159,33 @@ export function createFlutterwaveBiller(config: FlutterwaveConfig, deps: BillerD
     return { status: 'completed', providerReference, ...tokenOf(paid, status), ...(customerName ? { customerName } : {}) };
   }
 
+  /**
+   * The daily reconciliation's question: Flutterwave's record of one of our bills by its reference
+   * (keyOf(billId)); undefined when it holds none. Throws when it cannot tell now, or when a record
+   * it says paid carries no amount that can be read.
+   */
+  async function billRecord(question: BillQuestion): Promise<BillRecord | undefined> {
+    const record = await billStatus(keyOf(question.billId));
+    if (!record) return undefined;
+    const providerReference = text(record.tx_ref) ?? text(record.flw_ref);
+    const state = typeof record.status === 'string' ? record.status : '';
+    if (/fail|reject|declin|revers/i.test(state)) return { status: 'failed', providerReference };
+    if (/pend|process|initiat|queue/i.test(state)) return { status: 'pending', providerReference };
+    const currency = typeof record.currency === 'string' && isSupportedCurrency(record.currency.toUpperCase()) ? record.currency.toUpperCase() : question.currency;
+    let amount: number;
+    try {
+      // Major units, as text ("1800.00", the fake's "500.0000": trailing zeros are no decimals).
+      amount = toMinor(typeof record.amount === 'number' || typeof record.amount === 'string' ? record.amount : NaN, currency);
+    } catch {
+      throw new FlutterwaveError('malformed', `Flutterwave's record of bill ${question.billId} carries no amount that can be read`);
+    }
+    return { status: 'completed', providerReference, paid: { amount, currency } };
+  }
+
   return {
     name: 'flutterwave',
     supports: (biller: Biller) => biller.country === 'NG' && BILL_ITEM_RULES[biller.id] !== undefined,
     pay,
+    billRecord,
   };
 }

@@ -68,7 +68,7 @@ export const dashboardOperatorEn = {
     },
     reconciliations: {
       heading: 'Reconciliations',
-      intro: "Each provider's live payouts and collections (customers paying from their phones) of a UTC day against the provider's own record, done daily by the server and here on demand. A mismatch is for you to take up with the provider: nothing moves money by itself.",
+      intro: "Each provider's live payouts, collections (customers paying from their phones) and bill payments of a UTC day against the provider's own record, done daily by the server and here on demand. A mismatch is for you to take up with the provider: nothing moves money by itself.",
       provider: 'Provider',
       allProviders: 'All providers',
       day: 'Day (UTC)',
@@ -98,11 +98,14 @@ export const dashboardOperatorEn = {
       clearingBalance: "{{provider}}'s clearing when reconciled",
       collectionTotals: 'Collections we show completed',
       collectionProviderTotals: 'Collections the provider shows completed',
+      billTotals: 'Bill payments we show completed',
+      billProviderTotals: 'Bill payments the provider confirms paid',
       bankTransfersRecovered: 'Bank transfers credited from the provider\'s list (webhook lost)',
       direction: 'Direction',
       directions: {
         payout: 'Payout',
         collection: 'Collection',
+        bill: 'Bill payment',
       },
       mismatches: 'Mismatches',
       kinds: {

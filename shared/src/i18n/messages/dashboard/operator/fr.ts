@@ -67,7 +67,7 @@ export const dashboardOperatorFr: Pick<Messages['dashboard'], keyof typeof dashb
     },
     reconciliations: {
       heading: 'Rapprochements',
-      intro: "Les virements et les encaissements réels (des clients qui paient depuis leur téléphone) de chaque prestataire sur une journée UTC, comparés au relevé du prestataire : chaque jour par le serveur, et ici à la demande. Un écart est à voir avec le prestataire : rien ne déplace d'argent tout seul.",
+      intro: "Les virements, les encaissements (des clients qui paient depuis leur téléphone) et les paiements de factures réels de chaque prestataire sur une journée UTC, comparés au relevé du prestataire : chaque jour par le serveur, et ici à la demande. Un écart est à voir avec le prestataire : rien ne déplace d'argent tout seul.",
       provider: 'Prestataire',
       allProviders: 'Tous les prestataires',
       day: 'Jour (UTC)',
@@ -97,11 +97,14 @@ export const dashboardOperatorFr: Pick<Messages['dashboard'], keyof typeof dashb
       clearingBalance: 'Transit de {{provider}} au rapprochement',
       collectionTotals: 'Encaissements terminés chez nous',
       collectionProviderTotals: 'Encaissements terminés chez le prestataire',
+      billTotals: 'Factures payées terminées chez nous',
+      billProviderTotals: 'Factures que le prestataire confirme payées',
       bankTransfersRecovered: 'Virements crédités d\'après la liste du prestataire (webhook perdu)',
       direction: 'Sens',
       directions: {
         payout: 'Virement',
         collection: 'Encaissement',
+        bill: 'Paiement de facture',
       },
       mismatches: 'Écarts',
       kinds: {

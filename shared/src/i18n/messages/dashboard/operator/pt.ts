@@ -67,7 +67,7 @@ export const dashboardOperatorPt: Pick<Messages['dashboard'], keyof typeof dashb
     },
     reconciliations: {
       heading: 'Reconciliações',
-      intro: 'Os pagamentos e as cobranças reais (clientes que pagam pelo telemóvel) de cada prestador num dia UTC, comparados com o registo do próprio prestador: todos os dias pelo servidor e aqui a pedido. Uma divergência é para tratar com o prestador: nada move dinheiro sozinho.',
+      intro: 'Os pagamentos, as cobranças (clientes que pagam pelo telemóvel) e os pagamentos de contas reais de cada prestador num dia UTC, comparados com o registo do próprio prestador: todos os dias pelo servidor e aqui a pedido. Uma divergência é para tratar com o prestador: nada move dinheiro sozinho.',
       provider: 'Prestador',
       allProviders: 'Todos os prestadores',
       day: 'Dia (UTC)',
@@ -97,11 +97,14 @@ export const dashboardOperatorPt: Pick<Messages['dashboard'], keyof typeof dashb
       clearingBalance: 'Trânsito de {{provider}} na reconciliação',
       collectionTotals: 'Cobranças concluídas do nosso lado',
       collectionProviderTotals: 'Cobranças concluídas segundo o prestador',
+      billTotals: 'Pagamentos de contas concluídos do nosso lado',
+      billProviderTotals: 'Pagamentos de contas que o prestador confirma pagos',
       bankTransfersRecovered: 'Transferências creditadas pela lista do prestador (webhook perdido)',
       direction: 'Sentido',
       directions: {
         payout: 'Pagamento',
         collection: 'Cobrança',
+        bill: 'Pagamento de conta',
       },
       mismatches: 'Divergências',
       kinds: {

@@ -67,7 +67,7 @@ export const dashboardOperatorSw: Pick<Messages['dashboard'], keyof typeof dashb
     },
     reconciliations: {
       heading: 'Ulinganisho',
-      intro: 'Malipo halisi na makusanyo halisi (wateja wakilipa kwa simu zao) ya kila mtoa huduma kwa siku moja ya UTC, yakilinganishwa na rekodi ya mtoa huduma mwenyewe: kila siku na seva, na hapa ukitaka. Tofauti ni ya kushughulikia na mtoa huduma: hakuna kinachohamisha pesa chenyewe.',
+      intro: 'Malipo halisi, makusanyo halisi (wateja wakilipa kwa simu zao) na malipo ya bili halisi ya kila mtoa huduma kwa siku moja ya UTC, yakilinganishwa na rekodi ya mtoa huduma mwenyewe: kila siku na seva, na hapa ukitaka. Tofauti ni ya kushughulikia na mtoa huduma: hakuna kinachohamisha pesa chenyewe.',
       provider: 'Mtoa huduma',
       allProviders: 'Watoa huduma wote',
       day: 'Siku (UTC)',
@@ -97,11 +97,14 @@ export const dashboardOperatorSw: Pick<Messages['dashboard'], keyof typeof dashb
       clearingBalance: 'Mpito wa {{provider}} wakati wa ulinganisho',
       collectionTotals: 'Makusanyo tunayoonyesha yamekamilika',
       collectionProviderTotals: 'Makusanyo ambayo mtoa huduma anaonyesha yamekamilika',
+      billTotals: 'Malipo ya bili tunayoonyesha yamekamilika',
+      billProviderTotals: 'Malipo ya bili ambayo mtoa huduma anathibitisha yamelipwa',
       bankTransfersRecovered: 'Uhamisho wa benki ulioingizwa kutoka orodha ya mtoa huduma (webhook ilipotea)',
       direction: 'Mwelekeo',
       directions: {
         payout: 'Malipo',
         collection: 'Makusanyo',
+        bill: 'Malipo ya bili',
       },
       mismatches: 'Tofauti',
       kinds: {
