@@ -4,7 +4,8 @@
 // sale and refunded to both tenders (the tap to the wallet, the rest from the drawer); a split sale
 // cancelled with every tender given back (the tap returned to its wallet without a manager PIN);
 // part paid by mobile money through the sandbox (completing, and timing out with another tender
-// offered); and a till that asks for a tip before payment, the tip in the Z report. The split and tip
+// offered); a split sale part paid by mobile money cancelled, the phone paid back once (the server
+// away and the shop's wallet short said in words first); and a till that asks for a tip before payment, the tip in the Z report. The split and tip
 // screens at 800x600 and 1024x768, in English and French.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -13,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
 import type { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
+import { balanceMinor, databaseTargets, until, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';
 import { launchChromium, trackedPage } from './browser.ts';
 import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
@@ -246,6 +247,88 @@ for (const target of await databaseTargets()) {
       // The X report counts the mobile money part apart from the cash.
       const x = await s.request<{ gross: number; methods: { cash: { count: number; amount: number }; mobileMoney?: { count: number; amount: number } } }>('GET', '/api/pos/reports/current', { headers: { authorization: `Bearer term.${terminalToken}` } });
       assert.deepEqual([x.body.methods.cash, x.body.methods.mobileMoney, x.body.gross], [{ count: 1, amount: 5 }, { count: 1, amount: 10 }, 15]);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+      await page.close();
+    });
+
+    it('cancels a split sale part paid by mobile money: the phone is paid back once (a sandbox payout), failures are said in words and the cancel tried again pays nothing twice', async () => {
+      const { s, key, merchant, terminalToken, jollofId } = await shop();
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
+      await splitCart(page, jollofId);
+      await typePart(page, '5');
+      await page.click('#split-cash');
+      await page.locator('#split[data-remaining="1000"]').waitFor();
+      await typePart(page, '6');
+      await page.click('#split-mobile');
+      await page.locator('#mobile-money-tender').waitFor();
+      await page.click('#momo-key-clear');
+      for (const digit of '08031230001') await page.click(`#momo-key-${digit}`);
+      await page.click('#momo-send');
+      await page.locator('#split[data-state="tenders"][data-remaining="400"][data-tenders="2"]').waitFor(SYNC_WAIT);
+      const collectionId = (await s.db.query<{ id: string }>('SELECT id FROM pos_collections WHERE merchant_id = $1', [merchant.id]))[0]!.id;
+      const collected = await s.request<{ status: string; claimedBy: string | null; returnedAt: string | null }>('GET', `/api/pos/collections/${collectionId}`, { headers: key });
+      assert.deepEqual([collected.body.status, collected.body.claimedBy, collected.body.returnedAt], ['completed', null, null]);
+
+      // The cancel panel says where each part goes: the phone (masked), then the drawer.
+      await page.click('#split-cancel-button');
+      await page.locator('#split[data-state="cancelling"]').waitFor();
+      assert.deepEqual(await page.locator('#split-cancel li').allInnerTexts(), ['Mobile money NGN\u00a06.00 goes back to +234•••••••001', 'Give back NGN\u00a05.00 in cash from the drawer']);
+      assert.equal(await page.locator('#split-confirm-cancel').isDisabled(), false, 'mobile money no longer blocks the cancel');
+      await screenshots(page, 'cancel-mobile-en', '#split');
+      await page.selectOption('#language-switcher', 'fr');
+      await page.locator('#split-cancel li.give-mobile', { hasText: 'Monnaie mobile' }).waitFor();
+      assert.deepEqual(await page.locator('#split-cancel li').allInnerTexts(), ['Monnaie mobile : 6,00\u00a0NGN renvoyés au numéro +234•••••••001', 'Rendre 5,00\u00a0NGN en espèces depuis le tiroir']);
+      await screenshots(page, 'cancel-mobile-fr', '#split');
+      await page.selectOption('#language-switcher', 'en');
+      await page.locator('#split-cancel li.give-mobile', { hasText: 'goes back to' }).waitFor();
+
+      // The server cannot be reached: said in words, the sale stays open, nothing is paid.
+      const returnPath = `**/api/pos/collections/${collectionId}/return`;
+      await page.route(returnPath, (route) => route.abort('internetdisconnected'));
+      await page.click('#split-confirm-cancel');
+      await page.locator('#split-message').waitFor();
+      assert.equal(await page.locator('#split-message').innerText().then((text) => text.split('\n')[0]), 'Could not send mobile money NGN\u00a06.00 back yet (the till is offline: mobile money goes back to the phone only through the server): the sale stays open. Try again: the customer is never paid twice.');
+      await page.unroute(returnPath);
+      assert.equal((await s.db.query('SELECT id FROM payments WHERE merchant_id = $1', [merchant.id])).length, 0, 'nothing paid while the till could not reach the server');
+
+      // The shop's wallet cannot pay the phone and the payout fee: said in words, nothing moved.
+      const balance = await balanceMinor(s, merchant.handle, 'NGN');
+      // A payout of (almost) everything it holds, 1.5 % fee on top, leaves about NGN 5.00.
+      const drain = Math.floor((balance - 500) / 1.015);
+      const drained = await s.request<{ id: string }>('POST', '/api/pay', { headers: { ...key, 'idempotency-key': randomUUID() }, body: { fromCode: 'NG', toCode: 'NG', rail: 'mobile_money', amount: drain / 100, currency: 'NGN', receiver: '+2348031238888' } });
+      assert.equal(drained.status, 201, JSON.stringify(drained.body));
+      const low = await balanceMinor(s, merchant.handle, 'NGN');
+      assert.ok(low < 600 + 9, `the wallet holds ${low}: less than the part and its fee`);
+      await page.click('#split-confirm-cancel');
+      await page.locator('#split-message[data-code="insufficient_funds"], #split-message:has-text("does not hold")').first().waitFor(SYNC_WAIT);
+      assert.match(await page.locator('#split-message').innerText(), /^The shop's Tapline wallet does not hold NGN\u00a06\.00 plus the mobile money fee: nothing was sent\. Top the wallet up or ask the manager, then try again\./);
+      await screenshots(page, 'cancel-mobile-funds-en', '#split');
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), low, 'nothing moved');
+      assert.equal((await s.db.query('SELECT id FROM payments WHERE merchant_id = $1 AND id <> $2', [merchant.id, drained.body.id])).length, 0, 'no payout to the phone');
+
+      // Topped up (another mobile money payment to the shop), the same cancel goes through: the phone is paid back once.
+      const topUp = await s.request<{ id: string }>('POST', '/api/pos/collections', { headers: key, body: { amountMinor: 2000, currency: 'NGN', phone: '08031239999' } });
+      assert.equal(topUp.status, 201, JSON.stringify(topUp.body));
+      await until('the top-up collection', async () => ((await s.request<{ status: string }>('GET', `/api/pos/collections/${topUp.body.id}`, { headers: key })).body.status === 'completed' ? true : undefined));
+      const before = await balanceMinor(s, merchant.handle, 'NGN');
+      const pulsesBefore = printer.drawerPulses;
+      await page.click('#split-confirm-cancel');
+      await page.locator('#sale').waitFor(SYNC_WAIT);
+      assert.equal(await page.locator(`#cart li[data-product="${jollofId}"]`).count(), 1, 'the cart is as it was');
+      assert.equal(printer.drawerPulses - pulsesBefore, 1, 'the drawer opened to give the cash back');
+      const returned = await s.request<{ returnedAt: string | null; returnPaymentId: string | null; claimedBy: string | null }>('GET', `/api/pos/collections/${collectionId}`, { headers: key });
+      assert.ok(returned.body.returnedAt);
+      assert.equal(returned.body.claimedBy, null);
+      const payout = await s.request<{ id: string; rail: string; amount: number; fee: number; currency: string; status: string }>('GET', `/api/payments/${returned.body.returnPaymentId}`, { headers: key });
+      assert.equal(payout.status, 200, JSON.stringify(payout.body));
+      assert.deepEqual([payout.body.rail, payout.body.amount, payout.body.currency], ['mobile_money', 6, 'NGN']);
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), before - 600 - Math.round(payout.body.fee * 100), 'the merchant paid the phone back and the fee');
+      const payouts = await s.db.query<{ id: string }>('SELECT id FROM payments WHERE merchant_id = $1 AND id <> $2', [merchant.id, drained.body.id]);
+      assert.deepEqual(payouts.map((row) => row.id), [returned.body.returnPaymentId], 'one payout to the phone');
+      const [rows] = await s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM till_sales WHERE merchant_id = $1', [merchant.id]);
+      assert.equal(Number(rows?.n), 0, 'no till sale was recorded');
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.close();
     });

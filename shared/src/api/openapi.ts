@@ -3365,6 +3365,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pos/collections/{id}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReturnPosCollectionBody"];
+                };
+            };
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PosCollectionRecord"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/bank-transfers/unmatched": {
         parameters: {
             query?: never;
@@ -11889,6 +11929,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             completedAt?: string;
+            returnedAt: string | null;
+            returnPaymentId: string | null;
         };
         /** @enum {string} */
         PosCollectionStatus: "pending" | "completed" | "failed" | "expired" | "cancelled";
@@ -12085,6 +12127,10 @@ export interface components {
             handle: string;
             /** @enum {boolean} */
             deleted: true;
+        };
+        ReturnPosCollectionBody: {
+            cashierId?: string;
+            shiftId?: string;
         };
         ReturnedUnmatchedBody: {
             reference: string;

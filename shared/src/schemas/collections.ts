@@ -31,5 +31,14 @@ export const PosCollectionRecord = Type.Object({
   expiresAt: Timestamp,
   createdAt: Timestamp,
   completedAt: Type.Optional(Timestamp),
+  returnedAt: Type.Union([Timestamp, Type.Null()], { description: 'When the collection was given back to the phone that paid (POST /api/pos/collections/{id}/return); null until then' }),
+  returnPaymentId: Type.Union([Type.String(), Type.Null()], { description: 'The mobile_money payout (a payment, GET /api/payments/{id}) that gave it back; null until then' }),
 });
 export type PosCollectionRecord = Static<typeof PosCollectionRecord>;
+
+/** POST /api/pos/collections/{id}/return: who gave the collection back, in which shift (as a returned tap's). */
+export const ReturnPosCollectionBody = Type.Object({
+  cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The till staff member who gives it back (recorded; 422 cashier_unknown when none of the merchant\'s)' })),
+  shiftId: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The till shift it was given back in (recorded)' })),
+});
+export type ReturnPosCollectionBody = Static<typeof ReturnPosCollectionBody>;

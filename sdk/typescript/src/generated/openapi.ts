@@ -1614,7 +1614,9 @@ export interface paths {
          *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
          *     {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
          *     providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
-         *     mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once.
+         *     mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once; one that no
+         *     sale claims can be given back to the phone instead (POST /api/pos/collections/{id}/return: returnedAt, returnPaymentId,
+         *     pos.collection.returned), after which it pays no sale.
          *
          *     Idempotency-Key honoured: the collection id derives from the key, so a retry (even after a crash) answers
          *     the same collection and never prompts the phone twice. 400 invalid_phone (not a valid number in E.164 or the merchant country's local
@@ -1656,7 +1658,9 @@ export interface paths {
          *     pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
          *     {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
          *     providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
-         *     mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once.
+         *     mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once; one that no
+         *     sale claims can be given back to the phone instead (POST /api/pos/collections/{id}/return: returnedAt, returnPaymentId,
+         *     pos.collection.returned), after which it pays no sale.
          */
         get: operations["getPosCollection"];
         put?: never;
@@ -1680,11 +1684,47 @@ export interface paths {
          * The till stops waiting: a pending collection becomes cancelled (409 collection_not_pending once it has ended, 410 collection_expired)
          * @description The provider cannot always withdraw a prompt already on the customer's phone. The collection is still asked about
          *     until its expiry: if the provider confirms the payment after the cancel, it is recorded as completed (cancelledAt stays set,
-         *     claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and refund the
-         *     customer: never lost, never silently kept. A cancelled collection cannot be a till sale's tender. Cancelling a cancelled collection
+         *     claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and give it
+         *     back to the customer's phone (POST /api/pos/collections/{id}/return): never lost, never silently kept. A cancelled collection cannot be a till sale's tender. Cancelling a cancelled collection
          *     answers it again. 404 collection_not_found.
          */
         post: operations["cancelPosCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pos/collections/{id}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a completed collection that pays no sale back to the phone that paid (a split sale cancelled at the till, or a payment confirmed after the till cancelled)
+         * @description The cashier cancelled a split sale after its mobile money part was paid, or the provider confirmed a payment after the till
+         *     cancelled the collection (completed, cancelledAt set, claimedBy null): the collection's whole amount goes back to the phone that paid
+         *     as a mobile_money payout from the merchant's wallet (a payment like POST /api/pay's: the sandbox in test mode, the live payout rails
+         *     in live mode), its id in returnPaymentId (GET /api/payments/{id} follows it). The merchant pays the payout's fee on top, as for a refund:
+         *     the merchant's wallet is debited amount + fee, the phone receives the whole amount. In one database transaction under the collection's
+         *     lock: the payout with its ledger debit, returnedAt and returnPaymentId, and the event pos.collection.returned (the collection's fields,
+         *     returnPaymentId, returnedAt, returnFee, cashierId, shiftId). Once only: the payout's id derives from the collection's, so a retry, a
+         *     second call or two at once answer the same record (200) and never pay twice. A returned collection can no longer be a till sale's
+         *     tender (tender_unverified). A terminal gives back its own collections; the merchant key any of its own in the key's mode.
+         *     The payout then follows the payments' rules: one its provider fails gives its debit back to the merchant's wallet
+         *     (payment.failed) and this route sends no second one (the merchant pays the customer another way).
+         *     404 collection_not_found (another merchant's, mode's or terminal's). 409 collection_not_completed (pending, failed, expired, or
+         *     cancelled without a payment). 409 collection_claimed (a till sale takes it as its tender: refund that sale, its refund pays the phone back).
+         *     422 insufficient_funds (the merchant's wallet holds less than amount + fee; nothing moved: top it up and send again).
+         *     422 cashier_unknown (a cashierId that is none of the merchant's till staff or dashboard users).
+         *     422 rail_unavailable or amount_not_payable (live mode: no payout provider pays mobile money to the phone's country, or the provider
+         *     cannot pay this amount, as M-Pesa pays whole shillings only).
+         */
+        post: operations["createPosCollectionReturn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7312,6 +7352,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             completedAt?: string;
+            /** @description When the collection was given back to the phone that paid (POST /api/pos/collections/{id}/return); null until then */
+            returnedAt: string | null;
+            /** @description The mobile_money payout (a payment, GET /api/payments/{id}) that gave it back; null until then */
+            returnPaymentId: string | null;
         };
         /** @enum {string} */
         PosCollectionStatus: "pending" | "completed" | "failed" | "expired" | "cancelled";
@@ -7576,6 +7620,12 @@ export interface components {
             handle: string;
             /** @enum {boolean} */
             deleted: true;
+        };
+        ReturnPosCollectionBody: {
+            /** @description The till staff member who gives it back (recorded; 422 cashier_unknown when none of the merchant's) */
+            cashierId?: string;
+            /** @description The till shift it was given back in (recorded) */
+            shiftId?: string;
         };
         ReturnedUnmatchedBody: {
             /** @description The provider's reference of the refund made there */
@@ -17772,6 +17822,129 @@ export interface operations {
             };
             /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; retry after Retry-After seconds. Codes include: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unavailable. Codes include: `database_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createPosCollectionReturn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReturnPosCollectionBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PosCollectionRecord"];
+                };
+            };
+            /** @description The request is invalid. Codes include: `validation_failed`, `invalid_text`, `invalid_parameter`, `invalid_json`, `body_too_deep`, `invalid_content_length`, `invalid_mode`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is missing, malformed, unknown, revoked or expired. Codes include: `authentication_required`, `invalid_authorization_header`, `invalid_credential`, `invalid_api_key`, `api_key_expired`, `invalid_session`, `dashboard_session_expired`, `invalid_terminal_token`, `terminal_revoked`, `invalid_wallet_token`, `wallet_session_expired`, `invalid_agent_token`, `agent_session_expired`, `invalid_publishable_key`, `publishable_key_revoked`, `invalid_admin_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but not allowed to do this. Codes include: `csrf_failed`, `role_forbidden`, `credential_not_allowed`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (or another merchant's, or of the other mode). Codes include: `collection_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It conflicts with the current state. Codes include: `collection_not_completed`, `collection_claimed`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. Codes include: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json. Codes include: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A business rule refused it. Codes include: `insufficient_funds`, `cashier_unknown`, `rail_unavailable`, `amount_not_payable`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { CreatePosCollectionBody, ErrorBody, PosCollectionRecord } from '@tapline/shared/schemas';
+import { CreatePosCollectionBody, ErrorBody, PosCollectionRecord, ReturnPosCollectionBody } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../auth/hooks.ts';
 import { forbidden } from '../../http/errors.ts';
@@ -40,7 +40,9 @@ the provider's rail_clearing:<provider> live, from funding in the sandbox) and t
 pos.collection.failed and pos.collection.expired. Each event goes to the merchant's webhooks like every event, with
 {collectionId, merchantId, terminalId, status, amount (major), amountMinor, currency, phone (masked), provider,
 providerReference, transferId, failureCode, failureReason, cancelledAt, endedAt}. A completed collection is the
-mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once.`;
+mobile_money tender of one till sale (reference = its id, same terminal, currency and amount), claimed once; one that no
+sale claims can be given back to the phone instead (POST /api/pos/collections/{id}/return: returnedAt, returnPaymentId,
+pos.collection.returned), after which it pays no sale.`;
 
 /** Mobile-money collections at the till: POST /api/pos/collections, GET, cancel. */
 export async function collectionRoutes(app: TypedApp, context: AppContext): Promise<void> {
@@ -81,13 +83,41 @@ form), 400 currency_not_accepted (not the merchant's currency), 400 invalid_amou
       summary: 'The till stops waiting: a pending collection becomes cancelled (409 collection_not_pending once it has ended, 410 collection_expired)',
       description: `The provider cannot always withdraw a prompt already on the customer's phone. The collection is still asked about
 until its expiry: if the provider confirms the payment after the cancel, it is recorded as completed (cancelledAt stays set,
-claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and refund the
-customer: never lost, never silently kept. A cancelled collection cannot be a till sale's tender. Cancelling a cancelled collection
+claimedBy null), credited to the merchant and announced by pos.collection.completed, so that the merchant can see it and give it
+back to the customer's phone (POST /api/pos/collections/{id}/return): never lost, never silently kept. A cancelled collection cannot be a till sale's tender. Cancelling a cancelled collection
 answers it again. 404 collection_not_found.`,
       params: IdParams,
       response: { 200: PosCollectionRecord, ...errors },
     },
   }, async (request) => collectionRecord(await collections.cancel(caller(request), request.params.id)));
+
+  app.post('/api/pos/collections/:id/return', {
+    config: merchantOrTerminal,
+    schema: {
+      tags: ['pos'],
+      summary: 'Give a completed collection that pays no sale back to the phone that paid (a split sale cancelled at the till, or a payment confirmed after the till cancelled)',
+      description: `The cashier cancelled a split sale after its mobile money part was paid, or the provider confirmed a payment after the till
+cancelled the collection (completed, cancelledAt set, claimedBy null): the collection's whole amount goes back to the phone that paid
+as a mobile_money payout from the merchant's wallet (a payment like POST /api/pay's: the sandbox in test mode, the live payout rails
+in live mode), its id in returnPaymentId (GET /api/payments/{id} follows it). The merchant pays the payout's fee on top, as for a refund:
+the merchant's wallet is debited amount + fee, the phone receives the whole amount. In one database transaction under the collection's
+lock: the payout with its ledger debit, returnedAt and returnPaymentId, and the event pos.collection.returned (the collection's fields,
+returnPaymentId, returnedAt, returnFee, cashierId, shiftId). Once only: the payout's id derives from the collection's, so a retry, a
+second call or two at once answer the same record (200) and never pay twice. A returned collection can no longer be a till sale's
+tender (tender_unverified). A terminal gives back its own collections; the merchant key any of its own in the key's mode.
+The payout then follows the payments' rules: one its provider fails gives its debit back to the merchant's wallet
+(payment.failed) and this route sends no second one (the merchant pays the customer another way).
+404 collection_not_found (another merchant's, mode's or terminal's). 409 collection_not_completed (pending, failed, expired, or
+cancelled without a payment). 409 collection_claimed (a till sale takes it as its tender: refund that sale, its refund pays the phone back).
+422 insufficient_funds (the merchant's wallet holds less than amount + fee; nothing moved: top it up and send again).
+422 cashier_unknown (a cashierId that is none of the merchant's till staff or dashboard users).
+422 rail_unavailable or amount_not_payable (live mode: no payout provider pays mobile money to the phone's country, or the provider
+cannot pay this amount, as M-Pesa pays whole shillings only).`,
+      params: IdParams,
+      body: Type.Optional(ReturnPosCollectionBody),
+      response: { 200: PosCollectionRecord, ...errors },
+    },
+  }, async (request) => collectionRecord(await collections.returnToPhone(caller(request), request.params.id, request.body ?? {})));
 }
 
 const JOB_INTERVAL_MIN_MS = 100;

@@ -8,6 +8,7 @@
 // A collection's row is its durable job: next_poll_at says when the sandbox answers, when the
 // provider is asked again, or when it expires. Every change of state is applied under the row's
 // lock, with its ledger transfer (one per collection, so never twice) and its event.
+import { createHash } from 'node:crypto';
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
 import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
@@ -19,8 +20,10 @@ import { railClearing, systemAccount, walletAccount } from '../../ledger/account
 import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { type CollectionRequest, type CollectionUpdate, type RailAdapter, type RailProviderName, providersFor } from '../../rails/index.ts';
 import { findMerchant } from '../merchants/index.ts';
+import { preparePayment, recordPayment } from '../payments/index.ts';
+import { checkedCashierId } from '../till-staff/index.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
-import { type CollectionPurpose, type CollectionRow, type TopUpPurpose, claimDueCollections, findCollection, insertCollection, lockCollection, updateCollection } from './store.ts';
+import { type CollectionPurpose, type CollectionRow, type TopUpPurpose, claimDueCollections, findCollection, insertCollection, lockCollection, lockCollectionFresh, updateCollection } from './store.ts';
 
 /**
  * Told, inside the transaction that ends a collection of a purpose other than a till sale (a
@@ -56,6 +59,20 @@ export interface CollectionCaller {
   merchantId: string;
   mode: Mode;
   terminalId: string | null;
+}
+
+/** Who gave a collection back, in which shift (POST /api/pos/collections/{id}/return). */
+export interface ReturnCollectionBody {
+  cashierId?: string | undefined;
+  shiftId?: string | undefined;
+}
+
+/**
+ * The payout that gives a collection back to its phone: its id derives from the collection's, so
+ * a retry, a second call or two at once make one payout (the payments' primary key refuses a second).
+ */
+export function collectionReturnPaymentId(collectionId: string): string {
+  return `pay_${createHash('sha256').update(`collection-return:${collectionId}`).digest('hex').slice(0, 32)}`;
 }
 
 export interface CreateCollectionBody {
@@ -137,6 +154,8 @@ export function collectionRecord(row: CollectionRow) {
     expiresAt: row.expires_at.toISOString(),
     createdAt: row.created_at.toISOString(),
     ...(row.status === 'completed' && row.ended_at ? { completedAt: row.ended_at.toISOString() } : {}),
+    returnedAt: row.returned_at?.toISOString() ?? null,
+    returnPaymentId: row.return_payment_id,
   };
 }
 
@@ -167,6 +186,19 @@ async function announce(tx: Queryable, row: CollectionRow, at: Date): Promise<vo
     return;
   }
   await outcomeListeners.get(row.purpose)?.(tx, row, at);
+}
+
+/** pos.collection.returned: the collection's fields, and the payout that gave it back (its fee paid by the merchant on top). */
+function returnEventData(row: CollectionRow, fee: number): Record<string, unknown> {
+  return {
+    ...eventData(row),
+    returnedAt: row.returned_at?.toISOString() ?? null,
+    returnPaymentId: row.return_payment_id,
+    returnFee: toMajor(fee, row.currency),
+    returnFeeMinor: fee,
+    cashierId: row.return_cashier_id,
+    shiftId: row.return_shift_id,
+  };
 }
 
 export function collectionNotFound(id: string) {
@@ -479,6 +511,67 @@ export function collectionService(context: AppContext, log: (message: string, de
       if (row.status === 'expired') throw gone('collection_expired', `Collection ${id} expired at ${row.expires_at.toISOString()}: nothing to cancel`);
       if (row.status !== 'cancelled') throw conflict('collection_not_pending', `Collection ${id} is ${row.status}: it can no longer be cancelled`);
       return row;
+    },
+
+    /**
+     * Gives a completed collection that no till sale claims back to the phone that paid (docs/till.md,
+     * "Cancel a split sale"): a mobile_money payout of its whole amount from the merchant's wallet
+     * (the sandbox in test mode), the payout's fee paid by the merchant on top, as for a refund. The
+     * payout is priced outside the transaction (payments' preparePayment); under the collection's
+     * lock the transaction checks it again, records the payout with its debit (recordPayment),
+     * marks the collection returned and sends pos.collection.returned. A returned collection answers
+     * the same record again and is never a till sale's tender. A terminal gives back its own
+     * collections only.
+     */
+    async returnToPhone(caller: CollectionCaller, id: string, body: ReturnCollectionBody): Promise<CollectionRow> {
+      const seen = await current(await visible(caller, id));
+      if (caller.terminalId !== null && seen.terminal_id !== caller.terminalId) throw collectionNotFound(id);
+      if (seen.returned_at !== null) return seen;
+      const refuse = (row: CollectionRow) => {
+        if (row.status !== 'completed') {
+          throw conflict('collection_not_completed', `Collection ${id} is ${row.status}: only a completed collection took money to give back`);
+        }
+        if (row.claimed_by) {
+          throw conflict('collection_claimed', `Collection ${id} pays till sale ${row.claimed_by}: refund that sale, and its refund pays the phone back`);
+        }
+      };
+      refuse(seen);
+      const cashierId = await checkedCashierId(db, seen.merchant_id!, body.cashierId);
+      const merchant = await findMerchant(db, seen.merchant_id!);
+      if (!merchant) throw collectionNotFound(id);
+      const payment = await preparePayment(
+        { db, config, now: context.now, fx: context.fx, payoutProviders: context.payoutProviders },
+        { merchantId: merchant.id, handle: merchant.handle, mode: seen.mode },
+        {
+          fromCode: merchant.country,
+          toCode: seen.country,
+          rail: 'mobile_money',
+          amount: toMajor(seen.amount, seen.currency),
+          currency: seen.currency,
+          receiver: seen.phone,
+          receiverName: 'Customer',
+          senderName: merchant.name,
+          note: `Mobile money collection ${id} given back`,
+        },
+        collectionReturnPaymentId(id),
+      );
+      const now = context.now();
+      return db.transaction(async (tx) => {
+        const locked = await lockCollectionFresh(tx, id);
+        if (!locked) throw collectionNotFound(id);
+        // Another call got in first (a retry, a second till, two at once): its return is the answer.
+        if (locked.returned_at !== null) return locked;
+        refuse(locked);
+        await recordPayment(tx, payment, config.sandboxStepMs);
+        const returned = await updateCollection(tx, id, {
+          returned_at: now,
+          return_payment_id: payment.id,
+          return_cashier_id: cashierId,
+          return_shift_id: body.shiftId?.toLowerCase() ?? null,
+        }, now);
+        await enqueueEvent(tx, { merchantId: returned.merchant_id!, mode: returned.mode, type: 'pos.collection.returned', data: returnEventData(returned, payment.fee), at: now });
+        return returned;
+      });
     },
 
     /** A provider's verified callback (rails/routes.ts). */

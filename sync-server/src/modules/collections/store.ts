@@ -42,13 +42,18 @@ export interface CollectionRow {
   expires_at: Date;
   ended_at: Date | null;
   updated_at: Date;
+  /** Given back to the phone that paid (POST /api/pos/collections/{id}/return, migration 056): when, by which payout, by whom, in which shift. */
+  returned_at: Date | null;
+  return_payment_id: string | null;
+  return_cashier_id: string | null;
+  return_shift_id: string | null;
   /** Filled by the reads that join the claims table: the till sale this collection pays, if any. */
   claimed_by?: string | null;
 }
 
 const COLUMNS = `c.id, c.purpose, c.merchant_id, c.mode, c.merchant_wallet_id, c.terminal_id, c.amount::int8 AS amount, c.fee::int8 AS fee, c.currency, c.phone, c.country, c.description,
   c.provider, c.provider_reference, c.provider_request_id, c.sandbox_outcome, c.status, c.failure_code, c.failure_reason, c.transfer_id, c.cancelled_at, c.next_poll_at,
-  c.poll_errors, c.created_at, c.expires_at, c.ended_at, c.updated_at,
+  c.poll_errors, c.created_at, c.expires_at, c.ended_at, c.updated_at, c.returned_at, c.return_payment_id, c.return_cashier_id, c.return_shift_id,
   (SELECT t.sale_id::text FROM till_sale_tender_claims t WHERE t.reference = c.id) AS claimed_by`;
 
 /** Amounts come back as numbers on both drivers (int8 may arrive as a string). */
@@ -102,6 +107,16 @@ export async function lockCollection(tx: Queryable, id: string): Promise<Collect
   return normalised(row);
 }
 
+/**
+ * A collection under its row lock, read after the lock in a statement of its own: under READ
+ * COMMITTED a statement that waited for the lock reads its subqueries (the till sale that claims
+ * it) as of when it began, and a claim committed meanwhile must be seen.
+ */
+export async function lockCollectionFresh(tx: Queryable, id: string): Promise<CollectionRow | undefined> {
+  await tx.query('SELECT c.id FROM pos_collections c WHERE c.id = $1 FOR UPDATE OF c', [id]);
+  return findCollection(tx, id);
+}
+
 /** A wallet's top-ups of one purpose (a holder's own, or an agent's float) in one mode, newest first. */
 export async function listWalletTopUps(db: Queryable, walletId: string, mode: Mode, limit: number, offset: number, purpose: TopUpPurpose = 'wallet_top_up'): Promise<{ rows: CollectionRow[]; total: number }> {
   const where = `c.purpose = $3 AND c.merchant_wallet_id = $1 AND c.mode = $2`;
@@ -124,7 +139,7 @@ export async function lockCollections(tx: Queryable, ids: readonly string[]): Pr
 export async function updateCollection(
   tx: Queryable,
   id: string,
-  fields: Partial<Pick<CollectionRow, 'status' | 'failure_code' | 'failure_reason' | 'transfer_id' | 'cancelled_at' | 'next_poll_at' | 'poll_errors' | 'provider_reference' | 'ended_at'>>,
+  fields: Partial<Pick<CollectionRow, 'status' | 'failure_code' | 'failure_reason' | 'transfer_id' | 'cancelled_at' | 'next_poll_at' | 'poll_errors' | 'provider_reference' | 'ended_at' | 'returned_at' | 'return_payment_id' | 'return_cashier_id' | 'return_shift_id'>>,
   now: Date,
 ): Promise<CollectionRow> {
   const names = Object.keys(fields) as (keyof typeof fields)[];

@@ -396,8 +396,8 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
 
   /**
    * A mobile_money tender is the collection that took that part (POST /api/pos/collections):
-   * completed, asked by this till (same merchant, mode and terminal), not cancelled by it, in this
-   * currency, for exactly the tender's amount, and claimed by no other till sale.
+   * completed, asked by this till (same merchant, mode and terminal), not cancelled by it, not given
+   * back to the phone (POST /api/pos/collections/{id}/return), in this currency, for exactly the tender's amount, and claimed by no other till sale.
    */
   function mobileMoneyDecline(terminal: PushTerminal, sale: Candidate, collections: ReadonlyMap<string, CollectionRow>, claimed: Set<string>): Verdict | null {
     for (const tender of sale.tenders) {
@@ -410,6 +410,7 @@ export function tillSaleSettler(_context: AppContext): CollectionSettler<TillSal
       }
       if (collection.status !== 'completed') return unverified(`the collection is ${collection.status}, not completed`);
       if (collection.cancelled_at !== null) return unverified('the till cancelled this collection before it completed: the merchant refunds it, it pays no sale');
+      if (collection.returned_at !== null) return unverified('the collection was given back to the phone that paid: it pays no sale');
       if (collection.currency !== sale.currency || collection.amount !== tender.amount) {
         return unverified(`the collection took ${toMajor(collection.amount, collection.currency)} ${collection.currency}, the tender says ${toMajor(tender.amount, sale.currency)} ${sale.currency}`);
       }

@@ -133,6 +133,9 @@ export function createApi(terminalToken: string) {
     createCollection: (body: Body<'POST', '/api/pos/collections'>, idempotencyKey: string) => call('POST', '/api/pos/collections', { body, headers: { 'idempotency-key': `momo-${idempotencyKey}` } }),
     collection: (collectionId: string) => call('GET', '/api/pos/collections/{id}', { params: { id: collectionId } }),
     cancelCollection: (collectionId: string) => call('POST', '/api/pos/collections/{id}/cancel', { params: { id: collectionId } }),
+    // A split sale cancelled after its mobile money part was paid: the collection goes back to the phone (a payout whose id
+    // derives from the collection's, so asking again answers the same return and never pays twice).
+    returnCollection: (collectionId: string, by: Body<'POST', '/api/pos/collections/{id}/return'>) => call('POST', '/api/pos/collections/{id}/return', { params: { id: collectionId }, body: by }),
     closeDay: (managerPin: string, idempotencyKey: string) => call('POST', '/api/pos/reports', { body: { managerPin }, headers: { 'idempotency-key': `zreport-${idempotencyKey}` } }),
   };
 }

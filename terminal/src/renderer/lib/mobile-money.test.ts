@@ -26,7 +26,7 @@ function memoryStore() {
 }
 
 function collection(fields: Partial<Collection> = {}): Collection {
-  return { id: 'col_abc', status: 'pending', amountMinor: 25_000, currency: 'KES', phone: '+254•••••••011', provider: 'sandbox', terminalId: 'term_1', claimedBy: null, expiresAt: '2026-01-01T00:02:00.000Z', createdAt: '2026-01-01T00:00:00.000Z', ...fields };
+  return { id: 'col_abc', status: 'pending', amountMinor: 25_000, currency: 'KES', phone: '+254•••••••011', provider: 'sandbox', terminalId: 'term_1', claimedBy: null, returnedAt: null, returnPaymentId: null, expiresAt: '2026-01-01T00:02:00.000Z', createdAt: '2026-01-01T00:00:00.000Z', ...fields };
 }
 
 describe('the mobile money request a till keeps', () => {
@@ -51,7 +51,7 @@ describe('the mobile money request a till keeps', () => {
     assert.equal(resumed.status, 'completed');
     assert.equal(sent.length, 1, 'resumed by id: no second request');
     assert.equal(loadPending('term_1', 25_000, 'KES', store), null, 'forgotten once it ended');
-    assert.deepEqual(tenderOf(resumed), { kind: 'mobile_money', amountMinor: 25_000, reference: 'col_abc' });
+    assert.deepEqual(tenderOf(resumed), { kind: 'mobile_money', amountMinor: 25_000, reference: 'col_abc', phone: '+254•••••••011' });
   });
 
   it('a request whose answer never came is repeated with the same key; a refused one is forgotten', async () => {

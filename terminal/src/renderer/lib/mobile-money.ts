@@ -14,6 +14,8 @@ export interface MobileMoneyTender {
   kind: 'mobile_money';
   amountMinor: number;
   reference: string;
+  /** The phone that paid, masked as the server shows it: what a cancel says the money goes back to. */
+  phone: string;
 }
 
 /** A request the till made, kept until it ends: the key repeats it, the id (once known) resumes the wait. */
@@ -143,5 +145,5 @@ export function endedCode(collection: Collection): string {
 /** The tender a completed collection pays. */
 export function tenderOf(collection: Collection): MobileMoneyTender {
   if (collection.status !== 'completed') throw new Error(`collection ${collection.id} is ${collection.status}, not completed`);
-  return { kind: 'mobile_money', amountMinor: collection.amountMinor, reference: collection.id };
+  return { kind: 'mobile_money', amountMinor: collection.amountMinor, reference: collection.id, phone: collection.phone };
 }

@@ -73,6 +73,7 @@ function server() {
     createCollection: () => Promise.reject(new Error('not used here')),
     collection: () => Promise.reject(new Error('not used here')),
     cancelCollection: () => Promise.reject(new Error('not used here')),
+    returnCollection: () => Promise.reject(new Error('not used here')),
     verifyGiftCard: () => Promise.reject(new Error('not used here')),
     redeemGiftCard: () => Promise.reject(new Error('not used here')),
     returnGiftCard: () => Promise.reject(new Error('not used here')),

@@ -75,9 +75,14 @@ describe('a split sale at the till (lib/split-sale.ts)', () => {
   it('takes mobile money for part of the sale, named by its collection', () => {
     const started = startMobile(startSplit(sale, 'term_1', NOW), 700);
     assert.ok(started.ok);
-    const split = mobilePaid(started.split, 'col_1', 700);
-    assert.deepEqual(split.tenders, [{ kind: 'mobile_money', amountMinor: 700, reference: 'col_1' }]);
+    const split = mobilePaid(started.split, 'col_1', 700, '+254•••••••011');
+    assert.deepEqual(split.tenders, [{ kind: 'mobile_money', amountMinor: 700, reference: 'col_1' }], 'the till sale\'s tender names the collection only');
+    assert.deepEqual(split.mobilePhones, { col_1: '+254•••••••011' }, 'the masked phone is kept beside it, for a cancel');
     assert.equal(split.pendingMobile, undefined);
+    const rest = addCash(split, 800);
+    assert.ok(rest.ok);
+    const doc = splitSaleDoc(rest.split, NOW);
+    assert.equal(JSON.stringify(doc).includes('+254'), false, 'the phone stays on the till: the till sale carries no phone');
   });
 
   it('takes a gift card for at most what is left, keeps its request key while it is taken, and names its redemption', () => {

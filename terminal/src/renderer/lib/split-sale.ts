@@ -9,7 +9,8 @@ import type { DrawerRefundDoc } from './shifts.ts';
  * per terminal from the first tender on, so a reload or a crash finds every tender already taken
  * (money the customer paid is never forgotten). When nothing is left to pay it becomes one till
  * sale document (collection `till_sales`) naming every tender; cancelled, each completed tender is
- * given back (a tap through POST /api/pos/sessions/{id}/return, cash from the drawer).
+ * given back (a tap through POST /api/pos/sessions/{id}/return, mobile money to the phone through
+ * POST /api/pos/collections/{id}/return, cash from the drawer).
  */
 export interface SplitSale {
   /** The till sale's id: also the `tenderOf` of its wallet taps. */
@@ -35,6 +36,8 @@ export interface SplitSale {
    * payment's id, kept just before the payment is stored, so a reload finds it in the replica.
    */
   pendingOffline?: { amountMinor: number; paymentId?: string };
+  /** The phone (masked, as the server shows it) each mobile money tender was paid from, by collection id: a cancel says where the money goes back. */
+  mobilePhones?: Record<string, string>;
   startedAt: string;
 }
 
@@ -153,10 +156,11 @@ export function startMobile(split: SplitSale, amountMinor: number): SplitChange 
   return { ok: true, split: { ...split, pendingMobile: { amountMinor } } };
 }
 
-/** The collection completed: the tender names it. */
-export function mobilePaid(split: SplitSale, collectionId: string, amountMinor: number): SplitSale {
+/** The collection completed: the tender names it (and the masked phone that paid is kept beside it, for a cancel). */
+export function mobilePaid(split: SplitSale, collectionId: string, amountMinor: number, phone?: string): SplitSale {
   const { pendingMobile: _done, ...rest } = split;
-  return { ...rest, tenders: [...split.tenders, { kind: 'mobile_money', amountMinor, reference: collectionId }] };
+  const tenders: TillTender[] = [...split.tenders, { kind: 'mobile_money', amountMinor, reference: collectionId }];
+  return phone === undefined ? { ...rest, tenders } : { ...rest, tenders, mobilePhones: { ...split.mobilePhones, [collectionId]: phone } };
 }
 
 export function mobileEnded(split: SplitSale): SplitSale {
