@@ -1638,7 +1638,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A collection: poll it while the till waits (404 collection_not_found for another merchant's or mode's)
+         * A collection: poll it while the till waits (404 collection_not_found for another merchant's or mode's, or, with a terminal token, another till's)
          * @description Mobile money at the till (docs/till.md): the till asks the customer's phone to pay; the customer approves or
          *     declines there. States: pending -> completed | failed | expired, or cancelled by the till. expiresAt is
          *     COLLECTION_TIMEOUT_SECONDS (default 120) after creation; a collection not confirmed by then becomes expired after one last

@@ -181,7 +181,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), before);
     });
 
-    it('another merchant\'s, mode\'s or till\'s collection is a 404; a bad id or body a clear 4xx, never a 500', async () => {
+    it('another merchant\'s, mode\'s or till\'s collection is a 404 (given back, read or cancelled); a bad id or body a clear 4xx, never a 500', async () => {
       const s = server();
       const shop = await shopWithTill(s);
       await completed(s, shop.term, 100_000, '08039990001');
@@ -197,6 +197,13 @@ for (const target of await databaseTargets()) {
         const answer = await giveBack(s, headers, paid.id);
         assert.deepEqual([answer.status, answer.body.code], [404, 'collection_not_found'], who);
       }
+      // Reading and cancelling too: a till sees its own collections only, the merchant's key all of them.
+      const readByOther = await s.request<{ code: string }>('GET', `/api/pos/collections/${paid.id}`, { headers: shop.other.term });
+      assert.deepEqual([readByOther.status, readByOther.body.code], [404, 'collection_not_found'], 'read from another till of the same merchant');
+      const cancelled = await s.request<{ code: string }>('POST', `/api/pos/collections/${paid.id}/cancel`, { headers: shop.other.term });
+      assert.deepEqual([cancelled.status, cancelled.body.code], [404, 'collection_not_found'], 'cancel from another till of the same merchant');
+      const byKey = await s.request<{ id: string }>('GET', `/api/pos/collections/${paid.id}`, { headers: shop.key });
+      assert.deepEqual([byKey.status, byKey.body.id], [200, paid.id], 'the merchant\'s key reads every till\'s');
       for (const id of ['col_nope', 'nope', encodeURIComponent('col_ä/../x'), '%00']) {
         const answer = await giveBack(s, shop.term, id);
         assert.ok(answer.status === 404 || answer.status === 400, `${id}: ${answer.status}`);

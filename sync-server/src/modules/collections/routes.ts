@@ -69,7 +69,7 @@ form), 400 currency_not_accepted (not the merchant's currency), 400 invalid_amou
     config: merchantOrTerminal,
     schema: {
       tags: ['pos'],
-      summary: 'A collection: poll it while the till waits (404 collection_not_found for another merchant\'s or mode\'s)',
+      summary: 'A collection: poll it while the till waits (404 collection_not_found for another merchant\'s or mode\'s, or, with a terminal token, another till\'s)',
       description: FLOW,
       params: IdParams,
       response: { 200: PosCollectionRecord, ...errors },

@@ -370,6 +370,8 @@ export function collectionService(context: AppContext, log: (message: string, de
   async function visible(caller: CollectionCaller, id: string): Promise<CollectionRow> {
     const row = await findCollection(db, id);
     if (!row || row.purpose !== 'till_sale' || row.merchant_id !== caller.merchantId || row.mode !== caller.mode) throw collectionNotFound(id);
+    // A till reads, cancels and gives back its own collections only; the merchant's key, all of them.
+    if (caller.terminalId !== null && row.terminal_id !== caller.terminalId) throw collectionNotFound(id);
     return row;
   }
 
