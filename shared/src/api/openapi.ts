@@ -925,8 +925,10 @@ export interface paths {
                         "application/json": {
                             id: string;
                             /** @enum {string} */
-                            kind: "cash_in" | "cash_out";
-                            handle: string;
+                            kind: "cash_in" | "cash_out" | "cash_pickup";
+                            handle?: string;
+                            phone?: string;
+                            paymentId?: string;
                             amount: number;
                             currency: string;
                             commission: number;
@@ -982,8 +984,10 @@ export interface paths {
                         "application/json": {
                             id: string;
                             /** @enum {string} */
-                            kind: "cash_in" | "cash_out";
-                            handle: string;
+                            kind: "cash_in" | "cash_out" | "cash_pickup";
+                            handle?: string;
+                            phone?: string;
+                            paymentId?: string;
                             amount: number;
                             currency: string;
                             commission: number;
@@ -1031,8 +1035,10 @@ export interface paths {
                             data: {
                                 id: string;
                                 /** @enum {string} */
-                                kind: "cash_in" | "cash_out";
-                                handle: string;
+                                kind: "cash_in" | "cash_out" | "cash_pickup";
+                                handle?: string;
+                                phone?: string;
+                                paymentId?: string;
                                 amount: number;
                                 currency: string;
                                 commission: number;

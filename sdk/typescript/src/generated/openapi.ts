@@ -447,7 +447,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The agent's cash-ins and cash-outs, newest first */
+        /** The agent's cash-ins, cash-outs and the cash pickups it paid out, newest first (a pickup dated when paid, its transferId the payment's settlement into the float) */
         get: operations["listAgentCashTransactions"];
         put?: never;
         post?: never;
@@ -11229,10 +11229,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
-                        kind: "cash_in" | "cash_out";
-                        /** @description The customer's @handle */
-                        handle: string;
+                        /**
+                         * @description cash_pickup (in the list only): a sender's cash pickup payment the agent paid out against the recipient's phone and code (POST /api/agent/cash-pickups)
+                         * @enum {string}
+                         */
+                        kind: "cash_in" | "cash_out" | "cash_pickup";
+                        /** @description The customer's @handle (cash_in, cash_out) */
+                        handle?: string;
+                        /** @description cash_pickup: the recipient's phone, masked */
+                        phone?: string;
+                        /** @description cash_pickup: the sender's payment it paid out */
+                        paymentId?: string;
                         /** @description Major units */
                         amount: number;
                         currency: string;
@@ -11383,10 +11390,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
-                        kind: "cash_in" | "cash_out";
-                        /** @description The customer's @handle */
-                        handle: string;
+                        /**
+                         * @description cash_pickup (in the list only): a sender's cash pickup payment the agent paid out against the recipient's phone and code (POST /api/agent/cash-pickups)
+                         * @enum {string}
+                         */
+                        kind: "cash_in" | "cash_out" | "cash_pickup";
+                        /** @description The customer's @handle (cash_in, cash_out) */
+                        handle?: string;
+                        /** @description cash_pickup: the recipient's phone, masked */
+                        phone?: string;
+                        /** @description cash_pickup: the sender's payment it paid out */
+                        paymentId?: string;
                         /** @description Major units */
                         amount: number;
                         currency: string;
@@ -11522,10 +11536,17 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            /** @enum {string} */
-                            kind: "cash_in" | "cash_out";
-                            /** @description The customer's @handle */
-                            handle: string;
+                            /**
+                             * @description cash_pickup (in the list only): a sender's cash pickup payment the agent paid out against the recipient's phone and code (POST /api/agent/cash-pickups)
+                             * @enum {string}
+                             */
+                            kind: "cash_in" | "cash_out" | "cash_pickup";
+                            /** @description The customer's @handle (cash_in, cash_out) */
+                            handle?: string;
+                            /** @description cash_pickup: the recipient's phone, masked */
+                            phone?: string;
+                            /** @description cash_pickup: the sender's payment it paid out */
+                            paymentId?: string;
                             /** @description Major units */
                             amount: number;
                             currency: string;

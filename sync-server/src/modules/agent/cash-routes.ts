@@ -1,20 +1,39 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { toMajor } from '@tapline/shared/money';
 import { CurrencyCode, ErrorBody, HandleInput, ListQuery, MajorAmount } from '@tapline/shared/schemas';
 import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { idempotencyScope } from '../../auth/principal.ts';
 import { derivedId } from '../../http/idempotency.ts';
+import { maskPhone } from '../collections/index.ts';
 import { agentCashRecord, agentCashService } from './cash.ts';
-import { listAgentCash } from './cash-store.ts';
+import { type AgentCashLine, listAgentCash } from './cash-store.ts';
+
+/** A cash pickup the agent paid, as a line of its cash history. */
+function pickupLine(row: Extract<AgentCashLine, { kind: 'cash_pickup' }>) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    phone: maskPhone(row.phone),
+    paymentId: row.payment_id,
+    amount: toMajor(row.amount, row.currency),
+    currency: row.currency,
+    commission: toMajor(row.commission, row.currency),
+    transferId: row.transfer_id,
+    createdAt: row.created_at.toISOString(),
+  };
+}
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 
 const AgentCashRecord = Type.Object({
   id: Type.String(),
-  kind: Type.Union([Type.Literal('cash_in'), Type.Literal('cash_out')]),
-  handle: Type.String({ description: 'The customer\'s @handle' }),
+  kind: Type.Union([Type.Literal('cash_in'), Type.Literal('cash_out'), Type.Literal('cash_pickup')], { description: 'cash_pickup (in the list only): a sender\'s cash pickup payment the agent paid out against the recipient\'s phone and code (POST /api/agent/cash-pickups)' }),
+  handle: Type.Optional(Type.String({ description: 'The customer\'s @handle (cash_in, cash_out)' })),
+  phone: Type.Optional(Type.String({ description: 'cash_pickup: the recipient\'s phone, masked' })),
+  paymentId: Type.Optional(Type.String({ description: 'cash_pickup: the sender\'s payment it paid out' })),
   amount: Type.Number({ description: 'Major units' }),
   currency: Type.String(),
   commission: Type.Number({ description: 'What the platform paid into the agent\'s float on top, for this operation (AGENT_CASH_IN_COMMISSION_PCT / AGENT_CASH_OUT_COMMISSION_PCT; 0 by default), major units' }),
@@ -93,7 +112,7 @@ export async function agentCashRoutes(app: TypedApp, context: AppContext): Promi
     config: { auth: ['agent'] },
     schema: {
       tags: ['agent'],
-      summary: 'The agent\'s cash-ins and cash-outs, newest first',
+      summary: 'The agent\'s cash-ins, cash-outs and the cash pickups it paid out, newest first (a pickup dated when paid, its transferId the payment\'s settlement into the float)',
       querystring: ListQuery,
       response: { 200: Type.Object({ data: Type.Array(AgentCashRecord), total: Type.Number(), limit: Type.Number(), offset: Type.Number() }), ...errors },
     },
@@ -102,6 +121,6 @@ export async function agentCashRoutes(app: TypedApp, context: AppContext): Promi
     const limit = request.query.limit ?? 20;
     const offset = request.query.offset ?? 0;
     const { rows, total } = await listAgentCash(context.db, agent.agentId, limit, offset);
-    return { data: rows.map((row) => agentCashRecord(row)), total, limit, offset };
+    return { data: rows.map((row) => (row.kind === 'cash_pickup' ? pickupLine(row) : agentCashRecord(row))), total, limit, offset };
   });
 }

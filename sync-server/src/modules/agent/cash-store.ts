@@ -35,8 +35,27 @@ export async function findAgentCash(db: Queryable, id: string): Promise<AgentCas
   return row ? parsed(row) : undefined;
 }
 
-export async function listAgentCash(db: Queryable, agentId: string, limit: number, offset: number): Promise<{ rows: AgentCashRow[]; total: number }> {
-  const rows = await db.query<AgentCashRow>(`SELECT ${COLUMNS} FROM agent_cash_transactions WHERE agent_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [agentId, limit, offset]);
-  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM agent_cash_transactions WHERE agent_id = $1', [agentId]);
-  return { rows: rows.map(parsed), total: Number(count?.total ?? 0) };
+/** A line of the agent's cash history: a cash-in or cash-out, or a cash pickup it paid (cash_pickups, modules/cash-pickup). */
+export type AgentCashLine =
+  | (AgentCashRow & { phone: null; payment_id: null })
+  | (Omit<AgentCashRow, 'kind' | 'wallet_id' | 'handle'> & { kind: 'cash_pickup'; wallet_id: null; handle: null; phone: string; payment_id: string });
+
+/**
+ * The agent's cash operations, newest first: its cash-ins and cash-outs, and the cash pickups it
+ * paid out (dated when paid; their transfer is the payment's settlement into the float, `<payment>:settle`).
+ */
+export async function listAgentCash(db: Queryable, agentId: string, limit: number, offset: number): Promise<{ rows: AgentCashLine[]; total: number }> {
+  const rows = await db.query<AgentCashLine>(
+    `SELECT ${COLUMNS}, NULL::text AS phone, NULL::text AS payment_id FROM agent_cash_transactions WHERE agent_id = $1
+     UNION ALL
+     SELECT id, agent_id, mode, 'cash_pickup', NULL, NULL, amount::int8, currency, payment_id || ':settle', commission::int8, NULL, ended_at, phone, payment_id
+       FROM cash_pickups WHERE agent_id = $1 AND status = 'paid'
+     ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+    [agentId, limit, offset],
+  );
+  const [count] = await db.query<{ total: number }>(
+    `SELECT (SELECT count(*) FROM agent_cash_transactions WHERE agent_id = $1) + (SELECT count(*) FROM cash_pickups WHERE agent_id = $1 AND status = 'paid') AS total`,
+    [agentId],
+  );
+  return { rows: rows.map((row) => ({ ...row, amount: Number(row.amount), commission: Number(row.commission) }) as AgentCashLine), total: Number(count?.total ?? 0) };
 }

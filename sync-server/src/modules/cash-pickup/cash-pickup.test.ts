@@ -93,6 +93,23 @@ for (const target of await databaseTargets()) {
       await s.context.payments.runOnce();
       assert.equal((await read(s, key, payment.id)).status, 'completed', 'the scheduler leaves a paid pickup paid');
       assert.equal(await balanceMinor(s, desk.handle, 'NGN', 'live'), 45_400);
+      // The desk's cash history shows the pickup it paid, beside its cash-ins and cash-outs.
+      const history = await s.request<{ data: Record<string, unknown>[]; total: number }>('GET', '/api/agent/cash-transactions', { headers: desk.headers });
+      assert.equal(history.status, 200, JSON.stringify(history.body));
+      assert.equal(history.body.total, 1);
+      assert.deepEqual(history.body.data[0], {
+        id: paid.body.id,
+        kind: 'cash_pickup',
+        phone: '+234•••••••567',
+        paymentId: payment.id,
+        amount: 400,
+        currency: 'NGN',
+        commission: 4,
+        transferId: `${payment.id}:settle`,
+        createdAt: history.body.data[0]!.createdAt,
+      });
+      const [settled] = await s.db.query<{ id: string }>('SELECT id FROM ledger_transfers WHERE id = $1', [`${payment.id}:settle`]);
+      assert.equal(settled?.id, `${payment.id}:settle`, 'the transfer it names is the settlement into the float');
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
