@@ -1,3 +1,4 @@
+import { DECLINE_CODES } from '@tapline/shared/decline-codes';
 import { ERROR_CODES, type ErrorCode } from '@tapline/shared/error-codes';
 
 const STATUS_WORDS: Record<number, string> = {
@@ -15,7 +16,7 @@ const STATUS_WORDS: Record<number, string> = {
   503: 'Unavailable: a dependency is briefly away; the same request may succeed later',
 };
 
-/** docs/errors.md: every error code (shared/src/error-codes.ts) by HTTP status. Written by `npm run openapi`. */
+/** docs/errors.md: every error code (shared/src/error-codes.ts) by HTTP status, then the decline codes of synced documents (shared/src/decline-codes.ts). Written by `npm run openapi`. */
 export function renderErrorCatalogue(): string {
   const codes = Object.keys(ERROR_CODES).sort() as ErrorCode[];
   const statuses = [...new Set(codes.flatMap((code) => ERROR_CODES[code].status as readonly number[]))].sort((a, b) => a - b);
@@ -43,6 +44,28 @@ export function renderErrorCatalogue(): string {
       const also = info.status.length > 1 ? ` (also ${info.status.filter((other) => other !== status).join(', ')})` : '';
       lines.push(`| \`${code}\` | ${cell(info.sentence)}${also} | ${'transient' in info ? 'yes' : ''} |`);
     }
+  }
+  const declines = Object.keys(DECLINE_CODES).sort() as (keyof typeof DECLINE_CODES)[];
+  lines.push(
+    '',
+    '## Decline codes of synced documents',
+    '',
+    '<!-- From shared/src/decline-codes.ts. -->',
+    '',
+    'A document a terminal syncs (an offline payment, a till sale, a gift card sold offline) is never',
+    'refused with an HTTP error: the server settles it, or declines it with a `declineCode` and a',
+    '`declineReason` on the document (and in its webhook event). A cart the server refuses declines',
+    'it with the cart\'s own 400 code above (for example `items_total_mismatch`). Codes shared with',
+    'the list above name the same rule.',
+    '',
+    `${declines.length} codes.`,
+    '',
+    '| Code | Meaning | Declines |',
+    '| --- | --- | --- |',
+  );
+  for (const code of declines) {
+    const info: { sentence: string; documents: readonly string[] } = DECLINE_CODES[code];
+    lines.push(`| \`${code}\` | ${cell(info.sentence)} | ${info.documents.map((document) => document.replaceAll('_', ' ')).join(', ')} |`);
   }
   return `${lines.join('\n')}\n`;
 }

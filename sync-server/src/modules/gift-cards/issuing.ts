@@ -1,3 +1,4 @@
+import type { DeclineCode } from '@tapline/shared/decline-codes';
 import {
   GIFT_CARD_LIMITS,
   type GiftCardBulkBody,
@@ -174,7 +175,7 @@ export function issuingService(context: AppContext) {
     issuer: Issuer,
     sale: { cardId: string; codeHash: string; codePrefix: string; amount: number; currency: string; designTheme: GiftCardDesignTheme; message: string | null },
     now: Date,
-  ): Promise<{ card: CardRow } | { declineCode: string; declineReason: string }> {
+  ): Promise<{ card: CardRow } | { declineCode: DeclineCode; declineReason: string }> {
     const draft = baseDraft(
       { amount: sale.amount, currency: sale.currency, message: sale.message, pinCode: null, lockedToHandle: null, designTheme: sale.designTheme, expiresInMonths: GIFT_CARD_LIMITS.expiresInMonthsDefault, brand: null },
       'terminal',

@@ -1,3 +1,4 @@
+import type { DeclineCode } from '@tapline/shared/decline-codes';
 import { GIFT_CARD_CURRENCIES, GIFT_CARD_DESIGN_THEMES, type GiftCardDesignTheme } from '@tapline/shared/schemas';
 import { GIFT_CARD_CODE_HASH } from '@tapline/shared/gift-card-code';
 import { isSupportedCurrency } from '@tapline/shared/countries';
@@ -89,7 +90,8 @@ function saleOf(doc: Record<string, unknown>, id: string, fallbackCurrency: stri
   };
 }
 
-type SaleOutcome = { card: CardRow } | { declineCode: string; declineReason: string };
+type Decline = { declineCode: DeclineCode; declineReason: string };
+type SaleOutcome = { card: CardRow } | Decline;
 
 function saleRow(terminal: PushTerminal, sale: Sale, outcome: SaleOutcome, now: Date, seq: number): GiftCardSaleRow {
   const card = 'card' in outcome ? outcome.card : null;
@@ -117,8 +119,8 @@ function saleRow(terminal: PushTerminal, sale: Sale, outcome: SaleOutcome, now: 
   };
 }
 
-const CODE_TAKEN = { declineCode: 'code_taken', declineReason: 'A card with this code already exists: the terminal must make a new code' };
-const SETTLEMENT_FAILED = {
+const CODE_TAKEN: Decline = { declineCode: 'code_taken', declineReason: 'A card with this code already exists: the terminal must make a new code' };
+const SETTLEMENT_FAILED: Decline = {
   declineCode: 'settlement_failed',
   declineReason: 'The server could not settle this sale and recorded it as declined so that the terminal\'s other sales are not held up; no card was issued',
 };

@@ -1,3 +1,4 @@
+import type { DeclineCode } from '@tapline/shared/decline-codes';
 import type { SettlementLimits } from './limits.ts';
 import { toMajor } from '@tapline/shared/money';
 import { type PushedCollection, pushedDocumentProblems } from '@tapline/shared/sync-documents';
@@ -23,7 +24,7 @@ import { offlineWindowsUsed } from './store.ts';
  *   limits per tap and per UTC day (`pin_required`; modules/wearables/README.md).
  */
 export interface PolicyDecline {
-  code: string;
+  code: DeclineCode;
   reason: string;
 }
 

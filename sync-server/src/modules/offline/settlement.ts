@@ -1,3 +1,4 @@
+import type { DeclineCode } from '@tapline/shared/decline-codes';
 import type { ErrorCodeWith } from '@tapline/shared/error-codes';
 import { isSupportedCurrency } from '@tapline/shared/countries';
 import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
@@ -52,7 +53,7 @@ export interface Candidate {
 
 export type Verdict =
   | { status: 'accepted'; payerWalletId: string; payerHandle: string; transferId: string; voucherId: string | null }
-  | { status: 'declined'; code: string; reason: string; payerWalletId?: string; payerHandle?: string; voucherId?: string | null };
+  | { status: 'declined'; code: DeclineCode; reason: string; payerWalletId?: string; payerHandle?: string; voucherId?: string | null };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const offlineTransferId = transferIds.offlinePayment;
@@ -176,13 +177,13 @@ export function paymentRecord(row: OfflinePaymentRow) {
   };
 }
 
-const VOUCHER_STATE_DECLINES: Record<string, { code: string; reason: string }> = {
+const VOUCHER_STATE_DECLINES: Record<string, { code: DeclineCode; reason: string }> = {
   used: { code: 'voucher_already_used', reason: 'The QR code has already paid (first payment wins)' },
   revoked: { code: 'voucher_revoked', reason: 'The customer revoked this QR code before the payment reached the server' },
   expired: { code: 'voucher_expired', reason: 'The QR code expired and its reserved money went back to the customer' },
 };
 
-export function declined(code: string, reason: string, extra: Partial<Extract<Verdict, { status: 'declined' }>> = {}): Verdict {
+export function declined(code: DeclineCode, reason: string, extra: Partial<Extract<Verdict, { status: 'declined' }>> = {}): Verdict {
   return { status: 'declined', code, reason, ...extra };
 }
 

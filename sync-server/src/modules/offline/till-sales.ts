@@ -1,3 +1,4 @@
+import type { DeclineCode } from '@tapline/shared/decline-codes';
 import { isSupportedCurrency } from '@tapline/shared/countries';
 import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
 import { MAX_TILL_TENDERS, SYNC_TEXT_LIMITS, TILL_TENDER_KINDS, type TillSaleDoc, type TillTender, type TillTenderKind } from '@tapline/shared/sync-protocol';
@@ -52,8 +53,8 @@ interface Candidate {
   cartProblem: CartError | null;
 }
 
-type Verdict = { status: 'accepted' } | { status: 'declined'; code: string; reason: string };
-const decline = (code: string, reason: string): Verdict => ({ status: 'declined', code, reason });
+type Verdict = { status: 'accepted' } | { status: 'declined'; code: DeclineCode; reason: string };
+const decline = (code: DeclineCode, reason: string): Verdict => ({ status: 'declined', code, reason });
 
 const isCount = (value: unknown, minimum: number): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= minimum;
 
