@@ -9,15 +9,23 @@ import { after } from 'node:test';
 import type { Page } from 'playwright-core';
 import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
 import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
-import { buildRenderer, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
+import { buildRenderer, isRendererBuildFresh, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
 import { waitForExpression } from './browser.ts';
 
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 /** A countertop kiosk screen. */
 export const KIOSK = { viewport: { width: 1024, height: 768 } };
 
-/** Builds the renderer into a folder of its own, removed when the file's tests end. */
+/** The renderer the test runner builds once per run (scripts/build-front-ends.ts). */
+export const TEST_RENDERER_DIR = fileURLToPath(new URL('../../test-artifacts/terminal-renderer/', import.meta.url));
+
+/**
+ * The renderer of the current sources: the runner's build while its stamp says it is fresh (the
+ * tests only read it), else a build into a folder of its own, removed when the file's tests end (a
+ * file run alone with `node --test`, or sources changed since the run began).
+ */
 export async function builtRenderer(): Promise<string> {
+  if (await isRendererBuildFresh(TEST_RENDERER_DIR)) return TEST_RENDERER_DIR;
   const dir = mkdtempSync(join(tmpdir(), 'tapline-terminal-renderer-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   await buildRenderer(dir);

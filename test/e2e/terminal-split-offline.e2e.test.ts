@@ -248,6 +248,9 @@ for (const target of await databaseTargets()) {
       await page.locator('#status-queued[data-count="0"]').waitFor(SYNC_WAIT);
       await page.click('#history-button');
       await page.locator('#history').waitFor();
+      // The list is read from the replica after the screen appears: its row is waited for (on a
+      // loaded machine the list was read empty once), then the whole list must be that one row.
+      await page.locator(`#history tbody tr[data-kind="offline"][data-id="${wholeId}"]`).waitFor();
       assert.deepEqual(await page.locator('#history tbody tr[data-kind="offline"]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id'))), [wholeId], 'a withdrawn tap is not a sale');
       await page.click('#history-back');
       const payments = await s.request<{ data: { id: string; status: string; amount: number }[] }>('GET', '/api/offline/payments', { headers: key });
