@@ -18,10 +18,9 @@
 // BENCH_CEILING_SECONDS (how long after the last request every payout must be final, default 600).
 // The server keeps its production rate limits; RATE_LIMIT_SCALE in the environment reaches it.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { PostgresDatabase } from '@tapline/sync-server/db/postgres';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
-import { createPostgresDatabase } from '@tapline/sync-server/testing';
+import { createPostgresDatabase, freePort } from '@tapline/sync-server/testing';
 import { mobileMoneyScenario } from '../fakes/flutterwave/index.ts';
 import { PROVIDERS, type ProviderUnderTest, type RunningFake, type ScenarioReceiver } from '../rails/providers.ts';
 import { ADMIN_TOKEN, Client, expect, inBatches, percentile, processCpuSeconds, startServer, stopServer } from './harness.ts';
@@ -72,15 +71,6 @@ function plan(): Planned[] {
     const late = Math.floor(((nth + 1) * t) / n) > Math.floor((nth * t) / n);
     return { provider: PROVIDERS[which]!, scenario: late ? 'no_answer' : 'success' };
   });
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (typeof address !== 'object' || !address) throw new Error('no free port');
-  return address.port;
 }
 
 /**

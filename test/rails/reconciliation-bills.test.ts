@@ -16,6 +16,7 @@ import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { keyOf } from '@tapline/sync-server/rails/flutterwave/index.ts';
 import { ADMIN, ManualClock, TEST_SECRETS_KEY_HEX, type TestServer, buildApp, databaseTargets, systemBalance, useTestServer } from '@tapline/sync-server/testing';
 import { BILL_CUSTOMERS, type FlutterwaveFake, startFlutterwaveFake } from '../fakes/flutterwave/index.ts';
+import type { Reconciliation } from './reconciliation-types.ts';
 
 const DAY_MS = 24 * 3_600_000;
 const HOUR_MS = 3_600_000;
@@ -23,26 +24,6 @@ const HOUR_MS = 3_600_000;
 const AMOUNT = 500;
 const AMOUNT_MINOR = 50_000;
 
-type Side = { status: string; amount: number | null; currency: string | null } | null;
-type Mismatch = { kind: string; direction: string; paymentId: string | null; providerReference: string | null; ours: Side; theirs: Side };
-type Reconciliation = {
-  id: string;
-  provider: string;
-  day: string;
-  status: string;
-  method: string;
-  matched: number;
-  mismatched: number;
-  ourTotals: Record<string, number>;
-  providerTotals: Record<string, number>;
-  ledgerClearingNet: Record<string, number>;
-  collectionTotals: Record<string, number>;
-  billTotals: Record<string, number>;
-  billProviderTotals: Record<string, number>;
-  error: string | null;
-  runs: number;
-  mismatches: Mismatch[];
-};
 
 for (const target of await databaseTargets()) {
   describe(`reconciliation of live bills with flutterwave (its fake) on ${target.name}`, () => {

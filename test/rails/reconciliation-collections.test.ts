@@ -24,6 +24,7 @@ import { CHARGE_SCENARIOS as PAYSTACK_CHARGES, startPaystackFake } from '../fake
 import { CHARGE_SCENARIOS as FLUTTERWAVE_CHARGES, startFlutterwaveFake } from '../fakes/flutterwave/index.ts';
 import { collectUntil, liveTill } from './live-till.ts';
 import { restartedApp } from './restarted-app.ts';
+import type { Reconciliation } from './reconciliation-types.ts';
 
 const DELAY_SCALE = 0.05;
 const DAY_MS = 24 * 3_600_000;
@@ -31,25 +32,6 @@ const HOUR_MS = 3_600_000;
 const untilMidnight = DAY_MS - (Date.now() % DAY_MS);
 const skip = untilMidnight < 15 * 60_000 ? 'within 15 minutes of midnight UTC: the fakes and the server could date the collections on different days' : false;
 
-type Side = { status: string; amount: number | null; currency: string | null } | null;
-type Mismatch = { kind: string; direction: string; paymentId: string | null; providerReference: string | null; ours: Side; theirs: Side };
-type Reconciliation = {
-  id: string;
-  provider: string;
-  day: string;
-  status: string;
-  method: string;
-  matched: number;
-  mismatched: number;
-  ourTotals: Record<string, number>;
-  providerTotals: Record<string, number>;
-  clearingBalance: Record<string, number>;
-  collectionTotals: Record<string, number>;
-  collectionProviderTotals: Record<string, number>;
-  error: string | null;
-  runs: number;
-  mismatches: Mismatch[];
-};
 type Settlement = { id: string; provider: string; amount: number; currency: string; reference: string; settledOn: string; transferId: string; createdAt: string; code?: string };
 
 interface Collector {

@@ -25,6 +25,7 @@ import { CHARGE_SCENARIOS as PAYSTACK_CHARGES, startPaystackFake } from '../fake
 import { liveHolder } from './live-holder.ts';
 import { collectUntil, liveTill } from './live-till.ts';
 import { until } from './until.ts';
+import type { Reconciliation } from './reconciliation-types.ts';
 
 const DELAY_SCALE = 0.05;
 const PAGE = 2;
@@ -33,21 +34,6 @@ const HOUR_MS = 3_600_000;
 const untilMidnight = DAY_MS - (Date.now() % DAY_MS);
 const skip = untilMidnight < 15 * 60_000 ? 'within 15 minutes of midnight UTC: the fakes and the server could date the transactions on different days' : false;
 
-type Side = { status: string; amount: number | null; currency: string | null } | null;
-type Mismatch = { kind: string; direction: string; paymentId: string | null; providerReference: string | null; ours: Side; theirs: Side };
-type Reconciliation = {
-  id: string;
-  status: string;
-  matched: number;
-  mismatched: number;
-  collectionTotals: Record<string, number>;
-  collectionProviderTotals: Record<string, number>;
-  clearingBalance: Record<string, number>;
-  bankTransfersRecovered: number;
-  error: string | null;
-  runs: number;
-  mismatches: Mismatch[];
-};
 
 /** What the test asks of a provider's fake, in its own words. */
 interface ListingFake {

@@ -10,14 +10,14 @@
 // two sides on different days, so it is skipped then.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { toMajor } from '@tapline/shared/money';
-import { ADMIN, ManualClock, type TestServer, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
+import { ADMIN, ManualClock, type TestServer, databaseTargets, freePort, useTestServer } from '@tapline/sync-server/testing';
 import type { PayoutRequest } from '@tapline/sync-server/rails/types.ts';
 import { PROVIDERS, type RunningFake, type ScenarioName } from './providers.ts';
 import { restartedApp } from './restarted-app.ts';
 import { until } from './until.ts';
+import type { Mismatch, Reconciliation } from './reconciliation-types.ts';
 
 const DELAY_SCALE = 0.05;
 // A deadline for the adapters' requests to the fakes that a loaded CI machine meets: 500 ms once
@@ -28,37 +28,6 @@ const DAY_MS = 24 * 3_600_000;
 const HOUR_MS = 3_600_000;
 const NEAR_MIDNIGHT_MS = 15 * 60_000;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || !address) throw new Error('no port');
-  return address.port;
-}
-
-type Side = { status: string; amount: number | null; currency: string | null } | null;
-type Mismatch = { kind: string; direction: string; paymentId: string | null; providerReference: string | null; ours: Side; theirs: Side };
-type Reconciliation = {
-  id: string;
-  provider: string;
-  day: string;
-  status: string;
-  method: string;
-  matched: number;
-  mismatched: number;
-  ourTotals: Record<string, number>;
-  providerTotals: Record<string, number>;
-  clearingNet: Record<string, number>;
-  ledgerClearingNet: Record<string, number>;
-  clearingBalance: Record<string, number>;
-  collectionTotals: Record<string, number>;
-  collectionProviderTotals: Record<string, number>;
-  error: string | null;
-  runs: number;
-  createdAt: string;
-  mismatches: Mismatch[];
-};
 type PaymentRow = { id: string; status: string; destination_amount: number; destination_currency: string };
 
 const untilMidnight = DAY_MS - (Date.now() % DAY_MS);

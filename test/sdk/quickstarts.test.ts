@@ -7,10 +7,9 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type TestServer, balanceMinor, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
+import { type TestServer, balanceMinor, databaseTargets, freePort, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 import { installSdk, repositoryRoot } from './installed-sdk.ts';
 
 interface Block {
@@ -22,17 +21,6 @@ interface Block {
 function blocksOf(page: string, language: string): Block[] {
   const text = readFileSync(join(repositoryRoot, 'docs', page), 'utf8');
   return [...text.matchAll(new RegExp(`\`\`\`${language} file=(\\S+)\\n([\\s\\S]*?)\`\`\``, 'g'))].map((match) => ({ file: match[1]!, code: match[2]! }));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 interface Running {
