@@ -2,7 +2,7 @@
 import type { PolledJob } from '../../jobs/poller.ts';
 import type { CollectionService } from './service.ts';
 export { collectionRoutes, startCollectionJobs } from './routes.ts';
-export { SANDBOX_PHONE_SUFFIXES, collectionService, maskPhone, normalisePhone, onCollectionOutcome } from './service.ts';
+export { SANDBOX_PHONE_SUFFIXES, collectionService, maskPhone, normalisePhone, onCollectionOutcome, preparePayback } from './service.ts';
 export type { CollectionService, TopUpCaller } from './service.ts';
 export { type CollectionRow, type TopUpPurpose, findCollection, findProviderCollections, isCollectionId, listProviderCollectionsCreated, listWalletTopUps, lockCollections } from './store.ts';
 

@@ -20,7 +20,7 @@ import { railClearing, systemAccount, walletAccount } from '../../ledger/account
 import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { type CollectionRequest, type CollectionUpdate, type RailAdapter, type RailProviderName, providersFor } from '../../rails/index.ts';
 import { findMerchant } from '../merchants/index.ts';
-import { preparePayment, recordPayment } from '../payments/index.ts';
+import { type NewPayment, preparePayment, recordPayment } from '../payments/index.ts';
 import { checkedCashierId } from '../till-staff/index.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
 import { type CollectionPurpose, type CollectionRow, type TopUpPurpose, claimDueCollections, findCollection, insertCollection, lockCollection, lockCollectionFresh, updateCollection } from './store.ts';
@@ -73,6 +73,38 @@ export interface ReturnCollectionBody {
  */
 export function collectionReturnPaymentId(collectionId: string): string {
   return `pay_${createHash('sha256').update(`collection-return:${collectionId}`).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The payout that pays a collection's phone back (a refunded till sale's mobile money part, a
+ * cancelled split sale's): a mobile_money payment of `amountMinor` from the merchant's wallet to the
+ * phone that paid, its fee the merchant's on top, priced outside any transaction (payments'
+ * preparePayment; the caller records it with its debit in its own transaction).
+ */
+export function preparePayback(
+  context: Pick<AppContext, 'db' | 'config' | 'now' | 'fx' | 'payoutProviders'>,
+  merchant: { id: string; handle: string; country: string; name: string },
+  collection: Pick<CollectionRow, 'mode' | 'country' | 'currency' | 'phone'>,
+  amountMinor: number,
+  note: string,
+  paymentId: string,
+): Promise<NewPayment> {
+  return preparePayment(
+    { db: context.db, config: context.config, now: context.now, fx: context.fx, payoutProviders: context.payoutProviders },
+    { merchantId: merchant.id, handle: merchant.handle, mode: collection.mode },
+    {
+      fromCode: merchant.country,
+      toCode: collection.country,
+      rail: 'mobile_money',
+      amount: toMajor(amountMinor, collection.currency),
+      currency: collection.currency,
+      receiver: collection.phone,
+      receiverName: 'Customer',
+      senderName: merchant.name,
+      note,
+    },
+    paymentId,
+  );
 }
 
 export interface CreateCollectionBody {
@@ -541,22 +573,7 @@ export function collectionService(context: AppContext, log: (message: string, de
       const cashierId = await checkedCashierId(db, seen.merchant_id!, body.cashierId);
       const merchant = await findMerchant(db, seen.merchant_id!);
       if (!merchant) throw collectionNotFound(id);
-      const payment = await preparePayment(
-        { db, config, now: context.now, fx: context.fx, payoutProviders: context.payoutProviders },
-        { merchantId: merchant.id, handle: merchant.handle, mode: seen.mode },
-        {
-          fromCode: merchant.country,
-          toCode: seen.country,
-          rail: 'mobile_money',
-          amount: toMajor(seen.amount, seen.currency),
-          currency: seen.currency,
-          receiver: seen.phone,
-          receiverName: 'Customer',
-          senderName: merchant.name,
-          note: `Mobile money collection ${id} given back`,
-        },
-        collectionReturnPaymentId(id),
-      );
+      const payment = await preparePayback(context, merchant, seen, seen.amount, `Mobile money collection ${id} given back`, collectionReturnPaymentId(id));
       const now = context.now();
       return db.transaction(async (tx) => {
         const locked = await lockCollectionFresh(tx, id);

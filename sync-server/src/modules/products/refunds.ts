@@ -9,11 +9,11 @@ import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { displayHandle } from '../../http/validate.ts';
 import { walletAccount } from '../../ledger/accounts.ts';
 import { transfer, transferIds } from '../../ledger/ledger.ts';
-import { findCollection } from '../collections/index.ts';
+import { findCollection, preparePayback } from '../collections/index.ts';
 import { lockGiftCardTenders, returnToCard } from '../gift-cards/index.ts';
 import { findMerchant } from '../merchants/index.ts';
 import { checkedCashierId } from '../till-staff/index.ts';
-import { type NewPayment, preparePayment, recordPayment } from '../payments/index.ts';
+import { type NewPayment, recordPayment } from '../payments/index.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
 import { moveSaleStock, saleLineRecords, storedLines, storedTenders, tenderRecords, tenderTotal, unitsByProduct } from './sales.ts';
@@ -289,22 +289,8 @@ export function refundsService(context: AppContext) {
     const collection = await findCollection(db, split.collection);
     const merchant = await findMerchant(db, sale.merchant_id);
     if (!collection || !merchant) throw new Error(`till sale ${sale.id}: mobile money tender ${split.collection} has no collection`);
-    const payment = await preparePayment(
-      { db, config, now: context.now, fx: context.fx, payoutProviders: context.payoutProviders },
-      { merchantId: sale.merchant_id, handle: merchant.handle, mode: sale.mode },
-      {
-        fromCode: merchant.country,
-        toCode: collection.country,
-        rail: 'mobile_money',
-        amount: toMajor(split.mobileMoney, sale.currency),
-        currency: sale.currency,
-        receiver: collection.phone,
-        receiverName: 'Customer',
-        senderName: merchant.name,
-        note: `Refund ${refundId} of sale ${sale.id}`,
-      },
-      `pay_${refundId.slice(3)}`,
-    );
+    // The collection is this sale's tender: same merchant, mode and currency (a claim checks them).
+    const payment = await preparePayback(context, merchant, collection, split.mobileMoney, `Refund ${refundId} of sale ${sale.id}`, `pay_${refundId.slice(3)}`);
     return { payment, amount: split.mobileMoney, collection: split.collection };
   }
 
