@@ -8,6 +8,8 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string | undefined;
   /** Folder of the embedded database; absent with no databaseUrl: in memory. */
   dataDirectory?: string | undefined;
+  /** The embedded database only: a data directory's tarball to start from (the tests' migrated template). */
+  embeddedFrom?: Blob | undefined;
   poolSize?: number;
 }
 
@@ -15,7 +17,7 @@ export interface OpenDatabaseOptions {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const db: Database = options.databaseUrl
     ? new PostgresDatabase({ connectionString: options.databaseUrl, poolSize: options.poolSize ?? 10 })
-    : await PgliteDatabase.open(options.dataDirectory);
+    : await PgliteDatabase.open(options.dataDirectory, options.embeddedFrom);
   try {
     await migrate(db);
   } catch (error) {

@@ -198,13 +198,7 @@ async function resolveTargets(): Promise<DatabaseTarget[]> {
     {
       name: 'pglite',
       async open() {
-        const db = await PgliteDatabase.open(undefined, await pgliteTemplateDump());
-        try {
-          await migrate(db);
-        } catch (error) {
-          await db.close().catch(() => undefined);
-          throw error;
-        }
+        const db = await openDatabase({ embeddedFrom: await pgliteTemplateDump() });
         return { db, dispose: () => db.close() };
       },
     },
