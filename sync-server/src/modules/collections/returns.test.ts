@@ -266,6 +266,10 @@ for (const target of await databaseTargets()) {
       assert.deepEqual([long.status, long.body.code], [404, 'collection_not_found']);
       const badShift = await giveBack(s, shop.term, paid.id, { shiftId: 'yesterday' });
       assert.deepEqual([badShift.status, badShift.body.code], [400, 'validation_failed']);
+      for (const body of [[1, 2], 'back', 7, { reference: 'r'.repeat(101) }, { cashierId: '' }, { reference: 12 }]) {
+        const answer = await giveBack(s, shop.term, paid.id, body);
+        assert.deepEqual([answer.status, answer.body.code], [400, 'validation_failed'], JSON.stringify(body));
+      }
       const unknownCashier = await giveBack(s, shop.term, paid.id, { cashierId: 'nobody-here' });
       assert.deepEqual([unknownCashier.status, unknownCashier.body.code], [422, 'cashier_unknown']);
       assert.equal((await paymentsOf(s, shop.merchant.id)).length, 0, 'nothing paid by a refused call');
