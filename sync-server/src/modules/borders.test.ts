@@ -1,0 +1,98 @@
+// Modules keep their borders (docs/architecture.md, "Layers" and "Module shape"): what the import
+// lint (eslint.layers.js) cannot see file by file, this test sees across the whole folder.
+// It reads source files only.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const MODULES = dirname(fileURLToPath(import.meta.url));
+
+/** The production .ts files under `dir` (tests may read across any border). */
+function productionFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : productionFiles(path);
+    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const moduleNames = readdirSync(MODULES).filter((name) => statSync(join(MODULES, name)).isDirectory()).sort();
+
+/** Every relative specifier a file imports or re-exports (static, side-effect and dynamic). */
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)'(\.{1,2}\/[^']*)'/g;
+function relativeSpecifiers(source: string): string[] {
+  return [...source.matchAll(SPECIFIER)].map((match) => match[1]!);
+}
+
+/** module -> the other modules it imports, each with the files that import it. */
+function moduleGraph(): Map<string, Map<string, string[]>> {
+  const graph = new Map<string, Map<string, string[]>>();
+  for (const name of moduleNames) {
+    const edges = new Map<string, string[]>();
+    for (const file of productionFiles(join(MODULES, name))) {
+      for (const specifier of relativeSpecifiers(readFileSync(file, 'utf8'))) {
+        const target = relative(MODULES, resolve(dirname(file), specifier));
+        if (target.startsWith('..')) continue;
+        const other = target.split('/')[0]!;
+        if (other === name || !moduleNames.includes(other)) continue;
+        edges.set(other, [...(edges.get(other) ?? []), relative(MODULES, file)]);
+      }
+    }
+    graph.set(name, edges);
+  }
+  return graph;
+}
+
+/** The strongly connected components of more than one module (Tarjan): each holds a cycle. */
+function cycles(graph: Map<string, Map<string, string[]>>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    for (const other of graph.get(node)!.keys()) {
+      if (!index.has(other)) {
+        visit(other);
+        low.set(node, Math.min(low.get(node)!, low.get(other)!));
+      } else if (stack.includes(other)) low.set(node, Math.min(low.get(node)!, index.get(other)!));
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const name of moduleNames) if (!index.has(name)) visit(name);
+  return found;
+}
+
+describe('module borders', () => {
+  it('reads the module graph (the test sees real imports)', () => {
+    const graph = moduleGraph();
+    assert.ok(moduleNames.length > 20, `modules found: ${moduleNames.join(', ')}`);
+    // Known imports, so a parser that finds nothing cannot pass the cycle test below.
+    assert.ok(graph.get('admin')!.has('wallets'), 'admin -> wallets');
+    assert.ok(graph.get('payments')!.has('fx'), 'payments -> fx');
+  });
+
+  it('modules import each other without cycles', () => {
+    const graph = moduleGraph();
+    const lines = cycles(graph).map((component) => {
+      const inside = component.flatMap((from) =>
+        [...graph.get(from)!].filter(([to]) => component.includes(to)).map(([to, files]) => `  ${from} -> ${to} (${[...new Set(files)].join(', ')})`),
+      );
+      return `cycle among ${component.join(', ')}:\n${inside.join('\n')}`;
+    });
+    assert.equal(lines.length, 0, `Module imports run in a cycle: move the shared piece down to its owner (docs/architecture.md, Layers).\n${lines.join('\n')}`);
+  });
+});
