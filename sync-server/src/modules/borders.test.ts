@@ -8,13 +8,14 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const MODULES = dirname(fileURLToPath(import.meta.url));
+const SRC = dirname(MODULES);
 
-/** The production .ts files under `dir` (tests may read across any border). */
-function productionFiles(dir: string): string[] {
+/** The production files under `dir` with one of these endings (tests may read across any border). */
+function productionFiles(dir: string, endings: readonly string[] = ['.ts']): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : productionFiles(path);
-    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [path] : [];
+    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : productionFiles(path, endings);
+    return endings.some((ending) => name.endsWith(ending)) && !name.endsWith('.test.ts') ? [path] : [];
   });
 }
 
@@ -76,6 +77,23 @@ function cycles(graph: Map<string, Map<string, string[]>>): string[][] {
   return found;
 }
 
+/**
+ * SQL on the tables that only the core writes: the ledger's (ledger/ posts transfers through the
+ * database functions and takes the ledger's row locks in its lock order) and the outbox's (events/
+ * enqueues events and reads deliveries). Upper-case SQL keywords, as all SQL here is written.
+ */
+const CORE_TABLES = [
+  { owner: 'ledger/', pattern: /\bledger_(?:accounts|transfers|postings)\b/ },
+  { owner: 'events/', pattern: /\b(?:FROM|JOIN|INTO|UPDATE)\s+events\b|\bevent_deliver(?:ies|y_attempts)\b/ },
+];
+/** Where that SQL may be: the owners, the database functions, the migrations that create the tables, and testing/ (test helpers read balances and events to assert on them). */
+const CORE_TABLE_SQL_ALLOWED = ['ledger/', 'events/', 'db/functions/', 'db/migrations/', 'testing/'];
+
+/** A source without its comments (a comment may name a table it does not touch). */
+function withoutComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*(?:\/\/|--).*$/gm, '');
+}
+
 describe('module borders', () => {
   it('reads the module graph (the test sees real imports)', () => {
     const graph = moduleGraph();
@@ -94,5 +112,21 @@ describe('module borders', () => {
       return `cycle among ${component.join(', ')}:\n${inside.join('\n')}`;
     });
     assert.equal(lines.length, 0, `Module imports run in a cycle: move the shared piece down to its owner (docs/architecture.md, Layers).\n${lines.join('\n')}`);
+  });
+
+  it('only ledger/ and events/ touch the ledger tables and the outbox (and the database functions)', () => {
+    const found = productionFiles(SRC, ['.ts', '.sql'])
+      .map((file) => relative(SRC, file))
+      .filter((path) => !CORE_TABLE_SQL_ALLOWED.some((folder) => path.startsWith(folder)))
+      .flatMap((path) => {
+        const source = withoutComments(readFileSync(join(SRC, path), 'utf8'));
+        return CORE_TABLES.filter(({ pattern }) => pattern.test(source)).map(({ owner }) => `${path} (through ${owner})`);
+      });
+    assert.equal(found.length, 0, `SQL on the ledger's or the outbox's tables outside their owner: call ledger/ or events/ instead.\n${found.join('\n')}`);
+  });
+
+  it('sees SQL on those tables where it is (the check is not blind)', () => {
+    const touching = (path: string) => CORE_TABLES.some(({ pattern }) => pattern.test(withoutComments(readFileSync(join(SRC, path), 'utf8'))));
+    assert.deepEqual(['ledger/ledger.ts', 'events/outbox.ts', 'events/deliveries.ts', 'db/functions/pos_tap.sql'].filter(touching), ['ledger/ledger.ts', 'events/outbox.ts', 'events/deliveries.ts', 'db/functions/pos_tap.sql']);
   });
 });
