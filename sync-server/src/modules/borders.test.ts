@@ -2,7 +2,7 @@
 // lint (eslint.layers.js) cannot see file by file, this test sees across the whole folder.
 // It reads source files only.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -128,5 +128,10 @@ describe('module borders', () => {
   it('sees SQL on those tables where it is (the check is not blind)', () => {
     const touching = (path: string) => CORE_TABLES.some(({ pattern }) => pattern.test(withoutComments(readFileSync(join(SRC, path), 'utf8'))));
     assert.deepEqual(['ledger/ledger.ts', 'events/outbox.ts', 'events/deliveries.ts', 'db/functions/pos_tap.sql'].filter(touching), ['ledger/ledger.ts', 'events/outbox.ts', 'events/deliveries.ts', 'db/functions/pos_tap.sql']);
+  });
+
+  it('every module has its public entry (index.ts) and a README.md saying what it owns', () => {
+    const missing = moduleNames.flatMap((name) => ['index.ts', 'README.md'].filter((file) => !existsSync(join(MODULES, name, file))).map((file) => `${name}/${file}`));
+    assert.deepEqual(missing, []);
   });
 });
