@@ -33,7 +33,7 @@ import { resolveCredential } from '../auth/principal.ts';
 import { ApiError } from '../http/errors.ts';
 import { type WalletRow, requireWallet } from '../modules/wallets/index.ts';
 import { type TerminalSyncRow, findTerminalForSync, giftCardSaleSettler, offlinePaymentSettler, paymentDocument, publicKeys, recordQueuedCount, saleDocument, settlePush, terminalOfflineLimits, terminalPaymentsAfter, terminalSettlementLimits, terminalSalesAfter, terminalTillSalesAfter, tillSaleDocument, tillSaleSettler, tippingOf } from '../modules/offline/index.ts';
-import { type PushAnswer, type PushTerminal } from '../modules/push/index.ts';
+import type { PushAnswer, PushTerminal } from '../modules/push/index.ts';
 import { recordSyncPush, recordSyncVerdict } from '../metrics/registry.ts';
 import { terminalBudgets } from './message-budget.ts';
 import { messageGate } from './message-gate.ts';
