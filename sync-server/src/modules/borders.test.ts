@@ -1,3 +1,4 @@
+// test-tier: unit
 // Modules keep their borders (docs/architecture.md, "Layers" and "Module shape"): what the import
 // lint (eslint.layers.js) cannot see file by file, this test sees across the whole folder.
 // It reads source files only.
