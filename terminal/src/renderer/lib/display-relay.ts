@@ -56,6 +56,7 @@ export function hostRelay(post: PostState = postToHost, retryMs = 2_000): Relay 
   };
   return {
     send(text) {
+      if (stopped) return;
       waiting = text;
       if (retry !== null) {
         clearTimeout(retry);
