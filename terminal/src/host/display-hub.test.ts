@@ -163,7 +163,7 @@ describe('terminal host: the customer display hub', () => {
   });
 
   it('refuses a stream without a token or with one it never gave (401)', async () => {
-    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }]) {
+    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }] as Record<string, string>[]) {
       const answer = await send(`${lan}/display-hub/events`, { headers });
       assert.equal(answer.status, 401, JSON.stringify(headers));
       assert.equal((JSON.parse(answer.body) as { code: string }).code, 'display_token_unknown');

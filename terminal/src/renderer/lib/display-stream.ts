@@ -77,13 +77,23 @@ export function followHost(token: string, handlers: FollowHandlers, options: Fol
   let controller: AbortController | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
 
+  let wake: (() => void) | null = null;
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
+      wake = () => {
+        if (timer !== null) clearTimeout(timer);
         timer = null;
+        wake = null;
         resolve();
-      }, ms);
+      };
+      timer = setTimeout(wake, ms);
     });
+  // The browser knows first when its network goes (Wi-Fi lost): the stream is taken for lost at
+  // once rather than after the silence; back online, it reconnects without waiting out the backoff.
+  const onOffline = () => controller?.abort();
+  const onOnline = () => wake?.();
+  globalThis.addEventListener?.('offline', onOffline);
+  globalThis.addEventListener?.('online', onOnline);
 
   /** One connection: 'unpaired' on 401, else 'dropped' when it ends or fails. */
   const connectOnce = async (onLive: () => void): Promise<'unpaired' | 'dropped'> => {
@@ -142,6 +152,8 @@ export function followHost(token: string, handlers: FollowHandlers, options: Fol
     stopped = true;
     controller?.abort();
     if (timer !== null) clearTimeout(timer);
+    globalThis.removeEventListener?.('offline', onOffline);
+    globalThis.removeEventListener?.('online', onOnline);
   };
 }
 
