@@ -144,6 +144,9 @@ for (const target of await databaseTargets()) {
       await tablet.locator('#display-pair-error').waitFor();
       assert.equal(await tablet.locator('#display-pair-error').innerText(), 'This code is wrong or already used. Show a new code on the till.');
       await tabletShots(tablet, 'wrong-code');
+      await tablet.click('#customer-display .languages button[data-language="fr"]');
+      assert.equal(await tablet.locator('#display-pair-error').innerText(), 'Ce code est faux ou a déjà servi. Affichez un nouveau code sur la caisse.', 'the refusal speaks the language tapped');
+      await tablet.click('#customer-display .languages button[data-language="en"]');
       assert.equal(await tablet.locator('#customer-display').getAttribute('data-paired'), 'false');
 
       // The right code: paired, and at once the till's current state: its welcome while the till shows
