@@ -770,6 +770,7 @@ export const en = {
       intro: 'A tablet on the shop network can face the customer and show the sale. Open this address on the tablet, then type the code there.',
       off: 'Tablets cannot connect: this till does not listen on the shop network. Whoever set up the till can turn it on with KIOSK_DISPLAY_LISTEN (for example 0.0.0.0:5175), then restart the till.',
       noAddress: 'This till has no address on the shop network: connect it to the network first.',
+      otherAddresses: 'Or, on another network of this till: {{urls}}',
       showCode: 'Show a pairing code',
       newCode: 'New code',
       codeLabel: 'Pairing code',

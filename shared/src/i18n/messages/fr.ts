@@ -765,6 +765,7 @@ export const fr: Messages = {
       intro: 'Une tablette sur le réseau du magasin peut faire face au client et afficher la vente. Ouvrez cette adresse sur la tablette, puis tapez-y le code.',
       off: 'Les tablettes ne peuvent pas se connecter : cette caisse n\'écoute pas le réseau du magasin. La personne qui a installé la caisse peut l\'activer avec KIOSK_DISPLAY_LISTEN (par exemple 0.0.0.0:5175), puis redémarrer la caisse.',
       noAddress: 'Cette caisse n\'a pas d\'adresse sur le réseau du magasin : connectez-la d\'abord au réseau.',
+      otherAddresses: 'Ou, sur un autre réseau de cette caisse : {{urls}}',
       showCode: 'Afficher un code d\'appairage',
       newCode: 'Nouveau code',
       codeLabel: 'Code d\'appairage',

@@ -765,6 +765,7 @@ export const pt: Messages = {
       intro: 'Um tablet na rede da loja pode ficar virado para o cliente e mostrar a venda. Abra este endereço no tablet e escreva lá o código.',
       off: 'Os tablets não se podem ligar: esta caixa não escuta a rede da loja. Quem instalou a caixa pode ativá-lo com KIOSK_DISPLAY_LISTEN (por exemplo 0.0.0.0:5175) e depois reiniciar a caixa.',
       noAddress: 'Esta caixa não tem endereço na rede da loja: ligue-a primeiro à rede.',
+      otherAddresses: 'Ou, noutra rede desta caixa: {{urls}}',
       showCode: 'Mostrar um código de emparelhamento',
       newCode: 'Novo código',
       codeLabel: 'Código de emparelhamento',

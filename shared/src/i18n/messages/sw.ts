@@ -765,6 +765,7 @@ export const sw: Messages = {
       intro: 'Tableti iliyo kwenye mtandao wa duka inaweza kumwelekea mteja na kuonyesha mauzo. Fungua anwani hii kwenye tableti, kisha andika msimbo huko.',
       off: 'Tableti haziwezi kuunganishwa: kaunta hii haisikilizi mtandao wa duka. Aliyeisakinisha kaunta anaweza kuiwasha kwa KIOSK_DISPLAY_LISTEN (kwa mfano 0.0.0.0:5175), kisha aiwashe upya kaunta.',
       noAddress: 'Kaunta hii haina anwani kwenye mtandao wa duka: iunganishe kwenye mtandao kwanza.',
+      otherAddresses: 'Au, kwenye mtandao mwingine wa kaunta hii: {{urls}}',
       showCode: 'Onyesha msimbo wa kuunganisha',
       newCode: 'Msimbo mpya',
       codeLabel: 'Msimbo wa kuunganisha',
