@@ -229,5 +229,38 @@ for (const target of await databaseTargets()) {
       await context.close();
       await till.context().close();
     });
+
+    it('says how to turn tablets on when the till does not listen on the network (the default)', async () => {
+      const { terminalToken } = await shopWithTerminal(server(), { fund: 1 });
+      const { host: loopbackOnly } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, previews: `terminal-tablet-off-receipts-${target.name}` });
+      try {
+        assert.equal(loopbackOnly.displayUrl, null);
+        const till = await trackedPage(browser, KIOSK, pageErrors);
+        await signInKiosk(till, loopbackOnly, terminalToken);
+        await till.click('#tablet-button');
+        await till.locator('#tablet-pairing[data-listening="false"] #tablet-off').waitFor();
+        assert.match(await till.locator('#tablet-off').innerText(), /^Tablets cannot connect: this till does not listen on the shop network\. .*KIOSK_DISPLAY_LISTEN \(for example 0\.0\.0\.0:5175\)/);
+        assert.equal(await till.locator('#tablet-show-code, #tablet-code, #tablet-pairing #qr').count(), 0, 'no code to give out');
+        for (const language of ['en', 'fr'] as const) {
+          if (language === 'fr') {
+            await till.click('#tablet-back');
+            await till.selectOption('#language-switcher', 'fr');
+            await till.click('#tablet-button');
+            await till.locator('#tablet-off').waitFor();
+            assert.match(await till.locator('#tablet-off').innerText(), /^Les tablettes ne peuvent pas se connecter/);
+          }
+          for (const size of TILL_SIZES) {
+            await till.setViewportSize(size);
+            await till.screenshot({ path: `${ARTIFACTS}terminal-tablet-till-off-${language}-${size.width}x${size.height}-${target.name}.png` });
+            await assertControlsOnScreen(till, '#tablet-pairing', `the till's pairing screen, off, in ${language} at ${size.width}x${size.height}`);
+          }
+        }
+        await till.click('#tablet-back');
+        await till.selectOption('#language-switcher', 'en');
+        await till.context().close();
+      } finally {
+        await loopbackOnly.close();
+      }
+    });
   });
 }
