@@ -12,7 +12,7 @@ const WHY = 'see docs/architecture.md, Layers';
 
 // ---------------------------------------------------------------------------------------------
 // Packages: shared <- hardware <- terminal, shared <- sync-server; the SDK stands alone; test/
-// (end-to-end tests) may import any package.
+// (end-to-end tests) may import any package (the hardware through its entries, below).
 const PACKAGES = {
   shared: [],
   hardware: ['shared'],
@@ -202,11 +202,33 @@ const moduleFilesOutsideStore = {
   rules: { 'no-restricted-syntax': ['error', sqlOutsideStore.rules['no-restricted-syntax'][1], ...ROUTE_INPUT_CASTS] },
 };
 
+// ---------------------------------------------------------------------------------------------
+// The hardware's public entries (hardware/package.json "exports"): `@tapline/hardware` (Node: the
+// kiosk's main process, the hardware host, tests), `@tapline/hardware/browser` (the kiosk page:
+// the bridge client and the types that cross the bridge, no Node module) and
+// `@tapline/hardware/testing` (fakes for tests). The terminal and the tests import nothing deeper.
+const HARDWARE_ENTRIES = '@tapline/hardware, @tapline/hardware/browser (the kiosk page) or @tapline/hardware/testing (tests)';
+const hardwareDeep = {
+  regex: '^@tapline/hardware/(?!(browser|testing)$)',
+  message: `Import the hardware through its entries: ${HARDWARE_ENTRIES}, never a file of it (${WHY}).`,
+};
+const hardwareOutsideBrowser = {
+  regex: '^@tapline/hardware(/testing)?$',
+  message: `The kiosk page imports @tapline/hardware/browser: the Node entry pulls in serialport, the NFC driver and node:net (${WHY}).`,
+};
+
 export default [
   ...['shared', 'hardware', 'terminal', 'sdk/typescript'].map((name) => ({
     files: [`${name}/**/*.{ts,js,mjs,svelte}`],
-    rules: restricted(packagePatterns(name)),
+    rules: restricted([...packagePatterns(name), ...(name === 'terminal' ? [hardwareDeep] : [])]),
   })),
+  // The kiosk page's own files (its tests run in Node and may take the Node entry and the fakes).
+  {
+    files: ['terminal/src/renderer/**/*.{ts,js,mjs,svelte}'],
+    ignores: ['**/*.test.ts'],
+    rules: restricted([...packagePatterns('terminal'), hardwareDeep, hardwareOutsideBrowser]),
+  },
+  { files: ['test/**/*.{ts,js,mjs}'], rules: restricted([hardwareDeep]) },
   ...serverBlocks,
   routeInputCasts,
   sqlOutsideStore,

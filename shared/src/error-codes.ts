@@ -80,6 +80,7 @@ export const ERROR_CODES = {
   collection_not_completed: { status: [409], sentence: 'Collection … is …: only a completed collection took money to give back' },
   collection_not_found: { status: [404], sentence: 'No mobile-money collection with this id for this caller' },
   collection_not_pending: { status: [409], sentence: 'Collection … is …: it can no longer be cancelled' },
+  collection_return_changed: { status: [409], transient: true, sentence: 'Collection … was given back meanwhile and that payout failed: send the return again' },
   collection_unavailable: { status: [422], sentence: 'No mobile-money collection provider is configured for … on this server: take another tender' },
   colour_invalid: { status: [400], sentence: 'A brandConfig colour must be a hex colour such as #1a2b3c' },
   count_out_of_range: { status: [400], sentence: 'count must be 1 to …' },

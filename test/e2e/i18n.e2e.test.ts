@@ -8,8 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium, trackedPage } from './browser.ts';
 import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, startKiosk } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
-import type { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
-import type { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import type { SimulatedNfcReader, VirtualPrinter } from '@tapline/hardware';
 import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';
 

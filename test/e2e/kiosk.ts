@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 import type { Page } from 'playwright-core';
-import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
+import { SimulatedNfcReader, VirtualPrinter } from '@tapline/hardware';
 import { buildRenderer, isRendererBuildFresh, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
 import { waitForExpression } from './browser.ts';
 

@@ -9,7 +9,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type Cart, cartTotals } from '@tapline/shared/cart';
 import { toMinor } from '@tapline/shared/money';
-import type { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
+import type { VirtualPrinter } from '@tapline/hardware';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { type TestServer, balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';

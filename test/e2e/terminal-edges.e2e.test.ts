@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import type { SimulatedNfcReader } from '@tapline/hardware';
 import { type TestServer, balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';
 import { launchChromium, trackedPage, waitForExpression } from './browser.ts';

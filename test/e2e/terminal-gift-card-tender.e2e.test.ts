@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
+import type { VirtualPrinter } from '@tapline/hardware';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { ADMIN, balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';

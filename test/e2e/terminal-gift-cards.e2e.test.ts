@@ -9,7 +9,7 @@ import { launchChromium, trackedPage } from './browser.ts';
 import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
 import { type Relay, startRelay } from './relay.ts';
 import { shopWithTerminal } from './shop.ts';
-import type { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
+import type { VirtualPrinter } from '@tapline/hardware';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { type TestServer, balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';

@@ -12,7 +12,7 @@ import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
 import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
-import type { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import type { SimulatedNfcReader } from '@tapline/hardware';
 import { databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';
 

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import type { SimulatedNfcReader } from '@tapline/hardware';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { databaseTargets, type TestServer, useTestServer } from '@tapline/sync-server/testing';
-import type { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
+import type { SimulatedNfcReader } from '@tapline/hardware';
 import type { TerminalHost } from '@tapline/terminal/host';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';

@@ -41,6 +41,13 @@ const FORBIDDEN: Array<[string, string, RegExp]> = [
   ['sync-server/src/modules/pos/fixture.ts', "import { probe } from '@tapline/hardware';", /sync-server may import @tapline\/shared/],
   ['sdk/typescript/src/fixture.ts', "import { probe } from '@tapline/shared';", /sdk\/typescript may import no other Tapline package/],
   ['terminal/src/main/fixture.ts', "import { probe } from '../../../shared/src/money.ts';", /by its name/],
+  // The hardware through its entries only: no file of it from the terminal or the tests; the kiosk page only its browser entry.
+  ['terminal/src/main/fixture.ts', "import { probe } from '@tapline/hardware/src/printer/index.ts';", /Import the hardware through its entries/],
+  ['terminal/src/host/fixture.ts', "import type { probe } from '@tapline/hardware/src/clock.ts';", /Import the hardware through its entries/],
+  ['terminal/src/renderer/lib/fixture.ts', "import type { probe } from '@tapline/hardware/src/printer/types.ts';", /Import the hardware through its entries/],
+  ['terminal/src/renderer/lib/fixture.ts', "import { probe } from '@tapline/hardware';", /The kiosk page imports @tapline\/hardware\/browser/],
+  ['terminal/src/renderer/lib/fixture.ts', "import { probe } from '@tapline/hardware/testing';", /The kiosk page imports @tapline\/hardware\/browser/],
+  ['test/e2e/fixture.ts', "import { probe } from '@tapline/hardware/src/nfc/index.ts';", /Import the hardware through its entries/],
 ];
 
 const ALLOWED: Array<[string, string]> = [
@@ -56,6 +63,10 @@ const ALLOWED: Array<[string, string]> = [
   ['terminal/src/main/fixture.ts', "import { probe } from '@tapline/hardware';"],
   ['hardware/src/fixture.ts', "import { probe } from '@tapline/shared/money';"],
   ['test/e2e/fixture.ts', "import { probe } from '../../terminal/src/main/hardware-ipc.ts';"],
+  ['terminal/src/main/fixture.ts', "import { probe } from '@tapline/hardware/testing';"],
+  ['terminal/src/renderer/lib/fixture.ts', "import { probe } from '@tapline/hardware/browser';"],
+  ['terminal/src/renderer/lib/fixture.test.ts', "import { probe } from '@tapline/hardware';"],
+  ['test/e2e/fixture.ts', "import { probe } from '@tapline/hardware/testing';"],
 ];
 
 describe('layering lint rules (eslint.layers.js)', () => {

@@ -17,7 +17,9 @@
 // 2. COLLECTION_POLL_MS at its smallest timed value with every callback dropped: the status query
 //    alone finishes a collection.
 // 3. The server dies while the provider holds the payout that pays a refunded mobile-money till
-//    sale back to the phone: one payout at the fake, one refund, its retry answers the same refund.
+//    sale back to the phone: one payout at the fake, one refund, its retry answers the same refund;
+//    and while it holds the payout that gives a cancelled split sale's collection back (the
+//    collection's return): one payout at the fake, the retry answers the same return.
 // 4. A split-tender return (POST /api/pos/sessions/{id}/return, one database transaction) cut by a
 //    SIGKILL: its retry after the restart answers one refund, and the money moves once.
 import assert from 'node:assert/strict';
@@ -402,6 +404,62 @@ for (const target of await databaseTargets()) {
           const stored = await db.query<{ tenders: unknown }>('SELECT tenders FROM sale_refunds WHERE sale_id = $1', [sale.id]);
           assert.equal(stored.length, 1);
           assert.match(JSON.stringify(stored[0]!.tenders), new RegExp(payments[0]!.paymentId), 'the refund names its one payout');
+          assert.deepEqual((await checkLedger(db)).violations, []);
+        } finally {
+          await db.close();
+        }
+      });
+
+      it('gives a cancelled split sale\'s collection back to the phone exactly once (POST /api/pos/collections/{id}/return)', async () => {
+        // The case above ends with the server stopped, to read its database.
+        if (!server.running()) await server.start();
+        const shop = await shopWithTill(server, 'live', { country: provider.country, currency: provider.currency });
+        const credited = await server.request('POST', `/api/admin/wallets/${shop.merchant.handle.slice(1)}/credit`, { headers: ADMIN, body: { amount: 100_000, currency: provider.currency, mode: 'live' } });
+        assert.equal(credited.status, 200, JSON.stringify(credited.body));
+        const created = await server.request<Collection>('POST', '/api/pos/collections', { headers: shop.term, body: { amountMinor: provider.amountMinor, currency: provider.currency, phone: provider.phones.paybackHeld } });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        await waitFor('the collection to complete', async () => {
+          const now = (await server.request<Collection>('GET', `/api/pos/collections/${created.body.id}`, { headers: shop.term })).body;
+          assert.ok(now.status === 'pending' || now.status === 'completed', JSON.stringify(now));
+          return now.status === 'completed' ? now : undefined;
+        }, 1000);
+        const sentBefore = fake!.transferRequests();
+        const keysBefore = new Set(fake!.paidTimes().keys());
+
+        // The cashier cancels the split sale: the till gives the collection back. The return and its
+        // debit commit before the scheduler sends the payout; killed while the provider holds it.
+        const path = `/api/pos/collections/${created.body.id}/return`;
+        const first = server.request<{ returnPaymentId: string | null }>('POST', path, { headers: shop.term, body: {} }).then(
+          (response) => response,
+          () => undefined,
+        );
+        await waitFor('the provider to receive the return payout', async () => (fake!.transferRequests() > sentBefore ? true : undefined));
+        await server.stop('SIGKILL');
+        const firstAnswer = await first;
+        await server.start();
+        const again = await server.request<{ returnPaymentId: string | null; returnAttempts: number; status: string }>('POST', path, { headers: shop.term, body: {} });
+        assert.equal(again.status, 200, JSON.stringify(again.body));
+        assert.deepEqual([again.body.status, again.body.returnAttempts], ['completed', 1]);
+        if (firstAnswer) assert.equal(again.body.returnPaymentId, firstAnswer.body.returnPaymentId, 'the retry answers the same return');
+        const paymentId = again.body.returnPaymentId!;
+        const payout = await waitFor('the return payout to be final', async () => {
+          const answer = await server.request<{ status: string }>('GET', `/api/payments/${paymentId}`, { headers: shop.key });
+          assert.equal(answer.status, 200, JSON.stringify(answer.body));
+          assert.ok(!['failed', 'reversed'].includes(answer.body.status), JSON.stringify(answer.body));
+          return answer.body.status === 'completed' ? answer.body : undefined;
+        }, 1000);
+        assert.equal(payout.status, 'completed');
+        const newKeys = [...fake!.paidTimes()].filter(([key]) => !keysBefore.has(key));
+        assert.deepEqual(newKeys.map(([, times]) => times), [1], 'one payout at the provider, paid once');
+        assert.equal(fake!.transferRequests(), sentBefore + 1, 'never sent again after the restart');
+        const third = await server.request<{ returnPaymentId: string | null }>('POST', path, { headers: shop.key, body: {} });
+        assert.deepEqual([third.status, third.body.returnPaymentId], [200, paymentId], 'asked again: the same return');
+
+        assert.equal(await server.stop('SIGTERM'), 0);
+        const db = await server.openDatabase();
+        try {
+          const payments = await db.query<{ id: string; status: string }>('SELECT id, status FROM payments WHERE merchant_id = $1', [shop.merchant.id]);
+          assert.deepEqual(payments, [{ id: paymentId, status: 'completed' }], 'one payout to the phone');
           assert.deepEqual((await checkLedger(db)).violations, []);
         } finally {
           await db.close();

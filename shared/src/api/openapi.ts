@@ -11937,6 +11937,7 @@ export interface components {
             completedAt?: string;
             returnedAt: string | null;
             returnPaymentId: string | null;
+            returnAttempts: number;
         };
         /** @enum {string} */
         PosCollectionStatus: "pending" | "completed" | "failed" | "expired" | "cancelled";
@@ -12137,6 +12138,7 @@ export interface components {
         ReturnPosCollectionBody: {
             cashierId?: string;
             shiftId?: string;
+            reference?: string;
         };
         ReturnedUnmatchedBody: {
             reference: string;

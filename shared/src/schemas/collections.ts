@@ -33,6 +33,7 @@ export const PosCollectionRecord = Type.Object({
   completedAt: Type.Optional(Timestamp),
   returnedAt: Type.Union([Timestamp, Type.Null()], { description: 'When the collection was given back to the phone that paid (POST /api/pos/collections/{id}/return); null until then' }),
   returnPaymentId: Type.Union([Type.String(), Type.Null()], { description: 'The mobile_money payout (a payment, GET /api/payments/{id}) that gave it back; null until then' }),
+  returnAttempts: Type.Integer({ minimum: 0, description: 'How many payouts were sent to give it back. A payout the provider fails or reverses clears returnedAt and returnPaymentId (event pos.collection.return_failed) and the collection can be given back again' }),
 });
 export type PosCollectionRecord = Static<typeof PosCollectionRecord>;
 
@@ -40,5 +41,6 @@ export type PosCollectionRecord = Static<typeof PosCollectionRecord>;
 export const ReturnPosCollectionBody = Type.Object({
   cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The till staff member who gives it back (recorded; 422 cashier_unknown when none of the merchant\'s)' })),
   shiftId: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The till shift it was given back in (recorded)' })),
+  reference: Type.Optional(Type.String({ maxLength: 100, description: 'The payout\'s reference, as POST /api/pay\'s (echoed in its webhook events). Sandbox: test_failure fails the payout, test_reversal reverses it after it completes' })),
 });
 export type ReturnPosCollectionBody = Static<typeof ReturnPosCollectionBody>;

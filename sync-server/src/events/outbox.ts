@@ -55,6 +55,17 @@ export async function enqueueEvent(tx: Queryable, event: NewEvent): Promise<{ id
 }
 
 /**
+ * Records an event of the platform itself (the store's orders: the store is the platform's, not
+ * a merchant's) in the caller's transaction: no merchant and no delivery today; it is the durable
+ * record a future subscriber (fulfilment, analytics) reads. The caller gives its id; the body is
+ * enqueueEvent's.
+ */
+export async function enqueuePlatformEvent(tx: Queryable, fields: { id: string; mode: Mode; type: string; data: Record<string, unknown>; at: Date }): Promise<void> {
+  const body = JSON.stringify({ id: fields.id, event: fields.type, ...fields.data, timestamp: fields.at.toISOString() });
+  await tx.query('INSERT INTO events (id, merchant_id, mode, type, body, created_at) VALUES ($1, NULL, $2, $3, $4, $5)', [fields.id, fields.mode, fields.type, body, fields.at]);
+}
+
+/**
  * enqueueEvent for many events at once, in three statements whatever their number: the merchants'
  * webhook URLs, the events, the deliveries. For batch state changes (the payment scheduler).
  */
@@ -94,4 +105,19 @@ export async function enqueueEvents(tx: Queryable, events: readonly NewEvent[]):
     );
   }
   return rendered.map((r) => ({ id: r.id, body: r.body }));
+}
+
+/**
+ * The outbox's backlog for the metrics: deliveries not yet done (pending or being delivered) and
+ * how long the oldest due one has waited, in seconds (0 when none is due). Both numbers come from
+ * the partial index of deliveries not yet done. The database's clock: it measures real time shared
+ * by every server process, not business time.
+ */
+export async function outboxBacklog(db: Queryable): Promise<{ pending: number; oldestDueSeconds: number }> {
+  const [row] = await db.query<{ pending: number; oldest_due_seconds: number | null }>(
+    `SELECT count(*)::int8 AS pending,
+            extract(epoch FROM now() - min(next_attempt_at) FILTER (WHERE next_attempt_at <= now()))::float8 AS oldest_due_seconds
+     FROM event_deliveries WHERE state IN ('pending', 'delivering')`,
+  );
+  return { pending: row?.pending ?? 0, oldestDueSeconds: Math.max(0, row?.oldest_due_seconds ?? 0) };
 }

@@ -171,6 +171,15 @@ export async function railClearingBalances(db: Queryable, provider: string, mode
   return Object.fromEntries(rows.map((row) => [row.currency, Number(row.balance)]));
 }
 
+/** The currencies in which the provider's rail clearing (live) has an account: what it ever cleared for Tapline. */
+export async function providerClearingCurrencies(db: Queryable, provider: string): Promise<string[]> {
+  const rows = await db.query<{ currency: string }>(
+    "SELECT DISTINCT currency FROM ledger_accounts WHERE owner_type = 'system' AND owner_id = $1 AND mode = 'live' ORDER BY currency",
+    [railClearingOwnerId(provider)],
+  );
+  return rows.map((row) => row.currency);
+}
+
 /**
  * What these payouts' debit, settlement and refund transfers (`<id>:debit|settle|refund`) left on
  * their provider's rail clearing accounts, per currency: zero once each of them is final (paid
@@ -227,6 +236,26 @@ export async function lockWalletAccounts(tx: Queryable, walletIds: readonly stri
     [walletIds, currency, mode],
     { prepareAs: 'offline_lock_payers' },
   );
+}
+
+/**
+ * A wallet's balances in these currencies and one mode, its account rows locked in the ledger's
+ * lock order (lock_rank, id) inside the caller's transaction: a caller that checks the balances
+ * before posting several transfers from the wallet (a gift-card bulk issue) holds them unchanged
+ * until it posts. A merchant's wallet has several rows per currency (its inflow shards): each
+ * balance is their sum.
+ */
+export async function lockWalletBalances(tx: Queryable, walletId: string, mode: Mode, currencies: readonly string[]): Promise<Map<string, number>> {
+  const rows = await tx.query<{ currency: string; balance: number }>(
+    `SELECT currency, balance FROM ledger_accounts
+     WHERE owner_type = 'wallet' AND owner_id = $1 AND mode = $2 AND currency = ANY ($3::text[])
+     ORDER BY lock_rank, id FOR NO KEY UPDATE`,
+    [walletId, mode, currencies],
+  );
+  // A merchant's wallet has several rows per currency (its inflow shards): its balance is their sum.
+  const balances = new Map<string, number>();
+  for (const row of rows) balances.set(row.currency, (balances.get(row.currency) ?? 0) + row.balance);
+  return balances;
 }
 
 /**

@@ -4,6 +4,7 @@ import { ErrorBody } from '@tapline/shared/schemas';
 import type { AdminTokenCheck } from '../auth/principal.ts';
 import type { Database } from '../db/database.ts';
 import type { PostgresDatabase } from '../db/postgres.ts';
+import { outboxBacklog } from '../events/outbox.ts';
 import { ApiError, unauthorized } from '../http/errors.ts';
 import { databaseErrorCode, httpRequestDuration, processRegistry, recordDatabaseError } from './registry.ts';
 
@@ -40,14 +41,7 @@ export function registerMetrics(app: FastifyInstance, db: Database, isAdminToken
   let outboxRead: { at: number; value: Promise<{ pending: number; oldestDueSeconds: number }> } | undefined;
   const outbox = () => {
     if (!outboxRead || now().getTime() - outboxRead.at > OUTBOX_READ_REUSE_MS) {
-      // Both numbers come from the partial index of deliveries not yet done.
-      const value = db
-        .query<{ pending: number; oldest_due_seconds: number | null }>(
-          `SELECT count(*)::int8 AS pending,
-                  extract(epoch FROM now() - min(next_attempt_at) FILTER (WHERE next_attempt_at <= now()))::float8 AS oldest_due_seconds
-           FROM event_deliveries WHERE state IN ('pending', 'delivering')`,
-        )
-        .then(([row]) => ({ pending: row?.pending ?? 0, oldestDueSeconds: Math.max(0, row?.oldest_due_seconds ?? 0) }));
+      const value = outboxBacklog(db);
       outboxRead = { at: now().getTime(), value };
     }
     return outboxRead.value;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { networkInterfaces } from 'node:os';
-import { isLoopbackAddress } from '@tapline/hardware/src/bridge/access.ts';
+import { isLoopbackAddress } from '@tapline/hardware';
 import { DisplayPairing, type DisplayPairingOptions } from './display-pairing.ts';
 
 /**

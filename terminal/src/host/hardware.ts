@@ -1,8 +1,4 @@
-import { BridgeWebSocketServer } from '@tapline/hardware/src/bridge/ws-server.ts';
-import { createNfcReader, nfcConfigFromEnv, SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import type { NfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import { createPrinter, printerConfigFromEnv } from '@tapline/hardware/src/printer/index.ts';
-import type { ReceiptPrinter } from '@tapline/hardware/src/printer/index.ts';
+import { type NfcReader, type ReceiptPrinter, BridgeWebSocketServer, SimulatedNfcReader, createNfcReader, createPrinter, nfcConfigFromEnv, printerConfigFromEnv } from '@tapline/hardware';
 
 export interface TerminalHardware {
   nfc: NfcReader;

@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Server } from 'socket.io';
 import { type Socket, io } from 'socket.io-client';
-import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
+import { SimulatedNfcReader, VirtualPrinter } from '@tapline/hardware';
 import { type TerminalHost, startTerminalHost } from './index.ts';
 
 function listen(server: HttpServer): Promise<number> {

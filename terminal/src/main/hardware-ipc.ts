@@ -1,8 +1,4 @@
-import { BridgeHost } from '@tapline/hardware/src/bridge/host.ts';
-import { MAX_MESSAGE_BYTES } from '@tapline/hardware/src/bridge/protocol.ts';
-import type { BridgeResponse, HostMessage } from '@tapline/hardware/src/bridge/protocol.ts';
-import type { NfcReader, SimulatedNfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import type { ReceiptPrinter } from '@tapline/hardware/src/printer/index.ts';
+import { type BridgeResponse, type HostMessage, type NfcReader, type ReceiptPrinter, type SimulatedNfcReader, BridgeHost, MAX_MESSAGE_BYTES } from '@tapline/hardware';
 import { IPC, IPC_HARDWARE_METHODS, type AppInfo, type HardwareAnswer, type KioskTerminalConfig } from '../preload/api.ts';
 import type { IpcMainInvokeEventLike, IpcMainLike, WebContentsLike } from './electron-like.ts';
 

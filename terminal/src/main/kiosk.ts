@@ -1,11 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { systemClock } from '@tapline/hardware/src/clock.ts';
-import type { Clock } from '@tapline/hardware/src/clock.ts';
-import { createNfcReader, nfcConfigFromEnv } from '@tapline/hardware/src/nfc/index.ts';
-import type { NfcReader } from '@tapline/hardware/src/nfc/index.ts';
-import { printerConfigFromEnv } from '@tapline/hardware/src/printer/index.ts';
-import type { ReceiptPrinter } from '@tapline/hardware/src/printer/index.ts';
+import { type Clock, type NfcReader, type ReceiptPrinter, createNfcReader, nfcConfigFromEnv, printerConfigFromEnv, systemClock } from '@tapline/hardware';
 import { type DisplayListen, displayListenFromEnv, terminalPortFromEnv } from '../host/config.ts';
 import type { HostServerOptions, TerminalHost } from '../host/server.ts';
 import type { AppInfo } from '../preload/api.ts';

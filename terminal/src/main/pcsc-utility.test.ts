@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { PcscNfcReader, type WorkerHandle } from '@tapline/hardware/src/nfc/index.ts';
-import { killAndAwaitDeath } from '@tapline/hardware/src/testing/dead-process.ts';
+import { type WorkerHandle, PcscNfcReader } from '@tapline/hardware';
+import { killAndAwaitDeath } from '@tapline/hardware/testing';
 import { utilityProcessWorker } from './pcsc-utility.ts';
 import { nodeUtilityProcess } from './testing/node-utility-process.ts';
 

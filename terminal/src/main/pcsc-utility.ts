@@ -1,5 +1,4 @@
-import type { WorkerHandle } from '@tapline/hardware/src/nfc/index.ts';
-import type { ParentMessage } from '@tapline/hardware/src/nfc/worker-protocol.ts';
+import type { ParentMessage, WorkerHandle } from '@tapline/hardware';
 import type { ElectronLike } from './electron-like.ts';
 import { forkUtilityProcess } from './utility-process.ts';
 

@@ -3,9 +3,7 @@
  * utility process (printer-worker.ts). They cross a process boundary, so each side checks the
  * other's messages before it acts on them.
  */
-import type { ReceiptDocument } from '@tapline/hardware/src/printer/document.ts';
-import { DRAWER_REASONS } from '@tapline/hardware/src/printer/types.ts';
-import type { DrawerReason, DrawerRequest, DrawerResult, JobEvent, PrintOptions, PrintResult, PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
+import { type DrawerReason, type DrawerRequest, type DrawerResult, type JobEvent, type PrintOptions, type PrintResult, type PrinterStatus, type ReceiptDocument, DRAWER_REASONS } from '@tapline/hardware';
 
 export type PrinterCallMethod = 'print' | 'openDrawer' | 'refreshStatus';
 

@@ -1,10 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { backoffDelayMs, systemClock } from '@tapline/hardware/src/clock.ts';
-import type { Clock, TimerHandle } from '@tapline/hardware/src/clock.ts';
-import type { ReceiptDocument } from '@tapline/hardware/src/printer/document.ts';
-import { PrintQueueFullError } from '@tapline/hardware/src/printer/print-queue.ts';
-import { UNKNOWN_CONDITION } from '@tapline/hardware/src/printer/status.ts';
-import type { DrawerRequest, DrawerResult, PrintOptions, PrintResult, PrinterStatus, ReceiptPrinter, ReceiptPrinterEvents } from '@tapline/hardware/src/printer/types.ts';
+import { type Clock, type DrawerRequest, type DrawerResult, type PrintOptions, type PrintResult, type PrinterStatus, type ReceiptDocument, type ReceiptPrinter, type ReceiptPrinterEvents, type TimerHandle, PrintQueueFullError, UNKNOWN_CONDITION, backoffDelayMs, systemClock } from '@tapline/hardware';
 import type { ElectronLike } from './electron-like.ts';
 import { type UtilityChild, forkUtilityProcess } from './utility-process.ts';
 import { type PrinterParentMessage, type PrinterWorkerMessage, parsePrinterWorkerMessage } from './printer-protocol.ts';

@@ -6,8 +6,7 @@
  * process (printer-utility.ts), never the till's window or the main process. The durable queue's
  * journal is on disk: jobs that waited when it died are resumed by the next one.
  */
-import { createPrinter, printerConfigFromEnv } from '@tapline/hardware/src/printer/index.ts';
-import { PrintQueueFullError } from '@tapline/hardware/src/printer/print-queue.ts';
+import { PrintQueueFullError, createPrinter, printerConfigFromEnv } from '@tapline/hardware';
 import { type PrinterParentMessage, type PrinterWorkerMessage, parsePrinterParentMessage } from './printer-protocol.ts';
 
 interface ParentPort {

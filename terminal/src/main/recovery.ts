@@ -1,5 +1,4 @@
-import { backoffDelayMs, systemClock } from '@tapline/hardware/src/clock.ts';
-import type { Clock, TimerHandle } from '@tapline/hardware/src/clock.ts';
+import { type Clock, type TimerHandle, backoffDelayMs, systemClock } from '@tapline/hardware';
 import type { KioskWindow } from './electron-like.ts';
 
 export interface RecoveryOptions {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ManualClock } from '@tapline/hardware/src/testing/manual-clock.ts';
+import { ManualClock } from '@tapline/hardware/testing';
 import { KioskConfigError } from './kiosk-config.ts';
 import { type UpdaterLike, startUpdates, updateFeedFrom } from './updates.ts';
 

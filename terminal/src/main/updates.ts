@@ -1,5 +1,4 @@
-import { systemClock } from '@tapline/hardware/src/clock.ts';
-import type { Clock, TimerHandle } from '@tapline/hardware/src/clock.ts';
+import { type Clock, type TimerHandle, systemClock } from '@tapline/hardware';
 import { type KioskConfig, KioskConfigError, UPDATE_CHANNELS, parseSyncServerUrl } from './kiosk-config.ts';
 
 /** The members of electron-updater's autoUpdater the kiosk uses (a stand-in in tests). */

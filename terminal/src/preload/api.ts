@@ -3,10 +3,7 @@
  * `window.taplineKiosk` and the IPC channels behind it. Types and constants only (no Electron,
  * no Node), so the renderer, the preload and the main process all import it.
  */
-import type { BridgeErrorCode, BridgeEventName, BridgeEvents, HardwareStatus } from '@tapline/hardware/src/bridge/protocol.ts';
-import type { ReceiptDocument } from '@tapline/hardware/src/printer/document.ts';
-import type { MerchantHeader, ReceiptInput, ReceiptSettings } from '@tapline/hardware/src/printer/layouts.ts';
-import type { DrawerRequest, DrawerResult, PrintResult, PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
+import type { BridgeErrorCode, BridgeEventName, BridgeEvents, DrawerRequest, DrawerResult, HardwareStatus, MerchantHeader, PrinterStatus, PrintResult, ReceiptDocument, ReceiptInput, ReceiptSettings } from '@tapline/hardware';
 
 /** The global the preload defines in the page's world. */
 export const KIOSK_API_GLOBAL = 'taplineKiosk';

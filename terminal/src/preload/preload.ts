@@ -1,4 +1,4 @@
-import type { BridgeEventName, BridgeEvents } from '@tapline/hardware/src/bridge/protocol.ts';
+import type { BridgeEventName, BridgeEvents } from '@tapline/hardware';
 import { IPC, KIOSK_API_VERSION, type HardwareAnswer, type HardwareEventMessage, type IpcHardwareMethod, type KioskApi } from './api.ts';
 
 /** The members of Electron's ipcRenderer the preload uses (a stand-in in tests). */

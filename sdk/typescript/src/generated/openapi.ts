@@ -1715,8 +1715,13 @@ export interface paths {
          *     returnPaymentId, returnedAt, returnFee, cashierId, shiftId). Once only: the payout's id derives from the collection's, so a retry, a
          *     second call or two at once answer the same record (200) and never pay twice. A returned collection can no longer be a till sale's
          *     tender (tender_unverified). A terminal gives back its own collections; the merchant key any of its own in the key's mode.
-         *     The payout then follows the payments' rules: one its provider fails gives its debit back to the merchant's wallet
-         *     (payment.failed) and this route sends no second one (the merchant pays the customer another way).
+         *     The payout then follows the payments' rules: one its provider fails (or reverses after success) gives its debit back to the
+         *     merchant's wallet (payment.failed or payment.reversed) and, in the same transaction, makes the collection returnable again:
+         *     returnedAt and returnPaymentId go back to null, returnAttempts keeps the count, and the event pos.collection.return_failed
+         *     (the collection's fields, failedPaymentId, paymentStatus, paymentFailureReason) is sent; calling this route again sends a new
+         *     payout (its id derives from the collection's and the attempt's). reference: the payout's reference, as POST /api/pay's (in
+         *     test mode test_failure and test_reversal make the sandbox fail or reverse it).
+         *     409 collection_return_changed (transient: a payout sent by another call failed between this call's read and its lock; send again).
          *     404 collection_not_found (another merchant's, mode's or terminal's). 409 collection_not_completed (pending, failed, expired, or
          *     cancelled without a payment). 409 collection_claimed (a till sale takes it as its tender: refund that sale, its refund pays the phone back).
          *     422 insufficient_funds (the merchant's wallet holds less than amount + fee; nothing moved: top it up and send again).
@@ -7356,6 +7361,8 @@ export interface components {
             returnedAt: string | null;
             /** @description The mobile_money payout (a payment, GET /api/payments/{id}) that gave it back; null until then */
             returnPaymentId: string | null;
+            /** @description How many payouts were sent to give it back. A payout the provider fails or reverses clears returnedAt and returnPaymentId (event pos.collection.return_failed) and the collection can be given back again */
+            returnAttempts: number;
         };
         /** @enum {string} */
         PosCollectionStatus: "pending" | "completed" | "failed" | "expired" | "cancelled";
@@ -7626,6 +7633,8 @@ export interface components {
             cashierId?: string;
             /** @description The till shift it was given back in (recorded) */
             shiftId?: string;
+            /** @description The payout's reference, as POST /api/pay's (echoed in its webhook events). Sandbox: test_failure fails the payout, test_reversal reverses it after it completes */
+            reference?: string;
         };
         ReturnedUnmatchedBody: {
             /** @description The provider's reference of the refund made there */
@@ -17937,7 +17946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description It conflicts with the current state. Codes include: `collection_not_completed`, `collection_claimed`. */
+            /** @description It conflicts with the current state. Codes include: `collection_return_changed`, `collection_not_completed`, `collection_claimed`. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -20,20 +20,17 @@ import {
   WalletTierRecord,
 } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
-import { PG_ERROR, type Queryable, pgErrorCode } from '../../db/database.ts';
-import { type Mode, hashPin, newId } from '../../auth/secrets.ts';
-import { badRequest, conflict, notFound } from '../../http/errors.ts';
+import type { Mode } from '../../auth/secrets.ts';
+import { newId } from '../../auth/secrets.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
 import { idempotentId } from '../../http/idempotency.ts';
 import { canonicalHandle, displayHandle, supportedCountry, supportedCurrency } from '../../http/validate.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
-import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import { accountBalance, transfer } from '../../ledger/ledger.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
-import { type MerchantRow, findMerchant, insertApiKey, insertMerchant, listMerchants, newWebhookSecret, updateMerchant } from '../merchants/index.ts';
+import { type MerchantRow, findMerchant, listMerchants, updateMerchant } from '../merchants/index.ts';
 import { WALLET_TIERS, WALLET_TIER_NAMES, isWalletTier } from '@tapline/shared/wallet-tiers';
-import { handleIsTaken, hasTier, insertAgent, insertWallet, requireWallet, tierRecord, tierStanding, updateWalletTier } from '../wallets/index.ts';
-import { insertWalletNotification } from '../wallet-money/index.ts';
-import { assertEmailFree, inviteUser } from '../merchant-users/index.ts';
+import { tierRecord, tierStanding } from '../wallets/index.ts';
+import { adminService } from './service.ts';
 
 const admin = { auth: ['admin'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody };
@@ -56,18 +53,10 @@ function walletIdentity(body: { handle: string; mode?: Mode | undefined; country
   return { handle: canonicalHandle(body.handle), mode: body.mode ?? 'test', country: supportedCountry(body.country), currency: supportedCurrency(body.currency) } as const;
 }
 
-async function assertHandleFree(db: Queryable, handle: string, mode: Mode): Promise<void> {
-  if ((await handleIsTaken(db, handle))[mode]) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken in ${mode} mode`);
-}
-
-function rethrowHandleTaken(error: unknown, handle: string): never {
-  if (pgErrorCode(error) === PG_ERROR.uniqueViolation) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken`);
-  throw error;
-}
-
 /** Provisioning (CONTRACT.md): merchants, wallets, agents and sandbox funds. Admin token only. */
 export async function adminRoutes(app: TypedApp, context: AppContext): Promise<void> {
-  const { db, config, secrets } = context;
+  const { db } = context;
+  const service = adminService(context);
 
   app.post('/api/admin/merchants', {
     config: admin,
@@ -85,36 +74,9 @@ export async function adminRoutes(app: TypedApp, context: AppContext): Promise<v
     const currency = supportedCurrency(body.currency);
     // Admin provisioning may point at a developer's machine; live deliveries re-check the address.
     const webhookUrl = body.webhookUrl ? validateWebhookUrl(body.webhookUrl, 'test') : null;
-    const taken = await handleIsTaken(db, handle);
-    if (taken.test || taken.live) throw conflict('handle_taken', `The handle ${displayHandle(handle)} is already taken`);
-    if (body.ownerEmail !== undefined) await assertEmailFree(db, body.ownerEmail);
-    const webhookSecret = newWebhookSecret();
-    const created = await db
-      .transaction(async (tx) => {
-        const merchant = await insertMerchant(tx, { name: body.name.trim(), handle, country, currency, webhookUrl, sealedWebhookSecret: secrets.seal(webhookSecret) });
-        const testKey = await insertApiKey(tx, merchant.id, 'test');
-        const liveKey = await insertApiKey(tx, merchant.id, 'live');
-        const modes: Mode[] = ['test', 'live'];
-        for (const mode of modes) {
-          const wallet = await insertWallet(tx, { handle, mode, ownerType: 'merchant', merchantId: merchant.id, displayName: merchant.name, country, currency, pinHash: null });
-          if (mode === 'test' && config.sandboxFloat > 0) {
-            const amount = toMinor(config.sandboxFloat, currency);
-            await transfer(tx, {
-              id: `sandbox_float:${merchant.id}`,
-              mode: 'test',
-              kind: 'sandbox_float',
-              legs: [
-                { account: systemAccount('funding', currency), amount: -amount },
-                { account: walletAccount(wallet.id, currency), amount },
-              ],
-            });
-          }
-        }
-        return { merchant, testKey: testKey.key, liveKey: liveKey.key };
-      })
-      .catch((error: unknown) => rethrowHandleTaken(error, handle));
-    // The dashboard owner's set-up link (modules/merchant-users); POST /api/admin/merchants/{id}/owner issues one later too.
-    const owner = body.ownerEmail === undefined ? undefined : await inviteUser(context, created.merchant.id, body.ownerEmail, 'owner', 'setup');
+    const created = await service.createMerchant({ name: body.name.trim(), handle, country, currency, webhookUrl, ownerEmail: body.ownerEmail });
+    // The dashboard owner's set-up link (modules/merchant-users), when ownerEmail was given.
+    const { owner, webhookSecret } = created;
     return reply.status(201).send({
       ...merchantRecord(created.merchant),
       testKey: created.testKey,
@@ -172,13 +134,10 @@ export async function adminRoutes(app: TypedApp, context: AppContext): Promise<v
       country: supportedCountry(destination.country, 'destinations.country'),
       currency: supportedCurrency(destination.currency, 'destinations.currency'),
     }));
-    await assertHandleFree(db, handle, mode);
-    const pinHash = await hashPin(body.pin);
-    const wallet = await db
-      .transaction((tx) =>
-        insertWallet(tx, { handle, mode, ownerType: 'person', displayName: body.displayName?.trim() ?? null, country, currency, pinHash, preferredRail: body.preferredRail ?? null, destinations }),
-      )
-      .catch((error: unknown) => rethrowHandleTaken(error, handle));
+    const wallet = await service.createWallet(
+      { handle, mode, country, currency },
+      { pin: body.pin, displayName: body.displayName?.trim() ?? null, preferredRail: body.preferredRail ?? null, destinations },
+    );
     return reply.status(201).send({
       handle: displayHandle(wallet.handle),
       displayName: wallet.display_name,
@@ -204,21 +163,8 @@ export async function adminRoutes(app: TypedApp, context: AppContext): Promise<v
     const mode = body.mode ?? 'test';
     const currency = supportedCurrency(body.currency);
     const amount = toMinor(body.amount, currency);
-    const wallet = await requireWallet(db, handle, mode);
     const transferId = idempotentId(request, 'credit') ?? newId('trf');
-    const balance = await db.transaction(async (tx) => {
-      await transfer(tx, {
-        id: transferId,
-        mode,
-        kind: 'wallet_credit',
-        legs: [
-          { account: systemAccount('funding', currency), amount: -amount },
-          { account: walletAccount(wallet.id, currency), amount },
-        ],
-        metadata: { handle },
-      });
-      return accountBalance(tx, walletAccount(wallet.id, currency), mode);
-    });
+    const balance = await service.creditWallet({ handle, mode, currency, amount, transferId });
     return { transferId, handle: displayHandle(handle), mode, amount: toMajor(amount, currency), currency, balance: toMajor(balance, currency) };
   });
 
@@ -228,13 +174,7 @@ export async function adminRoutes(app: TypedApp, context: AppContext): Promise<v
   }, async (request, reply) => {
     const body = request.body;
     const { handle, mode, country, currency } = walletIdentity(body);
-    await assertHandleFree(db, handle, mode);
-    const agent = await db
-      .transaction(async (tx) => {
-        const wallet = await insertWallet(tx, { handle, mode, ownerType: 'agent', displayName: body.name.trim(), country, currency, pinHash: null });
-        return insertAgent(tx, { name: body.name.trim(), walletId: wallet.id, mode });
-      })
-      .catch((error: unknown) => rethrowHandleTaken(error, handle));
+    const agent = await service.createAgent({ handle, mode, country, currency }, body.name.trim());
     return reply.status(201).send({ agentId: agent.id, secret: agent.secret, handle: displayHandle(handle), name: body.name.trim(), mode });
   });
 
@@ -243,13 +183,6 @@ export async function adminRoutes(app: TypedApp, context: AppContext): Promise<v
   const TIERS_DESCRIPTION = `A customer wallet's verification tier (docs/wallet-tiers.md): ${WALLET_TIERS.map((tier) => `${tier} (${WALLET_TIER_NAMES[tier]})`).join(', ')}.
 Each tier's limits (maximum balance, money in and money out in any 24 hours) are WALLET_TIER<n>_* in US dollars, converted into the
 wallet's currency at the FX mid rate. 404 wallet_not_found; 400 wallet_not_tiered for a merchant's or an agent's wallet.`;
-
-  /** A customer wallet of this handle and mode, or 404 / 400. */
-  const tieredWallet = async (rawHandle: string, mode: Mode) => {
-    const wallet = await requireWallet(db, canonicalHandle(rawHandle), mode);
-    if (!hasTier(wallet)) throw badRequest('wallet_not_tiered', `${displayHandle(wallet.handle)} is a ${wallet.owner_type}'s wallet: only customers' wallets have a verification tier`);
-    return wallet;
-  };
 
   app.get('/api/admin/wallets/:handle/tier', {
     config: admin,
@@ -262,7 +195,7 @@ wallet's currency at the FX mid rate. 404 wallet_not_found; 400 wallet_not_tiere
       response: { 200: WalletTierRecord, ...errors },
     },
   }, async (request) => {
-    const wallet = await tieredWallet(request.params.handle, request.query.mode ?? 'test');
+    const wallet = await service.tieredWallet(canonicalHandle(request.params.handle), request.query.mode ?? 'test');
     return tierRecord(await tierStanding(context, db, wallet), wallet.tier_changed_at);
   });
 
@@ -282,24 +215,7 @@ receives again once below it.`,
   }, async (request) => {
     const { tier, reason } = request.body;
     if (!isWalletTier(tier)) throw badRequest('unknown_tier', `There is no tier ${tier}: the tiers are ${WALLET_TIERS.join(', ')}`);
-    const wallet = await tieredWallet(request.params.handle, request.body.mode ?? 'test');
-    const now = context.now();
-    const previousTier = await db.transaction(async (tx) => {
-      const changed = await updateWalletTier(tx, wallet.id, tier, now);
-      if (!changed) throw notFound('wallet_not_found', `No wallet ${displayHandle(wallet.handle)}`);
-      const from = isWalletTier(changed.previous) ? changed.previous : config.walletTierDefault;
-      await insertWalletNotification(tx, {
-        walletId: wallet.id,
-        mode: wallet.mode,
-        kind: 'wallet.tier.changed',
-        title: tier > from ? 'Your wallet\'s limits were raised' : tier < from ? 'Your wallet\'s limits were lowered' : 'Your wallet\'s tier was confirmed',
-        body: `Your wallet is now ${WALLET_TIER_NAMES[tier]} (it was tier ${from}).${reason ? ` ${reason.trim()}` : ''}`,
-        data: { from, to: tier, ...(reason ? { reason: reason.trim() } : {}) },
-        at: now,
-      });
-      return from;
-    });
-    const updated = { ...wallet, tier, tier_changed_at: now };
-    return { handle: displayHandle(wallet.handle), mode: wallet.mode, previousTier, ...tierRecord(await tierStanding(context, db, updated), now) };
+    const { wallet, previousTier, changedAt } = await service.setWalletTier(canonicalHandle(request.params.handle), request.body.mode ?? 'test', tier, reason);
+    return { handle: displayHandle(wallet.handle), mode: wallet.mode, previousTier, ...tierRecord(await tierStanding(context, db, wallet), changedAt) };
   });
 }

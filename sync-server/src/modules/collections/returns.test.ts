@@ -27,6 +27,7 @@ type Collection = {
   claimedBy: string | null;
   returnedAt: string | null;
   returnPaymentId: string | null;
+  returnAttempts: number;
   code?: string;
   error?: string;
 };
@@ -144,6 +145,58 @@ for (const target of await databaseTargets()) {
       assert.deepEqual((await checkLedger(s.db)).violations, []);
     });
 
+    for (const [reference, final] of [['test_failure', 'failed'], ['test_reversal', 'reversed']] as const) {
+      it(`a return payout the provider ends ${final} gives the merchant the debit back and makes the collection returnable again; the next return is a new payout that pays the phone once`, async () => {
+        const s = server();
+        const shop = await shopWithTill(s);
+        await completed(s, shop.term, 100_000, '08039990001');
+        const paid = await completed(s, shop.term, 20_000);
+        assert.equal(paid.returnAttempts, 0);
+        const before = await balanceMinor(s, shop.merchant.handle, 'NGN');
+
+        const first = await giveBack(s, shop.term, paid.id, { reference });
+        assert.equal(first.status, 200, JSON.stringify(first.body));
+        assert.equal(first.body.returnAttempts, 1);
+        // The sandbox fails a test_failure payout at once, in the return's own transaction: the answer already shows it returnable.
+        const firstPayout = (await paymentsOf(s, shop.merchant.id)).map((payment) => payment.id).join();
+        assert.equal(first.body.returnPaymentId, final === 'failed' ? null : firstPayout);
+        // The sandbox steps the payout to its end (a reversal completes first, then is reversed).
+        for (let step = 0; step < 6; step += 1) {
+          const status = (await s.request<{ status: string }>('GET', `/api/payments/${firstPayout}`, { headers: shop.key })).body.status;
+          if (status === final) break;
+          clock.advance(STEP_MS);
+          await s.context.payments.runOnce();
+        }
+        assert.equal((await s.request<{ status: string }>('GET', `/api/payments/${firstPayout}`, { headers: shop.key })).body.status, final);
+        assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), before, 'amount and fee back in the wallet');
+        const reopened = await read(s, shop.term, paid.id);
+        assert.deepEqual([reopened.status, reopened.returnedAt, reopened.returnPaymentId, reopened.returnAttempts], ['completed', null, null, 1]);
+        const failedEvents = (await eventsOf(s, shop.merchant.id, paid.id)).filter((event) => event.type === 'pos.collection.return_failed');
+        assert.equal(failedEvents.length, 1);
+        assert.deepEqual([failedEvents[0]!.body.failedPaymentId, failedEvents[0]!.body.paymentStatus, failedEvents[0]!.body.returnAttempts], [firstPayout, final, 1]);
+        assert.match(String(failedEvents[0]!.body.paymentFailureReason), /sandbox reference/);
+
+        // Given back again: a second payout with an id of its own; retries answer it, never a third.
+        const second = await giveBack(s, shop.term, paid.id);
+        assert.equal(second.status, 200, JSON.stringify(second.body));
+        assert.equal(second.body.returnAttempts, 2);
+        assert.ok(second.body.returnPaymentId && second.body.returnPaymentId !== firstPayout, 'a new payout');
+        const retried = await Promise.all([giveBack(s, shop.key, paid.id), giveBack(s, shop.term, paid.id)]);
+        for (const answer of retried) assert.deepEqual([answer.status, answer.body.returnPaymentId, answer.body.returnAttempts], [200, second.body.returnPaymentId, 2]);
+        for (let step = 0; step < 4; step += 1) {
+          clock.advance(STEP_MS);
+          await s.context.payments.runOnce();
+        }
+        assert.equal((await s.request<{ status: string }>('GET', `/api/payments/${second.body.returnPaymentId}`, { headers: shop.key })).body.status, 'completed');
+        const payments = await paymentsOf(s, shop.merchant.id);
+        assert.deepEqual(payments.map((payment) => [payment.id, payment.status]).sort(), [[firstPayout, final], [second.body.returnPaymentId, 'completed']].sort());
+        assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), before - 20_000 - 300, 'the phone paid back once, its fee once');
+        assert.deepEqual((await eventsOf(s, shop.merchant.id, paid.id)).map((event) => event.type).sort(),
+          ['pos.collection.completed', 'pos.collection.return_failed', 'pos.collection.returned', 'pos.collection.returned']);
+        assert.deepEqual((await checkLedger(s.db)).violations, []);
+      });
+    }
+
     it('refuses a claimed (409 collection_claimed), pending, failed or cancelled-without-payment collection (409 collection_not_completed), moving nothing', async () => {
       const s = server();
       const shop = await shopWithTill(s);
@@ -213,6 +266,10 @@ for (const target of await databaseTargets()) {
       assert.deepEqual([long.status, long.body.code], [404, 'collection_not_found']);
       const badShift = await giveBack(s, shop.term, paid.id, { shiftId: 'yesterday' });
       assert.deepEqual([badShift.status, badShift.body.code], [400, 'validation_failed']);
+      for (const body of [[1, 2], 'back', 7, { reference: 'r'.repeat(101) }, { cashierId: '' }, { reference: 12 }]) {
+        const answer = await giveBack(s, shop.term, paid.id, body);
+        assert.deepEqual([answer.status, answer.body.code], [400, 'validation_failed'], JSON.stringify(body));
+      }
       const unknownCashier = await giveBack(s, shop.term, paid.id, { cashierId: 'nobody-here' });
       assert.deepEqual([unknownCashier.status, unknownCashier.body.code], [422, 'cashier_unknown']);
       assert.equal((await paymentsOf(s, shop.merchant.id)).length, 0, 'nothing paid by a refused call');

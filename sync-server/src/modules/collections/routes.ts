@@ -105,8 +105,13 @@ lock: the payout with its ledger debit, returnedAt and returnPaymentId, and the 
 returnPaymentId, returnedAt, returnFee, cashierId, shiftId). Once only: the payout's id derives from the collection's, so a retry, a
 second call or two at once answer the same record (200) and never pay twice. A returned collection can no longer be a till sale's
 tender (tender_unverified). A terminal gives back its own collections; the merchant key any of its own in the key's mode.
-The payout then follows the payments' rules: one its provider fails gives its debit back to the merchant's wallet
-(payment.failed) and this route sends no second one (the merchant pays the customer another way).
+The payout then follows the payments' rules: one its provider fails (or reverses after success) gives its debit back to the
+merchant's wallet (payment.failed or payment.reversed) and, in the same transaction, makes the collection returnable again:
+returnedAt and returnPaymentId go back to null, returnAttempts keeps the count, and the event pos.collection.return_failed
+(the collection's fields, failedPaymentId, paymentStatus, paymentFailureReason) is sent; calling this route again sends a new
+payout (its id derives from the collection's and the attempt's). reference: the payout's reference, as POST /api/pay's (in
+test mode test_failure and test_reversal make the sandbox fail or reverse it).
+409 collection_return_changed (transient: a payout sent by another call failed between this call's read and its lock; send again).
 404 collection_not_found (another merchant's, mode's or terminal's). 409 collection_not_completed (pending, failed, expired, or
 cancelled without a payment). 409 collection_claimed (a till sale takes it as its tender: refund that sale, its refund pays the phone back).
 422 insufficient_funds (the merchant's wallet holds less than amount + fee; nothing moved: top it up and send again).

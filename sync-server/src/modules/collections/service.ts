@@ -20,10 +20,10 @@ import { railClearing, systemAccount, walletAccount } from '../../ledger/account
 import { transfer, transferIds } from '../../ledger/ledger.ts';
 import { type CollectionRequest, type CollectionUpdate, type RailAdapter, type RailProviderName, providersFor } from '../../rails/index.ts';
 import { findMerchant } from '../merchants/index.ts';
-import { type NewPayment, preparePayment, recordPayment } from '../payments/index.ts';
+import { type NewPayment, type PaymentRow, onPaymentOutcome, preparePayment, recordPayment } from '../payments/index.ts';
 import { checkedCashierId } from '../till-staff/index.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
-import { type CollectionPurpose, type CollectionRow, type TopUpPurpose, claimDueCollections, findCollection, insertCollection, lockCollection, lockCollectionFresh, updateCollection } from './store.ts';
+import { type CollectionPurpose, type CollectionRow, type TopUpPurpose, claimDueCollections, findCollection, insertCollection, lockCollection, lockCollectionFresh, reopenReturns, updateCollection } from './store.ts';
 
 /**
  * Told, inside the transaction that ends a collection of a purpose other than a till sale (a
@@ -61,18 +61,22 @@ export interface CollectionCaller {
   terminalId: string | null;
 }
 
-/** Who gave a collection back, in which shift (POST /api/pos/collections/{id}/return). */
+/** Who gave a collection back, in which shift (POST /api/pos/collections/{id}/return), and the payout's reference. */
 export interface ReturnCollectionBody {
   cashierId?: string | undefined;
   shiftId?: string | undefined;
+  reference?: string | undefined;
 }
 
 /**
- * The payout that gives a collection back to its phone: its id derives from the collection's, so
- * a retry, a second call or two at once make one payout (the payments' primary key refuses a second).
+ * The payout that gives a collection back to its phone, the `attempt`-th (a payout the provider
+ * failed makes the collection returnable again): its id derives from the collection's and the
+ * attempt's, so a retry, a second call or two at once make one payout per attempt (the payments'
+ * primary key refuses a second). The first attempt's id is the one migration 056 gave.
  */
-export function collectionReturnPaymentId(collectionId: string): string {
-  return `pay_${createHash('sha256').update(`collection-return:${collectionId}`).digest('hex').slice(0, 32)}`;
+export function collectionReturnPaymentId(collectionId: string, attempt = 1): string {
+  const seed = attempt === 1 ? `collection-return:${collectionId}` : `collection-return:${collectionId}:${attempt}`;
+  return `pay_${createHash('sha256').update(seed).digest('hex').slice(0, 32)}`;
 }
 
 /**
@@ -88,6 +92,7 @@ export function preparePayback(
   amountMinor: number,
   note: string,
   paymentId: string,
+  reference?: string,
 ): Promise<NewPayment> {
   return preparePayment(
     { db: context.db, config: context.config, now: context.now, fx: context.fx, payoutProviders: context.payoutProviders },
@@ -102,6 +107,7 @@ export function preparePayback(
       receiverName: 'Customer',
       senderName: merchant.name,
       note,
+      ...(reference === undefined ? {} : { reference }),
     },
     paymentId,
   );
@@ -188,6 +194,7 @@ export function collectionRecord(row: CollectionRow) {
     ...(row.status === 'completed' && row.ended_at ? { completedAt: row.ended_at.toISOString() } : {}),
     returnedAt: row.returned_at?.toISOString() ?? null,
     returnPaymentId: row.return_payment_id,
+    returnAttempts: row.return_attempts,
   };
 }
 
@@ -230,8 +237,32 @@ function returnEventData(row: CollectionRow, fee: number): Record<string, unknow
     returnFeeMinor: fee,
     cashierId: row.return_cashier_id,
     shiftId: row.return_shift_id,
+    returnAttempts: row.return_attempts,
   };
 }
+
+/**
+ * Payouts' outcomes (payments' listener, in the transaction that fails or reverses them): a payout
+ * that gave a collection back and did not reach the phone makes the collection returnable again,
+ * announced by pos.collection.return_failed (the collection's fields, the payout, its status and
+ * the provider's reason). The merchant's wallet has its debit back by the same transaction.
+ */
+export async function reopenFailedReturns(tx: Queryable, rows: readonly PaymentRow[], at: Date): Promise<void> {
+  const failed = rows.filter((row) => (row.status === 'failed' || row.status === 'reversed') && row.rail === 'mobile_money');
+  if (failed.length === 0) return;
+  for (const { row, failedPaymentId } of await reopenReturns(tx, failed.map((payment) => payment.id), at)) {
+    const payment = failed.find((candidate) => candidate.id === failedPaymentId)!;
+    await enqueueEvent(tx, {
+      merchantId: row.merchant_id!,
+      mode: row.mode,
+      type: 'pos.collection.return_failed',
+      data: { ...eventData(row), returnAttempts: row.return_attempts, failedPaymentId, paymentStatus: payment.status, paymentFailureReason: payment.failure_reason },
+      at,
+    });
+  }
+}
+
+onPaymentOutcome('payout', reopenFailedReturns, 'collection-returns');
 
 export function collectionNotFound(id: string) {
   return notFound('collection_not_found', `No mobile-money collection ${id.slice(0, 80)}`);
@@ -572,7 +603,8 @@ export function collectionService(context: AppContext, log: (message: string, de
       const cashierId = await checkedCashierId(db, seen.merchant_id!, body.cashierId);
       const merchant = await findMerchant(db, seen.merchant_id!);
       if (!merchant) throw collectionNotFound(id);
-      const payment = await preparePayback(context, merchant, seen, seen.amount, `Mobile money collection ${id} given back`, collectionReturnPaymentId(id));
+      const attempt = seen.return_attempts + 1;
+      const payment = await preparePayback(context, merchant, seen, seen.amount, `Mobile money collection ${id} given back`, collectionReturnPaymentId(id, attempt), body.reference);
       const now = context.now();
       return db.transaction(async (tx) => {
         const locked = await lockCollectionFresh(tx, id);
@@ -580,15 +612,22 @@ export function collectionService(context: AppContext, log: (message: string, de
         // Another call got in first (a retry, a second till, two at once): its return is the answer.
         if (locked.returned_at !== null) return locked;
         refuse(locked);
-        await recordPayment(tx, payment, config.sandboxStepMs);
+        // Another call's payout was sent and has already failed since we read: ask again, afresh.
+        if (locked.return_attempts !== seen.return_attempts) {
+          throw conflict('collection_return_changed', `Collection ${id} was given back meanwhile and that payout failed: send the return again`);
+        }
+        // The collection names its payout before the payout is recorded: a payout that fails at once
+        // (the sandbox's test_failure) makes the collection returnable again in this transaction.
         const returned = await updateCollection(tx, id, {
           returned_at: now,
           return_payment_id: payment.id,
           return_cashier_id: cashierId,
           return_shift_id: body.shiftId?.toLowerCase() ?? null,
+          return_attempts: attempt,
         }, now);
         await enqueueEvent(tx, { merchantId: returned.merchant_id!, mode: returned.mode, type: 'pos.collection.returned', data: returnEventData(returned, payment.fee), at: now });
-        return returned;
+        await recordPayment(tx, payment, config.sandboxStepMs);
+        return (await findCollection(tx, id))!;
       });
     },
 

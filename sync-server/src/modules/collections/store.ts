@@ -47,19 +47,21 @@ export interface CollectionRow {
   return_payment_id: string | null;
   return_cashier_id: string | null;
   return_shift_id: string | null;
+  /** How many payouts have given it back (migration 058): one the provider failed or reversed is cleared from returned_at and return_payment_id, and counted here. */
+  return_attempts: number;
   /** Filled by the reads that join the claims table: the till sale this collection pays, if any. */
   claimed_by?: string | null;
 }
 
 const COLUMNS = `c.id, c.purpose, c.merchant_id, c.mode, c.merchant_wallet_id, c.terminal_id, c.amount::int8 AS amount, c.fee::int8 AS fee, c.currency, c.phone, c.country, c.description,
   c.provider, c.provider_reference, c.provider_request_id, c.sandbox_outcome, c.status, c.failure_code, c.failure_reason, c.transfer_id, c.cancelled_at, c.next_poll_at,
-  c.poll_errors, c.created_at, c.expires_at, c.ended_at, c.updated_at, c.returned_at, c.return_payment_id, c.return_cashier_id, c.return_shift_id,
+  c.poll_errors, c.created_at, c.expires_at, c.ended_at, c.updated_at, c.returned_at, c.return_payment_id, c.return_cashier_id, c.return_shift_id, c.return_attempts,
   (SELECT t.sale_id::text FROM till_sale_tender_claims t WHERE t.reference = c.id) AS claimed_by`;
 
 /** Amounts come back as numbers on both drivers (int8 may arrive as a string). */
 function normalised(row: CollectionRow | undefined): CollectionRow | undefined {
   if (!row) return row;
-  return { ...row, amount: Number(row.amount), fee: Number(row.fee), poll_errors: Number(row.poll_errors) };
+  return { ...row, amount: Number(row.amount), fee: Number(row.fee), poll_errors: Number(row.poll_errors), return_attempts: Number(row.return_attempts) };
 }
 
 export async function insertCollection(
@@ -136,10 +138,30 @@ export async function lockCollections(tx: Queryable, ids: readonly string[]): Pr
   return new Map(rows.map((row) => [row.id, normalised(row)!]));
 }
 
+/**
+ * The collections these payouts gave back, made returnable again (their payout failed or was
+ * reversed): returned_at and the return's payment, cashier and shift cleared, under the rows' locks.
+ * Answers each collection as it is now, with the payout that failed.
+ */
+export async function reopenReturns(tx: Queryable, paymentIds: readonly string[], now: Date): Promise<{ row: CollectionRow; failedPaymentId: string }[]> {
+  const reopened = await tx.query<{ id: string; failed_payment_id: string }>(
+    `WITH failed AS (SELECT id, return_payment_id FROM pos_collections WHERE return_payment_id = ANY($1::text[]) FOR UPDATE)
+     UPDATE pos_collections c SET returned_at = NULL, return_payment_id = NULL, return_cashier_id = NULL, return_shift_id = NULL, updated_at = $2
+       FROM failed WHERE c.id = failed.id RETURNING c.id, failed.return_payment_id AS failed_payment_id`,
+    [paymentIds, now],
+  );
+  const answers: { row: CollectionRow; failedPaymentId: string }[] = [];
+  for (const { id, failed_payment_id } of reopened) {
+    const row = await findCollection(tx, id);
+    if (row) answers.push({ row, failedPaymentId: failed_payment_id });
+  }
+  return answers;
+}
+
 export async function updateCollection(
   tx: Queryable,
   id: string,
-  fields: Partial<Pick<CollectionRow, 'status' | 'failure_code' | 'failure_reason' | 'transfer_id' | 'cancelled_at' | 'next_poll_at' | 'poll_errors' | 'provider_reference' | 'ended_at' | 'returned_at' | 'return_payment_id' | 'return_cashier_id' | 'return_shift_id'>>,
+  fields: Partial<Pick<CollectionRow, 'status' | 'failure_code' | 'failure_reason' | 'transfer_id' | 'cancelled_at' | 'next_poll_at' | 'poll_errors' | 'provider_reference' | 'ended_at' | 'returned_at' | 'return_payment_id' | 'return_cashier_id' | 'return_shift_id' | 'return_attempts'>>,
   now: Date,
 ): Promise<CollectionRow> {
   const names = Object.keys(fields) as (keyof typeof fields)[];

@@ -1,7 +1,7 @@
 import { toMajor } from '@tapline/shared/money';
 import { GIFT_CARD_ISSUER_TYPES, GIFT_CARD_STATUSES } from '@tapline/shared/schemas';
 import type { Queryable } from '../../db/database.ts';
-import { type RateSource, convertMinor } from './fx.ts';
+import { type RateSource, convertMinor } from '../fx/index.ts';
 import type { CardFilter } from './store.ts';
 import { type CurrencyFiguresRow, cardCount, cardCountsByIssuerType, cardCountsByStatus, cardTotalsByCurrency, currencyFigures, redemptionCount } from './analytics-store.ts';
 

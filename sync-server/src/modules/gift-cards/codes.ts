@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import QRCode from 'qrcode';
 import { sha256Hex } from '../../auth/secrets.ts';
+import { qrPng } from '../../http/qr-image.ts';
 
 /**
  * Gift card codes (CONTRACT.md): `gc_` + 64 lower-case hex from 32 random bytes (256 bits).
@@ -33,10 +33,6 @@ export function codePrefixOf(code: string): string {
   return code.slice(0, 10);
 }
 
-/** The code as a QR code PNG, as a data URL (`data:image/png;base64,...`). */
-export function qrPng(code: string): Promise<string> {
-  return QRCode.toDataURL(code, { errorCorrectionLevel: 'M', margin: 2, scale: 4 });
-}
 
 /**
  * QR codes for many cards. Each PNG takes a few milliseconds of CPU; yielding between them

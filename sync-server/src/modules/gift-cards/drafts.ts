@@ -3,9 +3,9 @@ import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { unprocessable } from '../../http/errors.ts';
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
-import type { TransferLeg } from '../../ledger/ledger.ts';
+import { type TransferLeg, lockWalletBalances } from '../../ledger/ledger.ts';
 import { codeHash, codePrefixOf, newGiftCardCode } from './codes.ts';
-import { type CardSource, type NewCard, lockWalletBalances } from './store.ts';
+import { type CardSource, type NewCard } from './store.ts';
 import { type CardFields, addMonths } from './validation.ts';
 
 /** Who pays for a card: the caller's wallet on its surface. */

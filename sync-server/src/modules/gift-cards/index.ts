@@ -1,7 +1,5 @@
 /** The gift-cards module's public entry: other modules, app.ts, sync/ and web/ import only this file. */
-export { canonicalCode, codeHash, qrPng } from './codes.ts';
-export { convertMinor, fxServiceRateSource } from './fx.ts';
-export type { RateSource } from './fx.ts';
+export { canonicalCode, codeHash } from './codes.ts';
 export { effectiveStatus } from './records.ts';
 export { giftCardRoutes, startGiftCardJobs } from './routes.ts';
 export { giftCardService, giftCardNotFound, stateError } from './service.ts';

@@ -11,7 +11,8 @@ import { existingBatch } from './issuing.ts';
 import { cardRecord, issuedRecord } from './records.ts';
 import { type ProgramRow, type RewardRuleRow, existingExternalRefs, findCard, insertCards, matchingRewardRules } from './store.ts';
 import { type CardFields, addMonths, parseDesignTheme, parseExpiresInMonths, parseHandle, parseMessage, parseProgramRow } from './validation.ts';
-import { qrPng, qrPngs } from './codes.ts';
+import { qrPngs } from './codes.ts';
+import { qrPng } from '../../http/qr-image.ts';
 
 /** Issues paid by a merchant for others: a program's cards for its employees, and cashback rewards. */
 export function programIssuing(context: AppContext) {

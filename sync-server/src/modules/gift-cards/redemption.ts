@@ -10,7 +10,7 @@ import { type ActivationRow, activationsOf, findActivation, insertActivation, su
 import { canonicalCode, codeHash } from './codes.ts';
 import { type Redeemer, type RequestIds, liability } from './drafts.ts';
 import { giftCardNotFound, overdrawn, stateError } from './errors.ts';
-import { type RateSource, convertMinor } from './fx.ts';
+import { type RateSource, convertMinor } from '../fx/index.ts';
 import { type LifecycleService, expireLocked } from './lifecycle.ts';
 import { effectiveStatus, redeemedCard, redemptionRecord } from './records.ts';
 import {

@@ -16,7 +16,7 @@ import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../http/errors.ts';
 import { supportedCurrency } from '../../http/validate.ts';
 import { computeAnalytics, computeStats } from './analytics.ts';
-import type { RateSource } from './fx.ts';
+import type { RateSource } from '../fx/index.ts';
 import { cardRecord } from './records.ts';
 import { giftCardErrors } from './routes-issuer.ts';
 import { type GiftCards, giftCardNotFound } from './service.ts';

@@ -23,7 +23,7 @@ import type { AppContext } from '../../context.ts';
 import { principalOf } from '../../auth/hooks.ts';
 import { supportedCurrency } from '../../http/validate.ts';
 import { computeAnalytics } from './analytics.ts';
-import type { RateSource } from './fx.ts';
+import type { RateSource } from '../fx/index.ts';
 import { derivedId } from '../../http/idempotency.ts';
 import { withoutSecrets } from './idempotency.ts';
 import { type Surface, issuerOf, redeemerOf } from './principals.ts';

@@ -26,7 +26,7 @@ import { principalAs } from '../../auth/hooks.ts';
 import { newId } from '../../auth/secrets.ts';
 import { notFound } from '../../http/errors.ts';
 import { computeAnalytics } from './analytics.ts';
-import type { RateSource } from './fx.ts';
+import type { RateSource } from '../fx/index.ts';
 import { derivedId } from '../../http/idempotency.ts';
 import { withoutSecrets } from './idempotency.ts';
 import { issuerOf } from './principals.ts';

@@ -1,6 +1,6 @@
 import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
-import { fxServiceRateSource } from './fx.ts';
+import { fxServiceRateSource } from '../fx/index.ts';
 import { type GiftCardJobs, scheduledGiftCardJobs } from './jobs.ts';
 import { adminGiftCardRoutes } from './routes-admin.ts';
 import { issuerSurfaceRoutes } from './routes-issuer.ts';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import { deliveryService } from './delivery.ts';
-import { type RateSource, fxServiceRateSource } from './fx.ts';
+import { type RateSource, fxServiceRateSource } from '../fx/index.ts';
 import { issuingService } from './issuing.ts';
 import { lifecycleService } from './lifecycle.ts';
 import { programIssuing } from './program-issues.ts';

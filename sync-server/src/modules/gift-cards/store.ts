@@ -164,20 +164,6 @@ export async function singleIssuesSince(tx: Queryable, issuerWalletId: string, s
   return { count: row?.count ?? 0, oldest: row?.oldest ?? null };
 }
 
-/** The issuer wallet's balances for these currencies, locked (the ledger's lock order: rank, id). */
-export async function lockWalletBalances(tx: Queryable, walletId: string, mode: Mode, currencies: readonly string[]): Promise<Map<string, number>> {
-  const rows = await tx.query<{ currency: string; balance: number }>(
-    `SELECT currency, balance FROM ledger_accounts
-     WHERE owner_type = 'wallet' AND owner_id = $1 AND mode = $2 AND currency = ANY ($3::text[])
-     ORDER BY lock_rank, id FOR NO KEY UPDATE`,
-    [walletId, mode, currencies],
-  );
-  // A merchant's wallet has several rows per currency (its inflow shards): its balance is their sum.
-  const balances = new Map<string, number>();
-  for (const row of rows) balances.set(row.currency, (balances.get(row.currency) ?? 0) + row.balance);
-  return balances;
-}
-
 export async function existingExternalRefs(db: Queryable, programId: string, refs: readonly string[]): Promise<Map<string, string>> {
   if (refs.length === 0) return new Map();
   const rows = await db.query<{ external_ref: string; id: string }>(

@@ -25,7 +25,7 @@ import type { MerchantSessionInfo } from '../../auth/principal.ts';
 import { clearSessionCookie, csrfTokenFor, setSessionCookie } from '../../auth/dashboard-session.ts';
 import { sha256Hex } from '../../auth/secrets.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.ts';
-import { qrPng } from '../gift-cards/index.ts';
+import { qrPng } from '../../http/qr-image.ts';
 import { findMerchant } from '../merchants/index.ts';
 import { acceptLink, checkTotp, inviteUser, newTotpSecret, requestedMode, sessionAnswer, signIn } from './service.ts';
 import { type UserRow, countActiveOwners, disableTotp, enableTotp, findUser, listUsers, removeUser, revokeSession, revokeUserSessions, setPendingTotp, setRole } from './store.ts';

@@ -10,8 +10,7 @@ import { PG_ERROR, type Queryable, pgErrorCode } from '../../db/database.ts';
 import { newId } from '../../auth/secrets.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
 import { type CardRow, giftCardService } from '../gift-cards/index.ts';
-import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';
-import { type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint } from './push.ts';
+import { type CollectionSettler, type PushTerminal, CAPTURED_AT_PROBLEM, inCapturedOrder, inSavepoint, parseCapturedAt, schemaProblems, timeDecline } from '../push/index.ts';
 import { type GiftCardSaleRow, findGiftCardSales, insertGiftCardSale } from './store.ts';
 
 /** A code prefix as the terminal printed it: `gc_` and 7 hex. */

@@ -1,16 +1,12 @@
 /** The offline module's public entry: other modules, app.ts, sync/ and web/ import only this file. */
 export { giftCardSaleSettler, saleDocument } from './gift-card-sales.ts';
 export { currentSigner, publicKeys } from './keys.ts';
-export { type SettlementLimits, roundLimitDown, terminalOfflineLimits, terminalSettlementLimits } from './limits.ts';
+export { terminalOfflineLimits, terminalSettlementLimits } from './limits.ts';
 export { offlinePaymentSettler } from './payment-push.ts';
 export { settlePush } from './push.ts';
-export type { PushAnswer, PushTerminal } from './push.ts';
 export { offlineRoutes, startOfflineJobs, tippingOf } from './routes.ts';
 export { paymentDocument } from './settlement.ts';
 export { acceptedOfflineSince, findTerminalForSync, recordQueuedCount, terminalPaymentsAfter, terminalSalesAfter } from './store.ts';
 export type { TerminalSyncRow } from './store.ts';
 export { tillSaleDocument, tillSaleRecord, tillSaleSettler } from './till-sales.ts';
 export { type StoredTender, type TillSaleRow, terminalTillSalesAfter } from './till-sales-store.ts';
-export type { CollectionSettler, PushedDocument } from './push.ts';
-export { inCapturedOrder, inSavepoint } from './push.ts';
-export { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';

@@ -8,9 +8,9 @@ import { balanceMinor, systemBalance } from '../../testing/ledger.ts';
 import { uniqueHandle, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
 import { releaseExpiredVouchers } from './vouchers.ts';
-import { roundLimitDown } from './limits.ts';
+import { roundLimitDown } from '../fx/index.ts';
 import { convertMinor } from '@tapline/shared/money';
-import { fxServiceRateSource } from '../gift-cards/index.ts';
+import { fxServiceRateSource } from '../fx/index.ts';
 import { conflictsOf, connectTerminal, pull, push } from '../../testing/offline.ts';
 
 type Voucher = { id: string; status: string; amount: number; currency: string; expiresAt: string; qrPayload?: string; handle: string; usedAmount?: number };
@@ -202,7 +202,7 @@ for (const target of await databaseTargets()) {
       assert.equal(hello.mode, 'test');
       assert.equal(hello.offlineLimits.currency, 'NGN');
       assert.ok(hello.offlineLimits.perPaymentMaxMinor > 0 && hello.offlineLimits.totalMaxMinor > hello.offlineLimits.perPaymentMaxMinor, JSON.stringify(hello.offlineLimits));
-      // The defaults are USD 20 and 200 at the mid rate, rounded down to round figures (limits.ts roundLimitDown).
+      // The defaults are USD 20 and 200 at the mid rate, rounded down to round figures (fx's roundLimitDown).
       const { rate } = await fxServiceRateSource(s.context.fx).rate('USD', 'NGN');
       const converted = (dollars: number) => convertMinor(dollars * 100, 'USD', 'NGN', rate, 'down');
       assert.deepEqual([hello.offlineLimits.perPaymentMaxMinor, hello.offlineLimits.totalMaxMinor], [roundLimitDown(converted(20), 'NGN'), roundLimitDown(converted(200), 'NGN')]);

@@ -8,7 +8,7 @@ import { type TagLookup, countTaps, tagAllowances } from '../wearables/index.ts'
 import { publicKeyMap } from './keys.ts';
 import { lockProducts, moveSaleStock, unitsByProduct } from '../products/index.ts';
 import { PIN_REQUIRED_OFFLINE, exposureBudgets, exposureDecline, paymentPolicyDecline, utcDay } from './policy.ts';
-import { type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint } from './push.ts';
+import { type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint } from '../push/index.ts';
 import {
   type Candidate,
   type SettlementScope,

@@ -19,7 +19,7 @@ import { publicKeyMap } from './keys.ts';
 import type { Cart, CartError } from '@tapline/shared/cart';
 import { cartOfDocument, saleLineRecords, storedLines } from '../products/index.ts';
 import { type OfflinePaymentRow, endVoucher, findOfflinePayment, insertOfflinePayment, lockVoucherByHash, nextTerminalSeq } from './store.ts';
-import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems } from './policy.ts';
+import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems } from '../push/index.ts';
 
 /** Where an offline payment settles: the merchant's wallet in the terminal's mode. */
 export interface SettlementScope {

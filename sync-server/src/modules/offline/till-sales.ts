@@ -9,10 +9,9 @@ import type { Queryable } from '../../db/database.ts';
 import type { OfflinePaymentRow } from './store.ts';
 import { type NewEvent, enqueueEvents } from '../../events/outbox.ts';
 import { cartOfDocument, lockProducts, moveSaleStock, saleLineRecords, storedLines, tenderRecords, unitsByProduct } from '../products/index.ts';
-import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems, timeDecline } from './policy.ts';
+import { type CollectionSettler, type PushTerminal, CAPTURED_AT_PROBLEM, inCapturedOrder, inSavepoint, parseCapturedAt, schemaProblems, timeDecline } from '../push/index.ts';
 import { type CollectionRow, lockCollections } from '../collections/index.ts';
 import { type GiftCardTender, giftCardTenderProblem, lockGiftCardTenders } from '../gift-cards/index.ts';
-import { type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint } from './push.ts';
 import {
   type StoredTender,
   type TenderPaymentRow,

@@ -53,7 +53,7 @@ import { transfer } from '../../ledger/ledger.ts';
 import { transferIds } from '../../ledger/transfers.ts';
 import { type CollectionRow, findProviderCollections, isCollectionId, listProviderCollectionsCreated } from '../collections/index.ts';
 import { type PolledJob, forEachLimited, polledJob } from '../../jobs/poller.ts';
-import { railClearingBalances, railClearingNetOf } from '../../ledger/ledger.ts';
+import { providerClearingCurrencies, railClearingBalances, railClearingNetOf } from '../../ledger/ledger.ts';
 import { type PaymentRow, type PayoutRequest, type PayoutUpdate, findProviderPayouts, listProviderPayoutsCreated, payoutRequestOf } from '../payments/index.ts';
 import { type BillRow, listProviderBillsCreated } from '../bills/index.ts';
 import { type DayComparison, type Mismatch, type OurPayout, type ProviderTransaction, type TheirPayout, compareDay } from './compare.ts';
@@ -65,7 +65,6 @@ import {
   findSettlement,
   insertSettlement,
   listSettlements,
-  providerClearingCurrencies,
   listMismatches,
   listReconciliations,
   reconciliationsOfDay,

@@ -1,5 +1,4 @@
 import type { Queryable } from '../../db/database.ts';
-import { railClearingOwnerId } from '../../ledger/accounts.ts';
 import type { Mismatch, Totals } from './compare.ts';
 
 export type ReconciliationStatus = 'clean' | 'mismatched' | 'failed';
@@ -193,11 +192,3 @@ export async function listSettlements(db: Queryable, filter: { provider?: string
   return { rows: rows.map((row) => settlementOf(row)!), total: Number(count?.total ?? 0) };
 }
 
-/** The currencies in which the provider's rail clearing (live) has an account: what it ever cleared for Tapline. */
-export async function providerClearingCurrencies(db: Queryable, provider: string): Promise<string[]> {
-  const rows = await db.query<{ currency: string }>(
-    "SELECT DISTINCT currency FROM ledger_accounts WHERE owner_type = 'system' AND owner_id = $1 AND mode = 'live' ORDER BY currency",
-    [railClearingOwnerId(provider)],
-  );
-  return rows.map((row) => row.currency);
-}

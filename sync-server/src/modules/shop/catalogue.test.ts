@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ADMIN, useTestServer } from '../../testing/server.ts';
-import { convertMinor, fxServiceRateSource } from '../gift-cards/fx.ts';
+import { convertMinor, fxServiceRateSource } from '../fx/index.ts';
 import { convertUp } from './pricing.ts';
 import { HOUR, type Json, type Product, buyer, checkout, createProduct, testClock, uniqueSlug } from '../../testing/shop.ts';
 

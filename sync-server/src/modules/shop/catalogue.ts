@@ -5,7 +5,7 @@ import { PG_ERROR, type Queryable, pgErrorCode } from '../../db/database.ts';
 import { type Mode, newId } from '../../auth/secrets.ts';
 import { badRequest, conflict } from '../../http/errors.ts';
 import { supportedCountry, supportedCurrency } from '../../http/validate.ts';
-import type { RateSource } from '../gift-cards/index.ts';
+import type { RateSource } from '../fx/index.ts';
 import { productNotFound, storeModeOf } from './common.ts';
 import { convertUp, salePrice } from './pricing.ts';
 import { type WalletPrice, adminProductRecord, productDetail, productRecord } from './records.ts';

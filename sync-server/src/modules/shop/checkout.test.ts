@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { databaseTargets } from '../../testing/databases.ts';
 import { ADMIN, useTestServer } from '../../testing/server.ts';
 import { checkLedger } from '../../ledger/check.ts';
-import { fxServiceRateSource } from '../gift-cards/fx.ts';
+import { fxServiceRateSource } from '../fx/index.ts';
 import { convertUp } from './pricing.ts';
 import {
   type Order,

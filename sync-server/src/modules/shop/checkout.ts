@@ -7,8 +7,10 @@ import { ApiError, badRequest, conflict, forbidden, unprocessable } from '../../
 import { displayHandle, supportedCountry } from '../../http/validate.ts';
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { type TransferLeg, accountBalance, transfer, walletBalances } from '../../ledger/ledger.ts';
+import { enqueuePlatformEvent } from '../../events/outbox.ts';
 import { type WalletRow, checkWalletPin } from '../wallets/index.ts';
-import { type CardRow, type GiftCards, type RateSource, canonicalCode as canonicalCardCode, codeHash, drawFromCard, effectiveStatus, findCard, findCardByHash, giftCardNotFound, lockCard, stateError } from '../gift-cards/index.ts';
+import { type CardRow, type GiftCards, canonicalCode as canonicalCardCode, codeHash, drawFromCard, effectiveStatus, findCard, findCardByHash, giftCardNotFound, lockCard, stateError } from '../gift-cards/index.ts';
+import { type RateSource } from '../fx/index.ts';
 import { buyerWallet, productNotFound } from './common.ts';
 import { convertUp, referralDiscount, referralRefusal, safeProduct, salePrice } from './pricing.ts';
 import { canonicalCode as canonicalReferral } from './referrals.ts';
@@ -23,7 +25,6 @@ import {
   findProductBySlug,
   findReferralByCode,
   insertOrder,
-  insertStoreEvent,
   runningSales,
   takeSaleUnits,
   takeStock,
@@ -261,7 +262,7 @@ export async function checkout(context: AppContext, giftCards: GiftCards, rates:
         metadata: { orderId, ...(crossCurrency ? { fxRate: paying.rate } : {}) },
       });
     }
-    await insertStoreEvent(tx, {
+    await enqueuePlatformEvent(tx, {
       id: `evt_${randomHex(16)}`,
       mode,
       type: 'store.order.paid',

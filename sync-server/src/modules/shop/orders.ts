@@ -7,11 +7,12 @@ import { conflict } from '../../http/errors.ts';
 import { canonicalHandle } from '../../http/validate.ts';
 import { type AccountRef, systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { type TransferLeg, transfer } from '../../ledger/ledger.ts';
+import { enqueuePlatformEvent } from '../../events/outbox.ts';
 import { type GiftCards, lockCard, restoreCardBalance } from '../gift-cards/index.ts';
 import { orderEventData } from './checkout.ts';
 import { orderNotFound, provenBuyer, storeModeOf } from './common.ts';
 import { orderRecord } from './records.ts';
-import { type OrderRow, findOrder, findProduct, insertStoreEvent, listOrders, listOrdersOfWallet, lockOrder, releaseSaleUnits, returnStock, updateOrderState } from './store.ts';
+import { type OrderRow, findOrder, findProduct, listOrders, listOrdersOfWallet, lockOrder, releaseSaleUnits, returnStock, updateOrderState } from './store.ts';
 import { notifyIfBackInStock } from './stock-alerts.ts';
 
 /**
@@ -142,7 +143,7 @@ export async function transitionOrder(context: AppContext, giftCards: GiftCards,
     if (note) notes.push(note);
     fields.timeline = [...order.timeline, { status: body.status, at: now.toISOString(), ...(notes.length > 0 ? { note: notes.join('; ') } : {}) }];
     const row = await updateOrderState(tx, order.id, fields);
-    await insertStoreEvent(tx, { id: `evt_${randomHex(16)}`, mode: row.mode, type: `store.order.${row.status}`, data: orderEventData(row), at: now });
+    await enqueuePlatformEvent(tx, { id: `evt_${randomHex(16)}`, mode: row.mode, type: `store.order.${row.status}`, data: orderEventData(row), at: now });
     return row;
   });
   // A card given back after its expiry date is expired now, its balance returned to its issuer (the gift-card rule).

@@ -1,6 +1,6 @@
 import { percentOf } from '@tapline/shared/money';
 import { badRequest, unprocessable } from '../../http/errors.ts';
-import { convertMinor } from '../gift-cards/index.ts';
+import { convertMinor } from '../fx/index.ts';
 import type { FlashSaleRow, ProductRow, ReferralRow } from './store.ts';
 
 /**

@@ -22,7 +22,8 @@ import {
   UpdateReferralBody,
 } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
-import type { GiftCards, RateSource } from '../gift-cards/index.ts';
+import type { GiftCards } from '../gift-cards/index.ts';
+import type { RateSource } from '../fx/index.ts';
 import { adminList, archiveProduct, createProduct, seedProducts, updateProduct } from './catalogue.ts';
 import { productNotFound, storeModeOf } from './common.ts';
 import { adminListFlashSales, createFlashSale, updateFlashSale } from './flash-sales.ts';

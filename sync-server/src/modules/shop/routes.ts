@@ -1,6 +1,7 @@
 import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
-import { fxServiceRateSource, giftCardService } from '../gift-cards/index.ts';
+import { giftCardService } from '../gift-cards/index.ts';
+import { fxServiceRateSource } from '../fx/index.ts';
 import { MailOutbox, type MailTransport, mailTransportFromConfig } from './mail.ts';
 import { adminStoreRoutes } from './routes-admin.ts';
 import { publicStoreRoutes } from './routes-public.ts';

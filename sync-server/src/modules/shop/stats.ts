@@ -2,7 +2,7 @@ import { toMajor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { supportedCurrency } from '../../http/validate.ts';
-import { type RateSource, convertMinor } from '../gift-cards/index.ts';
+import { type RateSource, convertMinor } from '../fx/index.ts';
 import { storeModeOf } from './common.ts';
 import { revenueByCurrency, storeCounts } from './store.ts';
 

@@ -637,18 +637,6 @@ export async function countPendingMails(db: Queryable): Promise<number> {
   return row?.count ?? 0;
 }
 
-// Events --------------------------------------------------------------------------------------
-
-/**
- * Records a store event in the outbox (events table) in the caller's transaction. The store is
- * the platform's, not a merchant's: the event has no merchant and no webhook delivery today; it
- * is the durable record a future subscriber (fulfilment, analytics) reads. Body as enqueueEvent's.
- */
-export async function insertStoreEvent(tx: Queryable, fields: { id: string; mode: Mode; type: string; data: Record<string, unknown>; at: Date }): Promise<void> {
-  const body = JSON.stringify({ id: fields.id, event: fields.type, ...fields.data, timestamp: fields.at.toISOString() });
-  await tx.query('INSERT INTO events (id, merchant_id, mode, type, body, created_at) VALUES ($1, NULL, $2, $3, $4, $5)', [fields.id, fields.mode, fields.type, body, fields.at]);
-}
-
 // Stats ---------------------------------------------------------------------------------------
 
 export async function storeCounts(db: Queryable, mode: Mode): Promise<{ products: number; orders: number; pending: number; reviews: number; average: string | null }> {

@@ -3,8 +3,8 @@ import type { Database, Queryable } from '../../db/database.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
 import { randomHex, sha256Hex, type Mode } from '../../auth/secrets.ts';
 import { ApiError, badRequest, conflict, gone, notFound, retryAfterSeconds } from '../../http/errors.ts';
+import { qrPng } from '../../http/qr-image.ts';
 import { displayHandle } from '../../http/validate.ts';
-import { qrPng } from '../gift-cards/index.ts';
 import { findMerchantTerminal, findPairingMisses, lockPairingCode, pairWithCode, recordPairingMiss, replacePairingCode } from './store.ts';
 
 /**

@@ -7,7 +7,7 @@ import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { type NewEvent, enqueueEvent } from '../../events/outbox.ts';
 import { notFound } from '../../http/errors.ts';
-import { CAPTURED_AT_PROBLEM, type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint, parseCapturedAt, schemaProblems, timeDecline } from '../offline/index.ts';
+import { CAPTURED_AT_PROBLEM, type CollectionSettler, type PushTerminal, inCapturedOrder, inSavepoint, parseCapturedAt, schemaProblems, timeDecline } from '../push/index.ts';
 import { staffByIds } from './store.ts';
 import {
   type ShiftEventRow,

@@ -24,8 +24,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import { walletBalances } from '../../ledger/ledger.ts';
-import { convertMinor } from '../gift-cards/index.ts';
-import { roundLimitDown } from '../offline/index.ts';
+import { convertMinor, roundLimitDown } from '../fx/index.ts';
 import { type WalletRow, lockWalletRow } from './store.ts';
 import {
   type TierMovementKind,

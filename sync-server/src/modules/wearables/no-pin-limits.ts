@@ -4,7 +4,7 @@ import { toMajor, toMinor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
 import { unprocessable } from '../../http/errors.ts';
 import { Poller } from '../../jobs/poller.ts';
-import { convertMinor, fxServiceRateSource } from '../gift-cards/index.ts';
+import { convertMinor, fxServiceRateSource } from '../fx/index.ts';
 import { type WearableRow, saveNoPinLimitDefaults } from './store.ts';
 
 /**

@@ -4,7 +4,7 @@ import { ErrorBody, ListOf, WebhookDelivery, WebhookDeliveryQuery } from '@tapli
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { conflict, notFound } from '../../http/errors.ts';
-import { type AttemptRow, type DeliveryRow, attemptsOf, findDelivery, listDeliveries } from './store.ts';
+import { type AttemptRow, type DeliveryRow, attemptsOf, findDelivery, listDeliveries } from '../../events/deliveries.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };

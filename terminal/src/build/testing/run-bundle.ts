@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SAMPLE_MERCHANT, SAMPLE_RECEIPTS, sampleSettings } from '@tapline/hardware/src/printer/samples.ts';
+import { SAMPLE_MERCHANT, SAMPLE_RECEIPTS, sampleSettings } from '@tapline/hardware';
 import type { KioskApi } from '../../preload/api.ts';
 import { fakeElectron } from '../../main/testing/fake-electron.ts';
 import { nodeUtilityProcess } from '../../main/testing/node-utility-process.ts';

@@ -2,7 +2,7 @@
 // VirtualPrinter here), and every way it can fail answered as a notice, never thrown.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { VirtualPrinter } from '@tapline/hardware/src/printer/index.ts';
+import { VirtualPrinter } from '@tapline/hardware';
 import { openCashDrawer } from './cash-drawer.ts';
 
 describe('opening the cash drawer for a sale', () => {

@@ -1,4 +1,4 @@
-import type { DrawerReason, DrawerResult } from '@tapline/hardware/src/printer/types.ts';
+import type { DrawerReason, DrawerResult } from '@tapline/hardware/browser';
 
 /**
  * The cash drawer, from the kiosk's screens: one call that never throws, so a drawer that does not

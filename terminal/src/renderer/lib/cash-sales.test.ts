@@ -11,7 +11,7 @@ import { type Cart, cartTotals } from '@tapline/shared/cart';
 import { translator } from '@tapline/shared/i18n';
 import { pushedDocumentProblems } from '@tapline/shared/sync-documents';
 import { SYNC_EVENTS, type TillSaleDoc } from '@tapline/shared/sync-protocol';
-import { layoutReceipt } from '@tapline/hardware/src/printer/layouts.ts';
+import { layoutReceipt } from '@tapline/hardware';
 import type { PosContext } from './api.ts';
 import { type CashSaleAttempt, cashSaleDoc, cashSaleStatus, cashTender, forgetCashOutcome, loadCashOutcome, rememberCashOutcome } from './cash-sales.ts';
 import { reprinted, tillSaleReceipt } from './receipt.ts';

@@ -1,7 +1,4 @@
-import { BridgeClientError } from '@tapline/hardware/src/bridge/client.ts';
-import type { BridgeEventName, BridgeEvents, HardwareStatus } from '@tapline/hardware/src/bridge/protocol.ts';
-import type { MerchantHeader, ReceiptInput, ReceiptSettings } from '@tapline/hardware/src/printer/layouts.ts';
-import type { DrawerRequest, DrawerResult, PrintResult } from '@tapline/hardware/src/printer/types.ts';
+import { type BridgeEventName, type BridgeEvents, type DrawerRequest, type DrawerResult, type HardwareStatus, type MerchantHeader, type PrintResult, type ReceiptInput, type ReceiptSettings, BridgeClientError } from '@tapline/hardware/browser';
 import { KIOSK_API_GLOBAL, type HardwareAnswer, type KioskApi } from '../../preload/api.ts';
 
 /** The Electron app's preload API, when the page runs in the kiosk app (else null: a browser). */

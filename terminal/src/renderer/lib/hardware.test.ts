@@ -2,12 +2,8 @@
 // (as in the kiosk app) to a BridgeHost in this process, standing in for the main process's IPC.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { BridgeClientError } from '@tapline/hardware/src/bridge/client.ts';
-import { BridgeHost } from '@tapline/hardware/src/bridge/host.ts';
-import type { BridgeResponse } from '@tapline/hardware/src/bridge/protocol.ts';
-import { SimulatedNfcReader } from '@tapline/hardware/src/nfc/simulated-reader.ts';
-import { VirtualPrinter } from '@tapline/hardware/src/printer/virtual-printer.ts';
-import { ManualClock } from '@tapline/hardware/src/testing/manual-clock.ts';
+import { type BridgeResponse, BridgeClientError, BridgeHost, SimulatedNfcReader, VirtualPrinter } from '@tapline/hardware';
+import { ManualClock } from '@tapline/hardware/testing';
 import { IPC, KIOSK_API_GLOBAL } from '../../preload/api.ts';
 import { type IpcRendererLike, createKioskApi } from '../../preload/preload.ts';
 import { HardwareConnection, type HardwareSnapshot } from './hardware.ts';

@@ -1,7 +1,5 @@
-import { HardwareBridgeClient } from '@tapline/hardware/src/bridge/client.ts';
+import { type DrawerReason, type DrawerResult, type NfcReaderStatus, type PrintResult, type PrinterStatus, type TagEvent, type UnsupportedTagEvent, HardwareBridgeClient } from '@tapline/hardware/browser';
 import { type HardwareClient, IpcHardwareClient, kioskApi } from './hardware-ipc.ts';
-import type { NfcReaderStatus, TagEvent, UnsupportedTagEvent } from '@tapline/hardware/src/nfc/types.ts';
-import type { DrawerReason, DrawerResult, PrintResult, PrinterStatus } from '@tapline/hardware/src/printer/types.ts';
 import type { ReceiptRequest } from './receipt.ts';
 import type { TerminalConfig } from './terminal-config.ts';
 

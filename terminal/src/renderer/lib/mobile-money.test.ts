@@ -26,7 +26,7 @@ function memoryStore() {
 }
 
 function collection(fields: Partial<Collection> = {}): Collection {
-  return { id: 'col_abc', status: 'pending', amountMinor: 25_000, currency: 'KES', phone: '+254•••••••011', provider: 'sandbox', terminalId: 'term_1', claimedBy: null, returnedAt: null, returnPaymentId: null, expiresAt: '2026-01-01T00:02:00.000Z', createdAt: '2026-01-01T00:00:00.000Z', ...fields };
+  return { id: 'col_abc', status: 'pending', amountMinor: 25_000, currency: 'KES', phone: '+254•••••••011', provider: 'sandbox', terminalId: 'term_1', claimedBy: null, returnedAt: null, returnPaymentId: null, returnAttempts: 0, expiresAt: '2026-01-01T00:02:00.000Z', createdAt: '2026-01-01T00:00:00.000Z', ...fields };
 }
 
 describe('the mobile money request a till keeps', () => {

@@ -1,4 +1,4 @@
-import type { EndOfDayReport, GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings, RefundReceipt, ShiftReport, TillSaleReceipt } from '@tapline/hardware/src/printer/layouts.ts';
+import type { EndOfDayReport, GiftCardSaleReceipt, MerchantHeader, OfflinePaymentReceipt, PosPaymentReceipt, ReceiptSettings, RefundReceipt, ShiftReport, TillSaleReceipt } from '@tapline/hardware/browser';
 import { minorFromMajor as toMinor } from '@tapline/shared/money';
 import { DEFAULT_LANGUAGE, languageOf, translator } from '@tapline/shared/i18n';
 import type { Cart } from '@tapline/shared/cart';

@@ -1,4 +1,4 @@
-import type { PaperWidth } from '@tapline/hardware/src/printer/document.ts';
+import type { PaperWidth } from '@tapline/hardware/browser';
 import { kioskApi } from './hardware-ipc.ts';
 
 /** What the host hands the page at /terminal-config.json: how to reach the hardware and print. */

@@ -4,7 +4,7 @@
  * refunds given from the drawer. The rules are lib/shifts.ts's; this reads and writes RxDB.
  */
 import type { MangoQuery } from 'rxdb';
-import type { DrawerReason } from '@tapline/hardware/src/printer/types.ts';
+import type { DrawerReason } from '@tapline/hardware/browser';
 import type { ShiftEventDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
 import type { HardwareConnection } from './hardware.ts';
 import type { DrawerRefundCollection, ShiftEventCollection, TillSaleCollection } from './replica.ts';

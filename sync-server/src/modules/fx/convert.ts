@@ -1,9 +1,9 @@
-import { MoneyError, type Rounding, convertMinor as convertExactly, formatDecimal } from '@tapline/shared/money';
+import { MoneyError, type Rounding, convertMinor as convertExactly, currencyExponent, formatDecimal } from '@tapline/shared/money';
 import { unprocessable } from '../../http/errors.ts';
-import type { FxRateService } from '../fx/index.ts';
+import type { FxRateService } from './rates.ts';
 
 /**
- * The narrow seam gift cards need from FX: the mid-market rate between two currencies as an
+ * The narrow seam a module needs from FX (gift cards, the shop, tier and offline limits): the mid-market rate between two currencies as an
  * exact decimal string (units of `to` per 1 unit of `from`) and the as-of date of its table.
  * fxServiceRateSource() below wires it to the app's FX service; tests may pass any other.
  */
@@ -39,4 +39,17 @@ export function fxServiceRateSource(fx: Pick<FxRateService, 'snapshot' | 'midRat
       return { rate: formatDecimal(fx.midRate(snapshot, from, to)), asOf: snapshot.asOf };
     },
   };
+}
+
+/**
+ * A default converted from US dollars, rounded down to whole major units and then to two
+ * significant figures (a merchant reads NGN 26,000, not NGN 26,523.28): 0 to 99 major units
+ * stay as they are, 26,523.28 becomes 26,000 and 265,232.80 becomes 260,000. Never more than
+ * the converted amount, so a default is never looser than the dollars configured.
+ */
+export function roundLimitDown(minor: number, currency: string): number {
+  const unit = 10 ** currencyExponent(currency);
+  const major = Math.floor(minor / unit);
+  const step = major < 100 ? 1 : 10 ** (String(major).length - 2);
+  return Math.floor(major / step) * step * unit;
 }

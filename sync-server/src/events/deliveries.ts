@@ -1,5 +1,7 @@
-import type { Queryable } from '../../db/database.ts';
-import type { Mode } from '../../auth/secrets.ts';
+// The outbox's deliveries as a merchant reads them (modules/webhooks: the delivery log and its
+// attempts). The outbox belongs here, in events/: modules read and write it through this folder.
+import type { Queryable } from '../db/database.ts';
+import type { Mode } from '../auth/secrets.ts';
 
 export interface DeliveryRow {
   id: string;

@@ -1,0 +1,138 @@
+// test-tier: unit
+// Modules keep their borders (docs/architecture.md, "Layers" and "Module shape"): what the import
+// lint (eslint.layers.js) cannot see file by file, this test sees across the whole folder.
+// It reads source files only.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const MODULES = dirname(fileURLToPath(import.meta.url));
+const SRC = dirname(MODULES);
+
+/** The production files under `dir` with one of these endings (tests may read across any border). */
+function productionFiles(dir: string, endings: readonly string[] = ['.ts']): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : productionFiles(path, endings);
+    return endings.some((ending) => name.endsWith(ending)) && !name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const moduleNames = readdirSync(MODULES).filter((name) => statSync(join(MODULES, name)).isDirectory()).sort();
+
+/** Every relative specifier a file imports or re-exports (static, side-effect and dynamic). */
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)'(\.{1,2}\/[^']*)'/g;
+function relativeSpecifiers(source: string): string[] {
+  return [...source.matchAll(SPECIFIER)].map((match) => match[1]!);
+}
+
+/** module -> the other modules it imports, each with the files that import it. */
+function moduleGraph(): Map<string, Map<string, string[]>> {
+  const graph = new Map<string, Map<string, string[]>>();
+  for (const name of moduleNames) {
+    const edges = new Map<string, string[]>();
+    for (const file of productionFiles(join(MODULES, name))) {
+      for (const specifier of relativeSpecifiers(readFileSync(file, 'utf8'))) {
+        const target = relative(MODULES, resolve(dirname(file), specifier));
+        if (target.startsWith('..')) continue;
+        const other = target.split('/')[0]!;
+        if (other === name || !moduleNames.includes(other)) continue;
+        edges.set(other, [...(edges.get(other) ?? []), relative(MODULES, file)]);
+      }
+    }
+    graph.set(name, edges);
+  }
+  return graph;
+}
+
+/** The strongly connected components of more than one module (Tarjan): each holds a cycle. */
+function cycles(graph: Map<string, Map<string, string[]>>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    for (const other of graph.get(node)!.keys()) {
+      if (!index.has(other)) {
+        visit(other);
+        low.set(node, Math.min(low.get(node)!, low.get(other)!));
+      } else if (stack.includes(other)) low.set(node, Math.min(low.get(node)!, index.get(other)!));
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const name of moduleNames) if (!index.has(name)) visit(name);
+  return found;
+}
+
+/**
+ * SQL on the tables that only the core writes: the ledger's (ledger/ posts transfers through the
+ * database functions and takes the ledger's row locks in its lock order) and the outbox's (events/
+ * enqueues events and reads deliveries). Upper-case SQL keywords, as all SQL here is written.
+ */
+const CORE_TABLES = [
+  { owner: 'ledger/', pattern: /\bledger_(?:accounts|transfers|postings)\b/ },
+  { owner: 'events/', pattern: /\b(?:FROM|JOIN|INTO|UPDATE)\s+events\b|\bevent_deliver(?:ies|y_attempts)\b/ },
+];
+/** Where that SQL may be: the owners, the database functions, the migrations that create the tables, and testing/ (test helpers read balances and events to assert on them). */
+const CORE_TABLE_SQL_ALLOWED = ['ledger/', 'events/', 'db/functions/', 'db/migrations/', 'testing/'];
+
+/** A source without its comments (a comment may name a table it does not touch). */
+function withoutComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*(?:\/\/|--).*$/gm, '');
+}
+
+describe('module borders', () => {
+  it('reads the module graph (the test sees real imports)', () => {
+    const graph = moduleGraph();
+    assert.ok(moduleNames.length > 20, `modules found: ${moduleNames.join(', ')}`);
+    // Known imports, so a parser that finds nothing cannot pass the cycle test below.
+    assert.ok(graph.get('admin')!.has('wallets'), 'admin -> wallets');
+    assert.ok(graph.get('payments')!.has('fx'), 'payments -> fx');
+  });
+
+  it('modules import each other without cycles', () => {
+    const graph = moduleGraph();
+    const lines = cycles(graph).map((component) => {
+      const inside = component.flatMap((from) =>
+        [...graph.get(from)!].filter(([to]) => component.includes(to)).map(([to, files]) => `  ${from} -> ${to} (${[...new Set(files)].join(', ')})`),
+      );
+      return `cycle among ${component.join(', ')}:\n${inside.join('\n')}`;
+    });
+    assert.equal(lines.length, 0, `Module imports run in a cycle: move the shared piece down to its owner (docs/architecture.md, Layers).\n${lines.join('\n')}`);
+  });
+
+  it('only ledger/ and events/ touch the ledger tables and the outbox (and the database functions)', () => {
+    const found = productionFiles(SRC, ['.ts', '.sql'])
+      .map((file) => relative(SRC, file))
+      .filter((path) => !CORE_TABLE_SQL_ALLOWED.some((folder) => path.startsWith(folder)))
+      .flatMap((path) => {
+        const source = withoutComments(readFileSync(join(SRC, path), 'utf8'));
+        return CORE_TABLES.filter(({ pattern }) => pattern.test(source)).map(({ owner }) => `${path} (through ${owner})`);
+      });
+    assert.equal(found.length, 0, `SQL on the ledger's or the outbox's tables outside their owner: call ledger/ or events/ instead.\n${found.join('\n')}`);
+  });
+
+  it('sees SQL on those tables where it is (the check is not blind)', () => {
+    const touching = (path: string) => CORE_TABLES.some(({ pattern }) => pattern.test(withoutComments(readFileSync(join(SRC, path), 'utf8'))));
+    assert.deepEqual(['ledger/ledger.ts', 'events/outbox.ts', 'events/deliveries.ts', 'db/functions/pos_tap.sql'].filter(touching), ['ledger/ledger.ts', 'events/outbox.ts', 'events/deliveries.ts', 'db/functions/pos_tap.sql']);
+  });
+
+  it('every module has its public entry (index.ts) and a README.md saying what it owns', () => {
+    const missing = moduleNames.flatMap((name) => ['index.ts', 'README.md'].filter((file) => !existsSync(join(MODULES, name, file))).map((file) => `${name}/${file}`));
+    assert.deepEqual(missing, []);
+  });
+});
