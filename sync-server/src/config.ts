@@ -384,6 +384,7 @@ export const OTHER_PROCESS_VARIABLES: Readonly<Record<string, string>> = {
   KIOSK: 'the Electron kiosk app',
   TAPLINE_UPDATE_URL: 'the Electron kiosk app',
   TAPLINE_UPDATE_CHANNEL: 'the Electron kiosk app',
+  KIOSK_DISPLAY_LISTEN: 'the terminal host',
   RAIL_FAKES: 'npm start',
   SYNC_SERVER_URL: 'npm run terminal',
 };

@@ -41,7 +41,7 @@ export interface Kiosk {
  * The host against `syncServerUrl` (the server itself, or a relay in front of it); the reader's
  * tags point at `serverUrl`. Receipt previews go to test-artifacts/<previews>.
  */
-export async function startKiosk(options: { rendererDir: string; serverUrl: string; syncServerUrl?: string; previews: string; port?: number }): Promise<Kiosk> {
+export async function startKiosk(options: { rendererDir: string; serverUrl: string; syncServerUrl?: string; previews: string; port?: number; displayListen?: { host: string; port: number } }): Promise<Kiosk> {
   mkdirSync(ARTIFACTS, { recursive: true });
   // No debounce: each test taps its own ring once, and two tests must not swallow each other's tap.
   const reader = new SimulatedNfcReader({ baseUrl: options.serverUrl, debounceWindowMs: 0 });
@@ -53,6 +53,8 @@ export async function startKiosk(options: { rendererDir: string; serverUrl: stri
     nfc: reader,
     printer,
     receipt: { paperWidth: 80, language: 'en', timeZone: 'Africa/Lagos' },
+    // A tablet's LAN listener only where a test asks for one (the default is none, as in a shop).
+    displayListen: options.displayListen ?? null,
     log: () => undefined,
   });
   return { host, reader, printer };

@@ -2,7 +2,8 @@ import { DEFAULT_DIST_DIR, ensureRendererBuilt } from './build.ts';
 import { type HostServerOptions, type TerminalHost, startHostServer } from './server.ts';
 
 export { buildRenderer, ensureRendererBuilt, isRendererBuildFresh, DEFAULT_DIST_DIR } from './build.ts';
-export { terminalPortFromEnv, DEFAULT_TERMINAL_PORT } from './config.ts';
+export { terminalPortFromEnv, DEFAULT_TERMINAL_PORT, displayListenFromEnv, type DisplayListen } from './config.ts';
+export { DisplayHub } from './display-hub.ts';
 export { startHostServer } from './server.ts';
 export type { HostServerOptions, TerminalHost } from './server.ts';
 

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type NfcReader, type PaperWidth, type ReceiptPrinter, type SimulatedNfcReader, isLoopbackAddress, printerConfigFromEnv } from '@tapline/hardware';
 import type { TerminalConfig } from '../renderer/lib/terminal-config.ts';
-import { terminalPortFromEnv } from './config.ts';
+import { type DisplayListen, displayListenFromEnv, terminalPortFromEnv } from './config.ts';
+import { DisplayHub, isDisplayHubPath, ownPageCheck, tabletUrls } from './display-hub.ts';
 import { startHardware } from './hardware.ts';
 import { isProxiedPath, proxyHandler, upgradeHandler } from './proxy.ts';
 import { staticFileHandler } from './static-files.ts';
@@ -27,6 +28,13 @@ export interface HostServerOptions {
   printer?: ReceiptPrinter;
   /** How receipts are laid out; by default paper and language from PRINTER_PAPER / PRINTER_LANGUAGE. */
   receipt?: Partial<TerminalConfig['receipt']>;
+  /**
+   * The LAN listener for a tablet's customer display (display-hub.ts); by default from
+   * KIOSK_DISPLAY_LISTEN; null: none (the default: the kiosk listens on loopback only).
+   */
+  displayListen?: DisplayListen | null;
+  /** Where the paired tablets' token hashes survive a restart (the kiosk app's data folder); in memory without. */
+  displayTokenFile?: string;
   log?: (line: string) => void;
 }
 
@@ -39,6 +47,10 @@ export interface TerminalHost {
   simulator: SimulatedNfcReader | null;
   /** How the page lays out receipts (served at /terminal-config.json in a browser, over IPC in the app). */
   receipt: TerminalConfig['receipt'];
+  /** The customer display's hub: the till publishes to it, paired tablets follow it. */
+  displayHub: DisplayHub;
+  /** The LAN listener's base URL (http://<address>:<port>), or null when there is none. */
+  displayUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -52,10 +64,10 @@ function receiptSettings(given: Partial<TerminalConfig['receipt']> = {}): Termin
   };
 }
 
-function listen(server: Server, port: number): Promise<number> {
+function listen(server: Server, port: number, host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve((server.address() as AddressInfo).port);
     });
@@ -77,6 +89,8 @@ export async function startHostServer(options: HostServerOptions): Promise<Termi
   const proxy = proxyHandler(options.syncServerUrl);
   let config: TerminalConfig | null = null;
   let allowedHosts: Set<string> = new Set();
+  const displayHub = new DisplayHub(options.displayTokenFile === undefined ? {} : { tokenFile: options.displayTokenFile });
+  const displayLocal = displayHub.handleLocal(ownPageCheck(() => allowedHosts));
 
   const serveConfig = (request: IncomingMessage, response: ServerResponse) => {
     // The secret opens the printer and reader: only for this machine, and only under our own
@@ -101,6 +115,7 @@ export async function startHostServer(options: HostServerOptions): Promise<Termi
     const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (isProxiedPath(pathname)) proxy(request, response);
     else if (pathname === '/terminal-config.json') serveConfig(request, response);
+    else if (isDisplayHubPath(pathname)) displayLocal(request, response);
     else
       serveStatic(request, response).catch((error: unknown) => {
         log(`terminal: serving ${pathname} failed: ${(error as Error).message}`);
@@ -124,8 +139,19 @@ export async function startHostServer(options: HostServerOptions): Promise<Termi
   });
   const port = await listen(server, options.port ?? terminalPortFromEnv());
   allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  let lan: Server | null = null;
+  let displayUrl: string | null = null;
   let hardware;
   try {
+    const displayListen = options.displayListen === undefined ? displayListenFromEnv() : options.displayListen;
+    if (displayListen !== null) {
+      lan = tabletServer(displayHub, serveStatic, log);
+      const lanPort = await listen(lan, displayListen.port, displayListen.host);
+      displayHub.urls = tabletUrls(displayListen.host, lanPort);
+      displayHub.listening = true;
+      displayUrl = `http://${displayListen.host.includes(':') ? `[${displayListen.host}]` : displayListen.host}:${lanPort}`;
+      log(`terminal: tablets open the customer display at ${displayHub.urls.join(', ') || `${displayUrl}/tablet`}`);
+    }
     hardware = await startHardware({
       webSocket: options.hardwareBridge !== 'ipc',
       allowedOrigins: [...allowedHosts].map((host) => `http://${host}`),
@@ -134,6 +160,8 @@ export async function startHostServer(options: HostServerOptions): Promise<Termi
     });
   } catch (error) {
     server.close();
+    lan?.close();
+    displayHub.close();
     throw error;
   }
   config = hardware.bridge === null ? { receipt } : { bridgeUrl: hardware.bridge.url, bridgeSecret: hardware.bridge.secret, receipt };
@@ -145,15 +173,45 @@ export async function startHostServer(options: HostServerOptions): Promise<Termi
     printer,
     simulator,
     receipt,
+    displayHub,
+    displayUrl,
     close() {
       closing ??= (async () => {
+        displayHub.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        // Open keep-alive connections (a browser tab) would hold close() forever.
+        const lanClosed = new Promise<void>((resolve) => (lan === null ? resolve() : lan.close(() => resolve())));
+        // Open keep-alive connections (a browser tab, a tablet's event stream) would hold close() forever.
         server.closeAllConnections();
+        lan?.closeAllConnections();
         for (const socket of upgraded) socket.destroy();
-        await Promise.all([closed, hardware.close()]);
+        await Promise.all([closed, lanClosed, hardware.close()]);
       })();
       return closing;
     },
   };
+}
+
+/**
+ * The LAN listener: only what a paired tablet needs, the /tablet page (the same build), its
+ * assets, pairing and the event stream. No API proxy, no hardware, no till endpoints.
+ */
+function tabletServer(hub: DisplayHub, serveStatic: ReturnType<typeof staticFileHandler>, log: (line: string) => void): Server {
+  const tablet = hub.handleTablet();
+  return createServer((request, response) => {
+    const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (isDisplayHubPath(pathname)) return tablet(request, response);
+    if (pathname === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
+      response.writeHead(302, { location: '/tablet' }).end();
+      return;
+    }
+    if (pathname !== '/tablet' && !pathname.startsWith('/assets/')) {
+      response.writeHead(404, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: 'Only the customer display is served here: open /tablet', code: 'not_found' }));
+      return;
+    }
+    serveStatic(request, response).catch((error: unknown) => {
+      log(`terminal: serving ${pathname} to a tablet failed: ${(error as Error).message}`);
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
 }

@@ -41,6 +41,7 @@ export const CONFIG_ENV_KEYS: ReadonlySet<string> = new Set([
   'PRINTER_DRAWER_OPEN_WHEN',
   'PUBLIC_BASE_URL',
   'KIOSK_CUSTOMER_DISPLAY',
+  'KIOSK_DISPLAY_LISTEN',
 ]);
 
 export class KioskConfigError extends Error {

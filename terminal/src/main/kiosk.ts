@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { type Clock, type NfcReader, type ReceiptPrinter, createNfcReader, nfcConfigFromEnv, printerConfigFromEnv, systemClock } from '@tapline/hardware';
-import { terminalPortFromEnv } from '../host/config.ts';
+import { type DisplayListen, displayListenFromEnv, terminalPortFromEnv } from '../host/config.ts';
 import type { HostServerOptions, TerminalHost } from '../host/server.ts';
 import type { AppInfo } from '../preload/api.ts';
 import { type CustomerDisplay, customerDisplayMode, startCustomerDisplay } from './customer-display.ts';
@@ -135,9 +136,18 @@ export async function runKiosk(electron: ElectronLike, options: KioskOptions): P
   const printer = options.printer ?? new UtilityPrinter({ spawn: () => utilityPrinterProcess(electron.utilityProcess, options.paths.printerWorker, hostEnv), log, ...(options.clock ? { clock: options.clock } : {}) });
   // The port must stay the same from one start to the next: the page's origin holds its
   // IndexedDB replica (queued offline payments) and its saved token.
+  // A tablet's customer display on the LAN only when asked; a value the kiosk cannot read is said and counts as off.
+  let displayListen: DisplayListen | null = null;
+  try {
+    displayListen = displayListenFromEnv(hostEnv);
+  } catch (error) {
+    log(`kiosk: ${(error as Error).message}; no LAN listener for tablets`);
+  }
   const host = await options.startHost({
     syncServerUrl,
     port: terminalPortFromEnv(hostEnv),
+    displayListen,
+    displayTokenFile: join(userDataDir, 'display-tokens.json'),
     staticDir: options.paths.renderer,
     hardwareBridge: 'ipc',
     nfc,

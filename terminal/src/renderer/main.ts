@@ -5,5 +5,8 @@ import './styles.css';
 
 const target = document.getElementById('app');
 if (target === null) throw new Error('index.html has no #app element');
-// /display: the customer display (a second window or a tablet facing the customer), same build and origin.
-mount(location.pathname.replace(/\/+$/, '') === '/display' ? Display : App, { target });
+// /display: the customer display in a second window of the till's machine; /tablet: the same on a
+// paired tablet of the shop's network (the host's event stream). Same build.
+const path = location.pathname.replace(/\/+$/, '');
+if (path === '/display' || path === '/tablet') mount(Display, { target, props: { tablet: path === '/tablet' } });
+else mount(App, { target });

@@ -13,6 +13,7 @@ import { type Cart, cartTotals, taxRows } from '@tapline/shared/cart';
 import { type Language, isLanguage } from '@tapline/shared/i18n';
 import type { OfflinePaymentDoc, TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { cashTender } from './cash-sales.ts';
+import { hostRelay } from './display-relay.ts';
 import type { OfflineSale } from './offline-payments.ts';
 import { type PosSaleDoc, isServerFinal, saleCart } from './pos-sales.ts';
 
@@ -213,10 +214,14 @@ function safeParse(text: string): unknown {
   }
 }
 
-/** Where the state goes: a page's BroadcastChannel and localStorage (tests give their own). */
+/**
+ * Where the state goes: a page's BroadcastChannel and localStorage (tests give their own), and
+ * the kiosk host's hub for paired tablets (`relay`, lib/display-relay.ts).
+ */
 export interface DisplayTransport {
   channel: () => Pick<BroadcastChannel, 'postMessage' | 'close'> & { onmessage: ((event: MessageEvent) => void) | null };
   storage: Pick<Storage, 'getItem' | 'setItem'> | null;
+  relay?: (text: string) => void;
 }
 
 function pageTransport(): DisplayTransport {
@@ -226,7 +231,10 @@ function pageTransport(): DisplayTransport {
   } catch {
     storage = null;
   }
-  return { channel: () => new BroadcastChannel(DISPLAY_CHANNEL), storage };
+  // Served by the kiosk host (http): it relays to tablets. Created once, on the first publish.
+  const served = globalThis.location?.protocol === 'http:' || globalThis.location?.protocol === 'https:';
+  let relay: ReturnType<typeof hostRelay> | null = null;
+  return { channel: () => new BroadcastChannel(DISPLAY_CHANNEL), storage, ...(served ? { relay: (text: string) => (relay ??= hostRelay()).send(text) } : {}) };
 }
 
 let publisher: { transport: DisplayTransport; channel: ReturnType<DisplayTransport['channel']>; last: string | null } | null = null;
@@ -248,6 +256,7 @@ export function publishDisplay(state: DisplayState, transport?: DisplayTransport
     // A full or missing storage: the channel still carries it.
   }
   publisher.channel.postMessage(text);
+  publisher.transport.relay?.(text);
 }
 
 /** Closes the publishing channel (tests; a page that stops publishing). */
