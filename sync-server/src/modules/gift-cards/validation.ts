@@ -1,9 +1,9 @@
 import type { ErrorCodeWith } from '@tapline/shared/error-codes';
+import { GIFT_CARD_LIMITS } from '@tapline/shared/limits';
 import { MoneyError, toMinor } from '@tapline/shared/money';
 import {
   GIFT_CARD_CURRENCIES,
   GIFT_CARD_DESIGN_THEMES,
-  GIFT_CARD_LIMITS,
   type GiftCardBrandConfig,
   type GiftCardDesignTheme,
 } from '@tapline/shared/schemas';

@@ -1,4 +1,5 @@
-import { MAX_MAJOR_AMOUNT, currencyExponent, formatMinor } from '@tapline/shared/money';
+import { AMOUNT_MAJOR_MAX } from '@tapline/shared/limits';
+import { currencyExponent, formatMinor } from '@tapline/shared/money';
 
 /**
  * Cash at the till, the arithmetic: what the customer handed over against what is due, the change
@@ -44,7 +45,7 @@ function roundUp(amount: number, step: number): number {
 /** 5, 10, 50, 100, 500, ... major units, as minor units, from `fromMajor` up to the first past `dueMinor`'s ten-fold. */
 function roundSteps(unit: number, fromMajor: number, dueMinor: number): number[] {
   const steps: number[] = [];
-  for (let power = 1; power <= MAX_MAJOR_AMOUNT; power *= 10) {
+  for (let power = 1; power <= AMOUNT_MAJOR_MAX; power *= 10) {
     for (const major of [power, 5 * power]) {
       if (major < fromMajor) continue;
       steps.push(major * unit);
@@ -65,7 +66,7 @@ function roundSteps(unit: number, fromMajor: number, dueMinor: number): number[]
 export function cashSuggestions(dueMinor: number, currency: string, max = MAX_CASH_SUGGESTIONS): number[] {
   if (!Number.isSafeInteger(dueMinor) || dueMinor < 1) return [];
   const unit = 10 ** currencyExponent(currency);
-  const ceiling = MAX_MAJOR_AMOUNT * unit;
+  const ceiling = AMOUNT_MAJOR_MAX * unit;
   const above = (steps: readonly number[]) => steps.map((step) => roundUp(dueMinor, step)).filter((amount) => amount > dueMinor && amount <= ceiling);
   const notes = CASH_NOTES[currency]?.map((note) => note * unit);
   let amounts: number[];
