@@ -207,6 +207,19 @@ export const PAIRING_CODE_TTL_SECONDS = 600;
 /** A wallet's one-time cash-out code is valid this long. */
 export const CASH_OUT_CODE_MINUTES = 30;
 
+/** Spec, Limits: a POS session lives 90 seconds (db/functions/pos_tap.sql says so too). */
+export const POS_SESSION_TTL_SECONDS = 90;
+/** A checkout session stays open this long. */
+export const CHECKOUT_SESSION_TTL_SECONDS = 30 * 60;
+/** An FX quote locks its rate this long (CONTRACT.md). */
+export const FX_QUOTE_TTL_SECONDS = 60;
+/** An Idempotency-Key and its answer are remembered this long (CONTRACT.md). */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+/** How long after it was paid a split sale's tender can still be returned without the manager's PIN. */
+export const TENDER_RETURN_HOURS = 24;
+/** How long after it was redeemed a gift card tender can still go back to its card when its sale is cancelled. */
+export const GIFT_CARD_TENDER_RETURN_HOURS = 24;
+
 // ---------------------------------------------------------------------------------------------
 // Gift cards (spec, Limits; CONTRACT.md).
 

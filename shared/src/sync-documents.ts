@@ -67,7 +67,7 @@ function nullableText(maxLength: number) {
 /** One line of a sale (cart.ts's SaleLine): minor units, the tax rate in basis points. */
 const SaleLineDocument = Type.Unsafe<SaleLine>(
   Type.Object({
-    productId: nullableText(64),
+    productId: nullableText(ID_LENGTH_MAX),
     name: Type.String({ maxLength: CART_LINE_NAME_LENGTH_MAX }),
     quantity: Type.Integer({ minimum: 1, maximum: CART_LINE_QUANTITY_MAX }),
     unitPrice: Type.Integer({ minimum: 0 }),

@@ -37,8 +37,6 @@ export const CHECKOUT_SESSION_STATUSES = ['open', 'paid', 'failed', 'expired'] a
 /** The rails the drop-in may offer, besides paying from a Tapline wallet. */
 export const CHECKOUT_RAILS = ['mobile_money', 'bank_transfer', 'qr'] as const;
 export const CHECKOUT_PAYMENT_METHODS = ['wallet', 'mobile_money', 'bank_transfer'] as const;
-/** A checkout session stays open this long. */
-export const CHECKOUT_SESSION_TTL_SECONDS = 30 * 60;
 
 export const CreateCheckoutSessionBody = Type.Object({
   amount: MajorAmount,

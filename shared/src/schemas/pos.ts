@@ -8,9 +8,6 @@ export const POS_SESSION_STATUSES = ['pending', 'tapped', 'processing', 'complet
 export type PosSessionStatus = (typeof POS_SESSION_STATUSES)[number];
 export const PosSessionStatus = literalUnion(POS_SESSION_STATUSES);
 
-/** Spec, Limits: a POS session lives 90 seconds. */
-export const POS_SESSION_TTL_SECONDS = 90;
-
 /** A line of a sale as the API takes it (docs/catalogue.md): major units, tax in percent. */
 export const SaleItemInput = Type.Object({
   productId: Type.Optional(Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX, description: 'The catalogue product; none for a custom-amount line' })),

@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_KEY_LENGTH_MAX, JSON_DEPTH_MAX } from '@tapline/shared/limits';
+import { IDEMPOTENCY_KEY_LENGTH_MAX, IDEMPOTENCY_TTL_HOURS, JSON_DEPTH_MAX } from '@tapline/shared/limits';
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Database, type Queryable, relaxedCommits } from '../db/database.ts';
@@ -43,8 +43,6 @@ declare module 'fastify' {
   }
 }
 
-/** Remembered this long (CONTRACT.md). */
-export const IDEMPOTENCY_TTL_HOURS = 24;
 /**
  * A claim older than this with no answer is taken for abandoned even though its process still
  * beats (a request stuck that long); a claim of a process that stopped beating is abandoned

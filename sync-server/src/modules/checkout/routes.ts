@@ -1,9 +1,8 @@
-import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
+import { CHECKOUT_SESSION_TTL_SECONDS, LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
 import {
-  CHECKOUT_SESSION_TTL_SECONDS,
   CheckoutSession,
   CreateCheckoutSessionBody,
   CreatePublishableKeyBody,

@@ -1,10 +1,10 @@
-import { ID_LENGTH_MAX } from '@tapline/shared/limits';
+import { GIFT_CARD_TENDER_RETURN_HOURS, ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
 import { redeemerOf } from './principals.ts';
 import { giftCardErrors } from './routes-issuer.ts';
-import { GIFT_CARD_TENDER_RETURN_HOURS, returnGiftCardTender } from './till-tenders.ts';
+import { returnGiftCardTender } from './till-tenders.ts';
 
 const GiftCardReturn = Type.Object({
   id: Type.String(),

@@ -1,4 +1,4 @@
-import { ID_LENGTH_MAX } from '@tapline/shared/limits';
+import { ID_LENGTH_MAX, TENDER_RETURN_HOURS } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { TypedApp } from '../../http/typed-app.ts';
@@ -27,7 +27,7 @@ import { derivedUuid } from '../../http/idempotency.ts';
 import { idempotencyScope } from '../../auth/principal.ts';
 import { checkManagerPin, setManagerPin } from './manager-pin.ts';
 import { managerPinIsSet } from '../terminals/index.ts';
-import { TENDER_RETURN_HOURS, type SaleActor, refundsService } from './refunds.ts';
+import { type SaleActor, refundsService } from './refunds.ts';
 import { type TerminalActor, reportsService } from './reports.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
