@@ -26,7 +26,7 @@ export const CASH_NOTES: Readonly<Record<string, readonly number[]>> = {
 };
 
 /** At most this many quick amounts besides "Exact amount". */
-export const MAX_CASH_SUGGESTIONS = 4;
+export const CASH_SUGGESTIONS_MAX = 4;
 
 /** The change for a tender: what goes back to the customer, or how much is still missing. */
 export type CashChange = { ok: true; changeMinor: number } | { ok: false; shortMinor: number };
@@ -63,7 +63,7 @@ function roundSteps(unit: number, fromMajor: number, dueMinor: number): number[]
  * rounded up to 5, 10, 50, 100... major units (EGP 137.50: 140, 150, 200, 500). Never the exact
  * amount, never less than it.
  */
-export function cashSuggestions(dueMinor: number, currency: string, max = MAX_CASH_SUGGESTIONS): number[] {
+export function cashSuggestions(dueMinor: number, currency: string, max = CASH_SUGGESTIONS_MAX): number[] {
   if (!Number.isSafeInteger(dueMinor) || dueMinor < 1) return [];
   const unit = 10 ** currencyExponent(currency);
   const ceiling = AMOUNT_MAJOR_MAX * unit;
