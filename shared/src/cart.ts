@@ -11,7 +11,7 @@
  * the shares add up to the discount exactly.
  */
 import type { ErrorCodeWith } from './error-codes.ts';
-import { CART_LINES_MAX, CART_LINE_NAME_LENGTH_MAX, CART_LINE_QUANTITY_MAX, TAX_RATE_BPS_MAX } from './limits.ts';
+import { CART_LINE_NAME_LENGTH_MAX, CART_LINE_QUANTITY_MAX, CART_LINES_MAX, ID_LENGTH_MAX, TAX_RATE_BPS_MAX } from './limits.ts';
 
 export interface SaleLine {
   /** The catalogue product sold, or null for a custom-amount line. */
@@ -96,7 +96,7 @@ export function checkCart(cart: Cart): void {
   cart.lines.forEach((line, index) => {
     const at = `Line ${index + 1}`;
     if (line === null || typeof line !== 'object') throw new CartError('items_invalid', `${at} must be an object`);
-    if (line.productId !== null && (typeof line.productId !== 'string' || line.productId.length === 0 || line.productId.length > 64)) {
+    if (line.productId !== null && (typeof line.productId !== 'string' || line.productId.length === 0 || line.productId.length > ID_LENGTH_MAX)) {
       throw new CartError('item_product_invalid', `${at}: productId must be a product id or null`);
     }
     if (typeof line.name !== 'string' || line.name.trim() === '' || line.name.length > CART_LINE_NAME_LENGTH_MAX) {
