@@ -11,25 +11,20 @@
  * the shares add up to the discount exactly.
  */
 import type { ErrorCodeWith } from './error-codes.ts';
-
-export const MAX_CART_LINES = 200;
-export const MAX_LINE_QUANTITY = 9_999;
-/** 100 % in basis points. */
-export const MAX_TAX_RATE_BPS = 10_000;
-export const MAX_LINE_NAME_LENGTH = 120;
+import { CART_LINE_NAME_LENGTH_MAX, CART_LINE_QUANTITY_MAX, CART_LINES_MAX, ID_LENGTH_MAX, TAX_RATE_BPS_MAX } from './limits.ts';
 
 export interface SaleLine {
   /** The catalogue product sold, or null for a custom-amount line. */
   productId: string | null;
   /** The name printed on the receipt (the product's name when the sale was made). */
   name: string;
-  /** Whole units, 1..MAX_LINE_QUANTITY. */
+  /** Whole units, 1..CART_LINE_QUANTITY_MAX. */
   quantity: number;
   /** One unit's price in minor units, as the catalogue states it (tax included when `taxInclusive`). */
   unitPrice: number;
   /** The line's own discount in minor units, for the whole line (not per unit). */
   discount: number;
-  /** Basis points, 0..MAX_TAX_RATE_BPS. */
+  /** Basis points, 0..TAX_RATE_BPS_MAX. */
   taxRate: number;
   /** True when `unitPrice` already includes the tax (the usual shelf price), false when tax is added on top. */
   taxInclusive: boolean;
@@ -97,21 +92,21 @@ function divideHalfUp(numerator: bigint, denominator: bigint): bigint {
  */
 export function checkCart(cart: Cart): void {
   if (!Array.isArray(cart.lines) || cart.lines.length === 0) throw new CartError('items_invalid', 'A sale needs at least one line');
-  if (cart.lines.length > MAX_CART_LINES) throw new CartError('items_too_many', `A sale has at most ${MAX_CART_LINES} lines`);
+  if (cart.lines.length > CART_LINES_MAX) throw new CartError('items_too_many', `A sale has at most ${CART_LINES_MAX} lines`);
   cart.lines.forEach((line, index) => {
     const at = `Line ${index + 1}`;
     if (line === null || typeof line !== 'object') throw new CartError('items_invalid', `${at} must be an object`);
-    if (line.productId !== null && (typeof line.productId !== 'string' || line.productId.length === 0 || line.productId.length > 64)) {
+    if (line.productId !== null && (typeof line.productId !== 'string' || line.productId.length === 0 || line.productId.length > ID_LENGTH_MAX)) {
       throw new CartError('item_product_invalid', `${at}: productId must be a product id or null`);
     }
-    if (typeof line.name !== 'string' || line.name.trim() === '' || line.name.length > MAX_LINE_NAME_LENGTH) {
-      throw new CartError('item_name_invalid', `${at}: name must be 1 to ${MAX_LINE_NAME_LENGTH} characters`);
+    if (typeof line.name !== 'string' || line.name.trim() === '' || line.name.length > CART_LINE_NAME_LENGTH_MAX) {
+      throw new CartError('item_name_invalid', `${at}: name must be 1 to ${CART_LINE_NAME_LENGTH_MAX} characters`);
     }
-    if (!isWhole(line.quantity, 1, MAX_LINE_QUANTITY)) throw new CartError('item_quantity_invalid', `${at}: quantity must be a whole number from 1 to ${MAX_LINE_QUANTITY}`);
+    if (!isWhole(line.quantity, 1, CART_LINE_QUANTITY_MAX)) throw new CartError('item_quantity_invalid', `${at}: quantity must be a whole number from 1 to ${CART_LINE_QUANTITY_MAX}`);
     if (!isWhole(line.unitPrice, 0, Number.MAX_SAFE_INTEGER)) throw new CartError('item_price_invalid', `${at}: unitPrice must be a whole number of minor units, 0 or more`);
     if (!Number.isSafeInteger(line.quantity * line.unitPrice)) throw new CartError('item_price_invalid', `${at}: quantity × unitPrice is too large`);
     if (!isWhole(line.discount, 0, line.quantity * line.unitPrice)) throw new CartError('item_discount_invalid', `${at}: discount must be between 0 and the line's amount`);
-    if (!isWhole(line.taxRate, 0, MAX_TAX_RATE_BPS)) throw new CartError('item_tax_rate_invalid', `${at}: taxRate must be basis points from 0 to ${MAX_TAX_RATE_BPS}`);
+    if (!isWhole(line.taxRate, 0, TAX_RATE_BPS_MAX)) throw new CartError('item_tax_rate_invalid', `${at}: taxRate must be basis points from 0 to ${TAX_RATE_BPS_MAX}`);
     if (typeof line.taxInclusive !== 'boolean') throw new CartError('item_tax_inclusive_invalid', `${at}: taxInclusive must be true or false`);
   });
   const afterLineDiscounts = cart.lines.reduce((sum, line) => sum + line.quantity * line.unitPrice - line.discount, 0);

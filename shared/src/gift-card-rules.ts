@@ -1,7 +1,7 @@
 /**
  * Gift-card rules both sides need without the schemas (the kiosk's bundle must not carry TypeBox
- * and every API schema for a few constants): currencies, design themes, limits and the month
- * arithmetic of expiry. shared/src/schemas/gift-cards.ts builds its schemas from these.
+ * and every API schema for a few constants): currencies, design themes and the month
+ * arithmetic of expiry (their limits are GIFT_CARD_LIMITS in limits.ts). shared/src/schemas/gift-cards.ts builds its schemas from these.
  */
 
 /** Spec: the issue body's currency enum. */
@@ -10,21 +10,6 @@ export type GiftCardCurrency = (typeof GIFT_CARD_CURRENCIES)[number];
 
 export const GIFT_CARD_DESIGN_THEMES = ['default', 'birthday', 'business', 'celebration'] as const;
 export type GiftCardDesignTheme = (typeof GIFT_CARD_DESIGN_THEMES)[number];
-
-/** Spec, Limits, and the rules of CONTRACT.md. */
-export const GIFT_CARD_LIMITS = {
-  messageLengthMax: 160,
-  expiresInMonthsMin: 1,
-  expiresInMonthsMax: 24,
-  expiresInMonthsDefault: 12,
-  giftMonthsMax: 24,
-  bulkCountMax: 100,
-  importRowsMax: 500,
-  programRowsMax: 500,
-  singleIssuesPer24Hours: 10,
-  pinAttemptsMax: 5,
-  pinLockMinutes: 15,
-} as const;
 
 /** `months` calendar months after `from` (UTC), clamped to the month's last day (31 Jan + 1 = 28/29 Feb). */
 export function addMonths(from: Date, months: number): Date {

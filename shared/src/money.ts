@@ -1,14 +1,12 @@
 import type { ErrorCodeWith } from './error-codes.ts';
 import currencyCodes from 'currency-codes';
 import { SUPPORTED_CURRENCIES, isSupportedCurrency } from './countries.ts';
+import { AMOUNT_MAJOR_MAX } from './limits.ts';
 
 /**
  * Money crosses the API as decimal major units (12.50) and lives in the ledger as integer minor
  * units (1250). Conversions go through decimal strings, never floating-point arithmetic.
  */
-
-/** The largest amount, in major units, that the API accepts (CONTRACT.md: over 1e12 is a 400). */
-export const MAX_MAJOR_AMOUNT = 1e12;
 
 export class MoneyError extends Error {
   readonly code: ErrorCodeWith<400>;
@@ -70,14 +68,14 @@ function parseMinor(amount: number | string, currency: string): { minor: bigint;
 /**
  * Parses a positive decimal amount in major units (a JSON number or a decimal string) into
  * integer minor units. Rejects non-finite, zero, negative, too many decimals and amounts over
- * MAX_MAJOR_AMOUNT with a MoneyError whose code names the rule.
+ * AMOUNT_MAJOR_MAX with a MoneyError whose code names the rule.
  */
 export function toMinor(amount: number | string, currency: string): number {
   const { minor } = parseMinor(amount, currency);
   if (minor === 0n) throw new MoneyError('amount_must_not_be_zero', 'Amount must be greater than zero');
   if (minor < 0n) throw new MoneyError('amount_must_be_positive', 'Amount must be positive');
-  if (minor > BigInt(MAX_MAJOR_AMOUNT) * 10n ** BigInt(currencyExponent(currency))) {
-    throw new MoneyError('amount_too_large', `Amount must not exceed ${MAX_MAJOR_AMOUNT}`);
+  if (minor > BigInt(AMOUNT_MAJOR_MAX) * 10n ** BigInt(currencyExponent(currency))) {
+    throw new MoneyError('amount_too_large', `Amount must not exceed ${AMOUNT_MAJOR_MAX}`);
   }
   return Number(minor);
 }

@@ -1,7 +1,8 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { GIFT_CARD_DESIGN_THEMES, GIFT_CARD_LIMITS } from './gift-card-rules.ts';
-import { MAX_CART_LINES, MAX_LINE_NAME_LENGTH, MAX_LINE_QUANTITY, MAX_TAX_RATE_BPS, type SaleLine } from './cart.ts';
+import { GIFT_CARD_DESIGN_THEMES } from './gift-card-rules.ts';
+import type { SaleLine } from './cart.ts';
+import { CART_LINE_NAME_LENGTH_MAX, CART_LINE_QUANTITY_MAX, CART_LINES_MAX, DATE_TEXT_LENGTH_MAX, GIFT_CARD_LIMITS, ID_LENGTH_MAX, SHIFT_REASON_LENGTH_MAX, TAX_RATE_BPS_MAX, TILL_STAFF_NAME_LENGTH_MAX, TILL_TENDERS_MAX } from './limits.ts';
 
 /**
  * One schema per replicated document (TypeBox): the TypeScript type of the document
@@ -9,7 +10,7 @@ import { MAX_CART_LINES, MAX_LINE_NAME_LENGTH, MAX_LINE_QUANTITY, MAX_TAX_RATE_B
  * come from it, and a compiled check of it (typebox/compile) accepts exactly what that schema allows.
  *
  * The lengths here are the replica's storage limits (RxDB needs a maxLength on every indexed or
- * primary string). The server's rules for text it stores are tighter (SYNC_TEXT_LIMITS) and
+ * primary string). The server's rules for text it stores are tighter (the API's, limits.ts) and
  * decline a document with a precise reason (modules/offline); a document outside this schema is
  * one no terminal of this version makes.
  *
@@ -29,14 +30,14 @@ function oneOf<const Values extends readonly string[]>(values: Values, maxLength
   return Type.Unsafe<Values[number]>({ type: 'string', enum: [...values], maxLength });
 }
 
-const IsoTime = () => Type.String({ maxLength: 40 });
+const IsoTime = () => Type.String({ maxLength: DATE_TEXT_LENGTH_MAX });
 const Text = () => Type.String({ maxLength: 1000 });
 
 /** The fields every replicated document has: made by the terminal, settled by the server. */
 const made = {
   /** UUID v4 made by the terminal before it stores the document: the idempotency key. */
   id: Type.String({ maxLength: 36 }),
-  terminalId: Type.String({ maxLength: 64 }),
+  terminalId: Type.String({ maxLength: ID_LENGTH_MAX }),
 };
 const settled = {
   /** When the terminal took the payment or made the sale (its clock, ISO 8601). */
@@ -66,12 +67,12 @@ function nullableText(maxLength: number) {
 /** One line of a sale (cart.ts's SaleLine): minor units, the tax rate in basis points. */
 const SaleLineDocument = Type.Unsafe<SaleLine>(
   Type.Object({
-    productId: nullableText(64),
-    name: Type.String({ maxLength: MAX_LINE_NAME_LENGTH }),
-    quantity: Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY }),
+    productId: nullableText(ID_LENGTH_MAX),
+    name: Type.String({ maxLength: CART_LINE_NAME_LENGTH_MAX }),
+    quantity: Type.Integer({ minimum: 1, maximum: CART_LINE_QUANTITY_MAX }),
     unitPrice: Type.Integer({ minimum: 0 }),
     discount: Type.Integer({ minimum: 0 }),
-    taxRate: Type.Integer({ minimum: 0, maximum: MAX_TAX_RATE_BPS }),
+    taxRate: Type.Integer({ minimum: 0, maximum: TAX_RATE_BPS_MAX }),
     taxInclusive: Type.Boolean(),
   }),
 );
@@ -82,7 +83,7 @@ const SaleLineDocument = Type.Unsafe<SaleLine>(
  * CartError code); it never declines one for stock.
  */
 const cartFields = {
-  items: Type.Optional(Type.Array(SaleLineDocument, { maxItems: MAX_CART_LINES })),
+  items: Type.Optional(Type.Array(SaleLineDocument, { maxItems: CART_LINES_MAX })),
   /** The cart discount in minor units (shared between the lines by cartTotals); 0 when absent. */
   discountMinor: Type.Optional(Type.Integer({ minimum: 0 })),
 };
@@ -101,7 +102,7 @@ export const OfflinePaymentDocument = Type.Object({
   status: settled.status,
   serverSeq: settled.serverSeq,
   /** kind `tap`: the tag read at the reader (TG + 8 hex). */
-  tagId: Type.Optional(Type.String({ maxLength: 64 })),
+  tagId: Type.Optional(Type.String({ maxLength: ID_LENGTH_MAX })),
   /**
    * kind `qr`: the voucher payload as scanned (TLQ1....). The server keeps only its hash, so the
    * master state it answers does not carry it; voucherId stays.
@@ -114,7 +115,7 @@ export const OfflinePaymentDocument = Type.Object({
   /** The ledger transfer of an accepted payment. */
   walletRef: Type.Optional(Type.String({ maxLength: 128 })),
   /** The till staff member signed in when it was taken (docs/till.md): the day report counts it for them. */
-  cashierId: Type.Optional(Type.String({ maxLength: 64 })),
+  cashierId: Type.Optional(Type.String({ maxLength: ID_LENGTH_MAX })),
   /**
    * A tap taken offline for part of a split sale (docs/till.md): the till sale's id, whose
    * `offline_tap` tender names this payment. Such a tap is given back without a manager PIN while
@@ -147,7 +148,7 @@ export const GiftCardSaleDocument = Type.Object({
   designTheme: Type.Optional(oneOf(GIFT_CARD_DESIGN_THEMES, 16)),
   message: Type.Optional(Type.String({ maxLength: GIFT_CARD_LIMITS.messageLengthMax })),
   /** Set by the server when accepted: the card's id and expiry. */
-  cardId: Type.Optional(Type.String({ maxLength: 64 })),
+  cardId: Type.Optional(Type.String({ maxLength: ID_LENGTH_MAX })),
   expiresAt: Type.Optional(IsoTime()),
   ...verdict,
 });
@@ -177,8 +178,6 @@ const TillTenderDocument = Type.Object({
   reference: Type.Optional(Type.String({ maxLength: 80 })),
 });
 export type TillTender = Static<typeof TillTenderDocument>;
-/** At most this many tenders on one sale. */
-export const MAX_TILL_TENDERS = 8;
 
 /**
  * A sale completed at the till (collection `till_sales`, pushed): its lines, what it cost, and the
@@ -195,11 +194,11 @@ export const TillSaleDocument = Type.Object({
   capturedAt: settled.capturedAt,
   status: settled.status,
   serverSeq: settled.serverSeq,
-  tenders: Type.Array(TillTenderDocument, { minItems: 1, maxItems: MAX_TILL_TENDERS }),
+  tenders: Type.Array(TillTenderDocument, { minItems: 1, maxItems: TILL_TENDERS_MAX }),
   /** A tip on top of the sale (minor units), paid by the tenders too; apart from sales and tax. */
   tipMinor: Type.Optional(Type.Integer({ minimum: 0 })),
   /** The staff member signed in at the till (till staff id) and their shift. */
-  cashierId: Type.Optional(Type.String({ maxLength: 64 })),
+  cashierId: Type.Optional(Type.String({ maxLength: ID_LENGTH_MAX })),
   shiftId: Type.Optional(Type.String({ maxLength: 36 })),
   description: Type.Optional(Text()),
   /**
@@ -232,7 +231,7 @@ export const ShiftEventDocument = Type.Object({
   shiftId: Type.String({ maxLength: 36 }),
   kind: oneOf(SHIFT_EVENT_KINDS, 16),
   /** The staff member signed in (till staff id). */
-  cashierId: Type.String({ maxLength: 64 }),
+  cashierId: Type.String({ maxLength: ID_LENGTH_MAX }),
   /** open: the float; paid_in / paid_out: the amount; close: the cash counted; no_sale: 0. */
   amountMinor: Type.Integer({ minimum: 0 }),
   currency: Currency(),
@@ -240,9 +239,9 @@ export const ShiftEventDocument = Type.Object({
   status: settled.status,
   serverSeq: settled.serverSeq,
   /** paid_in / paid_out / no_sale: why (required for those). */
-  reason: Type.Optional(Type.String({ maxLength: 200 })),
+  reason: Type.Optional(Type.String({ maxLength: SHIFT_REASON_LENGTH_MAX })),
   /** no_sale: the manager (till staff id) whose PIN approved it. */
-  approvedBy: Type.Optional(Type.String({ maxLength: 64 })),
+  approvedBy: Type.Optional(Type.String({ maxLength: ID_LENGTH_MAX })),
   /** close: what the till expected in the drawer (float + cash sales - cash refunds + paid in - paid out), not shown to the cashier before the count. */
   expectedMinor: Type.Optional(Type.Integer()),
   ...verdict,
@@ -259,8 +258,8 @@ export type TillStaffRole = (typeof TILL_STAFF_ROLES)[number];
  */
 export const TillStaffDocument = Type.Object({
   /** `staff_…` */
-  id: Type.String({ maxLength: 64 }),
-  name: Type.String({ maxLength: 80 }),
+  id: Type.String({ maxLength: ID_LENGTH_MAX }),
+  name: Type.String({ maxLength: TILL_STAFF_NAME_LENGTH_MAX }),
   role: oneOf(TILL_STAFF_ROLES, 16),
   active: Type.Boolean(),
   pinVerifier: Type.String({ maxLength: 200 }),
@@ -279,13 +278,13 @@ export type TillStaffDoc = Required<Static<typeof TillStaffDocument>> & { _delet
  */
 export const ProductDocument = Type.Object({
   /** `prod_…` */
-  id: Type.String({ maxLength: 64 }),
+  id: Type.String({ maxLength: ID_LENGTH_MAX }),
   name: Type.String({ maxLength: 200 }),
   /** One unit's price, integer minor units of `currency` (tax included when taxInclusive). */
   priceMinor: Type.Integer({ minimum: 0 }),
   currency: Currency(),
   /** Basis points (750 = 7.5 %). */
-  taxRate: Type.Integer({ minimum: 0, maximum: 10_000 }),
+  taxRate: Type.Integer({ minimum: 0, maximum: TAX_RATE_BPS_MAX }),
   taxInclusive: Type.Boolean(),
   trackStock: Type.Boolean(),
   active: Type.Boolean(),

@@ -56,15 +56,6 @@ export type SyncHandshakeError = (typeof SYNC_HANDSHAKE_ERRORS)[number];
 export const SYNC_COLLECTIONS = ['offline_payments', 'gift_card_sales', 'till_sales', 'shift_events', 'products', 'till_staff'] as const;
 export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 
-/** At most this many documents in one push (each settles money: a push is one transaction). */
-export const SYNC_BATCH_SIZE_MAX = 100;
-/**
- * At most this many documents in one pull answer. Pulls only read, and a fresh kiosk pulls the
- * whole catalogue (thousands of products) before it can sell items offline: fewer, larger
- * answers reach it sooner than many round trips.
- */
-export const SYNC_PULL_BATCH_SIZE_MAX = 500;
-
 /**
  * The replicated documents, `OfflinePaymentDoc` (a payment the terminal took without the server:
  * a wearable tap or an offline QR voucher) and `GiftCardSaleDoc` (a gift card sold at the till,
@@ -80,7 +71,6 @@ export {
   type OfflinePaymentKind,
   type OfflinePaymentStatus,
   type ProductDoc,
-  MAX_TILL_TENDERS,
   TILL_TENDER_KINDS,
   type TillSaleDoc,
   type TillTender,
@@ -163,9 +153,6 @@ export interface PushRejection {
   error: string;
 }
 
-/** Longest texts a document may carry (UTF-16 code units). */
-export const SYNC_TEXT_LIMITS = { description: 500, message: 160, voucher: 2048 } as const;
-
 export interface StreamMessage<D extends ReplicatedDocument = OfflinePaymentDoc> {
   collection: SyncCollection;
   documents: D[];
@@ -175,7 +162,7 @@ export interface StreamMessage<D extends ReplicatedDocument = OfflinePaymentDoc>
 /**
  * An acknowledgement that failed as a whole: a malformed request (`unknown_collection`,
  * `invalid_push`, `invalid_checkpoint`, `invalid_status`, `pull_only`), a revoked terminal
- * (`terminal_revoked`), too many messages (`rate_limited`, see SYNC_MESSAGES_PER_SECOND), or a
+ * (`terminal_revoked`), too many messages (`rate_limited`, see SYNC_MESSAGES_PER_SECOND_MAX in limits.ts), or a
  * server fault (`server_error`, `database_unavailable`).
  * Nothing was stored; the terminal may send the same request again.
  */
@@ -222,27 +209,6 @@ export interface OfflineQrKey {
   /** The raw 32-byte public key, base64url. */
   publicKey: string;
 }
-
-/**
- * The longest an offline payment may wait to reach the server (a terminal's maxAgeHours, the
- * server's OFFLINE_MAX_AGE_HOURS): older, it is declined `offline_payment_too_old`, so the
- * server needs no record of a terminal's contacts before then.
- */
-export const OFFLINE_MAX_AGE_HOURS_MAX = 720;
-
-/** The largest queued count a terminal may report (a replica never holds more). */
-export const SYNC_QUEUED_MAX = 1_000_000;
-
-/**
- * How many acknowledged messages (pull, push, status) one terminal may send, all its connections
- * to a server process together: on average SYNC_MESSAGES_PER_SECOND, and up to
- * SYNC_MESSAGE_BURST at once (a token bucket). A kiosk sends
- * one push or pull at a time and a few a second when it catches up; a connection that sends more
- * (a loop, or many sockets) is answered the SyncFailure `rate_limited` without the server reading
- * or writing anything, and may send again a moment later.
- */
-export const SYNC_MESSAGES_PER_SECOND = 50;
-export const SYNC_MESSAGE_BURST = 200;
 
 /** What a terminal reports of itself: its documents of every pushed collection still unsent. */
 export interface SyncStatus {

@@ -1,7 +1,7 @@
+import { NO_PIN_PER_DAY_USD_DEFAULT, NO_PIN_PER_TAP_USD_DEFAULT, OFFLINE_PAYMENT_AGE_HOURS_DEFAULT, OFFLINE_PAYMENT_AGE_HOURS_MAX, OFFLINE_PER_PAYMENT_USD_DEFAULT, OFFLINE_TOTAL_USD_DEFAULT, RATE_LIMIT_WINDOW_SECONDS, REQUEST_BODY_BYTES_DEFAULT } from '@tapline/shared/limits';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseSecretsKey } from './auth/secret-box.ts';
-import { OFFLINE_MAX_AGE_HOURS_MAX } from '@tapline/shared/sync-protocol';
 import { WALLET_TIERS, WALLET_TIER_DEFAULT, WALLET_TIER_DEFAULTS, type WalletTier, type WalletTierLimitsUsd, walletTierVariable } from '@tapline/shared/wallet-tiers';
 import { DEFAULT_ROUTES, RouteConfigError, type RouteTable, parseRoutes } from './rails/routing.ts';
 
@@ -282,10 +282,10 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'METRICS_HOST', group: 'server', value: text('an interface address or host name'), default: '127.0.0.1', description: 'interface of the METRICS_PORT listener' },
   // Limits.
   { name: 'RATE_LIMIT_STORE', group: 'server', value: oneOf(['memory', 'postgres']), default: 'memory', description: 'where rate-limit counters live: this process, or the shared PostgreSQL (several instances)' },
-  { name: 'RATE_LIMIT_WINDOW_SECONDS', group: 'server', value: integer(1, 3600), default: '60', description: 'the rate-limit window; the API\'s limits are per 60 s (shorten it only for tests)' },
+  { name: 'RATE_LIMIT_WINDOW_SECONDS', group: 'server', value: integer(1, 3600), default: String(RATE_LIMIT_WINDOW_SECONDS), description: 'the rate-limit window; the API\'s limits are per 60 s (shorten it only for tests)' },
   { name: 'RATE_LIMIT_SCALE', group: 'server', value: decimal(0.001, 1000), default: '1', description: 'multiplies every rate limit (tests reach a limit with few requests)' },
   { name: 'SESSION_TTL_SECONDS', group: 'server', value: integer(60, 30 * 24 * 3600), default: String(12 * 3600), description: 'lifetime of wallet and agent sessions' },
-  { name: 'BODY_LIMIT_BYTES', group: 'server', value: integer(1024, 64 * 1024 * 1024), default: String(1024 * 1024), description: 'largest request body accepted' },
+  { name: 'BODY_LIMIT_BYTES', group: 'server', value: integer(1024, 64 * 1024 * 1024), default: String(REQUEST_BODY_BYTES_DEFAULT), description: 'largest request body accepted' },
   // Sandbox and background jobs.
   { name: 'SANDBOX_FLOAT', group: 'server', value: integer(0, 1_000_000_000), default: '1000000', description: 'major units credited to a new merchant\'s test wallet' },
   { name: 'SANDBOX_STEP_MS', group: 'server', value: integer(0, 3_600_000), default: '1500', description: 'time between sandbox payment steps; also the sandbox\'s answer time for a till\'s collection' },
@@ -307,12 +307,12 @@ export const SETTINGS: readonly Setting[] = [
   { name: 'FX_REFRESH_MS', group: 'server', value: integer(1000, 24 * 3_600_000), default: '300000', description: 'FX table refresh interval' },
   { name: 'FX_SPREAD_PCT', group: 'server', value: percent(20), default: '1', description: 'the merchant spread on FX quotes and payments, percent of the mid-market rate' },
   { name: 'PAYMENT_FEES', group: 'server', value: text('a JSON object of rail -> percent'), defaultText: 'built-in schedule', description: 'JSON of rail -> fee percent (0 to 50), e.g. {"mobile_money": 1.5}; unnamed rails keep the built-in fee' },
-  { name: 'OFFLINE_PER_PAYMENT_USD', group: 'server', value: integer(0, 1_000_000), default: '20', description: 'a terminal\'s default offline limit per payment, US dollars converted' },
-  { name: 'OFFLINE_TOTAL_USD', group: 'server', value: integer(0, 10_000_000), default: '200', description: 'a terminal\'s default offline limit in total, US dollars converted' },
-  { name: 'OFFLINE_MAX_AGE_HOURS', group: 'server', value: integer(1, OFFLINE_MAX_AGE_HOURS_MAX), default: '72', description: 'an offline payment older than this must sync before the terminal takes more' },
+  { name: 'OFFLINE_PER_PAYMENT_USD', group: 'server', value: integer(0, 1_000_000), default: String(OFFLINE_PER_PAYMENT_USD_DEFAULT), description: 'a terminal\'s default offline limit per payment, US dollars converted' },
+  { name: 'OFFLINE_TOTAL_USD', group: 'server', value: integer(0, 10_000_000), default: String(OFFLINE_TOTAL_USD_DEFAULT), description: 'a terminal\'s default offline limit in total, US dollars converted' },
+  { name: 'OFFLINE_MAX_AGE_HOURS', group: 'server', value: integer(1, OFFLINE_PAYMENT_AGE_HOURS_MAX), default: String(OFFLINE_PAYMENT_AGE_HOURS_DEFAULT), description: 'an offline payment older than this must sync before the terminal takes more' },
   { name: 'OFFLINE_QR_SETTLEMENT_GRACE_HOURS', group: 'server', value: integer(0, HOURS_30_DAYS), default: '72', description: 'an expired offline QR voucher keeps its money reserved this long' },
-  { name: 'NO_PIN_PER_TAP_USD', group: 'server', value: integer(0, 1_000_000), default: '20', description: 'a tag\'s default no-PIN limit per tap, US dollars converted' },
-  { name: 'NO_PIN_PER_DAY_USD', group: 'server', value: integer(0, 10_000_000), default: '50', description: 'a tag\'s default no-PIN limit per UTC day, US dollars converted' },
+  { name: 'NO_PIN_PER_TAP_USD', group: 'server', value: integer(0, 1_000_000), default: String(NO_PIN_PER_TAP_USD_DEFAULT), description: 'a tag\'s default no-PIN limit per tap, US dollars converted' },
+  { name: 'NO_PIN_PER_DAY_USD', group: 'server', value: integer(0, 10_000_000), default: String(NO_PIN_PER_DAY_USD_DEFAULT), description: 'a tag\'s default no-PIN limit per UTC day, US dollars converted' },
   { name: 'WALLET_TOP_UP_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'a wallet top-up\'s fee, paid by the phone on top' },
   { name: 'WALLET_BANK_TRANSFER_FEE_PCT', group: 'server', value: percent(20), default: '0', description: 'the fee on a bank transfer into a wallet\'s virtual account, kept from what arrived' },
   { name: 'WALLET_VIRTUAL_ACCOUNT_PROVIDER', group: 'server', value: oneOf(['paystack', 'flutterwave']), defaultText: 'unset: the first configured that makes accounts in the currency (paystack, then flutterwave)', description: 'the provider a wallet\'s new virtual bank account is opened with, where it is configured and makes accounts in the wallet\'s currency' },

@@ -16,13 +16,14 @@
 // BENCH_TERMINALS (16), BENCH_BATCH (10), BENCH_WALLETS (1000), BENCH_BACKLOG (10000),
 // BENCH_FLEET (200), BENCH_FLEET_QUEUE (50), BENCH_FLEET_SPREAD_MS (1000: reconnects spread evenly
 // over it), BENCH_PGLITE (1: also the PGlite catch-up).
+import { SYNC_PUSH_BATCH_SIZE_MAX } from '@tapline/shared/limits';
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io, type Socket } from 'socket.io-client';
-import { type OfflinePaymentDoc, type PushResponse, SYNC_BATCH_SIZE_MAX, SYNC_EVENTS, SYNC_NAMESPACE, type SyncFailure } from '@tapline/shared/sync-protocol';
+import { type OfflinePaymentDoc, type PushResponse, SYNC_EVENTS, SYNC_NAMESPACE, type SyncFailure } from '@tapline/shared/sync-protocol';
 import { PostgresDatabase } from '@tapline/sync-server/db/postgres';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { createPostgresDatabase } from '@tapline/sync-server/testing';
@@ -117,7 +118,7 @@ async function catchUp(origin: URL, till: Till, queue: OfflinePaymentDoc[]): Pro
   const started = performance.now();
   const socket = await connect(origin, till.token);
   try {
-    for (let sent = 0; sent < queue.length; sent += SYNC_BATCH_SIZE_MAX) await push(socket, queue.slice(sent, sent + SYNC_BATCH_SIZE_MAX));
+    for (let sent = 0; sent < queue.length; sent += SYNC_PUSH_BATCH_SIZE_MAX) await push(socket, queue.slice(sent, sent + SYNC_PUSH_BATCH_SIZE_MAX));
     return (performance.now() - started) / 1000;
   } finally {
     socket.disconnect();

@@ -47,7 +47,7 @@ export class BridgeClientError extends Error {
 type Listener<E extends BridgeEventName> = (data: BridgeEvents[E]) => void;
 
 const OPEN = 1;
-const MAX_PENDING = 64;
+const PENDING_MAX = 64;
 
 export class HardwareBridgeClient {
   readonly #url: string;
@@ -96,7 +96,7 @@ export class HardwareBridgeClient {
   request<M extends BridgeMethod>(method: M, params: BridgeMethods[M]['params']): Promise<BridgeMethods[M]['result']> {
     const socket = this.#socket;
     if (socket === null || socket.readyState !== OPEN) return Promise.reject(new BridgeClientError('not_connected', 'bridge is not connected'));
-    if (this.#pending.size >= MAX_PENDING) return Promise.reject(new BridgeClientError('busy', 'too many requests waiting'));
+    if (this.#pending.size >= PENDING_MAX) return Promise.reject(new BridgeClientError('busy', 'too many requests waiting'));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

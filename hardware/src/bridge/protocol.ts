@@ -11,7 +11,7 @@ import type { NfcReaderStatus, ReaderEvent, TagEvent, UnsupportedTagEvent } from
 
 export const BRIDGE_PROTOCOL_VERSION = 1;
 /** Larger messages are refused; a receipt with a logo is well under 256 KiB. */
-export const MAX_MESSAGE_BYTES = 1024 * 1024;
+export const MESSAGE_BYTES_MAX = 1024 * 1024;
 
 export interface HardwareStatus {
   nfc: NfcReaderStatus;

@@ -7,7 +7,7 @@ import type { SimulatedNfcReader } from '../nfc/simulated-reader.ts';
 import type { ReceiptPrinter } from '../printer/types.ts';
 import { newBridgeSecret, secretMatches, verifyConnection } from './access.ts';
 import { BridgeHost } from './host.ts';
-import { BRIDGE_PROTOCOL_VERSION, MAX_MESSAGE_BYTES } from './protocol.ts';
+import { BRIDGE_PROTOCOL_VERSION, MESSAGE_BYTES_MAX } from './protocol.ts';
 import type { HostMessage } from './protocol.ts';
 
 export interface BridgeServerOptions {
@@ -29,7 +29,7 @@ export interface BridgeServerOptions {
 export const CLOSE_UNAUTHORIZED = 4001;
 export const CLOSE_HELLO_TIMEOUT = 4002;
 export const CLOSE_TOO_MANY_CLIENTS = 4003;
-const MAX_IN_FLIGHT_PER_CLIENT = 32;
+const IN_FLIGHT_PER_CLIENT_MAX = 32;
 
 /**
  * The bridge over a WebSocket on 127.0.0.1, for a terminal UI running in a plain browser.
@@ -54,7 +54,7 @@ export class BridgeWebSocketServer {
     const server = new WebSocketServer({
       host: '127.0.0.1',
       port: options.port ?? 0,
-      maxPayload: MAX_MESSAGE_BYTES,
+      maxPayload: MESSAGE_BYTES_MAX,
       verifyClient: (info, callback) => {
         const verdict = verifyConnection(info.req.socket.remoteAddress, info.origin || undefined, allowedOrigins);
         if (verdict.accept) callback(true);
@@ -123,7 +123,7 @@ export class BridgeWebSocketServer {
         send({ type: 'response', id: Number.isSafeInteger(hello.id) ? (hello.id as number) : 0, ok: true, result: { protocolVersion: BRIDGE_PROTOCOL_VERSION } });
         return;
       }
-      if (inFlight >= MAX_IN_FLIGHT_PER_CLIENT) {
+      if (inFlight >= IN_FLIGHT_PER_CLIENT_MAX) {
         const id = (message as { id?: unknown } | null)?.id;
         if (Number.isSafeInteger(id)) send({ type: 'response', id: id as number, ok: false, error: { code: 'failed', message: 'too many requests in flight' } });
         return;

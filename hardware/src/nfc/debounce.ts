@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 
 export const DEFAULT_DEBOUNCE_WINDOW_MS = 1500;
-const MAX_REMEMBERED_KEYS = 256;
+const REMEMBERED_KEYS_MAX = 256;
 
 /**
  * Suppresses repeated reads of the same tag. A tag held at the edge of the field is read again
@@ -29,7 +29,7 @@ export class TapDebouncer {
   #forgetOld(now: number): void {
     for (const [key, seenAt] of this.#lastSeenAt) {
       // Entries are kept in insertion order of last sighting, so the oldest come first.
-      if (now - seenAt < this.windowMs && this.#lastSeenAt.size <= MAX_REMEMBERED_KEYS) break;
+      if (now - seenAt < this.windowMs && this.#lastSeenAt.size <= REMEMBERED_KEYS_MAX) break;
       this.#lastSeenAt.delete(key);
     }
   }

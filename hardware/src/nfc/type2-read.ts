@@ -5,7 +5,7 @@ export type ReadFourPages = (page: number) => Promise<Uint8Array>;
 
 const BYTES_PER_READ = 16;
 /** NTAG216 has 872 data bytes; 1 KiB plus the header is more than any Type 2 tag we accept. */
-const MAX_DATA_AREA_BYTES = 1024;
+const DATA_AREA_BYTES_MAX = 1024;
 
 /**
  * Reads a Type 2 tag's header and as much of its data area as the NDEF TLV needs, 16 bytes per
@@ -18,7 +18,7 @@ export async function readType2Memory(readFourPages: ReadFourPages): Promise<Uin
   const capabilityContainer = parseCapabilityContainer(header);
   // Without the NDEF magic there is nothing more to read; the caller reports the tag as unformatted.
   if (capabilityContainer.magic !== CC_MAGIC) return header;
-  const dataAreaBytes = Math.min(capabilityContainer.dataAreaBytes, MAX_DATA_AREA_BYTES);
+  const dataAreaBytes = Math.min(capabilityContainer.dataAreaBytes, DATA_AREA_BYTES_MAX);
   let dataRead = 0;
   while (dataRead < dataAreaBytes) {
     chunks.push(await readExactly(readFourPages, 4 + dataRead / 4));

@@ -18,14 +18,14 @@ export type WorkerMessage =
 export type ParentMessage = { type: 'stop' };
 
 const REASONS: ReadonlySet<string> = new Set<UnsupportedTagReason>(['iso14443_4', 'not_ndef_formatted', 'read_failed']);
-const MAX_STRING = 4096;
+const STRING_LENGTH_MAX = 4096;
 
 function isShortString(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= MAX_STRING;
+  return typeof value === 'string' && value.length <= STRING_LENGTH_MAX;
 }
 
 function isHex(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= MAX_STRING && /^([0-9A-F]{2})*$/.test(value);
+  return typeof value === 'string' && value.length <= STRING_LENGTH_MAX && /^([0-9A-F]{2})*$/.test(value);
 }
 
 export function parseWorkerMessage(value: unknown): WorkerMessage | null {

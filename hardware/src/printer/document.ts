@@ -73,7 +73,7 @@ export interface ReceiptDocument {
   openCashDrawer?: boolean;
 }
 
-export const MAX_BLOCKS = 2000;
+export const BLOCKS_MAX = 2000;
 export const DEFAULT_QR_MODULE_DOTS = 6;
 export const DEFAULT_BARCODE_HEIGHT_DOTS = 80;
 
@@ -183,7 +183,7 @@ export function validateReceiptDocument(value: unknown): ReceiptDocument {
   if (document.paperWidth !== 58 && document.paperWidth !== 80) throw new Error('paperWidth must be 58 or 80');
   if (typeof document.codepage !== 'string' || document.codepage.length > 40) throw new Error('codepage must be a code page name');
   if (document.cut !== 'full' && document.cut !== 'partial' && document.cut !== 'none') throw new Error('cut must be full, partial or none');
-  if (!Array.isArray(document.blocks) || document.blocks.length > MAX_BLOCKS) throw new Error(`blocks must be an array of at most ${MAX_BLOCKS}`);
+  if (!Array.isArray(document.blocks) || document.blocks.length > BLOCKS_MAX) throw new Error(`blocks must be an array of at most ${BLOCKS_MAX}`);
   const columns = COLUMNS[document.paperWidth];
   for (const block of document.blocks as unknown[]) validateBlock(block, columns);
   return document as ReceiptDocument;

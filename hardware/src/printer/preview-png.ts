@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 
 const RENDER_TIMEOUT_MS = 15_000;
-const MAX_PNG_BYTES = 32 * 1024 * 1024;
+const PNG_BYTES_MAX = 32 * 1024 * 1024;
 
 export type PngResult = { ok: true; png: Buffer } | { ok: false; reason: string };
 
@@ -37,7 +37,7 @@ export function svgToPng(svg: string, command = process.env.RSVG_CONVERT ?? 'rsv
     });
     child.stdout.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_PNG_BYTES) {
+      if (size > PNG_BYTES_MAX) {
         child.kill('SIGKILL');
         finish({ ok: false, reason: 'PNG larger than 32 MiB' });
         return;

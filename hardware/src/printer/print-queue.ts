@@ -45,7 +45,7 @@ export interface PrintQueueOptions {
   compactAfterLines?: number;
 }
 
-const MAX_JOB_BYTES = 4 * 1024 * 1024;
+const JOB_BYTES_MAX = 4 * 1024 * 1024;
 
 export class DurablePrintQueue {
   readonly path: string;
@@ -83,7 +83,7 @@ export class DurablePrintQueue {
     const existing = this.#pending.get(job.id);
     if (existing !== undefined) return existing;
     if (this.#pending.size >= this.#options.maxPendingJobs) throw new PrintQueueFullError(this.#options.maxPendingJobs);
-    if (job.bytes.length > (MAX_JOB_BYTES * 4) / 3 + 4) throw new Error('Print job larger than 4 MiB');
+    if (job.bytes.length > (JOB_BYTES_MAX * 4) / 3 + 4) throw new Error('Print job larger than 4 MiB');
     const queued: QueuedJob = { ...job, attempts: 0 };
     this.#append({ op: 'add', job: queued });
     this.#pending.set(queued.id, queued);

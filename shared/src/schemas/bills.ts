@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { CountryCode, CurrencyCode, ListQuery, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, REFERENCE_LENGTH_MAX } from '../limits.ts';
 
 export const BillType = literalUnion(['airtime', 'electricity', 'cable_tv', 'data']);
 
@@ -20,7 +21,7 @@ export const Biller = Type.Object({
 export const BillerQuery = Type.Object({
   country: Type.Optional(CountryCode),
   billType: Type.Optional(BillType),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
 });
 
@@ -31,7 +32,7 @@ export const BillPayRequest = Type.Object({
   amount: MajorAmount,
   currency: Type.Optional(CurrencyCode),
   planCode: Type.Optional(Type.String({ maxLength: 40, description: 'A bundle or bouquet of the biller; the amount must be its price' })),
-  reference: Type.Optional(Type.String({ maxLength: 100, description: 'Your reference. Sandbox: test_failure makes the bill fail (and the debit is refunded)' })),
+  reference: Type.Optional(Type.String({ maxLength: REFERENCE_LENGTH_MAX, description: 'Your reference. Sandbox: test_failure makes the bill fail (and the debit is refunded)' })),
 });
 
 export const BillStatus = literalUnion(['pending', 'completed', 'failed']);

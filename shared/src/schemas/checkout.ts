@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { CountryCode, CurrencyCode, HandleInput, MajorAmount, Mode, Pin, Timestamp, literalUnion } from './common.ts';
+import { DESCRIPTION_LENGTH_MAX, REFERENCE_LENGTH_MAX } from '../limits.ts';
 
 /** Publishable keys: what the browser drop-in (/sdk/service.js) authenticates with. */
 export const PUBLISHABLE_KEY_PATTERN = '^pk_(test|live)_[0-9a-f]{32}$';
@@ -36,14 +37,12 @@ export const CHECKOUT_SESSION_STATUSES = ['open', 'paid', 'failed', 'expired'] a
 /** The rails the drop-in may offer, besides paying from a Tapline wallet. */
 export const CHECKOUT_RAILS = ['mobile_money', 'bank_transfer', 'qr'] as const;
 export const CHECKOUT_PAYMENT_METHODS = ['wallet', 'mobile_money', 'bank_transfer'] as const;
-/** A checkout session stays open this long. */
-export const CHECKOUT_SESSION_TTL_SECONDS = 30 * 60;
 
 export const CreateCheckoutSessionBody = Type.Object({
   amount: MajorAmount,
   currency: CurrencyCode,
-  reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Your order reference, echoed in events. Test mode: test_failure makes a mobile money or bank transfer collection fail' })),
-  description: Type.Optional(Type.String({ maxLength: 500 })),
+  reference: Type.Optional(Type.String({ minLength: 1, maxLength: REFERENCE_LENGTH_MAX, description: 'Your order reference, echoed in events. Test mode: test_failure makes a mobile money or bank transfer collection fail' })),
+  description: Type.Optional(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX })),
   customerCountry: Type.Optional(CountryCode),
 });
 

@@ -1,6 +1,7 @@
 // Mobile money at the till (docs/till.md): a collection the till asks the customer's phone to pay.
 import { type Static, Type } from 'typebox';
 import { Timestamp, literalUnion } from './common.ts';
+import { ID_LENGTH_MAX, PHONE_LENGTH_MAX } from '../limits.ts';
 
 export const POS_COLLECTION_STATUSES = ['pending', 'completed', 'failed', 'expired', 'cancelled'] as const;
 /** pending until the customer approves (completed) or declines (failed) on their phone, or the wait ends (expired); cancelled: the till stopped waiting. */
@@ -9,7 +10,7 @@ export const PosCollectionStatus = literalUnion(POS_COLLECTION_STATUSES);
 export const CreatePosCollectionBody = Type.Object({
   amountMinor: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Integer minor units (cents, kobo...)' }),
   currency: Type.String({ minLength: 3, maxLength: 3, description: 'The merchant\'s currency (400 currency_not_accepted otherwise)' }),
-  phone: Type.String({ minLength: 1, maxLength: 32, description: 'The customer\'s mobile money number: E.164 (+254712345678) or the local form of the merchant\'s country (0712345678); 400 invalid_phone' }),
+  phone: Type.String({ minLength: 1, maxLength: PHONE_LENGTH_MAX, description: 'The customer\'s mobile money number: E.164 (+254712345678) or the local form of the merchant\'s country (0712345678); 400 invalid_phone' }),
   description: Type.Optional(Type.String({ maxLength: 200, description: 'Shown on the customer\'s phone where the provider allows (trimmed to its limits)' })),
 });
 export type CreatePosCollectionBody = Static<typeof CreatePosCollectionBody>;
@@ -39,7 +40,7 @@ export type PosCollectionRecord = Static<typeof PosCollectionRecord>;
 
 /** POST /api/pos/collections/{id}/return: who gave the collection back, in which shift (as a returned tap's). */
 export const ReturnPosCollectionBody = Type.Object({
-  cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The till staff member who gives it back (recorded; 422 cashier_unknown when none of the merchant\'s)' })),
+  cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX, description: 'The till staff member who gives it back (recorded; 422 cashier_unknown when none of the merchant\'s)' })),
   shiftId: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The till shift it was given back in (recorded)' })),
   reference: Type.Optional(Type.String({ maxLength: 100, description: 'The payout\'s reference, as POST /api/pay\'s (echoed in its webhook events). Sandbox: test_failure fails the payout, test_reversal reverses it after it completes' })),
 });

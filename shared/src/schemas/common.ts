@@ -1,5 +1,6 @@
 import { type Static, type TLiteral, type TSchema, type TSchemaOptions, Type } from 'typebox';
 import { HANDLE_PATTERN, PIN_PATTERN } from '../wallet-input.ts';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../limits.ts';
 
 /**
  * A union of the given string literals, typed as that union: `Type.Union(list.map(Type.Literal))`
@@ -34,7 +35,7 @@ export const Pin = Type.String({ pattern: PIN_PATTERN.source, description: '4 to
 export const Timestamp = Type.String({ format: 'date-time' });
 
 export const ListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
 });
 

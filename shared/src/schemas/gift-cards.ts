@@ -1,13 +1,14 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { CurrencyCode, HandleInput, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 import { GIFT_CARD_CURRENCIES, GIFT_CARD_DESIGN_THEMES } from '../gift-card-rules.ts';
+import { AMOUNT_MAJOR_MAX, DATE_TEXT_LENGTH_MAX, DESCRIPTION_LENGTH_MAX, GIFT_CARD_LIMITS, ID_LENGTH_MAX, NAME_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, URL_LENGTH_MAX } from '../limits.ts';
 
 /**
  * Gift cards (spec: "Gift card", its state table and endpoint tables; CONTRACT.md, Gift cards).
  * Amounts cross the API in major units; the ledger keeps minor units.
  */
 
-export { GIFT_CARD_CURRENCIES, GIFT_CARD_DESIGN_THEMES, GIFT_CARD_LIMITS } from '../gift-card-rules.ts';
+export { GIFT_CARD_CURRENCIES, GIFT_CARD_DESIGN_THEMES } from '../gift-card-rules.ts';
 export type GiftCardCurrency = (typeof GIFT_CARD_CURRENCIES)[number];
 export const GiftCardCurrency = literalUnion(GIFT_CARD_CURRENCIES, { description: GIFT_CARD_CURRENCIES.join(', ') });
 
@@ -30,13 +31,13 @@ export const GiftCardCode = Type.String({ pattern: GIFT_CARD_CODE_PATTERN, descr
 
 const HexColour = Type.String({ pattern: '^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$', description: 'Hex colour: #rgb or #rrggbb' });
 export const GiftCardPin = Type.String({ pattern: '^[0-9]{4,8}$', description: '4 to 8 digits; stored with scrypt' });
-const ExpiresInMonths = Type.Integer({ minimum: 1, maximum: 24, default: 12, description: '1 to 24, default 12: calendar months from issue' });
-const Message = Type.String({ maxLength: 160, description: 'At most 160 characters' });
+const ExpiresInMonths = Type.Integer({ minimum: GIFT_CARD_LIMITS.expiresInMonthsMin, maximum: GIFT_CARD_LIMITS.expiresInMonthsMax, default: GIFT_CARD_LIMITS.expiresInMonthsDefault, description: '1 to 24, default 12: calendar months from issue' });
+const Message = Type.String({ maxLength: GIFT_CARD_LIMITS.messageLengthMax, description: 'At most 160 characters' });
 
 export const GiftCardBrandConfig = Type.Object(
   {
     brandName: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
-    logoUrl: Type.Optional(Type.String({ pattern: '^[hH][tT][tT][pP][sS]://\\S+$', maxLength: 2048, description: 'https URL only' })),
+    logoUrl: Type.Optional(Type.String({ pattern: '^[hH][tT][tT][pP][sS]://\\S+$', maxLength: URL_LENGTH_MAX, description: 'https URL only' })),
     primaryColor: Type.Optional(HexColour),
     accentColor: Type.Optional(HexColour),
   },
@@ -55,8 +56,8 @@ export const IssueGiftCardBody = Type.Object({
   brandConfig: Type.Optional(GiftCardBrandConfig),
   deliverToHandle: Type.Optional({ ...HandleInput, description: 'With deliverAt: the card is redeemed in full into this wallet at deliverAt' }),
   deliverAt: Type.Optional(Type.String({ format: 'date-time', description: 'With deliverToHandle: a future ISO 8601 datetime, before the card expires' })),
-  subscriptionPlanId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Merchant only, with giftMonths: redeeming activates this plan instead of crediting a wallet' })),
-  giftMonths: Type.Optional(Type.Integer({ minimum: 1, maximum: 24, description: 'Merchant only, with subscriptionPlanId: 1 to 24 months' })),
+  subscriptionPlanId: Type.Optional(Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX, description: 'Merchant only, with giftMonths: redeeming activates this plan instead of crediting a wallet' })),
+  giftMonths: Type.Optional(Type.Integer({ minimum: 1, maximum: GIFT_CARD_LIMITS.giftMonthsMax, description: 'Merchant only, with subscriptionPlanId: 1 to 24 months' })),
   multiMerchant: Type.Optional(Type.Boolean({ description: 'true: any merchant may redeem the card; false (default): on the merchant surface only the issuing merchant accepts a merchant-issued card' })),
 });
 export type IssueGiftCardBody = Static<typeof IssueGiftCardBody>;
@@ -113,7 +114,7 @@ export const GiftCardIssued = Type.Object(issuedProperties);
 export type GiftCardIssued = Static<typeof GiftCardIssued>;
 
 export const GiftCardBulkBody = Type.Object({
-  count: Type.Integer({ minimum: 1, maximum: 100, description: '1 to 100 identical cards' }),
+  count: Type.Integer({ minimum: 1, maximum: GIFT_CARD_LIMITS.bulkCountMax, description: '1 to 100 identical cards' }),
   amount: MajorAmount,
   currency: GiftCardCurrency,
   designTheme: Type.Optional(GiftCardDesignTheme),
@@ -220,18 +221,18 @@ export const GiftCardRedeemedCard = Type.Object({
 export const GiftCardRedeemResponse = Type.Object({ card: GiftCardRedeemedCard, redemption: GiftCardRedemptionRecord });
 
 export const GiftCardListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(GiftCardStatus),
 });
 
-const DateBound = Type.String({ maxLength: 40, description: 'ISO 8601 date or datetime; a date alone covers its whole (UTC) day' });
+const DateBound = Type.String({ maxLength: DATE_TEXT_LENGTH_MAX, description: 'ISO 8601 date or datetime; a date alone covers its whole (UTC) day' });
 export const AdminGiftCardListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(GiftCardStatus),
   issuerType: Type.Optional(GiftCardIssuerType),
-  issuerId: Type.Optional(Type.String({ maxLength: 64, description: 'Merchant id, wallet id, agent id, or the issuer\'s @handle' })),
+  issuerId: Type.Optional(Type.String({ maxLength: ID_LENGTH_MAX, description: 'Merchant id, wallet id, agent id, or the issuer\'s @handle' })),
   mode: Type.Optional(Mode),
   from: Type.Optional({ ...DateBound, description: 'Issued at or after (aliases: startDate, dateFrom, createdFrom)' }),
   to: Type.Optional({ ...DateBound, description: 'Issued at or before (aliases: endDate, dateTo, createdTo)' }),
@@ -281,7 +282,7 @@ export const GiftCardAnalyticsQuery = Type.Object({
 
 export const AdminGiftCardAnalyticsQuery = Type.Object({
   issuerType: Type.Optional(GiftCardIssuerType),
-  issuerId: Type.Optional(Type.String({ maxLength: 64, description: 'Merchant id, wallet id, agent id, or the issuer\'s @handle' })),
+  issuerId: Type.Optional(Type.String({ maxLength: ID_LENGTH_MAX, description: 'Merchant id, wallet id, agent id, or the issuer\'s @handle' })),
   mode: Type.Optional(Mode),
   currency: Type.Optional(CurrencyCode),
 });
@@ -309,13 +310,13 @@ export const GiftCardStatsQuery = Type.Object({ mode: Type.Optional(Mode) });
 // Programs ------------------------------------------------------------------------------------
 
 export const CreateGiftCardProgramBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
-  description: Type.Optional(Type.String({ maxLength: 500 })),
+  name: Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX }),
+  description: Type.Optional(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX })),
 });
 
 export const UpdateGiftCardProgramBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX })),
+  description: Type.Optional(Nullable(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX }))),
   status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('archived')])),
   archived: Type.Optional(Type.Boolean({ description: 'true archives (same as status archived); false restores' })),
 });
@@ -358,10 +359,10 @@ export const GiftCardProgramIssueResponse = Type.Object({
 // Reward rules -------------------------------------------------------------------------------
 
 const Percent = Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Cashback percent of the spend, over 0 up to 100, at most 2 decimals' });
-const MinSpend = Type.Number({ minimum: 0, maximum: 1e12, description: 'Smallest spend (major units) the rule rewards; 0 rewards every spend' });
+const MinSpend = Type.Number({ minimum: 0, maximum: AMOUNT_MAJOR_MAX, description: 'Smallest spend (major units) the rule rewards; 0 rewards every spend' });
 
 export const CreateRewardRuleBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX }),
   minSpend: MinSpend,
   percent: Percent,
   maxReward: Type.Optional(MajorAmount),
@@ -369,7 +370,7 @@ export const CreateRewardRuleBody = Type.Object({
 });
 
 export const UpdateRewardRuleBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX })),
   minSpend: Type.Optional(MinSpend),
   percent: Type.Optional(Percent),
   maxReward: Type.Optional(Nullable(MajorAmount)),
@@ -393,7 +394,7 @@ export const RewardRuleRecord = Type.Object({
 });
 
 export const RewardRuleListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('archived')])),
 });
@@ -415,14 +416,14 @@ export const EvaluateRewardResponse = Type.Object({
 // Subscription plans (subscriptions themselves: subscriptions.ts) ----------------------------
 
 export const CreateSubscriptionPlanBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX }),
   price: { ...MajorAmount, description: 'Price per month, major units' },
   currency: GiftCardCurrency,
   interval: Type.Optional(Type.Literal('month')),
 });
 
 export const UpdateSubscriptionPlanBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX })),
   active: Type.Optional(Type.Boolean({ description: 'false retires the plan: no new subscriptions or gifts; running subscriptions keep renewing' })),
 });
 

@@ -1,14 +1,15 @@
 import { type Static, Type } from 'typebox';
 import { CurrencyCode, HandleInput, MajorAmount, Mode, Pin, Timestamp, literalUnion } from './common.ts';
+import { DATE_TEXT_LENGTH_MAX, DESCRIPTION_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, REFERENCE_LENGTH_MAX } from '../limits.ts';
 
 export const CreatePaymentLinkBody = Type.Object({
   amount: Type.Optional(MajorAmount),
   currency: CurrencyCode,
-  description: Type.Optional(Type.String({ maxLength: 500 })),
-  reference: Type.Optional(Type.String({ maxLength: 100, description: 'Your reference, echoed on the payments the link receives' })),
+  description: Type.Optional(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX })),
+  reference: Type.Optional(Type.String({ maxLength: REFERENCE_LENGTH_MAX, description: 'Your reference, echoed on the payments the link receives' })),
   singleUse: Type.Optional(Type.Boolean({ description: 'true: the link can be paid once (a second payment is a 409). Default false (reusable)' })),
   reusable: Type.Optional(Type.Boolean({ description: 'The opposite of singleUse, accepted for convenience' })),
-  expiresAt: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date-time (or date: the end of that day, UTC) in the future; absent: never expires' })),
+  expiresAt: Type.Optional(Type.String({ maxLength: DATE_TEXT_LENGTH_MAX, description: 'ISO 8601 date-time (or date: the end of that day, UTC) in the future; absent: never expires' })),
   minAmount: Type.Optional(MajorAmount),
   maxAmount: Type.Optional(MajorAmount),
 });
@@ -40,7 +41,7 @@ export const PaymentLink = Type.Object({
 export type PaymentLink = Static<typeof PaymentLink>;
 
 export const PaymentLinkListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   active: Type.Optional(Type.Boolean()),
 });

@@ -1,13 +1,14 @@
 import { type Static, Type } from 'typebox';
 import { ListQuery, Mode, Nullable, Timestamp, literalUnion } from './common.ts';
+import { EMAIL_LENGTH_MAX, PASSWORD_LENGTH_MAX, PASSWORD_LENGTH_MIN } from '../limits.ts';
 
 /** The dashboard roles: owner (everything), manager (everything but keys and users), viewer (read-only). */
 export const MERCHANT_ROLES = ['owner', 'manager', 'viewer'] as const;
 export type MerchantRole = (typeof MERCHANT_ROLES)[number];
 export const MerchantRoleSchema = literalUnion(MERCHANT_ROLES, { description: 'owner: everything; manager: everything but API keys, publishable keys, the webhook secret and users; viewer: read-only' });
 
-export const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'An e-mail address (compared in lower case)' });
-export const Password = Type.String({ minLength: 10, maxLength: 200, description: '10 to 200 characters' });
+export const Email = Type.String({ minLength: 3, maxLength: EMAIL_LENGTH_MAX, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'An e-mail address (compared in lower case)' });
+export const Password = Type.String({ minLength: PASSWORD_LENGTH_MIN, maxLength: PASSWORD_LENGTH_MAX, description: '10 to 200 characters' });
 export const TotpCode = Type.String({ pattern: '^[0-9]{6}$', description: 'The 6 digits an authenticator app shows' });
 
 export const MerchantUserRecord = Type.Object({
@@ -42,7 +43,7 @@ export const AcceptLinkBody = Type.Object({
 });
 export const AcceptLinkResponse = Type.Object({ email: Type.String(), role: MerchantRoleSchema });
 
-export const SignInBody = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 200 }), totpCode: Type.Optional(TotpCode) });
+export const SignInBody = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: PASSWORD_LENGTH_MAX }), totpCode: Type.Optional(TotpCode) });
 
 export const DashboardSession = Type.Object({
   user: Type.Object({ id: Type.String(), email: Type.String(), role: MerchantRoleSchema, totpEnabled: Type.Boolean() }),

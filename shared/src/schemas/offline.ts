@@ -2,7 +2,7 @@ import { SaleLineRecord, SaleTotals } from './pos.ts';
 import { type Static, Type } from 'typebox';
 import { CurrencyCode, ListQuery, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 import { TerminalLanguage } from './merchant.ts';
-import { OFFLINE_MAX_AGE_HOURS_MAX } from '../sync-protocol.ts';
+import { AMOUNT_MAJOR_MAX, DESCRIPTION_LENGTH_MAX, LOOKUP_ID_LENGTH_MAX, OFFLINE_PAYMENT_AGE_HOURS_MAX, OFFLINE_QR_VOUCHER_HOURS_DEFAULT, OFFLINE_QR_VOUCHER_HOURS_MAX, OFFLINE_QR_VOUCHER_LENGTH_MAX } from '../limits.ts';
 
 export const VOUCHER_STATUSES = ['active', 'used', 'revoked', 'expired'] as const;
 export const VoucherStatus = literalUnion(VOUCHER_STATUSES);
@@ -10,7 +10,7 @@ export const VoucherStatus = literalUnion(VOUCHER_STATUSES);
 export const CreateVoucherBody = Type.Object({
   amount: MajorAmount,
   currency: Type.Optional(CurrencyCode),
-  expiresInHours: Type.Optional(Type.Integer({ minimum: 1, maximum: 72, default: 24, description: '1 to 72 hours, default 24' })),
+  expiresInHours: Type.Optional(Type.Integer({ minimum: 1, maximum: OFFLINE_QR_VOUCHER_HOURS_MAX, default: OFFLINE_QR_VOUCHER_HOURS_DEFAULT, description: '1 to 72 hours, default 24' })),
 });
 export type CreateVoucherBody = Static<typeof CreateVoucherBody>;
 
@@ -36,10 +36,10 @@ export const OfflineQrKeysResponse = Type.Object({
 });
 
 export const RedeemVoucherBody = Type.Object({
-  voucher: Type.String({ minLength: 1, maxLength: 2048, description: 'The scanned QR text (TLQ1....)' }),
+  voucher: Type.String({ minLength: 1, maxLength: OFFLINE_QR_VOUCHER_LENGTH_MAX, description: 'The scanned QR text (TLQ1....)' }),
   amount: MajorAmount,
   currency: Type.Optional(CurrencyCode),
-  description: Type.Optional(Type.String({ maxLength: 500 })),
+  description: Type.Optional(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX })),
   paymentId: Type.Optional(Type.String({ format: 'uuid', description: 'Your id for this payment (UUID); a retry with the same id answers the same payment' })),
 });
 export type RedeemVoucherBody = Static<typeof RedeemVoucherBody>;
@@ -74,7 +74,7 @@ export type OfflinePaymentRecord = Static<typeof OfflinePaymentRecord>;
 export const OfflinePaymentListQuery = Type.Object({
   ...ListQuery.properties,
   status: Type.Optional(literalUnion(OFFLINE_PAYMENT_STATUSES_SETTLED)),
-  terminalId: Type.Optional(Type.String({ maxLength: 100 })),
+  terminalId: Type.Optional(Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX })),
 });
 
 /** Tips at the till: asked before the payment, after it, or not at all, with up to three suggested percentages. */
@@ -86,9 +86,9 @@ export type TippingSettings = Static<typeof TippingSettings>;
 
 export const OfflineLimitsBody = Type.Object({
   offlineLimits: Type.Optional(Type.Object({
-    perPayment: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e12 }), Type.Null()], { description: 'Largest single offline payment, major units of the merchant currency; 0 turns offline payments off; null: the default' })),
-    total: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e12 }), Type.Null()], { description: 'Most the terminal may hold unsettled; null: the default' })),
-    maxAgeHours: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: OFFLINE_MAX_AGE_HOURS_MAX }), Type.Null()], { description: 'A queued offline payment older than this stops further offline payments until the terminal syncs; null: the default' })),
+    perPayment: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: AMOUNT_MAJOR_MAX }), Type.Null()], { description: 'Largest single offline payment, major units of the merchant currency; 0 turns offline payments off; null: the default' })),
+    total: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: AMOUNT_MAJOR_MAX }), Type.Null()], { description: 'Most the terminal may hold unsettled; null: the default' })),
+    maxAgeHours: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: OFFLINE_PAYMENT_AGE_HOURS_MAX }), Type.Null()], { description: 'A queued offline payment older than this stops further offline payments until the terminal syncs; null: the default' })),
   })),
   language: Type.Optional(TerminalLanguage),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 80, pattern: '\\S', description: 'The terminal\'s name (trimmed; not blank)' })),

@@ -1,19 +1,20 @@
 import { type Static, Type } from 'typebox';
 import { CountryCode, CurrencyCode, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 import { RailName } from './fx.ts';
+import { ACCOUNT_NUMBER_LENGTH_MAX, BANK_CODE_LENGTH_MAX, ID_LENGTH_MAX, NAME_LENGTH_MAX, NOTE_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, REFERENCE_LENGTH_MAX } from '../limits.ts';
 
 export const PaymentStatus = literalUnion(['pending', 'processing', 'completed', 'failed', 'reversed']);
 
 export const ReceiverObject = Type.Object(
   {
     phone: Type.Optional(Type.String({ maxLength: 20, description: 'E.164, e.g. +2348012345678' })),
-    accountNumber: Type.Optional(Type.String({ maxLength: 40, description: '6 to 20 digits or an IBAN' })),
-    bankCode: Type.Optional(Type.String({ maxLength: 20, description: 'The bank (live bank transfers: required; the provider\'s bank code, e.g. 058)' })),
+    accountNumber: Type.Optional(Type.String({ maxLength: ACCOUNT_NUMBER_LENGTH_MAX, description: '6 to 20 digits or an IBAN' })),
+    bankCode: Type.Optional(Type.String({ maxLength: BANK_CODE_LENGTH_MAX, description: 'The bank (live bank transfers: required; the provider\'s bank code, e.g. 058)' })),
     branchCode: Type.Optional(Type.String({ maxLength: 20, description: 'The bank branch, where the country\'s banks need one' })),
     accountType: Type.Optional(Type.Union([Type.Literal('savings'), Type.Literal('current')], { description: 'The account type, where the country\'s banks need one' })),
     handle: Type.Optional(Type.String({ maxLength: 31, description: 'An @handle (rail wallet)' })),
     provider: Type.Optional(Type.String({ maxLength: 60, description: 'e.g. mpesa, mtn_momo' })),
-    name: Type.Optional(Type.String({ maxLength: 100 })),
+    name: Type.Optional(Type.String({ maxLength: NAME_LENGTH_MAX })),
   },
   { description: 'Exactly one of phone, accountNumber or handle' },
 );
@@ -28,11 +29,11 @@ export const PayRequest = Type.Object({
   amount: MajorAmount,
   currency: CurrencyCode,
   receiver: PayReceiver,
-  receiverName: Type.Optional(Type.String({ maxLength: 100 })),
-  senderName: Type.Optional(Type.String({ maxLength: 100 })),
-  note: Type.Optional(Type.String({ maxLength: 500 })),
-  reference: Type.Optional(Type.String({ maxLength: 100, description: 'Your reference, echoed in webhook events. Sandbox: test_success, test_failure, test_pending, test_reversal' })),
-  quoteId: Type.Optional(Type.String({ maxLength: 64, description: 'An FX quote (GET /api/fx/quote) whose rate this payment uses while it is valid' })),
+  receiverName: Type.Optional(Type.String({ maxLength: NAME_LENGTH_MAX })),
+  senderName: Type.Optional(Type.String({ maxLength: NAME_LENGTH_MAX })),
+  note: Type.Optional(Type.String({ maxLength: NOTE_LENGTH_MAX })),
+  reference: Type.Optional(Type.String({ maxLength: REFERENCE_LENGTH_MAX, description: 'Your reference, echoed in webhook events. Sandbox: test_success, test_failure, test_pending, test_reversal' })),
+  quoteId: Type.Optional(Type.String({ maxLength: ID_LENGTH_MAX, description: 'An FX quote (GET /api/fx/quote) whose rate this payment uses while it is valid' })),
 });
 
 export const TimelineEntry = Type.Object({
@@ -86,7 +87,7 @@ export const PaymentRecord = Type.Object({
 export type PaymentRecord = Static<typeof PaymentRecord>;
 
 export const PaymentListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(PaymentStatus),
   kind: Type.Optional(Type.Union([Type.Literal('payout'), Type.Literal('link')], {

@@ -3,6 +3,7 @@
 import { type Static, Type } from 'typebox';
 import { CountryCode, CurrencyCode, MajorAmount, Nullable, Timestamp, literalUnion } from './common.ts';
 import { TimelineEntry } from './payments.ts';
+import { ACCOUNT_NUMBER_LENGTH_MAX, BANK_CODE_LENGTH_MAX, LOOKUP_ID_LENGTH_MAX, NAME_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PHONE_LENGTH_MAX } from '../limits.ts';
 
 export const SETTLEMENT_ACCOUNT_TYPES = ['bank', 'mobile_money'] as const;
 export const PAYOUT_SCHEDULES = ['daily', 'weekly', 'manual'] as const;
@@ -13,11 +14,11 @@ export const STATEMENT_CATEGORIES = ['sales', 'refunds', 'fees', 'payouts', 'oth
 export const CreateSettlementAccountBody = Type.Object({
   type: literalUnion(SETTLEMENT_ACCOUNT_TYPES, { description: 'bank: an account at a bank (country, bankCode, accountNumber); mobile_money: a phone number with its operator' }),
   country: { ...CountryCode, description: 'Where the account is; its currency is the country\'s' },
-  bankCode: Type.Optional(Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9A-Za-z_-]+$', description: 'bank: the bank\'s code at the provider (Paystack\'s in NG, e.g. 058)' })),
-  accountNumber: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'bank: the account number (6 to 20 digits; in NG the 10-digit NUBAN)' })),
-  phone: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'mobile_money: the number, E.164 or the country\'s local form' })),
+  bankCode: Type.Optional(Type.String({ minLength: 1, maxLength: BANK_CODE_LENGTH_MAX, pattern: '^[0-9A-Za-z_-]+$', description: 'bank: the bank\'s code at the provider (Paystack\'s in NG, e.g. 058)' })),
+  accountNumber: Type.Optional(Type.String({ minLength: 1, maxLength: ACCOUNT_NUMBER_LENGTH_MAX, description: 'bank: the account number (6 to 20 digits; in NG the 10-digit NUBAN)' })),
+  phone: Type.Optional(Type.String({ minLength: 1, maxLength: PHONE_LENGTH_MAX, description: 'mobile_money: the number, E.164 or the country\'s local form' })),
   operator: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'mobile_money: the operator (MTN, Airtel, M-Pesa...); required' })),
-  accountName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The account holder\'s name; ignored where the provider resolves it (bank accounts in NG, test mode), required elsewhere' })),
+  accountName: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX, description: 'The account holder\'s name; ignored where the provider resolves it (bank accounts in NG, test mode), required elsewhere' })),
   default: Type.Optional(Type.Boolean({ description: 'Make it the default for its currency (the first account of a currency is the default anyway)' })),
 });
 export type CreateSettlementAccountBody = Static<typeof CreateSettlementAccountBody>;
@@ -71,7 +72,7 @@ export type PayoutBalance = Static<typeof PayoutBalance>;
 export const CreatePayoutBody = Type.Object({
   amount: Type.Optional({ ...MajorAmount, description: 'Major units; default: everything available' }),
   currency: Type.Optional({ ...CurrencyCode, description: 'Default: the payout settings\' currency' }),
-  settlementAccountId: Type.Optional(Type.String({ maxLength: 100, description: 'Default: the default settlement account of the currency' })),
+  settlementAccountId: Type.Optional(Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX, description: 'Default: the default settlement account of the currency' })),
 });
 
 export const StatementLine = Type.Object({
@@ -119,7 +120,7 @@ export const PayoutRecord = Type.Object({
 export type PayoutRecord = Static<typeof PayoutRecord>;
 
 export const PayoutListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(PayoutStatus),
   format: Type.Optional(literalUnion(['json', 'csv'] as const, { description: 'csv: every payout of the filter as text/csv (limit and offset ignored)' })),

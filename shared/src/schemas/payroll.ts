@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { CountryCode, CurrencyCode, HandleInput, ListQuery, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 import { PayReceiver } from './payments.ts';
+import { DESCRIPTION_LENGTH_MAX, ID_LENGTH_MAX, NAME_LENGTH_MAX, PAYROLL_ITEMS_MAX, REFERENCE_LENGTH_MAX } from '../limits.ts';
 
 /** Spec: payroll disbursement is listed by path only; CONTRACT.md's Stripe rule decides the rest. */
 export const PAYROLL_RUN_STATUSES = ['draft', 'processing', 'completed', 'partially_failed', 'failed', 'cancelled'] as const;
@@ -15,18 +16,15 @@ export const PayrollItemStatus = literalUnion(PAYROLL_ITEM_STATUSES);
 export const PAYROLL_RAILS = ['mobile_money', 'bank_transfer', 'cash_pickup'] as const;
 export const PayrollRail = literalUnion(PAYROLL_RAILS);
 
-/** Items per run, and so per transaction that submits one. */
-export const PAYROLL_ITEMS_MAX = 500;
-
 const PAYROLL_ITEM_FIELDS = {
   amount: MajorAmount,
   handle: Type.Optional(HandleInput),
   rail: Type.Optional(PayrollRail),
   receiver: Type.Optional(PayReceiver),
   toCode: Type.Optional(CountryCode),
-  receiverName: Type.Optional(Type.String({ maxLength: 100 })),
-  reference: Type.Optional(Type.String({ maxLength: 100, description: 'Your reference for the line; on a rail item it is the payment\'s reference (sandbox: test_failure fails the payout)' })),
-  externalRef: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Your id for the line (an employee number): unique within the run' })),
+  receiverName: Type.Optional(Type.String({ maxLength: NAME_LENGTH_MAX })),
+  reference: Type.Optional(Type.String({ maxLength: REFERENCE_LENGTH_MAX, description: 'Your reference for the line; on a rail item it is the payment\'s reference (sandbox: test_failure fails the payout)' })),
+  externalRef: Type.Optional(Type.String({ minLength: 1, maxLength: REFERENCE_LENGTH_MAX, description: 'Your id for the line (an employee number): unique within the run' })),
 };
 const ITEM_DESTINATION = 'Either handle (a Tapline wallet in the run\'s currency, credited at once) or rail + receiver + toCode (+ receiverName), paid out as a payment';
 
@@ -35,8 +33,8 @@ export type PayrollItemInput = Static<typeof PayrollItemInput>;
 
 export const CreatePayrollRunBody = Type.Object({
   currency: CurrencyCode,
-  description: Type.Optional(Type.String({ maxLength: 500 })),
-  reference: Type.Optional(Type.String({ maxLength: 100 })),
+  description: Type.Optional(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX })),
+  reference: Type.Optional(Type.String({ maxLength: REFERENCE_LENGTH_MAX })),
   items: Type.Optional(Type.Array(PayrollItemInput, { maxItems: PAYROLL_ITEMS_MAX })),
 });
 export type CreatePayrollRunBody = Static<typeof CreatePayrollRunBody>;
@@ -44,13 +42,13 @@ export type CreatePayrollRunBody = Static<typeof CreatePayrollRunBody>;
 /** POST /api/payroll: create and submit in one call. */
 export const PayrollBody = Type.Object({
   currency: CurrencyCode,
-  description: Type.Optional(Type.String({ maxLength: 500 })),
-  reference: Type.Optional(Type.String({ maxLength: 100 })),
+  description: Type.Optional(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX })),
+  reference: Type.Optional(Type.String({ maxLength: REFERENCE_LENGTH_MAX })),
   items: Type.Array(PayrollItemInput, { minItems: 1, maxItems: PAYROLL_ITEMS_MAX }),
 });
 export type PayrollBody = Static<typeof PayrollBody>;
 
-export const AddPayrollItemBody = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 64, description: 'A draft run' }), ...PAYROLL_ITEM_FIELDS }, { description: ITEM_DESTINATION });
+export const AddPayrollItemBody = Type.Object({ runId: Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX, description: 'A draft run' }), ...PAYROLL_ITEM_FIELDS }, { description: ITEM_DESTINATION });
 export type AddPayrollItemBody = Static<typeof AddPayrollItemBody>;
 
 export const PayrollItemCounts = Type.Object({
@@ -107,4 +105,4 @@ export type PayrollItemRecord = Static<typeof PayrollItemRecord>;
 
 export const PayrollRunListQuery = Type.Object({ ...ListQuery.properties, status: Type.Optional(PayrollRunStatus) });
 
-export const PayrollItemListQuery = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 64 }), ...ListQuery.properties, status: Type.Optional(PayrollItemStatus) });
+export const PayrollItemListQuery = Type.Object({ runId: Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX }), ...ListQuery.properties, status: Type.Optional(PayrollItemStatus) });

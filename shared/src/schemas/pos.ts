@@ -1,23 +1,21 @@
 import { type Static, Type } from 'typebox';
 import { CurrencyCode, MajorAmount, Mode, Timestamp, literalUnion } from './common.ts';
 import { TagIdInput } from './wearables.ts';
+import { CART_LINE_NAME_LENGTH_MAX, CART_LINE_QUANTITY_MAX, CART_LINES_MAX, DESCRIPTION_LENGTH_MAX, ID_LENGTH_MAX, LOOKUP_ID_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, TAX_RATE_PERCENT_MAX, URL_LENGTH_MAX } from '../limits.ts';
 
 /** Spec, "POS session status". tapped and processing exist only inside the tap's transaction. */
 export const POS_SESSION_STATUSES = ['pending', 'tapped', 'processing', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type PosSessionStatus = (typeof POS_SESSION_STATUSES)[number];
 export const PosSessionStatus = literalUnion(POS_SESSION_STATUSES);
 
-/** Spec, Limits: a POS session lives 90 seconds. */
-export const POS_SESSION_TTL_SECONDS = 90;
-
 /** A line of a sale as the API takes it (docs/catalogue.md): major units, tax in percent. */
 export const SaleItemInput = Type.Object({
-  productId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The catalogue product; none for a custom-amount line' })),
-  name: Type.String({ minLength: 1, maxLength: 120 }),
-  quantity: Type.Integer({ minimum: 1, maximum: 9999 }),
+  productId: Type.Optional(Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX, description: 'The catalogue product; none for a custom-amount line' })),
+  name: Type.String({ minLength: 1, maxLength: CART_LINE_NAME_LENGTH_MAX }),
+  quantity: Type.Integer({ minimum: 1, maximum: CART_LINE_QUANTITY_MAX }),
   unitPrice: Type.Number({ minimum: 0, description: 'One unit, major units (tax included when taxInclusive)' }),
   discount: Type.Optional(Type.Number({ minimum: 0, description: 'The line\'s discount for the whole line, major units' })),
-  taxRate: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'Percent, at most two decimals; default 0' })),
+  taxRate: Type.Optional(Type.Number({ minimum: 0, maximum: TAX_RATE_PERCENT_MAX, description: 'Percent, at most two decimals; default 0' })),
   taxInclusive: Type.Optional(Type.Boolean({ description: 'Default true' })),
 });
 
@@ -41,11 +39,11 @@ export const SaleTotals = Type.Object({ subtotal: Type.Number(), discount: Type.
 export const CreatePosSessionBody = Type.Object({
   amount: MajorAmount,
   currency: CurrencyCode,
-  description: Type.Optional(Type.String({ maxLength: 500 })),
-  callbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Receives pos.session.completed or pos.session.failed, signed sha256=<hex>' })),
+  description: Type.Optional(Type.String({ maxLength: DESCRIPTION_LENGTH_MAX })),
+  callbackUrl: Type.Optional(Type.String({ minLength: 1, maxLength: URL_LENGTH_MAX, description: 'Receives pos.session.completed or pos.session.failed, signed sha256=<hex>' })),
   items: Type.Optional(Type.Array(SaleItemInput, {
     minItems: 1,
-    maxItems: 200,
+    maxItems: CART_LINES_MAX,
     description: 'The lines sold: they must add up to amount (400 items_total_mismatch); tracked products must have the units (409 out_of_stock)',
   })),
   discount: Type.Optional(Type.Number({ minimum: 0, description: 'A discount on the whole cart, major units, shared between the lines' })),
@@ -56,7 +54,7 @@ export const CreatePosSessionBody = Type.Object({
       'the lines), is claimed by that till sale when it syncs, and can be returned to its payer without a manager PIN while no till sale ' +
       'claims it (POST /api/pos/sessions/{sessionId}/return)',
   })),
-  cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The till staff member who charged it (recorded; the day report counts it per cashier)' })),
+  cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX, description: 'The till staff member who charged it (recorded; the day report counts it per cashier)' })),
 });
 export type CreatePosSessionBody = Static<typeof CreatePosSessionBody>;
 
@@ -101,10 +99,10 @@ export const PosSessionRecord = Type.Object({
 export type PosSessionRecord = Static<typeof PosSessionRecord>;
 
 export const PosSessionListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(PosSessionStatus),
-  terminalId: Type.Optional(Type.String({ maxLength: 100, description: 'Only the sessions this terminal opened' })),
+  terminalId: Type.Optional(Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX, description: 'Only the sessions this terminal opened' })),
 });
 
 /** GET /api/pos/context: who the /pos page is signed in as. */

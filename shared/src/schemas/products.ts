@@ -1,15 +1,16 @@
 import { Type } from 'typebox';
 import { CurrencyCode, Nullable, Timestamp } from './common.ts';
+import { AMOUNT_MAJOR_MAX, CART_LINE_QUANTITY_MAX, CART_LINES_MAX, ID_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PRODUCT_NAME_LENGTH_MAX, TAX_RATE_PERCENT_MAX, URL_LENGTH_MAX } from '../limits.ts';
 
 /** docs/catalogue.md: the merchant's catalogue (issue 16). Prices in major units, tax rates in percent. */
 
-const ProductName = Type.String({ minLength: 1, maxLength: 120 });
-const Price = Type.Number({ minimum: 0, maximum: 1e12, description: 'One unit\'s price in major units (tax included when taxInclusive); 0 allowed' });
-const TaxRatePercent = Type.Number({ minimum: 0, maximum: 100, description: 'Percent, at most two decimals (7.5 = 7.5 %)' });
+const ProductName = Type.String({ minLength: 1, maxLength: PRODUCT_NAME_LENGTH_MAX });
+const Price = Type.Number({ minimum: 0, maximum: AMOUNT_MAJOR_MAX, description: 'One unit\'s price in major units (tax included when taxInclusive); 0 allowed' });
+const TaxRatePercent = Type.Number({ minimum: 0, maximum: TAX_RATE_PERCENT_MAX, description: 'Percent, at most two decimals (7.5 = 7.5 %)' });
 const Sku = Type.String({ minLength: 1, maxLength: 64, description: 'Unique per merchant and mode among products not archived' });
 const Barcode = Type.String({ pattern: '^[0-9A-Za-z\\-. ]{1,64}$', description: 'What the barcode scanner types (EAN, UPC, Code 128...)' });
 const Category = Type.String({ minLength: 1, maxLength: 60 });
-const ImageUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'https (http allowed in test mode)' });
+const ImageUrl = Type.String({ minLength: 1, maxLength: URL_LENGTH_MAX, description: 'https (http allowed in test mode)' });
 const Stock = Type.Integer({ minimum: -1_000_000_000, maximum: 1_000_000_000, description: 'Units in stock (a stock take sets it)' });
 
 export const CreateCatalogueProductBody = Type.Object({
@@ -51,15 +52,15 @@ export const CatalogueProductRecord = Type.Object({
 });
 
 export const CatalogueProductListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-  search: Type.Optional(Type.String({ minLength: 1, maxLength: 120, description: 'Name (substring), SKU (prefix) or barcode (exact), case-insensitive' })),
+  search: Type.Optional(Type.String({ minLength: 1, maxLength: PRODUCT_NAME_LENGTH_MAX, description: 'Name (substring), SKU (prefix) or barcode (exact), case-insensitive' })),
   category: Type.Optional(Category),
   active: Type.Optional(Type.Boolean()),
   archived: Type.Optional(Type.Boolean({ default: false, description: 'true: the archived products only' })),
 });
 
-export const CatalogueProductParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const CatalogueProductParams = Type.Object({ id: Type.String({ maxLength: ID_LENGTH_MAX }) });
 
 // Sales, refunds, manager PINs and reports (docs/catalogue.md).
 
@@ -72,15 +73,15 @@ const RefundLineRecord = Type.Object({
 });
 
 export const RefundBody = Type.Object({
-  saleId: Type.String({ minLength: 1, maxLength: 64, description: 'A POS session id, an offline payment id or a till sale id (a cash sale is refunded from the drawer)' }),
-  lines: Type.Optional(Type.Array(Type.Object({ line: Type.Integer({ minimum: 0, maximum: 199 }), quantity: Type.Integer({ minimum: 1, maximum: 9999 }) }), {
+  saleId: Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX, description: 'A POS session id, an offline payment id or a till sale id (a cash sale is refunded from the drawer)' }),
+  lines: Type.Optional(Type.Array(Type.Object({ line: Type.Integer({ minimum: 0, maximum: CART_LINES_MAX - 1 }), quantity: Type.Integer({ minimum: 1, maximum: CART_LINE_QUANTITY_MAX }) }), {
     minItems: 1,
-    maxItems: 200,
+    maxItems: CART_LINES_MAX,
     description: 'Lines to refund (0-based index, units); none: everything not yet refunded',
   })),
   managerPin: Type.Optional(Type.String({ pattern: '^[0-9]{4,8}$', description: 'The terminal\'s manager PIN: required with a terminal token, not with the merchant key' })),
   reason: Type.Optional(Type.String({ maxLength: 300 })),
-  cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The till staff member who refunds (recorded)' })),
+  cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX, description: 'The till staff member who refunds (recorded)' })),
   shiftId: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The shift whose drawer a cash refund leaves (recorded)' })),
 });
 
@@ -156,7 +157,7 @@ export const SaleRecord = Type.Object({
   refundableLines: Type.Array(Type.Object({ line: Type.Integer(), quantity: Type.Integer(), amount: Type.Number() })),
 });
 
-export const SaleParams = Type.Object({ saleId: Type.String({ maxLength: 64 }) });
+export const SaleParams = Type.Object({ saleId: Type.String({ maxLength: ID_LENGTH_MAX }) });
 
 export const ManagerPinBody = Type.Object({ pin: Type.String({ pattern: '^[0-9]{4,8}$', description: '4 to 8 digits' }) });
 export const ManagerPinResponse = Type.Object({ terminalId: Type.String(), managerPinSet: Type.Boolean() });
@@ -240,5 +241,5 @@ export const DayReport = Type.Object({
   oversold: Type.Array(Type.Object({ productId: Type.String(), name: Type.String(), stock: Type.Integer() })),
 });
 
-export const TerminalReportParams = Type.Object({ id: Type.String({ maxLength: 64 }), reportId: Type.String({ maxLength: 64 }) });
-export const ReportParams = Type.Object({ reportId: Type.String({ maxLength: 64 }) });
+export const TerminalReportParams = Type.Object({ id: Type.String({ maxLength: ID_LENGTH_MAX }), reportId: Type.String({ maxLength: ID_LENGTH_MAX }) });
+export const ReportParams = Type.Object({ reportId: Type.String({ maxLength: ID_LENGTH_MAX }) });

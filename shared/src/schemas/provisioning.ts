@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { CountryCode, CurrencyCode, HandleInput, MajorAmount, Mode, Pin, Timestamp } from './common.ts';
 import { Email } from './merchant-users.ts';
+import { NAME_LENGTH_MAX, URL_LENGTH_MAX } from '../limits.ts';
 
 export const Destination = Type.Object({
   type: Type.Union([Type.Literal('mobile_wallet'), Type.Literal('bank_account')]),
@@ -14,11 +15,11 @@ export const Destination = Type.Object({
 export type Destination = Static<typeof Destination>;
 
 export const CreateMerchantBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX }),
   handle: HandleInput,
   country: CountryCode,
   currency: CurrencyCode,
-  webhookUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  webhookUrl: Type.Optional(Type.String({ minLength: 1, maxLength: URL_LENGTH_MAX })),
   ownerEmail: Type.Optional({ ...Email, description: 'The owner of the merchant dashboard: the answer carries their one-time set-up link' }),
 });
 export type CreateMerchantBody = Static<typeof CreateMerchantBody>;
@@ -52,12 +53,12 @@ export const MerchantRecord = Type.Object({
 
 export const UpdateMerchantBody = Type.Object({
   rateLimitMultiplier: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX })),
 });
 
 export const CreateWalletBody = Type.Object({
   handle: HandleInput,
-  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX })),
   country: CountryCode,
   currency: CurrencyCode,
   pin: Pin,
@@ -92,7 +93,7 @@ export const CreditWalletResponse = Type.Object({
 });
 
 export const CreateAgentBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX }),
   handle: HandleInput,
   country: CountryCode,
   currency: CurrencyCode,

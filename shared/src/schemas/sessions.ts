@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { HandleInput, Mode, Pin, Timestamp } from './common.ts';
+import { LOOKUP_ID_LENGTH_MAX } from '../limits.ts';
 
 export const WalletSessionBody = Type.Object({
   handle: HandleInput,
@@ -15,6 +16,6 @@ export const SessionResponse = Type.Object({
 });
 
 export const AgentSessionBody = Type.Object({
-  agentId: Type.String({ minLength: 1, maxLength: 100 }),
+  agentId: Type.String({ minLength: 1, maxLength: LOOKUP_ID_LENGTH_MAX }),
   secret: Type.String({ minLength: 1, maxLength: 200 }),
 });

@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { CountryCode, CurrencyCode, HandleInput, MajorAmount, Mode, Pin, Timestamp } from './common.ts';
+import { EMAIL_LENGTH_MAX, ID_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, STORE_LIMITS, URL_LENGTH_MAX } from '../limits.ts';
 
 /**
  * The store (spec: "Store" and its endpoint table; CONTRACT.md, Checkout). Amounts cross the API
@@ -7,18 +8,6 @@ import { CountryCode, CurrencyCode, HandleInput, MajorAmount, Mode, Pin, Timesta
  */
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-
-export const STORE_LIMITS = {
-  quantityMax: 100,
-  reviewTitleMax: 120,
-  reviewBodyMax: 2000,
-  recentReviews: 5,
-  imagesMax: 10,
-  variantsMax: 20,
-  countriesMax: 60,
-  searchLengthMax: 100,
-  notesMax: 500,
-} as const;
 
 export const PRODUCT_STATUSES = ['draft', 'active', 'archived'] as const;
 export const ProductStatus = Type.Union([Type.Literal('draft'), Type.Literal('active'), Type.Literal('archived')], { description: 'draft (hidden), active (listed), archived (hidden; DELETE)' });
@@ -40,7 +29,7 @@ export const ProductSort = Type.Union([Type.Literal('sort_order'), Type.Literal(
 
 const Slug = Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 80, description: 'Lower-case a-z, 0-9 and single hyphens; unique per mode' });
 const Category = Type.String({ pattern: '^[a-z0-9-]{1,40}$', description: 'Lower-case a-z, 0-9 and -' });
-const ImageUrl = Type.String({ pattern: '^(/[A-Za-z0-9._~/-]+|https://\\S+)$', maxLength: 2048, description: 'A relative URL (/store/images/ring.png) or an https URL' });
+const ImageUrl = Type.String({ pattern: '^(/[A-Za-z0-9._~/-]+|https://\\S+)$', maxLength: URL_LENGTH_MAX, description: 'A relative URL (/store/images/ring.png) or an https URL' });
 const DiscountValue = Type.Number({
   exclusiveMinimum: 0,
   description: 'percent: 0 < value < 100 (at most 2 decimals; 100 allowed for referral codes); fixed: an amount in major units of the currency',
@@ -140,9 +129,9 @@ export const AdminProduct = Type.Object({
 
 export const ProductListQuery = Type.Object({
   category: Type.Optional(Category),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-  search: Type.Optional(Type.String({ maxLength: 100, description: 'Case-insensitive substring of name, description or slug' })),
+  search: Type.Optional(Type.String({ maxLength: STORE_LIMITS.searchLengthMax, description: 'Case-insensitive substring of name, description or slug' })),
   sort: Type.Optional(ProductSort),
   walletCurrency: Type.Optional({ ...CurrencyCode, description: 'Adds priceInWalletCurrency, converted by the FX rate service' }),
   mode: Type.Optional(StoreMode),
@@ -155,11 +144,11 @@ export const ProductDetailQuery = Type.Object({
 });
 
 export const AdminProductListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(ProductStatus),
   category: Type.Optional(Category),
-  search: Type.Optional(Type.String({ maxLength: 100 })),
+  search: Type.Optional(Type.String({ maxLength: STORE_LIMITS.searchLengthMax })),
   mode: Type.Optional(StoreMode),
 });
 
@@ -171,9 +160,9 @@ const productFields = {
   baseCurrency: CurrencyCode,
   stock: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   status: ProductStatus,
-  images: Type.Array(ImageUrl, { maxItems: 10 }),
-  variants: Type.Array(ProductVariantInput, { maxItems: 20 }),
-  availableCountries: Type.Array(CountryCode, { maxItems: 60 }),
+  images: Type.Array(ImageUrl, { maxItems: STORE_LIMITS.imagesMax }),
+  variants: Type.Array(ProductVariantInput, { maxItems: STORE_LIMITS.variantsMax }),
+  availableCountries: Type.Array(CountryCode, { maxItems: STORE_LIMITS.countriesMax }),
   geoMode: GeoMode,
   sortOrder: Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 }),
 };
@@ -233,7 +222,7 @@ const ShippingText = (max: number) => Type.String({ minLength: 1, maxLength: max
 export const CheckoutBody = Type.Object(
   {
     productSlug: Slug,
-    quantity: Type.Integer({ minimum: 1, maximum: 100, description: '1 to 100' }),
+    quantity: Type.Integer({ minimum: 1, maximum: STORE_LIMITS.quantityMax, description: '1 to 100' }),
     buyerHandle: HandleInput,
     walletPin: Type.Optional({ ...Pin, description: 'The buyer\'s wallet PIN. Required unless a gift card pays the whole total and is not locked to a handle.' }),
     mode: Type.Optional({ ...Mode, description: 'The buyer\'s wallet: test or live. Absent: the test wallet when there is one, else the live one (as POST /api/wallet/sessions)' }),
@@ -246,7 +235,7 @@ export const CheckoutBody = Type.Object(
     shippingAddress: ShippingText(300),
     shippingCity: ShippingText(120),
     shippingCountry: CountryCode,
-    notes: Type.Optional(Type.String({ maxLength: 500 })),
+    notes: Type.Optional(Type.String({ maxLength: STORE_LIMITS.notesMax })),
   },
   { additionalProperties: false },
 );
@@ -309,16 +298,16 @@ export const MyOrdersBody = Type.Object(
     buyerHandle: HandleInput,
     walletPin: Pin,
     mode: Type.Optional(Mode),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   },
   { additionalProperties: false },
 );
 
-export const OrderParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const OrderParams = Type.Object({ id: Type.String({ maxLength: ID_LENGTH_MAX }) });
 
 export const AdminOrderListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(OrderStatus),
   mode: Type.Optional(StoreMode),
@@ -362,7 +351,7 @@ export const FlashSaleRecord = Type.Object({
 
 export const CreateFlashSaleBody = Type.Object(
   {
-    productId: Type.String({ minLength: 1, maxLength: 64 }),
+    productId: Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX }),
     name: Type.String({ minLength: 1, maxLength: 120 }),
     discountType: DiscountType,
     discountValue: DiscountValue,
@@ -386,7 +375,7 @@ export const UpdateFlashSaleBody = Type.Object(
 export type UpdateFlashSaleBody = Static<typeof UpdateFlashSaleBody>;
 
 export const FlashSaleListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   mode: Type.Optional(StoreMode),
 });
@@ -398,10 +387,10 @@ export const ReviewBody = Type.Object(
     productSlug: Slug,
     buyerHandle: HandleInput,
     walletPin: Pin,
-    orderId: Type.String({ minLength: 1, maxLength: 64 }),
+    orderId: Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX }),
     rating: Type.Integer({ minimum: 1, maximum: 5, description: 'Integer 1 to 5' }),
-    title: Type.Optional(Type.String({ maxLength: 120 })),
-    body: Type.Optional(Type.String({ maxLength: 2000 })),
+    title: Type.Optional(Type.String({ maxLength: STORE_LIMITS.reviewTitleMax })),
+    body: Type.Optional(Type.String({ maxLength: STORE_LIMITS.reviewBodyMax })),
     mode: Type.Optional(Mode),
   },
   { additionalProperties: false },
@@ -411,7 +400,7 @@ export const StockAlertBody = Type.Object(
   {
     productSlug: Slug,
     buyerHandle: HandleInput,
-    email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'Where the back-in-stock e-mail goes' }),
+    email: Type.String({ minLength: 3, maxLength: EMAIL_LENGTH_MAX, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'Where the back-in-stock e-mail goes' }),
     mode: Type.Optional(StoreMode),
   },
   { additionalProperties: false },

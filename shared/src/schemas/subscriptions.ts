@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { HandleInput, Mode, Nullable, Pin, Timestamp, literalUnion } from './common.ts';
+import { ID_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../limits.ts';
 
 /**
  * Subscription billing (spec: "POST or related calls under /api/subscriptions"; CONTRACT.md events
@@ -27,7 +28,7 @@ export const SubscriptionChargeStatus = literalUnion(SUBSCRIPTION_CHARGE_STATUSE
 export const SUBSCRIPTION_RETRY_DAYS = [1, 3, 5] as const;
 
 export const CreateSubscriptionBody = Type.Object({
-  planId: Type.String({ minLength: 1, maxLength: 64 }),
+  planId: Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX }),
   customerHandle: Type.Optional({ ...HandleInput, description: 'Merchant key only: the wallet holder who subscribes (with walletPin, their consent)' }),
   walletPin: Type.Optional({ ...Pin, description: 'Merchant key only: the customer\'s wallet PIN (5 wrong PINs lock the wallet for 15 minutes: 429)' }),
 });
@@ -39,10 +40,10 @@ export const CancelSubscriptionBody = Type.Object({
 export type CancelSubscriptionBody = Static<typeof CancelSubscriptionBody>;
 
 export const SubscriptionListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   status: Type.Optional(SubscriptionStatus),
-  planId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  planId: Type.Optional(Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX })),
 });
 export type SubscriptionListQuery = Static<typeof SubscriptionListQuery>;
 

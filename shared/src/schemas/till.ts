@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import { ListQuery, Nullable, Timestamp } from './common.ts';
+import { ID_LENGTH_MAX, TILL_STAFF_NAME_LENGTH_MAX } from '../limits.ts';
 
 // Till staff and cashier shifts (issue 25; docs/till.md).
 
 const StaffRole = Type.Union([Type.Literal('cashier'), Type.Literal('manager')], { description: 'cashier: sells; manager: also approves a no-sale drawer opening' });
 const TillPin = Type.String({ pattern: '^[0-9]{4,8}$', description: 'The staff member\'s personal till PIN, 4 to 8 digits (stored only as a PBKDF2 verifier)' });
-const StaffName = Type.String({ minLength: 1, maxLength: 80 });
+const StaffName = Type.String({ minLength: 1, maxLength: TILL_STAFF_NAME_LENGTH_MAX });
 
 export const StaffRecord = Type.Object({
   id: Type.String({ description: 'staff_…' }),
@@ -70,9 +71,9 @@ export const ShiftDetail = Type.Object({ ...ShiftRecord.properties, events: Type
 
 export const ShiftListQuery = Type.Object({
   ...ListQuery.properties,
-  terminalId: Type.Optional(Type.String({ maxLength: 64 })),
-  cashierId: Type.Optional(Type.String({ maxLength: 64 })),
+  terminalId: Type.Optional(Type.String({ maxLength: ID_LENGTH_MAX })),
+  cashierId: Type.Optional(Type.String({ maxLength: ID_LENGTH_MAX })),
   status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
 });
 
-export const ShiftParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const ShiftParams = Type.Object({ id: Type.String({ maxLength: ID_LENGTH_MAX }) });

@@ -3,6 +3,7 @@
 import { type Static, Type } from 'typebox';
 import { CurrencyCode, MajorAmount, Pin, Timestamp, literalUnion } from './common.ts';
 import { TimelineEntry } from './payments.ts';
+import { BANK_CODE_LENGTH_MAX, LOOKUP_ID_LENGTH_MAX, NAME_LENGTH_MAX, NOTE_LENGTH_MAX, PHONE_LENGTH_MAX } from '../limits.ts';
 
 export const TOP_UP_STATUSES = ['pending', 'completed', 'failed', 'expired'] as const;
 /** pending until the phone's owner approves (completed) or declines (failed), or the wait ends (expired). */
@@ -11,7 +12,7 @@ export const TopUpStatus = literalUnion(TOP_UP_STATUSES);
 export const CreateTopUpBody = Type.Object({
   amount: { ...MajorAmount, description: 'What the wallet receives, major units (the phone pays amount + fee)' },
   currency: { ...CurrencyCode, description: 'The wallet\'s currency (400 currency_not_accepted otherwise)' },
-  phone: Type.String({ minLength: 1, maxLength: 32, description: 'The mobile money number to pay from: E.164 (+254712345678) or the local form of the wallet\'s country (0712345678); 400 invalid_phone' }),
+  phone: Type.String({ minLength: 1, maxLength: PHONE_LENGTH_MAX, description: 'The mobile money number to pay from: E.164 (+254712345678) or the local form of the wallet\'s country (0712345678); 400 invalid_phone' }),
 });
 export type CreateTopUpBody = Static<typeof CreateTopUpBody>;
 
@@ -55,12 +56,12 @@ export type TopUpRecord = Static<typeof TopUpRecord>;
 
 export const WithdrawalDestinationInput = Type.Object({
   type: literalUnion(['mobile_wallet', 'bank_account'] as const),
-  phone: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'mobile_wallet: E.164 or the local form of the wallet\'s country' })),
+  phone: Type.Optional(Type.String({ minLength: 1, maxLength: PHONE_LENGTH_MAX, description: 'mobile_wallet: E.164 or the local form of the wallet\'s country' })),
   accountNumber: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z -]{4,40}$', description: 'bank_account: the account number (a Nigerian account is the 10-digit NUBAN)' })),
-  bankCode: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'bank_account: the bank\'s code at the provider (required live)' })),
+  bankCode: Type.Optional(Type.String({ minLength: 1, maxLength: BANK_CODE_LENGTH_MAX, description: 'bank_account: the bank\'s code at the provider (required live)' })),
   country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'bank_account: the bank\'s country (default: the wallet\'s)' })),
   provider: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'The mobile money operator or bank, as the holder names it' })),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The account holder\'s name' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX, description: 'The account holder\'s name' })),
 });
 
 export const CreateWithdrawalBody = Type.Object({
@@ -208,7 +209,7 @@ export type BankTransferRecord = Static<typeof BankTransferRecord>;
 
 export const SandboxBankTransferBody = Type.Object({
   amount: { ...MajorAmount, description: 'What the sender pays in, major units (the fee is kept from it)' },
-  senderName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  senderName: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX })),
 });
 
 // Bank transfers we could not match (docs/wallet-money.md, "A transfer we cannot match"): the operator's list (admin token).
@@ -242,11 +243,11 @@ export const UnmatchedBankTransferRecord = Type.Object({
 export type UnmatchedBankTransferRecord = Static<typeof UnmatchedBankTransferRecord>;
 
 export const AssignUnmatchedBody = Type.Object({
-  walletId: Type.String({ minLength: 1, maxLength: 100, description: 'The wallet to credit (its id, wal_...): same mode and currency as the transfer' }),
-  note: Type.Optional(Type.String({ maxLength: 500, description: 'Why, who asked: kept with the record' })),
+  walletId: Type.String({ minLength: 1, maxLength: LOOKUP_ID_LENGTH_MAX, description: 'The wallet to credit (its id, wal_...): same mode and currency as the transfer' }),
+  note: Type.Optional(Type.String({ maxLength: NOTE_LENGTH_MAX, description: 'Why, who asked: kept with the record' })),
 });
 
 export const ReturnedUnmatchedBody = Type.Object({
   reference: Type.String({ minLength: 1, maxLength: 120, description: "The provider's reference of the refund made there" }),
-  note: Type.Optional(Type.String({ maxLength: 500 })),
+  note: Type.Optional(Type.String({ maxLength: NOTE_LENGTH_MAX })),
 });

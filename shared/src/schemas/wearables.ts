@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { CurrencyCode, HandleInput, ListQuery, MajorAmount, Mode, Nullable, Timestamp, literalUnion } from './common.ts';
+import { NAME_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../limits.ts';
 
 /** Spec, "Wearable tag": the kinds of NFC tag a handle can be linked to. */
 export const TAG_TYPES = ['sticker', 'card', 'ring', 'band', 'keychain', 'watch', 'custom'] as const;
@@ -25,14 +26,14 @@ export const CreateWearableBody = Type.Object({
   /** The @handle the tag pays from; a wallet holder may omit it (their own). */
   handle: Type.Optional(HandleInput),
   tagType: TagType,
-  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Defaults to the wallet\'s display name' })),
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX, description: 'Defaults to the wallet\'s display name' })),
   holderPin: HolderPin,
 });
 export type CreateWearableBody = Static<typeof CreateWearableBody>;
 
 export const UpdateWearableBody = Type.Object({
   handle: Type.Optional(HandleInput),
-  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX })),
   status: Type.Optional(TagStatus),
   holderPin: HolderPin,
 });
@@ -80,7 +81,7 @@ export type WearableRecord = Static<typeof WearableRecord>;
 /** POST /api/wallet/wearables: the signed-in holder registers a tag to their own wallet. */
 export const RegisterOwnWearableBody = Type.Object({
   tagType: TagType,
-  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Defaults to the wallet\'s display name' })),
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX, description: 'Defaults to the wallet\'s display name' })),
 });
 
 /** A no-PIN limit the holder sets: major units of the wallet's currency, 0 (always the PIN) up to the default; null restores the default. */
@@ -88,7 +89,7 @@ const HolderNoPinLimit = Type.Optional(Nullable(Type.Number({ minimum: 0, descri
 
 /** PATCH /api/wallet/wearables/<tagId>. */
 export const HolderUpdateWearableBody = Type.Object({
-  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_LENGTH_MAX })),
   status: Type.Optional(TagStatus),
   noPinLimits: Type.Optional(Type.Object({ perTap: HolderNoPinLimit, perDay: HolderNoPinLimit })),
 });
@@ -149,7 +150,7 @@ export const TapResolveResponse = Type.Object({
 export type TapResolveResponse = Static<typeof TapResolveResponse>;
 
 export const WearableListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   handle: Type.Optional(HandleInput),
   status: Type.Optional(TagStatus),

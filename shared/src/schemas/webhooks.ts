@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Mode, Timestamp } from './common.ts';
+import { LOOKUP_ID_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../limits.ts';
 
 export const DeliveryState = Type.Union([Type.Literal('pending'), Type.Literal('delivering'), Type.Literal('succeeded'), Type.Literal('failed')], {
   description: 'pending: waiting for its (next) attempt; delivering: an attempt is in flight; succeeded: a 2xx came back; failed: 6 attempts (the first and 5 retries) did not succeed',
@@ -32,9 +33,9 @@ export const WebhookDelivery = Type.Object({
 });
 
 export const WebhookDeliveryQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   state: Type.Optional(DeliveryState),
   event: Type.Optional(Type.String({ maxLength: 100, description: 'Only deliveries of this event type' })),
-  eventId: Type.Optional(Type.String({ maxLength: 100, description: 'Only deliveries of this event' })),
+  eventId: Type.Optional(Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX, description: 'Only deliveries of this event' })),
 });

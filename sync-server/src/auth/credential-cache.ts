@@ -12,7 +12,7 @@
  * Unknown credentials are never remembered (a guessing client cannot fill the cache).
  */
 const TTL_MS = 1000;
-const MAX_ENTRIES = 10_000;
+const ENTRIES_MAX = 10_000;
 
 interface Entry {
   row: unknown;
@@ -43,7 +43,7 @@ export async function rememberedLookup<Row>(db: object, key: string, now: Date, 
   const row = await lookup();
   // A change that committed while the lookup ran may be missing from its answer: do not keep it.
   if (row !== undefined && startedIn === generation) {
-    if (entries.size >= MAX_ENTRIES) entries.clear();
+    if (entries.size >= ENTRIES_MAX) entries.clear();
     entries.set(key, { row, until: at + TTL_MS });
   }
   return row;

@@ -1,24 +1,9 @@
 import rateLimit from '@fastify/rate-limit';
+import { RATE_LIMIT_GROUPS, RATE_LIMIT_WINDOW_SECONDS, type RateLimitGroup } from '@tapline/shared/limits';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
 
-/** The spec's Limits table: requests per window, and whom a window counts. */
-export interface RateLimitGroup {
-  name: string;
-  max: number;
-  per: 'credential' | 'ip';
-}
-
-export const RATE_LIMIT_GROUPS = {
-  pay: { name: 'pay', max: 120, per: 'credential' },
-  payments: { name: 'payments', max: 300, per: 'credential' },
-  fx: { name: 'fx', max: 600, per: 'ip' },
-  bills: { name: 'bills', max: 60, per: 'credential' },
-  other: { name: 'other', max: 120, per: 'credential' },
-} as const satisfies Record<string, RateLimitGroup>;
-
-export const RATE_LIMIT_WINDOW_MS = 60_000;
 /** Valid admin calls are not limited; a very large limit keeps the headers on their answers. */
 const ADMIN_MAX = 1_000_000_000;
 
@@ -123,18 +108,18 @@ export interface RateLimitOptions {
   store: 'memory' | 'postgres';
   /** Multiplies every limit (tests use small limits); default 1. */
   scale?: number;
-  /** The window; default RATE_LIMIT_WINDOW_MS (the spec's 60 seconds). */
+  /** The window; default RATE_LIMIT_WINDOW_SECONDS (the spec's 60 seconds). */
   windowMs?: number;
 }
 
 export async function registerRateLimits(app: FastifyInstance, db: Database, options: RateLimitOptions): Promise<void> {
   const scale = options.scale ?? 1;
-  const windowMs = options.windowMs ?? RATE_LIMIT_WINDOW_MS;
+  const windowMs = options.windowMs ?? RATE_LIMIT_WINDOW_SECONDS * 1000;
   const per = windowMs === 60_000 ? 'minute' : `${windowMs / 1000} seconds`;
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
-    timeWindow: RATE_LIMIT_WINDOW_MS,
+    timeWindow: RATE_LIMIT_WINDOW_SECONDS * 1000,
     // A shared counter the database cannot update (it is down) lets the request through: the
     // request meets the outage itself and answers it (503, or /api/health's ok: false).
     ...(options.store === 'postgres' ? { store: postgresStore(db), skipOnError: true } : {}),
@@ -150,7 +135,7 @@ export async function registerRateLimits(app: FastifyInstance, db: Database, opt
         headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
       }),
     // RATE_LIMIT_WINDOW_SECONDS: tests shorten the window to meet a 429 and its Retry-After quickly.
-    ...(windowMs === RATE_LIMIT_WINDOW_MS ? {} : { timeWindow: windowMs }),
+    ...(windowMs === RATE_LIMIT_WINDOW_SECONDS * 1000 ? {} : { timeWindow: windowMs }),
   });
   if (options.store === 'postgres') {
     // Expired counters are dead weight; sweep them now and then.

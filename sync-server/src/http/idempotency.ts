@@ -1,9 +1,10 @@
+import { IDEMPOTENCY_KEY_LENGTH_MAX, IDEMPOTENCY_TTL_HOURS, JSON_DEPTH_MAX } from '@tapline/shared/limits';
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Database, type Queryable, relaxedCommits } from '../db/database.ts';
 import { badRequest, conflict, unprocessable } from './errors.ts';
 import { OWNER_SILENT_AFTER_SECONDS, registerClaimOwner } from './claim-owner.ts';
-import { JSON_DEPTH_MAX, bodyTooDeep } from './json-body.ts';
+import { bodyTooDeep } from './json-body.ts';
 import { retryInBackground } from '../db/retry.ts';
 
 declare module 'fastify' {
@@ -42,15 +43,12 @@ declare module 'fastify' {
   }
 }
 
-/** Remembered this long (CONTRACT.md). */
-export const IDEMPOTENCY_TTL_HOURS = 24;
 /**
  * A claim older than this with no answer is taken for abandoned even though its process still
  * beats (a request stuck that long); a claim of a process that stopped beating is abandoned
  * sooner (claim-owner.ts).
  */
 const ABANDONED_AFTER_SECONDS = 120;
-const KEY_LENGTH_MAX = 255;
 
 /** Bodies deeper than JSON_DEPTH_MAX are refused when parsed; this bound holds for any other input too. */
 function canonicalJson(value: unknown, depth = 0): string {
@@ -139,7 +137,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database, scopeOf:
       if (mode === 'required') throw badRequest('idempotency_key_required', 'This request needs an Idempotency-Key header (for example a UUID)');
       return;
     }
-    if (key.length > KEY_LENGTH_MAX) throw badRequest('idempotency_key_invalid', `Idempotency-Key must be 1 to ${KEY_LENGTH_MAX} characters`);
+    if (key.length > IDEMPOTENCY_KEY_LENGTH_MAX) throw badRequest('idempotency_key_invalid', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} characters`);
     const bodyCredential = request.routeOptions.config.idempotencyBodyCredential;
     const scope = bodyCredential ? bodyCredential.scope(request) : scopeOf(request);
     const hash = requestHash(request);

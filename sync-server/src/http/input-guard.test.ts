@@ -1,10 +1,11 @@
+import { JSON_DEPTH_MAX } from '@tapline/shared/limits';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { databaseTargets } from '../testing/databases.ts';
 import { ADMIN, uniqueHandle, useTestServer } from '../testing/server.ts';
 import { findUnstorableText } from './input-guard.ts';
-import { findUnsafeNumber, JSON_DEPTH_MAX, jsonDeeperThan, unsafeNumberLiteral } from './json-body.ts';
+import { findUnsafeNumber, jsonDeeperThan, unsafeNumberLiteral } from './json-body.ts';
 
 const PAYMENT = { fromCode: 'NG', toCode: 'KE', rail: 'mobile_money', amount: 1, currency: 'NGN', receiver: '+254712345678', receiverName: 'Wanjiku Kamau' };
 

@@ -1,13 +1,6 @@
+import { JSON_DEPTH_MAX } from '@tapline/shared/limits';
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from './errors.ts';
-
-/**
- * The deepest nesting of arrays and objects a JSON body may have. The deepest body the API
- * documents (a payroll run: the run, its items, an item, its structured receiver) is 4 levels; 32 leaves
- * room for any future shape while code that walks a body (the Idempotency-Key request hash)
- * stays far from the stack limit.
- */
-export const JSON_DEPTH_MAX = 32;
 
 export const bodyTooDeep = () => badRequest('body_too_deep', `The request body nests arrays and objects deeper than ${JSON_DEPTH_MAX} levels`);
 

@@ -1,12 +1,12 @@
 // Every route of the published API, called with malformed input by every kind of caller, answers a
 // 4xx {error, code} and never a 5xx: the OpenAPI document is the list of routes, so a route added
 // later is covered without touching this test.
+import { JSON_DEPTH_MAX } from '@tapline/shared/limits';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { databaseTargets } from '../testing/databases.ts';
 import { ADMIN, type TestServer, uniqueHandle, useTestServer } from '../testing/server.ts';
-import { JSON_DEPTH_MAX } from './json-body.ts';
 
 interface Schema {
   type?: string;

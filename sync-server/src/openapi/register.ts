@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { IDEMPOTENCY_KEY_LENGTH_MAX } from '@tapline/shared/limits';
 import type { Config } from '../config.ts';
 import type { PrincipalKind } from '../auth/principal.ts';
 import { UNLIMITED_PATHS, isProviderCallback } from '../auth/rate-limit.ts';
@@ -62,7 +63,7 @@ function headersWithIdempotencyKey(headers: unknown, mode: 'required' | 'optiona
   properties['Idempotency-Key'] = {
     type: 'string',
     minLength: 1,
-    maxLength: 255,
+    maxLength: IDEMPOTENCY_KEY_LENGTH_MAX,
     description:
       mode === 'required'
         ? 'Required: a unique key per payment (a UUID). A retry with the same key and body answers the first result, never a second charge.'

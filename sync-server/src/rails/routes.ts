@@ -3,11 +3,12 @@
 // token in a per-request path, confirmed by a status query), and a verdict is applied like a
 // poll's answer, idempotently. Answered fast and never 500: a database fault is a 503 the
 // provider retries.
+import { JSON_DEPTH_MAX } from '@tapline/shared/limits';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { isDatabaseUnavailable } from '../db/database.ts';
-import { JSON_DEPTH_MAX, bodyTooDeep, jsonDeeperThan } from '../http/json-body.ts';
+import { bodyTooDeep, jsonDeeperThan } from '../http/json-body.ts';
 import type { TypedApp } from '../http/typed-app.ts';
 import { recordRailCallback } from '../metrics/registry.ts';
 import { RAIL_PROVIDERS, type RailProviderName } from './types.ts';

@@ -1,6 +1,6 @@
+import { SYNC_PULL_BATCH_SIZE_MAX } from '@tapline/shared/limits';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SYNC_PULL_BATCH_SIZE_MAX } from '@tapline/shared/sync-protocol';
 import { pullBatchSize } from './pull-batch-size.ts';
 
 describe('a pull\'s batch size', () => {

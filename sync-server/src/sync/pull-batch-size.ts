@@ -1,5 +1,4 @@
-import { SYNC_PULL_BATCH_SIZE_MAX } from '@tapline/shared/sync-protocol';
-
+import { SYNC_PULL_BATCH_SIZE_MAX } from '@tapline/shared/limits';
 /**
  * The number of documents a pull answers: the terminal's batchSize, kept between 1 and
  * SYNC_PULL_BATCH_SIZE_MAX so one message never holds more than the server is willing to send.

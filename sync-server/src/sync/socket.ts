@@ -9,14 +9,10 @@ import {
   type PushResponse,
   type ReplicatedDocument,
   type StreamMessage,
-  SYNC_BATCH_SIZE_MAX,
   SYNC_COLLECTIONS,
   SYNC_EVENTS,
   SYNC_NAMESPACE,
   SYNC_PROTOCOL_VERSION,
-  SYNC_MESSAGE_BURST,
-  SYNC_MESSAGES_PER_SECOND,
-  SYNC_QUEUED_MAX,
   type SyncCollection,
   type SyncDocument,
   type SyncFailure,
@@ -26,6 +22,7 @@ import {
   type SyncStatusAnswer,
 } from '@tapline/shared/sync-protocol';
 import { createAdapter } from '@socket.io/postgres-adapter';
+import { SYNC_MESSAGE_BURST_MAX, SYNC_MESSAGE_BYTES_MAX, SYNC_MESSAGES_PER_SECOND_MAX, SYNC_PUSH_BATCH_SIZE_MAX, SYNC_QUEUED_MAX } from '@tapline/shared/limits';
 import type { AppContext } from '../context.ts';
 import { type Database, isDatabaseUnavailable } from '../db/database.ts';
 import { PostgresDatabase, type SidePool, sidePool } from '../db/postgres.ts';
@@ -74,8 +71,6 @@ function shareAcrossInstances(app: FastifyInstance, io: Server, db: Database): S
   io.adapter(createAdapter(side.pool, { errorHandler: (error) => app.log.warn({ err: error }, 'sync adapter: PostgreSQL notification failed') }));
   return side;
 }
-/** A request larger than this is refused by socket.io before we parse it (100 documents fit easily). */
-const MESSAGE_BYTES_MAX = 1_000_000;
 
 /**
  * Sync messages this process works on at once (each holds one of the pool's 10 database
@@ -139,7 +134,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
   let closing = false;
   const io = new Server(app.server, {
     serveClient: false,
-    maxHttpBufferSize: MESSAGE_BYTES_MAX,
+    maxHttpBufferSize: SYNC_MESSAGE_BYTES_MAX,
     cors: { origin: false },
     allowRequest: (_request, answer) => answer(closing ? 'the server is shutting down' : null, !closing),
   });
@@ -186,7 +181,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
     };
   }
 
-  const budgets = terminalBudgets(SYNC_MESSAGES_PER_SECOND, SYNC_MESSAGE_BURST);
+  const budgets = terminalBudgets(SYNC_MESSAGES_PER_SECOND_MAX, SYNC_MESSAGE_BURST_MAX);
   // At most this many sync messages of all terminals at once, of the pool's 10 connections: the
   // others wait their turn in memory, and HTTP keeps connections (message-gate.ts).
   const gate = messageGate(SYNC_MESSAGES_IN_FLIGHT);
@@ -229,7 +224,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       socket.on(event, (request: Request, ack: unknown) => {
         if (typeof ack !== 'function') return;
         if (!budget.take()) {
-          ack(failure('rate_limited', `This terminal sent more than ${SYNC_MESSAGES_PER_SECOND} sync messages a second; nothing was stored, send it again in a moment`));
+          ack(failure('rate_limited', `This terminal sent more than ${SYNC_MESSAGES_PER_SECOND_MAX} sync messages a second; nothing was stored, send it again in a moment`));
           return;
         }
         // A message whose socket closed while it waited is dropped unanswered: the terminal
@@ -272,7 +267,7 @@ export function attachSyncEndpoint(app: FastifyInstance, context: AppContext): S
       const collection = collectionNamed(request?.collection);
       if (!collection) return failure('unknown_collection', `collection must be one of ${SYNC_COLLECTIONS.join(', ')}`);
       if (!collection.push) return failure('pull_only', `${String(request.collection)} is replicated from the server only: the terminal cannot push it`);
-      if (!Array.isArray(request.rows) || request.rows.length > SYNC_BATCH_SIZE_MAX) return failure('invalid_push', `rows must be an array of at most ${SYNC_BATCH_SIZE_MAX}`);
+      if (!Array.isArray(request.rows) || request.rows.length > SYNC_PUSH_BATCH_SIZE_MAX) return failure('invalid_push', `rows must be an array of at most ${SYNC_PUSH_BATCH_SIZE_MAX}`);
       const documents = request.rows.map((row: unknown) => (typeof row === 'object' && row !== null ? (row as { newDocumentState?: unknown }).newDocumentState : undefined));
       // The merchant's wallet in the terminal's mode never changes: looked up once per connection
       // (again after a failed lookup). The terminal's row, with its limits, is read every message.

@@ -5,6 +5,7 @@ import type { TypedApp } from '../http/typed-app.ts';
 import QRCode from 'qrcode';
 import { Type } from 'typebox';
 import { SUPPORTED_CURRENCIES } from '@tapline/shared/countries';
+import { QR_TEXT_LENGTH_MAX } from '@tapline/shared/limits';
 import { HANDLE_PATTERN as HANDLE } from '@tapline/shared/wallet-input';
 import type { AppContext } from '../context.ts';
 import type { Mode } from '../auth/secrets.ts';
@@ -38,7 +39,6 @@ const SDK_HEADERS = {
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const QR_TEXT_LENGTH_MAX = 512;
 /** The links /pos/qr.svg draws: POS sessions (/tap/<id>) and checkout sessions (/pay/checkout/<id>). */
 const QR_PREFIXES = ['/tap/', '/pay/checkout/'];
 

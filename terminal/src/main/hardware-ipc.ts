@@ -1,9 +1,9 @@
-import { type BridgeResponse, type HostMessage, type NfcReader, type ReceiptPrinter, type SimulatedNfcReader, BridgeHost, MAX_MESSAGE_BYTES } from '@tapline/hardware';
+import { type BridgeResponse, type HostMessage, type NfcReader, type ReceiptPrinter, type SimulatedNfcReader, BridgeHost, MESSAGE_BYTES_MAX } from '@tapline/hardware';
 import { IPC, IPC_HARDWARE_METHODS, type AppInfo, type HardwareAnswer, type KioskTerminalConfig } from '../preload/api.ts';
 import type { IpcMainInvokeEventLike, IpcMainLike, WebContentsLike } from './electron-like.ts';
 
 /** As on the WebSocket: a page with this many calls unanswered gets `failed` for the next. */
-const MAX_IN_FLIGHT = 32;
+const IN_FLIGHT_MAX = 32;
 const METHODS: ReadonlySet<string> = new Set(IPC_HARDWARE_METHODS);
 
 export interface HardwareIpcOptions {
@@ -82,8 +82,8 @@ export function registerHardwareIpc(options: HardwareIpcOptions): { dispose(): v
     } catch {
       return refuse('bad_request', 'params must be JSON data');
     }
-    if (size > MAX_MESSAGE_BYTES) return refuse('bad_request', `params larger than ${MAX_MESSAGE_BYTES} bytes`);
-    if (pending.size >= MAX_IN_FLIGHT) return refuse('failed', 'too many requests in flight');
+    if (size > MESSAGE_BYTES_MAX) return refuse('bad_request', `params larger than ${MESSAGE_BYTES_MAX} bytes`);
+    if (pending.size >= IN_FLIGHT_MAX) return refuse('failed', 'too many requests in flight');
     const id = nextId++;
     const answered = new Promise<BridgeResponse>((resolve) => pending.set(id, resolve));
     await host.handle({ type: 'request', id, method, params });

@@ -23,9 +23,9 @@ export type PrinterWorkerMessage =
   /** code: print_queue_full (the durable queue refuses), else failed. */
   | { type: 'answer'; id: number; ok: false; code: 'print_queue_full' | 'failed'; message: string };
 
-const MAX_STRING = 4096;
+const STRING_LENGTH_MAX = 4096;
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isShortString = (value: unknown): value is string => typeof value === 'string' && value.length <= MAX_STRING;
+const isShortString = (value: unknown): value is string => typeof value === 'string' && value.length <= STRING_LENGTH_MAX;
 const isStatus = (value: unknown): value is PrinterStatus => isObject(value) && isShortString(value.printer) && (value.state === 'idle' || value.state === 'printing' || value.state === 'offline') && Number.isInteger(value.queuedJobs);
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
 

@@ -1,16 +1,14 @@
 import type { ListItem } from '@tapline/shared/api';
+import { CSV_FILE_BYTES_MAX } from '@tapline/shared/limits';
 import type { Words } from './i18n.ts';
 
-/** The largest CSV file the dashboard reads: 500 rows (an import's most) fit many times over. */
-export const CSV_MAX_BYTES = 1_000_000;
-
 /**
- * A CSV file's text, or null when it is larger than CSV_MAX_BYTES. UTF-8 when the bytes are UTF-8;
+ * A CSV file's text, or null when it is larger than CSV_FILE_BYTES_MAX. UTF-8 when the bytes are UTF-8;
  * otherwise Windows-1252, which is what a spreadsheet saves on Windows: read as UTF-8 its accented
  * names ("Adé", "São") would reach the cards as replacement characters.
  */
 export async function readCsvFile(file: Blob): Promise<string | null> {
-  if (file.size > CSV_MAX_BYTES) return null;
+  if (file.size > CSV_FILE_BYTES_MAX) return null;
   const bytes = await file.arrayBuffer();
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -61,7 +59,7 @@ export function csvRecords(text: string): Record<string, string>[] {
 /**
  * An uploaded CSV file's rows as records, the `numeric` columns' numbers sent as numbers (the API
  * judges every row on its own), or the sentence that says why there are none: a file over
- * CSV_MAX_BYTES, or no row under the header.
+ * CSV_FILE_BYTES_MAX, or no row under the header.
  */
 export async function uploadedRows(w: Words, file: Blob, numeric: readonly string[]): Promise<{ rows: Record<string, unknown>[] } | { error: string }> {
   const text = await readCsvFile(file);

@@ -1,10 +1,11 @@
+import { CASH_OUT_CODE_MINUTES, ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { CurrencyCode, ErrorBody, ListQuery, MajorAmount, Pin } from '@tapline/shared/schemas';
 import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
-import { CASH_OUT_CODE_MINUTES, cashOutCodeService } from './cash-out-codes.ts';
+import { cashOutCodeService } from './cash-out-codes.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody };
 
@@ -68,7 +69,7 @@ export async function cashOutCodeRoutes(app: TypedApp, context: AppContext): Pro
       tags: ['agent'],
       summary: 'Cancel a cash-out code she no longer needs',
       description: 'Cancelling a cancelled or expired code answers it again; 409 `cash_out_code_used` once an agent used it; 404 `cash_out_code_not_found` for another wallet\'s.',
-      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX }) }),
       response: { 200: CashOutCode, ...errors },
     },
   }, async (request) => codes.cancel(holderOf(request), request.params.id));

@@ -5,6 +5,7 @@
 // lock-out (5 wrong PINs or codes lock it for 15 minutes), so guessing it is no easier than
 // guessing her PIN. One active code per wallet (a new one replaces it), used once, for
 // CASH_OUT_CODE_MINUTES.
+import { CASH_OUT_CODE_MINUTES } from '@tapline/shared/limits';
 import { randomInt } from 'node:crypto';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
@@ -17,7 +18,6 @@ import { accountBalance } from '../../ledger/ledger.ts';
 import { type WalletRow, attemptWalletSecret, checkTierRoomOut, checkWalletPin, findWallet } from '../wallets/index.ts';
 import { type CashOutCodeRow, activeCashOutCode, endCashOutCode, findCashOutCode, listCashOutCodes, replaceCashOutCode } from './cash-out-codes-store.ts';
 
-export const CASH_OUT_CODE_MINUTES = 30;
 const CODE_DIGITS = 8;
 
 /** "1234 5678", "12345678" or "1234-5678" as the holder reads it out: the 8 digits, or null. */

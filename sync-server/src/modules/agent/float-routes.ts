@@ -1,3 +1,4 @@
+import { ID_LENGTH_MAX, LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import {
@@ -27,7 +28,7 @@ import { agentFloatService, floatTopUpRecord, settlementAccountRecord, settlemen
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 const agentAuth = { auth: ['agent'] } as const;
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) });
 const IdempotencyHeader = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: '1 to 255 characters, e.g. a UUID; required' })) });
 
 const FloatTopUpQuote = Type.Object({
@@ -258,7 +259,7 @@ destination_currency_mismatch). An agent settles only to this account, so a leak
 Settlements already made keep the destination they paid. 404 agent_not_found, 400 account_number_invalid, 400 invalid_phone, 422
 rail_unavailable, 422 account_not_resolved (sandbox: numbers ending 0009), 422 account_name_required, 503 account_resolve_unavailable.
 The body's default field is ignored (an agent has one account).`,
-      params: Type.Object({ agentId: Type.String({ minLength: 1, maxLength: 64 }) }),
+      params: Type.Object({ agentId: Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX }) }),
       body: CreateSettlementAccountBody,
       response: { 200: AgentSettlementAccount, ...errors, 503: ErrorBody },
     },

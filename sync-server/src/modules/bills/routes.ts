@@ -1,4 +1,5 @@
 import type { TypedApp } from '../../http/typed-app.ts';
+import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import { BillPayRequest, BillPayment, BillPaymentListQuery, Biller, BillerQuery, ErrorBody, ListOf } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -70,7 +71,7 @@ export async function billRoutes(app: TypedApp, context: AppContext): Promise<vo
 
   app.get('/api/bills/payments/:id', {
     config: { auth: ['merchant'] },
-    schema: { tags: ['bills'], summary: 'One bill payment', params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 200: BillPayment, ...errors } },
+    schema: { tags: ['bills'], summary: 'One bill payment', params: Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) }), response: { 200: BillPayment, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
     const { id } = request.params;

@@ -1,3 +1,4 @@
+import { LOOKUP_ID_LENGTH_MAX, PHONE_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorBody } from '@tapline/shared/schemas';
@@ -46,7 +47,7 @@ export async function cashPickupRoutes(app: TypedApp, context: AppContext): Prom
         '`payment_not_found` for another merchant\'s or mode\'s payment; 422 `not_a_cash_pickup` for a payment on another rail (or in test mode, ' +
         'where the sandbox pays it); 409 `cash_pickup_not_ready` while it is still being handed to the network, 409 `cash_pickup_ended` once ' +
         'collected or expired.',
-      params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+      params: Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) }),
       response: { 201: Type.Intersect([PickupRecord, Type.Object({ code: Type.String({ description: '"1234 5678": give it to the recipient only' }) })]), ...errors },
     },
   }, async (request, reply) => {
@@ -68,7 +69,7 @@ export async function cashPickupRoutes(app: TypedApp, context: AppContext): Prom
         '(the money goes back to the sender), 409 `cash_pickup_ended` when it was paid or expired meanwhile, 422 `currency_mismatch` when the ' +
         'float is in another currency; 400 `cash_pickup_code_invalid`, `phone_invalid`. Send an Idempotency-Key: a retry answers the first payout.',
       body: Type.Object({
-        phone: Type.String({ minLength: 1, maxLength: 32, description: 'The recipient\'s phone, E.164' }),
+        phone: Type.String({ minLength: 1, maxLength: PHONE_LENGTH_MAX, description: 'The recipient\'s phone, E.164' }),
         code: Type.String({ minLength: 1, maxLength: 20, description: 'The code the sender passed her' }),
       }),
       response: {

@@ -15,6 +15,7 @@
 // - a wrong code counts against the phone's active pickups: after 5 they refuse codes for 15 minutes.
 // - not collected before its expiry: the scheduler's poll ends the pickup `expired` and answers
 //   failed, so the payments module refunds the sender (payment.failed), as any failed payout.
+import { CASH_PICKUP_CODE_ATTEMPTS_MAX, CASH_PICKUP_CODE_LOCK_MINUTES } from '@tapline/shared/limits';
 import { randomInt } from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { percentOf, toMajor } from '@tapline/shared/money';
@@ -41,8 +42,6 @@ import {
 /** The provider name of the agent network: payments.provider, and its clearing account rail_clearing:agents. */
 export const AGENT_NETWORK = 'agents';
 const CODE_DIGITS = 8;
-const ATTEMPTS_MAX = 5;
-const LOCK_MINUTES = 15;
 
 /** A pickup's id, derived from its payment's so a repeated submit finds the same one. */
 export function pickupIdOf(paymentId: string): string {
@@ -173,8 +172,8 @@ export function cashPickupService(context: AppContext) {
     for (const row of candidates) if (!match && (await verifyPin(code, row.code_hash!))) match = row;
     const ids = candidates.map((row) => row.id);
     if (!match) {
-      const spent = candidates.filter((row) => row.failed_attempts >= ATTEMPTS_MAX).map((row) => row.id);
-      if (spent.length > 0) await lockPickups(db, spent, new Date(now.getTime() + LOCK_MINUTES * 60_000));
+      const spent = candidates.filter((row) => row.failed_attempts >= CASH_PICKUP_CODE_ATTEMPTS_MAX).map((row) => row.id);
+      if (spent.length > 0) await lockPickups(db, spent, new Date(now.getTime() + CASH_PICKUP_CODE_LOCK_MINUTES * 60_000));
       throw forbidden('wrong_pickup_code', `Wrong code, or no cash waiting for ${phone} in ${float.country}`);
     }
     await clearPickupAttempts(db, ids);

@@ -1,8 +1,8 @@
+import { CHECKOUT_SESSION_TTL_SECONDS, LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
 import {
-  CHECKOUT_SESSION_TTL_SECONDS,
   CheckoutSession,
   CreateCheckoutSessionBody,
   CreatePublishableKeyBody,
@@ -26,7 +26,7 @@ const merchantOnly = { auth: ['merchant'] } as const;
 /** The checkout routes a web page calls: a publishable key from the browser, or the secret key from a server. */
 const pageOrServer = { auth: ['publishable', 'merchant'], cors: true } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) });
 
 const KEYS_DESCRIPTION = `Publishable keys (pk_test_ / pk_live_ + 32 lower-case hex) are the browser drop-in's credential
 ({base_url}/sdk/service.js): safe to put in a web page because they can do one thing, open and read that merchant's

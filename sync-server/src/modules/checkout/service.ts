@@ -1,6 +1,7 @@
 import type { ErrorCodeWith } from '@tapline/shared/error-codes';
+import { CHECKOUT_SESSION_TTL_SECONDS } from '@tapline/shared/limits';
 import { toMajor, toMinor } from '@tapline/shared/money';
-import { CHECKOUT_RAILS, CHECKOUT_SESSION_TTL_SECONDS } from '@tapline/shared/schemas';
+import { CHECKOUT_RAILS } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import { type Mode, newId } from '../../auth/secrets.ts';

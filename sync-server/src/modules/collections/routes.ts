@@ -1,3 +1,4 @@
+import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { CreatePosCollectionBody, ErrorBody, PosCollectionRecord, ReturnPosCollectionBody } from '@tapline/shared/schemas';
@@ -12,7 +13,7 @@ import { type CollectionCaller, SANDBOX_PHONE_SUFFIXES, collectionRecord } from 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 /** Like the other /api/pos routes: a terminal's token (the till) or the merchant's key. */
 const merchantOrTerminal = { auth: ['merchant', 'terminal'] } as const;
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) });
 
 function caller(request: FastifyRequest): CollectionCaller {
   const principal = principalOf(request);

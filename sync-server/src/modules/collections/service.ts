@@ -8,9 +8,10 @@
 // A collection's row is its durable job: next_poll_at says when the sandbox answers, when the
 // provider is asked again, or when it expires. Every change of state is applied under the row's
 // lock, with its ledger transfer (one per collection, so never twice) and its event.
+import { AMOUNT_MAJOR_MAX } from '@tapline/shared/limits';
 import { createHash } from 'node:crypto';
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
-import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
+import { toMajor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import { type Mode, newId } from '../../auth/secrets.ts';
@@ -482,7 +483,7 @@ export function collectionService(context: AppContext, log: (message: string, de
       const currency = body.currency.trim().toUpperCase();
       if (currency !== merchant.currency) throw badRequest('currency_not_accepted', `This merchant collects in ${merchant.currency} only, not ${body.currency.slice(0, 8)}`);
       if (!Number.isSafeInteger(body.amountMinor) || body.amountMinor <= 0) throw badRequest('invalid_amount', 'amountMinor must be a positive whole number of minor units');
-      if (toMajor(body.amountMinor, currency) > MAX_MAJOR_AMOUNT) throw badRequest('invalid_amount', `amountMinor must be at most ${MAX_MAJOR_AMOUNT} ${currency} in major units`);
+      if (toMajor(body.amountMinor, currency) > AMOUNT_MAJOR_MAX) throw badRequest('invalid_amount', `amountMinor must be at most ${AMOUNT_MAJOR_MAX} ${currency} in major units`);
       const phone = normalisePhone(body.phone, merchant.country);
       const description = body.description?.trim().slice(0, DESCRIPTION_MAX) || null;
       const wallet = await findMerchantWallet(db, caller.merchantId, caller.mode);

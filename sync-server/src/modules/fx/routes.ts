@@ -1,5 +1,6 @@
 import type { TypedApp } from '../../http/typed-app.ts';
 import { SUPPORTED_CURRENCIES, currencyOfCountry } from '@tapline/shared/countries';
+import { FX_QUOTE_TTL_SECONDS } from '@tapline/shared/limits';
 import { convertMinor, decimalToNumber, formatDecimal, percentOf, toMajor, toMinor } from '@tapline/shared/money';
 import { ErrorBody, FX_ROUNDING_RULES, FxQuoteQuery, FxQuoteResponse, FxRatesQuery, FxRatesResponse, PublicFxQuery, PublicFxResponse } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -9,8 +10,6 @@ import { badRequest } from '../../http/errors.ts';
 import { supportedCountry, supportedCurrency } from '../../http/validate.ts';
 import { insertQuote } from './store.ts';
 
-/** A quote locks its rate this long (CONTRACT.md). */
-export const QUOTE_TTL_SECONDS = 60;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
 export async function fxRoutes(app: TypedApp, { db, config, now, fx }: AppContext): Promise<void> {
@@ -81,7 +80,7 @@ export async function fxRoutes(app: TypedApp, { db, config, now, fx }: AppContex
       receive,
       rail,
       as_of: snapshot.asOf,
-      expires_at: new Date(at.getTime() + QUOTE_TTL_SECONDS * 1000),
+      expires_at: new Date(at.getTime() + FX_QUOTE_TTL_SECONDS * 1000),
       created_at: at,
     });
     return {

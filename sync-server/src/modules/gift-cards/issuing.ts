@@ -1,6 +1,6 @@
 import type { DeclineCode } from '@tapline/shared/decline-codes';
+import { GIFT_CARD_LIMITS } from '@tapline/shared/limits';
 import {
-  GIFT_CARD_LIMITS,
   type GiftCardBulkBody,
   type GiftCardDesignTheme,
   type IssueGiftCardBody,

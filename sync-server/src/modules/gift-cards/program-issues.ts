@@ -1,5 +1,5 @@
+import { GIFT_CARD_LIMITS } from '@tapline/shared/limits';
 import { percentOf, toMinor } from '@tapline/shared/money';
-import { GIFT_CARD_LIMITS } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { newId } from '../../auth/secrets.ts';
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors.ts';

@@ -1,4 +1,5 @@
-import { GIFT_CARD_LIMITS, type GiftCardRedeemBody } from '@tapline/shared/schemas';
+import { GIFT_CARD_LIMITS } from '@tapline/shared/limits';
+import { type GiftCardRedeemBody } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import { newId, verifyPin } from '../../auth/secrets.ts';

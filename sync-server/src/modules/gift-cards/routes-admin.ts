@@ -1,4 +1,5 @@
 import type { TypedApp } from '../../http/typed-app.ts';
+import { ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import {
   AdminGiftCardAnalyticsQuery,
@@ -23,7 +24,7 @@ import { type GiftCards, giftCardNotFound } from './service.ts';
 import { findCard, listCards, listRedemptions } from './store.ts';
 
 const admin = { auth: ['admin'] } as const;
-const CardParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const CardParams = Type.Object({ id: Type.String({ maxLength: ID_LENGTH_MAX }) });
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A date bound of the admin list: a date alone covers its whole UTC day. */

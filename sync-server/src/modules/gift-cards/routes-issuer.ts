@@ -1,3 +1,4 @@
+import { ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { TypedApp } from '../../http/typed-app.ts';
@@ -42,7 +43,7 @@ export const giftCardErrors = {
   429: ErrorBody,
 };
 
-const CardParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const CardParams = Type.Object({ id: Type.String({ maxLength: ID_LENGTH_MAX }) });
 
 const ISSUE_RULES = `Rules: amount (major units, the currency's decimals, over 0, at most 1e12) and currency (USD, GHS, NGN, KES, ZAR,
 EUR, GBP); message at most 160 characters; pinCode 4 to 8 digits; lockedToHandle an @handle; designTheme default, birthday,

@@ -1,3 +1,4 @@
+import { ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import type { TypedApp } from '../../http/typed-app.ts';
 import { toMinor } from '@tapline/shared/money';
@@ -53,7 +54,7 @@ import {
 import { parsePercent } from './validation.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: ID_LENGTH_MAX }) });
 
 function programNotFound(id: string) {
   return notFound('program_not_found', `No gift card program ${id}`);

@@ -1,9 +1,10 @@
+import { GIFT_CARD_TENDER_RETURN_HOURS, ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import type { TypedApp } from '../../http/typed-app.ts';
 import type { AppContext } from '../../context.ts';
 import { redeemerOf } from './principals.ts';
 import { giftCardErrors } from './routes-issuer.ts';
-import { GIFT_CARD_TENDER_RETURN_HOURS, returnGiftCardTender } from './till-tenders.ts';
+import { returnGiftCardTender } from './till-tenders.ts';
 
 const GiftCardReturn = Type.Object({
   id: Type.String(),
@@ -35,7 +36,7 @@ export async function tillGiftCardRoutes(app: TypedApp, context: AppContext): Pr
         '(409 `tender_return_expired`), when it was given back by a refund (409 `nothing_to_refund`); 404 `redemption_not_found` for a redemption ' +
         'that is not this till\'s (a merchant key: not one of its tills\'). 422 `insufficient_funds` when the merchant\'s wallet no longer holds it. ' +
         'Asking again answers the same return (its id derives from the redemption), so a retry never gives back twice.',
-      params: Type.Object({ redemptionId: Type.String({ maxLength: 64 }) }),
+      params: Type.Object({ redemptionId: Type.String({ maxLength: ID_LENGTH_MAX }) }),
       response: { 201: GiftCardReturn, ...giftCardErrors },
     },
   }, async (request, reply) => {

@@ -1,3 +1,4 @@
+import { ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { Mode } from '../../auth/secrets.ts';
 import type { Queryable } from '../../db/database.ts';
 import type { RedemptionRow } from './store.ts';
@@ -24,7 +25,7 @@ export interface GiftCardTender
  * return wait for each other rather than deadlock): the claim and the return see one state.
  */
 export async function lockGiftCardTenders(tx: Queryable, ids: readonly string[]): Promise<Map<string, GiftCardTender>> {
-  const unique = [...new Set(ids)].filter((id) => typeof id === 'string' && id.length <= 64);
+  const unique = [...new Set(ids)].filter((id) => typeof id === 'string' && id.length <= ID_LENGTH_MAX);
   if (unique.length === 0) return new Map();
   // The lock first, the read in a statement of its own: under READ COMMITTED a statement that
   // waited for the lock still reads its subqueries (returns, claims) as of when it began, so the

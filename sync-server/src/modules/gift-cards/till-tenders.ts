@@ -1,3 +1,4 @@
+import { GIFT_CARD_TENDER_RETURN_HOURS } from '@tapline/shared/limits';
 import { createHash } from 'node:crypto';
 import { toMajor } from '@tapline/shared/money';
 import type { Mode } from '../../auth/secrets.ts';
@@ -72,8 +73,6 @@ export async function returnToCard(
   return { toCard, transferId };
 }
 
-/** How long after it was redeemed a gift card tender can still go back to its card when its sale is cancelled. */
-export const GIFT_CARD_TENDER_RETURN_HOURS = 24;
 
 /** The answer of a gift card tender's return (major units). */
 export function giftCardReturnRecord(row: GiftCardReturnRow, card: { amount_remaining: number; status: string } | undefined) {

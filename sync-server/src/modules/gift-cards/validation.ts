@@ -1,9 +1,9 @@
 import type { ErrorCodeWith } from '@tapline/shared/error-codes';
+import { GIFT_CARD_LIMITS, REFERENCE_LENGTH_MAX, URL_LENGTH_MAX } from '@tapline/shared/limits';
 import { MoneyError, toMinor } from '@tapline/shared/money';
 import {
   GIFT_CARD_CURRENCIES,
   GIFT_CARD_DESIGN_THEMES,
-  GIFT_CARD_LIMITS,
   type GiftCardBrandConfig,
   type GiftCardDesignTheme,
 } from '@tapline/shared/schemas';
@@ -110,7 +110,7 @@ export function parseBrand(value: unknown): GiftCardBrandConfig | null {
   if (input.logoUrl !== undefined) {
     let url: URL | undefined;
     try {
-      url = typeof input.logoUrl === 'string' && input.logoUrl.length <= 2048 ? new URL(input.logoUrl) : undefined;
+      url = typeof input.logoUrl === 'string' && input.logoUrl.length <= URL_LENGTH_MAX ? new URL(input.logoUrl) : undefined;
     } catch {
       url = undefined;
     }
@@ -166,7 +166,7 @@ export function parseProgramRow(row: unknown, now: Date): ProgramRow {
   const deliverAt = input.deliverAt === undefined || input.deliverAt === null ? null : parseFutureDate(input.deliverAt, now, 'deliverAt');
   let externalRef: string | null = null;
   if (input.externalRef !== undefined && input.externalRef !== null) {
-    if ((typeof input.externalRef !== 'string' && typeof input.externalRef !== 'number') || String(input.externalRef).trim() === '' || String(input.externalRef).length > 100) {
+    if ((typeof input.externalRef !== 'string' && typeof input.externalRef !== 'number') || String(input.externalRef).trim() === '' || String(input.externalRef).length > REFERENCE_LENGTH_MAX) {
       throw invalid('external_ref_invalid', 'externalRef must be 1 to 100 characters');
     }
     externalRef = String(input.externalRef).trim();

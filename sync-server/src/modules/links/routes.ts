@@ -1,3 +1,4 @@
+import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
@@ -15,7 +16,7 @@ import { deactivateLink, findLink, listLinks } from './store.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) });
 
 export async function linkRoutes(app: TypedApp, { db, config, now }: AppContext): Promise<void> {
   const owned = async (id: string, merchantId: string, mode: string) => {

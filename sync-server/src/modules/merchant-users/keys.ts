@@ -1,3 +1,4 @@
+import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import { ApiKeyRecord, ErrorBody, ListOf, ListQuery, MerchantSettingsResponse, RotateKeyBody, RotateKeyResponse } from '@tapline/shared/schemas';
 import type { TypedApp } from '../../http/typed-app.ts';
@@ -10,7 +11,7 @@ import { type ApiKeyRow, findMerchant, listApiKeys, lockApiKey, rotateApiKey } f
 
 const ownerOnly = { auth: ['merchant'], roles: ['owner'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) });
 
 function keyRecord(row: ApiKeyRow, now: Date) {
   return {

@@ -1,3 +1,4 @@
+import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
@@ -35,7 +36,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 const self = { auth: ['merchant'], roles: ['owner', 'manager', 'viewer'] } as const;
 /** The team: the owner (or the merchant's API key, which is the owner's). */
 const ownerOnly = { auth: ['merchant'], roles: ['owner'] } as const;
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) });
 
 function userRecord(row: UserRow) {
   return {

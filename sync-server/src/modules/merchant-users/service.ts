@@ -1,4 +1,5 @@
 import type { ErrorCodeWith } from '@tapline/shared/error-codes';
+import { LINK_VALID_DAYS, SESSION_ABSOLUTE_HOURS, SESSION_IDLE_MINUTES, SIGN_IN_ATTEMPTS_MAX, SIGN_IN_LOCK_MINUTES } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import type { MerchantRole } from '@tapline/shared/schemas';
@@ -28,14 +29,6 @@ import {
   upsertInvitedUser,
 } from './store.ts';
 
-/** Wrong sign-ins allowed in a row before a lock-out, and its length (as for wallet PINs). */
-export const SIGN_IN_ATTEMPTS_MAX = 5;
-export const SIGN_IN_LOCK_MINUTES = 15;
-/** A session ends after this long without a call, and this long after sign-in whatever happens. */
-export const SESSION_IDLE_MINUTES = 30;
-export const SESSION_ABSOLUTE_HOURS = 12;
-/** Set-up and invitation links work this long, once. */
-export const LINK_VALID_DAYS = 7;
 /** last_used_at is written at most this often (every call reads it). */
 const TOUCH_EVERY_MS = 60_000;
 

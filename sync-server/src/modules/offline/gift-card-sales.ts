@@ -2,8 +2,9 @@ import type { DeclineCode } from '@tapline/shared/decline-codes';
 import { GIFT_CARD_CURRENCIES, GIFT_CARD_DESIGN_THEMES, type GiftCardDesignTheme } from '@tapline/shared/schemas';
 import { GIFT_CARD_CODE_HASH } from '@tapline/shared/gift-card-code';
 import { isSupportedCurrency } from '@tapline/shared/countries';
-import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
-import { type GiftCardSaleDoc, SYNC_TEXT_LIMITS } from '@tapline/shared/sync-protocol';
+import { AMOUNT_MAJOR_MAX, GIFT_CARD_LIMITS } from '@tapline/shared/limits';
+import { toMajor } from '@tapline/shared/money';
+import { type GiftCardSaleDoc } from '@tapline/shared/sync-protocol';
 import { storableText, textProblem, textProblemMessage } from '@tapline/shared/text';
 import type { AppContext } from '../../context.ts';
 import { PG_ERROR, type Queryable, pgErrorCode } from '../../db/database.ts';
@@ -60,7 +61,7 @@ function saleOf(doc: Record<string, unknown>, id: string, fallbackCurrency: stri
   if (!knownCurrency) problems.push(`currency must be one of ${GIFT_CARD_CURRENCIES.join(', ')}`);
   const amount = typeof doc.amountMinor === 'number' && Number.isSafeInteger(doc.amountMinor) && doc.amountMinor > 0 ? doc.amountMinor : 0;
   if (amount === 0) problems.push('amountMinor must be a positive integer');
-  else if (knownCurrency && toMajor(amount, currency) > MAX_MAJOR_AMOUNT) problems.push(`amountMinor must be at most ${MAX_MAJOR_AMOUNT} ${currency} in major units`);
+  else if (knownCurrency && toMajor(amount, currency) > AMOUNT_MAJOR_MAX) problems.push(`amountMinor must be at most ${AMOUNT_MAJOR_MAX} ${currency} in major units`);
   const theme = doc.designTheme === undefined ? 'default' : doc.designTheme;
   const designTheme = (GIFT_CARD_DESIGN_THEMES as readonly unknown[]).includes(theme) ? (theme as GiftCardDesignTheme) : 'default';
   if (designTheme !== theme) problems.push(`designTheme must be one of ${GIFT_CARD_DESIGN_THEMES.join(', ')}`);
@@ -68,10 +69,10 @@ function saleOf(doc: Record<string, unknown>, id: string, fallbackCurrency: stri
   if (doc.message !== undefined && doc.message !== null && typeof doc.message !== 'string') problems.push('message must be a string');
   else if (typeof doc.message === 'string' && doc.message.trim() !== '') {
     const text = doc.message.trim();
-    const problem = textProblem(text, SYNC_TEXT_LIMITS.message);
-    if (problem) problems.push(textProblemMessage('message', problem, SYNC_TEXT_LIMITS.message));
+    const problem = textProblem(text, GIFT_CARD_LIMITS.messageLengthMax);
+    if (problem) problems.push(textProblemMessage('message', problem, GIFT_CARD_LIMITS.messageLengthMax));
     // A declined sale is still recorded: what cannot be stored is replaced.
-    message = problem ? storableText(text, SYNC_TEXT_LIMITS.message) : text;
+    message = problem ? storableText(text, GIFT_CARD_LIMITS.messageLengthMax) : text;
   }
   const capturedAt = parseCapturedAt(doc.capturedAt);
   if (capturedAt === null) problems.push(CAPTURED_AT_PROBLEM);

@@ -1,3 +1,4 @@
+import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/principal.ts';
 import { Type } from 'typebox';
@@ -33,7 +34,7 @@ import { findOfflinePayment, findTerminalForSync, listOfflinePayments, setTermin
 import { releaseExpiredVouchers, voucherService } from './vouchers.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) });
 const walletOnly = { auth: ['wallet'] } as const;
 const merchantOrTerminal = { auth: ['merchant', 'terminal'] } as const;
 

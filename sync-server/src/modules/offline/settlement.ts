@@ -1,9 +1,9 @@
 import type { DeclineCode } from '@tapline/shared/decline-codes';
 import type { ErrorCodeWith } from '@tapline/shared/error-codes';
 import { isSupportedCurrency } from '@tapline/shared/countries';
-import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
+import { toMajor } from '@tapline/shared/money';
 import { type VoucherProblem, VOUCHER_PROBLEM_MESSAGES, checkVoucher } from '@tapline/shared/offline-qr';
-import { type OfflinePaymentDoc, SYNC_TEXT_LIMITS } from '@tapline/shared/sync-protocol';
+import { type OfflinePaymentDoc } from '@tapline/shared/sync-protocol';
 import { storableText, textProblem, textProblemMessage } from '@tapline/shared/text';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
@@ -17,6 +17,7 @@ import { payerIsMerchant } from '../wallets/index.ts';
 import { normalizeTagId } from '../wearables/index.ts';
 import { publicKeyMap } from './keys.ts';
 import type { Cart, CartError } from '@tapline/shared/cart';
+import { AMOUNT_MAJOR_MAX, DESCRIPTION_LENGTH_MAX, OFFLINE_QR_VOUCHER_LENGTH_MAX } from '@tapline/shared/limits';
 import { cartOfDocument, saleLineRecords, storedLines } from '../products/index.ts';
 import { type OfflinePaymentRow, endVoucher, findOfflinePayment, insertOfflinePayment, lockVoucherByHash, nextTerminalSeq } from './store.ts';
 import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems } from '../push/index.ts';
@@ -77,22 +78,22 @@ export function candidateOf(doc: Record<string, unknown>, id: string, scopeCurre
   const sent = typeof doc.currency === 'string' ? doc.currency.toUpperCase() : null;
   const currency = sent !== null && /^[A-Z]{3}$/.test(sent) && isSupportedCurrency(sent) ? sent : scopeCurrency;
   if (sent === null || currency !== sent) problems.push('currency must be a supported ISO 4217 code (an African currency, USD, GBP or EUR)');
-  else if (amount > 0 && toMajor(amount, currency) > MAX_MAJOR_AMOUNT) problems.push(`amountMinor must be at most ${MAX_MAJOR_AMOUNT} ${currency} in major units`);
+  else if (amount > 0 && toMajor(amount, currency) > AMOUNT_MAJOR_MAX) problems.push(`amountMinor must be at most ${AMOUNT_MAJOR_MAX} ${currency} in major units`);
   const capturedAt = parseCapturedAt(doc.capturedAt);
   if (capturedAt === null) problems.push(CAPTURED_AT_PROBLEM);
   const tagId = kind === 'tap' ? (typeof doc.tagId === 'string' ? (normalizeTagId(doc.tagId) ?? null) : null) : null;
   if (kind === 'tap' && tagId === null) problems.push('tagId must be TG followed by 8 hexadecimal characters');
   const voucherText = kind === 'qr' && typeof doc.voucher === 'string' ? doc.voucher.trim() : null;
-  const voucherProblem = voucherText === null ? null : textProblem(voucherText, SYNC_TEXT_LIMITS.voucher);
+  const voucherProblem = voucherText === null ? null : textProblem(voucherText, OFFLINE_QR_VOUCHER_LENGTH_MAX);
   if (kind === 'qr' && (voucherText === null || voucherProblem !== null)) problems.push('voucher must be the scanned QR text');
   const voucher = voucherProblem === null ? voucherText : null;
   let description = '';
   if (doc.description !== undefined && typeof doc.description !== 'string') problems.push('description must be a string');
   else if (typeof doc.description === 'string') {
-    const problem = textProblem(doc.description, SYNC_TEXT_LIMITS.description);
-    if (problem) problems.push(textProblemMessage('description', problem, SYNC_TEXT_LIMITS.description));
+    const problem = textProblem(doc.description, DESCRIPTION_LENGTH_MAX);
+    if (problem) problems.push(textProblemMessage('description', problem, DESCRIPTION_LENGTH_MAX));
     // A declined document is still recorded: what cannot be stored is replaced.
-    description = problem ? storableText(doc.description, SYNC_TEXT_LIMITS.description) : doc.description;
+    description = problem ? storableText(doc.description, DESCRIPTION_LENGTH_MAX) : doc.description;
   }
   const cart = cartOfDocument(doc.items, doc.discountMinor, amount);
   const sorted = cart.cartProblem ? ['items', 'discountMinor'] : [];

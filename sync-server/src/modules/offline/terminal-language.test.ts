@@ -1,6 +1,7 @@
+import { SYNC_MESSAGE_BURST_MAX, SYNC_MESSAGES_PER_SECOND_MAX } from '@tapline/shared/limits';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SYNC_EVENTS, SYNC_MESSAGE_BURST, SYNC_MESSAGES_PER_SECOND, type SyncHello } from '@tapline/shared/sync-protocol';
+import { SYNC_EVENTS, type SyncHello } from '@tapline/shared/sync-protocol';
 import { databaseTargets } from '../../testing/databases.ts';
 import { useTestServer } from '../../testing/server.ts';
 import { connectTerminal } from '../../testing/offline.ts';
@@ -86,18 +87,18 @@ for (const target of await databaseTargets()) {
       const key = { 'x-merchant-api-key': merchant.testKey };
       const terminal = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 6' } });
       const { socket } = await connectTerminal(s, `term.${terminal.body.token}`);
-      const flood = 3 * SYNC_MESSAGE_BURST;
+      const flood = 3 * SYNC_MESSAGE_BURST_MAX;
       const floodStarted = performance.now();
       const answers = (await Promise.all(Array.from({ length: flood }, (_, index) => socket.timeout(60_000).emitWithAck(SYNC_EVENTS.status, { queued: index })))) as ({ ok: true } | { code: string; error: string })[];
       // What the allowance could refill while the flood was on its way (more on a loaded machine).
-      const refillable = Math.ceil(((performance.now() - floodStarted) * SYNC_MESSAGES_PER_SECOND) / 1000);
+      const refillable = Math.ceil(((performance.now() - floodStarted) * SYNC_MESSAGES_PER_SECOND_MAX) / 1000);
       const refused = answers.filter((answer) => 'code' in answer);
       const stored = answers.length - refused.length;
       assert.ok(refused.every((answer) => 'code' in answer && answer.code === 'rate_limited' && /sync messages a second/.test(answer.error)), JSON.stringify(refused[0]));
       // The burst, and what refilled while the messages arrived (a little, on a fast loop).
-      assert.ok(stored >= SYNC_MESSAGE_BURST && stored <= SYNC_MESSAGE_BURST + refillable, `${stored} of ${flood} stored (burst ${SYNC_MESSAGE_BURST}, refillable ${refillable})`);
+      assert.ok(stored >= SYNC_MESSAGE_BURST_MAX && stored <= SYNC_MESSAGE_BURST_MAX + refillable, `${stored} of ${flood} stored (burst ${SYNC_MESSAGE_BURST_MAX}, refillable ${refillable})`);
       assert.equal(refused.length, flood - stored);
-      assert.ok(refused.length > 0 || refillable >= flood - SYNC_MESSAGE_BURST, 'refused beyond the burst and what refilled');
+      assert.ok(refused.length > 0 || refillable >= flood - SYNC_MESSAGE_BURST_MAX, 'refused beyond the burst and what refilled');
       // The last stored report is one that was answered ok, in order: never a refused one.
       const lastStored = answers.findLastIndex((answer) => !('code' in answer));
       const listed = await s.request<{ data: { queuedCount: number | null }[] }>('GET', '/api/merchant/terminals', { headers: key });
@@ -105,7 +106,7 @@ for (const target of await databaseTargets()) {
       // Heard again once the allowance refills: asked until it is (each refusal is an answer too).
       let again: { ok: true } | { code: string } = { code: 'not asked' };
       for (const deadline = Date.now() + 60_000; !('ok' in again) && Date.now() < deadline; ) {
-        await new Promise((resolve) => setTimeout(resolve, 1_000 / SYNC_MESSAGES_PER_SECOND));
+        await new Promise((resolve) => setTimeout(resolve, 1_000 / SYNC_MESSAGES_PER_SECOND_MAX));
         again = (await socket.timeout(60_000).emitWithAck(SYNC_EVENTS.status, { queued: 2 })) as typeof again;
         if ('code' in again) assert.equal(again.code, 'rate_limited');
       }
@@ -119,14 +120,14 @@ for (const target of await databaseTargets()) {
       const key = { 'x-merchant-api-key': merchant.testKey };
       const terminal = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 7' } });
       const sockets = await Promise.all(Array.from({ length: 4 }, async () => (await connectTerminal(s, `term.${terminal.body.token}`)).socket));
-      const each = SYNC_MESSAGE_BURST;
+      const each = SYNC_MESSAGE_BURST_MAX;
       const floodStarted = performance.now();
       const answers = (await Promise.all(sockets.flatMap((socket) => Array.from({ length: each }, (_, index) => socket.timeout(60_000).emitWithAck(SYNC_EVENTS.status, { queued: index }))))) as ({ ok: true } | { code: string })[];
-      const refillable = Math.ceil(((performance.now() - floodStarted) * SYNC_MESSAGES_PER_SECOND) / 1000);
+      const refillable = Math.ceil(((performance.now() - floodStarted) * SYNC_MESSAGES_PER_SECOND_MAX) / 1000);
       const stored = answers.filter((answer) => !('code' in answer)).length;
       assert.ok(answers.every((answer) => !('code' in answer) || answer.code === 'rate_limited'));
       // One burst and what refilled meanwhile (more on a loaded machine), not four bursts.
-      assert.ok(stored >= SYNC_MESSAGE_BURST && stored <= SYNC_MESSAGE_BURST + refillable, `${stored} of ${answers.length} stored (burst ${SYNC_MESSAGE_BURST}, refillable ${refillable})`);
+      assert.ok(stored >= SYNC_MESSAGE_BURST_MAX && stored <= SYNC_MESSAGE_BURST_MAX + refillable, `${stored} of ${answers.length} stored (burst ${SYNC_MESSAGE_BURST_MAX}, refillable ${refillable})`);
       // Another terminal of the same merchant is not held back by this one.
       const other = await s.request<Terminal>('POST', '/api/merchant/terminals', { headers: key, body: { name: 'Till 8' } });
       const { socket: otherSocket } = await connectTerminal(s, `term.${other.body.token}`);

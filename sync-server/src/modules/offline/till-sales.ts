@@ -1,9 +1,10 @@
 import type { DeclineCode } from '@tapline/shared/decline-codes';
 import { isSupportedCurrency } from '@tapline/shared/countries';
-import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
-import { MAX_TILL_TENDERS, SYNC_TEXT_LIMITS, TILL_TENDER_KINDS, type TillSaleDoc, type TillTender, type TillTenderKind } from '@tapline/shared/sync-protocol';
+import { toMajor } from '@tapline/shared/money';
+import { TILL_TENDER_KINDS, type TillSaleDoc, type TillTender, type TillTenderKind } from '@tapline/shared/sync-protocol';
 import { storableText, textProblem, textProblemMessage } from '@tapline/shared/text';
 import type { Cart, CartError } from '@tapline/shared/cart';
+import { AMOUNT_MAJOR_MAX, DESCRIPTION_LENGTH_MAX, TILL_TENDERS_MAX } from '@tapline/shared/limits';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import type { OfflinePaymentRow } from './store.ts';
@@ -59,8 +60,8 @@ const isCount = (value: unknown, minimum: number): value is number => typeof val
 
 /** The tenders as sent, in minor units; problems name the tender by its position. */
 function tendersOf(value: unknown, problems: string[]): StoredTender[] {
-  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_TILL_TENDERS) {
-    problems.push(`tenders must be a list of 1 to ${MAX_TILL_TENDERS} tenders`);
+  if (!Array.isArray(value) || value.length === 0 || value.length > TILL_TENDERS_MAX) {
+    problems.push(`tenders must be a list of 1 to ${TILL_TENDERS_MAX} tenders`);
     return [];
   }
   return value.map((entry: unknown, index): StoredTender => {
@@ -103,7 +104,7 @@ export function tillSaleCandidate(doc: Record<string, unknown>, id: string, scop
   const sent = typeof doc.currency === 'string' ? doc.currency.toUpperCase() : null;
   const currency = sent !== null && /^[A-Z]{3}$/.test(sent) && isSupportedCurrency(sent) ? sent : scopeCurrency;
   if (sent === null || currency !== sent) problems.push('currency must be a supported ISO 4217 code (an African currency, USD, GBP or EUR)');
-  else if (amount > 0 && toMajor(amount, currency) > MAX_MAJOR_AMOUNT) problems.push(`amountMinor must be at most ${MAX_MAJOR_AMOUNT} ${currency} in major units`);
+  else if (amount > 0 && toMajor(amount, currency) > AMOUNT_MAJOR_MAX) problems.push(`amountMinor must be at most ${AMOUNT_MAJOR_MAX} ${currency} in major units`);
   let tip = 0;
   if (doc.tipMinor !== undefined && doc.tipMinor !== null) {
     if (isCount(doc.tipMinor, 0)) tip = doc.tipMinor;
@@ -116,10 +117,10 @@ export function tillSaleCandidate(doc: Record<string, unknown>, id: string, scop
   if (doc.description !== undefined && doc.description !== null) {
     if (typeof doc.description !== 'string') problems.push('description must be a string');
     else if (doc.description.trim() !== '') {
-      const problem = textProblem(doc.description, SYNC_TEXT_LIMITS.description);
-      if (problem) problems.push(textProblemMessage('description', problem, SYNC_TEXT_LIMITS.description));
+      const problem = textProblem(doc.description, DESCRIPTION_LENGTH_MAX);
+      if (problem) problems.push(textProblemMessage('description', problem, DESCRIPTION_LENGTH_MAX));
       // A declined sale is still recorded: what cannot be stored is replaced.
-      description = problem ? storableText(doc.description, SYNC_TEXT_LIMITS.description) : doc.description;
+      description = problem ? storableText(doc.description, DESCRIPTION_LENGTH_MAX) : doc.description;
     }
   }
   const capturedAt = parseCapturedAt(doc.capturedAt);

@@ -1,3 +1,4 @@
+import { OFFLINE_QR_VOUCHER_HOURS_DEFAULT } from '@tapline/shared/limits';
 import { toMajor, toMinor } from '@tapline/shared/money';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
@@ -10,8 +11,6 @@ import { findWalletById } from '../wallets/index.ts';
 import { currentSigner, signerForKey } from './keys.ts';
 import { type VoucherRow, endVoucher, findVoucher, insertVoucher, listVouchers, lockVoucher, releasableVoucherIds } from './store.ts';
 
-export const VOUCHER_HOURS_DEFAULT = 24;
-export const VOUCHER_HOURS_MAX = 72;
 
 export interface VoucherOwner {
   walletId: string;
@@ -71,7 +70,7 @@ export function voucherService(context: AppContext) {
       const currency = supportedCurrency(body.currency ?? wallet.currency);
       const amount = toMinor(body.amount, currency);
       const now = context.now();
-      const hours = body.expiresInHours ?? VOUCHER_HOURS_DEFAULT;
+      const hours = body.expiresInHours ?? OFFLINE_QR_VOUCHER_HOURS_DEFAULT;
       // Whole seconds: the voucher's claims carry seconds, and the row must sign back to the same text.
       const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + hours * 3600_000);
       const id = derivedVoucherId ?? `oqr_${randomHex(12)}`;

@@ -1,4 +1,5 @@
 import type { TypedApp } from '../../http/typed-app.ts';
+import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import { ErrorBody, FX_ROUNDING_RULES, ListOf, ListQuery, PaymentListQuery, PaymentRecord, PayRequest } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -77,7 +78,7 @@ export async function paymentRoutes(app: TypedApp, context: AppContext): Promise
       summary: 'A payment, with its timeline (public)',
       description:
         'Public: anyone holding the id may poll it. Called with a merchant key, the payment must be that merchant\'s in that mode (404 otherwise) and the answer adds the merchant-only fields (receiver, reference, rail...). An invalid credential is a 401.',
-      params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+      params: Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) }),
       response: { 200: PaymentRecord, ...errors },
     },
   }, async (request) => {

@@ -1,3 +1,4 @@
+import { LOOKUP_ID_LENGTH_MAX, PAYOUT_CSV_ROWS_MAX } from '@tapline/shared/limits';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
@@ -29,10 +30,9 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 const merchant = { auth: ['merchant'] } as const;
 // Where the money goes is the owner's to decide, as with the API keys.
 const ownerOnly = { auth: ['merchant'], roles: ['owner'] } as const;
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) });
 const IdempotencyHeader = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: '1 to 255 characters, e.g. a UUID; required' })) });
 /** Every page of a CSV export at most: a merchant paid out daily for 27 years. */
-const CSV_ROWS_MAX = 10_000;
 
 function callerOf(request: FastifyRequest): MerchantCaller {
   const principal = principalAs(request, 'merchant');
@@ -185,7 +185,7 @@ and "everything available" is rounded down to them), 422 insufficient_funds (the
   }, async (request, reply) => {
     const caller = callerOf(request);
     const { limit = 20, offset = 0, status, format } = request.query;
-    if (format === 'csv') return sendCsv(reply, await payoutsCsv(context, caller, status, CSV_ROWS_MAX));
+    if (format === 'csv') return sendCsv(reply, await payoutsCsv(context, caller, status, PAYOUT_CSV_ROWS_MAX));
     const page = await listPayouts(db, caller.merchantId, caller.mode, status, limit, offset);
     const accounts = new Map<string, Awaited<ReturnType<typeof findSettlementAccount>>>();
     const data = [];
@@ -207,7 +207,7 @@ failureReason. Amounts in major units; the API's names and codes, so a file read
       querystring: Type.Object({ status: PayoutListQuery.properties.status }),
       response: { 200: Type.String({ description: 'text/csv' }), ...errors },
     },
-  }, async (request, reply) => sendCsv(reply, await payoutsCsv(context, callerOf(request), request.query.status, CSV_ROWS_MAX)));
+  }, async (request, reply) => sendCsv(reply, await payoutsCsv(context, callerOf(request), request.query.status, PAYOUT_CSV_ROWS_MAX)));
 
   app.get('/api/merchant/payouts/:id', {
     config: merchant,

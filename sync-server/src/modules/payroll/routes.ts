@@ -1,3 +1,4 @@
+import { ID_LENGTH_MAX, PAYROLL_ITEMS_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed-app.ts';
 import { Type } from 'typebox';
@@ -7,7 +8,6 @@ import {
   CreatePayrollRunBody,
   ErrorBody,
   ListOf,
-  PAYROLL_ITEMS_MAX,
   PayrollBody,
   PayrollItemListQuery,
   PayrollItemRecord,
@@ -24,8 +24,8 @@ import { type PayrollCaller, type SkippedItem, payrollService } from './service.
 import { type PayrollItemRow, type PayrollRunSummary, findRun, listItems, listRuns } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
-const RunParams = Type.Object({ runId: Type.String({ maxLength: 64 }) });
-const ItemParams = Type.Object({ itemId: Type.String({ maxLength: 64 }) });
+const RunParams = Type.Object({ runId: Type.String({ maxLength: ID_LENGTH_MAX }) });
+const ItemParams = Type.Object({ itemId: Type.String({ maxLength: ID_LENGTH_MAX }) });
 const DeletedItem = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 const merchantOnly = { auth: ['merchant'] } as const;
 

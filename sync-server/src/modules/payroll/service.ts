@@ -1,6 +1,7 @@
+import { PAYROLL_ITEMS_MAX } from '@tapline/shared/limits';
 import { createHash } from 'node:crypto';
 import { MoneyError, toMajor, toMinor } from '@tapline/shared/money';
-import { PAYROLL_ITEMS_MAX, type PayrollItemInput } from '@tapline/shared/schemas';
+import { type PayrollItemInput } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/database.ts';
 import { newId } from '../../auth/secrets.ts';

@@ -1,3 +1,4 @@
+import { ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed-app.ts';
 import { Type } from 'typebox';
@@ -24,7 +25,7 @@ import { expireMerchantSessions, listSessions } from './store.ts';
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 /** CONTRACT.md: terminal tokens are scoped to POS; both carry the merchant and the mode. */
 const merchantOrTerminal = { auth: ['merchant', 'terminal'] } as const;
-const SessionParams = Type.Object({ sessionId: Type.String({ maxLength: 64 }) });
+const SessionParams = Type.Object({ sessionId: Type.String({ maxLength: ID_LENGTH_MAX }) });
 
 function posMerchant(request: FastifyRequest): PosMerchant {
   const principal = principalOf(request);

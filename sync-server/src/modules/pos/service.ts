@@ -1,7 +1,7 @@
+import { POS_SESSION_TTL_SECONDS } from '@tapline/shared/limits';
 import { randomUUID } from 'node:crypto';
 import type { TypedApp } from '../../http/typed-app.ts';
 import { toMajor, toMinor } from '@tapline/shared/money';
-import { POS_SESSION_TTL_SECONDS } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { type Database, type Queryable, relaxedCommits } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';

@@ -1,11 +1,9 @@
+import { MANAGER_PIN_ATTEMPTS_MAX, MANAGER_PIN_LOCK_MINUTES } from '@tapline/shared/limits';
 import type { Database, Queryable } from '../../db/database.ts';
 import { hashPin, verifyPin } from '../../auth/secrets.ts';
 import { ApiError, forbidden, retryAfterSeconds } from '../../http/errors.ts';
 import { countManagerPinAttempt, lockManagerPin, resetManagerPinFailures, setManagerPinHash } from '../terminals/index.ts';
 
-/** Wrong manager PINs in a row before the terminal's PIN is locked (as wallet PINs). */
-export const MANAGER_PIN_ATTEMPTS_MAX = 5;
-export const MANAGER_PIN_LOCK_MINUTES = 15;
 
 /** Sets a terminal's manager PIN (scrypt) and clears its lock-out; false when the terminal is not the merchant's in that mode. */
 export async function setManagerPin(db: Database, scope: { merchantId: string; mode: string }, terminalId: string, pin: string): Promise<boolean> {

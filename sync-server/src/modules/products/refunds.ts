@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type LineTotals, type SaleLine, cartTotals } from '@tapline/shared/cart';
+import { TENDER_RETURN_HOURS } from '@tapline/shared/limits';
 import { toMajor } from '@tapline/shared/money';
 import type { ProductDoc } from '@tapline/shared/sync-protocol';
 import type { AppContext } from '../../context.ts';
@@ -35,8 +36,6 @@ export interface RefundRequest {
   shiftId?: string | undefined;
 }
 
-/** How long after it was paid a split tender can still be returned without the manager's PIN. */
-export const TENDER_RETURN_HOURS = 24;
 
 /** The refund id of a returned tender: derived from its session, so the return happens once. */
 function tenderReturnId(sessionId: string): string {

@@ -1,3 +1,4 @@
+import { ID_LENGTH_MAX, TENDER_RETURN_HOURS } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { TypedApp } from '../../http/typed-app.ts';
@@ -26,12 +27,12 @@ import { derivedUuid } from '../../http/idempotency.ts';
 import { idempotencyScope } from '../../auth/principal.ts';
 import { checkManagerPin, setManagerPin } from './manager-pin.ts';
 import { managerPinIsSet } from '../terminals/index.ts';
-import { TENDER_RETURN_HOURS, type SaleActor, refundsService } from './refunds.ts';
+import { type SaleActor, refundsService } from './refunds.ts';
 import { type TerminalActor, reportsService } from './reports.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 const merchantOrTerminal = { auth: ['merchant', 'terminal'] } as const;
-const TerminalParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const TerminalParams = Type.Object({ id: Type.String({ maxLength: ID_LENGTH_MAX }) });
 
 /** The manager PIN stays out of the stored request hash; a refused PIN or a lock-out is not kept, so a retry with the right PIN runs. */
 const pinAsCredential = {
@@ -96,7 +97,7 @@ export async function saleRoutes(app: TypedApp, context: AppContext): Promise<vo
         'sale_not_refundable) or was refunded already (409 nothing_to_refund). 404 sale_not_found for a session of another terminal. Asking again ' +
         'answers the same refund (its id derives from the session), so a retry never pays twice. 422 cashier_unknown for a cashierId that is none ' +
         'of the merchant\'s till staff or dashboard users.',
-      params: Type.Object({ sessionId: Type.String({ maxLength: 64 }) }),
+      params: Type.Object({ sessionId: Type.String({ maxLength: ID_LENGTH_MAX }) }),
       body: Type.Optional(TenderReturnBody),
       response: { 201: RefundRecord, ...errors },
     },

@@ -1,5 +1,6 @@
 import type { ErrorCodeWith } from '@tapline/shared/error-codes';
-import { type Cart, CartError, type CartTotals, MAX_LINE_NAME_LENGTH, type SaleLine, assertCartMatches, cartTotals } from '@tapline/shared/cart';
+import { type Cart, CartError, type CartTotals, type SaleLine, assertCartMatches, cartTotals } from '@tapline/shared/cart';
+import { CART_LINE_NAME_LENGTH_MAX } from '@tapline/shared/limits';
 import { textProblem, textProblemMessage } from '@tapline/shared/text';
 import { toMajor } from '@tapline/shared/money';
 import type { Queryable } from '../../db/database.ts';
@@ -104,8 +105,8 @@ export function cartOfDocument(items: unknown, discountMinor: unknown, amountMin
     assertCartMatches(cart, amountMinor);
     // Text the database could not store (a NUL, an unpaired surrogate) declines the document as a cart rule would.
     cart.lines.forEach((line, index) => {
-      const problem = textProblem(line.name, MAX_LINE_NAME_LENGTH);
-      if (problem) throw new CartError('item_name_invalid', textProblemMessage(`Line ${index + 1}: name`, problem, MAX_LINE_NAME_LENGTH));
+      const problem = textProblem(line.name, CART_LINE_NAME_LENGTH_MAX);
+      if (problem) throw new CartError('item_name_invalid', textProblemMessage(`Line ${index + 1}: name`, problem, CART_LINE_NAME_LENGTH_MAX));
       if (line.productId !== null && textProblem(line.productId, 64)) throw new CartError('item_product_invalid', `Line ${index + 1}: productId must be a product id or null`);
     });
     return { cart, cartProblem: null };

@@ -1,3 +1,4 @@
+import { AMOUNT_MAJOR_MAX } from '@tapline/shared/limits';
 import { randomUUID } from 'node:crypto';
 import { currencyExponent, minorFromMajor, toMajor } from '@tapline/shared/money';
 import type { ProductDoc } from '@tapline/shared/sync-protocol';
@@ -21,7 +22,6 @@ import {
 } from './store.ts';
 
 /** The most a price may be, in major units (like every API amount). */
-const PRICE_MAX_MAJOR = 1e12;
 
 /** What a merchant sends to create or update a product (docs/catalogue.md): major units, percent. */
 export interface ProductInput {
@@ -58,7 +58,7 @@ export function bpsToPercent(bps: number): number {
 
 /** A price in major units (0 allowed) as minor units of `currency`. */
 export function priceToMinor(price: number, currency: string, field = 'price'): number {
-  if (!Number.isFinite(price) || price < 0 || price > PRICE_MAX_MAJOR) throw badRequest('invalid_price', `${field} must be from 0 to ${PRICE_MAX_MAJOR}`);
+  if (!Number.isFinite(price) || price < 0 || price > AMOUNT_MAJOR_MAX) throw badRequest('invalid_price', `${field} must be from 0 to ${AMOUNT_MAJOR_MAX}`);
   try {
     return minorFromMajor(price, currency);
   } catch {

@@ -1,3 +1,4 @@
+import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import { isSupportedCurrency, toMajor, toMinor } from '@tapline/shared/money';
 import { ErrorBody, ListOf, ListQuery } from '@tapline/shared/schemas';
@@ -207,7 +208,7 @@ export async function reconciliationRoutes(app: TypedApp, context: AppContext): 
       operationId: 'getRailReconciliation',
       summary: 'A reconciliation with its mismatches',
       description: 'The mismatches in the order found; 404 reconciliation_not_found.',
-      params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+      params: Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) }),
       response: { 200: ReconciliationDetail, ...errors },
     },
   }, async (request) => {

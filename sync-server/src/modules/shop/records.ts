@@ -1,5 +1,5 @@
+import { STORE_LIMITS } from '@tapline/shared/limits';
 import { toMajor } from '@tapline/shared/money';
-import { STORE_LIMITS } from '@tapline/shared/schemas';
 import { displayHandle } from '../../http/validate.ts';
 import { salePrice } from './pricing.ts';
 import type { FlashSaleRow, NotificationRow, OrderRow, ProductRow, ReferralRow, ReviewRow, StockAlertRow } from './store.ts';

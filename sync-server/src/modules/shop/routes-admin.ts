@@ -1,4 +1,5 @@
 import type { TypedApp } from '../../http/typed-app.ts';
+import { ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import {
   AdminOrderListQuery,
@@ -36,7 +37,7 @@ import { storeStats } from './stats.ts';
 
 const admin = { auth: ['admin'] } as const;
 const tags = ['store', 'admin'];
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: ID_LENGTH_MAX }) });
 
 /** The store's admin surface (Authorization: Bearer admin.<token>). */
 export async function adminStoreRoutes(app: TypedApp, context: AppContext, giftCards: GiftCards, rates: RateSource): Promise<void> {

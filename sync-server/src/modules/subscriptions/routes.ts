@@ -1,3 +1,4 @@
+import { ID_LENGTH_MAX } from '@tapline/shared/limits';
 import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed-app.ts';
 import { type Static, Type } from 'typebox';
@@ -26,7 +27,7 @@ import { type PlanRow, type SubscriptionScope, listCharges, listSubscriptions } 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 /** The merchant (its subscribers) and the wallet holder (their own subscriptions). */
 const merchantOrHolder = { auth: ['merchant', 'wallet'] } as const;
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX }) });
 const tags = ['subscriptions'];
 
 const MODEL = `Stripe-like subscriptions: a wallet holder (@handle) subscribed to a merchant's monthly plan

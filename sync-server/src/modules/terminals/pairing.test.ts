@@ -1,11 +1,12 @@
 // Pairing a kiosk with a short code, on both databases over real HTTP: the code comes with a
 // new terminal or on request, is stored hashed, pairs once within 10 minutes, gives the terminal
 // a new token (the old one stops working), and an IP that guesses is locked out.
+import { PAIRING_MISS_WINDOW_SECONDS, PAIRING_MISSES_MAX } from '@tapline/shared/limits';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { databaseTargets, useTestServer } from '../../testing/index.ts';
 import { connectTerminal } from '../../testing/offline.ts';
-import { PAIRING_ALPHABET, PAIRING_MISSES_MAX, PAIRING_MISS_WINDOW_SECONDS, canonicalPairingCode, newPairingCode } from './pairing.ts';
+import { PAIRING_ALPHABET, canonicalPairingCode, newPairingCode } from './pairing.ts';
 
 const CODE_SHAPE = new RegExp(`^[${PAIRING_ALPHABET}]{4}-[${PAIRING_ALPHABET}]{4}$`);
 

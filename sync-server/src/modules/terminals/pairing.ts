@@ -1,3 +1,4 @@
+import { PAIRING_CODE_TTL_SECONDS, PAIRING_MISS_WINDOW_SECONDS, PAIRING_MISSES_MAX } from '@tapline/shared/limits';
 import { randomInt } from 'node:crypto';
 import type { Database, Queryable } from '../../db/database.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
@@ -18,9 +19,6 @@ import { findMerchantTerminal, findPairingMisses, lockPairingCode, pairWithCode,
  */
 export const PAIRING_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 export const PAIRING_CODE_LENGTH = 8;
-export const PAIRING_CODE_TTL_SECONDS = 600;
-export const PAIRING_MISSES_MAX = 10;
-export const PAIRING_MISS_WINDOW_SECONDS = 900;
 
 /** A new code, as it is shown: two groups of four (the dash is optional when typed). */
 export function newPairingCode(): string {

@@ -1,9 +1,10 @@
 import type { TypedApp } from '../../http/typed-app.ts';
+import { ID_LENGTH_MAX, PAIRING_CODE_TTL_SECONDS, PAIRING_MISS_WINDOW_SECONDS, PAIRING_MISSES_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import { ErrorBody, PairTerminalBody, PairTerminalResponse, PairingCodeResponse } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
-import { PAIRING_CODE_TTL_SECONDS, PAIRING_MISSES_MAX, PAIRING_MISS_WINDOW_SECONDS, issuePairingCode, pairTerminal, pairableTerminal, pairingAnswer } from './pairing.ts';
+import { issuePairingCode, pairTerminal, pairableTerminal, pairingAnswer } from './pairing.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 429: ErrorBody };
 
@@ -23,7 +24,7 @@ export async function terminalRoutes(app: TypedApp, context: AppContext): Promis
       tags: ['merchant'],
       summary: 'A new pairing code for a terminal (the older one stops working)',
       description: PAIRING_RULES,
-      params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+      params: Type.Object({ id: Type.String({ maxLength: ID_LENGTH_MAX }) }),
       response: { 201: PairingCodeResponse, ...errors },
     },
   }, async (request, reply) => {

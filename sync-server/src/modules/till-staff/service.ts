@@ -1,3 +1,4 @@
+import { TILL_STAFF_NAME_LENGTH_MAX } from '@tapline/shared/limits';
 import type { TillStaffDoc } from '@tapline/shared/sync-protocol';
 import { textProblem, textProblemMessage } from '@tapline/shared/text';
 import type { AppContext } from '../../context.ts';
@@ -6,7 +7,6 @@ import { badRequest, notFound } from '../../http/errors.ts';
 import { tillPinVerifier } from './pin.ts';
 import { type StaffChange, type StaffRow, findStaff, insertStaff, listStaff, updateStaff } from './store.ts';
 
-const NAME_MAX = 80;
 
 export function staffRecord(row: StaffRow) {
   return {
@@ -37,8 +37,8 @@ export function staffDocument(row: StaffRow): TillStaffDoc {
 function cleanName(name: string): string {
   const trimmed = name.trim();
   if (!trimmed) throw badRequest('validation_failed', 'name must not be blank', [{ field: 'name', message: 'must not be blank' }]);
-  const problem = textProblem(trimmed, NAME_MAX);
-  if (problem) throw badRequest('validation_failed', textProblemMessage('name', problem, NAME_MAX), [{ field: 'name', message: problem }]);
+  const problem = textProblem(trimmed, TILL_STAFF_NAME_LENGTH_MAX);
+  if (problem) throw badRequest('validation_failed', textProblemMessage('name', problem, TILL_STAFF_NAME_LENGTH_MAX), [{ field: 'name', message: problem }]);
   return trimmed;
 }
 

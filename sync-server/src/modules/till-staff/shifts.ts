@@ -1,5 +1,6 @@
 import { isSupportedCurrency } from '@tapline/shared/countries';
-import { MAX_MAJOR_AMOUNT, toMajor } from '@tapline/shared/money';
+import { AMOUNT_MAJOR_MAX, ID_LENGTH_MAX, SHIFT_REASON_LENGTH_MAX } from '@tapline/shared/limits';
+import { toMajor } from '@tapline/shared/money';
 import { SHIFT_EVENT_KINDS, type ShiftEventDoc, type ShiftEventKind } from '@tapline/shared/sync-protocol';
 import { storableText, textProblem, textProblemMessage } from '@tapline/shared/text';
 import type { AppContext } from '../../context.ts';
@@ -25,8 +26,6 @@ import {
 export { terminalShiftEventsAfter } from './shifts-store.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const REASON_MAX = 200;
-const ID_MAX = 64;
 /** The events that say why the drawer opened or cash moved: a reason is required. */
 const NEEDS_REASON: ReadonlySet<ShiftEventKind> = new Set(['paid_in', 'paid_out', 'no_sale']);
 
@@ -55,9 +54,9 @@ function candidateOf(doc: Record<string, unknown>, id: string, scopeCurrency: st
   const kind = (SHIFT_EVENT_KINDS as readonly unknown[]).includes(doc.kind) ? (doc.kind as ShiftEventKind) : 'unknown';
   if (kind === 'unknown') problems.push(`kind must be one of ${SHIFT_EVENT_KINDS.join(', ')}`);
   let cashierId = typeof doc.cashierId === 'string' ? doc.cashierId : '';
-  if (!cashierId.trim() || textProblem(cashierId, ID_MAX)) {
-    problems.push(`cashierId must be a till staff id of at most ${ID_MAX} characters`);
-    cashierId = storableText(cashierId, ID_MAX) || 'unknown';
+  if (!cashierId.trim() || textProblem(cashierId, ID_LENGTH_MAX)) {
+    problems.push(`cashierId must be a till staff id of at most ${ID_LENGTH_MAX} characters`);
+    cashierId = storableText(cashierId, ID_LENGTH_MAX) || 'unknown';
   }
   const amount = isInteger(doc.amountMinor, 0) ? doc.amountMinor : 0;
   if (!isInteger(doc.amountMinor, 0)) problems.push('amountMinor must be an integer of minor units from 0 up');
@@ -65,18 +64,18 @@ function candidateOf(doc: Record<string, unknown>, id: string, scopeCurrency: st
   const sent = typeof doc.currency === 'string' ? doc.currency.toUpperCase() : null;
   const currency = sent !== null && /^[A-Z]{3}$/.test(sent) && isSupportedCurrency(sent) ? sent : scopeCurrency;
   if (sent === null || currency !== sent) problems.push('currency must be a supported ISO 4217 code (an African currency, USD, GBP or EUR)');
-  else if (toMajor(amount, currency) > MAX_MAJOR_AMOUNT) problems.push(`amountMinor must be at most ${MAX_MAJOR_AMOUNT} ${currency} in major units`);
+  else if (toMajor(amount, currency) > AMOUNT_MAJOR_MAX) problems.push(`amountMinor must be at most ${AMOUNT_MAJOR_MAX} ${currency} in major units`);
   let reason: string | null = null;
   if (typeof doc.reason === 'string' && doc.reason.trim() !== '') {
     const text = doc.reason.trim();
-    const problem = textProblem(text, REASON_MAX);
-    if (problem) problems.push(textProblemMessage('reason', problem, REASON_MAX));
-    reason = problem ? storableText(text, REASON_MAX) : text;
+    const problem = textProblem(text, SHIFT_REASON_LENGTH_MAX);
+    if (problem) problems.push(textProblemMessage('reason', problem, SHIFT_REASON_LENGTH_MAX));
+    reason = problem ? storableText(text, SHIFT_REASON_LENGTH_MAX) : text;
   } else if (doc.reason !== undefined && doc.reason !== null && typeof doc.reason !== 'string') problems.push('reason must be a string');
   if (kind !== 'unknown' && NEEDS_REASON.has(kind) && reason === null) problems.push(`reason is required for ${kind}`);
   let approvedBy: string | null = null;
-  if (typeof doc.approvedBy === 'string' && doc.approvedBy.trim() !== '' && !textProblem(doc.approvedBy, ID_MAX)) approvedBy = doc.approvedBy;
-  else if (doc.approvedBy !== undefined && doc.approvedBy !== null) problems.push(`approvedBy must be a till staff id of at most ${ID_MAX} characters`);
+  if (typeof doc.approvedBy === 'string' && doc.approvedBy.trim() !== '' && !textProblem(doc.approvedBy, ID_LENGTH_MAX)) approvedBy = doc.approvedBy;
+  else if (doc.approvedBy !== undefined && doc.approvedBy !== null) problems.push(`approvedBy must be a till staff id of at most ${ID_LENGTH_MAX} characters`);
   if (kind === 'no_sale' && approvedBy === null && !problems.some((p) => p.startsWith('approvedBy'))) problems.push('approvedBy is required for no_sale: the manager who approved it');
   let expected: number | null = null;
   if (doc.expectedMinor !== undefined && doc.expectedMinor !== null) {

@@ -1,5 +1,6 @@
 // The operator's routes for bank transfers we could not match (unmatched-transfers.ts; admin token,
 // like /api/admin/rails/...). Thin: validation by schema, the work in the service.
+import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import { AssignUnmatchedBody, ErrorBody, ListOf, ListQuery, ReturnedUnmatchedBody, UNMATCHED_TRANSFER_STATUSES, UnmatchedBankTransferRecord, literalUnion } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -8,7 +9,7 @@ import { assignUnmatched, listUnmatched, markReturned, unmatchedTransferRecord }
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 const admin = { auth: ['admin'] } as const;
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: LOOKUP_ID_LENGTH_MAX }) });
 
 const FLOW = `A bank transfer a provider confirmed (a verified webhook: Paystack dedicated virtual account, Flutterwave virtual account
 number) into an account number that is no wallet's here, or in a currency the account does not take, is kept here once under

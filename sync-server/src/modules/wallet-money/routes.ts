@@ -1,3 +1,4 @@
+import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
@@ -33,7 +34,7 @@ import { accountNumbersOf, bankTransferRecord, openVirtualAccount, requeryVirtua
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 const wallet = { auth: ['wallet'] } as const;
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) });
 const IdempotencyHeader = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: '1 to 255 characters, e.g. a UUID; required' })) });
 
 function holderOf(request: FastifyRequest): Holder {

@@ -1,3 +1,4 @@
+import { WALLET_PIN_ATTEMPTS_MAX, WALLET_PIN_LOCK_MINUTES } from '@tapline/shared/limits';
 import type { Queryable } from '../../db/database.ts';
 import { type Mode, newId, randomHex, sha256Hex } from '../../auth/secrets.ts';
 
@@ -108,15 +109,12 @@ export async function handleIsTaken(db: Queryable, handle: string): Promise<{ te
   return { test: rows.some((row) => row.mode === 'test'), live: rows.some((row) => row.mode === 'live') };
 }
 
-/** Wrong PINs allowed before a lock-out, and the lock-out's length. */
-export const PIN_ATTEMPTS_MAX = 5;
-export const PIN_LOCK_MINUTES = 15;
 
 export type PinAttempt = { outcome: 'allowed'; attempt: number } | { outcome: 'locked'; lockedUntil: Date };
 
 /**
  * Reserves a PIN attempt before the (slow) PIN check, so concurrent guesses cannot all slip in
- * before the counter moves: at most PIN_ATTEMPTS_MAX checks per lock-out window. `now` is the
+ * before the counter moves: at most WALLET_PIN_ATTEMPTS_MAX checks per lock-out window. `now` is the
  * app's clock, which sets and judges the lock-out.
  */
 export async function reservePinAttempt(db: Queryable, walletId: string, now: Date): Promise<PinAttempt> {
@@ -129,12 +127,12 @@ export async function reservePinAttempt(db: Queryable, walletId: string, now: Da
   );
   if (!row) throw new Error(`wallet ${walletId} vanished`);
   if (row.locked && row.locked_until) return { outcome: 'locked', lockedUntil: row.locked_until };
-  if (row.failed_pin_attempts > PIN_ATTEMPTS_MAX) return { outcome: 'locked', lockedUntil: await lockWallet(db, walletId, now) };
+  if (row.failed_pin_attempts > WALLET_PIN_ATTEMPTS_MAX) return { outcome: 'locked', lockedUntil: await lockWallet(db, walletId, now) };
   return { outcome: 'allowed', attempt: row.failed_pin_attempts };
 }
 
 async function lockWallet(db: Queryable, walletId: string, now: Date): Promise<Date> {
-  const lockedUntil = new Date(now.getTime() + PIN_LOCK_MINUTES * 60_000);
+  const lockedUntil = new Date(now.getTime() + WALLET_PIN_LOCK_MINUTES * 60_000);
   await db.query('UPDATE wallets SET failed_pin_attempts = 0, locked_until = $2 WHERE id = $1', [walletId, lockedUntil]);
   return lockedUntil;
 }
@@ -145,7 +143,7 @@ export async function settlePinAttempt(db: Queryable, walletId: string, attempt:
     await db.query('UPDATE wallets SET failed_pin_attempts = 0, locked_until = NULL WHERE id = $1', [walletId]);
     return undefined;
   }
-  if (attempt >= PIN_ATTEMPTS_MAX) return lockWallet(db, walletId, now);
+  if (attempt >= WALLET_PIN_ATTEMPTS_MAX) return lockWallet(db, walletId, now);
   return undefined;
 }
 

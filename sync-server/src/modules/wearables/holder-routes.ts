@@ -1,4 +1,5 @@
 import type { TypedApp } from '../../http/typed-app.ts';
+import { ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import { toMajor } from '@tapline/shared/money';
 import {
@@ -39,8 +40,8 @@ import { holderNoPinLimit } from './no-pin-limits.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 const holderOnly = { auth: ['wallet'] } as const;
-const TagParams = Type.Object({ tagId: Type.String({ maxLength: 64 }) });
-const TagMerchantParams = Type.Object({ tagId: Type.String({ maxLength: 64 }), handle: Type.String({ minLength: 1, maxLength: 64 }) });
+const TagParams = Type.Object({ tagId: Type.String({ maxLength: ID_LENGTH_MAX }) });
+const TagMerchantParams = Type.Object({ tagId: Type.String({ maxLength: ID_LENGTH_MAX }), handle: Type.String({ minLength: 1, maxLength: 64 }) });
 
 function tagMerchantRecord(row: TagMerchantRow) {
   return { merchant: { handle: displayHandle(row.handle), name: row.name }, source: row.source, addedAt: row.created_at.toISOString() };

@@ -1,4 +1,5 @@
 import type { TypedApp } from '../../http/typed-app.ts';
+import { ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import {
   CreateWearableBody,
@@ -22,7 +23,7 @@ import { merchantLinkConsent } from './consent.ts';
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 /** Merchants register tags for their customers; wallet holders register and disable their own. */
 const ownersOnly = { auth: ['merchant', 'wallet'] } as const;
-const TagParams = Type.Object({ tagId: Type.String({ maxLength: 64 }) });
+const TagParams = Type.Object({ tagId: Type.String({ maxLength: ID_LENGTH_MAX }) });
 
 type Owner = Extract<Principal, { kind: 'merchant' | 'wallet' }>;
 

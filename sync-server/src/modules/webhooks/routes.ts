@@ -1,4 +1,5 @@
 import type { TypedApp } from '../../http/typed-app.ts';
+import { LOOKUP_ID_LENGTH_MAX } from '@tapline/shared/limits';
 import { Type } from 'typebox';
 import { ErrorBody, ListOf, WebhookDelivery, WebhookDeliveryQuery } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
@@ -8,7 +9,7 @@ import { type AttemptRow, type DeliveryRow, attemptsOf, findDelivery, listDelive
 
 const merchantOnly = { auth: ['merchant'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) });
 
 function deliveryRecord(row: DeliveryRow, attempts: readonly AttemptRow[]) {
   return {

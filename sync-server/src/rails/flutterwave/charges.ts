@@ -121,13 +121,13 @@ export interface ChargeRecord {
   detail: string | undefined;
 }
 
-const DETAIL_LIMIT = 120;
+const DETAIL_LENGTH_MAX = 120;
 
 export function readCharge(value: unknown): ChargeRecord | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const data = value as Record<string, unknown>;
   if (typeof data.tx_ref !== 'string' || typeof data.status !== 'string') return undefined;
-  const text = (field: unknown) => (typeof field === 'string' && field.trim() !== '' ? field.replace(/\s+/g, ' ').trim().slice(0, DETAIL_LIMIT) : undefined);
+  const text = (field: unknown) => (typeof field === 'string' && field.trim() !== '' ? field.replace(/\s+/g, ' ').trim().slice(0, DETAIL_LENGTH_MAX) : undefined);
   const amount = typeof data.amount === 'number' ? data.amount : typeof data.amount === 'string' && data.amount.trim() !== '' ? Number(data.amount) : undefined;
   return {
     id: typeof data.id === 'number' || (typeof data.id === 'string' && data.id !== '') ? String(data.id) : undefined,

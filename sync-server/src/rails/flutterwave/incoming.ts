@@ -23,7 +23,7 @@ import { type FlutterwaveClient, FlutterwaveError, successData } from './client.
 import { accountIdOf, chargeIdOf } from './keys.ts';
 import { BANK_TRANSFER_PAYMENT_TYPE } from './virtual-accounts.ts';
 
-const MAX_PAGES = 1000;
+const PAGES_MAX = 1000;
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -45,7 +45,7 @@ export function createIncoming(client: FlutterwaveClient) {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) throw new Error(`${day} is not a day (YYYY-MM-DD)`);
     const collections = new Map<string, IncomingDay['collections'][number]>();
     const bankTransfers = new Set<string>();
-    for (let page = 1; page <= MAX_PAGES; page += 1) {
+    for (let page = 1; page <= PAGES_MAX; page += 1) {
       const answer = await client.request('GET', '/v3/transactions', { query: { from: day, to: nextDay(day), page } });
       const data = successData(client, answer, `GET /v3/transactions?from=${day}&page=${page}`);
       if (!Array.isArray(data)) throw new FlutterwaveError('malformed', "Flutterwave's transaction list is not a list");

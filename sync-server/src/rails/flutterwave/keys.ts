@@ -29,7 +29,7 @@
 const PREFIX = 'tpl_';
 const CHARGE_PREFIX = 'tplc_';
 const ACCOUNT_PREFIX = 'tplv_';
-const MAX_REFERENCE = 100;
+const REFERENCE_LENGTH_MAX = 100;
 
 export function keyOf(id: string): string {
   return encode(id, PREFIX);
@@ -69,12 +69,12 @@ function encode(id: string, prefix: string): string {
     else if (ch === ':') key += '-0';
     else throw new Error(`id ${JSON.stringify(id)} has a character a Flutterwave reference cannot carry`);
   }
-  if (key.length > MAX_REFERENCE) throw new Error(`id ${JSON.stringify(id)} is too long for a Flutterwave reference (at most ${MAX_REFERENCE} characters)`);
+  if (key.length > REFERENCE_LENGTH_MAX) throw new Error(`id ${JSON.stringify(id)} is too long for a Flutterwave reference (at most ${REFERENCE_LENGTH_MAX} characters)`);
   return key;
 }
 
 function decode(key: string, prefix: string): string | undefined {
-  if (typeof key !== 'string' || !key.startsWith(prefix) || key.length > MAX_REFERENCE) return undefined;
+  if (typeof key !== 'string' || !key.startsWith(prefix) || key.length > REFERENCE_LENGTH_MAX) return undefined;
   let id = '';
   for (let i = prefix.length; i < key.length; i += 1) {
     const ch = key[i]!;

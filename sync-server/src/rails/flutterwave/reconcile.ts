@@ -12,7 +12,7 @@ import { idOf, keyOf } from './keys.ts';
 import { type TransferRecord, readTransfer, transactionStatusOf } from './records.ts';
 import type { Transfers } from './transfers.ts';
 
-const MAX_PAGES = 500;
+const PAGES_MAX = 500;
 
 function nextDay(day: string): string {
   const date = new Date(`${day}T00:00:00.000Z`);
@@ -40,7 +40,7 @@ export function createReconcile(client: FlutterwaveClient, transfers: Transfers)
   return async function transactionsOn(day: string, ours: readonly ProviderTransaction[]): Promise<ProviderTransaction[]> {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) throw new Error(`${day} is not a day (YYYY-MM-DD)`);
     const found = new Map<string, ProviderTransaction>();
-    for (let page = 1; page <= MAX_PAGES; page += 1) {
+    for (let page = 1; page <= PAGES_MAX; page += 1) {
       const answer = await client.request('GET', '/v3/transfers', { query: { from: day, to: nextDay(day), page } });
       const data = successData(client, answer, `GET /v3/transfers?from=${day}&page=${page}`);
       if (!Array.isArray(data)) throw new FlutterwaveError('malformed', "Flutterwave's transfer list is not a list");

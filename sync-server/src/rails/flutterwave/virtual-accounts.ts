@@ -73,7 +73,7 @@ export const VA_CURRENCIES = ['NGN'] as const;
 /** data.payment_type of a bank transfer into a virtual account (a merchant's logged charge.completed; see above). */
 export const BANK_TRANSFER_PAYMENT_TYPE = 'bank_transfer';
 export const WALLET_EMAIL_DOMAIN = 'wallets.invalid';
-const MAX_PAGES = 50;
+const PAGES_MAX = 50;
 
 export function walletEmail(walletId: string, currency: string): string {
   return `${accountKeyOf(walletId, currency)}@${WALLET_EMAIL_DOMAIN}`;
@@ -195,7 +195,7 @@ export function createVirtualAccounts(client: FlutterwaveClient, deps: Pick<Rail
     if (!txRef || !accountIdOf(txRef)) throw new FlutterwaveError('refused', 'this account has no Flutterwave tx_ref to look for');
     if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new Error(`${day} is not a day (YYYY-MM-DD)`);
     const found: string[] = [];
-    for (let page = 1; page <= MAX_PAGES; page += 1) {
+    for (let page = 1; page <= PAGES_MAX; page += 1) {
       const answer = await client.request('GET', '/v3/transactions', { query: { from: day, to: nextDay(day), tx_ref: txRef, page } });
       const data = successData(client, answer, `GET /v3/transactions?from=${day}&page=${page}`);
       if (!Array.isArray(data)) throw new FlutterwaveError('malformed', "Flutterwave's transaction list is not a list");

@@ -23,7 +23,7 @@ export function amountText(minor: number, currency: string): string {
  * 160 characters, this adapter's choice (an SMS-sized text is what ends up in the wallets'
  * transaction histories).
  */
-export const MESSAGE_LIMIT = 160;
+export const MESSAGE_LENGTH_MAX = 160;
 
 /** The text with every control character (C0, DEL) made a space. */
 export function printable(text: string): string {
@@ -34,7 +34,7 @@ export function printable(text: string): string {
 }
 
 export function messageText(text: string): string {
-  return Array.from(printable(text).replace(/\s+/g, ' ').trim()).slice(0, MESSAGE_LIMIT).join('').trim();
+  return Array.from(printable(text).replace(/\s+/g, ' ').trim()).slice(0, MESSAGE_LENGTH_MAX).join('').trim();
 }
 
 /** E.164 to MoMo's MSISDN partyId: the digits without the +. */

@@ -32,7 +32,7 @@ export interface BankDirectory {
 
 // The list is paged (perPage, page: openapi.yaml /bank); a page shorter than asked is the last.
 const PER_PAGE = 100;
-const MAX_PAGES = 50;
+const PAGES_MAX = 50;
 const OPERATORS_TTL_MS = 60 * 60_000;
 
 function readBank(value: unknown): PaystackBank | undefined {
@@ -55,7 +55,7 @@ export function bankDirectory(client: PaystackClient, now: () => Date): BankDire
 
   async function list(query: Record<string, string>): Promise<PaystackBank[]> {
     const banks: PaystackBank[] = [];
-    for (let page = 1; page <= MAX_PAGES; page += 1) {
+    for (let page = 1; page <= PAGES_MAX; page += 1) {
       const answer = await client.get('/bank', { ...query, perPage: PER_PAGE, page });
       if (answer.httpStatus !== 200 || !answer.body.status || !Array.isArray(answer.body.data)) {
         throw new PaystackUnavailable(`Paystack GET /bank answered ${answer.httpStatus}: ${answer.body.message}`);

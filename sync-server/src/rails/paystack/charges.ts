@@ -32,13 +32,13 @@ export interface PaystackCharge {
 const PENDING = new Set(['pending', 'pay_offline', 'ongoing', 'processing', 'queued']);
 const FAILED = new Set(['failed', 'abandoned', 'reversed']);
 const NEEDS_INPUT = new Set(['send_otp', 'send_pin', 'send_phone', 'send_birthday', 'send_address', 'open_url']);
-const DETAIL_LIMIT = 120;
+const DETAIL_LENGTH_MAX = 120;
 
 export function readCharge(value: unknown): PaystackCharge | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const data = value as Record<string, unknown>;
   if (typeof data.status !== 'string' || typeof data.reference !== 'string') return undefined;
-  const text = (field: unknown) => (typeof field === 'string' && field.trim() !== '' ? field.trim().slice(0, DETAIL_LIMIT) : undefined);
+  const text = (field: unknown) => (typeof field === 'string' && field.trim() !== '' ? field.trim().slice(0, DETAIL_LENGTH_MAX) : undefined);
   return {
     status: data.status,
     reference: data.reference,

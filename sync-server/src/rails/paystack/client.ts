@@ -34,12 +34,12 @@ export class PaystackUnavailable extends Error {
   override name = 'PaystackUnavailable';
 }
 
-const MESSAGE_LIMIT = 200;
+const MESSAGE_LENGTH_MAX = 200;
 
 /** Paystack's own message, trimmed to a sentence's length (never echoes our request). */
 export function paystackMessage(body: PaystackEnvelope): string {
   const message = typeof body.message === 'string' ? body.message.trim() : '';
-  return message.length > MESSAGE_LIMIT ? `${message.slice(0, MESSAGE_LIMIT - 1)}…` : message;
+  return message.length > MESSAGE_LENGTH_MAX ? `${message.slice(0, MESSAGE_LENGTH_MAX - 1)}…` : message;
 }
 
 /**

@@ -29,7 +29,7 @@ import { chargeIdOf } from './keys.ts';
 import { DVA_CHANNEL } from './virtual-accounts.ts';
 
 const PER_PAGE = 100;
-const MAX_PAGES = 1000;
+const PAGES_MAX = 1000;
 const DAY_MS = 24 * 3_600_000;
 
 type Json = Record<string, unknown>;
@@ -41,7 +41,7 @@ export async function incomingOn(client: PaystackClient, day: string): Promise<I
   const to = new Date(from.getTime() + DAY_MS);
   const collections = new Map<string, IncomingDay['collections'][number]>();
   const bankTransfers = new Set<string>();
-  for (let page = 1; page <= MAX_PAGES; page += 1) {
+  for (let page = 1; page <= PAGES_MAX; page += 1) {
     const answer = await client.get('/transaction', { from: from.toISOString(), to: to.toISOString(), per_page: PER_PAGE, page });
     if (answer.httpStatus !== 200 || !answer.body.status || !Array.isArray(answer.body.data)) {
       throw new PaystackUnavailable(`Paystack GET /transaction answered ${answer.httpStatus}: ${paystackMessage(answer.body)}`);

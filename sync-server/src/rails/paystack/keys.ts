@@ -27,7 +27,7 @@
 // prefix separator) and a transfer reference never does, so the two never collide and a webhook's
 // reference says by itself whether it is a payout's or a collection's.
 
-const MIN_LENGTH = 16;
+const KEY_LENGTH_MIN = 16;
 
 /** The mapping of the header with `escape` as its escape character (`_` for transfers, `.` for charges). */
 function encode(id: string, escape: '_' | '.'): string {
@@ -42,7 +42,7 @@ function encode(id: string, escape: '_' | '.'): string {
       key += `${escape}${hex.length}${hex}`;
     }
   }
-  while (key.length < MIN_LENGTH) key += `${escape}0`;
+  while (key.length < KEY_LENGTH_MIN) key += `${escape}0`;
   return key;
 }
 

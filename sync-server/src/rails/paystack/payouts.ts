@@ -16,7 +16,7 @@ import { createRecipient, recipientFor } from './recipients.ts';
 import { readTransfer, updateOf } from './transfers.ts';
 
 // The documents give no limit for `reason` (the narration); kept short, as banks truncate it.
-const REASON_LIMIT = 100;
+const REASON_LENGTH_MAX = 100;
 const DUPLICATE_REFERENCE = /reference already exists/i;
 // GET /transfer/verify answers 404 (openapi.yaml NotFound) for a reference it never saw;
 // api-errors.json words it "Transfer not found".
@@ -62,7 +62,7 @@ export function payouts(client: PaystackClient, directory: BankDirectory, deps: 
       amount: request.destinationAmount,
       recipient: created.recipientCode,
       reference: key,
-      reason: reason.slice(0, REASON_LIMIT),
+      reason: reason.slice(0, REASON_LENGTH_MAX),
       currency: recipient.body.currency,
     });
     const message = paystackMessage(answer.body);

@@ -20,7 +20,7 @@ export type Recipient = { body: RecipientBody } | { refusal: string };
 export type CreatedRecipient = { recipientCode: string } | { refusal: string };
 
 // The documents give no length limit for a recipient's name; 100 characters is plenty for a person.
-const NAME_LIMIT = 100;
+const NAME_LENGTH_MAX = 100;
 
 /** What Paystack needs to pay this receiver, or why it cannot (a sentence the merchant can read). */
 export async function recipientFor(request: PayoutRequest, directory: BankDirectory): Promise<Recipient> {
@@ -43,7 +43,7 @@ export async function recipientFor(request: PayoutRequest, directory: BankDirect
       body: {
         type: business ? 'mobile_money_business' : country.bankType,
         // Paystack's schema requires a name; without one given, the account number stands in.
-        name: (given || accountNumber).slice(0, NAME_LIMIT),
+        name: (given || accountNumber).slice(0, NAME_LENGTH_MAX),
         account_number: accountNumber,
         bank_code: business ? bankCode.toUpperCase() : bankCode,
         currency: country.currency,
@@ -64,7 +64,7 @@ export async function recipientFor(request: PayoutRequest, directory: BankDirect
     };
   }
   return {
-    body: { type: 'mobile_money', name: (given || phone).slice(0, NAME_LIMIT), account_number: phone, bank_code: operator.code, currency: country.currency },
+    body: { type: 'mobile_money', name: (given || phone).slice(0, NAME_LENGTH_MAX), account_number: phone, bank_code: operator.code, currency: country.currency },
   };
 }
 

@@ -6,14 +6,14 @@ import { idOf } from './keys.ts';
 import { readTransfer, stateOf } from './transfers.ts';
 
 const PER_PAGE = 100;
-const MAX_PAGES = 1000;
+const PAGES_MAX = 1000;
 
 export async function transactionsOn(client: PaystackClient, day: string): Promise<ProviderTransaction[]> {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) throw new Error(`transactionsOn: ${day} is not a YYYY-MM-DD day`);
   const from = new Date(`${day}T00:00:00.000Z`);
   const to = new Date(from.getTime() + 24 * 60 * 60_000);
   const found = new Map<string, ProviderTransaction>();
-  for (let page = 1; page <= MAX_PAGES; page += 1) {
+  for (let page = 1; page <= PAGES_MAX; page += 1) {
     // openapi.yaml names the page size `per_page` here; Paystack's API reference and its answers'
     // meta call it `perPage`. Both are sent (known-mismatches.ts).
     const answer = await client.get('/transfer', { from: from.toISOString(), to: to.toISOString(), per_page: PER_PAGE, perPage: PER_PAGE, page });

@@ -1,11 +1,10 @@
 import { type MessageKey, type Translator, translator } from '@tapline/shared/i18n';
+import { AMOUNT_INTEGER_DIGITS_MAX } from '@tapline/shared/limits';
 import { currencyExponent, MoneyError, toMajor, toMinor } from '@tapline/shared/money';
 
 /** Keys of the keypad; the physical keyboard maps onto the same ones. `00` is the keypad's key for currencies without decimals. */
 export type AmountKey = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9' | '00' | '.' | 'back' | 'clear';
 
-/** Twelve integer digits: the API's limit is 1e12 major units. */
-const MAX_INTEGER_DIGITS = 12;
 
 /** Why a key changed nothing: the screen says so rather than drop or shift a digit silently. */
 export type AmountKeyRefusal = 'no_decimals' | 'decimals_full' | 'too_many_digits';
@@ -39,7 +38,7 @@ export function pressAmountKey(current: string, key: AmountKey, currency: string
   }
   if (fraction !== undefined) return fraction.length >= exponent ? { entry: current, refused: exponent === 0 ? 'no_decimals' : 'decimals_full' } : { entry: current + key, refused: null };
   if (integer === '0') return { entry: key, refused: null };
-  return integer.length >= MAX_INTEGER_DIGITS ? { entry: current, refused: 'too_many_digits' } : { entry: current + key, refused: null };
+  return integer.length >= AMOUNT_INTEGER_DIGITS_MAX ? { entry: current, refused: 'too_many_digits' } : { entry: current + key, refused: null };
 }
 
 /** What the screen says about a refused key (one place for the words). */

@@ -1,4 +1,5 @@
-import { MAX_MAJOR_AMOUNT, currencyExponent, formatMinor } from '@tapline/shared/money';
+import { AMOUNT_MAJOR_MAX } from '@tapline/shared/limits';
+import { currencyExponent, formatMinor } from '@tapline/shared/money';
 
 /**
  * Cash at the till, the arithmetic: what the customer handed over against what is due, the change
@@ -25,7 +26,7 @@ export const CASH_NOTES: Readonly<Record<string, readonly number[]>> = {
 };
 
 /** At most this many quick amounts besides "Exact amount". */
-export const MAX_CASH_SUGGESTIONS = 4;
+export const CASH_SUGGESTIONS_MAX = 4;
 
 /** The change for a tender: what goes back to the customer, or how much is still missing. */
 export type CashChange = { ok: true; changeMinor: number } | { ok: false; shortMinor: number };
@@ -44,7 +45,7 @@ function roundUp(amount: number, step: number): number {
 /** 5, 10, 50, 100, 500, ... major units, as minor units, from `fromMajor` up to the first past `dueMinor`'s ten-fold. */
 function roundSteps(unit: number, fromMajor: number, dueMinor: number): number[] {
   const steps: number[] = [];
-  for (let power = 1; power <= MAX_MAJOR_AMOUNT; power *= 10) {
+  for (let power = 1; power <= AMOUNT_MAJOR_MAX; power *= 10) {
     for (const major of [power, 5 * power]) {
       if (major < fromMajor) continue;
       steps.push(major * unit);
@@ -62,10 +63,10 @@ function roundSteps(unit: number, fromMajor: number, dueMinor: number): number[]
  * rounded up to 5, 10, 50, 100... major units (EGP 137.50: 140, 150, 200, 500). Never the exact
  * amount, never less than it.
  */
-export function cashSuggestions(dueMinor: number, currency: string, max = MAX_CASH_SUGGESTIONS): number[] {
+export function cashSuggestions(dueMinor: number, currency: string, max = CASH_SUGGESTIONS_MAX): number[] {
   if (!Number.isSafeInteger(dueMinor) || dueMinor < 1) return [];
   const unit = 10 ** currencyExponent(currency);
-  const ceiling = MAX_MAJOR_AMOUNT * unit;
+  const ceiling = AMOUNT_MAJOR_MAX * unit;
   const above = (steps: readonly number[]) => steps.map((step) => roundUp(dueMinor, step)).filter((amount) => amount > dueMinor && amount <= ceiling);
   const notes = CASH_NOTES[currency]?.map((note) => note * unit);
   let amounts: number[];

@@ -43,7 +43,7 @@ export function sellable(product: ProductDoc, currency: string): boolean {
 const BY_NAME = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
 /** How many results a search answers at most (a screenful is fewer). */
-export const SEARCH_LIMIT = 60;
+export const SEARCH_RESULTS_MAX = 60;
 
 /**
  * An index of the replica's products, rebuilt when the collection changes (a few ms for 5,000):
@@ -87,7 +87,7 @@ export class CatalogueIndex {
   }
 
   /** The products of a category (null: every product), by name. */
-  inCategory(category: string | null, limit = SEARCH_LIMIT): ProductDoc[] {
+  inCategory(category: string | null, limit = SEARCH_RESULTS_MAX): ProductDoc[] {
     if (category === null) return this.#products.slice(0, limit);
     const found: ProductDoc[] = [];
     for (const product of this.#products) {
@@ -98,7 +98,7 @@ export class CatalogueIndex {
   }
 
   /** Products whose name, SKU or barcode matches every word of the query, within a category or not. */
-  search(query: string, category: string | null = null, limit = SEARCH_LIMIT): ProductDoc[] {
+  search(query: string, category: string | null = null, limit = SEARCH_RESULTS_MAX): ProductDoc[] {
     const words = fold(query).split(/\s+/).filter(Boolean);
     if (words.length === 0) return this.inCategory(category, limit);
     const found: ProductDoc[] = [];

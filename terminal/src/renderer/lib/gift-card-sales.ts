@@ -1,7 +1,8 @@
-import { GIFT_CARD_CURRENCIES, GIFT_CARD_LIMITS, type GiftCardDesignTheme, addMonths } from '@tapline/shared/gift-card-rules';
+import { GIFT_CARD_CURRENCIES, type GiftCardDesignTheme, addMonths } from '@tapline/shared/gift-card-rules';
 import { giftCardCodeHash, giftCardCodePrefix, makeGiftCardCode } from '@tapline/shared/gift-card-code';
 import type { GiftCardSaleDoc } from '@tapline/shared/sync-protocol';
 import { type MessageKey, type Translator, translator } from '@tapline/shared/i18n';
+import { GIFT_CARD_LIMITS } from '@tapline/shared/limits';
 
 /** What the cashier entered on the Sell gift card screen. */
 export interface GiftCardSaleInput {

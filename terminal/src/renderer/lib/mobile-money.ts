@@ -5,6 +5,7 @@
 // forgotten once the collection has ended.
 import type { MessageKey } from '@tapline/shared/i18n';
 import type { Answer } from '@tapline/shared/api';
+import { PHONE_TYPED_LENGTH_MAX } from '@tapline/shared/limits';
 import { type Api, isUnreachable } from './api.ts';
 
 export type Collection = Answer<'GET', '/api/pos/collections/{id}'>;
@@ -31,8 +32,6 @@ type Store = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
 const KEY_PREFIX = 'tapline.mobileMoney.';
 /** How often the till asks while it waits. */
 export const POLL_MS = 1500;
-/** The longest number a cashier can type: E.164 is at most 15 digits after the +. */
-export const PHONE_MAX = 16;
 
 export const FINAL_COLLECTION_STATUSES: ReadonlySet<Collection['status']> = new Set(['completed', 'failed', 'expired', 'cancelled']);
 
@@ -106,12 +105,12 @@ export function clock(seconds: number): string {
 
 export type PhoneKey = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9' | '+' | 'back' | 'clear';
 
-/** The number being typed, one key at a time: digits, a + only first, at most PHONE_MAX characters. */
+/** The number being typed, one key at a time: digits, a + only first, at most PHONE_TYPED_LENGTH_MAX characters. */
 export function pressPhoneKey(entry: string, key: PhoneKey): string {
   if (key === 'clear') return '';
   if (key === 'back') return entry.slice(0, -1);
   if (key === '+') return entry === '' ? '+' : entry;
-  if (entry.length >= PHONE_MAX) return entry;
+  if (entry.length >= PHONE_TYPED_LENGTH_MAX) return entry;
   return entry + key;
 }
 

@@ -1,7 +1,7 @@
 // A barcode scanner's keyboard input: fast keys ended by Enter are a scan; a person's typing is not.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SCAN_MAX_GAP_MS, scanDetector } from './scanner.ts';
+import { SCAN_GAP_MS_MAX, scanDetector } from './scanner.ts';
 
 function feed(keys: string[], gap: number, start = 1_000) {
   let bursts = 0;
@@ -25,6 +25,6 @@ describe('the barcode scanner', () => {
     detector.key('9', 0);
     for (const [index, key] of [...'4006381333931'].entries()) detector.key(key, 1_000 + index * 3);
     assert.equal(detector.key('Enter', 1_000 + 13 * 3), '4006381333931');
-    assert.equal(detector.key('Enter', 1_000 + 13 * 3 + SCAN_MAX_GAP_MS + 1), null);
+    assert.equal(detector.key('Enter', 1_000 + 13 * 3 + SCAN_GAP_MS_MAX + 1), null);
   });
 });

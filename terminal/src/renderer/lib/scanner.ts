@@ -7,8 +7,8 @@
  * digits a scanner typed into the amount (or a search field) are taken back. The Enter of a scan
  * never reaches the page (it would press Charge).
  */
-export const SCAN_MAX_GAP_MS = 40;
-export const SCAN_MIN_CODE_LENGTH = 4;
+export const SCAN_GAP_MS_MAX = 40;
+export const SCAN_CODE_LENGTH_MIN = 4;
 
 export interface ScanDetector {
   /** Feeds one keydown; answers the code when this key ended a scan. */
@@ -20,10 +20,10 @@ export function scanDetector(onBurstStart: () => void = () => {}): ScanDetector 
   let last = -Infinity;
   return {
     key(key, at) {
-      const fast = at - last <= SCAN_MAX_GAP_MS;
+      const fast = at - last <= SCAN_GAP_MS_MAX;
       last = at;
       if (key === 'Enter') {
-        const scanned = fast && code.length >= SCAN_MIN_CODE_LENGTH ? code : null;
+        const scanned = fast && code.length >= SCAN_CODE_LENGTH_MIN ? code : null;
         code = '';
         return scanned;
       }

@@ -127,6 +127,3 @@ export function shiftEvent(input: ShiftEventInput, terminalId: string, now: Date
     ...(input.expectedMinor === undefined ? {} : { expectedMinor: input.expectedMinor }),
   };
 }
-
-/** The longest reason the server keeps (docs/till.md). */
-export const SHIFT_REASON_MAX = 200;

@@ -1,5 +1,5 @@
+import { TILL_TENDERS_MAX } from '@tapline/shared/limits';
 import type { TillSaleDoc, TillTender } from '@tapline/shared/sync-protocol';
-import { MAX_TILL_TENDERS } from '@tapline/shared/sync-protocol';
 import type { OfflineSale } from './offline-payments.ts';
 import type { DrawerRefundDoc } from './shifts.ts';
 
@@ -70,7 +70,7 @@ export function tenderUnderWay(split: SplitSale): boolean {
 /** Why another tender cannot start now, or null. */
 function blocked(split: SplitSale): SplitRefusal | null {
   if (tenderUnderWay(split)) return { ok: false, code: 'tender_in_progress', reason: 'A payment is under way: wait for it or cancel it' };
-  if (split.tenders.length >= MAX_TILL_TENDERS) return { ok: false, code: 'tenders_full', reason: `A sale takes at most ${MAX_TILL_TENDERS} tenders` };
+  if (split.tenders.length >= TILL_TENDERS_MAX) return { ok: false, code: 'tenders_full', reason: `A sale takes at most ${TILL_TENDERS_MAX} tenders` };
   return null;
 }
 

@@ -1,3 +1,4 @@
+import { SYNC_PULL_BATCH_SIZE_MAX, SYNC_PUSH_BATCH_SIZE_MAX } from '@tapline/shared/limits';
 import { type MangoQuery, type RxCollection, type RxReplicationPullStreamItem, type WithDeleted } from 'rxdb';
 import { replicateRxCollection } from 'rxdb/plugins/replication';
 import { type Observable, type Subscription, Subject, combineLatest, map, of } from 'rxjs';
@@ -7,8 +8,6 @@ import {
   type PushRequest,
   type PushResponse,
   type StreamMessage,
-  SYNC_BATCH_SIZE_MAX,
-  SYNC_PULL_BATCH_SIZE_MAX,
   SYNC_EVENTS,
   SYNC_HANDSHAKE_ERRORS,
   SYNC_NAMESPACE,
@@ -183,7 +182,7 @@ export function replicateCollection<D extends ReplicatedDocument>(
       },
     },
     push: options.push ? {
-      batchSize: SYNC_BATCH_SIZE_MAX,
+      batchSize: SYNC_PUSH_BATCH_SIZE_MAX,
       handler: async (rows) => {
         const all = rows.map((row) => ({ assumedMasterState: toServer(row.assumedMasterState) ?? null, newDocumentState: toServer(row.newDocumentState)! }));
         // Held back documents answer as a conflict with their local master state, which RxDB keeps.

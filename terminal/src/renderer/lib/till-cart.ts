@@ -1,4 +1,5 @@
-import { type Cart, type CartTotals, MAX_CART_LINES, MAX_LINE_NAME_LENGTH, MAX_LINE_QUANTITY, type SaleLine, cartTotals } from '@tapline/shared/cart';
+import { type Cart, type CartTotals, type SaleLine, cartTotals } from '@tapline/shared/cart';
+import { CART_LINE_NAME_LENGTH_MAX, CART_LINE_QUANTITY_MAX, CART_LINES_MAX } from '@tapline/shared/limits';
 import { toMajor } from '@tapline/shared/money';
 import type { ProductDoc } from './catalogue.ts';
 
@@ -24,10 +25,10 @@ function clampDiscount(lines: SaleLine[], discount: number): Cart {
 export function addProduct(cart: Cart, product: ProductDoc): CartChange {
   const at = cart.lines.findIndex((line) => line.productId === product.id);
   if (at !== -1) return setQuantity(cart, at, cart.lines[at]!.quantity + 1);
-  if (cart.lines.length >= MAX_CART_LINES) return { ok: false, refused: 'too_many_lines' };
+  if (cart.lines.length >= CART_LINES_MAX) return { ok: false, refused: 'too_many_lines' };
   const line: SaleLine = {
     productId: product.id,
-    name: product.name.slice(0, MAX_LINE_NAME_LENGTH),
+    name: product.name.slice(0, CART_LINE_NAME_LENGTH_MAX),
     quantity: 1,
     unitPrice: product.priceMinor,
     discount: 0,
@@ -40,8 +41,8 @@ export function addProduct(cart: Cart, product: ProductDoc): CartChange {
 /** A custom-amount line (no product, no tax): what the cashier typed on the keypad. */
 export function addCustomLine(cart: Cart, amountMinor: number, name: string): CartChange {
   if (amountMinor <= 0) return { ok: false, refused: 'no_amount' };
-  if (cart.lines.length >= MAX_CART_LINES) return { ok: false, refused: 'too_many_lines' };
-  const line: SaleLine = { productId: null, name: name.trim().slice(0, MAX_LINE_NAME_LENGTH), quantity: 1, unitPrice: amountMinor, discount: 0, taxRate: 0, taxInclusive: true };
+  if (cart.lines.length >= CART_LINES_MAX) return { ok: false, refused: 'too_many_lines' };
+  const line: SaleLine = { productId: null, name: name.trim().slice(0, CART_LINE_NAME_LENGTH_MAX), quantity: 1, unitPrice: amountMinor, discount: 0, taxRate: 0, taxInclusive: true };
   return { ok: true, cart: { lines: [...cart.lines, line], discount: cart.discount } };
 }
 
@@ -49,7 +50,7 @@ export function addCustomLine(cart: Cart, amountMinor: number, name: string): Ca
 export function setQuantity(cart: Cart, index: number, quantity: number): CartChange {
   const line = cart.lines[index];
   if (line === undefined) return { ok: true, cart };
-  if (quantity > MAX_LINE_QUANTITY) return { ok: false, refused: 'quantity_limit' };
+  if (quantity > CART_LINE_QUANTITY_MAX) return { ok: false, refused: 'quantity_limit' };
   if (quantity <= 0) return { ok: true, cart: clampDiscount(cart.lines.filter((_, at) => at !== index), cart.discount) };
   const next = { ...line, quantity, discount: Math.min(line.discount, quantity * line.unitPrice) };
   return { ok: true, cart: clampDiscount(cart.lines.map((current, at) => (at === index ? next : current)), cart.discount) };
