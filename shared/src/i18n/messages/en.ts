@@ -276,6 +276,7 @@ export const en = {
       offlineQrAmountFirst: 'Type the amount of the sale first (or ring up the items), then scan the customer\'s offline QR code: it pays up to the value the customer set aside.',
       sellGiftCard: 'Sell gift card',
       salesToday: 'Sales today',
+      otherTenders: 'Other ways to pay the whole sale',
       cash: "Cash",
       cashCurrency: "Cash sales are recorded in {{currency}}, the shop's currency: switch to it first.",
     },

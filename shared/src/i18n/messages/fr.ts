@@ -271,6 +271,7 @@ export const fr: Messages = {
       offlineQrAmountFirst: 'Tapez d\'abord le montant de la vente (ou ajoutez les articles), puis scannez le code QR hors ligne du client : il paie jusqu\'à la somme que le client a mise de côté.',
       sellGiftCard: 'Vendre une carte cadeau',
       salesToday: 'Ventes du jour',
+      otherTenders: 'Autres moyens de payer toute la vente',
       cash: "Espèces",
       cashCurrency: "Les ventes en espèces sont enregistrées en {{currency}}, la devise de la boutique : choisissez-la d'abord.",
     },

@@ -271,6 +271,7 @@ export const pt: Messages = {
       offlineQrAmountFirst: 'Escreva primeiro o valor da venda (ou registe os artigos) e depois leia o código QR offline do cliente: paga até ao valor que o cliente reservou.',
       sellGiftCard: 'Vender cartão-oferta',
       salesToday: 'Vendas de hoje',
+      otherTenders: 'Outras formas de pagar a venda inteira',
       cash: "Dinheiro",
       cashCurrency: "As vendas em dinheiro são registadas em {{currency}}, a moeda da loja: escolha-a primeiro.",
     },

@@ -271,6 +271,7 @@ export const sw: Messages = {
       offlineQrAmountFirst: 'Andika kwanza kiasi cha mauzo (au ongeza bidhaa), kisha changanua msimbo wa QR wa nje ya mtandao wa mteja: unalipa hadi kiasi ambacho mteja ameweka kando.',
       sellGiftCard: 'Uza kadi ya zawadi',
       salesToday: 'Mauzo ya leo',
+      otherTenders: 'Njia nyingine za kulipa mauzo yote',
       cash: "Pesa taslimu",
       cashCurrency: "Mauzo ya pesa taslimu yanahifadhiwa kwa {{currency}}, sarafu ya duka: ichague kwanza.",
     },
