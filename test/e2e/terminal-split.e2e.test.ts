@@ -384,7 +384,7 @@ for (const target of await databaseTargets()) {
       await page.click('#gift-back');
       await page.locator(`#sale #cart li[data-product="${jollofId}"]`).waitFor();
       await page.selectOption('#language-switcher', 'en');
-      assert.equal(await page.evaluate(() => Object.keys(localStorage).filter((name) => name.includes('split')).length), 0, 'no split sale is kept');
+      assert.equal(await page.evaluate<number>("Object.keys(localStorage).filter((name) => name.startsWith('tapline.splitSale.')).length"), 0, 'no split sale is kept');
 
       await page.click('#gift-card-button');
       await page.locator('#gift-card-tender[data-view="scan"]').waitFor();
