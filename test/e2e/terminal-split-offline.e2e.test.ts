@@ -6,6 +6,7 @@
 // and the sale settle exactly once. The tag's no-PIN limit refuses a part over it at the till,
 // nothing queued; a split sale cancelled offline withdraws its queued tap, which is never sent; a
 // tap declined when it syncs leaves its sale recorded short, and the cashier's alert names the sale.
+// Offline, the sale screen offers no Gift card nor Mobile money (they come back online).
 // The offline tap screen and the outcome at 800x600 and 1024x768, in English and French.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -96,6 +97,33 @@ for (const target of await databaseTargets()) {
       await page.click('#split-key-clear');
       await page.keyboard.type(amount, { delay: 60 });
     }
+
+    it('offline, the sale screen offers no Gift card nor Mobile money (the Split screen\'s say why), and offers them again once online, in English and French', async () => {
+      const { terminalToken, jollofId } = await shop();
+      const page = await offlineKiosk(terminalToken);
+      await page.locator(`#items button[data-product="${jollofId}"]`).click();
+      await page.locator(`#cart li[data-product="${jollofId}"]`).waitFor();
+      assert.equal(await page.locator('#split-button').isVisible(), true);
+      assert.deepEqual([await page.locator('#gift-card-button').count(), await page.locator('#mobile-money-button').count()], [0, 0], 'not offered offline');
+      await screenshots(page, 'sale-buttons-offline-en', '#sale .actions');
+      await page.selectOption('#language-switcher', 'fr');
+      await screenshots(page, 'sale-buttons-offline-fr', '#sale .actions');
+      // The Split screen's Gift card says why it cannot be used now.
+      await page.click('#split-button');
+      await page.locator('#split[data-state="tenders"]').waitFor();
+      await page.click('#split-gift');
+      await page.locator('#gift-card-tender[data-view="offline"]').waitFor();
+      assert.match(await page.locator('#gift-offline').innerText(), /hors ligne/);
+      await page.click('#gift-back');
+      await page.click('#split-cancel-button');
+      await page.locator('#sale').waitFor();
+      await page.selectOption('#language-switcher', 'en');
+      relay.restore();
+      await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
+      await page.locator('#gift-card-button').waitFor();
+      assert.equal(await page.locator('#mobile-money-button').isVisible(), true, 'offered again once online');
+      await page.close();
+    });
 
     it('offline, takes part in cash and part by an offline tap, writes one till sale naming it, and settles the tap and the sale exactly once when the connection is back', async () => {
       const { s, key, merchant, terminalToken, payer, tagId, jollofId } = await shop();

@@ -5,7 +5,9 @@
 // cancelled with every tender given back (the tap returned to its wallet without a manager PIN);
 // part paid by mobile money through the sandbox (completing, and timing out with another tender
 // offered); a split sale part paid by mobile money cancelled, the phone paid back once (the server
-// away and the shop's wallet short said in words first); and a till that asks for a tip before payment, the tip in the Z report. The split and tip
+// away and the shop's wallet short said in words first); the sale screen's Gift card and Mobile money
+// buttons opening the split screen on that tender for the whole sale (a card paying it all, the
+// sandbox paying it all, a card holding less and cash finishing it); and a till that asks for a tip before payment, the tip in the Z report. The split and tip
 // screens at 800x600 and 1024x768, in English and French.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -328,6 +330,152 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(payouts.map((row) => row.id), [returned.body.returnPaymentId], 'one payout to the phone');
       const [rows] = await s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM till_sales WHERE merchant_id = $1', [merchant.id]);
       assert.equal(Number(rows?.n), 0, 'no till sale was recorded');
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+      await page.close();
+    });
+
+    /** A gift card of `amount` NGN the shop issued (no PIN), and what it holds, as the server says. */
+    async function giftCard(shopped: Awaited<ReturnType<typeof shop>>, amount: number): Promise<{ code: string }> {
+      const card = await shopped.s.request<{ code: string }>('POST', '/api/merchant/gift-cards', { headers: shopped.key, body: { amount, currency: 'NGN' } });
+      assert.equal(card.status, 201, JSON.stringify(card.body));
+      return card.body;
+    }
+    async function cardBalance(code: string): Promise<number> {
+      return (await server().request<{ amountRemaining: number }>('GET', `/api/gift-cards/verify?code=${code}`)).body.amountRemaining;
+    }
+    async function tillSaleCount(shopped: Awaited<ReturnType<typeof shop>>): Promise<number> {
+      const [rows] = await shopped.s.db.query<{ n: number }>('SELECT count(*)::int AS n FROM till_sales WHERE merchant_id = $1', [shopped.merchant.id]);
+      return Number(rows?.n);
+    }
+    async function scanCard(page: Page, code: string): Promise<void> {
+      await page.fill('#gift-code', code);
+      await page.keyboard.press('Enter');
+      await page.locator('#gift-card-tender[data-view="confirm"]').waitFor();
+    }
+    /** The sale screen's Gift card button with one Jollof rice in the cart: the split screen opens on the card's panel for everything due. */
+    async function giftFromSale(page: Page, productId: string): Promise<void> {
+      await page.locator(`#items button[data-product="${productId}"]`).click();
+      await page.locator(`#cart li[data-product="${productId}"]`).waitFor();
+      await page.click('#gift-card-button');
+      await page.locator('#gift-card-tender[data-view="scan"]').waitFor();
+    }
+
+    it('takes a gift card for the whole sale from the sale screen\'s Gift card button: one gift_card tender, recorded once; Back with nothing taken returns to the sale', async () => {
+      const shopped = await shop();
+      const { s, key, merchant, terminalToken, jollofId } = shopped;
+      const card = await giftCard(shopped, 40);
+      const merchantBefore = await balanceMinor(s, merchant.handle, 'NGN');
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
+      await page.locator(`#items button[data-product="${jollofId}"]`).click();
+      await page.locator(`#cart li[data-product="${jollofId}"]`).waitFor();
+      assert.deepEqual([await page.locator('#gift-card-button').innerText(), await page.locator('#mobile-money-button').innerText()], ['Gift card', 'Mobile money']);
+      await screenshots(page, 'sale-buttons-en', '#sale .actions');
+      await page.selectOption('#language-switcher', 'fr');
+      assert.deepEqual([await page.locator('#gift-card-button').innerText(), await page.locator('#mobile-money-button').innerText()], ['Carte cadeau', 'Monnaie mobile']);
+      await screenshots(page, 'sale-buttons-fr', '#sale .actions');
+      await page.click('#gift-card-button');
+      await page.locator('#gift-card-tender[data-view="scan"]').waitFor();
+      await screenshots(page, 'sale-gift-fr', '#gift-card-tender');
+
+      // Back before any card paid: the sale screen again, the cart as it was, nothing kept.
+      await page.click('#gift-back');
+      await page.locator(`#sale #cart li[data-product="${jollofId}"]`).waitFor();
+      await page.selectOption('#language-switcher', 'en');
+      assert.equal(await page.evaluate<number>("Object.keys(localStorage).filter((name) => name.startsWith('tapline.splitSale.')).length"), 0, 'no split sale is kept');
+
+      await page.click('#gift-card-button');
+      await page.locator('#gift-card-tender[data-view="scan"]').waitFor();
+      assert.equal(await page.locator('#gift-due').innerText(), 'NGN\u00a015.00', 'the card is asked for everything due');
+      await screenshots(page, 'sale-gift-en', '#gift-card-tender');
+      await scanCard(page, card.code);
+      assert.equal(await page.locator('#gift-part').innerText(), 'NGN\u00a015.00');
+      const pulsesBefore = printer.drawerPulses;
+      await page.click('#gift-take');
+      await page.locator('#cash-result').waitFor(SYNC_WAIT);
+      const saleId = (await page.locator('#cash-result').getAttribute('data-sale-id'))!;
+      assert.deepEqual(await page.locator('#cash-result-tenders li').allInnerTexts(), ['Gift card NGN\u00a015.00']);
+      await page.locator('#cash-receipt-status[data-state="printed"]').waitFor();
+      assert.equal(printer.drawerPulses - pulsesBefore, 0, 'no cash: the drawer stays shut');
+      const lines = printedLines(printer, `till-${saleId}`);
+      for (const expected of [/TOTAL NGN 15\.00/, /^Gift card +15\.00$/]) assert.ok(lines.some((line) => expected.test(line)), `${expected} on the receipt:\n${lines.join('\n')}`);
+      await page.locator('#cash-sync-status[data-status="accepted"]').waitFor(SYNC_WAIT);
+      const record = await s.request<SaleRecord>('GET', `/api/pos/sales/${saleId}`, { headers: key });
+      assert.equal(record.status, 200, JSON.stringify(record.body));
+      assert.deepEqual([record.body.amount, record.body.tenders.map((tender) => [tender.kind, tender.amount])], [15, [['gift_card', 15]]]);
+      assert.equal(await tillSaleCount(shopped), 1, 'recorded once');
+      assert.equal(await cardBalance(card.code), 25);
+      assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantBefore + 1500, 'the card paid the merchant');
+      // Today's sales on the till list it once, paid by the card.
+      await page.click('#cash-new-sale');
+      await page.click('#history-button');
+      await page.locator(`#history tr[data-id="${saleId}"][data-outcome="paid"]`).waitFor(SYNC_WAIT);
+      assert.equal(await page.locator('#history tbody tr').count(), 1, 'one sale today, listed once');
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+      await page.close();
+    });
+
+    it('takes mobile money for the whole sale from the sale screen\'s Mobile money button: the sandbox completes it, one mobile_money tender', async () => {
+      const shopped = await shop();
+      const { s, key, terminalToken, jollofId } = shopped;
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
+      await page.locator(`#items button[data-product="${jollofId}"]`).click();
+      await page.locator(`#cart li[data-product="${jollofId}"]`).waitFor();
+      // In French first (the mobile money screen has no language switcher: the sale screen's is used), then Back to the sale.
+      await page.selectOption('#language-switcher', 'fr');
+      await page.click('#mobile-money-button');
+      await page.locator('#mobile-money-tender[data-view="entry"]').waitFor();
+      await screenshots(page, 'sale-mobile-fr', '#mobile-money-tender');
+      await page.click('#momo-back');
+      await page.locator(`#sale #cart li[data-product="${jollofId}"]`).waitFor();
+      await page.selectOption('#language-switcher', 'en');
+      await page.click('#mobile-money-button');
+      await page.locator('#mobile-money-tender').waitFor();
+      assert.equal(await page.locator('#momo-due').innerText(), 'NGN\u00a015.00', 'the phone is asked for everything due');
+      await screenshots(page, 'sale-mobile-en', '#mobile-money-tender');
+      for (const digit of '08031230001') await page.click(`#momo-key-${digit}`);
+      await page.click('#momo-send');
+      await page.locator('#cash-result').waitFor(SYNC_WAIT);
+      const saleId = (await page.locator('#cash-result').getAttribute('data-sale-id'))!;
+      assert.deepEqual(await page.locator('#cash-result-tenders li').allInnerTexts(), ['Mobile money NGN\u00a015.00']);
+      await page.locator('#cash-sync-status[data-status="accepted"]').waitFor(SYNC_WAIT);
+      const record = await s.request<SaleRecord>('GET', `/api/pos/sales/${saleId}`, { headers: key });
+      assert.deepEqual([record.body.amount, record.body.tenders.map((tender) => [tender.kind, tender.amount])], [15, [['mobile_money', 15]]]);
+      assert.equal(await tillSaleCount(shopped), 1, 'recorded once');
+      const x = await s.request<{ methods: { cash: { count: number; amount: number }; mobileMoney?: { count: number; amount: number } } }>('GET', '/api/pos/reports/current', { headers: { authorization: `Bearer term.${terminalToken}` } });
+      assert.deepEqual([x.body.methods.mobileMoney, x.body.methods.cash], [{ count: 1, amount: 15 }, { count: 0, amount: 0 }]);
+      assert.deepEqual((await checkLedger(s.db)).violations, []);
+      await page.close();
+    });
+
+    it('shows what is left when a card from the sale screen\'s Gift card button holds less than the sale, and cash finishes it', async () => {
+      const shopped = await shop();
+      const { s, key, terminalToken, jollofId } = shopped;
+      const card = await giftCard(shopped, 10);
+      const page = await trackedPage(browser, KIOSK, pageErrors);
+      await signInKiosk(page, host, terminalToken);
+      await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
+      await giftFromSale(page, jollofId);
+      await scanCard(page, card.code);
+      assert.match(await page.locator('#gift-short').innerText(), /NGN\u00a05\.00 is left to pay another way/);
+      await page.click('#gift-take');
+      // The split screen with the card's part and what is left; the cashier adds cash.
+      await page.locator('#split[data-state="tenders"][data-remaining="500"][data-tenders="1"]').waitFor(SYNC_WAIT);
+      assert.equal(await page.locator('#split-remaining').innerText(), 'NGN\u00a05.00');
+      assert.deepEqual(await page.locator('#split-tenders li').allInnerTexts(), ['Gift card NGN\u00a010.00']);
+      await screenshots(page, 'sale-gift-short-en', '#split');
+      await page.click('#split-cash');
+      await page.locator('#cash-result').waitFor(SYNC_WAIT);
+      const saleId = (await page.locator('#cash-result').getAttribute('data-sale-id'))!;
+      assert.deepEqual(await page.locator('#cash-result-tenders li').allInnerTexts(), ['Gift card NGN\u00a010.00', 'Cash NGN\u00a05.00 (handed over NGN\u00a05.00, change NGN\u00a00.00)']);
+      await page.locator('#cash-sync-status[data-status="accepted"]').waitFor(SYNC_WAIT);
+      const record = await s.request<SaleRecord>('GET', `/api/pos/sales/${saleId}`, { headers: key });
+      assert.deepEqual(record.body.tenders.map((tender) => [tender.kind, tender.amount]), [['gift_card', 10], ['cash', 5]]);
+      assert.equal(await tillSaleCount(shopped), 1, 'recorded once');
+      assert.equal(await cardBalance(card.code), 0);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.close();
     });

@@ -96,6 +96,19 @@ describe('sales history', () => {
     assert.deepEqual([french[0]?.method, french[0]?.status], ['Espèces', 'Payé (pas encore synchronisé)']);
   });
 
+  it('names how a till sale was paid: its one tender (a gift card or mobile money alone is not cash), or Split for several', () => {
+    const at = '2026-11-24T10:00:00.000Z';
+    const docs = [
+      cash('g1', at, { amountMinor: 1500, tenders: [{ kind: 'gift_card', amountMinor: 1500, reference: 'gcr_1' }] }),
+      cash('m1', at, { amountMinor: 1500, tenders: [{ kind: 'mobile_money', amountMinor: 1500, reference: 'col_1' }] }),
+      cash('s1', at, { amountMinor: 1500, tenders: [{ kind: 'gift_card', amountMinor: 1000, reference: 'gcr_2' }, { kind: 'cash', amountMinor: 500, tenderedMinor: 500, changeMinor: 0 }] }),
+      cash('c1', at, {}),
+    ];
+    const methods = (language: 'en' | 'fr') => Object.fromEntries(historyRows([], [], [], translator(language), [], docs).map((row) => [row.id, row.method]));
+    assert.deepEqual(methods('en'), { g1: 'Gift card', m1: 'Mobile money', s1: 'Split', c1: 'Cash' });
+    assert.deepEqual(methods('fr'), { g1: 'Carte cadeau', m1: 'Monnaie mobile', s1: 'Paiement partagé', c1: 'Espèces' });
+  });
+
   it('starts today at local midnight, as a UTC time the replica can compare', () => {
     const start = startOfToday(new Date(2026, 10, 24, 15, 30));
     assert.equal(new Date(start).getTime(), new Date(2026, 10, 24, 0, 0, 0, 0).getTime());

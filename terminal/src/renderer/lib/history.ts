@@ -42,6 +42,10 @@ function texts(words: Translator<MessageKey>) {
     offlineQr: method('offlineQr'),
     giftCard: method('giftCard'),
     cash: method('cash'),
+    giftCardTender: method('giftCardTender'),
+    mobileMoney: method('mobileMoney'),
+    wallet: method('wallet'),
+    split: method('split'),
     refund: method('refund'),
     refunded: status('refunded'),
     none: '—',
@@ -89,11 +93,22 @@ function giftCardRow(doc: GiftCardSaleDoc, TEXT: Texts): HistoryRow {
 }
 
 /**
+ * How a till sale was paid: its one tender's kind (a gift card or mobile money alone, from the
+ * sale screen's buttons, is not cash), or Split when several tenders paid it.
+ */
+function tillSaleMethod(doc: TillSaleDoc, TEXT: Texts): string {
+  const kinds = new Set(doc.tenders.map((tender) => tender.kind));
+  if (kinds.size > 1) return TEXT.split;
+  const [kind] = kinds;
+  return kind === 'gift_card' ? TEXT.giftCardTender : kind === 'mobile_money' ? TEXT.mobileMoney : kind === 'wallet' ? TEXT.wallet : kind === 'offline_tap' ? TEXT.offlineTap : TEXT.cash;
+}
+
+/**
  * A cash sale is paid when the cash is in the drawer, synced or not; the server records it (its
  * lines and stock) once it syncs, and may decline a malformed one.
  */
 function cashRow(doc: TillSaleDoc, TEXT: Texts): HistoryRow {
-  const base = { kind: 'cash' as const, id: doc.id, capturedAt: doc.capturedAt, amountMinor: doc.amountMinor, currency: doc.currency, method: TEXT.cash, payer: TEXT.none };
+  const base = { kind: 'cash' as const, id: doc.id, capturedAt: doc.capturedAt, amountMinor: doc.amountMinor, currency: doc.currency, method: tillSaleMethod(doc, TEXT), payer: TEXT.none };
   if (doc.status === 'declined') return { ...base, status: TEXT.declined, outcome: 'declined', reprintable: false, ...(doc.declineCode === undefined ? {} : { code: doc.declineCode }) };
   return { ...base, status: doc.status === 'accepted' ? TEXT.paid : TEXT.paidUnsynced, outcome: 'paid', reprintable: true };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addCash, cancelledSplitDrawerRefund, checkPart, forgetSplit, giftEnded, giftPaid, offlineTapEnded, offlineTapStoring, offlineTapTaken, startGift, startOfflineTap, tapTaken, tenderUnderWay, loadSplit, mobilePaid, rememberSplit, remainingMinor, setTip, splitSaleDoc, startMobile, startSplit, startWallet, tipFor, walletEnded, walletPaid } from './split-sale.ts';
+import { addCash, backLeavesSplit, cancelledSplitDrawerRefund, checkPart, forgetSplit, giftEnded, giftPaid, offlineTapEnded, offlineTapStoring, offlineTapTaken, startGift, startOfflineTap, tapTaken, tenderUnderWay, loadSplit, mobileEnded, mobilePaid, openStraightTender, rememberSplit, remainingMinor, setTip, splitSaleDoc, startMobile, startSplit, startWallet, tipFor, walletEnded, walletPaid } from './split-sale.ts';
 
 const NOW = new Date('2026-11-28T10:00:00Z');
 const sale = { amountMinor: 1_500, currency: 'NGN', description: ' Lunch ' };
@@ -153,5 +153,34 @@ describe('a split sale at the till (lib/split-sale.ts)', () => {
     const tapped = offlineTapTaken(startOfflineTap(again, 500).ok ? { ...again, pendingOffline: { amountMinor: 500 } } : again, 'pay_2', 500);
     assert.equal(startWallet(tapped, 'pos-sale-2', 500).ok, false, 'no online tap after an offline one');
     assert.equal(startOfflineTap(tapped, 500).ok, false, 'nor a second offline tap');
+  });
+  it('opens the sale screen\'s Gift card or Mobile money for everything due, after the tip, and only on a split sale with nothing taken', () => {
+    const split = startSplit(sale, 'term_1', NOW);
+    const gift = openStraightTender(split, 'gift_card', false, 'key-1');
+    assert.deepEqual(gift, { ok: true, split: { ...split, pendingGift: { key: 'key-1', amountMinor: 1_500 } } });
+    const mobile = openStraightTender(split, 'mobile_money', false);
+    assert.deepEqual(mobile, { ok: true, split: { ...split, pendingMobile: { amountMinor: 1_500 } } });
+    // The tip asked first: the panel waits for it, then takes the tip too.
+    assert.equal(openStraightTender(split, 'gift_card', true), null);
+    const tipped = setTip(split, 150);
+    assert.ok(tipped.ok);
+    const afterTip = openStraightTender(tipped.split, 'mobile_money', false);
+    assert.ok(afterTip?.ok);
+    assert.deepEqual(afterTip.split.pendingMobile, { amountMinor: 1_650 });
+    // A split sale that already has a tender, or one under way (a reload), keeps its own screen.
+    const withCash = addCash(split, 500);
+    assert.ok(withCash.ok);
+    assert.equal(openStraightTender(withCash.split, 'gift_card', false), null);
+    assert.equal(openStraightTender(gift!.ok ? gift.split : split, 'mobile_money', false), null);
+  });
+
+  it('goes back to the sale from a panel the sale screen opened only while nothing is taken', () => {
+    const split = startSplit(sale, 'term_1', NOW);
+    const started = startMobile(split, 1_500);
+    assert.ok(started.ok);
+    assert.equal(backLeavesSplit(mobileEnded(started.split), 'mobile_money'), true);
+    assert.equal(backLeavesSplit(giftEnded(split), null), false, 'opened with Split: Back stays on the split screen');
+    const part = giftPaid({ ...split, pendingGift: { key: 'k', amountMinor: 1_500 } }, 'gcr_1', 1_000);
+    assert.equal(backLeavesSplit(part, 'gift_card'), false, 'a card paid part: the split screen stays with what is left');
   });
 });

@@ -187,6 +187,33 @@ export function giftEnded(split: SplitSale): SplitSale {
   return rest;
 }
 
+/**
+ * A tender the sale screen offers beside Cash and Split (issue 25): pressed there, the split screen
+ * opens with that tender's panel already open for everything due. The split sale itself is the
+ * same as one opened with Split, so partial payment, cancel and history are the split screen's.
+ */
+export type StraightTender = 'gift_card' | 'mobile_money';
+
+/**
+ * The tender pressed on the sale screen, started for everything left to pay; null while it must
+ * wait (the tip is asked first, or a tender is already taken or under way: the cashier chooses from
+ * there, as in Split).
+ */
+export function openStraightTender(split: SplitSale, tender: StraightTender, askingTip: boolean, key: string = crypto.randomUUID()): SplitChange | null {
+  if (askingTip || split.tenders.length > 0 || tenderUnderWay(split)) return null;
+  const remaining = remainingMinor(split);
+  return tender === 'gift_card' ? startGift(split, remaining, key) : startMobile(split, remaining);
+}
+
+/**
+ * Back (or Another tender) on a panel the sale screen opened: with nothing taken the cashier goes
+ * back to the sale as it was; once a tender has paid part of it, the split screen stays with what
+ * is left.
+ */
+export function backLeavesSplit(split: Pick<SplitSale, 'tenders'>, straight: StraightTender | null): boolean {
+  return straight !== null && split.tenders.length === 0;
+}
+
 /** The tip chosen before the first tender (or after the sale is paid, when nothing more is being paid). */
 export function setTip(split: SplitSale, tipMinor: number): SplitChange {
   if (!Number.isSafeInteger(tipMinor) || tipMinor < 0) return { ok: false, code: 'invalid_amount', reason: 'A tip is a whole amount from 0 up' };
