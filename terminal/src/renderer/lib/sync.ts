@@ -1,4 +1,4 @@
-import { SYNC_PULL_BATCH_SIZE_MAX, SYNC_PUSH_BATCH_SIZE_MAX } from '@tapline/shared/limits';
+import { SYNC_MESSAGE_BYTES_MAX, SYNC_PULL_BATCH_SIZE_MAX, SYNC_PUSH_BATCH_SIZE_MAX } from '@tapline/shared/limits';
 import { type MangoQuery, type RxCollection, type RxReplicationPullStreamItem, type WithDeleted } from 'rxdb';
 import { replicateRxCollection } from 'rxdb/plugins/replication';
 import { type Observable, type Subscription, Subject, combineLatest, map, of } from 'rxjs';
@@ -19,6 +19,7 @@ import {
   isSyncFailure,
 } from '@tapline/shared/sync-protocol';
 import type { GiftCardSaleCollection, OfflinePaymentCollection, ProductCollection, ShiftEventCollection, TillSaleCollection, TillStaffCollection } from './replica.ts';
+import { pushChunks } from './push-chunks.ts';
 
 /**
  * connecting: not connected yet since start. online: connected, nothing waiting. syncing:
@@ -188,8 +189,12 @@ export function replicateCollection<D extends ReplicatedDocument>(
         // Held back documents answer as a conflict with their local master state, which RxDB keeps.
         const kept = gate === null || name === 'products' || name === 'till_staff' ? new Map<string, SyncDocument>() : await gate(name, all.map((row) => row.newDocumentState as unknown as SyncDocument));
         const sent = all.filter((row) => !kept.has(row.newDocumentState.id));
-        const request = { collection: name, rows: sent } as unknown as PushRequest;
-        const answered = sent.length === 0 ? [] : (await ask<PushResponse<D & SyncDocument>>(SYNC_EVENTS.push, request)).conflicts;
+        // In messages the server accepts (a hundred long carts exceed one), one after the other.
+        const answered: unknown[] = [];
+        for (const rows of pushChunks(sent, SYNC_MESSAGE_BYTES_MAX)) {
+          const request = { collection: name, rows } as unknown as PushRequest;
+          answered.push(...(await ask<PushResponse<D & SyncDocument>>(SYNC_EVENTS.push, request)).conflicts);
+        }
         return [...(answered as D[]), ...([...kept.values()] as unknown as D[])].map(fromServer);
       },
     } : undefined,
