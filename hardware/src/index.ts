@@ -8,18 +8,8 @@ export * from './nfc/index.ts';
 export type { ParentMessage, WorkerMessage } from './nfc/worker-protocol.ts';
 export * from './printer/index.ts';
 export { DRAWER_REASONS } from './printer/types.ts';
-export type {
-  EndOfDayReport,
-  GiftCardSaleReceipt,
-  MerchantHeader,
-  OfflinePaymentReceipt,
-  PosPaymentReceipt,
-  ReceiptInput,
-  ReceiptSettings,
-  RefundReceipt,
-  ShiftReport,
-  TillSaleReceipt,
-} from './printer/layouts.ts';
+// The receipt layouts' input types, the bridge client and the types crossing the bridge: the browser entry's.
+export * from './browser.ts';
 export { SAMPLE_MERCHANT, SAMPLE_RECEIPTS, sampleSettings } from './printer/samples.ts';
 export { PrintQueueFullError } from './printer/print-queue.ts';
 export { UNKNOWN_CONDITION } from './printer/status.ts';
