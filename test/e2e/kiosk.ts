@@ -9,6 +9,7 @@ import { after } from 'node:test';
 import type { Page } from 'playwright-core';
 import { SimulatedNfcReader, VirtualPrinter } from '@tapline/hardware';
 import { buildRenderer, isRendererBuildFresh, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
+import type { TestServer } from '@tapline/sync-server/testing';
 import { waitForExpression } from './browser.ts';
 
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -113,4 +114,11 @@ export async function assertControlsOnScreen(page: Page, root: string, label: st
     assert.ok(box.height >= TOUCH_TARGET_PX - 0.5 && box.width >= TOUCH_TARGET_PX - 0.5, `${name} is a touch target of at least ${TOUCH_TARGET_PX} px: ${box.width}x${box.height}`);
   }
   return count;
+}
+
+/** A catalogue product made through the merchant API (POST /api/merchant/products, 201 asserted), as the kiosk tests stock their till. */
+export async function createMerchantProduct<T = { id: string }>(s: TestServer, key: Record<string, string>, body: Record<string, unknown>): Promise<T> {
+  const made = await s.request<T>('POST', '/api/merchant/products', { headers: key, body });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  return made.body;
 }

@@ -13,12 +13,12 @@ import type { Browser, Page } from 'playwright-core';
 import { type Cart, cartTotals } from '@tapline/shared/cart';
 import { toMinor } from '@tapline/shared/money';
 import type { SimulatedNfcReader, VirtualPrinter } from '@tapline/hardware';
-import { type TestServer, balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
+import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
 import { searchInPage, seedCatalogue } from './catalogue.ts';
-import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
+import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, builtRenderer, createMerchantProduct, signInKiosk, startKiosk } from './kiosk.ts';
 import { type Relay, startRelay } from './relay.ts';
 import { shopWithTerminal } from './shop.ts';
 
@@ -79,19 +79,14 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on the page');
     });
 
-    async function createProduct(s: TestServer, key: Record<string, string>, body: Record<string, unknown>): Promise<Product> {
-      const made = await s.request<Product>('POST', '/api/merchant/products', { headers: key, body });
-      assert.equal(made.status, 201, JSON.stringify(made.body));
-      return made.body;
-    }
 
     /** A shop with three products (a cart under the no-PIN limit): Jollof (7.5 % included, a barcode), Malt (7.5 % added, 5 in stock), Zobo (no tax, a drink). */
     async function shop() {
       const shop = await shopWithTerminal(server(), { fund: 200, pin: PIN });
       const { s, key } = shop;
-      const jollof = await createProduct(s, key, { name: 'Jollof rice', price: 15, category: 'Food', taxRate: 7.5, taxInclusive: true, barcode: '6151100000012', sku: 'JR-1' });
-      const malt = await createProduct(s, key, { name: 'Malt', price: 5, category: 'Drinks', taxRate: 7.5, taxInclusive: false, barcode: '6151100000029', trackStock: true, stock: 5 });
-      const zobo = await createProduct(s, key, { name: 'Zobo', price: 3, category: 'Drinks' });
+      const jollof = await createMerchantProduct<Product>(s, key, { name: 'Jollof rice', price: 15, category: 'Food', taxRate: 7.5, taxInclusive: true, barcode: '6151100000012', sku: 'JR-1' });
+      const malt = await createMerchantProduct<Product>(s, key, { name: 'Malt', price: 5, category: 'Drinks', taxRate: 7.5, taxInclusive: false, barcode: '6151100000029', trackStock: true, stock: 5 });
+      const zobo = await createMerchantProduct<Product>(s, key, { name: 'Zobo', price: 3, category: 'Drinks' });
       return { ...shop, jollof, malt, zobo };
     }
 

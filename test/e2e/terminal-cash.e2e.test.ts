@@ -15,7 +15,7 @@ import { type TestServer, balanceMinor, databaseTargets, useTestServer } from '@
 import type { TerminalHost } from '@tapline/terminal/host';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
-import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
+import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk, createMerchantProduct } from './kiosk.ts';
 import { type Relay, startRelay } from './relay.ts';
 import { shopWithTerminal } from './shop.ts';
 
@@ -76,17 +76,11 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on the page');
     });
 
-    async function createProduct(s: TestServer, key: Record<string, string>, body: Record<string, unknown>): Promise<Product> {
-      const made = await s.request<Product>('POST', '/api/merchant/products', { headers: key, body });
-      assert.equal(made.status, 201, JSON.stringify(made.body));
-      return made.body;
-    }
-
     /** A shop with Jollof (15.00, 7.5 % included) and Malt (5.00, 7.5 % added, 5 in stock). */
     async function shop() {
       const shopped = await shopWithTerminal(server(), { fund: 100 });
-      const jollof = await createProduct(shopped.s, shopped.key, { name: 'Jollof rice', price: 15, category: 'Food', taxRate: 7.5, taxInclusive: true });
-      const malt = await createProduct(shopped.s, shopped.key, { name: 'Malt', price: 5, category: 'Drinks', taxRate: 7.5, taxInclusive: false, trackStock: true, stock: 5 });
+      const jollof = await createMerchantProduct<Product>(shopped.s, shopped.key, { name: 'Jollof rice', price: 15, category: 'Food', taxRate: 7.5, taxInclusive: true });
+      const malt = await createMerchantProduct<Product>(shopped.s, shopped.key, { name: 'Malt', price: 5, category: 'Drinks', taxRate: 7.5, taxInclusive: false, trackStock: true, stock: 5 });
       return { ...shopped, jollof, malt };
     }
 

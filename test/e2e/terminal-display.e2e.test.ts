@@ -10,12 +10,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type Cart, cartTotals } from '@tapline/shared/cart';
-import { databaseTargets, type TestServer, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
+import { databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
 import type { SimulatedNfcReader } from '@tapline/hardware';
 import type { TerminalHost } from '@tapline/terminal/host';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
-import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
+import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk, createMerchantProduct } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
 
 const rendererDir = await builtRenderer();
@@ -44,12 +44,6 @@ for (const target of await databaseTargets()) {
       await host?.close();
       assert.deepEqual(pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on either page');
     });
-
-    async function createProduct(s: TestServer, key: Record<string, string>, body: Record<string, unknown>): Promise<Product> {
-      const made = await s.request<Product>('POST', '/api/merchant/products', { headers: key, body });
-      assert.equal(made.status, 201, JSON.stringify(made.body));
-      return made.body;
-    }
 
     /** The display: a second page of the kiosk's context (same origin, same session). */
     async function openDisplay(kiosk: Page): Promise<Page> {
@@ -123,8 +117,8 @@ for (const target of await databaseTargets()) {
 
     it('follows the cart, shows the QR code while a wallet sale waits and its outcome, the change of a cash sale, in the customer\'s language', async () => {
       const { s, key, terminalToken, tagId } = await shopWithTerminal(server(), { fund: 100 });
-      const jollof = await createProduct(s, key, { name: 'Jollof rice', price: 15, category: 'Food', taxRate: 7.5, taxInclusive: true });
-      const malt = await createProduct(s, key, { name: 'Malt', price: 5, category: 'Drinks', taxRate: 7.5, taxInclusive: false });
+      const jollof = await createMerchantProduct<Product>(s, key, { name: 'Jollof rice', price: 15, category: 'Food', taxRate: 7.5, taxInclusive: true });
+      const malt = await createMerchantProduct<Product>(s, key, { name: 'Malt', price: 5, category: 'Drinks', taxRate: 7.5, taxInclusive: false });
       const kiosk = await trackedPage(browser, KIOSK, pageErrors);
       // Opened before the kiosk signs in: a welcome without a name, then the shop's.
       const display = await openDisplay(kiosk);

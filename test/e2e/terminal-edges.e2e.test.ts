@@ -10,10 +10,10 @@ import { mkdirSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { SimulatedNfcReader } from '@tapline/hardware';
-import { type TestServer, balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
+import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { TerminalHost } from '@tapline/terminal/host';
 import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
-import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
+import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk, createMerchantProduct } from './kiosk.ts';
 import { type Relay, startRelay } from './relay.ts';
 import { shopWithTerminal } from './shop.ts';
 
@@ -46,12 +46,6 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on the page');
     });
 
-    async function createProduct(s: TestServer, key: Record<string, string>, body: Record<string, unknown>): Promise<{ id: string }> {
-      const made = await s.request<{ id: string }>('POST', '/api/merchant/products', { headers: key, body });
-      assert.equal(made.status, 201, JSON.stringify(made.body));
-      return made.body;
-    }
-
     /** Every control of `root` on screen at each kiosk size, and a screenshot of each. */
     async function atEverySize(page: Page, root: string, name: string): Promise<void> {
       for (const size of KIOSK_SIZES) {
@@ -66,8 +60,8 @@ for (const target of await databaseTargets()) {
 
     it('keeps the cart over a reload and after a payment that did not go through, and empties it once the sale is paid', async () => {
       const shop = await shopWithTerminal(server(), { fund: 200, pin: PIN });
-      const jollof = await createProduct(shop.s, shop.key, { name: 'Jollof rice', price: 15, category: 'Food' });
-      const zobo = await createProduct(shop.s, shop.key, { name: 'Zobo', price: 3, category: 'Drinks' });
+      const jollof = await createMerchantProduct(shop.s, shop.key, { name: 'Jollof rice', price: 15, category: 'Food' });
+      const zobo = await createMerchantProduct(shop.s, shop.key, { name: 'Zobo', price: 3, category: 'Drinks' });
       const page = await trackedPage(browser, KIOSK, pageErrors);
       await signInKiosk(page, host, shop.terminalToken);
       await page.locator('#sale[data-catalogue-size="2"]').waitFor(SYNC_WAIT);

@@ -10,12 +10,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { databaseTargets, type TestServer, useTestServer } from '@tapline/sync-server/testing';
+import { databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import type { SimulatedNfcReader } from '@tapline/hardware';
 import type { TerminalHost } from '@tapline/terminal/host';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
-import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
+import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk, createMerchantProduct } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
 
 const rendererDir = await builtRenderer();
@@ -41,12 +41,6 @@ for (const target of await databaseTargets()) {
       // The tablet's refused requests (the wrong code's 403, the revoked token's 401) are what the test asks for.
       assert.deepEqual(pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on either device');
     });
-
-    async function createProduct(s: TestServer, key: Record<string, string>, body: Record<string, unknown>): Promise<{ id: string }> {
-      const made = await s.request<{ id: string }>('POST', '/api/merchant/products', { headers: key, body });
-      assert.equal(made.status, 201, JSON.stringify(made.body));
-      return made.body;
-    }
 
     /** The tablet: a browser context of its own (another device), at the LAN listener's /tablet. */
     async function openTablet(): Promise<{ context: BrowserContext; tablet: Page }> {
@@ -90,8 +84,8 @@ for (const target of await databaseTargets()) {
 
     it('pairs with the till\'s code, follows the cart, the QR code and the outcome, survives a reload and a dropped connection, and is unpaired', async () => {
       const { s, key, terminalToken, tagId } = await shopWithTerminal(server(), { fund: 100 });
-      const jollof = await createProduct(s, key, { name: 'Jollof rice', price: 15, category: 'Food', taxRate: 7.5, taxInclusive: true });
-      const malt = await createProduct(s, key, { name: 'Malt', price: 5, category: 'Drinks', taxRate: 7.5, taxInclusive: false });
+      const jollof = await createMerchantProduct(s, key, { name: 'Jollof rice', price: 15, category: 'Food', taxRate: 7.5, taxInclusive: true });
+      const malt = await createMerchantProduct(s, key, { name: 'Malt', price: 5, category: 'Drinks', taxRate: 7.5, taxInclusive: false });
       const till = await trackedPage(browser, KIOSK, pageErrors);
       await signInKiosk(till, host, terminalToken);
       await till.locator('#sale[data-catalogue-size="2"][data-mode="items"]').waitFor(SYNC_WAIT);
