@@ -216,6 +216,10 @@ for (const target of await databaseTargets()) {
         await page.screenshot({ path: `${ARTIFACTS}terminal-cart-${size.width}x${size.height}-${target.name}.png` });
         const charge = await page.locator('#charge-button').boundingBox();
         assert.ok(charge !== null && charge.y + charge.height <= size.height, `Charge on screen at ${size.width}x${size.height}`);
+        // The totals stay readable: nothing of the cart runs under Charge (at 800x600 it once did).
+        const cart = await page.locator('#cart').boundingBox();
+        const total = await page.locator('#cart-total').boundingBox();
+        assert.ok(cart !== null && total !== null && total.y + total.height <= charge.y && cart.y + cart.height <= charge.y + 0.5, `the cart ends above Charge at ${size.width}x${size.height}: cart ${JSON.stringify(cart)}, total ${JSON.stringify(total)}, Charge at ${charge.y}`);
       }
       await page.click('#mode-items');
       await page.setViewportSize({ width: 800, height: 600 });
