@@ -11,19 +11,23 @@ const SERVER_SRC = 'sync-server/src';
 const WHY = 'see docs/architecture.md, Layers';
 
 // ---------------------------------------------------------------------------------------------
-// Packages: shared <- hardware <- terminal, shared <- sync-server; the SDK stands alone; test/
-// (end-to-end tests) may import any package (the hardware through its entries, below).
+// Packages: shared <- hardware <- terminal, shared <- sync-server, shared <- web <- dashboard (its
+// build takes web's cached Vite builder; its pages import only shared); the SDK stands alone;
+// test/ (end-to-end tests) may import any package (the hardware through its entries, below);
+// scripts/ start and build the product through each package's entries (below).
 const PACKAGES = {
   shared: [],
   hardware: ['shared'],
   terminal: ['shared', 'hardware'],
   'sync-server': ['shared'],
+  web: ['shared'],
+  dashboard: ['shared', 'web'],
   'sdk/typescript': [],
 };
-const ALL_PACKAGES = ['shared', 'hardware', 'terminal', 'sync-server', 'sdk', 'test'];
+const ALL_PACKAGES = ['shared', 'hardware', 'terminal', 'sync-server', 'web', 'dashboard', 'sdk', 'test'];
 
-function packagePatterns(name) {
-  const allowed = PACKAGES[name];
+function packagePatterns(name, extra = []) {
+  const allowed = [...PACKAGES[name], ...extra];
   const forbidden = ALL_PACKAGES.filter((other) => !allowed.includes(other) && !name.startsWith(other));
   return [
     {
@@ -129,12 +133,15 @@ function restricted(patterns) {
 }
 
 const serverPackage = packagePatterns('sync-server');
+// The test server builds the pages it serves (@tapline/web's build), as `npm start` does.
+const testingPackage = packagePatterns('sync-server', ['web']);
 const serverBlocks = [];
 for (const full of serverDirectories()) {
   const dir = relative(SERVER_SRC, full) || '.';
-  serverBlocks.push({ files: [`${full}/*.ts`], rules: restricted([...serverPackage, ...serverPatterns(dir)]) });
+  const ownPackage = dir.startsWith('testing') ? testingPackage : serverPackage;
+  serverBlocks.push({ files: [`${full}/*.ts`], rules: restricted([...ownPackage, ...serverPatterns(dir)]) });
   // Tests may read any layer (they test across them) but build the app through testing/.
-  serverBlocks.push({ files: [`${full}/*.test.ts`], rules: restricted([...serverPackage, ...(dir.startsWith('testing') ? [] : noApp(dir))]) });
+  serverBlocks.push({ files: [`${full}/*.test.ts`], rules: restricted([...ownPackage, ...(dir.startsWith('testing') ? [] : noApp(dir))]) });
 }
 // The files of src/ itself and the split metrics folder, one by one.
 for (const path of ['config.ts', 'context.ts', 'metrics/plugin.ts', 'metrics/listener.ts', 'metrics/registry.ts']) {
@@ -217,8 +224,31 @@ const hardwareOutsideBrowser = {
   message: `The kiosk page imports @tapline/hardware/browser: the Node entry pulls in serialport, the NFC driver and node:net (${WHY}).`,
 };
 
+// ---------------------------------------------------------------------------------------------
+// The repository's scripts (npm start, the build, the test runner, the rails' fakes) start and
+// build the product through each package's entry, never a file inside it: the server's main.ts
+// and build, the kiosk host's index.ts and the Electron build, the dashboard's and web's builds,
+// the fakes' index.ts. A script that needs more asks the package to export it.
+const SCRIPT_ENTRIES = [
+  ['sync-server/src', '(main\\.ts|build/server-build\\.ts)'],
+  ['terminal/src', '(host/index\\.ts|build/electron-build\\.ts)'],
+  ['dashboard/src', 'build\\.ts'],
+  ['web/src', '(build\\.ts|build/cached-build\\.ts)'],
+  ['test', 'fakes/[^/]+/index\\.ts'],
+];
+const scriptEntries = [
+  ...SCRIPT_ENTRIES.map(([folder, entries]) => ({
+    regex: `^\\.\\./${folder}/(?!${entries}$)`,
+    message: `Scripts reach ${folder} through its entries only (${entries.replaceAll('\\', '')}): export what a script needs there (${WHY}).`,
+  })),
+  {
+    regex: '^(\\.\\./)+(shared|hardware|sdk)/',
+    message: `Scripts import shared, hardware and the SDK by their package names (@tapline/...), never by a relative path (${WHY}).`,
+  },
+];
+
 export default [
-  ...['shared', 'hardware', 'terminal', 'sdk/typescript'].map((name) => ({
+  ...['shared', 'hardware', 'terminal', 'sdk/typescript', 'web'].map((name) => ({
     files: [`${name}/**/*.{ts,js,mjs,svelte}`],
     rules: restricted([...packagePatterns(name), ...(name === 'terminal' ? [hardwareDeep] : [])]),
   })),
@@ -228,7 +258,14 @@ export default [
     ignores: ['**/*.test.ts'],
     rules: restricted([...packagePatterns('terminal'), hardwareDeep, hardwareOutsideBrowser]),
   },
+  // The dashboard's build may take web's cached builder; its pages (the browser) only shared.
+  { files: ['dashboard/**/*.{ts,js,mjs,svelte}'], rules: restricted(packagePatterns('dashboard')) },
+  {
+    files: ['dashboard/src/app/**/*.{ts,js,mjs,svelte}'],
+    rules: restricted([...packagePatterns('dashboard'), { regex: '^@tapline/web(/|$)', message: `The dashboard's pages import only @tapline/shared: @tapline/web is its build's (${WHY}).` }]),
+  },
   { files: ['test/**/*.{ts,js,mjs}'], rules: restricted([hardwareDeep]) },
+  { files: ['scripts/**/*.{ts,js,mjs}'], rules: restricted(scriptEntries) },
   ...serverBlocks,
   routeInputCasts,
   sqlOutsideStore,

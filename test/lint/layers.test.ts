@@ -48,6 +48,19 @@ const FORBIDDEN: Array<[string, string, RegExp]> = [
   ['terminal/src/renderer/lib/fixture.ts', "import { probe } from '@tapline/hardware';", /The kiosk page imports @tapline\/hardware\/browser/],
   ['terminal/src/renderer/lib/fixture.ts', "import { probe } from '@tapline/hardware/testing';", /The kiosk page imports @tapline\/hardware\/browser/],
   ['test/e2e/fixture.ts', "import { probe } from '@tapline/hardware/src/nfc/index.ts';", /Import the hardware through its entries/],
+  // The front ends: web and the dashboard's pages import only shared; the dashboard's build may take web's builder.
+  ['web/src/pages/fixture.ts', "import { probe } from '@tapline/sync-server/src/config.ts';", /web may import @tapline\/shared/],
+  ['web/src/lib/fixture.ts', "import { probe } from '@tapline/dashboard/build';", /web may import @tapline\/shared/],
+  ['dashboard/src/app/lib/fixture.ts', "import { probe } from '@tapline/web/cached-build';", /The dashboard's pages import only @tapline\/shared/],
+  ['dashboard/src/app/lib/fixture.ts', "import { probe } from '@tapline/terminal';", /dashboard may import @tapline\/shared and @tapline\/web/],
+  ['dashboard/src/app/lib/fixture.ts', "import { probe } from '../../../../shared/src/money.ts';", /by its name/],
+  ['sync-server/src/modules/pos/fixture.ts', "import { probe } from '@tapline/web/build';", /sync-server may import @tapline\/shared/],
+  // Scripts start and build the product through each package's entries.
+  ['scripts/fixture.ts', "import { probe } from '../sync-server/src/modules/payments/index.ts';", /Scripts reach sync-server\/src through its entries only/],
+  ['scripts/fixture.ts', "import { probe } from '../terminal/src/renderer/lib/money.ts';", /Scripts reach terminal\/src through its entries only/],
+  ['scripts/fixture.ts', "import { probe } from '../dashboard/src/app/lib/api.ts';", /Scripts reach dashboard\/src through its entries only/],
+  ['scripts/fixture.ts', "import { probe } from '../test/e2e/kiosk.ts';", /Scripts reach test through its entries only/],
+  ['scripts/fixture.ts', "import { probe } from '../shared/src/money.ts';", /by their package names/],
 ];
 
 const ALLOWED: Array<[string, string]> = [
@@ -67,6 +80,15 @@ const ALLOWED: Array<[string, string]> = [
   ['terminal/src/renderer/lib/fixture.ts', "import { probe } from '@tapline/hardware/browser';"],
   ['terminal/src/renderer/lib/fixture.test.ts', "import { probe } from '@tapline/hardware';"],
   ['test/e2e/fixture.ts', "import { probe } from '@tapline/hardware/testing';"],
+  ['web/src/pages/fixture.ts', "import { probe } from '@tapline/shared/money';"],
+  ['dashboard/src/app/lib/fixture.ts', "import { probe } from '@tapline/shared/api';"],
+  ['dashboard/src/fixture.ts', "import { probe } from '@tapline/web/cached-build';"],
+  ['sync-server/src/testing/fixture.ts', "import { probe } from '@tapline/web/build';"],
+  ['scripts/fixture.ts', "import { probe } from '../sync-server/src/main.ts';"],
+  ['scripts/fixture.ts', "import { probe } from '../terminal/src/host/index.ts';"],
+  ['scripts/fixture.ts', "import { probe } from '../web/src/build/cached-build.ts';"],
+  ['scripts/fixture.ts', "import { probe } from '../test/fakes/momo/index.ts';"],
+  ['scripts/fixture.ts', "import { probe } from '@tapline/shared/money';"],
 ];
 
 describe('layering lint rules (eslint.layers.js)', () => {
