@@ -1,16 +1,18 @@
-// The kiosk terminal as both terminal suites run it: the renderer built once per file, and a
-// host with the simulated reader and a VirtualPrinter in front of a test sync server.
+// The kiosk terminal as the kiosk suites run it: the renderer built once per run, a host with the
+// simulated reader and a VirtualPrinter in front of a test sync server (through a relay the test
+// can cut: useKioskRig), and the layout checks every kiosk screen takes.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after } from 'node:test';
-import type { Page } from 'playwright-core';
+import { after, afterEach, before } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
 import { SimulatedNfcReader, VirtualPrinter } from '@tapline/hardware';
 import { buildRenderer, isRendererBuildFresh, startTerminalHost, type TerminalHost } from '@tapline/terminal/host';
 import type { TestServer } from '@tapline/sync-server/testing';
-import { waitForExpression } from './browser.ts';
+import { launchChromium, waitForExpression } from './browser.ts';
+import { type Relay, startRelay } from './relay.ts';
 
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 /** A countertop kiosk screen. */
@@ -59,6 +61,41 @@ export async function startKiosk(options: { rendererDir: string; serverUrl: stri
     log: () => undefined,
   });
   return { host, reader, printer };
+}
+
+/** Chromium and a kiosk behind a relay the test can cut, for one describe block (useKioskRig). */
+export interface KioskRig extends Kiosk {
+  browser: Browser;
+  relay: Relay;
+  /** Script errors of the pages opened with trackedPage(rig.browser, ..., rig.pageErrors). */
+  pageErrors: string[];
+}
+
+/**
+ * The kiosk suites' rig: Chromium, a relay in front of the test server (cut and restored by the
+ * tests) and the kiosk host behind it, started before the block's tests and closed after them.
+ * The relay is restored after each test: one failing while the shop is cut off must not leave the
+ * next one offline. With `noPageErrors`, the block ends by asserting that no page logged a script
+ * error (a page closed while its sync socket is open may log that the socket closed; nothing else).
+ * The fields are set once the block's `before` ran: read them inside tests and hooks.
+ */
+export function useKioskRig(server: () => TestServer, options: { rendererDir: string; previews: string; noPageErrors?: boolean }): KioskRig {
+  const rig = { pageErrors: [] as string[] } as unknown as KioskRig;
+  before(async () => {
+    rig.browser = await launchChromium();
+    rig.relay = await startRelay(server().baseUrl);
+    Object.assign(rig, await startKiosk({ rendererDir: options.rendererDir, serverUrl: server().baseUrl, syncServerUrl: rig.relay.url, previews: options.previews }));
+  });
+  afterEach(() => rig.relay?.restore());
+  after(async () => {
+    await rig.browser?.close();
+    await rig.host?.close();
+    await rig.relay?.close();
+    if (options.noPageErrors) {
+      assert.deepEqual(rig.pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on the page');
+    }
+  });
+  return rig;
 }
 
 /** Replication retries every 2 s and socket.io reconnects within 2 s: a ceiling generous enough for a loaded CI machine. */

@@ -7,19 +7,17 @@
 // before any charge, and sold offline with its lines (receipt marked offline, settled when the
 // connection is back). The host reaches the server through a relay the test cuts and restores.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { performance } from 'node:perf_hooks';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { type Cart, cartTotals } from '@tapline/shared/cart';
 import { toMinor } from '@tapline/shared/money';
-import type { SimulatedNfcReader, VirtualPrinter } from '@tapline/hardware';
+import type { VirtualPrinter } from '@tapline/hardware';
 import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
-import type { TerminalHost } from '@tapline/terminal/host';
 import { assertAccessible } from './axe.ts';
-import { launchChromium, trackedPage } from './browser.ts';
+import { trackedPage } from './browser.ts';
 import { searchInPage, seedCatalogue } from './catalogue.ts';
-import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, builtRenderer, createMerchantProduct, signInKiosk, startKiosk } from './kiosk.ts';
-import { type Relay, startRelay } from './relay.ts';
+import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, builtRenderer, createMerchantProduct, signInKiosk, useKioskRig } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
 
 const rendererDir = await builtRenderer();
@@ -57,27 +55,7 @@ function printedLines(printer: VirtualPrinter): string[] {
 for (const target of await databaseTargets()) {
   describe(`the kiosk sells items in Chromium on ${target.name}`, () => {
     const server = useTestServer(target, { rateLimitScale: 10 });
-    let browser: Browser;
-    let relay: Relay;
-    let host: TerminalHost;
-    let reader: SimulatedNfcReader;
-    let printer: VirtualPrinter;
-    const pageErrors: string[] = [];
-
-    before(async () => {
-      browser = await launchChromium();
-      relay = await startRelay(server().baseUrl);
-      ({ host, reader, printer } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, syncServerUrl: relay.url, previews: `terminal-cart-receipts-${target.name}` }));
-    });
-    // A test that fails while the connection is cut must not leave the next one offline.
-    afterEach(() => relay.restore());
-    after(async () => {
-      await browser?.close();
-      await host?.close();
-      await relay?.close();
-      // A page closed while its sync socket is open may log that the socket closed; nothing else.
-      assert.deepEqual(pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on the page');
-    });
+    const kiosk = useKioskRig(server, { rendererDir, previews: `terminal-cart-receipts-${target.name}`, noPageErrors: true });
 
 
     /** A shop with three products (a cart under the no-PIN limit): Jollof (7.5 % included, a barcode), Malt (7.5 % added, 5 in stock), Zobo (no tax, a drink). */
@@ -123,8 +101,8 @@ for (const target of await databaseTargets()) {
       const shopped = await shopWithTerminal(server(), { fund: 1 });
       const s = server();
       await seedCatalogue(s, shopped.merchant.id, 5_000);
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await page.goto(host.url);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await page.goto(kiosk.host.url);
       await page.click('#show-advanced');
       await page.fill('#token', `term.${shopped.terminalToken}`);
       const started = performance.now();
@@ -158,8 +136,8 @@ for (const target of await databaseTargets()) {
 
     it('rings up a cart by tab, scanner and search with a custom line and discounts, charges it online with its lines, and prints it itemised', async () => {
       const { s, key, terminalToken, payer, tagId, jollof, malt, zobo } = await shop();
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
       await page.locator('#sale[data-catalogue-size="3"][data-mode="items"]').waitFor(SYNC_WAIT);
       assert.deepEqual(await page.locator('#sale .tabs [role="tab"]').allInnerTexts(), ['All', 'Drinks', 'Food']);
       await page.click('#sale .tabs [data-category="Food"]');
@@ -237,13 +215,13 @@ for (const target of await databaseTargets()) {
       assert.equal(toMinor(String(session.body.amount), 'NGN'), totals.total);
       assert.deepEqual(session.body.items.map((item) => [item.name, item.quantity]), [['Jollof rice', 2], ['Malt', 1], ['Zobo', 1], ['Custom amount', 1]]);
       assert.equal(toMinor(String(session.body.totals.tax), 'NGN'), totals.tax);
-      assert.ok(reader.tap(tagId));
+      assert.ok(kiosk.reader.tap(tagId));
       await page.locator('#result[data-status="completed"]').waitFor({ timeout: 60_000 });
       await page.locator('#receipt-status[data-state="printed"]').waitFor({ timeout: 60_000 });
       assert.equal(payerBefore - (await balanceMinor(s, payer, 'NGN')), totals.total, 'the customer paid the cart total');
 
-      const lines = printedLines(printer);
-      assert.equal(printer.jobs.at(-1)!.jobId, `pos-${sessionId}`);
+      const lines = printedLines(kiosk.printer);
+      assert.equal(kiosk.printer.jobs.at(-1)!.jobId, `pos-${sessionId}`);
       for (const expected of [/^Jollof rice$/, /^ {2}2 x 15\.00 +30\.00$/, /^ {2}Discount +-1\.00$/, /^Malt$/, /^Custom amount$/, /^Subtotal +40\.00$/, /^Cart discount +-0\.50$/, new RegExp(`^Tax 7\\.5 % \\(incl\\.\\) +${shown(jollofTax).replace('.', '\\.')}$`), new RegExp(`^Tax 7\\.5 % \\(added\\) +${shown(maltTax).replace('.', '\\.')}$`), /^Method +Tap \(NFC\)$/]) {
         assert.ok(lines.some((line) => expected.test(line)), `${expected} on the receipt:\n${lines.join('\n')}`);
       }
@@ -259,8 +237,8 @@ for (const target of await databaseTargets()) {
 
     it('refuses online a cart with more than the stock before any charge, sells exactly the stock, and sells more offline all the same, printed itemised and marked offline', async () => {
       const { s, key, terminalToken, payer, tagId, malt } = await shop();
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
       await page.locator('#sale[data-catalogue-size="3"]').waitFor(SYNC_WAIT);
       for (let i = 0; i < 6; i += 1) await scan(page, '6151100000029');
       await page.locator(`#cart li[data-product="${malt.id}"] .count:has-text("6")`).waitFor();
@@ -277,7 +255,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#line-refused').count(), 0, 'a change to the cart clears the refusal');
       await page.click('#charge-button');
       await page.locator('#waiting').waitFor();
-      assert.ok(reader.tap(tagId));
+      assert.ok(kiosk.reader.tap(tagId));
       await page.locator('#result[data-status="completed"]').waitFor({ timeout: 60_000 });
       // Its receipt is printed before the next sale's is looked for: a slow printer must not hand
       // this one to the offline sale's check below.
@@ -291,22 +269,22 @@ for (const target of await databaseTargets()) {
       const offlineBefore = await balanceMinor(s, payer, 'NGN');
 
       // Offline, the sale is never refused for stock.
-      relay.cut();
+      kiosk.relay.cut();
       await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
       const cart: Cart = { lines: [{ productId: malt.id, name: 'Malt', quantity: 6, unitPrice: 500, discount: 0, taxRate: 750, taxInclusive: false }], discount: 0 };
       const total = cartTotals(cart).total;
       assert.match(await page.locator('#charge-button').innerText(), /^Take offline NGN\s*32\.25$/);
       await page.click('#charge-button');
       await page.locator('#offline-pay[data-accept-taps="true"]').waitFor();
-      const jobsBefore = printer.jobs.length;
-      assert.ok(reader.tap(tagId));
+      const jobsBefore = kiosk.printer.jobs.length;
+      assert.ok(kiosk.reader.tap(tagId));
       await page.locator('#offline-result[data-status="queued"]').waitFor();
-      await printedAfter(printer, jobsBefore);
-      const lines = printedLines(printer);
+      await printedAfter(kiosk.printer, jobsBefore);
+      const lines = printedLines(kiosk.printer);
       for (const expected of [/^Malt$/, /^ {2}6 x 5\.00 +30\.00$/, /^Tax 7\.5 % \(added\) +2\.25$/, /^OFFLINE - PENDING SYNC$/]) {
         assert.ok(lines.some((line) => expected.test(line)), `${expected} on the receipt:\n${lines.join('\n')}`);
       }
-      relay.restore();
+      kiosk.relay.restore();
       await page.locator('#offline-result[data-status="accepted"]').waitFor(SYNC_WAIT);
       assert.equal(offlineBefore - (await balanceMinor(s, payer, 'NGN')), total, 'the offline sale settled for its cart total');
       const maltAfter = await s.request<Product>('GET', `/api/merchant/products/${malt.id}`, { headers: key });
@@ -316,8 +294,8 @@ for (const target of await databaseTargets()) {
 
     it('names an item the server no longer sells (archived after it was rung up) in the kiosk\'s language, takes it out, and charges the rest', async () => {
       const { s, key, terminalToken, payer, tagId, jollof, zobo } = await shop();
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
       await page.locator('#sale[data-catalogue-size="3"]').waitFor(SYNC_WAIT);
       await page.selectOption('#language-switcher', 'fr');
       await scan(page, '6151100000012');
@@ -340,7 +318,7 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(await page.locator('#cart li').evaluateAll((items) => items.map((item) => item.getAttribute('data-product'))), [zobo.id]);
       await page.click('#charge-button');
       await page.locator('#waiting').waitFor();
-      assert.ok(reader.tap(tagId));
+      assert.ok(kiosk.reader.tap(tagId));
       await page.locator('#result[data-status="completed"]').waitFor({ timeout: 60_000 });
       assert.equal(payerBefore - (await balanceMinor(s, payer, 'NGN')), 300, 'the rest of the cart was charged');
       await page.close();
@@ -350,8 +328,8 @@ for (const target of await databaseTargets()) {
       const { s, key, terminalId, terminalToken, payer, tagId, jollof, zobo } = await shop();
       const pin = await s.request<{ managerPinSet: boolean }>('PUT', `/api/merchant/terminals/${terminalId}/manager-pin`, { headers: key, body: { pin: '2468' } });
       assert.equal(pin.status, 200, JSON.stringify(pin.body));
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
       await page.locator('#sale[data-catalogue-size="3"]').waitFor(SYNC_WAIT);
       await scan(page, '6151100000012');
       await scan(page, '6151100000012');
@@ -367,7 +345,7 @@ for (const target of await databaseTargets()) {
       const total = cartTotals(cart).total;
       await page.click('#charge-button');
       await page.locator('#waiting').waitFor();
-      assert.ok(reader.tap(tagId));
+      assert.ok(kiosk.reader.tap(tagId));
       await page.locator('#result[data-status="completed"]').waitFor({ timeout: 60_000 });
       await page.click('#new-sale');
       const payerPaid = await balanceMinor(s, payer, 'NGN');
@@ -399,18 +377,18 @@ for (const target of await databaseTargets()) {
       for (const digit of '1111') await page.click(`#pin-${digit}`);
       await page.click('#pin-ok');
       await page.locator('#refund-error[data-code="wrong_manager_pin"]').waitFor();
-      const jobsBefore = printer.jobs.length;
+      const jobsBefore = kiosk.printer.jobs.length;
       for (const digit of '2468') await page.click(`#pin-${digit}`);
       await page.click('#pin-ok');
       await page.locator('#refund[data-state="done"]').waitFor();
       await page.locator('#refund-receipt-status').waitFor();
       assert.equal(await page.locator('#refund-receipt-status').innerText(), 'Printed');
-      await printedAfter(printer, jobsBefore);
+      await printedAfter(kiosk.printer, jobsBefore);
       const refundId = (await page.locator('#refund-done').getAttribute('data-refund-id'))!;
       assert.match(refundId, /^rf_/);
       assert.equal((await balanceMinor(s, payer, 'NGN')) - payerPaid, 1_500, 'one Jollof went back to the payer');
-      const refundLines = printedLines(printer);
-      assert.equal(printer.jobs.at(-1)!.jobId, `refund-${refundId}`);
+      const refundLines = printedLines(kiosk.printer);
+      assert.equal(kiosk.printer.jobs.at(-1)!.jobId, `refund-${refundId}`);
       for (const expected of [/^Jollof rice$/, /^ {2}1 x 15\.00 +15\.00$/, /REFUND -NGN 15\.00/, /^Refunded to +Wallet$/]) {
         assert.ok(refundLines.some((line) => expected.test(line)), `${expected} on the refund receipt:\n${refundLines.join('\n')}`);
       }
@@ -445,14 +423,14 @@ for (const target of await databaseTargets()) {
         await page.screenshot({ path: `${ARTIFACTS}terminal-x-report-${size.width}x${size.height}-${target.name}.png` });
       }
       await assertAccessible(page, 'the end-of-day screen');
-      const beforeZ = printer.jobs.length;
+      const beforeZ = kiosk.printer.jobs.length;
       await page.click('#report-close');
       for (const digit of '2468') await page.click(`#pin-${digit}`);
       await page.click('#pin-ok');
       await page.locator('#day-report[data-kind="Z"][data-number="1"]').waitFor();
-      await printedAfter(printer, beforeZ);
+      await printedAfter(kiosk.printer, beforeZ);
       await page.screenshot({ path: `${ARTIFACTS}terminal-z-report-${target.name}.png` });
-      const zLines = printedLines(printer);
+      const zLines = printedLines(kiosk.printer);
       for (const expected of [/^Z REPORT No\. 1$/, /^Tap \(NFC\) \(1\) +33\.00$/, /^Refunds \(1\) +-15\.00$/, /NET NGN 18\.00/, /^Tax 7\.5 % +\d+\.\d\d$/]) {
         assert.ok(zLines.some((line) => expected.test(line)), `${expected} on the Z report:\n${zLines.join('\n')}`);
       }

@@ -5,18 +5,16 @@
 // change; the same sale offline, kept over a reload, and recorded by the server exactly once when
 // the connection is back, with its lines and stock and no wallet money moved.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { type Cart, cartTotals } from '@tapline/shared/cart';
 import { toMinor } from '@tapline/shared/money';
 import type { VirtualPrinter } from '@tapline/hardware';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { type TestServer, balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
-import type { TerminalHost } from '@tapline/terminal/host';
 import { assertAccessible } from './axe.ts';
-import { launchChromium, trackedPage } from './browser.ts';
-import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk, createMerchantProduct } from './kiosk.ts';
-import { type Relay, startRelay } from './relay.ts';
+import { trackedPage } from './browser.ts';
+import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, createMerchantProduct, useKioskRig } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
 
 const rendererDir = await builtRenderer();
@@ -55,26 +53,7 @@ async function tillSaleRows(s: TestServer, id: string): Promise<number> {
 for (const target of await databaseTargets()) {
   describe(`cash at the kiosk in Chromium on ${target.name}`, () => {
     const server = useTestServer(target, { rateLimitScale: 10 });
-    let browser: Browser;
-    let relay: Relay;
-    let host: TerminalHost;
-    let printer: VirtualPrinter;
-    const pageErrors: string[] = [];
-
-    before(async () => {
-      browser = await launchChromium();
-      relay = await startRelay(server().baseUrl);
-      ({ host, printer } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, syncServerUrl: relay.url, previews: `terminal-cash-receipts-${target.name}` }));
-    });
-    // A test that fails while the shop is cut off must not leave the next one offline.
-    afterEach(() => relay.restore());
-    after(async () => {
-      await browser?.close();
-      await host?.close();
-      await relay?.close();
-      // A page closed while its sync socket is open may log that the socket closed; nothing else.
-      assert.deepEqual(pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on the page');
-    });
+    const kiosk = useKioskRig(server, { rendererDir, previews: `terminal-cash-receipts-${target.name}`, noPageErrors: true });
 
     /** A shop with Jollof (15.00, 7.5 % included) and Malt (5.00, 7.5 % added, 5 in stock). */
     async function shop() {
@@ -110,8 +89,8 @@ for (const target of await databaseTargets()) {
     it('sells a cart for cash with change in English and French: the Cash screen, the drawer opened once, the receipt with tendered and change, recorded once by the server with its lines and stock, no wallet money moved', async () => {
       const { s, key, merchant, terminalToken, jollof, malt } = await shop();
       const merchantBefore = await balanceMinor(s, merchant.handle, 'NGN');
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
       await page.locator('#sale[data-catalogue-size="2"][data-mode="items"]').waitFor(SYNC_WAIT);
 
       // No sale yet: Cash waits for one, like Charge.
@@ -163,7 +142,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#status-queued').getAttribute('data-count'), '0');
 
       // Again, and Confirm: the sale is stored, the drawer opens once, the receipt prints.
-      const pulsesBefore = printer.drawerPulses;
+      const pulsesBefore = kiosk.printer.drawerPulses;
       await page.click('#cash-button');
       await typeTendered(page, '50');
       await page.click('#cash-confirm');
@@ -175,9 +154,9 @@ for (const target of await databaseTargets()) {
       await page.locator('#cash-drawer-status[data-state="opened"]').waitFor();
       assert.equal(await page.locator('#cash-drawer-status').innerText(), 'Drawer opened');
       await page.locator('#cash-receipt-status[data-state="printed"]').waitFor();
-      assert.equal(printer.drawerPulses - pulsesBefore, 1, 'the drawer opened once: the receipt does not kick it again');
-      assert.equal(printer.lastDrawerReason, 'cash_sale');
-      const lines = receiptLines(printer, `till-${saleId}`);
+      assert.equal(kiosk.printer.drawerPulses - pulsesBefore, 1, 'the drawer opened once: the receipt does not kick it again');
+      assert.equal(kiosk.printer.lastDrawerReason, 'cash_sale');
+      const lines = receiptLines(kiosk.printer, `till-${saleId}`);
       for (const expected of [/^SALE$/, /^Jollof rice$/, /^Malt$/, /^Tax 7\.5 % \(added\) +0\.38$/, /TOTAL NGN 20\.38/, /^Cash +20\.38$/, /^Cash tendered +50\.00$/, /^Change +29\.62$/]) {
         assert.ok(lines.some((line) => expected.test(line)), `${expected} on the receipt:\n${lines.join('\n')}`);
       }
@@ -224,7 +203,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#cash-result-change').innerText(), 'Rendu : 485,00\u00a0NGN');
       await page.locator('#cash-sync-status[data-status="accepted"]').waitFor(SYNC_WAIT);
       await screenshots(page, 'outcome-fr', '#cash-result');
-      const french = receiptLines(printer, `till-${frenchId}`);
+      const french = receiptLines(kiosk.printer, `till-${frenchId}`);
       for (const expected of [/^VENTE$/, /^Espèces +15,00$/, /^Espèces reçues +500,00$/, /^Rendu +485,00$/]) {
         assert.ok(french.some((line) => expected.test(line)), `${expected} on the French receipt:\n${french.join('\n')}`);
       }
@@ -251,11 +230,11 @@ for (const target of await databaseTargets()) {
       await page.setViewportSize({ width: 800, height: 600 });
       await page.screenshot({ path: `${ARTIFACTS}terminal-cash-x-report-800x600-${target.name}.png` });
       await page.setViewportSize(KIOSK.viewport);
-      const jobsBefore = printer.jobs.length;
+      const jobsBefore = kiosk.printer.jobs.length;
       await page.click('#report-print');
       await page.locator('#report-receipt-status').waitFor();
-      assert.equal(printer.jobs.length, jobsBefore + 1);
-      const report = printer.jobs.at(-1)!.document.blocks.flatMap((block) => (block.kind === 'text' ? [block.text] : []));
+      assert.equal(kiosk.printer.jobs.length, jobsBefore + 1);
+      const report = kiosk.printer.jobs.at(-1)!.document.blocks.flatMap((block) => (block.kind === 'text' ? [block.text] : []));
       for (const expected of [/^Cash \(2\) +35\.38$/, /^Gross \(2\) +35\.38$/]) {
         assert.ok(report.some((line) => expected.test(line)), `${expected} on the X report:\n${report.join('\n')}`);
       }
@@ -266,9 +245,9 @@ for (const target of await databaseTargets()) {
     it('takes cash offline exactly as online, keeps the sale and its change over a reload, and the server records it exactly once when the connection is back', async () => {
       const { s, key, merchant, terminalToken } = await shopWithTerminal(server(), { fund: 1 });
       const merchantBefore = await balanceMinor(s, merchant.handle, 'NGN');
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
-      relay.cut();
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
+      kiosk.relay.cut();
       await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
 
       // A keypad amount; Charge goes offline, Cash stays cash.
@@ -278,7 +257,7 @@ for (const target of await databaseTargets()) {
       await page.locator('#cash-tender').waitFor();
       assert.equal(await page.locator('#cash-offline').innerText(), 'Cash works offline too: the sale syncs when the till is back online.');
       await page.click('#cash-quick button[data-amount="50000"]');
-      const pulsesBefore = printer.drawerPulses;
+      const pulsesBefore = kiosk.printer.drawerPulses;
       await page.click('#cash-confirm');
       await page.locator('#cash-result[data-status="queued"]').waitFor();
       const saleId = (await page.locator('#cash-result').getAttribute('data-sale-id'))!;
@@ -299,15 +278,15 @@ for (const target of await databaseTargets()) {
       await page.locator(`#cash-result[data-sale-id="${saleId}"]`).waitFor();
       assert.equal(await page.locator('#cash-result-change').innerText(), 'Change: NGN\u00a0487.50');
       await page.locator('#cash-receipt-status[data-state="printed"]').waitFor();
-      assert.equal(printer.drawerPulses - pulsesBefore, 1, 'the drawer opened once');
-      receiptLines(printer, `till-${saleId}`);
+      assert.equal(kiosk.printer.drawerPulses - pulsesBefore, 1, 'the drawer opened once');
+      receiptLines(kiosk.printer, `till-${saleId}`);
       await page.locator('#status-queued[data-count="1"]').waitFor();
       // Nothing reached the server while it was cut off.
       assert.equal(await tillSaleRows(s, saleId), 0);
       assert.equal((await s.request('GET', `/api/pos/sales/${saleId}`, { headers: key })).status, 404);
 
       // The connection is back: recorded once, and the verdict replicates to the open screen.
-      relay.restore();
+      kiosk.relay.restore();
       await page.locator('#cash-sync-status[data-status="accepted"]').waitFor(SYNC_WAIT);
       await page.locator('#status-sync[data-state="online"][data-queued="0"]').waitFor(SYNC_WAIT);
       assert.equal(await tillSaleRows(s, saleId), 1);

@@ -7,14 +7,11 @@
 // kiosk sizes: test-artifacts/kiosk-edges/.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import type { SimulatedNfcReader } from '@tapline/hardware';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
-import type { TerminalHost } from '@tapline/terminal/host';
-import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
-import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk, createMerchantProduct } from './kiosk.ts';
-import { type Relay, startRelay } from './relay.ts';
+import { trackedPage, waitForExpression } from './browser.ts';
+import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, createMerchantProduct, useKioskRig } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
 
 const rendererDir = await builtRenderer();
@@ -25,26 +22,7 @@ const PIN = '4829';
 for (const target of await databaseTargets()) {
   describe(`kiosk rough edges in Chromium on ${target.name}`, () => {
     const server = useTestServer(target, { rateLimitScale: 10 });
-    let browser: Browser;
-    let relay: Relay;
-    let host: TerminalHost;
-    let reader: SimulatedNfcReader;
-    const pageErrors: string[] = [];
-
-    before(async () => {
-      browser = await launchChromium();
-      relay = await startRelay(server().baseUrl);
-      ({ host, reader } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, syncServerUrl: relay.url, previews: `terminal-edges-receipts-${target.name}` }));
-    });
-    // A test that fails while the connection is cut must not leave the next one offline.
-    afterEach(() => relay.restore());
-    after(async () => {
-      await browser?.close();
-      await host?.close();
-      await relay?.close();
-      // A page closed while its sync socket is open may log that the socket closed; nothing else.
-      assert.deepEqual(pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on the page');
-    });
+    const kiosk = useKioskRig(server, { rendererDir, previews: `terminal-edges-receipts-${target.name}`, noPageErrors: true });
 
     /** Every control of `root` on screen at each kiosk size, and a screenshot of each. */
     async function atEverySize(page: Page, root: string, name: string): Promise<void> {
@@ -62,8 +40,8 @@ for (const target of await databaseTargets()) {
       const shop = await shopWithTerminal(server(), { fund: 200, pin: PIN });
       const jollof = await createMerchantProduct(shop.s, shop.key, { name: 'Jollof rice', price: 15, category: 'Food' });
       const zobo = await createMerchantProduct(shop.s, shop.key, { name: 'Zobo', price: 3, category: 'Drinks' });
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, shop.terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, shop.terminalToken);
       await page.locator('#sale[data-catalogue-size="2"]').waitFor(SYNC_WAIT);
       await page.locator(`#items button[data-product="${jollof.id}"]`).click();
       await page.locator(`#items button[data-product="${jollof.id}"]`).click();
@@ -95,7 +73,7 @@ for (const target of await databaseTargets()) {
       const before = await balanceMinor(shop.s, shop.payer, 'NGN');
       await page.click('#charge-button');
       await page.locator('#waiting #qr svg').waitFor();
-      assert.ok(reader.tap(shop.tagId));
+      assert.ok(kiosk.reader.tap(shop.tagId));
       await page.locator('#result[data-status="completed"]').waitFor({ timeout: 15_000 });
       assert.equal(before - (await balanceMinor(shop.s, shop.payer, 'NGN')), 3_300, 'charged the kept cart once');
       await page.click('#new-sale');
@@ -119,8 +97,8 @@ for (const target of await databaseTargets()) {
 
     it('says to type the amount before scanning an offline QR, and signs out (unpairs) only with the manager PIN when one is set', async () => {
       const shop = await shopWithTerminal(server(), { fund: 100, pin: PIN });
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, shop.terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, shop.terminalToken);
 
       // "Scan offline QR" is never greyed out: before an amount it says what comes first.
       assert.equal(await page.locator('#offline-qr').isDisabled(), false);
@@ -176,26 +154,26 @@ for (const target of await databaseTargets()) {
       const shop = await shopWithTerminal(server(), { fund: 100, pin: PIN });
       const limits = await shop.s.request('PATCH', `/api/merchant/terminals/${shop.terminalId}`, { headers: shop.key, body: { offlineLimits: { perPayment: 30, total: 50, maxAgeHours: 24 } } });
       assert.equal(limits.status, 200, JSON.stringify(limits.body));
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, shop.terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, shop.terminalToken);
       // The cashier works in French.
       await page.selectOption('#language-switcher', 'fr');
       await page.locator('html[lang="fr"]').waitFor({ state: 'attached' });
       await page.keyboard.type('6');
       await page.click('#charge-button');
       await page.locator('#waiting #qr svg').waitFor();
-      relay.cut();
+      kiosk.relay.cut();
       await page.locator('#waiting[data-reachable="false"]').waitFor(SYNC_WAIT);
       await page.click('#take-offline');
       await page.locator('#offline-pay[data-accept-taps="true"]').waitFor();
 
       // A bank card on the reader: named in French, tag kinds included.
-      assert.ok(reader.present('08A1B2C3'));
+      assert.ok(kiosk.reader.present('08A1B2C3'));
       await page.locator('#offline-message[data-code="iso14443_4"]').waitFor();
       assert.equal(await page.locator('#offline-message .text').innerText(), 'Cette carte ou ce téléphone n\'est pas un badge Tapline. Passez un autocollant, une carte, une bague ou un bracelet Tapline.');
       await page.screenshot({ path: `${SHOTS}offline-unsupported-card-fr-${target.name}.png` });
 
-      assert.ok(reader.tap(shop.tagId));
+      assert.ok(kiosk.reader.tap(shop.tagId));
       await page.locator('#offline-result[data-status="queued"]').waitFor();
       const paymentId = await page.locator('#offline-result').getAttribute('data-payment-id');
       await page.click('#offline-new-sale');

@@ -2,17 +2,14 @@
 // the TCP relay the test cuts and restores: the terminal makes the code, prints it, keeps only its
 // hash in the replica, and the card is issued from the merchant's wallet when the sale syncs.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { GIFT_CARD_CODE, giftCardCodeHash } from '@tapline/shared/gift-card-code';
-import { launchChromium, trackedPage } from './browser.ts';
-import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
-import { type Relay, startRelay } from './relay.ts';
+import { trackedPage } from './browser.ts';
+import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, useKioskRig } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
-import type { VirtualPrinter } from '@tapline/hardware';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { type TestServer, balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
-import type { TerminalHost } from '@tapline/terminal/host';
 
 const PIN = '4829';
 const rendererDir = await builtRenderer();
@@ -41,24 +38,7 @@ async function walletToken(s: TestServer, handle: string): Promise<string> {
 for (const target of await databaseTargets()) {
   describe(`gift cards sold at the kiosk in Chromium on ${target.name}`, () => {
     const server = useTestServer(target, { rateLimitScale: 10 });
-    let browser: Browser;
-    let relay: Relay;
-    let host: TerminalHost;
-    let printer: VirtualPrinter;
-    const pageErrors: string[] = [];
-
-    before(async () => {
-      browser = await launchChromium();
-      relay = await startRelay(server().baseUrl);
-      ({ host, printer } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, syncServerUrl: relay.url, previews: `terminal-gift-cards-receipts-${target.name}` }));
-    });
-    after(async () => {
-      await browser?.close();
-      await host?.close();
-      await relay?.close();
-    });
-    // A test that fails while the shop is cut off must not leave the next one offline.
-    afterEach(() => relay.restore());
+    const kiosk = useKioskRig(server, { rendererDir, previews: `terminal-gift-cards-receipts-${target.name}` });
 
     /** From the Sale screen: the card's value typed on the keyboard, a design and a message, then Sell. */
     async function sellCard(page: Page, amount: string, fields: { theme?: string; message?: string } = {}): Promise<string> {
@@ -81,7 +61,7 @@ for (const target of await databaseTargets()) {
     async function printedCard(page: Page, saleId: string, code: string): Promise<string> {
       await page.locator('#gift-card-receipt-status').waitFor();
       assert.equal(await page.locator('#gift-card-receipt-status').innerText(), 'Gift card printed');
-      const jobs = printer.jobs.filter((job) => job.jobId === `giftcard-${saleId}`);
+      const jobs = kiosk.printer.jobs.filter((job) => job.jobId === `giftcard-${saleId}`);
       assert.equal(jobs.length, 1, 'one print job per sale');
       const job = jobs[0]!;
       assert.deepEqual(job.document.blocks.filter((block) => block.kind === 'qr').map((block) => block.data), [code], 'the QR carries the code');
@@ -95,10 +75,10 @@ for (const target of await databaseTargets()) {
     it('sells a card offline: printed with its code, only the hash stored, active once the till syncs; the code verifies and redeems, the merchant pays its value once', async () => {
       const { s, merchant, terminalToken, payer } = await shopWithTerminal(server(), { fund: 10, pin: PIN });
       const merchantStart = await balanceMinor(s, merchant.handle, 'NGN');
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
 
-      relay.cut();
+      kiosk.relay.cut();
       await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
       const saleId = await sellCard(page, '250', { theme: 'birthday', message: 'Happy birthday, Ada!' });
       await page.locator('#gift-card-result[data-status="queued"]').waitFor();
@@ -129,7 +109,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantStart);
 
       // The connection is back: the card is issued and the open screen says so.
-      relay.restore();
+      kiosk.relay.restore();
       await page.locator('#gift-card-result[data-status="accepted"]').waitFor(SYNC_WAIT);
       const title = await page.locator('#gift-card-result-title').innerText();
       assert.match(title, /^Active - card gcard_[\w-]+$/);
@@ -167,14 +147,14 @@ for (const target of await databaseTargets()) {
       assert.equal(await balanceMinor(s, merchant.handle, 'NGN'), merchantStart - 25_000);
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.context().close();
-      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+      assert.deepEqual(kiosk.pageErrors, [], 'no script errors on the page');
     });
 
     it('shows a sale the merchant\'s wallet cannot fund as declined and tells the cashier to void the printed card', async () => {
       const { s, merchant, terminalToken } = await shopWithTerminal(server(), { fund: 10 });
       const merchantStart = await balanceMinor(s, merchant.handle, 'NGN');
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
 
       // One naira more than the merchant's wallet holds, sold online: declined within a moment.
       const tooMuch = String(merchantStart / 100 + 1);
@@ -203,7 +183,7 @@ for (const target of await databaseTargets()) {
       await page.screenshot({ path: `${ARTIFACTS}terminal-gift-card-list-${target.name}.png` });
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.context().close();
-      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+      assert.deepEqual(kiosk.pageErrors, [], 'no script errors on the page');
     });
   });
 }

@@ -2,16 +2,13 @@
 // database. The host reaches the server through a TCP relay the test cuts and restores, so the
 // server (database, ledger) keeps running while the shop's connection is down.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
-import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
-import { type Relay, startRelay } from './relay.ts';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { trackedPage, waitForExpression } from './browser.ts';
+import { ARTIFACTS, KIOSK, SYNC_WAIT, builtRenderer, signInKiosk, useKioskRig } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
-import type { SimulatedNfcReader, VirtualPrinter } from '@tapline/hardware';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { type TestServer, balanceMinor, databaseTargets, uniqueHandle, useTestServer } from '@tapline/sync-server/testing';
-import type { TerminalHost } from '@tapline/terminal/host';
 const PIN = '4829';
 
 const rendererDir = await builtRenderer();
@@ -34,25 +31,7 @@ async function makeVoucher(s: TestServer, handle: string, amount: number): Promi
 for (const target of await databaseTargets()) {
   describe(`kiosk terminal offline in Chromium on ${target.name}`, () => {
     const server = useTestServer(target, { rateLimitScale: 10 });
-    let browser: Browser;
-    let relay: Relay;
-    let host: TerminalHost;
-    let reader: SimulatedNfcReader;
-    let printer: VirtualPrinter;
-    const pageErrors: string[] = [];
-
-    before(async () => {
-      browser = await launchChromium();
-      relay = await startRelay(server().baseUrl);
-      ({ host, reader, printer } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, syncServerUrl: relay.url, previews: `terminal-offline-receipts-${target.name}` }));
-    });
-    // A test that fails while the connection is cut must not leave the next one offline.
-    afterEach(() => relay.restore());
-    after(async () => {
-      await browser?.close();
-      await host?.close();
-      await relay?.close();
-    });
+    const kiosk = useKioskRig(server, { rendererDir, previews: `terminal-offline-receipts-${target.name}` });
 
     /** A shop whose terminal may take 30.00 per offline payment and hold 50.00 unsettled. */
     async function setup() {
@@ -62,7 +41,7 @@ for (const target of await databaseTargets()) {
       return shop;
     }
 
-    const signIn = (page: Page, terminalToken: string) => signInKiosk(page, host, terminalToken);
+    const signIn = (page: Page, terminalToken: string) => signInKiosk(page, kiosk.host, terminalToken);
 
     async function typeAmount(page: Page, amount: string): Promise<void> {
       await page.click('#key-clear');
@@ -76,7 +55,7 @@ for (const target of await databaseTargets()) {
       assert.match(await page.locator('#charge-button').innerText(), /^Take offline NGN/);
       await page.click('#charge-button');
       await page.locator('#offline-pay[data-accept-taps="true"]').waitFor();
-      assert.ok(reader.tap(tagId), 'the simulated reader read the tag');
+      assert.ok(kiosk.reader.tap(tagId), 'the simulated reader read the tag');
     }
 
     async function scanVoucher(page: Page, amount: string, payload: string): Promise<void> {
@@ -121,7 +100,7 @@ for (const target of await databaseTargets()) {
       const merchantStart = await balanceMinor(s, merchant.handle, 'NGN');
       assert.equal(payerStart, 8000, 'the voucher set 20.00 aside from 100.00');
 
-      const page = await trackedPage(browser, KIOSK, pageErrors);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
       await signIn(page, terminalToken);
       // The status bar says "online" on socket.io's connect; the hello is the server's first
       // message after it, so it may still be on its way.
@@ -137,17 +116,17 @@ for (const target of await databaseTargets()) {
       assert.ok(typeof noPinPerDayMaxMinor === 'number' && noPinPerDayMaxMinor >= noPinPerTapMaxMinor, 'the most one tag pays without its PIN in a day');
       assert.ok(cached.hello.offlineQrKeys.length >= 1);
 
-      relay.cut();
+      kiosk.relay.cut();
       await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
 
       // 1. A ring tap, offline: stored, shown, and a receipt marked offline.
-      const jobsBefore = printer.jobs.length;
+      const jobsBefore = kiosk.printer.jobs.length;
       await offlineTap(page, '12.50', tagId);
       const tapId = await queuedOutcome(page);
       assert.match(await page.locator('#offline-result-amount').innerText(), /NGN\s*12\.50/);
       await page.locator('#offline-receipt-status').waitFor();
-      assert.equal(printer.jobs.length, jobsBefore + 1);
-      const receipt = printer.jobs.at(-1)!;
+      assert.equal(kiosk.printer.jobs.length, jobsBefore + 1);
+      const receipt = kiosk.printer.jobs.at(-1)!;
       assert.equal(receipt.jobId, `offline-${tapId}`);
       const printed = Buffer.from(receipt.bytes).toString('latin1');
       assert.match(printed, /OFFLINE - PENDING SYNC/);
@@ -227,7 +206,7 @@ for (const target of await databaseTargets()) {
       assert.equal(none.body.total, 0);
 
       // 6. The connection is back: the verdicts replicate to the open screen and the list.
-      relay.restore();
+      kiosk.relay.restore();
       await page.locator('#offline-result[data-status="accepted"]').waitFor(SYNC_WAIT);
       assert.equal(await page.locator('#offline-result-title').innerText(), 'Paid');
       assert.equal(await page.locator('#offline-result-payer').innerText(), `@${payer}`);
@@ -277,14 +256,14 @@ for (const target of await databaseTargets()) {
       await page.click('#alert-acknowledge');
       await page.locator('#alert').waitFor({ state: 'detached' });
       await page.context().close();
-      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+      assert.deepEqual(kiosk.pageErrors, [], 'no script errors on the page');
     });
 
     it('settles a QR voucher through the replica at once while online, refuses a forged one, and offers the offline path when a charge cannot reach the server', async () => {
       const { s, merchant, terminalToken, payer, tagId } = await setup();
       const voucher = await makeVoucher(s, payer, 15);
       const merchantStart = await balanceMinor(s, merchant.handle, 'NGN');
-      const page = await trackedPage(browser, KIOSK, pageErrors);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
       await signIn(page, terminalToken);
 
       // A forged voucher (the signature of another payload) is refused before anything is stored.
@@ -310,13 +289,13 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#sale-error').getAttribute('data-code'), 'network_error');
       await page.click('#take-offline');
       await page.locator('#offline-pay[data-accept-taps="true"]').waitFor();
-      assert.ok(reader.tap(tagId));
+      assert.ok(kiosk.reader.tap(tagId));
       // Taken through the replica, and settled as soon as it is pushed (the socket is up).
       await page.locator('#offline-result[data-status="accepted"]').waitFor(SYNC_WAIT);
       assert.equal(await page.locator('#offline-result-payer').innerText(), `@${payer}`);
       assert.equal((await balanceMinor(s, merchant.handle, 'NGN')) - merchantStart, 1500);
       await page.context().close();
-      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+      assert.deepEqual(kiosk.pageErrors, [], 'no script errors on the page');
     });
   });
 }

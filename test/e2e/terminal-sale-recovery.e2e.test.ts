@@ -7,17 +7,14 @@
 // paid, and an offline payment taken instead is never sent (never charged twice). Today's sales
 // list them all, and the alerts stay until the cashier acknowledges them.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { assertAccessible } from './axe.ts';
-import { launchChromium, trackedPage } from './browser.ts';
-import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
-import { type Relay, startRelay } from './relay.ts';
+import { trackedPage } from './browser.ts';
+import { ARTIFACTS, KIOSK, KIOSK_SIZES, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, useKioskRig } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
-import type { SimulatedNfcReader, VirtualPrinter } from '@tapline/hardware';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { type TestServer, balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
-import type { TerminalHost } from '@tapline/terminal/host';
 
 const PIN = '4829';
 const rendererDir = await builtRenderer();
@@ -25,25 +22,7 @@ const rendererDir = await builtRenderer();
 for (const target of await databaseTargets()) {
   describe(`kiosk sale recovery in Chromium on ${target.name}`, () => {
     const server = useTestServer(target, { rateLimitScale: 10 });
-    let browser: Browser;
-    let relay: Relay;
-    let host: TerminalHost;
-    let reader: SimulatedNfcReader;
-    let printer: VirtualPrinter;
-    const pageErrors: string[] = [];
-
-    before(async () => {
-      browser = await launchChromium();
-      relay = await startRelay(server().baseUrl);
-      ({ host, reader, printer } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, syncServerUrl: relay.url, previews: `terminal-recovery-receipts-${target.name}` }));
-    });
-    // A test that fails while the connection is cut must not leave the next one offline.
-    afterEach(() => relay.restore());
-    after(async () => {
-      await browser?.close();
-      await host?.close();
-      await relay?.close();
-    });
+    const kiosk = useKioskRig(server, { rendererDir, previews: `terminal-recovery-receipts-${target.name}` });
 
     async function setup() {
       const shop = await shopWithTerminal(server(), { fund: 100, pin: PIN });
@@ -71,12 +50,12 @@ for (const target of await databaseTargets()) {
       return sessionId;
     }
 
-    const receiptsOf = (sessionId: string) => printer.jobs.filter((job) => job.jobId === `pos-${sessionId}`).length;
+    const receiptsOf = (sessionId: string) => kiosk.printer.jobs.filter((job) => job.jobId === `pos-${sessionId}`).length;
 
     it('resumes a sale after a reload and after a crash of the kiosk: the customer paid on the QR page meanwhile, the kiosk shows it paid and prints the receipt once', async () => {
       const { s, key, payer, terminalToken } = await setup();
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
       const before = await balanceMinor(s, payer, 'NGN');
       const sessionId = await charge(page, '7.50');
 
@@ -86,7 +65,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#result-payer').innerText(), `@${payer}`);
       await page.locator('#receipt-status[data-state="printed"]').waitFor(SYNC_WAIT);
       assert.equal(receiptsOf(sessionId), 1, 'printed once');
-      const printed = Buffer.from(printer.jobs.find((job) => job.jobId === `pos-${sessionId}`)!.bytes).toString('latin1');
+      const printed = Buffer.from(kiosk.printer.jobs.find((job) => job.jobId === `pos-${sessionId}`)!.bytes).toString('latin1');
       assert.match(printed, /Method +QR/, 'the receipt says it was paid by QR');
       await page.screenshot({ path: `${ARTIFACTS}terminal-recovery-resumed-${target.name}.png` });
 
@@ -94,7 +73,7 @@ for (const target of await databaseTargets()) {
       const context = page.context();
       await page.close();
       const again = await context.newPage();
-      await again.goto(host.url);
+      await again.goto(kiosk.host.url);
       await again.locator(`#result[data-status="completed"][data-session-id="${sessionId}"]`).waitFor(SYNC_WAIT);
       await again.locator('#receipt-status[data-state="printed"]').waitFor();
       assert.equal(receiptsOf(sessionId), 1, 'still printed once');
@@ -114,21 +93,21 @@ for (const target of await databaseTargets()) {
       assert.match(await row.innerText(), new RegExp(`NGN\u00a07\\.50\\s+QR code\\s+@${payer}\\s+Paid`));
       await row.locator('button.reprint').click();
       await row.locator('.print-state').waitFor();
-      const copy = printer.jobs.at(-1)!;
+      const copy = kiosk.printer.jobs.at(-1)!;
       assert.match(copy.jobId, new RegExp(`^pos-${sessionId}-copy-\\d+$`));
       assert.match(Buffer.from(copy.bytes).toString('latin1'), /COPY - REPRINTED/);
       await again.close();
-      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+      assert.deepEqual(kiosk.pageErrors, [], 'no script errors on the page');
     });
 
     it('cancels at once when the server goes away during a sale, hides the code nobody can pay, and sends the cancel when the server returns', async () => {
       const { s, key, payer, terminalToken } = await setup();
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
       const before = await balanceMinor(s, payer, 'NGN');
       const sessionId = await charge(page, '3');
 
-      relay.cut();
+      kiosk.relay.cut();
       await page.locator('#waiting[data-reachable="false"]').waitFor(SYNC_WAIT);
       assert.equal(await page.locator('#qr').count(), 0, 'no QR code that nobody could pay');
       assert.match(await page.locator('#waiting-offline').innerText(), /cannot be reached/);
@@ -150,7 +129,7 @@ for (const target of await databaseTargets()) {
       await assertAccessible(page, 'waiting without the server');
 
       // A tap meanwhile gets an answer in words, not silence.
-      assert.ok(reader.tap('TG0BADC0DE'));
+      assert.ok(kiosk.reader.tap('TG0BADC0DE'));
       // "Tag read: paying…" shows first (it has no code); the answer replaces it.
       await page.locator('#waiting-message.error[data-code]').waitFor(SYNC_WAIT);
       assert.match(await page.locator('#waiting-message .text').innerText(), /cannot be reached|not connected/);
@@ -162,25 +141,25 @@ for (const target of await databaseTargets()) {
       // Still pending on the server, which has not heard of it yet.
       assert.equal((await s.request<{ status: string }>('GET', `/api/pos/sessions/${sessionId}`, { headers: key })).body.status, 'pending');
 
-      relay.restore();
+      kiosk.relay.restore();
       await page.locator('#result[data-status="cancelled"][data-confirmed="true"]').waitFor(SYNC_WAIT);
       assert.equal((await s.request<{ status: string }>('GET', `/api/pos/sessions/${sessionId}`, { headers: key })).body.status, 'cancelled');
       assert.equal(await balanceMinor(s, payer, 'NGN'), before, 'nothing charged');
       assert.equal(receiptsOf(sessionId), 0, 'nothing printed');
       await page.context().close();
-      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+      assert.deepEqual(kiosk.pageErrors, [], 'no script errors on the page');
     });
 
     it('lets the server answer win: a sale cancelled on the kiosk but paid by QR shows as paid with an alert, and an offline payment taken instead of a paid sale is never sent', async () => {
       const { s, key, merchant, payer, terminalToken, tagId } = await setup();
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
       const payerStart = await balanceMinor(s, payer, 'NGN');
       const merchantStart = await balanceMinor(s, merchant.handle, 'NGN');
 
       // 1. Cancelled on the kiosk while the customer paid on their phone.
       const first = await charge(page, '4');
-      relay.cut();
+      kiosk.relay.cut();
       await page.locator('#waiting[data-reachable="false"]').waitFor(SYNC_WAIT);
       await payByQr(s, payer, first);
       await page.click('#cancel');
@@ -188,7 +167,7 @@ for (const target of await databaseTargets()) {
       await page.click('#new-sale');
       await page.locator('#sale').waitFor();
 
-      relay.restore();
+      kiosk.relay.restore();
       await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
       // The first sale's real outcome arrives: paid, with an alert that stays.
       await page.locator(`#alert[data-kind="sale_paid_after_cancel"]`).waitFor(SYNC_WAIT);
@@ -207,16 +186,16 @@ for (const target of await databaseTargets()) {
 
       // 2. Taken offline instead while the customer paid on their phone: tapped offline too.
       const third = await charge(page, '6');
-      relay.cut();
+      kiosk.relay.cut();
       await page.locator('#waiting[data-reachable="false"]').waitFor(SYNC_WAIT);
       await payByQr(s, payer, third);
       await page.click('#take-offline');
       await page.locator('#offline-pay[data-accept-taps="true"]').waitFor();
-      assert.ok(reader.tap(tagId));
+      assert.ok(kiosk.reader.tap(tagId));
       await page.locator('#offline-result[data-status="queued"]').waitFor();
       const offlineId = await page.locator('#offline-result').getAttribute('data-payment-id');
       assert.ok(offlineId);
-      relay.restore();
+      kiosk.relay.restore();
       // The sale was paid by QR: the offline payment is voided on the kiosk, never sent.
       await page.locator('#offline-result[data-status="declined"]').waitFor(SYNC_WAIT);
       assert.equal(await page.locator('#offline-result-reason').getAttribute('data-code'), 'sale_paid_by_qr');
@@ -254,19 +233,19 @@ for (const target of await databaseTargets()) {
       await page.screenshot({ path: `${ARTIFACTS}terminal-recovery-history-${target.name}.png` });
       assert.deepEqual((await checkLedger(s.db)).violations, []);
       await page.context().close();
-      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+      assert.deepEqual(kiosk.pageErrors, [], 'no script errors on the page');
     });
 
     it('ends the countdown in a clear state when the server is away at the end, and offers the offline path', async () => {
       const { terminalToken } = await setup();
-      const context = await browser.newContext(KIOSK);
+      const context = await kiosk.browser.newContext(KIOSK);
       // The page's clock runs on, and jumps past the session's 90 seconds below.
       await context.clock.install();
       const page = await context.newPage();
-      page.on('pageerror', (error) => pageErrors.push(error.message));
-      await signInKiosk(page, host, terminalToken);
+      page.on('pageerror', (error) => kiosk.pageErrors.push(error.message));
+      await signInKiosk(page, kiosk.host, terminalToken);
       await charge(page, '2');
-      relay.cut();
+      kiosk.relay.cut();
       await page.locator('#waiting[data-reachable="false"]').waitFor(SYNC_WAIT);
       await page.clock.fastForward('01:35');
       await page.locator('#result[data-status="timed-out"]').waitFor(SYNC_WAIT);
@@ -276,9 +255,9 @@ for (const target of await databaseTargets()) {
       await page.click('#result #take-offline');
       await page.locator('#offline-pay[data-accept-taps="true"]').waitFor();
       assert.match(await page.locator('#offline-amount').innerText(), /NGN\u00a02\.00/);
-      relay.restore();
+      kiosk.relay.restore();
       await context.close();
-      assert.deepEqual(pageErrors, [], 'no script errors on the page');
+      assert.deepEqual(kiosk.pageErrors, [], 'no script errors on the page');
     });
   });
 }

@@ -9,16 +9,13 @@
 // Offline, the sale screen offers no Gift card nor Mobile money (they come back online).
 // The offline tap screen and the outcome at 800x600 and 1024x768, in English and French.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import type { SimulatedNfcReader } from '@tapline/hardware';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
 import { balanceMinor, databaseTargets, useTestServer } from '@tapline/sync-server/testing';
-import type { TerminalHost } from '@tapline/terminal/host';
-import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
-import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, startKiosk } from './kiosk.ts';
+import { trackedPage, waitForExpression } from './browser.ts';
+import { ARTIFACTS, KIOSK, SYNC_WAIT, assertControlsOnScreen, builtRenderer, signInKiosk, useKioskRig } from './kiosk.ts';
 import { DASHBOARD_DIR, dashboardOwner, openPage, prepareDashboard, shoot as shootDashboard, signIn } from './dashboard.ts';
-import { type Relay, startRelay } from './relay.ts';
 import { shopWithTerminal } from './shop.ts';
 
 const rendererDir = await builtRenderer();
@@ -36,25 +33,7 @@ interface SaleRecord {
 for (const target of await databaseTargets()) {
   describe(`split tender offline at the kiosk in Chromium on ${target.name}`, () => {
     const server = useTestServer(target, { rateLimitScale: 10, env: { DASHBOARD_DIR } });
-    let browser: Browser;
-    let relay: Relay;
-    let host: TerminalHost;
-    let reader: SimulatedNfcReader;
-    const pageErrors: string[] = [];
-
-    before(async () => {
-      browser = await launchChromium();
-      relay = await startRelay(server().baseUrl);
-      ({ host, reader } = await startKiosk({ rendererDir, serverUrl: server().baseUrl, syncServerUrl: relay.url, previews: `terminal-split-offline-receipts-${target.name}` }));
-    });
-    // A test that fails while the connection is cut must not leave the next one offline.
-    afterEach(() => relay.restore());
-    after(async () => {
-      await browser?.close();
-      await host?.close();
-      await relay?.close();
-      assert.deepEqual(pageErrors.filter((error) => !error.includes('WebSocket is already in CLOSING or CLOSED state')), [], 'no script error on the page');
-    });
+    const kiosk = useKioskRig(server, { rendererDir, previews: `terminal-split-offline-receipts-${target.name}`, noPageErrors: true });
 
     /** A shop with Jollof rice (15.00), a ring funded with 100.00, a terminal taking up to 30.00 per offline payment. */
     async function shop() {
@@ -77,11 +56,11 @@ for (const target of await databaseTargets()) {
 
     /** Signed in, the hello cached (offline taps need one), then the shop's connection cut. */
     async function offlineKiosk(terminalToken: string): Promise<Page> {
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
       await waitForExpression(page, "localStorage.getItem('tapline.syncHello') !== null", SYNC_WAIT.timeout);
       await page.locator('#sale[data-catalogue-size="1"]').waitFor(SYNC_WAIT);
-      relay.cut();
+      kiosk.relay.cut();
       await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
       return page;
     }
@@ -118,7 +97,7 @@ for (const target of await databaseTargets()) {
       await page.click('#split-cancel-button');
       await page.locator('#sale').waitFor();
       await page.selectOption('#language-switcher', 'en');
-      relay.restore();
+      kiosk.relay.restore();
       await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
       await page.locator('#gift-card-button').waitFor();
       assert.equal(await page.locator('#mobile-money-button').isVisible(), true, 'offered again once online');
@@ -152,7 +131,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await page.locator('#offline-pay h1').innerText(), 'Tap for part of the sale (offline)');
       await screenshots(page, 'tap-en', '#offline-pay');
 
-      assert.ok(reader.tap(tagId), 'the simulated reader read the ring');
+      assert.ok(kiosk.reader.tap(tagId), 'the simulated reader read the ring');
       await page.locator('#cash-result').waitFor(SYNC_WAIT);
       const saleId = (await page.locator('#cash-result').getAttribute('data-sale-id'))!;
       assert.deepEqual(await page.locator('#cash-result-tenders li').allInnerTexts(), ['Cash NGN\u00a06.00 (handed over NGN\u00a06.00, change NGN\u00a00.00)', 'Offline tap NGN\u00a09.00']);
@@ -163,7 +142,7 @@ for (const target of await databaseTargets()) {
       assert.equal(await balanceMinor(s, payer, 'NGN'), payerBefore, 'nothing moved while offline');
 
       // The connection back: both settle, the tap once.
-      relay.restore();
+      kiosk.relay.restore();
       await page.locator('#cash-sync-status[data-status="accepted"]').waitFor(SYNC_WAIT);
       await page.locator('#status-queued[data-count="0"]').waitFor(SYNC_WAIT);
       const record = await s.request<SaleRecord>('GET', `/api/pos/sales/${saleId}`, { headers: key });
@@ -199,8 +178,8 @@ for (const target of await databaseTargets()) {
     it('refuses an offline split tap over the tag\'s no-PIN limit at the till, queues nothing, and withdraws a queued tap when the sale is cancelled offline', async () => {
       const { s, key, terminalId, terminalToken, payer, tagId, jollofId } = await shop();
       const payerBefore = await balanceMinor(s, payer, 'NGN');
-      const page = await trackedPage(browser, KIOSK, pageErrors);
-      await signInKiosk(page, host, terminalToken);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
+      await signInKiosk(page, kiosk.host, terminalToken);
       await waitForExpression(page, "localStorage.getItem('tapline.syncHello') !== null", SYNC_WAIT.timeout);
       const cached = JSON.parse((await page.evaluate<string | null>("localStorage.getItem('tapline.syncHello')")) ?? 'null') as { hello: { offlineLimits: { noPinPerTapMaxMinor: number } } };
       const noPinMinor = cached.hello.offlineLimits.noPinPerTapMaxMinor;
@@ -215,7 +194,7 @@ for (const target of await databaseTargets()) {
       const order = await s.request<{ id: string }>('POST', '/api/merchant/products', { headers: key, body: { name: 'Catering tray', price: (noPinMinor + 1_000) / 100, category: 'Food' } });
       assert.equal(order.status, 201, JSON.stringify(order.body));
       await page.locator('#sale[data-catalogue-size="2"]').waitFor(SYNC_WAIT);
-      relay.cut();
+      kiosk.relay.cut();
       await page.locator('#status-sync[data-state="offline"]').waitFor(SYNC_WAIT);
 
       // The order split, its tap part over the no-PIN limit by 0.01: refused when the ring taps.
@@ -223,7 +202,7 @@ for (const target of await databaseTargets()) {
       await typePart(page, typed(noPinMinor + 1));
       await page.click('#split-tap');
       await page.locator('#offline-pay[data-split="true"]').waitFor();
-      assert.ok(reader.tap(tagId));
+      assert.ok(kiosk.reader.tap(tagId));
       await page.locator('#offline-refusal').waitFor();
       assert.equal(await page.locator('#offline-refusal').getAttribute('data-code'), 'pin_required');
       await screenshots(page, 'refused-en', '#offline-pay');
@@ -245,7 +224,7 @@ for (const target of await databaseTargets()) {
       await typePart(page, '4');
       await page.click('#split-tap');
       await page.locator('#offline-pay[data-split="true"]').waitFor();
-      assert.ok(reader.tap(tagId));
+      assert.ok(kiosk.reader.tap(tagId));
       await page.locator('#split[data-state="tenders"][data-tenders="2"][data-remaining="600"]').waitFor();
       assert.deepEqual(await page.locator('#split-tenders li').allInnerTexts(), ['Cash NGN\u00a05.00 (handed over NGN\u00a05.00, change NGN\u00a00.00)', 'Offline tap NGN\u00a04.00']);
       await screenshots(page, 'part-paid-en', '#split');
@@ -265,13 +244,13 @@ for (const target of await databaseTargets()) {
       // The same cart then paid whole by an offline tap: queued after the withdrawn one, in the same collection.
       await page.click('#charge-button');
       await page.locator('#offline-pay[data-accept-taps="true"][data-split="false"]').waitFor();
-      assert.ok(reader.tap(tagId));
+      assert.ok(kiosk.reader.tap(tagId));
       await page.locator('#offline-result[data-status="queued"]').waitFor();
       const wholeId = (await page.locator('#offline-result').getAttribute('data-payment-id'))!;
       await page.click('#offline-new-sale');
 
       // Back online: the whole sale's tap settles; the withdrawn tap, before it in the queue, is never sent; no alert for it.
-      relay.restore();
+      kiosk.relay.restore();
       await page.locator('#status-sync[data-state="online"]').waitFor(SYNC_WAIT);
       await page.locator('#status-queued[data-count="0"]').waitFor(SYNC_WAIT);
       await page.click('#history-button');
@@ -300,7 +279,7 @@ for (const target of await databaseTargets()) {
       await page.locator('#split[data-remaining="900"]').waitFor();
       await page.click('#split-tap');
       await page.locator('#offline-pay[data-split="true"]').waitFor();
-      assert.ok(reader.tap(tagId));
+      assert.ok(kiosk.reader.tap(tagId));
       await page.locator('#cash-result').waitFor(SYNC_WAIT);
       const saleId = (await page.locator('#cash-result').getAttribute('data-sale-id'))!;
       await page.click('#cash-new-sale');
@@ -308,7 +287,7 @@ for (const target of await databaseTargets()) {
       const disabled = await s.request('PUT', `/api/wearables/${tagId}`, { headers: key, body: { status: 'disabled' } });
       assert.equal(disabled.status, 200, JSON.stringify(disabled.body));
 
-      relay.restore();
+      kiosk.relay.restore();
       await page.locator('#status-queued[data-count="0"]').waitFor(SYNC_WAIT);
       const record = await s.request<SaleRecord>('GET', `/api/pos/sales/${saleId}`, { headers: key });
       assert.deepEqual([record.body.status, record.body.amount, record.body.unpaid], ['accepted', 15, 9], 'the sale is recorded, 9.00 short');
@@ -334,7 +313,7 @@ for (const target of await databaseTargets()) {
       await page.close();
 
       // The dashboard: the declined payment leads to its sale, which shows its tenders and what is unpaid.
-      const dashboard = await trackedPage(browser, { viewport: { width: 1366, height: 768 } }, pageErrors);
+      const dashboard = await trackedPage(kiosk.browser, { viewport: { width: 1366, height: 768 } }, kiosk.pageErrors);
       await signIn(dashboard, s.baseUrl, await dashboardOwner(s, merchant));
       await openPage(dashboard, 'offlinePayments');
       await dashboard.locator('main table button.link').first().click();
