@@ -95,6 +95,25 @@ function withoutComments(source: string): string {
   return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*(?:\/\/|--).*$/gm, '');
 }
 
+/** The tables a source writes: INSERT INTO, UPDATE and DELETE FROM (not ON CONFLICT's DO UPDATE). */
+const WRITE = /\b(?:INSERT\s+INTO|(?<!DO\s)UPDATE|DELETE\s+FROM)\s+([a-z_][a-z0-9_]*)\b/g;
+function writtenTables(source: string): string[] {
+  return [...source.matchAll(WRITE)].map((match) => match[1]!);
+}
+
+/** table -> the modules whose production files write it. */
+function tableWriters(): Map<string, Set<string>> {
+  const writers = new Map<string, Set<string>>();
+  for (const name of moduleNames) {
+    for (const file of productionFiles(join(MODULES, name))) {
+      for (const table of writtenTables(withoutComments(readFileSync(file, 'utf8')))) {
+        writers.set(table, new Set([...(writers.get(table) ?? []), name]));
+      }
+    }
+  }
+  return writers;
+}
+
 describe('module borders', () => {
   it('reads the module graph (the test sees real imports)', () => {
     const graph = moduleGraph();
@@ -129,6 +148,20 @@ describe('module borders', () => {
   it('sees SQL on those tables where it is (the check is not blind)', () => {
     const touching = (path: string) => CORE_TABLES.some(({ pattern }) => pattern.test(withoutComments(readFileSync(join(SRC, path), 'utf8'))));
     assert.deepEqual(['ledger/ledger.ts', 'events/outbox.ts', 'events/deliveries.ts', 'db/functions/pos_tap.sql'].filter(touching), ['ledger/ledger.ts', 'events/outbox.ts', 'events/deliveries.ts', 'db/functions/pos_tap.sql']);
+  });
+
+  it("only a table's owner writes it: every table is written by one module (the others call its index.ts)", () => {
+    const shared = [...tableWriters()].filter(([, modules]) => modules.size > 1).map(([table, modules]) => `${table}: ${[...modules].sort().join(', ')}`);
+    assert.deepEqual(shared, [], 'Tables written by more than one module: move the writes into the owner\'s store and export them from its index.ts');
+  });
+
+  it('sees the writers where they are (the check is not blind)', () => {
+    const writers = tableWriters();
+    assert.deepEqual([...(writers.get('terminals') ?? [])], ['terminals']);
+    assert.deepEqual([...(writers.get('wallet_notifications') ?? [])], ['wallets']);
+    assert.deepEqual([...(writers.get('pos_collections') ?? [])], ['collections']);
+    assert.ok(writers.size > 40, `tables written: ${writers.size}`);
+    assert.deepEqual(writtenTables("INSERT INTO a (x) VALUES (1) ON CONFLICT (x) DO UPDATE SET x = 2; UPDATE b SET y = 1; DELETE FROM c"), ['a', 'b', 'c']);
   });
 
   it('every module has its public entry (index.ts) and a README.md saying what it owns', () => {

@@ -10,6 +10,7 @@ import { type TagEvent, SAMPLE_MERCHANT, SAMPLE_RECEIPTS, SimulatedNfcReader, Vi
 import { ManualClock } from '@tapline/hardware/testing';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../host/csp.ts';
 import { startHostServer } from '../host/server.ts';
+import type { DisplayListen } from '../host/config.ts';
 import { IPC } from '../preload/api.ts';
 import { createKioskApi } from '../preload/preload.ts';
 import { KIOSK_CONFIG_FILE } from './kiosk-config.ts';
@@ -459,6 +460,28 @@ describe('kiosk app main process (with a stand-in for Electron)', () => {
       assert.ok(kiosk);
       assert.equal(fake.windows.length, 1, value);
       if (value === 'sideways') assert.ok(logs.some((line) => line.includes('KIOSK_CUSTOMER_DISPLAY=sideways is not auto, off or a screen id')), logs.join('\n'));
+      await quit(fake);
+    }
+  });
+
+  it('KIOSK_DISPLAY_LISTEN it cannot read (environment or kiosk-config.json) is logged and starts no LAN listener; the till still starts', async () => {
+    for (const [where, value] of [['environment', 'shop-wifi:99999'], ['kiosk-config.json', 'everywhere']] as const) {
+      const userDataDir = where === 'environment' ? provisioned(upstreamUrl) : provisioned(upstreamUrl, { env: { KIOSK_DISPLAY_LISTEN: value } });
+      const fake = fakeElectron({ userDataDir });
+      const given: (DisplayListen | null | undefined)[] = [];
+      const { running, logs } = start(fake, {
+        env: where === 'environment' ? { TERMINAL_PORT: '0', KIOSK_DISPLAY_LISTEN: value } : { TERMINAL_PORT: '0' },
+        startHost: async (options) => {
+          given.push(options.displayListen);
+          return startHostServer(options);
+        },
+      });
+      const kiosk = await running;
+      assert.ok(kiosk, where);
+      assert.deepEqual(given, [null], `${where}: no LAN listener`);
+      assert.ok(logs.some((line) => line.includes('KIOSK_DISPLAY_LISTEN must be host:port') && line.includes(JSON.stringify(value)) && line.includes('no LAN listener for tablets')), logs.join('\n'));
+      assert.equal(fake.windows.length, 1, `${where}: the till's window opened`);
+      assert.equal((await fetch(kiosk.host.url)).status, 200, `${where}: the host serves the till`);
       await quit(fake);
     }
   });

@@ -9,7 +9,7 @@ import { systemAccount, walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance, transfer } from '../../ledger/ledger.ts';
 import { insertApiKey, insertMerchant, newWebhookSecret } from '../merchants/index.ts';
 import { type WalletRow, handleIsTaken, hasTier, insertAgent, insertWallet, requireWallet, updateWalletTier } from '../wallets/index.ts';
-import { insertWalletNotification } from '../wallet-money/index.ts';
+import { insertWalletNotification } from '../wallets/index.ts';
 import { assertEmailFree, inviteUser } from '../merchant-users/index.ts';
 
 /** A new wallet owner's identity, already normalised by the route (canonical handle, supported country and currency). */

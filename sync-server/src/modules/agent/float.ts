@@ -24,8 +24,8 @@ import { accountBalance } from '../../ledger/ledger.ts';
 import { type CollectionRow, maskPhone, onCollectionOutcome } from '../collections/index.ts';
 import { type NewPayment, type PaymentRow, RAIL_INFO, onPaymentOutcome, recordPayment } from '../payments/index.ts';
 import { SANDBOX_PAYOUT_SUFFIXES, checkSettlementDestination, maskAccountNumber, railOf, settlementReceiver } from '../payouts/index.ts';
-import { type WalletRow, findAgent, findWalletById, limitFromUsd, lockWalletRow } from '../wallets/index.ts';
-import { findWithdrawal, insertWalletNotification, topUpCaller, topUpRecord, withdrawalRecord, withdrawnSince } from '../wallet-money/index.ts';
+import { type WalletRow, findAgent, findWalletById, insertWalletNotification, limitFromUsd, lockWalletRow } from '../wallets/index.ts';
+import { findWithdrawal, topUpCaller, topUpRecord, withdrawalRecord, withdrawnSince } from '../wallet-money/index.ts';
 import type { CashAgent } from './cash.ts';
 import { type AgentSettlementAccountRow, findAgentSettlementAccount, upsertAgentSettlementAccount } from './float-store.ts';
 

@@ -18,7 +18,8 @@ import { principalAs } from '../../auth/hooks.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { validateWebhookUrl } from '../../http/webhook-url.ts';
 import { credentialsChanged } from '../../auth/credential-cache.ts';
-import { type TerminalRow, insertTerminal, listTerminals, newWebhookSecret, revokeTerminal, rotateApiKey, updateWebhookSettings } from './store.ts';
+import { newWebhookSecret, rotateApiKey, updateWebhookSettings } from './store.ts';
+import { type TerminalRow, insertTerminal, listTerminals, revokeTerminal } from '../terminals/index.ts';
 import { balanceResponse, requireWallet } from '../wallets/index.ts';
 import { issuePairingCode, pairingAnswer } from '../terminals/index.ts';
 

@@ -1,5 +1,4 @@
 import type { SecretBox } from '../../auth/secret-box.ts';
-import type { Language } from '@tapline/shared/i18n';
 import type { Queryable } from '../../db/database.ts';
 import { type Mode, newId, newMerchantKey, randomHex, sha256Hex } from '../../auth/secrets.ts';
 
@@ -142,53 +141,3 @@ export async function lockApiKey(tx: Queryable, id: string, merchantId: string, 
   return row;
 }
 
-export interface TerminalRow {
-  id: string;
-  merchant_id: string;
-  mode: Mode;
-  name: string;
-  created_at: Date;
-  revoked_at: Date | null;
-  last_seen_at: Date | null;
-  queued_count: number | null;
-  queued_reported_at: Date | null;
-  /** ISO 639-1: the kiosk's default language and its receipts' (only catalogued ones are written). */
-  language: Language;
-  /** When the terminal's unused pairing code expires (listTerminals only): null when none is waiting. */
-  pairing_expires_at?: Date | null;
-}
-
-export async function insertTerminal(db: Queryable, merchantId: string, mode: Mode, name: string, language: Language = 'en'): Promise<{ row: TerminalRow; token: string }> {
-  const token = randomHex(32);
-  const [row] = await db.query<TerminalRow>(
-    `INSERT INTO terminals (id, merchant_id, mode, name, token_hash, language) VALUES ($1, $2, $3, $4, $5, $6)
-     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language, queued_count, queued_reported_at`,
-    [newId('trm'), merchantId, mode, name, sha256Hex(token), language],
-  );
-  return { row: row!, token };
-}
-
-/** A page of the merchant's terminals, each with the expiry of its pairing code still waiting at `now` (unused, unexpired, terminal not revoked). */
-export async function listTerminals(db: Queryable, merchantId: string, mode: Mode, limit: number, offset: number, now: Date): Promise<{ rows: TerminalRow[]; total: number }> {
-  const rows = await db.query<TerminalRow>(
-    `SELECT id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language, queued_count, queued_reported_at,
-       CASE WHEN t.revoked_at IS NULL THEN
-         (SELECT max(p.expires_at) FROM terminal_pairing_codes p WHERE p.terminal_id = t.id AND p.used_at IS NULL AND p.expires_at > $5)
-       END AS pairing_expires_at
-     FROM terminals t
-     WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at, id LIMIT $3 OFFSET $4`,
-    [merchantId, mode, limit, offset, now],
-  );
-  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM terminals WHERE merchant_id = $1 AND mode = $2', [merchantId, mode]);
-  return { rows, total: count?.total ?? 0 };
-}
-
-/** Revokes a terminal at `now` (the app's clock); revoking it again keeps the first time. */
-export async function revokeTerminal(db: Queryable, id: string, merchantId: string, mode: Mode, now: Date): Promise<TerminalRow | undefined> {
-  const [row] = await db.query<TerminalRow>(
-    `UPDATE terminals SET revoked_at = coalesce(revoked_at, $4) WHERE id = $1 AND merchant_id = $2 AND mode = $3
-     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language, queued_count, queued_reported_at`,
-    [id, merchantId, mode, now],
-  );
-  return row;
-}

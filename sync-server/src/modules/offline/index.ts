@@ -6,7 +6,7 @@ export { offlinePaymentSettler } from './payment-push.ts';
 export { settlePush } from './push.ts';
 export { offlineRoutes, startOfflineJobs, tippingOf } from './routes.ts';
 export { paymentDocument } from './settlement.ts';
-export { acceptedOfflineSince, findTerminalForSync, recordQueuedCount, terminalPaymentsAfter, terminalSalesAfter } from './store.ts';
+export { acceptedOfflineSince, findTerminalForSync, terminalPaymentsAfter, terminalSalesAfter } from './store.ts';
 export type { TerminalSyncRow } from './store.ts';
 export { tillSaleDocument, tillSaleRecord, tillSaleSettler } from './till-sales.ts';
 export { type StoredTender, type TillSaleRow, terminalTillSalesAfter } from './till-sales-store.ts';

@@ -2,7 +2,7 @@ import type { PushRejection, SyncDocument } from '@tapline/shared/sync-protocol'
 import type { Database } from '../../db/database.ts';
 import { type CollectionSettler, type PushAnswer, type PushTerminal, type PushedDocument, isTransientDatabaseError } from '../push/index.ts';
 import { documentId } from './settlement.ts';
-import { reserveTerminalSeqs } from './store.ts';
+import { reserveTerminalSeqs } from '../terminals/index.ts';
 
 /**
  * Settles one push of a terminal: every document gets its own verdict, always.

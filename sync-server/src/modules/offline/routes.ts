@@ -30,7 +30,8 @@ import { requireWallet } from '../wallets/index.ts';
 import { publicKeys } from './keys.ts';
 import { terminalOfflineLimits } from './limits.ts';
 import { offlineSettlement, paymentRecord } from './settlement.ts';
-import { findOfflinePayment, findTerminalForSync, listOfflinePayments, setTerminalLanguage, setTerminalName, setTerminalOfflineLimits, setTerminalTipping } from './store.ts';
+import { findOfflinePayment, findTerminalForSync, listOfflinePayments } from './store.ts';
+import { setTerminalLanguage, setTerminalName, setTerminalOfflineLimits, setTerminalTipping } from '../terminals/index.ts';
 import { releaseExpiredVouchers, voucherService } from './vouchers.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };

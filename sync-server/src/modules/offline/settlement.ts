@@ -19,7 +19,8 @@ import { publicKeyMap } from './keys.ts';
 import type { Cart, CartError } from '@tapline/shared/cart';
 import { AMOUNT_MAJOR_MAX, DESCRIPTION_LENGTH_MAX, OFFLINE_QR_VOUCHER_LENGTH_MAX } from '@tapline/shared/limits';
 import { cartOfDocument, saleLineRecords, storedLines } from '../products/index.ts';
-import { type OfflinePaymentRow, endVoucher, findOfflinePayment, insertOfflinePayment, lockVoucherByHash, nextTerminalSeq } from './store.ts';
+import { type OfflinePaymentRow, endVoucher, findOfflinePayment, insertOfflinePayment, lockVoucherByHash } from './store.ts';
+import { nextTerminalSeq } from '../terminals/index.ts';
 import { CAPTURED_AT_PROBLEM, parseCapturedAt, schemaProblems } from '../push/index.ts';
 
 /** Where an offline payment settles: the merchant's wallet in the terminal's mode. */

@@ -114,18 +114,6 @@ export async function findOfflinePayment(db: Queryable, id: string): Promise<Off
   return row;
 }
 
-/**
- * The next number in this terminal's order of changes. The UPDATE locks the terminal's row until
- * the caller's transaction ends, so one terminal's changes commit in the order of their numbers.
- */
-export async function nextTerminalSeq(tx: Queryable, terminalId: string): Promise<number> {
-  const [row] = await tx.query<{ sync_seq: number }>('UPDATE terminals SET sync_seq = sync_seq + 1, last_seen_at = now() WHERE id = $1 RETURNING sync_seq', [terminalId], {
-    prepareAs: 'terminal_next_seq',
-  });
-  if (!row) throw new Error(`terminal ${terminalId} vanished`);
-  return row.sync_seq;
-}
-
 export async function insertOfflinePayment(tx: Queryable, row: OfflinePaymentRow & { voucher_hash: string | null }): Promise<OfflinePaymentRow> {
   const [inserted] = await tx.query<OfflinePaymentRow>(
     `INSERT INTO offline_payments (id, terminal_id, merchant_id, mode, kind, tag_id, voucher_id, voucher_hash, amount, currency, description, captured_at,
@@ -139,21 +127,6 @@ export async function insertOfflinePayment(tx: Queryable, row: OfflinePaymentRow
     { prepareAs: 'offline_payment_insert_v2' },
   );
   return inserted!;
-}
-
-/**
- * Takes `count` numbers of this terminal's order of changes at once and answers the first. The
- * UPDATE locks the terminal's row until the caller's transaction ends: one terminal's pushes settle
- * one after the other, and their numbers commit in order.
- */
-export async function reserveTerminalSeqs(tx: Queryable, terminalId: string, count: number): Promise<number> {
-  const [row] = await tx.query<{ sync_seq: number }>(
-    'UPDATE terminals SET sync_seq = sync_seq + $2, last_seen_at = now() WHERE id = $1 RETURNING sync_seq',
-    [terminalId, count],
-    { prepareAs: 'terminal_reserve_seqs' },
-  );
-  if (!row) throw new Error(`terminal ${terminalId} vanished`);
-  return row.sync_seq - count + 1;
 }
 
 export async function findOfflinePayments(db: Queryable, ids: readonly string[]): Promise<OfflinePaymentRow[]> {
@@ -233,47 +206,6 @@ export async function findTerminalForSync(db: Queryable, terminalId: string): Pr
   return row;
 }
 
-export async function setTerminalOfflineLimits(
-  db: Queryable,
-  terminalId: string,
-  merchantId: string,
-  mode: Mode,
-  limits: { perPaymentMax?: number | null; totalMax?: number | null; maxAgeSeconds?: number | null },
-): Promise<boolean> {
-  // undefined leaves a limit as it is; null returns it to the default.
-  const rows = await db.query(
-    `UPDATE terminals SET
-       offline_per_payment_max = CASE WHEN $4 THEN $5::int8 ELSE offline_per_payment_max END,
-       offline_total_max = CASE WHEN $6 THEN $7::int8 ELSE offline_total_max END,
-       offline_max_age_seconds = CASE WHEN $8 THEN $9::int4 ELSE offline_max_age_seconds END
-     WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id`,
-    [
-      terminalId, merchantId, mode,
-      limits.perPaymentMax !== undefined, limits.perPaymentMax ?? null,
-      limits.totalMax !== undefined, limits.totalMax ?? null,
-      limits.maxAgeSeconds !== undefined, limits.maxAgeSeconds ?? null,
-    ],
-  );
-  return rows.length > 0;
-}
-
-/** The language of a terminal's kiosk and receipts (the caller checked it has a catalogue). */
-export async function setTerminalLanguage(db: Queryable, terminalId: string, merchantId: string, mode: Mode, language: Language): Promise<boolean> {
-  const rows = await db.query('UPDATE terminals SET language = $4 WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id', [terminalId, merchantId, mode, language]);
-  return rows.length > 0;
-}
-
-/** Tips at a terminal (docs/till.md). */
-export async function setTerminalTipping(db: Queryable, terminalId: string, merchantId: string, mode: Mode, tipping: { mode: string; percentages: number[] }): Promise<boolean> {
-  const rows = await db.query('UPDATE terminals SET tipping = $4::jsonb WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id', [terminalId, merchantId, mode, JSON.stringify(tipping)]);
-  return rows.length > 0;
-}
-
-export async function setTerminalName(db: Queryable, terminalId: string, merchantId: string, mode: Mode, name: string): Promise<boolean> {
-  const rows = await db.query('UPDATE terminals SET name = $4 WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id', [terminalId, merchantId, mode, name]);
-  return rows.length > 0;
-}
-
 export interface GiftCardSaleRow {
   id: string;
   terminal_id: string;
@@ -321,11 +253,6 @@ export async function terminalSalesAfter(db: Queryable, terminalId: string, afte
     afterSeq,
     limit,
   ]);
-}
-
-/** What the kiosk last said it holds unsent (SYNC_EVENTS.status), and when: a contact too (lastSeenAt). */
-export async function recordQueuedCount(db: Queryable, terminalId: string, queued: number, at: Date): Promise<void> {
-  await db.query('UPDATE terminals SET queued_count = $2, queued_reported_at = $3, last_seen_at = $3 WHERE id = $1', [terminalId, queued, at]);
 }
 
 /** A voucher signing key with its private key, sealed. */

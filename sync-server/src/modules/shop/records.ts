@@ -2,7 +2,8 @@ import { STORE_LIMITS } from '@tapline/shared/limits';
 import { toMajor } from '@tapline/shared/money';
 import { displayHandle } from '../../http/validate.ts';
 import { salePrice } from './pricing.ts';
-import type { FlashSaleRow, NotificationRow, OrderRow, ProductRow, ReferralRow, ReviewRow, StockAlertRow } from './store.ts';
+import type { NotificationRow } from '../wallets/index.ts';
+import type { FlashSaleRow, OrderRow, ProductRow, ReferralRow, ReviewRow, StockAlertRow } from './store.ts';
 
 /** Row -> API shapes. Money leaves in major units; handles with their @. */
 

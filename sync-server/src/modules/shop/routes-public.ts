@@ -31,6 +31,7 @@ import { idempotentId } from '../../http/idempotency.ts';
 import { canonicalHandle } from '../../http/validate.ts';
 import type { GiftCards } from '../gift-cards/index.ts';
 import type { RateSource } from '../fx/index.ts';
+import { listWalletNotifications } from '../wallets/index.ts';
 import { checkout } from './checkout.ts';
 import { publicDetail, publicList } from './catalogue.ts';
 import { provenBuyer } from './common.ts';
@@ -39,7 +40,6 @@ import { myOrders, publicOrder } from './orders.ts';
 import { notificationRecord, orderRecord } from './records.ts';
 import { validateReferral } from './referrals.ts';
 import { createReview } from './reviews.ts';
-import { listNotifications } from './store.ts';
 import { subscribe } from './stock-alerts.ts';
 
 export const storeErrors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
@@ -199,7 +199,7 @@ export async function publicStoreRoutes(app: TypedApp, context: AppContext, gift
   }, async (request) => {
     const principal = principalAs(request, 'wallet');
     const { limit = 20, offset = 0 } = request.query;
-    const page = await listNotifications(db, principal.walletId, limit, offset);
+    const page = await listWalletNotifications(db, principal.walletId, limit, offset);
     return { data: page.rows.map(notificationRecord), total: page.total, limit, offset };
   });
 
@@ -215,7 +215,7 @@ export async function publicStoreRoutes(app: TypedApp, context: AppContext, gift
   }, async (request) => {
     const principal = principalAs(request, 'agent');
     const { limit = 20, offset = 0 } = request.query;
-    const page = await listNotifications(db, principal.walletId, limit, offset);
+    const page = await listWalletNotifications(db, principal.walletId, limit, offset);
     return { data: page.rows.map(notificationRecord), total: page.total, limit, offset };
   });
 }

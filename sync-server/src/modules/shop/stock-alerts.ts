@@ -2,10 +2,10 @@ import type { Queryable } from '../../db/database.ts';
 import { newId } from '../../auth/secrets.ts';
 import type { AppContext } from '../../context.ts';
 import { canonicalHandle, displayHandle } from '../../http/validate.ts';
-import { findWallet } from '../wallets/index.ts';
+import { findWallet, insertWalletNotifications } from '../wallets/index.ts';
 import { storeModeOf, productNotFound, walletNotFound } from './common.ts';
 import { stockAlertRecord } from './records.ts';
-import { type ProductRow, claimWaitingAlerts, findProductBySlug, insertMails, insertNotifications, insertStockAlert } from './store.ts';
+import { type ProductRow, claimWaitingAlerts, findProductBySlug, insertMails, insertStockAlert } from './store.ts';
 
 /**
  * Stock alerts. A subscription waits until the product's stock is raised to a positive value (an
@@ -46,7 +46,7 @@ export async function notifyIfBackInStock(tx: Queryable, product: ProductRow, be
   if (alerts.length === 0) return 0;
   const title = `${product.name} is back in stock`;
   const link = `${publicBaseUrl}/api/store/products/${product.slug}${product.mode === 'live' ? '' : '?mode=test'}`;
-  await insertNotifications(
+  await insertWalletNotifications(
     tx,
     alerts.map((alert) => ({
       id: newId('ntf'),

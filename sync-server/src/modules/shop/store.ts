@@ -135,18 +135,6 @@ export interface StockAlertRow {
   notified_at: Date | null;
 }
 
-export interface NotificationRow {
-  id: string;
-  wallet_id: string;
-  mode: Mode;
-  kind: string;
-  title: string;
-  body: string;
-  data: Record<string, unknown>;
-  created_at: Date;
-  read_at: Date | null;
-}
-
 export interface MailRow {
   id: string;
   mode: Mode;
@@ -578,21 +566,6 @@ export async function claimWaitingAlerts(tx: Queryable, productId: string, now: 
     `UPDATE store_stock_alerts SET status = 'notified', notified_at = $2 WHERE product_id = $1 AND status = 'waiting' RETURNING *`,
     [productId, now],
   );
-}
-
-export async function insertNotifications(tx: Queryable, rows: readonly NotificationRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.query(
-    `INSERT INTO wallet_notifications (id, wallet_id, mode, kind, title, body, data, created_at)
-     SELECT * FROM jsonb_to_recordset($1::jsonb) AS r (id text, wallet_id text, mode text, kind text, title text, body text, data jsonb, created_at timestamptz)`,
-    [JSON.stringify(rows.map((row) => ({ ...row, created_at: row.created_at.toISOString() })))],
-  );
-}
-
-export async function listNotifications(db: Queryable, walletId: string, limit: number, offset: number): Promise<Page<NotificationRow>> {
-  const rows = await db.query<NotificationRow>('SELECT * FROM wallet_notifications WHERE wallet_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3', [walletId, limit, offset]);
-  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM wallet_notifications WHERE wallet_id = $1', [walletId]);
-  return { rows, total: count?.total ?? 0 };
 }
 
 export async function insertMails(tx: Queryable, rows: readonly Omit<MailRow, 'state' | 'attempts' | 'last_error' | 'sent_at'>[]): Promise<void> {

@@ -1,5 +1,9 @@
+// The terminals table's SQL, all of it: the terminals module is its only writer (a terminal's
+// creation and revocation for the merchant's routes, its settings, its order of changes and its
+// queue report for the offline module and the sync socket), pairing codes and the manager's PIN.
+import type { Language } from '@tapline/shared/i18n';
 import type { Queryable } from '../../db/database.ts';
-import type { Mode } from '../../auth/secrets.ts';
+import { type Mode, newId, randomHex, sha256Hex } from '../../auth/secrets.ts';
 
 /** A terminal's id and name (the POS context names the terminal a credential belongs to). */
 export async function findTerminalName(db: Queryable, id: string): Promise<{ id: string; name: string } | undefined> {
@@ -104,4 +108,128 @@ export async function lockManagerPin(db: Queryable, terminalId: string, until: D
 /** A right manager PIN: the count of wrong ones starts again. */
 export async function resetManagerPinFailures(db: Queryable, terminalId: string): Promise<void> {
   await db.query('UPDATE terminals SET manager_pin_failures = 0, manager_pin_locked_until = NULL WHERE id = $1', [terminalId]);
+}
+
+export interface TerminalRow {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  name: string;
+  created_at: Date;
+  revoked_at: Date | null;
+  last_seen_at: Date | null;
+  queued_count: number | null;
+  queued_reported_at: Date | null;
+  /** ISO 639-1: the kiosk's default language and its receipts' (only catalogued ones are written). */
+  language: Language;
+  /** When the terminal's unused pairing code expires (listTerminals only): null when none is waiting. */
+  pairing_expires_at?: Date | null;
+}
+
+export async function insertTerminal(db: Queryable, merchantId: string, mode: Mode, name: string, language: Language = 'en'): Promise<{ row: TerminalRow; token: string }> {
+  const token = randomHex(32);
+  const [row] = await db.query<TerminalRow>(
+    `INSERT INTO terminals (id, merchant_id, mode, name, token_hash, language) VALUES ($1, $2, $3, $4, $5, $6)
+     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language, queued_count, queued_reported_at`,
+    [newId('trm'), merchantId, mode, name, sha256Hex(token), language],
+  );
+  return { row: row!, token };
+}
+
+/** A page of the merchant's terminals, each with the expiry of its pairing code still waiting at `now` (unused, unexpired, terminal not revoked). */
+export async function listTerminals(db: Queryable, merchantId: string, mode: Mode, limit: number, offset: number, now: Date): Promise<{ rows: TerminalRow[]; total: number }> {
+  const rows = await db.query<TerminalRow>(
+    `SELECT id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language, queued_count, queued_reported_at,
+       CASE WHEN t.revoked_at IS NULL THEN
+         (SELECT max(p.expires_at) FROM terminal_pairing_codes p WHERE p.terminal_id = t.id AND p.used_at IS NULL AND p.expires_at > $5)
+       END AS pairing_expires_at
+     FROM terminals t
+     WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at, id LIMIT $3 OFFSET $4`,
+    [merchantId, mode, limit, offset, now],
+  );
+  const [count] = await db.query<{ total: number }>('SELECT count(*)::int8 AS total FROM terminals WHERE merchant_id = $1 AND mode = $2', [merchantId, mode]);
+  return { rows, total: count?.total ?? 0 };
+}
+
+/** Revokes a terminal at `now` (the app's clock); revoking it again keeps the first time. */
+export async function revokeTerminal(db: Queryable, id: string, merchantId: string, mode: Mode, now: Date): Promise<TerminalRow | undefined> {
+  const [row] = await db.query<TerminalRow>(
+    `UPDATE terminals SET revoked_at = coalesce(revoked_at, $4) WHERE id = $1 AND merchant_id = $2 AND mode = $3
+     RETURNING id, merchant_id, mode, name, created_at, revoked_at, last_seen_at, language, queued_count, queued_reported_at`,
+    [id, merchantId, mode, now],
+  );
+  return row;
+}
+
+/**
+ * The next number in this terminal's order of changes. The UPDATE locks the terminal's row until
+ * the caller's transaction ends, so one terminal's changes commit in the order of their numbers.
+ */
+export async function nextTerminalSeq(tx: Queryable, terminalId: string): Promise<number> {
+  const [row] = await tx.query<{ sync_seq: number }>('UPDATE terminals SET sync_seq = sync_seq + 1, last_seen_at = now() WHERE id = $1 RETURNING sync_seq', [terminalId], {
+    prepareAs: 'terminal_next_seq',
+  });
+  if (!row) throw new Error(`terminal ${terminalId} vanished`);
+  return row.sync_seq;
+}
+
+/**
+ * Takes `count` numbers of this terminal's order of changes at once and answers the first. The
+ * UPDATE locks the terminal's row until the caller's transaction ends: one terminal's pushes settle
+ * one after the other, and their numbers commit in order.
+ */
+export async function reserveTerminalSeqs(tx: Queryable, terminalId: string, count: number): Promise<number> {
+  const [row] = await tx.query<{ sync_seq: number }>(
+    'UPDATE terminals SET sync_seq = sync_seq + $2, last_seen_at = now() WHERE id = $1 RETURNING sync_seq',
+    [terminalId, count],
+    { prepareAs: 'terminal_reserve_seqs' },
+  );
+  if (!row) throw new Error(`terminal ${terminalId} vanished`);
+  return row.sync_seq - count + 1;
+}
+
+export async function setTerminalOfflineLimits(
+  db: Queryable,
+  terminalId: string,
+  merchantId: string,
+  mode: Mode,
+  limits: { perPaymentMax?: number | null; totalMax?: number | null; maxAgeSeconds?: number | null },
+): Promise<boolean> {
+  // undefined leaves a limit as it is; null returns it to the default.
+  const rows = await db.query(
+    `UPDATE terminals SET
+       offline_per_payment_max = CASE WHEN $4 THEN $5::int8 ELSE offline_per_payment_max END,
+       offline_total_max = CASE WHEN $6 THEN $7::int8 ELSE offline_total_max END,
+       offline_max_age_seconds = CASE WHEN $8 THEN $9::int4 ELSE offline_max_age_seconds END
+     WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id`,
+    [
+      terminalId, merchantId, mode,
+      limits.perPaymentMax !== undefined, limits.perPaymentMax ?? null,
+      limits.totalMax !== undefined, limits.totalMax ?? null,
+      limits.maxAgeSeconds !== undefined, limits.maxAgeSeconds ?? null,
+    ],
+  );
+  return rows.length > 0;
+}
+
+/** The language of a terminal's kiosk and receipts (the caller checked it has a catalogue). */
+export async function setTerminalLanguage(db: Queryable, terminalId: string, merchantId: string, mode: Mode, language: Language): Promise<boolean> {
+  const rows = await db.query('UPDATE terminals SET language = $4 WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id', [terminalId, merchantId, mode, language]);
+  return rows.length > 0;
+}
+
+/** Tips at a terminal (docs/till.md). */
+export async function setTerminalTipping(db: Queryable, terminalId: string, merchantId: string, mode: Mode, tipping: { mode: string; percentages: number[] }): Promise<boolean> {
+  const rows = await db.query('UPDATE terminals SET tipping = $4::jsonb WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id', [terminalId, merchantId, mode, JSON.stringify(tipping)]);
+  return rows.length > 0;
+}
+
+export async function setTerminalName(db: Queryable, terminalId: string, merchantId: string, mode: Mode, name: string): Promise<boolean> {
+  const rows = await db.query('UPDATE terminals SET name = $4 WHERE id = $1 AND merchant_id = $2 AND mode = $3 RETURNING id', [terminalId, merchantId, mode, name]);
+  return rows.length > 0;
+}
+
+/** What the kiosk last said it holds unsent (SYNC_EVENTS.status), and when: a contact too (lastSeenAt). */
+export async function recordQueuedCount(db: Queryable, terminalId: string, queued: number, at: Date): Promise<void> {
+  await db.query('UPDATE terminals SET queued_count = $2, queued_reported_at = $3, last_seen_at = $3 WHERE id = $1', [terminalId, queued, at]);
 }

@@ -4,7 +4,6 @@ import type { BankTransferOutcome } from './virtual-accounts.ts';
 export { walletMoneyRoutes } from './routes.ts';
 export { SANDBOX_WITHDRAWAL_SUFFIXES } from './service.ts';
 /** The holder's in-app notifications (GET /api/wallet/notifications): an administrator's change of her wallet's tier tells her too. */
-export { insertWalletNotification } from './store.ts';
 // An agent's float top-ups and settlements (modules/agent) are the same records as a holder's top-ups and withdrawals.
 export { topUpCaller, topUpRecord, withdrawalRecord } from './service.ts';
 export { type WalletPayoutKind, findWithdrawal, listWithdrawals, withdrawnSince } from './store.ts';

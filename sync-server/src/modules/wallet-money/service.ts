@@ -21,8 +21,8 @@ import { walletAccount } from '../../ledger/accounts.ts';
 import { accountBalance } from '../../ledger/ledger.ts';
 import { type CollectionRow, type TopUpCaller, maskPhone, normalisePhone, onCollectionOutcome } from '../collections/index.ts';
 import { type NewPayment, type PaymentRow, type Receiver, RAIL_INFO, type Rail, onPaymentOutcome, railAvailableIn, recordPayment } from '../payments/index.ts';
-import { type WalletRow, checkTierMovement, checkWalletPin, findWalletById, forgetTierHold, limitFromUsd, lockWalletRow, releaseTierMovement, settleTopUpMovement, tierRates, tierStanding } from '../wallets/index.ts';
-import { findWithdrawal, insertWalletNotification, withdrawnSince } from './store.ts';
+import { type WalletRow, checkTierMovement, checkWalletPin, findWalletById, forgetTierHold, insertWalletNotification, limitFromUsd, lockWalletRow, releaseTierMovement, settleTopUpMovement, tierRates, tierStanding } from '../wallets/index.ts';
+import { findWithdrawal, withdrawnSince } from './store.ts';
 
 /** A day of withdrawals: the limit counts the last 24 hours, whatever the clock reads. */
 const DAY_MS = 24 * 3600_000;

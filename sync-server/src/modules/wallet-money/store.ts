@@ -1,8 +1,8 @@
-// Wallet money's reads and its notifications. Top-ups are rows of pos_collections (collections
-// module) and withdrawals rows of payments (payments module), kind 'withdrawal'; the holder's
-// notifications are rows of wallet_notifications (GET /api/wallet/notifications).
+// Wallet money's reads. Top-ups are rows of pos_collections (collections module) and withdrawals
+// rows of payments (payments module), kind 'withdrawal'; the holder's notifications are written
+// through the wallets module (wallets/notifications-store.ts).
 import type { Queryable } from '../../db/database.ts';
-import { type Mode, newId } from '../../auth/secrets.ts';
+import type { Mode } from '../../auth/secrets.ts';
 import type { PaymentRow } from '../payments/index.ts';
 
 const WITHDRAWAL_COLUMNS = `id, merchant_id, mode, kind, status, scenario, rail, from_country, to_country, amount::int8 AS amount, currency, fee::int8 AS fee,
@@ -39,18 +39,3 @@ export async function withdrawnSince(db: Queryable, walletId: string, currency: 
   return Number(row?.total ?? 0);
 }
 
-export async function insertWalletNotification(
-  tx: Queryable,
-  fields: { walletId: string; mode: Mode; kind: string; title: string; body: string; data: Record<string, unknown>; at: Date },
-): Promise<void> {
-  await tx.query('INSERT INTO wallet_notifications (id, wallet_id, mode, kind, title, body, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8)', [
-    newId('ntf'),
-    fields.walletId,
-    fields.mode,
-    fields.kind,
-    fields.title,
-    fields.body,
-    JSON.stringify(fields.data),
-    fields.at,
-  ]);
-}

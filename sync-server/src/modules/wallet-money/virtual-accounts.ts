@@ -26,7 +26,7 @@ import type { ArrivedBankTransfer, RailAdapter, RailProviderName } from '../../r
 import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { type TierRates, type WalletRow, countArrivedMoney, findWalletById, lockWalletRow, tierRates } from '../wallets/index.ts';
-import { insertWalletNotification } from './store.ts';
+import { insertWalletNotification } from '../wallets/index.ts';
 import {
   type BankTransferRow,
   type UnmatchedTransferRow,

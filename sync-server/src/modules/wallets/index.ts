@@ -5,3 +5,4 @@ export type { WalletRow } from './store.ts';
 export { walletRoutes } from './routes.ts';
 export { type TierMovement, type TierRates, checkTierMovement, checkTierRoomOut, countArrivedMoney, forgetTierHold, hasTier, limitFromUsd, releaseTierMovement, settleTopUpMovement, tierRecord, tierRates, tierStanding, walletTierOf } from './tiers.ts';
 export { updateWalletTier } from './tier-store.ts';
+export { type NotificationRow, insertWalletNotification, insertWalletNotifications, listWalletNotifications } from './notifications-store.ts';
