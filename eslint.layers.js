@@ -264,7 +264,16 @@ export default [
     files: ['dashboard/src/app/**/*.{ts,js,mjs,svelte}'],
     rules: restricted([...packagePatterns('dashboard'), { regex: '^@tapline/web(/|$)', message: `The dashboard's pages import only @tapline/shared: @tapline/web is its build's (${WHY}).` }]),
   },
-  { files: ['test/**/*.{ts,js,mjs}'], rules: restricted([hardwareDeep]) },
+  // Tests reach the server through @tapline/sync-server's exports (its testing/ entry, app, the
+  // ledger, a module's index.ts as @tapline/sync-server/modules/<name>), never a file inside it.
+  {
+    files: ['test/**/*.{ts,js,mjs}'],
+    rules: restricted([
+      hardwareDeep,
+      { regex: '^(\\.\\./)+sync-server/src/', message: `Tests import the server through @tapline/sync-server's exports (testing, app, ledger/*, modules/<name>), never a file of it by path (${WHY}).` },
+      { regex: '^@tapline/sync-server/(src/|modules/[^/]+/)', message: `Tests import a server module through its index.ts (@tapline/sync-server/modules/<name>), never a file inside it (${WHY}).` },
+    ]),
+  },
   { files: ['scripts/**/*.{ts,js,mjs}'], rules: restricted(scriptEntries) },
   ...serverBlocks,
   routeInputCasts,

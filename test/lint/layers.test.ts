@@ -55,6 +55,10 @@ const FORBIDDEN: Array<[string, string, RegExp]> = [
   ['dashboard/src/app/lib/fixture.ts', "import { probe } from '@tapline/terminal';", /dashboard may import @tapline\/shared and @tapline\/web/],
   ['dashboard/src/app/lib/fixture.ts', "import { probe } from '../../../../shared/src/money.ts';", /by its name/],
   ['sync-server/src/modules/pos/fixture.ts', "import { probe } from '@tapline/web/build';", /sync-server may import @tapline\/shared/],
+  // Tests reach the server through its package's exports, a module through its index.ts.
+  ['test/rails/fixture.ts', "import { probe } from '../../sync-server/src/modules/bills/catalogue.ts';", /Tests import the server through @tapline\/sync-server's exports/],
+  ['test/sdk/fixture.ts', "import { probe } from '../../sync-server/src/auth/secrets.ts';", /Tests import the server through @tapline\/sync-server's exports/],
+  ['test/rails/fixture.ts', "import { probe } from '@tapline/sync-server/modules/payments/receiver.ts';", /Tests import a server module through its index\.ts/],
   // Scripts start and build the product through each package's entries.
   ['scripts/fixture.ts', "import { probe } from '../sync-server/src/modules/payments/index.ts';", /Scripts reach sync-server\/src through its entries only/],
   ['scripts/fixture.ts', "import { probe } from '../terminal/src/renderer/lib/money.ts';", /Scripts reach terminal\/src through its entries only/],
@@ -80,6 +84,8 @@ const ALLOWED: Array<[string, string]> = [
   ['terminal/src/renderer/lib/fixture.ts', "import { probe } from '@tapline/hardware/browser';"],
   ['terminal/src/renderer/lib/fixture.test.ts', "import { probe } from '@tapline/hardware';"],
   ['test/e2e/fixture.ts', "import { probe } from '@tapline/hardware/testing';"],
+  ['test/rails/fixture.ts', "import { probe } from '@tapline/sync-server/modules/bills';"],
+  ['test/rails/fixture.ts', "import { probe } from '@tapline/sync-server/testing';"],
   ['web/src/pages/fixture.ts', "import { probe } from '@tapline/shared/money';"],
   ['dashboard/src/app/lib/fixture.ts', "import { probe } from '@tapline/shared/api';"],
   ['dashboard/src/fixture.ts', "import { probe } from '@tapline/web/cached-build';"],

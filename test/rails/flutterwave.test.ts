@@ -10,8 +10,8 @@ import adapterModule from '@tapline/sync-server/rails/flutterwave/index.ts';
 import { type FlutterwaveAdapter, type FlutterwaveConfig, chargeIdOf, chargeKeyOf, createFlutterwaveAdapter, createFlutterwaveBiller } from '@tapline/sync-server/rails/flutterwave/index.ts';
 import { chargeTarget } from '@tapline/sync-server/rails/flutterwave/charges.ts';
 import type { CallbackVerdict, InboundCallback, PayoutRequest, PayoutUpdate, RailAdapterDeps } from '@tapline/sync-server/rails/types.ts';
-import { BILLERS } from '../../sync-server/src/modules/bills/catalogue.ts';
-import { parseReceiver } from '../../sync-server/src/modules/payments/receiver.ts';
+import { BILLERS } from '@tapline/sync-server/modules/bills';
+import { parseReceiver } from '@tapline/sync-server/modules/payments';
 import { BILL_CUSTOMERS, type FlutterwaveFake, SCENARIOS, type ScenarioName, mobileMoneyScenario, startFlutterwaveFake } from '../fakes/flutterwave/index.ts';
 
 const DELAY_SCALE = 0.1; // settles in 200 ms, holds no_answer for 3 s, reverses 300 ms after paying

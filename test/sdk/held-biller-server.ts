@@ -5,18 +5,18 @@
 //   POST /release   lets it finish
 //   GET  /calls     {"calls": n}, the payments the biller was asked to make
 // Started by sdk/python/tests/server.py; never part of a real deployment.
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { buildApp } from '@tapline/sync-server/app';
 import { loadConfig } from '@tapline/sync-server/config';
 import { openDatabase } from '@tapline/sync-server/db/open';
-import { sha256Hex } from '../../sync-server/src/auth/secrets.ts';
 import { heldBiller } from './held-biller.ts';
 
 const config = loadConfig();
 if (!config.adminToken) throw new Error('held-biller-server: set ADMIN_TOKEN');
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDir });
 const biller = heldBiller();
-const { app } = await buildApp({ config, db, adminTokenHash: sha256Hex(config.adminToken), billerProviders: [biller.provider] });
+const { app } = await buildApp({ config, db, adminTokenHash: createHash('sha256').update(config.adminToken).digest('hex'), billerProviders: [biller.provider] });
 await app.listen({ port: config.port, host: config.host });
 const address = app.server.address();
 const url = `http://${config.host}:${typeof address === 'object' && address ? address.port : config.port}`;

@@ -3,6 +3,7 @@ import type { BillerProvider as Billers } from './providers.ts';
 export type { BillQuestion, BillRecord, BillerProvider } from './providers.ts';
 export { type BillRow, listProviderBillsCreated } from './store.ts';
 export { billRoutes } from './routes.ts';
+export { BILLERS } from './catalogue.ts';
 
 declare module '../../context.ts' {
   interface AppContext {
