@@ -1,7 +1,7 @@
 // Mobile money at the till (docs/till.md): a collection the till asks the customer's phone to pay.
 import { type Static, Type } from 'typebox';
 import { Timestamp, literalUnion } from './common.ts';
-import { ID_LENGTH_MAX, PHONE_LENGTH_MAX } from '../limits.ts';
+import { ID_LENGTH_MAX, PHONE_LENGTH_MAX, REFERENCE_LENGTH_MAX } from '../limits.ts';
 
 export const POS_COLLECTION_STATUSES = ['pending', 'completed', 'failed', 'expired', 'cancelled'] as const;
 /** pending until the customer approves (completed) or declines (failed) on their phone, or the wait ends (expired); cancelled: the till stopped waiting. */
@@ -42,6 +42,6 @@ export type PosCollectionRecord = Static<typeof PosCollectionRecord>;
 export const ReturnPosCollectionBody = Type.Object({
   cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX, description: 'The till staff member who gives it back (recorded; 422 cashier_unknown when none of the merchant\'s)' })),
   shiftId: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The till shift it was given back in (recorded)' })),
-  reference: Type.Optional(Type.String({ maxLength: 100, description: 'The payout\'s reference, as POST /api/pay\'s (echoed in its webhook events). Sandbox: test_failure fails the payout, test_reversal reverses it after it completes' })),
+  reference: Type.Optional(Type.String({ maxLength: REFERENCE_LENGTH_MAX, description: 'The payout\'s reference, as POST /api/pay\'s (echoed in its webhook events). Sandbox: test_failure fails the payout, test_reversal reverses it after it completes' })),
 });
 export type ReturnPosCollectionBody = Static<typeof ReturnPosCollectionBody>;
