@@ -346,6 +346,8 @@ export const en = {
       pinAmount: "Refund of {{amount}}",
       done: "Refunded {{amount}}",
       doneTo: "The money went back to {{payer}}.",
+      failedPart: "Did not reach the phone: {{amount}} — refund again",
+      pendingPart: "On its way to the phone: {{amount}}",
       back: "Back",
       more: "One more {{name}} to refund",
       less: "One less {{name}} to refund",

@@ -341,6 +341,8 @@ export const fr: Messages = {
       pinAmount: "Remboursement de {{amount}}",
       done: "{{amount}} remboursé",
       doneTo: "L'argent est retourné à {{payer}}.",
+      failedPart: "N'a pas atteint le téléphone : {{amount}} — remboursez à nouveau",
+      pendingPart: "En route vers le téléphone : {{amount}}",
       back: "Retour",
       more: "Un {{name}} de plus à rembourser",
       less: "Un {{name}} de moins à rembourser",

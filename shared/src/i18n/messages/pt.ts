@@ -341,6 +341,8 @@ export const pt: Messages = {
       pinAmount: "Reembolso de {{amount}}",
       done: "{{amount}} reembolsado",
       doneTo: "O dinheiro voltou para {{payer}}.",
+      failedPart: "Não chegou ao telemóvel: {{amount}} — reembolse de novo",
+      pendingPart: "A caminho do telemóvel: {{amount}}",
       back: "Voltar",
       more: "Mais um {{name}} a reembolsar",
       less: "Menos um {{name}} a reembolsar",

@@ -341,6 +341,8 @@ export const sw: Messages = {
       pinAmount: "Kurejesha {{amount}}",
       done: "{{amount}} imerejeshwa",
       doneTo: "Pesa imerudi kwa {{payer}}.",
+      failedPart: "Haikufika kwenye simu: {{amount}} — rejesha tena",
+      pendingPart: "Inatumwa kwenye simu: {{amount}}",
       back: "Rudi",
       more: "Ongeza {{name}} moja ya kurejesha",
       less: "Punguza {{name}} moja ya kurejesha",

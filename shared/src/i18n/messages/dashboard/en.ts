@@ -286,6 +286,8 @@ export const dashboardEn = {
     yes: 'Yes, refund',
     done: '{{amount}} refunded.',
     history: 'Refunds of this sale',
+    refundStatus: 'Status',
+    statuses: { pending: 'On its way to the phone', succeeded: 'Given back', failed: 'Did not reach the phone: {{amount}}, refund again' },
     when: 'When',
     amount: 'Amount',
     tenders: 'Paid with',

@@ -287,6 +287,8 @@ export const dashboardFr: Messages['dashboard'] = {
     yes: 'Oui, rembourser',
     done: '{{amount}} remboursé.',
     history: 'Remboursements de cette vente',
+    refundStatus: 'État',
+    statuses: { pending: 'En route vers le téléphone', succeeded: 'Remboursé', failed: 'N\'a pas atteint le téléphone : {{amount}}, remboursez à nouveau' },
     when: 'Date',
     amount: 'Montant',
     tenders: 'Payé par',

@@ -287,6 +287,8 @@ export const dashboardPt: Messages['dashboard'] = {
     yes: 'Sim, reembolsar',
     done: '{{amount}} reembolsado.',
     history: 'Reembolsos desta venda',
+    refundStatus: 'Estado',
+    statuses: { pending: 'A caminho do telemóvel', succeeded: 'Reembolsado', failed: 'Não chegou ao telemóvel: {{amount}}, reembolse de novo' },
     when: 'Data',
     amount: 'Montante',
     tenders: 'Pago com',

@@ -287,6 +287,8 @@ export const dashboardSw: Messages['dashboard'] = {
     yes: 'Ndiyo, rejesha',
     done: '{{amount}} imerejeshwa.',
     history: 'Marejesho ya mauzo haya',
+    refundStatus: 'Hali',
+    statuses: { pending: 'Inatumwa kwenye simu', succeeded: 'Imerejeshwa', failed: 'Haikufika kwenye simu: {{amount}}, rejesha tena' },
     when: 'Lini',
     amount: 'Kiasi',
     tenders: 'Imelipwa kwa',
