@@ -4,7 +4,8 @@
 // (a bar in place of the kiosk's status bar, whose height it takes).
 // The sale was paid 200 cash + 300 by mobile money; its refund's payout failed (sandbox reference
 // test_failure), so the screen says the 300 did not reach the phone, offers it again, and the
-// refund made with the manager's PIN sends a new payout (on its way to the phone).
+// refund made with the manager's PIN sends a new payout (on its way to the phone). The merchant
+// dashboard's Refunds page then lists both refunds with their status.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,9 @@ import { io } from 'socket.io-client';
 import { build } from 'vite';
 import { SYNC_EVENTS, SYNC_NAMESPACE, type TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { type TestServer, databaseTargets, until, useTestServer } from '@tapline/sync-server/testing';
+import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
+import { DASHBOARD_DIR, DESKTOP, dashboardOwner, openPage as openDashboardPage, prepareDashboard, shoot as shootDashboard, signIn as signInDashboard } from './dashboard.ts';
 import { ARTIFACTS, KIOSK, assertControlsOnScreen, startKiosk } from './kiosk.ts';
 import { shopWithTerminal } from './shop.ts';
 
@@ -59,12 +62,13 @@ mount(Screen, {
 }
 
 const harnessDir = await buildHarness();
+await prepareDashboard();
 
 type Refund = { id: string; status: string; failedAmount: number; tenders: { kind: string; amount: number; reference?: string; status?: string }[] };
 
 for (const target of await databaseTargets()) {
   describe(`the Refund screen for a refund that did not reach the phone, in Chromium on ${target.name}`, () => {
-    const server = useTestServer(target, { rateLimitScale: 20, env: { SANDBOX_STEP_MS: '400', COLLECTION_TIMEOUT_SECONDS: '120' } });
+    const server = useTestServer(target, { rateLimitScale: 20, env: { SANDBOX_STEP_MS: '400', COLLECTION_TIMEOUT_SECONDS: '120', DASHBOARD_DIR } });
     let browser: Browser;
     let kiosk: Awaited<ReturnType<typeof startKiosk>>;
     let pageErrors: string[] = [];
@@ -156,6 +160,25 @@ for (const target of await databaseTargets()) {
       assert.equal(sale.body.refundable, 0);
       assert.deepEqual(sale.body.refunds.map((refund) => refund.status), ['failed', 'pending']);
       assert.notEqual(sale.body.refunds[1]!.tenders[0]!.reference, first.body.tenders[0]!.reference, 'a new payout');
+
+      // The dashboard's Refunds page shows each refund's status.
+      const email = await dashboardOwner(s, shop.merchant);
+      const page = await trackedPage(browser, { viewport: DESKTOP, locale: 'en-GB', timezoneId: 'Africa/Lagos' }, pageErrors);
+      await signInDashboard(page, s.baseUrl, email);
+      await openDashboardPage(page, 'refunds');
+      await page.locator('input[name=sale-id]').fill(saleId);
+      await page.getByRole('button', { name: 'Find the sale' }).click();
+      const found = page.locator(`[data-sale="${saleId}"]`);
+      await found.waitFor();
+      const rows = found.locator('tr[data-refund]');
+      const statuses: [string | null, string][] = [];
+      for (let index = 0; index < (await rows.count()); index += 1) {
+        statuses.push([await rows.nth(index).getAttribute('data-refund-status'), (await rows.nth(index).locator('.badge').innerText()).replace(/\s/g, ' ')]);
+      }
+      assert.deepEqual(statuses, [['failed', 'Did not reach the phone: NGN 300.00'], ['pending', 'On its way to the phone']]);
+      await assertAccessible(page, 'refunds with a failed refund');
+      await shootDashboard(page, `refund-failed-${target.name}`, 'refunds', ['1024x768', '800x600']);
+      await page.context().close();
     });
   });
 }

@@ -4,6 +4,7 @@
 // the customer. Real HTTP, the payments' sandbox, both databases.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { checkLedger } from '../../ledger/check.ts';
@@ -22,6 +23,12 @@ type Tally = { count: number; amount: number };
 type Report = { id: string | null; refunds: Tally; refundFailures: Tally; gross: number; net: number; cash: { refunds: Tally } };
 
 const STEP_MS = 1500;
+
+/** Migration 059's data statements (its UPDATEs), to run again on rows put back as they were before it. */
+function migration059Updates(): string {
+  const sql = readFileSync(new URL('../../db/migrations/059_refund_payout_outcomes.sql', import.meta.url), 'utf8').replace(/--[^\n]*/g, '');
+  return sql.split(';').map((statement) => statement.trim()).filter((statement) => statement.startsWith('UPDATE')).join(';\n');
+}
 const PIN = '4321';
 
 async function shopWithTill(s: TestServer) {
@@ -203,6 +210,36 @@ for (const target of await databaseTargets()) {
       const payments = await paymentsOf(s, shop.merchant.id);
       assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), before - 30_000 - Number(payments.find((payment) => payment.status === 'completed')!.fee));
       assert.deepEqual((await checkLedger(s.db)).violations, []);
+    });
+
+    it('migration 059 marks a refund whose payout had failed before it as failed, and one whose payout completed as succeeded', async () => {
+      const s = server();
+      const shop = await shopWithTill(s);
+      const failedSale = await splitSale(s, shop);
+      const paidSale = await splitSale(s, shop);
+      const failed = await refund(s, shop, { saleId: failedSale, reference: 'test_failure' });
+      const paid = await refund(s, shop, { saleId: paidSale, reference: 'test_success' });
+      assert.deepEqual([failed.body.status, paid.body.status], ['failed', 'succeeded']);
+      // As they were stored before migration 059: tenders without a status, nothing failed.
+      const before = await s.db.query<{ id: string; tenders: unknown }>('SELECT id, tenders FROM sale_refunds WHERE id = ANY($1::text[])', [[failed.body.id, paid.body.id]]);
+      for (const row of before) {
+        const tenders = (typeof row.tenders === 'string' ? JSON.parse(row.tenders) : row.tenders) as Record<string, unknown>[];
+        const bare = tenders.map(({ status: _status, failureReason: _reason, ...rest }) => rest);
+        await s.db.query('UPDATE sale_refunds SET tenders = $2::jsonb, failed_amount = 0, failure_reason = NULL, failed_at = NULL WHERE id = $1', [row.id, JSON.stringify(bare)]);
+      }
+      assert.deepEqual([(await saleOf(s, shop, failedSale)).refundable, (await saleOf(s, shop, failedSale)).refunds[0]!.status], [0, 'succeeded'], 'the defect: counted as given');
+
+      await s.db.exec(migration059Updates());
+      const marked = await saleOf(s, shop, failedSale);
+      assert.deepEqual([marked.refunded, marked.refundable, marked.refunds[0]!.status, marked.refunds[0]!.failedAmount, marked.refunds[0]!.tenders[0]!.status], [200, 300, 'failed', 300, 'failed']);
+      assert.match(String(marked.refunds[0]!.failureReason), /test_failure/);
+      const untouched = await saleOf(s, shop, paidSale);
+      assert.deepEqual([untouched.refundable, untouched.refunds[0]!.status, untouched.refunds[0]!.tenders.map((tender) => tender.status ?? null)], [0, 'succeeded', ['succeeded', null]]);
+      assert.equal((await eventsOf(s, shop.merchant.id, 'pos.refund.failed')).length, 1, 'no event for history: only the listener\'s, from before');
+      // Refunded again, the phone is paid by a new payout.
+      clock.advance(1000);
+      const again = await refund(s, shop, { saleId: failedSale });
+      assert.deepEqual([again.status, again.body.amount, again.body.tenders.map((tender) => tender.kind)], [201, 300, ['mobile_money']]);
     });
   });
 }

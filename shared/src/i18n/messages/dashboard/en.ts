@@ -287,7 +287,7 @@ export const dashboardEn = {
     done: '{{amount}} refunded.',
     history: 'Refunds of this sale',
     refundStatus: 'Status',
-    statuses: { pending: 'On its way to the phone', succeeded: 'Given back', failed: 'Did not reach the phone: {{amount}}, refund again' },
+    statuses: { pending: 'On its way to the phone', succeeded: 'Given back', failed: 'Did not reach the phone: {{amount}}' },
     when: 'When',
     amount: 'Amount',
     tenders: 'Paid with',

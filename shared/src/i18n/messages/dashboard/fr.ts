@@ -288,7 +288,7 @@ export const dashboardFr: Messages['dashboard'] = {
     done: '{{amount}} remboursé.',
     history: 'Remboursements de cette vente',
     refundStatus: 'État',
-    statuses: { pending: 'En route vers le téléphone', succeeded: 'Remboursé', failed: 'N\'a pas atteint le téléphone : {{amount}}, remboursez à nouveau' },
+    statuses: { pending: 'En route vers le téléphone', succeeded: 'Remboursé', failed: 'N\'a pas atteint le téléphone : {{amount}}' },
     when: 'Date',
     amount: 'Montant',
     tenders: 'Payé par',

@@ -288,7 +288,7 @@ export const dashboardPt: Messages['dashboard'] = {
     done: '{{amount}} reembolsado.',
     history: 'Reembolsos desta venda',
     refundStatus: 'Estado',
-    statuses: { pending: 'A caminho do telemóvel', succeeded: 'Reembolsado', failed: 'Não chegou ao telemóvel: {{amount}}, reembolse de novo' },
+    statuses: { pending: 'A caminho do telemóvel', succeeded: 'Reembolsado', failed: 'Não chegou ao telemóvel: {{amount}}' },
     when: 'Data',
     amount: 'Montante',
     tenders: 'Pago com',

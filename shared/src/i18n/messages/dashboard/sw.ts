@@ -288,7 +288,7 @@ export const dashboardSw: Messages['dashboard'] = {
     done: '{{amount}} imerejeshwa.',
     history: 'Marejesho ya mauzo haya',
     refundStatus: 'Hali',
-    statuses: { pending: 'Inatumwa kwenye simu', succeeded: 'Imerejeshwa', failed: 'Haikufika kwenye simu: {{amount}}, rejesha tena' },
+    statuses: { pending: 'Inatumwa kwenye simu', succeeded: 'Imerejeshwa', failed: 'Haikufika kwenye simu: {{amount}}' },
     when: 'Lini',
     amount: 'Kiasi',
     tenders: 'Imelipwa kwa',
