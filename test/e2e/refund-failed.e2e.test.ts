@@ -5,7 +5,8 @@
 // The sale was paid 200 cash + 300 by mobile money; its refund's payout failed (sandbox reference
 // test_failure), so the screen says the 300 did not reach the phone, offers it again, and the
 // refund made with the manager's PIN sends a new payout (on its way to the phone). The merchant
-// dashboard's Refunds page then lists both refunds with their status.
+// dashboard's Refunds page then lists both refunds with their status. End of day shows a payout
+// reversed after the refund's Z report closed as a line of the next day's report.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +29,7 @@ import { shopWithTerminal } from './shop.ts';
 const RENDERER = fileURLToPath(new URL('../../terminal/src/renderer/', import.meta.url));
 const SIZES = [{ width: 800, height: 600 }, { width: 1024, height: 768 }] as const;
 
-/** The Refund screen alone on a page: the sale and the language from the query string. */
+/** The Refund screen (or End of day, screen=report) alone on a page: the sale and the language from the query string. */
 async function buildHarness(): Promise<string> {
   // Inside the repository (test-artifacts/, ignored by git), so that its imports resolve from its node_modules.
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -41,7 +42,8 @@ async function buildHarness(): Promise<string> {
   writeFileSync(join(root, 'index.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title></head><body><main id="app" style="height:calc(100vh - 40px);box-sizing:border-box;padding:0.75rem"></main><div id="status-bar" style="position:fixed;left:0;right:0;bottom:0;height:40px;background:#1d2a44"></div><script type="module" src="./main.ts"></script></body></html>');
   writeFileSync(join(root, 'main.ts'), `
 import { mount } from 'svelte';
-import Screen from ${JSON.stringify(join(RENDERER, 'screens/Refund.svelte'))};
+import Refund from ${JSON.stringify(join(RENDERER, 'screens/Refund.svelte'))};
+import DayReport from ${JSON.stringify(join(RENDERER, 'screens/DayReport.svelte'))};
 import { createApi } from ${JSON.stringify(join(RENDERER, 'lib/api.ts'))};
 import { kioskLanguage } from ${JSON.stringify(join(RENDERER, 'lib/language.svelte.ts'))};
 import ${JSON.stringify(join(RENDERER, 'styles.css'))};
@@ -52,10 +54,10 @@ const api = createApi(params.get('token') ?? '');
 const w = window as unknown as { backs: number };
 w.backs = 0;
 const context = await api.context();
-mount(Screen, {
-  target: document.getElementById('app')!,
-  props: { api, saleId: params.get('sale') ?? '', context, config: null, hardware: null, refunds: null, onBack: () => { w.backs += 1; } },
-});
+const onBack = () => { w.backs += 1; };
+const target = document.getElementById('app')!;
+if (params.get('screen') === 'report') mount(DayReport, { target, props: { api, context, config: null, hardware: null, sync: { queued: 0, online: true, lastSyncAt: null }, onBack } });
+else mount(Refund, { target, props: { api, saleId: params.get('sale') ?? '', context, config: null, hardware: null, refunds: null, onBack } });
 `);
   await build({ configFile: false, root, base: '/', logLevel: 'warn', plugins: [svelte({ configFile: false })], build: { outDir, emptyOutDir: true, target: 'chrome120', reportCompressedSize: false, chunkSizeWarningLimit: 4096 } });
   return outDir;
@@ -110,11 +112,11 @@ for (const target of await databaseTargets()) {
       return sale.id;
     }
 
-    async function screenshots(page: Page, name: string): Promise<void> {
+    async function screenshots(page: Page, name: string, root = '#refund'): Promise<void> {
       for (const size of SIZES) {
         await page.setViewportSize(size);
         await page.screenshot({ path: `${ARTIFACTS}refund-failed-${name}-${size.width}x${size.height}-${target.name}.png` });
-        await assertControlsOnScreen(page, '#refund', `${name} at ${size.width}x${size.height}`);
+        await assertControlsOnScreen(page, root, `${name} at ${size.width}x${size.height}`);
       }
       await page.setViewportSize(KIOSK.viewport);
     }
@@ -179,6 +181,37 @@ for (const target of await databaseTargets()) {
       await assertAccessible(page, 'refunds with a failed refund');
       await shootDashboard(page, `refund-failed-${target.name}`, 'refunds', ['1024x768', '800x600']);
       await page.context().close();
+    });
+
+    it('End of day shows a refund whose payout was reversed after its Z report closed, and net adds it back', async () => {
+      const s = server();
+      const shop = await shopWithTerminal(s, { fund: 0 });
+      const term = { authorization: `Bearer term.${shop.terminalToken}` };
+      const pin = await s.request('PUT', `/api/merchant/terminals/${shop.terminalId}/manager-pin`, { headers: shop.key, body: { pin: '2468' } });
+      assert.equal(pin.status, 200);
+      const saleId = await splitSale(s, shop);
+      const made = await s.request<Refund>('POST', '/api/pos/refunds', { headers: { ...shop.key, 'idempotency-key': randomUUID() }, body: { saleId, reference: 'test_reversal' } });
+      assert.deepEqual([made.status, made.body.status], [201, 'succeeded']);
+      const z = await s.request<{ refunds: { amount: number } }>('POST', '/api/pos/reports', { headers: { ...term, 'idempotency-key': randomUUID() }, body: { managerPin: '2468' } });
+      assert.deepEqual([z.status, z.body.refunds.amount], [201, 500]);
+      await until('the payout to be reversed', async () => {
+        await s.context.payments.runOnce();
+        const sale = await s.request<{ refunds: Refund[] }>('GET', `/api/pos/sales/${saleId}`, { headers: shop.key });
+        return sale.body.refunds[0]!.status === 'failed' ? true : undefined;
+      }, 60_000, 200);
+
+      for (const lang of ['fr', 'en'] as const) {
+        const page = await trackedPage(browser, KIOSK, pageErrors);
+        await page.goto(`${kiosk.host.url}/?${new URLSearchParams({ token: `term.${shop.terminalToken}`, screen: 'report', lang }).toString()}`);
+        const line = page.locator('#report-refund-failures');
+        await line.waitFor();
+        assert.deepEqual([await line.getAttribute('data-count'), await line.getAttribute('data-amount')], ['1', '30000']);
+        assert.equal(await page.locator('#report-net').getAttribute('data-amount'), '30000', 'nothing sold today; the failed refund\'s money is back');
+        assert.equal(await page.locator('#report-refunds').getAttribute('data-amount'), '0');
+        assert.match(await line.innerText(), lang === 'en' ? /Refunds that did not reach the phone \(earlier days\)/ : /Remboursements non parvenus au téléphone \(jours précédents\)/);
+        await screenshots(page, `report-${lang}`, '#day-report');
+        await page.context().close();
+      }
     });
   });
 }

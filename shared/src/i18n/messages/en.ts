@@ -368,6 +368,7 @@ export const en = {
       offline: "Offline",
       declinedOffline: "Declined offline",
       refunds: "Refunds",
+      refundFailures: "Refunds that did not reach the phone (earlier days)",
       taxAt: "Tax {{rate}} %",
       gross: "Gross",
       net: "Net",

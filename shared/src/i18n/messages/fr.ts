@@ -363,6 +363,7 @@ export const fr: Messages = {
       offline: "Hors ligne",
       declinedOffline: "Refusés hors ligne",
       refunds: "Remboursements",
+      refundFailures: "Remboursements non parvenus au téléphone (jours précédents)",
       taxAt: "Taxe {{rate}} %",
       gross: "Brut",
       net: "Net",

@@ -363,6 +363,7 @@ export const pt: Messages = {
       offline: "Offline",
       declinedOffline: "Recusados offline",
       refunds: "Reembolsos",
+      refundFailures: "Reembolsos que não chegaram ao telemóvel (dias anteriores)",
       taxAt: "Imposto {{rate}} %",
       gross: "Bruto",
       net: "Líquido",

@@ -363,6 +363,7 @@ export const sw: Messages = {
       offline: "Nje ya mtandao",
       declinedOffline: "Zilizokataliwa nje ya mtandao",
       refunds: "Marejesho",
+      refundFailures: "Marejesho yasiyofika kwenye simu (siku za awali)",
       taxAt: "Kodi {{rate}} %",
       gross: "Jumla kuu",
       net: "Halisi",

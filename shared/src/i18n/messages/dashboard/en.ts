@@ -337,6 +337,7 @@ export const dashboardEn = {
     online: 'Online',
     offline: 'Offline',
     refunds: 'Refunds',
+    refundFailures: 'Refunds that did not reach the phone (earlier days)',
     gross: 'Gross',
     net: 'Net',
     details: 'Details',

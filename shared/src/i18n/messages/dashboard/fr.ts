@@ -338,6 +338,7 @@ export const dashboardFr: Messages['dashboard'] = {
     online: 'En ligne',
     offline: 'Hors ligne',
     refunds: 'Remboursements',
+    refundFailures: 'Remboursements non parvenus au téléphone (jours précédents)',
     gross: 'Brut',
     net: 'Net',
     details: 'Détails',

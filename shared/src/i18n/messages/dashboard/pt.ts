@@ -338,6 +338,7 @@ export const dashboardPt: Messages['dashboard'] = {
     online: 'Online',
     offline: 'Offline',
     refunds: 'Reembolsos',
+    refundFailures: 'Reembolsos que não chegaram ao telemóvel (dias anteriores)',
     gross: 'Bruto',
     net: 'Líquido',
     details: 'Detalhes',

@@ -338,6 +338,7 @@ export const dashboardSw: Messages['dashboard'] = {
     online: 'Mtandaoni',
     offline: 'Bila mtandao',
     refunds: 'Marejesho',
+    refundFailures: 'Marejesho yasiyofika kwenye simu (siku za awali)',
     gross: 'Jumla ghafi',
     net: 'Jumla halisi',
     details: 'Maelezo',
