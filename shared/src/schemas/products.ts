@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CurrencyCode, Nullable, Timestamp } from './common.ts';
-import { AMOUNT_MAJOR_MAX, CART_LINE_QUANTITY_MAX, CART_LINES_MAX, ID_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PRODUCT_NAME_LENGTH_MAX, TAX_RATE_PERCENT_MAX, URL_LENGTH_MAX } from '../limits.ts';
+import { AMOUNT_MAJOR_MAX, CART_LINE_QUANTITY_MAX, CART_LINES_MAX, ID_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PRODUCT_NAME_LENGTH_MAX, REFERENCE_LENGTH_MAX, TAX_RATE_PERCENT_MAX, URL_LENGTH_MAX } from '../limits.ts';
 
 /** docs/catalogue.md: the merchant's catalogue (issue 16). Prices in major units, tax rates in percent. */
 
@@ -83,7 +83,7 @@ export const RefundBody = Type.Object({
   reason: Type.Optional(Type.String({ maxLength: 300 })),
   cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX, description: 'The till staff member who refunds (recorded)' })),
   shiftId: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The shift whose drawer a cash refund leaves (recorded)' })),
-  reference: Type.Optional(Type.String({ maxLength: 100, description: 'A till sale\'s mobile money part: the payout\'s reference, as POST /api/pay\'s (echoed in its webhook events). Sandbox: test_failure fails the payout, test_reversal reverses it after it completes' })),
+  reference: Type.Optional(Type.String({ maxLength: REFERENCE_LENGTH_MAX, description: 'A till sale\'s mobile money part: the payout\'s reference, as POST /api/pay\'s (echoed in its webhook events). Sandbox: test_failure fails the payout, test_reversal reverses it after it completes' })),
 });
 
 /** POST /api/pos/sessions/{sessionId}/return: who gave a split sale's tender back, in which shift. */
