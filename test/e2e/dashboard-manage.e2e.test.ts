@@ -269,10 +269,11 @@ for (const target of await databaseTargets()) {
       assert.equal(await line('method.walletTap'), 'Wallet taps 1 NGN 1,100.00');
       assert.equal(await line('online'), 'Online 1 NGN 1,100.00');
       assert.equal(await line('refunds'), 'Refunds 1 NGN 100.00');
+      assert.equal(await line('refundFailures'), 'Refunds that did not reach the phone (earlier days) 0 NGN 0.00');
       assert.equal(await line('net'), 'Net NGN 1,000.00');
       assert.equal(await line('gross'), 'Gross NGN 1,100.00');
       await assertAccessible(page, 'day reports');
-      await shoot('reports', ['1366x768', '1024x768', '390x844']);
+      await shoot('reports', ['1366x768', '1024x768', '800x600', '390x844']);
 
       const [download] = await Promise.all([page.waitForEvent('download'), detail.getByRole('button', { name: 'Export to CSV' }).click()]);
       assert.equal(download.suggestedFilename(), `z-report-1-${terminal.id}.csv`);
@@ -285,6 +286,7 @@ for (const target of await databaseTargets()) {
         '"method.offlineTap","","0","0"',
         '"online","","1","1100"',
         '"refunds","","1","100"',
+        '"refundFailures","","0","0"',
         `"tax.7.5.tax","","","${tax.tax}"`,
         '"gross","","","1100"',
         '"net","","","1000"',

@@ -10973,6 +10973,10 @@ export interface components {
                 count: number;
                 amount: number;
             };
+            refundFailures: {
+                count: number;
+                amount: number;
+            };
             taxes: {
                 rate: number;
                 taxable: number;
@@ -12098,6 +12102,7 @@ export interface components {
             reason?: string;
             cashierId?: string;
             shiftId?: string;
+            reference?: string;
         };
         RefundRecord: {
             id: string;
@@ -12120,7 +12125,15 @@ export interface components {
             tenders: {
                 kind: string;
                 amount: number;
+                reference?: string;
+                /** @enum {string} */
+                status?: "pending" | "succeeded" | "failed";
+                failureReason?: string | null;
             }[];
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            failedAmount: number;
+            failureReason?: string | null;
             cashierId: string | null;
             shiftId: string | null;
             /** Format: date-time */

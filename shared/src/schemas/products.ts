@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CurrencyCode, Nullable, Timestamp } from './common.ts';
-import { AMOUNT_MAJOR_MAX, CART_LINE_QUANTITY_MAX, CART_LINES_MAX, ID_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PRODUCT_NAME_LENGTH_MAX, TAX_RATE_PERCENT_MAX, URL_LENGTH_MAX } from '../limits.ts';
+import { AMOUNT_MAJOR_MAX, CART_LINE_QUANTITY_MAX, CART_LINES_MAX, ID_LENGTH_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PRODUCT_NAME_LENGTH_MAX, REFERENCE_LENGTH_MAX, TAX_RATE_PERCENT_MAX, URL_LENGTH_MAX } from '../limits.ts';
 
 /** docs/catalogue.md: the merchant's catalogue (issue 16). Prices in major units, tax rates in percent. */
 
@@ -83,6 +83,7 @@ export const RefundBody = Type.Object({
   reason: Type.Optional(Type.String({ maxLength: 300 })),
   cashierId: Type.Optional(Type.String({ minLength: 1, maxLength: ID_LENGTH_MAX, description: 'The till staff member who refunds (recorded)' })),
   shiftId: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'The shift whose drawer a cash refund leaves (recorded)' })),
+  reference: Type.Optional(Type.String({ maxLength: REFERENCE_LENGTH_MAX, description: 'A till sale\'s mobile money part: the payout\'s reference, as POST /api/pay\'s (echoed in its webhook events). Sandbox: test_failure fails the payout, test_reversal reverses it after it completes' })),
 });
 
 /** POST /api/pos/sessions/{sessionId}/return: who gave a split sale's tender back, in which shift. */
@@ -106,7 +107,18 @@ export const RefundRecord = Type.Object({
   terminalId: Nullable(Type.String({ description: 'The terminal that refunded; null for the merchant key' })),
   walletRef: Nullable(Type.String({ description: 'The correcting ledger transfer; null for a refund of a cash sale (given back from the drawer)' })),
   payerHandle: Nullable(Type.String()),
-  tenders: Type.Array(Type.Object({ kind: Type.String({ description: 'cash (from the drawer) or wallet (back to the wallet that paid)' }), amount: Type.Number({ description: 'Major units' }) })),
+  tenders: Type.Array(Type.Object({
+    kind: Type.String({ description: 'cash (from the drawer), wallet (back to the wallet that paid), gift_card (back onto the card) or mobile_money (a payout to the phone that paid)' }),
+    amount: Type.Number({ description: 'Major units' }),
+    reference: Type.Optional(Type.String({ description: 'mobile_money: the payout (GET /api/payments/{id}); gift_card, or cash given for a card that had ended: the card\'s redemption' })),
+    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], { description: 'mobile_money: pending while the payout is processing, succeeded once it completed, failed when the provider failed or reversed it (the money is back in the merchant\'s wallet)' })),
+    failureReason: Type.Optional(Nullable(Type.String({ description: 'mobile_money, failed: the provider\'s reason' }))),
+  })),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
+    description: 'pending: a mobile money part is still on its way to the phone; succeeded: everything reached the customer (a refund without a payout at once); failed: a part did not (failedAmount): the sale is refundable by it again',
+  }),
+  failedAmount: Type.Number({ description: 'What did not reach the customer, major units: the failed mobile money part; 0 normally' }),
+  failureReason: Type.Optional(Nullable(Type.String({ description: 'failed: the provider\'s reason' }))),
   cashierId: Nullable(Type.String()),
   shiftId: Nullable(Type.String()),
   createdAt: Timestamp,
@@ -152,8 +164,8 @@ export const SaleRecord = Type.Object({
   cartDiscount: Type.Number(),
   totals: Nullable(Type.Object({ subtotal: Type.Number(), discount: Type.Number(), tax: Type.Number(), total: Type.Number() })),
   refunds: Type.Array(RefundRecord),
-  refunded: Type.Number(),
-  refundable: Type.Number(),
+  refunded: Type.Number({ description: 'What the refunds gave back, major units, without their failed parts (failedAmount)' }),
+  refundable: Type.Number({ description: 'What is left to refund, major units: a failed refund\'s part is refundable again' }),
   refundableLines: Type.Array(Type.Object({ line: Type.Integer(), quantity: Type.Integer(), amount: Type.Number() })),
 });
 
@@ -234,10 +246,13 @@ export const DayReport = Type.Object({
     variance: Type.Number({ description: 'The sum of their shifts\' variances' }),
   }), { description: 'Per cashier: their till sales, tips, shifts closed and cash variance' }),
   giftCardsSold: Tally,
-  refunds: Tally,
+  refunds: Type.Object(Tally.properties, { description: 'Refunds made in this day, counting what reached the customer: a mobile money part whose payout failed (before this report) is left out' }),
+  refundFailures: Type.Object(Tally.properties, {
+    description: 'Refunds an earlier Z report counted whose mobile money payout failed or was reversed in this day: that report stays as it closed, net adds these back (the money is back in the merchant\'s wallet)',
+  }),
   taxes: Type.Array(Type.Object({ rate: Type.Number({ description: 'Percent' }), taxable: Type.Number(), tax: Type.Number() })),
   gross: Type.Number(),
-  net: Type.Number(),
+  net: Type.Number({ description: 'gross - refunds + refundFailures' }),
   oversold: Type.Array(Type.Object({ productId: Type.String(), name: Type.String(), stock: Type.Integer() })),
 });
 

@@ -19,7 +19,7 @@ export function reportCsv(report: DayReport): string {
     value('opened_at', report.openedAt),
     value('closed_at', report.closedAt),
     ...Object.entries(report.methods).map(([method, figures]) => tally(`method.${method}`, figures)),
-    ...(['online', 'offline', 'declinedOffline', 'giftCardsSold', 'refunds'] as const).map((name) => tally(name, report[name])),
+    ...(['online', 'offline', 'declinedOffline', 'giftCardsSold', 'refunds', 'refundFailures'] as const).map((name) => tally(name, report[name])),
     ...report.taxes.flatMap((tax) => [[`tax.${tax.rate}.taxable`, '', '', tax.taxable], [`tax.${tax.rate}.tax`, '', '', tax.tax]]),
     ['gross', '', '', report.gross],
     ['net', '', '', report.net],

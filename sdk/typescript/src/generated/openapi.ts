@@ -2647,7 +2647,11 @@ export interface paths {
          *     back to its wallet like a wallet tap once the server accepted it (409 offline_tap_not_settled before), and a tap the server declined paid
          *     nothing, so the sale's unpaid part is never refunded. A till sale's mobile money part (after its wallet tap, before its cash)
          *     goes back to the phone that paid as a mobile_money payout from the merchant's wallet (a payment like POST /api/pay's, with its fee; the
-         *     sandbox in test mode), recorded in the refund's transaction, its id in the refund's mobile_money tender reference; 409 sale_changed when
+         *     sandbox in test mode; reference: the payout's, test_failure and test_reversal make the sandbox fail or reverse it), recorded in the
+         *     refund's transaction, its id in the refund's mobile_money tender reference. The refund's status follows the payout: pending, then
+         *     succeeded, or failed when the provider failed or reversed it: then failedAmount is what did not reach the phone, the sale's refunded
+         *     amount leaves it out and refundable grows by it (a new refund without lines pays the phone again with a new payout), and
+         *     pos.refund.failed is sent, in the transaction that ends the payment. A refund without a payout is succeeded at once. 409 sale_changed when
          *     another refund of the sale got in between (send it again), 409 mobile_money_refund_unavailable when the refund would need more back than
          *     the sale's tenders can return (docs/till.md). cashierId and shiftId record who refunded, in which shift; a cashierId that is none of the
          *     merchant's till staff (removed ones included) or dashboard users answers 422 cashier_unknown before the PIN is checked. All refunds of a sale
@@ -6099,7 +6103,14 @@ export interface components {
                 /** @description Major units */
                 amount: number;
             };
+            /** @description Refunds made in this day, counting what reached the customer: a mobile money part whose payout failed (before this report) is left out */
             refunds: {
+                count: number;
+                /** @description Major units */
+                amount: number;
+            };
+            /** @description Refunds an earlier Z report counted whose mobile money payout failed or was reversed in this day: that report stays as it closed, net adds these back (the money is back in the merchant's wallet) */
+            refundFailures: {
                 count: number;
                 /** @description Major units */
                 amount: number;
@@ -6111,6 +6122,7 @@ export interface components {
                 tax: number;
             }[];
             gross: number;
+            /** @description gross - refunds + refundFailures */
             net: number;
             oversold: {
                 productId: string;
@@ -7581,6 +7593,8 @@ export interface components {
             cashierId?: string;
             /** @description The shift whose drawer a cash refund leaves (recorded) */
             shiftId?: string;
+            /** @description A till sale's mobile money part: the payout's reference, as POST /api/pay's (echoed in its webhook events). Sandbox: test_failure fails the payout, test_reversal reverses it after it completes */
+            reference?: string;
         };
         RefundRecord: {
             /** @description rf_… */
@@ -7607,11 +7621,27 @@ export interface components {
             walletRef: string | null;
             payerHandle: string | null;
             tenders: {
-                /** @description cash (from the drawer) or wallet (back to the wallet that paid) */
+                /** @description cash (from the drawer), wallet (back to the wallet that paid), gift_card (back onto the card) or mobile_money (a payout to the phone that paid) */
                 kind: string;
                 /** @description Major units */
                 amount: number;
+                /** @description mobile_money: the payout (GET /api/payments/{id}); gift_card, or cash given for a card that had ended: the card's redemption */
+                reference?: string;
+                /**
+                 * @description mobile_money: pending while the payout is processing, succeeded once it completed, failed when the provider failed or reversed it (the money is back in the merchant's wallet)
+                 * @enum {string}
+                 */
+                status?: "pending" | "succeeded" | "failed";
+                failureReason?: string | null;
             }[];
+            /**
+             * @description pending: a mobile money part is still on its way to the phone; succeeded: everything reached the customer (a refund without a payout at once); failed: a part did not (failedAmount): the sale is refundable by it again
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description What did not reach the customer, major units: the failed mobile money part; 0 normally */
+            failedAmount: number;
+            failureReason?: string | null;
             cashierId: string | null;
             shiftId: string | null;
             /** Format: date-time */
@@ -7785,7 +7815,9 @@ export interface components {
             cartDiscount: number;
             totals: components["schemas"]["SaleTotals"] | null;
             refunds: components["schemas"]["RefundRecord"][];
+            /** @description What the refunds gave back, major units, without their failed parts (failedAmount) */
             refunded: number;
+            /** @description What is left to refund, major units: a failed refund's part is refundable again */
             refundable: number;
             refundableLines: {
                 line: number;

@@ -230,10 +230,10 @@ for (const target of await databaseTargets()) {
         const pin = await s.request('PUT', `/api/merchant/terminals/${shop.terminalId}/manager-pin`, { headers: shop.key, body: { pin: '4321' } });
         assert.equal(pin.status, 200);
         const before = await balanceMinor(s, shop.merchant.handle, 'NGN');
-        const whole = await s.request<{ amount: number; tenders: { kind: string; amount: number }[] }>('POST', '/api/pos/refunds', { headers: { ...shop.term, 'idempotency-key': randomUUID() }, body: { saleId: first.id, managerPin: '4321' } });
+        const whole = await s.request<{ amount: number; status: string; tenders: { kind: string; amount: number; reference?: string; status?: string }[] }>('POST', '/api/pos/refunds', { headers: { ...shop.term, 'idempotency-key': randomUUID() }, body: { saleId: first.id, managerPin: '4321' } });
         assert.equal(whole.status, 201, JSON.stringify(whole.body));
         assert.equal(whole.body.amount, 500);
-        assert.deepEqual(whole.body.tenders, [{ kind: 'mobile_money', amount: 300 }, { kind: 'cash', amount: 200 }]);
+        assert.deepEqual(whole.body.tenders.map(({ kind, amount }) => ({ kind, amount })), [{ kind: 'mobile_money', amount: 300 }, { kind: 'cash', amount: 200 }]);
         const payouts = await s.db.query<{ id: string; status: string; rail: string; amount: string; fee: string; receiver: unknown }>('SELECT id, status, rail, amount, fee, receiver FROM payments WHERE merchant_id = $1', [shop.merchant.id]);
         assert.equal(payouts.length, 1, 'one payout to the phone');
         assert.equal(payouts[0]!.rail, 'mobile_money');
@@ -242,6 +242,8 @@ for (const target of await databaseTargets()) {
         assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), before - 30_000 - Number(payouts[0]!.fee), 'the merchant pays the phone back (and the rail fee)');
         const stored = await s.db.query<{ tenders: unknown }>('SELECT tenders FROM sale_refunds WHERE sale_id = $1', [first.id]);
         assert.match(JSON.stringify(stored[0]!.tenders), new RegExp(payouts[0]!.id), 'the refund names its payout');
+        // The sandbox's default payout is still on its way: the refund is pending until its outcome.
+        assert.deepEqual([whole.body.status, whole.body.tenders[0]!.reference, whole.body.tenders[0]!.status], ['pending', payouts[0]!.id, 'pending']);
         const twice = await s.request<{ code: string }>('POST', '/api/pos/refunds', { headers: shop.term, body: { saleId: first.id, managerPin: '4321' } });
         assert.deepEqual([twice.status, twice.body.code], [409, 'nothing_to_refund']);
       } finally {

@@ -4,6 +4,7 @@ import { TENDER_RETURN_HOURS } from '@tapline/shared/limits';
 import { toMajor } from '@tapline/shared/money';
 import type { ProductDoc } from '@tapline/shared/sync-protocol';
 import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/database.ts';
 import type { Mode } from '../../auth/secrets.ts';
 import { enqueueEvent } from '../../events/outbox.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
@@ -14,11 +15,11 @@ import { findCollection, preparePayback } from '../collections/index.ts';
 import { lockGiftCardTenders, returnToCard } from '../gift-cards/index.ts';
 import { findMerchant } from '../merchants/index.ts';
 import { checkedCashierId } from '../till-staff/index.ts';
-import { type NewPayment, recordPayment } from '../payments/index.ts';
+import { type NewPayment, type PaymentRow, onPaymentOutcome, recordPayment } from '../payments/index.ts';
 import { findMerchantWallet } from '../wallets/index.ts';
 import { checkManagerPin } from './manager-pin.ts';
 import { moveSaleStock, saleLineRecords, storedLines, storedTenders, tenderRecords, tenderTotal, unitsByProduct } from './sales.ts';
-import { type RefundRow, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix, offlineTapPayer, paymentTenderOf, sessionPayer, sessionTenderOf, tillSaleClaiming, tillSaleTerminal } from './sales-store.ts';
+import { type RefundRow, type RefundTender, type SaleRow, type StoredRefundLine, findRefund, findSale, insertRefund, lockRefunds, updateRefundOutcome, isWholeSaleId, normaliseSaleId, refundsOfSale, saleIdsByPrefix, offlineTapPayer, paymentTenderOf, sessionPayer, sessionTenderOf, tillSaleClaiming, tillSaleTerminal } from './sales-store.ts';
 
 /** Who asks: the merchant's key (no PIN) or one of its terminals (its own sales, with the manager PIN). */
 export interface SaleActor {
@@ -34,6 +35,8 @@ export interface RefundRequest {
   reason?: string | undefined;
   cashierId?: string | undefined;
   shiftId?: string | undefined;
+  /** The mobile money payout's reference (sandbox: test_failure, test_reversal). */
+  reference?: string | undefined;
 }
 
 
@@ -92,7 +95,8 @@ function refundedUnits(refunds: readonly RefundRow[]): Map<number, number> {
 function refundable(sale: SaleRow, refunds: readonly RefundRow[]) {
   // A till sale's part its tenders did not pay (an offline tap declined at sync) is not the customer's to get back.
   const paid = sale.status === REFUNDABLE_STATUS[sale.kind] ? Math.max(Number(sale.amount) - Number(sale.unpaid ?? 0), 0) : 0;
-  const refunded = refunds.reduce((sum, refund) => sum + Number(refund.amount), 0);
+  // A refund's failed part (its payout failed or was reversed) never reached the customer: refundable again.
+  const refunded = refunds.reduce((sum, refund) => sum + Number(refund.amount) - Number(refund.failed_amount ?? 0), 0);
   const lines = storedLines(sale.items);
   const done = refundedUnits(refunds);
   const totals = lines ? cartTotals({ lines, discount: Number(sale.cart_discount ?? 0) }) : null;
@@ -103,8 +107,18 @@ function refundable(sale: SaleRow, refunds: readonly RefundRow[]) {
   return { paid, refunded, left: Math.max(paid - refunded, 0), lines, perLine, done, totals };
 }
 
+/** A refund's status from its tenders' (docs/catalogue.md): failed when a part did not reach the customer, pending while a payout is processing. */
+function refundStatus(tenders: readonly RefundTender[]): 'pending' | 'succeeded' | 'failed' {
+  if (tenders.some((tender) => tender.status === 'failed')) return 'failed';
+  if (tenders.some((tender) => tender.status === 'pending')) return 'pending';
+  return 'succeeded';
+}
+
 export function refundRecord(row: RefundRow, sale: Pick<SaleRow, 'items' | 'payer_handle'>) {
   const lines = storedLines(sale.items);
+  // Refunds made before tenders were recorded all went back to the wallet that paid.
+  const tenders: RefundTender[] = row.tenders ?? [{ kind: 'wallet', amount: Number(row.amount) }];
+  const status = refundStatus(tenders);
   return {
     id: row.id,
     saleId: row.sale_id,
@@ -122,8 +136,16 @@ export function refundRecord(row: RefundRow, sale: Pick<SaleRow, 'items' | 'paye
     terminalId: row.refunded_by_terminal_id,
     walletRef: row.transfer_id,
     payerHandle: sale.payer_handle ? displayHandle(sale.payer_handle) : null,
-    // Refunds made before tenders were recorded all went back to the wallet that paid.
-    tenders: (row.tenders ?? [{ kind: 'wallet', amount: Number(row.amount) }]).map((tender) => ({ kind: tender.kind, amount: toMajor(Number(tender.amount), row.currency) })),
+    tenders: tenders.map((tender) => ({
+      kind: tender.kind,
+      amount: toMajor(Number(tender.amount), row.currency),
+      ...(tender.kind === 'mobile_money' && tender.reference ? { reference: tender.reference } : {}),
+      ...(tender.status ? { status: tender.status } : {}),
+      ...(tender.status === 'failed' ? { failureReason: tender.failureReason ?? null } : {}),
+    })),
+    status,
+    failedAmount: toMajor(Number(row.failed_amount ?? 0), row.currency),
+    ...(status === 'failed' ? { failureReason: row.failure_reason } : {}),
     cashierId: row.cashier_id,
     shiftId: row.shift_id,
     createdAt: row.created_at.toISOString(),
@@ -166,7 +188,8 @@ export function saleRecord(sale: SaleRow, refunds: readonly RefundRow[]) {
  */
 function tillRefundSplit(sale: SaleRow, refunds: readonly RefundRow[], amount: number): RefundSplit {
   const tenders = storedTenders(sale.tenders);
-  const given = refunds.flatMap((refund) => refund.tenders ?? []);
+  // A part whose payout failed was not given back: the phone is owed it again.
+  const given = refunds.flatMap((refund) => refund.tenders ?? []).filter((tender) => tender.status !== 'failed');
   // One tap per sale: a POS session, or an offline tap (its offline payment), refunded alike to the wallet that paid.
   // A declined offline tap (the sale's unpaid part) paid nothing: nothing goes back to it.
   const wallet = tenders.find((tender) => tender.kind === 'wallet' || (tender.kind === 'offline_tap' && Number(sale.unpaid ?? 0) === 0));
@@ -249,6 +272,55 @@ async function correctingTransfer(tx: Parameters<typeof transfer>[0], sale: Sale
   return transferId;
 }
 
+/** The payout that sends a refund's mobile money part to the phone: its id derives from the refund's, so a retry makes one. */
+function refundPaymentId(refundId: string): string {
+  return `pay_${refundId.slice(3)}`;
+}
+
+/** The refund a payout was sent for, if it was one (refundPaymentId the other way). */
+function payoutRefundId(paymentId: string): string | null {
+  return paymentId.startsWith('pay_') ? `rf_${paymentId.slice(4)}` : null;
+}
+
+const TENDER_OUTCOME: Partial<Record<PaymentRow['status'], 'succeeded' | 'failed'>> = { completed: 'succeeded', failed: 'failed', reversed: 'failed' };
+
+/**
+ * Payouts' outcomes (payments' listener, in the transaction that completes, fails or reverses
+ * them): a payout that sent a till sale refund's mobile money part to the phone writes its outcome
+ * on the refund's tender. One that failed or was reversed (after success too) did not reach the
+ * customer: the refund's failed_amount counts it, so the sale's refunded amount leaves it out and
+ * the next refund pays the phone again; pos.refund.failed announces it with the Refund JSON. The
+ * merchant's wallet has its debit back by the same transaction. An outcome heard again, or a
+ * failed tender's later news, changes nothing.
+ */
+export async function recordRefundPayoutOutcomes(tx: Queryable, rows: readonly PaymentRow[], at: Date): Promise<void> {
+  const ended = rows.filter((row) => row.rail === 'mobile_money' && TENDER_OUTCOME[row.status] && payoutRefundId(row.id));
+  if (ended.length === 0) return;
+  for (const refund of await lockRefunds(tx, ended.map((row) => payoutRefundId(row.id)!))) {
+    const payment = ended.find((row) => payoutRefundId(row.id) === refund.id)!;
+    const outcome = TENDER_OUTCOME[payment.status]!;
+    const tenders = refund.tenders ?? [];
+    const tender = tenders.find((candidate) => candidate.kind === 'mobile_money' && candidate.reference === payment.id);
+    if (!tender || tender.status === outcome || tender.status === 'failed') continue;
+    const updated = tenders.map((candidate) => (candidate === tender
+      ? { ...candidate, status: outcome, ...(outcome === 'failed' ? { failureReason: payment.failure_reason } : {}) }
+      : candidate));
+    const failedAmount = updated.filter((candidate) => candidate.status === 'failed').reduce((sum, candidate) => sum + Number(candidate.amount), 0);
+    const row = await updateRefundOutcome(tx, refund.id, {
+      tenders: updated,
+      failed_amount: failedAmount,
+      failure_reason: outcome === 'failed' ? payment.failure_reason : refund.failure_reason,
+      failed_at: outcome === 'failed' ? at : refund.failed_at,
+    });
+    if (outcome !== 'failed') continue;
+    const sale = await findSale(tx, { merchantId: row.merchant_id, mode: row.mode }, row.sale_id, { lock: false });
+    if (!sale) throw new Error(`refund ${row.id}: sale ${row.sale_id} not found`);
+    await enqueueEvent(tx, { merchantId: row.merchant_id, mode: row.mode, type: 'pos.refund.failed', data: refundRecord(row, sale), at });
+  }
+}
+
+onPaymentOutcome('payout', recordRefundPayoutOutcomes, 'till-refunds');
+
 /** docs/catalogue.md, "Sales and refunds". */
 export function refundsService(context: AppContext) {
   const { db, config } = context;
@@ -289,7 +361,7 @@ export function refundsService(context: AppContext) {
     const merchant = await findMerchant(db, sale.merchant_id);
     if (!collection || !merchant) throw new Error(`till sale ${sale.id}: mobile money tender ${split.collection} has no collection`);
     // The collection is this sale's tender: same merchant, mode and currency (a claim checks them).
-    const payment = await preparePayback(context, merchant, collection, split.mobileMoney, `Refund ${refundId} of sale ${sale.id}`, `pay_${refundId.slice(3)}`);
+    const payment = await preparePayback(context, merchant, collection, split.mobileMoney, `Refund ${refundId} of sale ${sale.id}`, refundPaymentId(refundId), request.reference);
     return { payment, amount: split.mobileMoney, collection: split.collection };
   }
 
@@ -388,7 +460,6 @@ export function refundsService(context: AppContext) {
         if (!phonePayout || phonePayout.amount !== split.mobileMoney || phonePayout.collection !== split.collection) {
           throw conflict('sale_changed', `Sale ${sale.id} was refunded meanwhile: send the refund again`);
         }
-        await recordPayment(tx, phonePayout.payment, config.sandboxStepMs);
         phonePaymentId = phonePayout.payment.id;
       }
       let payer: { walletId: string; handle: string | null } | null = sale.payer_wallet_id ? { walletId: sale.payer_wallet_id, handle: sale.payer_handle } : null;
@@ -418,7 +489,8 @@ export function refundsService(context: AppContext) {
       const tenders = [
         ...(split.wallet > 0 ? [{ kind: 'wallet', amount: split.wallet }] : []),
         ...cardTenders,
-        ...(split.mobileMoney > 0 ? [{ kind: 'mobile_money', amount: split.mobileMoney, ...(phonePaymentId ? { reference: phonePaymentId } : {}) }] : []),
+        // Pending until its payout's outcome (products' payment outcome listener, recordRefundPayoutOutcomes).
+        ...(split.mobileMoney > 0 ? [{ kind: 'mobile_money', amount: split.mobileMoney, ...(phonePaymentId ? { reference: phonePaymentId } : {}), status: 'pending' as const }] : []),
         ...(split.cash > 0 ? [{ kind: 'cash', amount: split.cash }] : []),
       ];
       const row = await insertRefund(tx, {
@@ -445,6 +517,12 @@ export function refundsService(context: AppContext) {
         restocked = await moveSaleStock(tx, { merchantId: sale.merchant_id, mode: sale.mode }, units, 1, now);
       }
       await enqueueEvent(tx, { merchantId: sale.merchant_id, mode: sale.mode, type: 'pos.refund.created', data: refundRecord(row, sale), at: now });
+      // The payout is recorded once its refund names it: one the sandbox ends at once (test_success,
+      // test_failure) writes its outcome on the refund in this transaction, and the answer shows it.
+      if (phonePayout && phonePaymentId) {
+        await recordPayment(tx, phonePayout.payment, config.sandboxStepMs);
+        return { row: (await findRefund(tx, id))!, sale };
+      }
       return { row, sale };
     });
     if (restocked.length > 0) context.sync.productsChanged(sale.merchant_id, sale.mode, restocked);

@@ -38,6 +38,7 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
   const declinedOffline = tally();
   const giftCardsSold = tally();
   const refunds = tally();
+  const refundFailures = tally();
   const add = (target: Tally, amount: number) => {
     target.count += 1;
     target.amount += Number(amount);
@@ -110,14 +111,19 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
     addTaxes(sale.items, sale.cart_discount);
   }
   // Taxes are net of refunds: a refunded line gives back its share of the line's tax.
+  // A refund counts what reached the customer: a mobile money part whose payout failed is not
+  // (the money is back in the merchant's wallet, and the sale refundable again).
   for (const refund of day.refunds) {
-    add(refunds, refund.amount);
+    const given = Number(refund.amount) - Number(refund.failed_amount ?? 0);
+    if (given > 0) add(refunds, given);
     if (refund.sale_kind === 'till_sale') {
       const cashBack = refund.tenders === null ? Number(refund.amount) : tenderTotal(storedTenders(refund.tenders), 'cash');
       if (cashBack > 0) add(cash.refunds, cashBack);
     }
     for (const entry of refundLineTaxes(refund.lines, refund.sale_items, refund.sale_cart_discount)) addTax(entry, -1);
   }
+  // Refunds an earlier Z report counted whose payout failed since: that report stays as it closed; this day adds the money back.
+  for (const failure of day.refundFailures) add(refundFailures, failure.failed_amount);
   // Tips are apart from sales: the gross counts what was sold.
   const gross = online.amount + offline.amount + methods.cash.amount + methods.mobileMoney.amount + methods.giftCardTender.amount;
   const names = new Map<string, string | null>();
@@ -185,9 +191,10 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
       .map(([cashierId, entry]) => ({ cashierId, name: names.get(cashierId) ?? null, sales: tallyMajor(entry.sales), tips: tallyMajor(entry.tips), shifts: entry.shifts, variance: major(entry.variance) })),
     giftCardsSold: tallyMajor(giftCardsSold),
     refunds: tallyMajor(refunds),
+    refundFailures: tallyMajor(refundFailures),
     taxes: [...taxes].sort(([a], [b]) => a - b).map(([rate, sum]) => ({ rate: rate / 100, taxable: major(sum.taxable), tax: major(sum.tax) })),
     gross: major(gross),
-    net: major(gross - refunds.amount),
+    net: major(gross - refunds.amount + refundFailures.amount),
     oversold: oversold.map((row) => ({ productId: row.id, name: row.name, stock: Number(row.stock) })),
   };
 }
@@ -195,13 +202,14 @@ export async function dayFigures(db: Queryable, terminal: { id: string; merchant
 /** What a Z report stores (jsonb): the figures dayFigures answered when it closed the day. */
 type DayFigures = Awaited<ReturnType<typeof dayFigures>>;
 
-/** What a Z report closed before the till took cash shows for it: none. */
+/** What a Z report closed before the till took cash (or before refund failures were counted, migration 059) shows for it: none. */
 const NO_TILL_FIGURES = {
   cash: { sales: { count: 0, amount: 0 }, collected: 0, tendered: 0, change: 0, refunds: { count: 0, amount: 0 }, net: 0 },
   tips: { count: 0, amount: 0 },
   declinedTill: { count: 0, amount: 0 },
   shifts: [],
   cashiers: [],
+  refundFailures: { count: 0, amount: 0 },
 };
 
 export function reportRecord(row: ReportRow) {

@@ -61,7 +61,11 @@ till sale is refunded through that sale (409 sale_in_till_sale), and so is an of
 back to its wallet like a wallet tap once the server accepted it (409 offline_tap_not_settled before), and a tap the server declined paid
 nothing, so the sale's unpaid part is never refunded. A till sale's mobile money part (after its wallet tap, before its cash)
 goes back to the phone that paid as a mobile_money payout from the merchant's wallet (a payment like POST /api/pay's, with its fee; the
-sandbox in test mode), recorded in the refund's transaction, its id in the refund's mobile_money tender reference; 409 sale_changed when
+sandbox in test mode; reference: the payout's, test_failure and test_reversal make the sandbox fail or reverse it), recorded in the
+refund's transaction, its id in the refund's mobile_money tender reference. The refund's status follows the payout: pending, then
+succeeded, or failed when the provider failed or reversed it: then failedAmount is what did not reach the phone, the sale's refunded
+amount leaves it out and refundable grows by it (a new refund without lines pays the phone again with a new payout), and
+pos.refund.failed is sent, in the transaction that ends the payment. A refund without a payout is succeeded at once. 409 sale_changed when
 another refund of the sale got in between (send it again), 409 mobile_money_refund_unavailable when the refund would need more back than
 the sale's tenders can return (docs/till.md). cashierId and shiftId record who refunded, in which shift; a cashierId that is none of the
 merchant's till staff (removed ones included) or dashboard users answers 422 cashier_unknown before the PIN is checked. All refunds of a sale

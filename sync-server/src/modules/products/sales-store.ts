@@ -108,18 +108,55 @@ export interface RefundRow {
   payer_wallet_id: string | null;
   transfer_id: string | null;
   /** How the refund went back, minor units: [{kind: 'cash' | 'wallet', amount}]. */
-  tenders: { kind: string; amount: number; reference?: string }[] | null;
+  tenders: RefundTender[] | null;
   /** Who refunded and in which shift (a cash refund leaves that shift's drawer). */
   cashier_id: string | null;
   shift_id: string | null;
   created_at: Date;
+  /**
+   * What did not reach the customer (migration 059): the mobile money parts whose payout the
+   * provider failed or reversed, minor units; 0 normally. The sale's refunded amount leaves it out.
+   */
+  failed_amount: number;
+  failure_reason: string | null;
+  failed_at: Date | null;
 }
 
-const REFUND_COLUMNS = 'id, sale_id::text, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, tenders, cashier_id, shift_id::text, created_at';
+/** A refund's tender as stored (minor units); a mobile_money tender names its payout and carries the payout's outcome. */
+export interface RefundTender {
+  kind: string;
+  amount: number;
+  reference?: string;
+  /** mobile_money: pending while the payout is processing, then succeeded or failed (missing on tenders that need none: given at once). */
+  status?: 'pending' | 'succeeded' | 'failed';
+  failureReason?: string | null;
+}
+
+const REFUND_COLUMNS = `id, sale_id::text, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, tenders, cashier_id, shift_id::text, created_at,
+  failed_amount, failure_reason, failed_at`;
 
 function parsed(row: RefundRow): RefundRow {
   const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
-  return { ...row, lines: json(row.lines), tenders: row.tenders === null ? null : json(row.tenders) };
+  return { ...row, lines: json(row.lines), tenders: row.tenders === null ? null : json(row.tenders), failed_amount: Number(row.failed_amount ?? 0) };
+}
+
+/** These refunds (the ones that exist), row-locked in id order: a payout's outcome is written on its refund. */
+export async function lockRefunds(tx: Queryable, ids: readonly string[]): Promise<RefundRow[]> {
+  const rows = await tx.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM sale_refunds WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [[...ids]]);
+  return rows.map(parsed);
+}
+
+/** A payout's outcome written on its refund: its tenders' statuses and what did not reach the customer. */
+export async function updateRefundOutcome(
+  tx: Queryable,
+  id: string,
+  fields: { tenders: RefundTender[]; failed_amount: number; failure_reason: string | null; failed_at: Date | null },
+): Promise<RefundRow> {
+  const [row] = await tx.query<RefundRow>(
+    `UPDATE sale_refunds SET tenders = $2::jsonb, failed_amount = $3, failure_reason = $4, failed_at = $5 WHERE id = $1 RETURNING ${REFUND_COLUMNS}`,
+    [id, JSON.stringify(fields.tenders), fields.failed_amount, fields.failure_reason, fields.failed_at],
+  );
+  return parsed(row!);
 }
 
 export async function refundsOfSale(db: Queryable, saleId: string): Promise<RefundRow[]> {
@@ -132,7 +169,7 @@ export async function findRefund(db: Queryable, id: string): Promise<RefundRow |
   return row ? parsed(row) : undefined;
 }
 
-export async function insertRefund(tx: Queryable, row: Omit<RefundRow, 'created_at'>, now: Date): Promise<RefundRow> {
+export async function insertRefund(tx: Queryable, row: Omit<RefundRow, 'created_at' | 'failed_amount' | 'failure_reason' | 'failed_at'>, now: Date): Promise<RefundRow> {
   const [inserted] = await tx.query<RefundRow>(
     `INSERT INTO sale_refunds (id, sale_id, sale_kind, merchant_id, mode, sale_terminal_id, refunded_by_terminal_id, amount, currency, lines, reason, payer_wallet_id, transfer_id, tenders, cashier_id, shift_id, created_at)
      VALUES ($1, $2::uuid, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14::jsonb, $15, $16::uuid, $17) RETURNING ${REFUND_COLUMNS}`,
@@ -156,7 +193,9 @@ export interface StoredRefundLine {
 
 type DaySession = { amount: number; tag_id: string | null; items: unknown; cart_discount: number | null; cashier_id: string | null; tender_of: string | null };
 type DayPayment = { amount: number; kind: 'tap' | 'qr'; status: string; items: unknown; cart_discount: number | null; cashier_id: string | null; tender_of: string | null };
-type DayRefund = { amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null; sale_kind: SaleRow['kind']; tenders: unknown };
+type DayRefund = { amount: number; failed_amount: number; lines: unknown; sale_items: unknown; sale_cart_discount: number | null; sale_kind: SaleRow['kind']; tenders: unknown };
+/** A refund an earlier Z report counted whose mobile money payout failed since (minor units): this day counts the failure. */
+type DayRefundFailure = { failed_amount: number };
 /** A till sale as a day report counts it: cash kept, handed over and given back, the tip (minor units). */
 export type DayTillSale = {
   amount: number; tip: number; status: string; cash_amount: number; cash_tendered: number; cash_change: number; items: unknown; cart_discount: number | null; cashier_id: string | null; tenders: unknown;
@@ -174,6 +213,7 @@ export interface DayRows {
   tillSales: DayTillSale[];
   shifts: DayShift[];
   refunds: DayRefund[];
+  refundFailures: DayRefundFailure[];
 }
 
 // What a day report counts of each table: settled rows of the terminal that no Z report holds yet.
@@ -184,6 +224,9 @@ const OPEN = {
   tillSales: { table: 'till_sales', where: 'terminal_id = $1 AND z_report_id IS NULL' },
   shifts: { table: 'till_shifts s', where: 's.terminal_id = $1 AND s.z_report_id IS NULL AND s.closed_at IS NOT NULL' },
   refunds: { table: 'sale_refunds r', where: 'r.sale_terminal_id = $1 AND r.z_report_id IS NULL' },
+  // A refund's payout that failed after the refund's Z report closed: that report stays as it
+  // closed, the failure is counted once, by the report of the day it is known in (migration 059).
+  refundFailures: { table: 'sale_refunds r', where: 'r.sale_terminal_id = $1 AND r.z_report_id IS NOT NULL AND r.failed_amount > 0 AND r.failure_z_report_id IS NULL' },
 };
 const select = (open: { table: string; where: string }, columns: string) => `SELECT ${columns} FROM ${open.table} WHERE ${open.where}`;
 const claim = (open: { table: string; where: string }, columns: string) => `UPDATE ${open.table} SET z_report_id = $2 WHERE ${open.where} RETURNING ${columns}`;
@@ -197,7 +240,7 @@ const SHIFT_COLUMNS = `s.id::text, s.cashier_id, (SELECT st.name FROM till_staff
   coalesce((SELECT sum(ts.cash_amount) FROM till_sales ts WHERE ts.shift_id = s.id::text AND ts.status = 'accepted'), 0) AS cash_sales,
   coalesce((SELECT sum(${CASH_PART}) FROM sale_refunds r WHERE r.shift_id = s.id AND r.sale_kind = 'till_sale'), 0) AS cash_refunds`;
 // A refund's sale lines, for refunds stored before their lines carried their tax.
-const REFUND_COLUMNS_WITH_SALE = `r.amount, r.lines, r.sale_kind, r.tenders,
+const REFUND_COLUMNS_WITH_SALE = `r.amount, r.failed_amount, r.lines, r.sale_kind, r.tenders,
   coalesce((SELECT s.items FROM pos_sessions s WHERE s.id = r.sale_id), (SELECT p.items FROM offline_payments p WHERE p.id = r.sale_id),
     (SELECT t.items FROM till_sales t WHERE t.id = r.sale_id)) AS sale_items,
   coalesce((SELECT s.cart_discount FROM pos_sessions s WHERE s.id = r.sale_id), (SELECT p.cart_discount FROM offline_payments p WHERE p.id = r.sale_id),
@@ -212,6 +255,7 @@ export async function openDayRows(db: Queryable, terminalId: string): Promise<Da
     tillSales: await db.query<DayTillSale>(select(OPEN.tillSales, TILL_COLUMNS), [terminalId]),
     shifts: await db.query<DayShift>(`${select(OPEN.shifts, SHIFT_COLUMNS)} ORDER BY s.closed_at, s.id`, [terminalId]),
     refunds: await db.query<DayRefund>(select(OPEN.refunds, REFUND_COLUMNS_WITH_SALE), [terminalId]),
+    refundFailures: await db.query<DayRefundFailure>(select(OPEN.refundFailures, 'r.failed_amount'), [terminalId]),
   };
 }
 
@@ -228,7 +272,13 @@ export async function claimDayRows(tx: Queryable, terminalId: string, reportId: 
     giftCards: await tx.query<{ amount: number }>(claim(OPEN.giftCards, 'amount'), [terminalId, reportId]),
     tillSales: await tx.query<DayTillSale>(claim(OPEN.tillSales, TILL_COLUMNS), [terminalId, reportId]),
     shifts: (await tx.query<DayShift>(claim(OPEN.shifts, SHIFT_COLUMNS), [terminalId, reportId])).sort((a, b) => a.closed_at.getTime() - b.closed_at.getTime() || a.id.localeCompare(b.id)),
-    refunds: await tx.query<DayRefund>(claim(OPEN.refunds, REFUND_COLUMNS_WITH_SALE), [terminalId, reportId]),
+    // Failures of refunds earlier reports counted, claimed before this day's refunds (which this report claims next).
+    refundFailures: await tx.query<DayRefundFailure>(`UPDATE ${OPEN.refundFailures.table} SET failure_z_report_id = $2 WHERE ${OPEN.refundFailures.where} RETURNING r.failed_amount`, [terminalId, reportId]),
+    // A refund whose payout failed before its report counts without the failed part: that failure is counted here, once.
+    refunds: await tx.query<DayRefund>(
+      `UPDATE ${OPEN.refunds.table} SET z_report_id = $2, failure_z_report_id = CASE WHEN r.failed_amount > 0 THEN $2 ELSE r.failure_z_report_id END WHERE ${OPEN.refunds.where} RETURNING ${REFUND_COLUMNS_WITH_SALE}`,
+      [terminalId, reportId],
+    ),
   };
 }
 
