@@ -292,6 +292,11 @@ describe('itemised receipts from the till\'s cart', () => {
     assert.ok(z.some((line) => /^Gift cards sold \(2\) +10,000\.00$/.test(line)));
     assert.ok(z.some((line) => /^Tax 7\.5 % +75\.00$/.test(line)));
     assert.ok(z.some((line) => /^Malt +-2$/.test(line)));
+    // A refund of an earlier day whose mobile money payout failed since: listed, and the net grows by it.
+    const withFailure = texts(layoutReceipt(SAMPLE_MERCHANT, sampleSettings(80), { ...base, refundFailures: { count: 1, amountMinor: 30_000 }, report: { type: 'Z', number: 8 } }));
+    assert.ok(withFailure.some((line) => /^Refunds failed \(1\) +300\.00$/.test(line)), withFailure.join('\n'));
+    assert.ok(withFailure.some((line) => line.includes('NET NGN 609,650.00')), withFailure.join('\n'));
+    assert.ok(!z.some((line) => line.startsWith('Refunds failed')), 'no line when none failed');
   });
 
   it('prints a refund by lines with each line\'s refunded amount', () => {

@@ -180,6 +180,8 @@ export interface EndOfDayReport {
   closedAt: string;
   totals: MethodTotal[];
   refunds: { count: number; amountMinor: number };
+  /** Refunds counted by an earlier report whose mobile money payout then failed: the money stayed with the merchant, so the net grows by it. */
+  refundFailures?: { count: number; amountMinor: number };
   offline: { count: number; amountMinor: number; pendingSync: number };
   sync: { state: 'in_sync' | 'pending' | 'offline'; lastSyncedAt?: string; pendingDocuments: number };
   /** The server's X (running, the day stays open) or Z report (closes the day, numbered). */
@@ -470,7 +472,9 @@ export function endOfDayReport(merchant: MerchantHeader, settings: ReceiptSettin
   builder.rule();
   builder.row(t.t('receipt.gross', { count: transactions }), formatAmount(t, gross, currency), { bold: true });
   builder.row(t.t('receipt.refunds', { count: report.refunds.count }), formatAmount(t, -report.refunds.amountMinor, currency));
-  total(builder, t, t.t('receipt.net'), gross - report.refunds.amountMinor, currency);
+  const failed = report.refundFailures !== undefined && report.refundFailures.count > 0 ? report.refundFailures : null;
+  if (failed !== null) builder.row(t.t('receipt.refundFailures', { count: failed.count }), formatAmount(t, failed.amountMinor, currency));
+  total(builder, t, t.t('receipt.net'), gross - report.refunds.amountMinor + (failed?.amountMinor ?? 0), currency);
   builder.rule();
   if (report.online !== undefined) builder.row(t.t('receipt.online', { count: report.online.count }), formatAmount(t, report.online.amountMinor, currency));
   if (report.declinedOffline !== undefined) builder.row(t.t('receipt.declinedOffline', { count: report.declinedOffline.count }), formatAmount(t, report.declinedOffline.amountMinor, currency));

@@ -1160,6 +1160,7 @@ export const en = {
     counted: '{{label}} ({{count}})',
     gross: 'Gross ({{count}})',
     refunds: 'Refunds ({{count}})',
+    refundFailures: 'Refunds failed ({{count}})',
     net: 'NET',
     offlinePayments: 'OFFLINE PAYMENTS',
     takenOffline: 'Taken offline ({{count}})',

@@ -1154,6 +1154,7 @@ export const fr: Messages = {
     counted: '{{label}} ({{count}})',
     gross: 'Brut ({{count}})',
     refunds: 'Remboursements ({{count}})',
+    refundFailures: 'Remb. non reçus ({{count}})',
     net: 'NET',
     offlinePayments: 'PAIEMENTS HORS LIGNE',
     takenOffline: 'Encaissés hors ligne ({{count}})',

@@ -1154,6 +1154,7 @@ export const pt: Messages = {
     counted: '{{label}} ({{count}})',
     gross: 'Bruto ({{count}})',
     refunds: 'Reembolsos ({{count}})',
+    refundFailures: 'Reemb. falhados ({{count}})',
     net: 'LÍQUIDO',
     offlinePayments: 'PAGAMENTOS OFFLINE',
     takenOffline: 'Cobrados offline ({{count}})',

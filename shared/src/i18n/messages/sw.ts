@@ -1154,6 +1154,7 @@ export const sw: Messages = {
     counted: '{{label}} ({{count}})',
     gross: 'Jumla kuu ({{count}})',
     refunds: 'Marejesho ({{count}})',
+    refundFailures: 'Marejesho yasiyofika ({{count}})',
     net: 'HALISI',
     offlinePayments: 'MALIPO NJE YA MTANDAO',
     takenOffline: 'Yaliyopokelewa nje ya mtandao ({{count}})',

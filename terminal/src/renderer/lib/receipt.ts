@@ -210,6 +210,8 @@ export function dayReportReceipt(report: DayReport, sync: { queued: number; onli
         ...(report.methods.giftCardTender !== undefined && report.methods.giftCardTender.count > 0 ? [{ method: 'gift_card' as const, ...tally(report.methods.giftCardTender) }] : []),
       ],
       refunds: tally(report.refunds),
+      // Earlier days' refunds whose payout to the phone failed since (the net grows by them).
+      ...(report.refundFailures !== undefined && report.refundFailures.count > 0 ? { refundFailures: tally(report.refundFailures) } : {}),
       offline: { ...tally(report.offline), pendingSync: sync.queued },
       sync: { state: !sync.online ? 'offline' : sync.queued > 0 ? 'pending' : 'in_sync', pendingDocuments: sync.queued, ...(sync.lastSyncAt === null ? {} : { lastSyncedAt: sync.lastSyncAt }) },
       report: report.kind === 'Z' && report.number !== null ? { type: 'Z', number: report.number } : { type: 'X' },
