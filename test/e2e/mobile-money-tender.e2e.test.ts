@@ -5,33 +5,20 @@
 // tender handed to onPaid; a declined number said in words with Try again / Another tender; a
 // reload resuming the wait, Stop waiting; and the offline notice.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { svelte } from '@sveltejs/vite-plugin-svelte';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'vite';
 import { databaseTargets, useTestServer } from '@tapline/sync-server/testing';
 import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
-import { ARTIFACTS, KIOSK, startKiosk } from './kiosk.ts';
+import { KIOSK, startKiosk } from './kiosk.ts';
+import { RENDERER, buildScreenHarness } from './screen-harness.ts';
 import { shopWithTerminal } from './shop.ts';
 
-const RENDERER = fileURLToPath(new URL('../../terminal/src/renderer/', import.meta.url));
-
 /** The screen alone on a page: props from the query string, what it hands back on window. */
-async function buildHarness(): Promise<string> {
-  // Inside the repository (test-artifacts/, ignored by git), so that its imports resolve from its node_modules.
-  mkdirSync(ARTIFACTS, { recursive: true });
-  const root = mkdtempSync(join(ARTIFACTS, 'momo-harness-src-'));
-  const outDir = mkdtempSync(join(tmpdir(), 'tapline-momo-harness-'));
-  after(() => {
-    rmSync(root, { recursive: true, force: true });
-    rmSync(outDir, { recursive: true, force: true });
-  });
-  writeFileSync(join(root, 'index.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title></head><body><main id="app" style="height:100vh"></main><script type="module" src="./main.ts"></script></body></html>');
-  writeFileSync(join(root, 'main.ts'), `
+function buildHarness(): Promise<string> {
+  return buildScreenHarness('momo', {
+    body: '<main id="app" style="height:100vh"></main>',
+    main: `
 import { mount } from 'svelte';
 import Screen from ${JSON.stringify(join(RENDERER, 'screens/MobileMoneyTender.svelte'))};
 import { createApi } from ${JSON.stringify(join(RENDERER, 'lib/api.ts'))};
@@ -53,9 +40,8 @@ mount(Screen, {
     onBack: () => { w.backs += 1; },
   },
 });
-`);
-  await build({ configFile: false, root, base: '/', logLevel: 'warn', plugins: [svelte({ configFile: false })], build: { outDir, emptyOutDir: true, target: 'chrome120', reportCompressedSize: false, chunkSizeWarningLimit: 4096 } });
-  return outDir;
+`,
+  });
 }
 
 const harnessDir = await buildHarness();

@@ -9,38 +9,26 @@
 // reversed after the refund's Z report closed as a line of the next day's report.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { svelte } from '@sveltejs/vite-plugin-svelte';
 import type { Browser, Page } from 'playwright-core';
 import { io } from 'socket.io-client';
-import { build } from 'vite';
 import { SYNC_EVENTS, SYNC_NAMESPACE, type TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { type TestServer, databaseTargets, until, useTestServer } from '@tapline/sync-server/testing';
 import { assertAccessible } from './axe.ts';
 import { launchChromium, trackedPage } from './browser.ts';
 import { DASHBOARD_DIR, DESKTOP, dashboardOwner, openPage as openDashboardPage, prepareDashboard, shoot as shootDashboard, signIn as signInDashboard } from './dashboard.ts';
 import { ARTIFACTS, KIOSK, assertControlsOnScreen, startKiosk } from './kiosk.ts';
+import { RENDERER, buildScreenHarness } from './screen-harness.ts';
 import { shopWithTerminal } from './shop.ts';
 
-const RENDERER = fileURLToPath(new URL('../../terminal/src/renderer/', import.meta.url));
 const SIZES = [{ width: 800, height: 600 }, { width: 1024, height: 768 }] as const;
 
 /** The Refund screen (or End of day, screen=report) alone on a page: the sale and the language from the query string. */
-async function buildHarness(): Promise<string> {
-  // Inside the repository (test-artifacts/, ignored by git), so that its imports resolve from its node_modules.
-  mkdirSync(ARTIFACTS, { recursive: true });
-  const root = mkdtempSync(join(ARTIFACTS, 'refund-harness-src-'));
-  const outDir = mkdtempSync(join(tmpdir(), 'tapline-refund-harness-'));
-  after(() => {
-    rmSync(root, { recursive: true, force: true });
-    rmSync(outDir, { recursive: true, force: true });
-  });
-  writeFileSync(join(root, 'index.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>harness</title></head><body><main id="app" style="height:calc(100vh - 40px);box-sizing:border-box;padding:0.75rem"></main><div id="status-bar" style="position:fixed;left:0;right:0;bottom:0;height:40px;background:#1d2a44"></div><script type="module" src="./main.ts"></script></body></html>');
-  writeFileSync(join(root, 'main.ts'), `
+function buildHarness(): Promise<string> {
+  return buildScreenHarness('refund', {
+    body: '<main id="app" style="height:calc(100vh - 40px);box-sizing:border-box;padding:0.75rem"></main><div id="status-bar" style="position:fixed;left:0;right:0;bottom:0;height:40px;background:#1d2a44"></div>',
+    main: `
 import { mount } from 'svelte';
 import Refund from ${JSON.stringify(join(RENDERER, 'screens/Refund.svelte'))};
 import DayReport from ${JSON.stringify(join(RENDERER, 'screens/DayReport.svelte'))};
@@ -58,9 +46,8 @@ const onBack = () => { w.backs += 1; };
 const target = document.getElementById('app')!;
 if (params.get('screen') === 'report') mount(DayReport, { target, props: { api, context, config: null, hardware: null, sync: { queued: 0, online: true, lastSyncAt: null }, onBack } });
 else mount(Refund, { target, props: { api, saleId: params.get('sale') ?? '', context, config: null, hardware: null, refunds: null, onBack } });
-`);
-  await build({ configFile: false, root, base: '/', logLevel: 'warn', plugins: [svelte({ configFile: false })], build: { outDir, emptyOutDir: true, target: 'chrome120', reportCompressedSize: false, chunkSizeWarningLimit: 4096 } });
-  return outDir;
+`,
+  });
 }
 
 const harnessDir = await buildHarness();
