@@ -157,6 +157,12 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(rows, [['NGN 100.50', 'Paid'], ['NGN 20.00', 'Paid']]);
       await page.locator('main table.list tbody tr[data-row]').first().locator('button').click();
       await page.locator('[data-detail] h2').filter({ hasText: 'Payout · po_' }).waitFor();
+      // The detail of the payout made first may still be open (pending, as it was made): wait for
+      // the clicked row's own, read from the server, not for any detail.
+      await waitForExpression(page, `(() => {
+        const facts = Object.fromEntries([...document.querySelectorAll('[data-detail] dl.facts > div')].map((pair) => [pair.querySelector('dt')?.textContent, (pair.querySelector('dd')?.textContent ?? '').replace(/\\s+/g, ' ')]));
+        return facts.Status === 'Paid' && facts.Amount === 'NGN 100.50';
+      })()`);
       const facts = Object.fromEntries(await page.locator('[data-detail] dl.facts > div').evaluateAll((pairs) => pairs.map((pair) => [pair.querySelector('dt')?.textContent, pair.querySelector('dd')?.textContent?.replace(/\s+/g, ' ')])));
       assert.deepEqual([facts.Status, facts.Amount, facts.Account, facts.Made, facts.Provider], ['Paid', 'NGN 100.50', 'Sandbox Account 6789 · 058 · ••••••6789', 'On demand', 'sandbox']);
 
