@@ -6,12 +6,12 @@
 // reload resuming the wait, Stop waiting; and the offline notice.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { databaseTargets, useTestServer } from '@tapline/sync-server/testing';
-import { launchChromium, trackedPage, waitForExpression } from './browser.ts';
-import { KIOSK, startKiosk } from './kiosk.ts';
-import { RENDERER, buildScreenHarness } from './screen-harness.ts';
+import { trackedPage, waitForExpression } from './browser.ts';
+import { KIOSK } from './kiosk.ts';
+import { RENDERER, buildScreenHarness, useScreenHarness } from './screen-harness.ts';
 import { shopWithTerminal } from './shop.ts';
 
 /** The screen alone on a page: props from the query string, what it hands back on window. */
@@ -49,24 +49,10 @@ const harnessDir = await buildHarness();
 for (const target of await databaseTargets()) {
   describe(`the Mobile money screen in Chromium on ${target.name}`, () => {
     const server = useTestServer(target, { rateLimitScale: 20, env: { SANDBOX_STEP_MS: '400', COLLECTION_TIMEOUT_SECONDS: '120' } });
-    let browser: Browser;
-    let kiosk: Awaited<ReturnType<typeof startKiosk>>;
-    let pageErrors: string[] = [];
-    before(async () => {
-      browser = await launchChromium();
-      kiosk = await startKiosk({ rendererDir: harnessDir, serverUrl: server().baseUrl, previews: 'mobile-money' });
-    });
-    after(async () => {
-      await kiosk?.host.close();
-      await browser?.close();
-    });
-    afterEach(() => {
-      assert.deepEqual(pageErrors, [], 'no script errors');
-      pageErrors = [];
-    });
+    const kiosk = useScreenHarness(server, { rendererDir: harnessDir, previews: 'mobile-money' });
 
     async function open(query: Record<string, string>): Promise<Page> {
-      const page = await trackedPage(browser, KIOSK, pageErrors);
+      const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
       await page.goto(`${kiosk.host.url}/?${new URLSearchParams(query).toString()}`);
       await page.locator('#mobile-money-tender').waitFor();
       return page;

@@ -10,16 +10,16 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { io } from 'socket.io-client';
 import { SYNC_EVENTS, SYNC_NAMESPACE, type TillSaleDoc } from '@tapline/shared/sync-protocol';
 import { type TestServer, databaseTargets, until, useTestServer } from '@tapline/sync-server/testing';
 import { assertAccessible } from './axe.ts';
-import { launchChromium, trackedPage } from './browser.ts';
+import { trackedPage } from './browser.ts';
 import { DASHBOARD_DIR, DESKTOP, dashboardOwner, openPage as openDashboardPage, prepareDashboard, shoot as shootDashboard, signIn as signInDashboard } from './dashboard.ts';
-import { ARTIFACTS, KIOSK, assertControlsOnScreen, startKiosk } from './kiosk.ts';
-import { RENDERER, buildScreenHarness } from './screen-harness.ts';
+import { ARTIFACTS, KIOSK, assertControlsOnScreen } from './kiosk.ts';
+import { RENDERER, buildScreenHarness, useScreenHarness } from './screen-harness.ts';
 import { shopWithTerminal } from './shop.ts';
 
 const SIZES = [{ width: 800, height: 600 }, { width: 1024, height: 768 }] as const;
@@ -58,21 +58,7 @@ type Refund = { id: string; status: string; failedAmount: number; tenders: { kin
 for (const target of await databaseTargets()) {
   describe(`the Refund screen for a refund that did not reach the phone, in Chromium on ${target.name}`, () => {
     const server = useTestServer(target, { rateLimitScale: 20, env: { SANDBOX_STEP_MS: '400', COLLECTION_TIMEOUT_SECONDS: '120', DASHBOARD_DIR } });
-    let browser: Browser;
-    let kiosk: Awaited<ReturnType<typeof startKiosk>>;
-    let pageErrors: string[] = [];
-    before(async () => {
-      browser = await launchChromium();
-      kiosk = await startKiosk({ rendererDir: harnessDir, serverUrl: server().baseUrl, previews: 'refund-failed' });
-    });
-    after(async () => {
-      await kiosk?.host.close();
-      await browser?.close();
-    });
-    afterEach(() => {
-      assert.deepEqual(pageErrors, [], 'no script errors');
-      pageErrors = [];
-    });
+    const kiosk = useScreenHarness(server, { rendererDir: harnessDir, previews: 'refund-failed' });
 
     /** A till sale of 500.00 (two Rice at 250.00): 200.00 cash and 300.00 by a completed mobile money collection. */
     async function splitSale(s: TestServer, shop: Awaited<ReturnType<typeof shopWithTerminal>>): Promise<string> {
@@ -123,7 +109,7 @@ for (const target of await databaseTargets()) {
         ['fr', /^N'a pas atteint le téléphone : .*300,00.* — remboursez à nouveau$/, /^Encore remboursable : .*300,00/],
         ['en', /^Did not reach the phone: NGN\s?300\.00 — refund again$/, /^Still refundable: NGN\s?300\.00$/],
       ] as const) {
-        const page = await trackedPage(browser, KIOSK, pageErrors);
+        const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
         await page.goto(`${kiosk.host.url}/?${new URLSearchParams({ token: `term.${shop.terminalToken}`, sale: saleId, lang }).toString()}`);
         await page.locator('#refund[data-state="choose"]').waitFor();
         assert.match((await page.locator('#refund-failed').innerText()).trim(), failed);
@@ -152,7 +138,7 @@ for (const target of await databaseTargets()) {
 
       // The dashboard's Refunds page shows each refund's status.
       const email = await dashboardOwner(s, shop.merchant);
-      const page = await trackedPage(browser, { viewport: DESKTOP, locale: 'en-GB', timezoneId: 'Africa/Lagos' }, pageErrors);
+      const page = await trackedPage(kiosk.browser, { viewport: DESKTOP, locale: 'en-GB', timezoneId: 'Africa/Lagos' }, kiosk.pageErrors);
       await signInDashboard(page, s.baseUrl, email);
       await openDashboardPage(page, 'refunds');
       await page.locator('input[name=sale-id]').fill(saleId);
@@ -188,7 +174,7 @@ for (const target of await databaseTargets()) {
       }, 60_000, 200);
 
       for (const lang of ['fr', 'en'] as const) {
-        const page = await trackedPage(browser, KIOSK, pageErrors);
+        const page = await trackedPage(kiosk.browser, KIOSK, kiosk.pageErrors);
         await page.goto(`${kiosk.host.url}/?${new URLSearchParams({ token: `term.${shop.terminalToken}`, screen: 'report', lang }).toString()}`);
         const line = page.locator('#report-refund-failures');
         await line.waitFor();
