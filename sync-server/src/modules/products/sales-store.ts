@@ -229,7 +229,8 @@ const OPEN = {
   refundFailures: { table: 'sale_refunds r', where: 'r.sale_terminal_id = $1 AND r.z_report_id IS NOT NULL AND r.failed_amount > 0 AND r.failure_z_report_id IS NULL' },
 };
 const select = (open: { table: string; where: string }, columns: string) => `SELECT ${columns} FROM ${open.table} WHERE ${open.where}`;
-const claim = (open: { table: string; where: string }, columns: string) => `UPDATE ${open.table} SET z_report_id = $2 WHERE ${open.where} RETURNING ${columns}`;
+/** Claims the open rows for the report $2: z_report_id, or another column a report claims rows by (failure_z_report_id). */
+const claim = (open: { table: string; where: string }, columns: string, by = 'z_report_id') => `UPDATE ${open.table} SET ${by} = $2 WHERE ${open.where} RETURNING ${columns}`;
 const SESSION_COLUMNS = 'amount, tag_id, items, cart_discount, cashier_id, tender_of::text';
 const PAYMENT_COLUMNS = 'amount, kind, status, items, cart_discount, cashier_id, tender_of::text';
 const TILL_COLUMNS = 'amount, tip, status, cash_amount, cash_tendered, cash_change, items, cart_discount, cashier_id, tenders';
@@ -273,7 +274,7 @@ export async function claimDayRows(tx: Queryable, terminalId: string, reportId: 
     tillSales: await tx.query<DayTillSale>(claim(OPEN.tillSales, TILL_COLUMNS), [terminalId, reportId]),
     shifts: (await tx.query<DayShift>(claim(OPEN.shifts, SHIFT_COLUMNS), [terminalId, reportId])).sort((a, b) => a.closed_at.getTime() - b.closed_at.getTime() || a.id.localeCompare(b.id)),
     // Failures of refunds earlier reports counted, claimed before this day's refunds (which this report claims next).
-    refundFailures: await tx.query<DayRefundFailure>(`UPDATE ${OPEN.refundFailures.table} SET failure_z_report_id = $2 WHERE ${OPEN.refundFailures.where} RETURNING r.failed_amount`, [terminalId, reportId]),
+    refundFailures: await tx.query<DayRefundFailure>(claim(OPEN.refundFailures, 'r.failed_amount', 'failure_z_report_id'), [terminalId, reportId]),
     // A refund whose payout failed before its report counts without the failed part: that failure is counted here, once.
     refunds: await tx.query<DayRefund>(
       `UPDATE ${OPEN.refunds.table} SET z_report_id = $2, failure_z_report_id = CASE WHEN r.failed_amount > 0 THEN $2 ELSE r.failure_z_report_id END WHERE ${OPEN.refunds.where} RETURNING ${REFUND_COLUMNS_WITH_SALE}`,
