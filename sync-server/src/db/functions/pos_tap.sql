@@ -116,6 +116,10 @@ BEGIN
     -- Without the PIN, the tag pays only a merchant its holder allowed (wearable_merchants), within
     -- its limits; the day's total is the one budget offline settlements spend too
     -- (no_pin_budget.sql): when a new day starts, the last day's total moves into the history.
+    -- The allowed-merchant test names p_tag_id, not w.tag_id: uncorrelated, it is one probe of
+    -- wearable_merchants' key. Correlated, the cached plan hashed every tag the merchant was
+    -- allowed by, twice a tap (1,000 rows in bench:pos: half of this statement's time, and it
+    -- grows with the shop's customers).
     UPDATE wearables w SET tap_count = w.tap_count + 1, last_tapped_at = p_now,
       no_pin_history = CASE WHEN w.wallet_id = p_pin_wallet_id OR w.no_pin_day IS NULL OR w.no_pin_day >= v_today THEN w.no_pin_history
                             ELSE no_pin_history_roll(w.no_pin_history, w.no_pin_day, w.no_pin_spent, v_today) END,
@@ -130,7 +134,7 @@ BEGIN
                AND v_session.amount <= least(coalesce(w.no_pin_per_tap, d.per_tap, 0), coalesce(d.per_tap, 0))
                AND v_session.amount + CASE WHEN w.no_pin_day = v_today THEN w.no_pin_spent ELSE 0 END
                    <= least(coalesce(w.no_pin_per_day, d.per_day, 0), coalesce(d.per_day, 0))
-               AND EXISTS (SELECT 1 FROM wearable_merchants t WHERE t.tag_id = w.tag_id AND t.merchant_id = v_session.merchant_id)))
+               AND EXISTS (SELECT 1 FROM wearable_merchants t WHERE t.tag_id = p_tag_id AND t.merchant_id = v_session.merchant_id)))
     RETURNING w.wallet_id, w.handle, w.wallet_id IS DISTINCT FROM p_pin_wallet_id INTO v_wallet, v_handle, v_without_pin;
     IF NOT FOUND THEN
       SELECT w.status INTO v_tag_status FROM wearables w WHERE w.tag_id = p_tag_id AND w.mode = p_mode;

@@ -187,13 +187,15 @@ export interface TagAllowance {
  * payment in another currency than the tag's wallet always needs the PIN: limits of 0). Tags
  * unknown in that mode are left out. For a terminal's offline taps, whose settlement must decline
  * what the PIN would be needed for; call it inside that transaction, after the tags are locked.
+ * The allowed-merchant test is a scalar subquery, one probe of wearable_merchants' key per tag: an
+ * EXISTS there may be planned as a hash of every tag the merchant was ever allowed by.
  */
 export async function tagAllowances(db: Queryable, tagIds: readonly string[], mode: Mode, currency: string, merchantId: string): Promise<Map<string, TagAllowance>> {
   const rows = await db.query<{ tag_id: string; per_tap: number; per_day: number; merchant_allowed: boolean }>(
     `SELECT w.tag_id,
        CASE WHEN wa.currency = $3 THEN least(coalesce(w.no_pin_per_tap, d.per_tap, 0), coalesce(d.per_tap, 0)) ELSE 0 END::int8 AS per_tap,
        CASE WHEN wa.currency = $3 THEN least(coalesce(w.no_pin_per_day, d.per_day, 0), coalesce(d.per_day, 0)) ELSE 0 END::int8 AS per_day,
-       EXISTS (SELECT 1 FROM wearable_merchants t WHERE t.tag_id = w.tag_id AND t.merchant_id = $4) AS merchant_allowed
+       coalesce((SELECT true FROM wearable_merchants t WHERE t.tag_id = w.tag_id AND t.merchant_id = $4), false) AS merchant_allowed
      FROM wearables w JOIN wallets wa ON wa.id = w.wallet_id LEFT JOIN no_pin_limit_defaults d ON d.currency = wa.currency
      WHERE w.tag_id = ANY ($1::text[]) AND w.mode = $2`,
     [tagIds, mode, currency, merchantId],
