@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
 import type { Database, Queryable, SqlParam } from './database.ts';
 import { parseInt8 } from './database.ts';
+import { plannerSetStatements } from './planner.ts';
 
 const parsers = {
   [types.INT8]: (value: string) => parseInt8(value),
@@ -60,6 +61,7 @@ export class PgliteDatabase implements Database {
   static async open(directory?: string, from?: Blob): Promise<PgliteDatabase> {
     const lockFile = directory ? lockDirectory(directory) : undefined;
     const db = await PGlite.create(directory ? join(directory, 'pglite') : undefined, { parsers, ...(from ? { loadDataDir: from } : {}) });
+    await db.exec(plannerSetStatements());
     return new PgliteDatabase(db, lockFile);
   }
 

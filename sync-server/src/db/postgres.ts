@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { type Database, type QueryOptions, type Queryable, type SqlParam, PG_ERROR, isDatabaseUnavailable, parseInt8, pgErrorCode } from './database.ts';
+import { PLANNER_SETTINGS } from './planner.ts';
 
 const INT8_OID = 20;
 const INT8_ARRAY_OID = 1016;
@@ -60,9 +61,18 @@ function verifyPrimary(client: pg.PoolClient, done: (error?: Error) => void): vo
   );
 }
 
-/** What every pool of ours connects with. */
-function poolOptions(connectionString: string, max: number, extra: pg.PoolConfig = {}): pg.PoolConfig {
-  return { connectionString, max, types: typeParsers, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, verify: verifyPrimary, ...extra } as pg.PoolConfig;
+/**
+ * Session settings every connection of ours starts with (PLANNER_SETTINGS, db/planner.ts); a
+ * DATABASE_URL that names `options` itself replaces them (node-postgres lets the URL win).
+ */
+const SESSION_OPTIONS = Object.entries(PLANNER_SETTINGS).map(([name, value]) => `-c ${name}=${value}`).join(' ');
+
+/** What every pool of ours connects with; `sessionOptions` adds to SESSION_OPTIONS. */
+function poolOptions(connectionString: string, max: number, sessionOptions = ''): pg.PoolConfig {
+  return {
+    connectionString, max, types: typeParsers, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, verify: verifyPrimary,
+    options: `${SESSION_OPTIONS} ${sessionOptions}`.trim(),
+  } as pg.PoolConfig;
 }
 
 /** A pool a component holds connections of (see sidePool), and how to end it for good. */
@@ -197,7 +207,7 @@ export class PostgresDatabase implements Database {
     if (this.commitsWaitForStandby()) return this.query<Row>(sql, params, options);
     if (!this.relaxedPool) {
       this.relaxedPool = guardClients(new pg.Pool(
-        poolOptions(this.options.connectionString, Math.max(2, Math.ceil((this.options.poolSize ?? 10) / 2)), { options: '-c synchronous_commit=off' }),
+        poolOptions(this.options.connectionString, Math.max(2, Math.ceil((this.options.poolSize ?? 10) / 2)), '-c synchronous_commit=off'),
       ));
     }
     const result = await this.relaxedPool.query(statement(sql, params, options));
