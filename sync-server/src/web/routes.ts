@@ -232,7 +232,8 @@ ${header(i18n, t.t('web.brandSubtitle.pos'))}
   /** The page behind a session's tapUrl / qrPayload: the customer pays it with @handle and PIN. */
   async function sessionPage(reply: FastifyReply, i18n: PageI18n, id: string) {
     const { t } = i18n;
-    const found = (await findSession(db, id.toLowerCase(), { mode: 'test', merchantId: null })) ?? (await findSession(db, id.toLowerCase(), { mode: 'live', merchantId: null }));
+    const now = context.now();
+    const found = (await findSession(db, id.toLowerCase(), { mode: 'test', merchantId: null }, now)) ?? (await findSession(db, id.toLowerCase(), { mode: 'live', merchantId: null }, now));
     if (!found) return sendPage(reply, 404, messagePage(i18n, t.t('web.paymentNotFound.title'), t.t('web.paymentNotFound.session')));
     // Read through the service: an overdue session shows as expired, never as payable.
     const session = await pos.get({ mode: found.mode, merchantId: found.merchant_id }, found.id);

@@ -17,6 +17,7 @@ import { type SaleItemInput, cartFromItems, checkCartAmount, checkStock, moveSal
 import type { ProductDoc } from '@tapline/shared/sync-protocol';
 import {
   type PosSessionRow,
+  type SessionAt,
   type SessionScope,
   expireDueSessions,
   expireSession,
@@ -119,15 +120,6 @@ export function sessionTransferId(sessionId: string): string {
   return transferIds.posSession(sessionId);
 }
 
-/**
- * The session-expiry rule in TypeScript: pending and past its 90 seconds by `now`. pos_tap asks
- * its SQL twin, pos_session_overdue() (db/functions/pos_tap.sql), inside the database;
- * session-overdue.test.ts holds the two to the same answers.
- */
-export function sessionOverdue(row: Pick<PosSessionRow, 'status' | 'expires_at'>, now: Date): boolean {
-  return row.status === 'pending' && row.expires_at.getTime() <= now.getTime();
-}
-
 type Gate = { open: true } | { open: false; expired: PosSessionRow };
 
 /**
@@ -135,8 +127,8 @@ type Gate = { open: true } | { open: false; expired: PosSessionRow };
  * past its time is expired here and now (committed with the caller's transaction), so it can
  * never be cancelled (or paid) even if the sweeper has not reached it.
  */
-async function gate(tx: Queryable, row: PosSessionRow, now: Date): Promise<Gate> {
-  if (sessionOverdue(row, now)) {
+async function gate(tx: Queryable, row: SessionAt, now: Date): Promise<Gate> {
+  if (row.overdue) {
     const expired = await expireSession(tx, row.id, now);
     return { open: false, expired: expired ?? row };
   }
@@ -253,10 +245,10 @@ export function posService(context: AppContext): PosService {
 
   /** A session as it stands now: a pending one past its 90 seconds is expired on the way. */
   async function current(scope: SessionScope, sessionId: string): Promise<PosSessionRow | undefined> {
-    const row = await findSession(db, sessionId, scope);
     const now = context.now();
-    if (row && sessionOverdue(row, now)) {
-      return (await expireSession(db, row.id, now)) ?? (await findSession(db, row.id, scope)) ?? row;
+    const row = await findSession(db, sessionId, scope, now);
+    if (row?.overdue) {
+      return (await expireSession(db, row.id, now)) ?? (await findSession(db, row.id, scope, now)) ?? row;
     }
     return row;
   }
@@ -269,8 +261,8 @@ export function posService(context: AppContext): PosService {
    */
   async function holderPinWallet(scope: SessionScope, id: string, rawTagId: string, pin: string): Promise<string | null> {
     if (!UUID.test(id)) return null;
-    const session = await findSession(db, id.toLowerCase(), scope);
-    if (!session || session.status !== 'pending' || sessionOverdue(session, context.now())) return null;
+    const session = await findSession(db, id.toLowerCase(), scope, context.now());
+    if (!session || session.status !== 'pending' || session.overdue) return null;
     const tagId = normalizeTagId(rawTagId);
     const tag = tagId ? await findWearable(db, tagId) : undefined;
     if (!tag || tag.mode !== scope.mode || tag.status !== 'active') return null;
@@ -343,7 +335,7 @@ export function posService(context: AppContext): PosService {
       if (!UUID.test(id)) throw sessionNotFound(id);
       const now = context.now();
       const outcome = await db.transaction(async (tx): Promise<Gate & { row?: PosSessionRow }> => {
-        const row = await lockSession(tx, id.toLowerCase(), { mode: merchant.mode, merchantId: merchant.merchantId });
+        const row = await lockSession(tx, id.toLowerCase(), { mode: merchant.mode, merchantId: merchant.merchantId }, now);
         if (!row) throw sessionNotFound(id);
         const checked = await gate(tx, row, now);
         if (!checked.open) return checked;

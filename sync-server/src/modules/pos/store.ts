@@ -102,21 +102,30 @@ export async function insertSession(
   return row;
 }
 
-export async function findSession(db: Queryable, id: string, scope: SessionScope): Promise<PosSessionRow | undefined> {
-  const [row] = await db.query<PosSessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM pos_sessions WHERE id = $1 AND mode = $2 AND ($3::text IS NULL OR merchant_id = $3::text)`,
-    [id, scope.mode, scope.merchantId],
-    { prepareAs: 'pos_find_session' },
+/**
+ * A session as read at `now`: `overdue` is the expiry rule's answer, pos_session_overdue()
+ * (db/functions/pos_tap.sql), the rule's only form: the tap asks it under the session's lock, and
+ * reads, cancels and the PIN check take it from here instead of a TypeScript copy.
+ */
+export type SessionAt = PosSessionRow & { overdue: boolean };
+
+export async function findSession(db: Queryable, id: string, scope: SessionScope, now: Date): Promise<SessionAt | undefined> {
+  const [row] = await db.query<SessionAt>(
+    `SELECT ${SESSION_COLUMNS}, pos_session_overdue(status, expires_at, $4) AS overdue
+     FROM pos_sessions WHERE id = $1 AND mode = $2 AND ($3::text IS NULL OR merchant_id = $3::text)`,
+    [id, scope.mode, scope.merchantId, now],
+    { prepareAs: 'pos_find_session_at' },
   );
   return row;
 }
 
-/** The session row, locked until the end of the caller's transaction: one tap at a time per session. */
-export async function lockSession(tx: Queryable, id: string, scope: SessionScope): Promise<PosSessionRow | undefined> {
-  const [row] = await tx.query<PosSessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM pos_sessions WHERE id = $1 AND mode = $2 AND ($3::text IS NULL OR merchant_id = $3::text) FOR UPDATE`,
-    [id, scope.mode, scope.merchantId],
-    { prepareAs: 'pos_lock_session' },
+/** The session row as read at `now` (findSession), locked until the end of the caller's transaction: one tap at a time per session. */
+export async function lockSession(tx: Queryable, id: string, scope: SessionScope, now: Date): Promise<SessionAt | undefined> {
+  const [row] = await tx.query<SessionAt>(
+    `SELECT ${SESSION_COLUMNS}, pos_session_overdue(status, expires_at, $4) AS overdue
+     FROM pos_sessions WHERE id = $1 AND mode = $2 AND ($3::text IS NULL OR merchant_id = $3::text) FOR UPDATE`,
+    [id, scope.mode, scope.merchantId, now],
+    { prepareAs: 'pos_lock_session_at' },
   );
   return row;
 }
