@@ -71,8 +71,10 @@ for (const target of await databaseTargets()) {
       assert.deepEqual(after.documents.map((doc) => [doc.id, doc._deleted, doc.active]), [[kemi.body.id, true, false]]);
       assert.equal((await s.request<{ total: number }>('GET', '/api/merchant/staff', { headers: key })).body.total, 1);
       assert.equal((await s.request<{ total: number }>('GET', '/api/merchant/staff?includeRemoved=true', { headers: key })).body.total, 2);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.ok(streamed.flatMap((m) => m.documents).some((doc) => doc.id === kemi.body.id && doc._deleted), 'the removal was streamed to the connected kiosk');
+      // Waited for, not slept on: the stream message may still be on its way.
+      const removalStreamed = () => streamed.flatMap((m) => m.documents).some((doc) => doc.id === kemi.body.id && doc._deleted);
+      for (const deadline = Date.now() + 60_000; !removalStreamed() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.ok(removalStreamed(), 'the removal was streamed to the connected kiosk');
       const push = await s.request('GET', '/api/merchant/staff/staff_nope', { headers: key });
       assert.equal(push.status, 404);
     });
