@@ -11,10 +11,12 @@
 // more of its time in flight than a pgbench transaction, so it needs more of them to keep the
 // server busy; the server still uses its normal pool of 10 database connections),
 // BENCH_WALLETS (default 1000), BENCH_INSTANCES (default 1; a list such as 1,2,3 runs the bench once
-// per count and prints how throughput grows). The server runs as `npm run server` would
+// per count and prints how throughput grows), BENCH_IDEMPOTENCY (1: every create and tap sends its
+// own Idempotency-Key, as a careful integration does). The server runs as `npm run server` would
 // (sync-server/src/main.ts, its default pool of 10 connections) in its own process; with several
 // instances, each is such a process on the same database and the sales are spread over them in
 // turn, as a round-robin proxy would (`npm run bench:scale`).
+import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { PostgresDatabase } from '@tapline/sync-server/db/postgres';
 import { checkLedger } from '@tapline/sync-server/ledger/check';
@@ -27,6 +29,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 8);
 const salesConcurrency = Number(process.env.BENCH_SALES_CONCURRENCY ?? 32);
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 1000);
+const idempotent = process.env.BENCH_IDEMPOTENCY === '1';
 const INSTANCE_COUNTS = (process.env.BENCH_INSTANCES ?? '1').split(',').map(Number);
 if (INSTANCE_COUNTS.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`BENCH_INSTANCES must list whole numbers of at least 1, not ${process.env.BENCH_INSTANCES}`);
 
@@ -54,14 +57,17 @@ async function run(instances: number): Promise<RunResult> {
 
     let failures = 0;
     let turn = 0;
+    // BENCH_IDEMPOTENCY=1: every create and tap carries its own Idempotency-Key, as an integration
+    // that retries safely sends them (each then claims and completes a key in the database).
+    const withKey = (): Record<string, string> => (idempotent ? { ...key, 'idempotency-key': randomUUID() } : key);
     /** One sale on the next instance in turn: create a session, tap a random customer's ring. Returns the tap's latency in ms. */
     const sale = async (): Promise<number> => {
       const http = httpClients[turn++ % httpClients.length]!;
-      const created = await http.call<{ sessionId: string }>('POST', '/api/pos/sessions', key, { amount: 1.5, currency: 'NGN', description: 'bench' });
+      const created = await http.call<{ sessionId: string }>('POST', '/api/pos/sessions', withKey(), { amount: 1.5, currency: 'NGN', description: 'bench' });
       if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
       const tagId = tags[Math.floor(Math.random() * tags.length)]!;
       const started = performance.now();
-      const tapped = await http.call<{ status: string }>('POST', `/api/pos/sessions/${created.body.sessionId}/tap`, key, { tagId });
+      const tapped = await http.call<{ status: string }>('POST', `/api/pos/sessions/${created.body.sessionId}/tap`, withKey(), { tagId });
       const latency = performance.now() - started;
       if (tapped.status !== 200 || tapped.body.status !== 'completed') {
         failures++;
