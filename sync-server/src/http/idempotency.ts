@@ -6,6 +6,7 @@ import { badRequest, conflict, unprocessable } from './errors.ts';
 import { OWNER_SILENT_AFTER_SECONDS, registerClaimOwner } from './claim-owner.ts';
 import { bodyTooDeep } from './json-body.ts';
 import { retryInBackground } from '../db/retry.ts';
+import { StatementBatcher } from '../db/batcher.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -125,8 +126,8 @@ export function derivedUuid(request: FastifyRequest, purpose: string): string | 
  */
 export function registerIdempotency(app: FastifyInstance, db: Database, scopeOf: (request: FastifyRequest) => string): void {
   app.decorateRequest('idempotency', null);
-  const relaxed = relaxedCommits(db).query;
   const owner = registerClaimOwner(app, db);
+  const records = idempotencyRecords(relaxedCommits(db), owner.id);
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const mode = request.routeOptions.config.idempotency;
@@ -145,25 +146,12 @@ export function registerIdempotency(app: FastifyInstance, db: Database, scopeOf:
     // One statement claims the key: concurrent duplicates queue on the row and all but the
     // first find it taken. A key past its 24 hours starts afresh with a new seed; an abandoned
     // claim of the same request (its process stopped beating, or it has run for too long) is
-    // re-run with the seed it had, by this process from now on.
-    // Relaxed commit (no WAL flush wait): a claim matters only once the request's own
-    // synchronous commit (the payment) is durable, and that commit flushes the WAL before it.
-    const claimed = await relaxed<{ seed: string }>(
-      `INSERT INTO idempotency_keys AS k (scope, key, request_hash, state, seed, owner) VALUES ($1, $2, $3, 'in_progress', $6, $7)
-       ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'in_progress', created_at = now(),
-         response_status = NULL, response_body = NULL, completed_at = NULL, owner = EXCLUDED.owner,
-         seed = CASE WHEN k.created_at < now() - make_interval(hours => $4) THEN EXCLUDED.seed ELSE coalesce(k.seed, EXCLUDED.seed) END
-       WHERE k.created_at < now() - make_interval(hours => $4)
-          OR (k.state = 'in_progress' AND k.request_hash = EXCLUDED.request_hash
-              AND (k.created_at < now() - make_interval(secs => $5)
-                   OR NOT EXISTS (SELECT 1 FROM server_instances i WHERE i.id = k.owner AND i.heartbeat_at > now() - make_interval(secs => $8))))
-       RETURNING seed`,
-      // randomUUID draws from a pooled entropy buffer: no system call per request.
-      [scope, key, hash, IDEMPOTENCY_TTL_HOURS, ABANDONED_AFTER_SECONDS, randomUUID(), owner.id, OWNER_SILENT_AFTER_SECONDS],
-      { prepareAs: 'idempotency_claim' },
-    );
-    if (claimed[0]) {
-      request.idempotency = { scope, key, seed: claimed[0].seed };
+    // re-run with the seed it had, by this process from now on. Concurrent requests' claims go
+    // in one statement (records.claim).
+    // randomUUID draws from a pooled entropy buffer: no system call per request.
+    const seed = await records.claim({ scope, key, hash, seed: randomUUID() });
+    if (seed !== null) {
+      request.idempotency = { scope, key, seed };
       return;
     }
     const [existing] = await db.query<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }>(
@@ -210,19 +198,86 @@ export function registerIdempotency(app: FastifyInstance, db: Database, scopeOf:
       );
     } else {
       // Relaxed commit: lost in a crash, the key is taken for abandoned after a while and the
-      // retry re-runs with the same seed, finding what the first run made.
+      // retry re-runs with the same seed, finding what the first run made. Concurrent requests'
+      // answers go in one statement (records.complete).
       const answer = storedAnswer(request, payload);
-      await settle('answer', () =>
-        relaxed(
-          `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_body = $4, completed_at = now()
-           WHERE scope = $1 AND key = $2`,
-          [claim.scope, claim.key, reply.statusCode, answer],
-          { prepareAs: 'idempotency_complete' },
-        ),
-      );
+      await settle('answer', () => records.complete({ scope: claim.scope, key: claim.key, status: reply.statusCode, body: answer }));
     }
     return payload;
   });
+}
+
+/** How many claims or answers one statement takes, and how many such statements run at once. */
+const RECORDS_BATCH_MAX = 64;
+const RECORDS_IN_FLIGHT_MAX = 2;
+
+interface ClaimRow {
+  scope: string;
+  key: string;
+  hash: string;
+  seed: string;
+}
+
+interface AnswerRow {
+  scope: string;
+  key: string;
+  status: number;
+  body: string;
+}
+
+/**
+ * The claims and answers of Idempotency-Key records, each written with a relaxed commit and
+ * batched over concurrent requests (db/batcher.ts): under load a POS sale's four records (a claim
+ * and an answer for its create and its tap) cost a fraction of a statement each.
+ */
+function idempotencyRecords(relaxed: Pick<Queryable, 'query'>, ownerId: string) {
+  const slot = (row: { scope: string; key: string }) => JSON.stringify([row.scope, row.key]);
+  const claims = new StatementBatcher<ClaimRow, string | null>(
+    async (rows) => {
+      // In key order, as every batch takes its rows: two batches claiming the same keys wait for
+      // each other in one order instead of deadlocking.
+      const claimed = await relaxed.query<{ scope: string; key: string; seed: string }>(
+        `INSERT INTO idempotency_keys AS k (scope, key, request_hash, state, seed, owner)
+         SELECT u.scope, u.key, u.hash, 'in_progress', u.seed, $5
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u (scope, key, hash, seed)
+         ORDER BY u.scope, u.key
+         ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'in_progress', created_at = now(),
+           response_status = NULL, response_body = NULL, completed_at = NULL, owner = EXCLUDED.owner,
+           seed = CASE WHEN k.created_at < now() - make_interval(hours => $6) THEN EXCLUDED.seed ELSE coalesce(k.seed, EXCLUDED.seed) END
+         WHERE k.created_at < now() - make_interval(hours => $6)
+            OR (k.state = 'in_progress' AND k.request_hash = EXCLUDED.request_hash
+                AND (k.created_at < now() - make_interval(secs => $7)
+                     OR NOT EXISTS (SELECT 1 FROM server_instances i WHERE i.id = k.owner AND i.heartbeat_at > now() - make_interval(secs => $8))))
+         RETURNING k.scope, k.key, k.seed`,
+        [rows.map((row) => row.scope), rows.map((row) => row.key), rows.map((row) => row.hash), rows.map((row) => row.seed),
+          ownerId, IDEMPOTENCY_TTL_HOURS, ABANDONED_AFTER_SECONDS, OWNER_SILENT_AFTER_SECONDS],
+        { prepareAs: 'idempotency_claim_batch' },
+      );
+      const seeds = new Map(claimed.map((row) => [slot(row), row.seed]));
+      return rows.map((row) => seeds.get(slot(row)) ?? null);
+    },
+    { maxBatch: RECORDS_BATCH_MAX, maxInFlight: RECORDS_IN_FLIGHT_MAX, conflictKey: slot },
+  );
+  const answers = new StatementBatcher<AnswerRow, null>(
+    async (rows) => {
+      // Planned on every call, never prepared: a plan kept from when the table was small would
+      // join the keys by reading the whole table (db/planner.ts).
+      await relaxed.query(
+        `UPDATE idempotency_keys k SET state = 'completed', response_status = u.status, response_body = u.body, completed_at = now()
+         FROM unnest($1::text[], $2::text[], $3::int4[], $4::text[]) AS u (scope, key, status, body)
+         WHERE k.scope = u.scope AND k.key = u.key`,
+        [rows.map((row) => row.scope), rows.map((row) => row.key), rows.map((row) => row.status), rows.map((row) => row.body)],
+      );
+      return rows.map(() => null);
+    },
+    { maxBatch: RECORDS_BATCH_MAX, maxInFlight: RECORDS_IN_FLIGHT_MAX, conflictKey: slot },
+  );
+  return {
+    /** Claims a key for this request: its seed, or null when the key is taken (answered or running). */
+    claim: (row: ClaimRow) => claims.submit(row),
+    /** Stores the request's answer for replay. */
+    complete: (row: AnswerRow) => answers.submit(row),
+  };
 }
 
 /**
