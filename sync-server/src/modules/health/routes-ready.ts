@@ -1,8 +1,7 @@
 import type { TypedApp } from '../../http/typed-app.ts';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { listMigrations } from '../../db/migrate.ts';
-import { appliedMigrations, databaseWritable } from './store.ts';
+import { readinessService } from './service.ts';
 
 const Readiness = Type.Object({
   ready: Type.Boolean({ description: 'true: send traffic here' }),
@@ -19,28 +18,13 @@ const Readiness = Type.Object({
   }),
 });
 
-/** A readiness check waits this long for the database; a hung connection is not ready. */
-const DATABASE_DEADLINE_MS = 2_000;
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-}
-
 /**
- * Readiness, apart from liveness (GET /api/health): whether this process should get traffic now.
- * It should not while the database does not answer, while the database lacks a migration this
- * server needs (a rolling upgrade whose migrations another instance is still applying), while
- * the database is read-only (a standby: after a failover the connection must reach the new
- * primary), or while it shuts down. A load balancer or orchestrator takes it out on 503 and restarts it only on
- * liveness failures. Never rate-limited, like liveness (auth/rate-limit.ts UNLIMITED_PATHS).
+ * Readiness, apart from liveness (GET /api/health): whether this process should get traffic now
+ * (service.ts says when it should not). A load balancer or orchestrator takes it out on 503 and
+ * restarts it only on liveness failures. Never rate-limited, like liveness (auth/rate-limit.ts UNLIMITED_PATHS).
  */
-export async function readinessRoutes(app: TypedApp, { db, rails }: AppContext): Promise<void> {
-  const shipped = listMigrations().map((migration) => migration.version);
-  const expected = shipped.at(-1) ?? 0;
+export async function readinessRoutes(app: TypedApp, context: AppContext): Promise<void> {
+  const service = readinessService(context);
   let shuttingDown = false;
   app.addHook('preClose', async () => {
     shuttingDown = true;
@@ -53,18 +37,7 @@ export async function readinessRoutes(app: TypedApp, { db, rails }: AppContext):
       response: { 200: Readiness, 503: Readiness },
     },
   }, async (_request, reply) => {
-    let versions: Set<number> | undefined;
-    let writable = false;
-    try {
-      const [applied, canWrite] = await withDeadline(Promise.all([appliedMigrations(db), databaseWritable(db)]), DATABASE_DEADLINE_MS);
-      versions = new Set(applied);
-      writable = canWrite;
-    } catch {
-      versions = undefined;
-    }
-    const missing = versions ? shipped.filter((version) => !versions.has(version)) : [];
-    const applied = versions && versions.size > 0 ? Math.max(...versions) : null;
-    const ready = versions !== undefined && writable && missing.length === 0 && !shuttingDown;
-    return reply.status(ready ? 200 : 503).send({ ready, database: versions !== undefined, writable, migrations: { applied, expected, missing }, shuttingDown, providers: [...rails.adapters.keys()] });
+    const readiness = await service.readiness(shuttingDown);
+    return reply.status(readiness.ready ? 200 : 503).send(readiness);
   });
 }
