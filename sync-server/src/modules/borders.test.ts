@@ -4,7 +4,7 @@
 // It reads source files only.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -114,6 +114,63 @@ function tableWriters(): Map<string, Set<string>> {
   return writers;
 }
 
+/** A module's HTTP files and its SQL files, by their names (docs/architecture.md, Module shape). */
+const ROUTES_FILE = /^(?:routes(?:-[a-z0-9-]+)?|[a-z0-9-]+-routes)\.ts$/;
+const STORE_FILE = /^(?:store(?:-[a-z0-9-]+)?|[a-z0-9-]+-store)\.ts$/;
+
+/**
+ * Modules whose routes still import their own store files, written before routes went through
+ * their service. Each entry says what its routes take from the store; it goes when those calls
+ * move behind the service (a plain read moves too: one shape everywhere). Nothing is added: the
+ * list only shrinks, and the test fails while it names a module that no longer needs its entry.
+ */
+const ROUTES_IMPORTING_STORE_ALLOWED: ReadonlyMap<string, string> = new Map([
+  ['agent', 'cash-routes.ts: listAgentCash (cash-store.ts)'],
+  ['bills', 'findBill, listBills'],
+  ['checkout', 'publishable keys: insert, list, revoke'],
+  ['gift-cards', 'routes-admin, routes-issuer, routes-programs: cards, redemptions, programs, reward rules'],
+  ['links', 'findLink, listLinks, deactivateLink'],
+  ['merchant-users', 'users, roles, sessions and TOTP: reads and writes'],
+  ['offline', 'findOfflinePayment, listOfflinePayments, findTerminalForSync'],
+  ['payments', 'findPayment, listPayments, listPaymentsNeedingAttention'],
+  ['payouts', 'listPayouts, findSettlementAccount, listSettlementAccounts'],
+  ['payroll', 'findRun, listRuns, listItems'],
+  ['pos', 'listSessions, expireMerchantSessions'],
+  ['products', 'the ProductScope type only'],
+  ['reconciliation', 'the row types only'],
+  ['shop', 'routes-admin: findProduct, runningSales'],
+  ['subscriptions', 'listSubscriptions, listCharges, row types'],
+  ['wallet-money', 'findWithdrawal, listWithdrawals, listBankTransfers (virtual-accounts-store.ts)'],
+  ['wallets', 'findWallet, findWalletById, wallet sessions: insert, revoke'],
+  ['wearables', 'routes, holder-routes: wearables, tag merchants and no-PIN limits: reads and writes'],
+]);
+
+/** module -> `routes file -> store file` for each import of the module's own store files by its routes files. */
+function routesImportingStore(): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const name of moduleNames) {
+    const folder = join(MODULES, name);
+    for (const file of productionFiles(folder).filter((path) => ROUTES_FILE.test(basename(path)))) {
+      for (const specifier of relativeSpecifiers(readFileSync(file, 'utf8'))) {
+        const target = resolve(dirname(file), specifier);
+        if (relative(folder, target).startsWith('..') || !STORE_FILE.test(basename(target))) continue;
+        found.set(name, [...(found.get(name) ?? []), `${relative(MODULES, file)} -> ${relative(MODULES, target)}`]);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Modules whose rules live in files named by job instead of one service.ts, because one file
+ * would hold several jobs (docs/architecture.md, Module shape): agent (cash in and out, cash-out
+ * codes, the float: each with its routes, rules and store), shop (catalogue, checkout, orders,
+ * pricing, flash sales, referrals, reviews, stock alerts), offline (vouchers, keys, a push's
+ * settlers, the offline policy and limits) and push (no routes: the settlers' contract and the
+ * capture-time rules that offline and till-staff share).
+ */
+const JOB_NAMED_FILES = ['agent', 'offline', 'push', 'shop'];
+
 describe('module borders', () => {
   it('reads the module graph (the test sees real imports)', () => {
     const graph = moduleGraph();
@@ -167,5 +224,30 @@ describe('module borders', () => {
   it('every module has its public entry (index.ts) and a README.md saying what it owns', () => {
     const missing = moduleNames.flatMap((name) => ['index.ts', 'README.md'].filter((file) => !existsSync(join(MODULES, name, file))).map((file) => `${name}/${file}`));
     assert.deepEqual(missing, []);
+  });
+
+  it('every module holds its rules in service.ts, or in files named by job (the few listed)', () => {
+    const withoutService = moduleNames.filter((name) => !existsSync(join(MODULES, name, 'service.ts')));
+    const unlisted = withoutService.filter((name) => !JOB_NAMED_FILES.includes(name));
+    assert.deepEqual(unlisted, [], 'Modules without a service.ts: put the rules and the store calls of their routes in a service.ts factory (docs/architecture.md, Module shape)');
+    const stale = JOB_NAMED_FILES.filter((name) => !withoutService.includes(name));
+    assert.deepEqual(stale, [], 'These modules have a service.ts now (or are gone): take them off JOB_NAMED_FILES');
+  });
+
+  it("a module's routes do not import its own store files: they call its service", () => {
+    const found = routesImportingStore();
+    const unlisted = [...found].filter(([name]) => !ROUTES_IMPORTING_STORE_ALLOWED.has(name)).flatMap(([, imports]) => imports);
+    assert.deepEqual(unlisted, [], "Routes importing their module's store: call the module's service instead, which calls the store (docs/architecture.md, Module shape)");
+    const stale = [...ROUTES_IMPORTING_STORE_ALLOWED.keys()].filter((name) => !found.has(name));
+    assert.deepEqual(stale, [], "These modules' routes no longer import their store: take them off ROUTES_IMPORTING_STORE_ALLOWED (the list only shrinks)");
+  });
+
+  it('tells routes files and store files by their names (the check is not blind)', () => {
+    assert.deepEqual(['routes.ts', 'routes-admin.ts', 'cash-routes.ts', 'holder-routes.ts', 'service.ts', 'routes.test.ts', 'reroutes.ts'].filter((name) => ROUTES_FILE.test(name)), ['routes.ts', 'routes-admin.ts', 'cash-routes.ts', 'holder-routes.ts']);
+    assert.deepEqual(['store.ts', 'store-steps.ts', 'sales-store.ts', 'virtual-accounts-store.ts', 'restore.ts', 'store.test.ts', 'service.ts'].filter((name) => STORE_FILE.test(name)), ['store.ts', 'store-steps.ts', 'sales-store.ts', 'virtual-accounts-store.ts']);
+    const found = routesImportingStore();
+    // Multi-line and type-only imports count: the two forms an import of a store most often takes.
+    assert.ok(found.get('gift-cards')?.includes('gift-cards/routes-programs.ts -> gift-cards/store.ts'), JSON.stringify(found.get('gift-cards')));
+    assert.ok(found.get('products')?.includes('products/routes.ts -> products/store.ts'), JSON.stringify(found.get('products')));
   });
 });

@@ -2,7 +2,7 @@ import type { TypedApp } from '../../http/typed-app.ts';
 import { Type } from 'typebox';
 import { ErrorBody } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
-import { ping } from './store.ts';
+import { livenessService } from './service.ts';
 
 const Health = Type.Object({
   ok: Type.Boolean(),
@@ -13,23 +13,17 @@ const Health = Type.Object({
 /**
  * Liveness: GET /api/health answers 200 while the process and its database answer, 503
  * `{ok: false}` while the database does not. It needs no credential and, like readiness
- * (ready.ts), is never rate-limited (auth/rate-limit.ts UNLIMITED_PATHS): the public per-IP budget
+ * (routes-ready.ts), is never rate-limited (auth/rate-limit.ts UNLIMITED_PATHS): the public per-IP budget
  * that visitors behind the orchestrator's proxy or NAT spend never turns a probe into a 429.
  */
-export async function healthRoutes(app: TypedApp, { db }: AppContext): Promise<void> {
-  const startedAt = process.hrtime.bigint();
+export async function healthRoutes(app: TypedApp, context: AppContext): Promise<void> {
+  const service = livenessService(context);
   app.get('/api/health', {
     // A 503 can also come from the error handler (a credential sent along could not be checked
     // while the database is down): both shapes are documented, or serializing it would fail.
     schema: { tags: ['health'], summary: 'Liveness and database round-trip time', response: { 200: Health, 503: Type.Union([Health, ErrorBody]) } },
   }, async (_request, reply) => {
-    const uptime = Number((process.hrtime.bigint() - startedAt) / 1_000_000n) / 1000;
-    const began = performance.now();
-    try {
-      await ping(db);
-      return { ok: true, uptime, dbLatency: Math.round((performance.now() - began) * 1000) / 1000 };
-    } catch {
-      return reply.status(503).send({ ok: false, uptime, dbLatency: null });
-    }
+    const health = await service.liveness();
+    return health.ok ? health : reply.status(503).send(health);
   });
 }

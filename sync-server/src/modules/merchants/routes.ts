@@ -15,13 +15,9 @@ import {
 } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
-import { validateWebhookUrl } from '../../http/webhook-url.ts';
-import { credentialsChanged } from '../../auth/credential-cache.ts';
-import { newWebhookSecret, rotateApiKey, updateWebhookSettings } from './store.ts';
-import { type TerminalRow, insertTerminal, listTerminals, revokeTerminal } from '../terminals/index.ts';
-import { balanceResponse, requireWallet } from '../wallets/index.ts';
-import { issuePairingCode, pairingAnswer } from '../terminals/index.ts';
+import { forbidden } from '../../http/errors.ts';
+import type { TerminalRow } from '../terminals/index.ts';
+import { merchantService } from './service.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
 /** Keys are the owner's: a dashboard session of another role is refused (auth/dashboard-session.ts). */
@@ -45,7 +41,9 @@ function terminalRecord(row: TerminalRow, connected: ReadonlySet<string>) {
 }
 
 /** The merchant's own account: key rotation, webhook settings, balance, kiosk terminals. */
-export async function merchantRoutes(app: TypedApp, { db, secrets, now, sync }: AppContext): Promise<void> {
+export async function merchantRoutes(app: TypedApp, context: AppContext): Promise<void> {
+  const service = merchantService(context);
+
   app.post('/api/merchant/keys/rotate', {
     config: ownerOnly,
     schema: {
@@ -59,8 +57,7 @@ export async function merchantRoutes(app: TypedApp, { db, secrets, now, sync }: 
     if (principal.session) throw forbidden('session_has_no_key', 'A dashboard session has no calling key: rotate a key by its id (POST /api/merchant/keys/{id}/rotate)');
     // No body is {} (http/input-guard.ts): the old key stops at once.
     const graceHours = request.body.graceHours ?? 0;
-    const rotated = await db.transaction((tx) => rotateApiKey(tx, principal.keyId, principal.merchantId, principal.mode, graceHours, now()));
-    credentialsChanged();
+    const rotated = await service.rotateKey(principal, graceHours);
     return { key: rotated.key, previousKeyExpiresAt: rotated.previousKeyExpiresAt.toISOString() };
   });
 
@@ -73,11 +70,7 @@ export async function merchantRoutes(app: TypedApp, { db, secrets, now, sync }: 
     if (body.rotateWebhookSecret === true && principal.session && principal.session.role !== 'owner') {
       throw forbidden('role_forbidden', 'Only an owner can rotate the webhook secret');
     }
-    const webhookUrl = body.webhookUrl === undefined || body.webhookUrl === null ? body.webhookUrl : validateWebhookUrl(body.webhookUrl, principal.mode);
-    const newSecret = body.rotateWebhookSecret === true ? newWebhookSecret() : null;
-    const merchant = await updateWebhookSettings(db, principal.merchantId, { webhookUrl, sealedNewSecret: newSecret === null ? null : secrets.seal(newSecret) });
-    if (!merchant) throw notFound('merchant_not_found', 'Merchant not found');
-    return { webhookUrl: merchant.webhook_url, ...(newSecret === null ? {} : { webhookSecret: newSecret }) };
+    return service.updateSettings(principal, body);
   });
 
   app.get('/api/merchant/balance', {
@@ -85,8 +78,7 @@ export async function merchantRoutes(app: TypedApp, { db, secrets, now, sync }: 
     schema: { tags: ['merchant'], summary: 'The merchant wallet\'s balances in the key\'s mode', response: { 200: BalanceResponse, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const wallet = await requireWallet(db, principal.handle, principal.mode);
-    return balanceResponse(db, wallet, principal.mode);
+    return service.balance(principal.handle, principal.mode);
   });
 
   app.post('/api/merchant/terminals', {
@@ -100,10 +92,7 @@ export async function merchantRoutes(app: TypedApp, { db, secrets, now, sync }: 
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
     const { name, language } = request.body;
-    const created = await db.transaction(async (tx) => {
-      const terminal = await insertTerminal(tx, principal.merchantId, principal.mode, name.trim(), language);
-      return { ...terminal, pairing: await issuePairingCode(tx, terminal.row.id, now()) };
-    });
+    const created = await service.addTerminal(principal, name, language);
     return reply.status(201).send({
       id: created.row.id,
       token: created.token,
@@ -111,7 +100,7 @@ export async function merchantRoutes(app: TypedApp, { db, secrets, now, sync }: 
       mode: created.row.mode,
       createdAt: created.row.created_at.toISOString(),
       language: created.row.language,
-      ...(await pairingAnswer(created.pairing)),
+      ...created.pairing,
     });
   });
 
@@ -121,9 +110,8 @@ export async function merchantRoutes(app: TypedApp, { db, secrets, now, sync }: 
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
     const { limit = 20, offset = 0 } = request.query;
-    const page = await listTerminals(db, principal.merchantId, principal.mode, limit, offset, now());
-    const connected = await sync.connectedTerminals(page.rows.map((row) => row.id));
-    return { data: page.rows.map((row) => terminalRecord(row, connected)), total: page.total, limit, offset };
+    const page = await service.terminalPage(principal, limit, offset);
+    return { data: page.rows.map((row) => terminalRecord(row, page.connected)), total: page.total, limit, offset };
   });
 
   app.delete('/api/merchant/terminals/:id', {
@@ -131,11 +119,8 @@ export async function merchantRoutes(app: TypedApp, { db, secrets, now, sync }: 
     schema: { tags: ['merchant'], summary: 'Revoke a terminal: its token stops working at once', params: Type.Object({ id: Type.String() }), response: { 200: TerminalRecord, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params;
-    const row = await revokeTerminal(db, id, principal.merchantId, principal.mode, now());
-    credentialsChanged();
-    if (!row) throw notFound('terminal_not_found', `No terminal ${id}`);
-    // A revoked terminal counts as not connected (its connections are cut off at their next sync message) and its pairing code no longer pairs.
-    return terminalRecord({ ...row, pairing_expires_at: null }, new Set());
+    const row = await service.revokeMerchantTerminal(principal, request.params.id);
+    // A revoked terminal counts as not connected: its connections are cut off at their next sync message.
+    return terminalRecord(row, new Set());
   });
 }

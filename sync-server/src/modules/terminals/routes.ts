@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { ErrorBody, PairTerminalBody, PairTerminalResponse, PairingCodeResponse } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
-import { issuePairingCode, pairTerminal, pairableTerminal, pairingAnswer } from './pairing.ts';
+import { terminalService } from './service.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 429: ErrorBody };
 
@@ -16,7 +16,7 @@ pairing_code_expired. ${PAIRING_MISSES_MAX} unknown or malformed codes from one 
 
 /** Pairing kiosks: a new code for a terminal (merchant), and the kiosk's exchange of a code for its token (public). */
 export async function terminalRoutes(app: TypedApp, context: AppContext): Promise<void> {
-  const { db } = context;
+  const service = terminalService(context);
 
   app.post('/api/merchant/terminals/:id/pairing-code', {
     config: { auth: ['merchant'] },
@@ -29,9 +29,7 @@ export async function terminalRoutes(app: TypedApp, context: AppContext): Promis
     },
   }, async (request, reply) => {
     const principal = principalAs(request, 'merchant');
-    const terminal = await pairableTerminal(db, request.params.id, principal.merchantId, principal.mode);
-    const issued = await issuePairingCode(db, terminal.id, context.now());
-    return reply.status(201).send({ terminalId: terminal.id, ...(await pairingAnswer(issued)) });
+    return reply.status(201).send(await service.newPairingCode(principal, request.params.id));
   });
 
   app.post('/api/terminals/pair', {
@@ -42,5 +40,5 @@ export async function terminalRoutes(app: TypedApp, context: AppContext): Promis
       body: PairTerminalBody,
       response: { 200: PairTerminalResponse, ...errors },
     },
-  }, async (request) => pairTerminal(db, request.body.code, request.ip, context.now()));
+  }, async (request) => service.pair(request.body.code, request.ip));
 }

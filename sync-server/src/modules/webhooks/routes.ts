@@ -4,14 +4,13 @@ import { Type } from 'typebox';
 import { ErrorBody, ListOf, WebhookDelivery, WebhookDeliveryQuery } from '@tapline/shared/schemas';
 import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
-import { conflict, notFound } from '../../http/errors.ts';
-import { type AttemptRow, type DeliveryRow, attemptsOf, findDelivery, listDeliveries } from '../../events/deliveries.ts';
+import { type LoggedDelivery, webhookService } from './service.ts';
 
 const merchantOnly = { auth: ['merchant'] } as const;
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 const IdParams = Type.Object({ id: Type.String({ maxLength: LOOKUP_ID_LENGTH_MAX }) });
 
-function deliveryRecord(row: DeliveryRow, attempts: readonly AttemptRow[]) {
+function deliveryRecord({ row, attempts }: LoggedDelivery) {
   return {
     id: row.id,
     eventId: row.event_id,
@@ -44,7 +43,9 @@ secret (sha256=<hex> for POS callbacks). A 2xx within 10 seconds succeeds; other
 event id: deduplicate on it.`;
 
 /** Webhook deliveries of the merchant's events: list them with their attempts, redeliver one. */
-export async function webhookRoutes(app: TypedApp, { db, events }: AppContext): Promise<void> {
+export async function webhookRoutes(app: TypedApp, context: AppContext): Promise<void> {
+  const service = webhookService(context);
+
   app.get('/api/merchant/webhook-deliveries', {
     config: merchantOnly,
     schema: {
@@ -59,9 +60,8 @@ export async function webhookRoutes(app: TypedApp, { db, events }: AppContext): 
     const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
-    const page = await listDeliveries(db, { merchantId: principal.merchantId, mode: principal.mode, state: query.state, event: query.event, eventId: query.eventId }, limit, offset);
-    const attempts = await attemptsOf(db, page.rows.map((row) => row.id));
-    return { data: page.rows.map((row) => deliveryRecord(row, attempts.get(row.id) ?? [])), total: page.total, limit, offset };
+    const page = await service.listLog(principal, { state: query.state, event: query.event, eventId: query.eventId }, limit, offset);
+    return { data: page.deliveries.map(deliveryRecord), total: page.total, limit, offset };
   });
 
   app.get('/api/merchant/webhook-deliveries/:id', {
@@ -69,11 +69,7 @@ export async function webhookRoutes(app: TypedApp, { db, events }: AppContext): 
     schema: { tags: ['webhooks'], summary: 'One webhook delivery with its attempts', params: IdParams, response: { 200: WebhookDelivery, ...errors } },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params;
-    const row = await findDelivery(db, id, principal.merchantId, principal.mode);
-    if (!row) throw notFound('delivery_not_found', `No webhook delivery ${id}`);
-    const attempts = await attemptsOf(db, [row.id]);
-    return deliveryRecord(row, attempts.get(row.id) ?? []);
+    return deliveryRecord(await service.delivery(principal, request.params.id));
   });
 
   app.post('/api/merchant/webhook-deliveries/:id/redeliver', {
@@ -87,13 +83,6 @@ export async function webhookRoutes(app: TypedApp, { db, events }: AppContext): 
     },
   }, async (request) => {
     const principal = principalAs(request, 'merchant');
-    const { id } = request.params;
-    const result = await events.redeliver(id, principal.merchantId, principal.mode);
-    if (result.outcome === 'not_found') throw notFound('delivery_not_found', `No webhook delivery ${id}`);
-    if (result.outcome === 'in_progress') throw conflict('delivery_in_progress', 'An attempt of this delivery is in flight; try again when it has finished');
-    const row = await findDelivery(db, id, principal.merchantId, principal.mode);
-    if (!row) throw notFound('delivery_not_found', `No webhook delivery ${id}`);
-    const attempts = await attemptsOf(db, [row.id]);
-    return deliveryRecord(row, attempts.get(row.id) ?? []);
+    return deliveryRecord(await service.redeliver(principal, request.params.id));
   });
 }
