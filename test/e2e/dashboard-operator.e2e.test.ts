@@ -243,6 +243,8 @@ for (const target of await databaseTargets()) {
       await page.getByRole('button', { name: 'Reconcile', exact: true }).click();
       await until('the clean day', async () => ((await page.locator('[data-clean]').count()) > 0 ? true : undefined));
       assert.equal(await text(page.locator('[data-clean]')), `A clean day: every payout of paystack on ${dayBefore} agrees with the provider, and paystack's clearing for the day nets to zero.`);
+      // The list is read again after the run's answer is shown: waited for, not read at once.
+      await until('both days listed', async () => ((await page.locator('table[data-list="reconciliations"] tbody tr[data-row]').count()) === 2 ? true : undefined));
       assert.equal(await page.locator('table[data-list="reconciliations"] tbody tr[data-row]').count(), 2);
       // A day not over yet is refused in words.
       await page.locator('form input[name=runDay]').fill(new Date(clock.now().getTime()).toISOString().slice(0, 10));
