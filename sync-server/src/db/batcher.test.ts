@@ -73,26 +73,53 @@ describe('StatementBatcher', () => {
     assert.deepEqual(await Promise.all(queued), ['K1', 'M1', 'K2', 'N1', 'K3']);
   });
 
-  it('fails every row of a failed batch with its error, and keeps serving the next rows', async () => {
+  it('fails every row with its error while the database refuses them all, and keeps serving the next rows', async () => {
     let fail = true;
+    const calls: number[][] = [];
     const batcher = new StatementBatcher(
       async (items: readonly number[]) => {
-        if (fail) throw new Error('connection terminated');
+        calls.push([...items]);
+        if (fail) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
         return items.map((item) => item * 2);
       },
       { maxBatch: 10, maxInFlight: 1 },
     );
     const failed = await Promise.allSettled([1, 2, 3].map((item) => batcher.submit(item)));
-    assert.ok(failed.every((outcome) => outcome.status === 'rejected' && /connection terminated/.test(String(outcome.reason))), JSON.stringify(failed));
+    assert.ok(failed.every((outcome) => outcome.status === 'rejected' && /ECONNREFUSED/.test(String(outcome.reason))), JSON.stringify(failed));
+    // 1 alone; then 2 and 3 together, refused by a database that cannot be reached: not run again one by one.
+    assert.deepEqual(calls, [[1], [2, 3]]);
     fail = false;
     assert.deepEqual(await Promise.all([4, 5].map((item) => batcher.submit(item))), [8, 10]);
   });
 
-  it('refuses an answer with the wrong number of results', async () => {
-    const batcher = new StatementBatcher(async () => [1], { maxBatch: 10, maxInFlight: 1 });
+  it('runs a failed batch again row by row: only the row the database refuses fails', async () => {
+    const statement = gatedStatement();
+    const batcher = new StatementBatcher(
+      async (items: readonly string[]) => {
+        if (items.includes('bad')) throw new Error('invalid input for bad');
+        return statement.run(items);
+      },
+      { maxBatch: 10, maxInFlight: 1 },
+    );
     const first = batcher.submit('a');
-    const both = await Promise.allSettled([first, batcher.submit('b'), batcher.submit('c')]);
-    assert.equal(both[0].status, 'fulfilled');
-    assert.ok(both.slice(1).every((outcome) => outcome.status === 'rejected' && /answered 1 results/.test(String(outcome.reason))));
+    await settled();
+    const rest = ['b', 'bad', 'c'].map((item) => batcher.submit(item).then((value) => ({ value }), (error: unknown) => ({ error: String(error) })));
+    for (let round = 0; round < 4; round++) {
+      statement.open();
+      await settled();
+      await settled();
+    }
+    assert.equal(await first, 'A');
+    assert.deepEqual(await Promise.all(rest), [{ value: 'B' }, { error: 'Error: invalid input for bad' }, { value: 'C' }]);
+  });
+
+  it('refuses an answer with the wrong number of results', async () => {
+    const batcher = new StatementBatcher(async (items: readonly string[]) => (items.length === 2 ? [1] : items.map(() => 1)), { maxBatch: 10, maxInFlight: 1 });
+    const first = batcher.submit('a');
+    const outcomes = await Promise.allSettled([first, batcher.submit('b'), batcher.submit('c')]);
+    // b and c went together and were answered one result: run again alone, each is answered.
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'fulfilled', 'fulfilled']);
+    const wrong = new StatementBatcher(async () => [] as number[], { maxBatch: 10, maxInFlight: 1 });
+    await assert.rejects(wrong.submit('x'), /a batch of 1 answered 0 results/);
   });
 });

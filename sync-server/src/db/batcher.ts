@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from './database.ts';
+
 /**
  * Smart batching of one statement over many requests' rows. A row submitted while fewer than
  * `maxInFlight` batches are running goes at once, alone (no timer: a quiet server adds no
@@ -6,8 +8,12 @@
  * fewer round trips, commits and socket writes (the Idempotency-Key records of every POS sale
  * took 4 statements a sale, the largest cost an Idempotency-Key added).
  *
- * `run` answers one result per row, in the order given; a batch that fails fails each of its rows
- * with the same error (the callers retry their own row). Rows with the same `conflictKey` never go
+ * `run` answers one result per row, in the order given. A batch of several rows the database
+ * refuses is run again one row at a time, so a row it refuses fails alone and its neighbours go
+ * through; a row that fails on its own gets its error (the callers retry their own row, as they
+ * would have without batching). When the database cannot be reached at all, every row of the
+ * batch fails at once with that error (503 for each request, not one connection timeout after the
+ * other). Rows with the same `conflictKey` never go
  * in one batch: a statement cannot insert or update one row twice (ON CONFLICT refuses it), so the
  * later row waits for the next batch, which sees the earlier one's effect.
  */
@@ -74,7 +80,8 @@ export class StatementBatcher<Item, Result> {
       if (results.length !== batch.length) throw new Error(`a batch of ${batch.length} answered ${results.length} results`);
       batch.forEach((entry, index) => entry.resolve(results[index]!));
     } catch (error) {
-      for (const entry of batch) entry.reject(error);
+      if (batch.length === 1 || isDatabaseUnavailable(error)) for (const entry of batch) entry.reject(error);
+      else for (const entry of batch) await this.send([entry]);
     }
   }
 }

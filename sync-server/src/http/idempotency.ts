@@ -226,9 +226,12 @@ interface AnswerRow {
 }
 
 /**
- * The claims and answers of Idempotency-Key records, each written with a relaxed commit and
- * batched over concurrent requests (db/batcher.ts): under load a POS sale's four records (a claim
- * and an answer for its create and its tap) cost a fraction of a statement each.
+ * The claims and answers of Idempotency-Key records, batched over concurrent requests
+ * (db/batcher.ts): under load a POS sale's four records (a claim and an answer for its create and
+ * its tap) cost a fraction of a statement each. Both commit relaxed (no wait for the WAL flush): a
+ * claim matters only once the request's own synchronous commit (the payment) is durable, and that
+ * commit flushes the WAL before it; an answer lost in a crash leaves the key to be taken for
+ * abandoned and re-run with the same seed, finding what the first run made.
  */
 function idempotencyRecords(relaxed: Pick<Queryable, 'query'>, ownerId: string) {
   const slot = (row: { scope: string; key: string }) => JSON.stringify([row.scope, row.key]);
