@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { TillSaleDoc } from '@tapline/shared/sync-protocol';
+import { REFERENCE_LENGTH_MAX } from '@tapline/shared/limits';
 import { checkLedger } from '../../ledger/check.ts';
 import { databaseTargets } from '../../testing/databases.ts';
 import { balanceMinor } from '../../testing/ledger.ts';
@@ -96,6 +97,27 @@ for (const target of await databaseTargets()) {
       const [row] = await s.db.query<{ status: string }>('SELECT status FROM payments WHERE id = $1', [paymentId]);
       assert.equal(row?.status, status);
     }
+
+    it('refuses a payout reference over REFERENCE_LENGTH_MAX with 400 before anything moves; one of 100 characters pays the phone', async () => {
+      const s = server();
+      const shop = await shopWithTill(s);
+      const saleId = await splitSale(s, shop);
+      const before = await balanceMinor(s, shop.merchant.handle, 'NGN');
+      const tooLong = await refund(s, shop, { saleId, reference: 'r'.repeat(REFERENCE_LENGTH_MAX + 1) });
+      assert.equal(tooLong.status, 400, JSON.stringify(tooLong.body));
+      assert.equal((tooLong.body as unknown as { code: string }).code, 'validation_failed');
+      assert.match((tooLong.body as unknown as { error: string }).error, /reference/);
+      assert.equal(await balanceMinor(s, shop.merchant.handle, 'NGN'), before, 'nothing moved');
+      assert.deepEqual(await paymentsOf(s, shop.merchant.id), []);
+      const untouched = await saleOf(s, shop, saleId);
+      assert.deepEqual([untouched.refunded, untouched.refundable, untouched.refunds.length], [0, 500, 0]);
+
+      const longest = await refund(s, shop, { saleId, reference: 'r'.repeat(REFERENCE_LENGTH_MAX) });
+      assert.equal(longest.status, 201, JSON.stringify(longest.body));
+      const [payout] = await s.db.query<{ reference: string | null }>('SELECT reference FROM payments WHERE merchant_id = $1', [shop.merchant.id]);
+      assert.equal(payout?.reference, 'r'.repeat(REFERENCE_LENGTH_MAX));
+      assert.deepEqual(longest.body.tenders.map((tender) => [tender.kind, tender.amount]), [['mobile_money', 300], ['cash', 200]]);
+    });
 
     it('a payout the provider fails: the refund is failed by the phone part, the sale refundable by it, the wallet whole; a retry answers the same; refunding again pays the phone once', async () => {
       const s = server();
