@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { principalAs } from '../../auth/hooks.ts';
 import { derivedUuid } from '../../http/idempotency.ts';
 import { productRecord as record, productsService } from './service.ts';
-import type { ProductScope } from './store.ts';
+import type { ProductScope } from './service.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 const merchantOnly = { auth: ['merchant'] } as const;

@@ -250,3 +250,6 @@ export function productsService(context: AppContext) {
 }
 
 export type ProductsService = ReturnType<typeof productsService>;
+
+/** The merchant and mode a product belongs to: what the routes scope each call by. */
+export type { ProductScope } from './store.ts';

@@ -8,7 +8,7 @@ import { supportedCurrency } from '../../http/validate.ts';
 import type { TypedApp } from '../../http/typed-app.ts';
 import type { Mismatch, Totals } from './compare.ts';
 import type { ReconciliationRecord } from './service.ts';
-import type { ReconciliationRow, SettlementRow } from './store.ts';
+import type { ReconciliationRow, SettlementRow } from './service.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 

@@ -648,3 +648,6 @@ export function reconciliationService(options: ReconciliationOptions) {
 }
 
 export type ReconciliationService = ReturnType<typeof reconciliationService>;
+
+/** The stored rows the routes shape into answers. */
+export type { ReconciliationRow, SettlementRow } from './store.ts';
