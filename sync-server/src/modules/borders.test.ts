@@ -135,7 +135,6 @@ const ROUTES_IMPORTING_STORE_ALLOWED: ReadonlyMap<string, string> = new Map([
   ['payments', 'findPayment, listPayments, listPaymentsNeedingAttention'],
   ['payouts', 'listPayouts, findSettlementAccount, listSettlementAccounts'],
   ['payroll', 'findRun, listRuns, listItems'],
-  ['pos', 'listSessions, expireMerchantSessions'],
   ['shop', 'routes-admin: findProduct, runningSales'],
   ['subscriptions', 'listSubscriptions, listCharges, row types'],
   ['wallet-money', 'findWithdrawal, listWithdrawals, listBankTransfers (virtual-accounts-store.ts)'],

@@ -20,7 +20,6 @@ import { displayHandle } from '../../http/validate.ts';
 import { findMerchant } from '../merchants/index.ts';
 import { findTerminalName } from '../terminals/index.ts';
 import { type PosMerchant, posService, sessionRecord } from './service.ts';
-import { expireMerchantSessions, listSessions } from './store.ts';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 422: ErrorBody, 429: ErrorBody };
 /** CONTRACT.md: terminal tokens are scoped to POS; both carry the merchant and the mode. */
@@ -94,8 +93,7 @@ export async function posRoutes(app: TypedApp, context: AppContext): Promise<voi
     const query = request.query;
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
-    await expireMerchantSessions(db, merchant.merchantId, merchant.mode, context.now());
-    const page = await listSessions(db, merchant.merchantId, merchant.mode, { status: query.status, terminalId: query.terminalId }, limit, offset);
+    const page = await pos.list(merchant, { status: query.status, terminalId: query.terminalId }, limit, offset);
     return { data: page.rows.map(record), total: page.total, limit, offset };
   });
 

@@ -20,9 +20,11 @@ import {
   type SessionAt,
   type SessionScope,
   expireDueSessions,
+  expireMerchantSessions,
   expireSession,
   findSession,
   insertSession,
+  listSessions,
   lockSession,
   markCancelled,
 } from './store.ts';
@@ -156,6 +158,13 @@ export interface PosService {
     id?: string,
   ): Promise<PosSessionRow>;
   get(scope: SessionScope, id: string): Promise<PosSessionRow>;
+  /** A page of the merchant's sessions in its mode, newest first; overdue ones are expired first, so none shows as pending past its time. */
+  list(
+    merchant: Pick<PosMerchant, 'merchantId' | 'mode'>,
+    filter: { status?: string | undefined; terminalId?: string | undefined },
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: PosSessionRow[]; total: number }>;
   /** `pin`: the tag holder's wallet PIN, for a tap above the tag's no-PIN limits. */
   tap(merchant: PosMerchant, id: string, rawTagId: string, pin?: string): Promise<PosSessionRow>;
   payWithWallet(wallet: { walletId: string; handle: string; mode: Mode }, id: string): Promise<PosSessionRow>;
@@ -312,6 +321,11 @@ export function posService(context: AppContext): PosService {
       const existing = derivedId ? await current({ mode: merchant.mode, merchantId: merchant.merchantId }, id) : undefined;
       if (existing) return existing;
       throw new Error(`merchant ${merchant.merchantId} has no ${merchant.mode} wallet`);
+    },
+
+    async list(merchant, filter, limit, offset) {
+      await expireMerchantSessions(db, merchant.merchantId, merchant.mode, context.now());
+      return listSessions(db, merchant.merchantId, merchant.mode, filter, limit, offset);
     },
 
     async get(scope, id) {
