@@ -13,9 +13,9 @@ import { isDatabaseUnavailable } from './database.ts';
  * through; a row that fails on its own gets its error (the callers retry their own row, as they
  * would have without batching). When the database cannot be reached at all, every row of the
  * batch fails at once with that error (503 for each request, not one connection timeout after the
- * other). Rows with the same `conflictKey` never go
- * in one batch: a statement cannot insert or update one row twice (ON CONFLICT refuses it), so the
- * later row waits for the next batch, which sees the earlier one's effect.
+ * other). Rows with the same `conflictKey` never go in one batch: a statement cannot insert or
+ * update one row twice (ON CONFLICT refuses it), so the later row waits for the next batch, which
+ * sees the earlier one's effect.
  */
 export interface BatcherOptions<Item> {
   maxBatch: number;
@@ -30,7 +30,7 @@ interface Waiting<Item, Result> {
 }
 
 export class StatementBatcher<Item, Result> {
-  private readonly waiting: Waiting<Item, Result>[] = [];
+  private waiting: Waiting<Item, Result>[] = [];
   private running = 0;
 
   constructor(
@@ -70,7 +70,7 @@ export class StatementBatcher<Item, Result> {
         batch.push(entry);
       } else left.push(entry);
     }
-    this.waiting.splice(0, this.waiting.length, ...left);
+    this.waiting = left;
     return batch;
   }
 

@@ -14,6 +14,10 @@
  */
 export const PLANNER_SETTINGS: Readonly<Record<string, string>> = { random_page_cost: '1.1' };
 
+/** PLANNER_SETTINGS as a connection's startup options (`-c name=value ...`), for a pool's connections (PostgreSQL). */
+export const plannerStartupOptions = (): string =>
+  Object.entries(PLANNER_SETTINGS).map(([name, value]) => `-c ${name}=${value}`).join(' ');
+
 /** PLANNER_SETTINGS as SET statements, for a database of one session (PGlite). */
 export const plannerSetStatements = (): string =>
   Object.entries(PLANNER_SETTINGS).map(([name, value]) => `SET ${name} = ${value};`).join('\n');

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { type Database, type QueryOptions, type Queryable, type SqlParam, PG_ERROR, isDatabaseUnavailable, parseInt8, pgErrorCode } from './database.ts';
-import { PLANNER_SETTINGS } from './planner.ts';
+import { plannerStartupOptions } from './planner.ts';
 
 const INT8_OID = 20;
 const INT8_ARRAY_OID = 1016;
@@ -62,10 +62,10 @@ function verifyPrimary(client: pg.PoolClient, done: (error?: Error) => void): vo
 }
 
 /**
- * Session settings every connection of ours starts with (PLANNER_SETTINGS, db/planner.ts); a
- * DATABASE_URL that names `options` itself replaces them (node-postgres lets the URL win).
+ * Session settings every connection of ours starts with (db/planner.ts); a DATABASE_URL that names
+ * `options` itself replaces them (node-postgres lets the URL win).
  */
-const SESSION_OPTIONS = Object.entries(PLANNER_SETTINGS).map(([name, value]) => `-c ${name}=${value}`).join(' ');
+const SESSION_OPTIONS = plannerStartupOptions();
 
 /** What every pool of ours connects with; `sessionOptions` adds to SESSION_OPTIONS. */
 function poolOptions(connectionString: string, max: number, sessionOptions = ''): pg.PoolConfig {

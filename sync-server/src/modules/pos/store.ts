@@ -109,21 +109,19 @@ export async function insertSession(
  */
 export type SessionAt = PosSessionRow & { overdue: boolean };
 
+/** One session of the scope ($1 id, $2 mode, $3 merchant or null), with `overdue` at $4. */
+const SESSION_AT = `SELECT ${SESSION_COLUMNS}, pos_session_overdue(status, expires_at, $4) AS overdue
+  FROM pos_sessions WHERE id = $1 AND mode = $2 AND ($3::text IS NULL OR merchant_id = $3::text)`;
+
 export async function findSession(db: Queryable, id: string, scope: SessionScope, now: Date): Promise<SessionAt | undefined> {
-  const [row] = await db.query<SessionAt>(
-    `SELECT ${SESSION_COLUMNS}, pos_session_overdue(status, expires_at, $4) AS overdue
-     FROM pos_sessions WHERE id = $1 AND mode = $2 AND ($3::text IS NULL OR merchant_id = $3::text)`,
-    [id, scope.mode, scope.merchantId, now],
-    { prepareAs: 'pos_find_session_at' },
-  );
+  const [row] = await db.query<SessionAt>(SESSION_AT, [id, scope.mode, scope.merchantId, now], { prepareAs: 'pos_find_session_at' });
   return row;
 }
 
 /** The session row as read at `now` (findSession), locked until the end of the caller's transaction: one tap at a time per session. */
 export async function lockSession(tx: Queryable, id: string, scope: SessionScope, now: Date): Promise<SessionAt | undefined> {
   const [row] = await tx.query<SessionAt>(
-    `SELECT ${SESSION_COLUMNS}, pos_session_overdue(status, expires_at, $4) AS overdue
-     FROM pos_sessions WHERE id = $1 AND mode = $2 AND ($3::text IS NULL OR merchant_id = $3::text) FOR UPDATE`,
+    `${SESSION_AT} FOR UPDATE`,
     [id, scope.mode, scope.merchantId, now],
     { prepareAs: 'pos_lock_session_at' },
   );
